@@ -1,0 +1,100 @@
+# pathtrace: one `make` builds the module and the userspace; `make check` tests.
+#
+#   make                 module + pathtracectl + pathregen
+#   make KDIR=/path      build the module against that kernel tree
+#   make check-unit      CUnit unit and property tests (host)
+#   make check-vm        VM end-to-end tests (QEMU, Debian's kernel)
+#   make check           both
+#   make O=dir           userspace objects in dir (default build/)
+
+O ?= build
+CC ?= cc
+# The kernel tree: KDIR if given, else the running kernel's, else the newest
+# installed Debian linux-headers-*-amd64 (the kernel the VM tests boot).
+KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
+	if [ -d $$d ]; then echo $$d; else \
+	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
+
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
+	-Iuserspace/include -Itrace-format -Iregen -MMD -MP
+LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
+
+LIB_SRC := $(sort $(wildcard userspace/lib/*.c))
+REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
+CTL_SRC := $(sort $(wildcard userspace/pathtracectl/*.c))
+UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_SUPPORT := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
+
+LIB := $(O)/libpathtrace.a
+REGEN_LIB := $(O)/libregen.a
+obj = $(patsubst %.c,$(O)/%.o,$(1))
+
+PROGS := $(O)/pathtracectl $(O)/pathregen
+TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(sort $(wildcard tools/*.c)))
+# Small programs the VM tests run inside the guest.
+VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard tests/vm/bin/*.c)))
+
+.PHONY: all userspace module clean check check-unit check-vm FORCE
+
+all: userspace module
+
+userspace: $(PROGS) $(TOOLS) $(VM_HELPERS)
+
+$(O)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(call obj,$(LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(REGEN_LIB): $(call obj,$(REGEN_LIB_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB) $(LDLIBS_LIB)
+
+$(O)/pathregen: $(call obj,regen/pathregen.c) $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
+
+$(O)/tools/%: $(O)/tools/%.o $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
+
+$(O)/tests/vm/bin/%: $(O)/tests/vm/bin/%.o $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
+
+# The unit-test runner registers every tests/unit/test_NAME.c through its
+# register_test_NAME(); the list is generated so adding a file is enough.
+$(O)/tests/unit/suites.c: $(UNIT_SRC) Makefile
+	@mkdir -p $(dir $@)
+	@{ for f in $(notdir $(basename $(UNIT_SRC))); do echo "void register_$$f(void);"; done; \
+	  echo "void unit_register_all(void);"; \
+	  echo "void unit_register_all(void) {"; \
+	  for f in $(notdir $(basename $(UNIT_SRC))); do echo "	register_$$f();"; done; \
+	  echo "}"; } > $@.tmp && mv $@.tmp $@
+
+$(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.o $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) -lcunit
+
+$(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+module:
+	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+check-unit: $(O)/unit-tests
+	$(O)/unit-tests
+
+check-vm: all
+	tests/vm/run-all
+
+check: check-unit check-vm
+
+clean:
+	rm -rf $(O)
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CUnit runner: registers every suite, runs them in basic mode and exits
+ * non-zero on any failure. `unit-tests SUITE...` runs only the named suites.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <CUnit/Basic.h>
+
+#include "unit.h"
+
+void unit_register_all(void);
+
+static int nr_only;
+static char **only;
+static unsigned long seed;
+
+unsigned long unit_seed(void)
+{
+	return seed;
+}
+
+void unit_add_suite(const char *name, const struct unit_test *tests, unsigned int n)
+{
+	CU_pSuite s;
+	unsigned int i;
+	int k, wanted = !nr_only;
+
+	for (k = 0; k < nr_only; k++)
+		if (!strcmp(only[k], name))
+			wanted = 1;
+	if (!wanted)
+		return;
+	s = CU_add_suite(name, NULL, NULL);
+	if (!s) {
+		fprintf(stderr, "unit-tests: CU_add_suite(%s): %s\n", name, CU_get_error_msg());
+		exit(2);
+	}
+	for (i = 0; i < n; i++) {
+		if (!CU_add_test(s, tests[i].name, tests[i].fn)) {
+			fprintf(stderr, "unit-tests: CU_add_test(%s): %s\n", tests[i].name,
+				CU_get_error_msg());
+			exit(2);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("PT_SEED");
+	unsigned int failures;
+
+	seed = env ? strtoul(env, NULL, 0) : (unsigned long)time(NULL);
+	printf("unit-tests: seed %lu (replay with PT_SEED=%lu)\n", seed, seed);
+	nr_only = argc - 1;
+	only = argv + 1;
+	if (CU_initialize_registry() != CUE_SUCCESS) {
+		fprintf(stderr, "unit-tests: %s\n", CU_get_error_msg());
+		return 2;
+	}
+	unit_register_all();
+	CU_basic_set_mode(CU_BRM_NORMAL);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	if (CU_get_error() != CUE_SUCCESS)
+		failures++;
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Unit tests: one file per module, tests/unit/test_NAME.c, which defines
+ * register_test_NAME() (the Makefile generates the list). Use UNIT_SUITE.
+ */
+#ifndef PT_UNIT_H
+#define PT_UNIT_H
+
+#include <CUnit/CUnit.h>
+
+struct unit_test {
+	const char *name;
+	CU_TestFunc fn;
+};
+
+/* Adds a suite of tests; aborts the run if CUnit cannot. */
+void unit_add_suite(const char *name, const struct unit_test *tests, unsigned int n);
+
+#define UNIT_SUITE(name, ...)                                               \
+	void register_test_##name(void);                                    \
+	void register_test_##name(void)                                     \
+	{                                                                   \
+		static const struct unit_test t[] = { __VA_ARGS__ };        \
+		unit_add_suite(#name, t, sizeof(t) / sizeof(t[0]));         \
+	}
+
+/* Seed for randomized tests: $PT_SEED if set, else time; printed by the runner. */
+unsigned long unit_seed(void);
+
+#endif

@@ -1,0 +1,34 @@
+# Assertions for VM test scripts. Each prints "ok" or "FAIL" with its name;
+# finish prints "N passed, N failed" and exits non-zero if anything failed.
+pt_pass=0
+pt_fail=0
+
+pass() { pt_pass=$((pt_pass + 1)); echo "ok   - $1"; }
+fail() { pt_fail=$((pt_fail + 1)); echo "FAIL - $1"; }
+
+# check NAME CMD...: CMD exits 0.
+check() {
+	n=$1; shift
+	if out=$("$@" 2>&1); then pass "$n"; else fail "$n"; echo "$out" | sed 's/^/     | /'; fi
+}
+
+# expect_fail NAME CMD...: CMD exits non-zero.
+expect_fail() {
+	n=$1; shift
+	if out=$("$@" 2>&1); then fail "$n (succeeded)"; echo "$out" | sed 's/^/     | /'; else pass "$n"; fi
+}
+
+# expect_out NAME TEXT CMD...: CMD's output (stdout+stderr) contains TEXT.
+expect_out() {
+	n=$1; t=$2; shift 2
+	out=$("$@" 2>&1)
+	case $out in
+	*"$t"*) pass "$n" ;;
+	*) fail "$n (wanted '$t')"; echo "$out" | sed 's/^/     | /' ;;
+	esac
+}
+
+finish() {
+	echo "$pt_pass passed, $pt_fail failed"
+	[ "$pt_fail" -eq 0 ]
+}

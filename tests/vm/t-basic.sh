@@ -1,0 +1,23 @@
+# VM test: the module loads, answers GET_VERSION, rejects unknown ioctls and
+# unprivileged opens, is pinned by an open descriptor, and unloads cleanly.
+. /pt/lib/check.sh
+
+check "insmod" insmod /pt/pathtrace.ko
+check "device is 0600" sh -c '[ "$(stat -c %a /dev/pathtrace)" = 600 ]'
+check "pathtracectl version" pathtracectl version
+expect_out "version output" "pathtrace.ko ABI 1." pathtracectl version
+expect_out "unknown ioctl is ENOTTY" "ENOTTY" pt-ioctl bad
+expect_out "open as nobody refused by the mode" "EACCES" pt-ioctl --as-nobody open
+expect_out "open without CAP_SYS_ADMIN/CAP_PERFMON refused" "EPERM" pt-ioctl --drop-caps open
+expect_out "open as root allowed" "ok" pt-ioctl open
+expect_fail "extra argument refused" pathtracectl version extra
+
+pt-ioctl hold 3 >/tmp/hold.out &
+holder=$!
+sleep 1
+expect_fail "rmmod refused while the device is open" rmmod pathtrace
+wait $holder
+check "rmmod once closed" rmmod pathtrace
+expect_fail "device gone after unload" test -e /dev/pathtrace
+expect_out "tool reports a missing module" "is pathtrace.ko loaded" sh -c 'pathtracectl version 2>&1'
+finish

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * pathtrace_abi.h - the one header shared by pathtrace.ko and userspace.
+ *
+ * It defines three things, all little-endian, fixed-width, 8-byte aligned:
+ *   1. the ioctl ABI of /dev/pathtrace (plans in, pages and statistics out);
+ *   2. the records the module writes into its per-CPU ring buffers;
+ *   3. the trace.bin container (FORMAT.md specifies it byte by byte).
+ *
+ * Growth rules (as perf_event_attr): every struct that crosses the boundary
+ * starts with its own size; a reader accepts a smaller size (missing fields
+ * read as zero) and a larger one only if the bytes it does not know are
+ * zero. Reserved fields must be zero. A different major version is refused;
+ * a minor version only adds fields or record types old readers may skip.
+ */
+#ifndef PATHTRACE_ABI_H
+#define PATHTRACE_ABI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define PT_ABI_MAJOR 1
+#define PT_ABI_MINOR 0
+
+#define PT_DEVICE_NAME "pathtrace"
+#define PT_NAME_MAX 128		/* function names, NUL-terminated */
+
+/* ---------------------------------------------------------------- ioctls */
+
+#define PT_IOC_MAGIC 0xB7
+
+/* PT_IOC_GET_VERSION: the module's ABI version. */
+struct pt_version {
+	__u32 size;		/* in: sizeof as the caller knows it */
+	__u16 major;		/* out */
+	__u16 minor;		/* out */
+	__u32 nr_cpus;		/* out: possible CPUs (ring buffers) */
+	__u32 page_size;	/* out: ring-buffer page size */
+	__u64 reserved[2];	/* out: zero */
+};
+
+/* Tracing modes: what the plan's actions compute. */
+enum pt_mode {
+	PT_MODE_TRACE = 1,	/* witness codes or predicate bits (1994 paper) */
+	PT_MODE_PATHS = 2,	/* Ball-Larus path numbers (1996 paper) */
+	PT_MODE_EDGES = 3,	/* chord counters (profiling only) */
+};
+
+enum pt_encoding {
+	PT_ENC_WITNESS = 1,	/* ceil(log2(|Ewit|+1))-bit witness codes */
+	PT_ENC_BITS = 2,	/* one bit per executed binary predicate */
+	PT_ENC_PATH = 3,	/* ceil(log2(NumPaths))-bit path numbers */
+};
+
+/*
+ * A plan is one blob: struct pt_plan, then nr_sites struct pt_site, then
+ * nr_actions struct pt_action, then nr_blocks struct pt_verify_site when
+ * PT_PLAN_VERIFY is set. Element sizes are given so arrays can grow.
+ */
+#define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
+
+struct pt_plan {
+	__u32 size;		/* sizeof(struct pt_plan) */
+	__u32 total_len;	/* bytes of the whole blob */
+	__u16 abi_major;
+	__u16 abi_minor;
+	__u32 flags;		/* PT_PLAN_* */
+	__u32 func_id;		/* caller-chosen, unique among loaded plans */
+	__u16 mode;		/* enum pt_mode */
+	__u16 encoding;		/* enum pt_encoding */
+	__u64 addr;		/* function start (its symbol's address) */
+	__u64 cold_addr;	/* start of the .cold part, or 0 */
+	__u32 len;		/* bytes of the function */
+	__u32 cold_len;		/* bytes of the .cold part, or 0 */
+	__u32 nr_sites;
+	__u32 site_size;	/* sizeof(struct pt_site) */
+	__u32 nr_actions;
+	__u32 action_size;	/* sizeof(struct pt_action) */
+	__u32 nr_verify;	/* verify sites (PT_PLAN_VERIFY) */
+	__u32 verify_size;	/* sizeof(struct pt_verify_site) */
+	__u32 nr_counters;	/* PT_OP_COUNT indices are < nr_counters */
+	__u32 reserved0;
+	char name[PT_NAME_MAX];	/* symbol name, checked against the kernel's */
+	__u64 reserved[4];
+};
+
+/* Where a site is: which part of the function its offset is relative to. */
+enum pt_region {
+	PT_REGION_MAIN = 0,
+	PT_REGION_COLD = 1,
+};
+
+/*
+ * How a site decides between its branch's two edges: x86 condition codes
+ * (the low nibble of Jcc, 0 = O ... 15 = G) evaluated on the saved flags,
+ * decoded when the plan is made, never in the handler.
+ */
+#define PT_COND_NONE 0xff
+
+struct pt_site {
+	__u32 offset;		/* from addr (or cold_addr) */
+	__u16 region;		/* enum pt_region */
+	__u8 insn_len;		/* length of the probed instruction */
+	__u8 cond;		/* x86 cc, or PT_COND_NONE */
+	__u32 first_action;	/* index into the action array */
+	__u16 nr_actions;
+	__u16 flags;		/* PT_SITE_* */
+	__u64 reserved;
+};
+
+#define PT_SITE_OPTIMIZABLE (1u << 0)	/* the planner expects a jump-optimized probe */
+
+enum pt_op {
+	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address) */
+	PT_OP_EMIT = 2,		/* append value's low nbits bits */
+	PT_OP_PATH_ADD = 3,	/* path register += value */
+	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0 */
+	PT_OP_PATH_SET = 5,	/* register = value */
+	PT_OP_COUNT = 6,	/* counters[arg] += 1 */
+};
+
+/* When an action applies at a conditional site. */
+enum pt_when {
+	PT_WHEN_ALWAYS = 0,
+	PT_WHEN_TAKEN = 1,	/* cond holds: the branch is taken */
+	PT_WHEN_NOT_TAKEN = 2,	/* cond fails: fall-through */
+};
+
+struct pt_action {
+	__u16 op;		/* enum pt_op */
+	__u8 when;		/* enum pt_when */
+	__u8 nbits;		/* PT_OP_EMIT / PT_OP_PATH_EMIT: 0..64 */
+	__u32 arg;		/* PT_OP_COUNT: counter index */
+	__u64 value;
+};
+
+/* Verify mode: one probe per basic block, writing BLOCK(func_id, block). */
+struct pt_verify_site {
+	__u32 offset;
+	__u16 region;
+	__u16 reserved0;
+	__u32 block;		/* block id as the CFG numbers it */
+	__u32 reserved1;
+};
+
+/* PT_IOC_ADD_PLAN: validate and install one function's plan (disarmed). */
+struct pt_plan_arg {
+	__u32 size;
+	__u32 flags;		/* zero */
+	__u64 plan;		/* user pointer to the blob */
+	__u32 plan_len;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* PT_IOC_DEL_PLAN: remove one function (func_id) or all (PT_DEL_ALL). */
+#define PT_DEL_ALL (1u << 0)
+struct pt_del_arg {
+	__u32 size;
+	__u32 flags;
+	__u32 func_id;
+	__u32 reserved0;
+};
+
+/* PT_IOC_CONFIG: set before tracing starts. */
+struct pt_config {
+	__u32 size;
+	__u32 flags;		/* zero */
+	__u32 buffer_kb;	/* per-CPU ring buffer size */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/*
+ * PT_IOC_READ_PAGE: copy one ring-buffer page of @cpu into @buf (as
+ * ring_buffer_read_page() produces it: the layout libtraceevent's kbuffer
+ * reads). out_len 0 means the CPU has nothing to read now.
+ */
+struct pt_read_arg {
+	__u32 size;
+	__u32 cpu;
+	__u64 buf;
+	__u32 buf_len;		/* at least the page size */
+	__u32 flags;		/* zero */
+	__u32 out_len;		/* out: bytes written, 0 if empty */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+/* PT_IOC_FUNC_STATS: statistics of one loaded function. */
+struct pt_func_stats {
+	__u32 size;
+	__u32 func_id;		/* in */
+	__u32 nr_probes;	/* out: probes registered */
+	__u32 nr_optimized;	/* out: of those, jump-optimized by the kernel */
+	__u64 hits;		/* out: handler runs */
+	__u64 missed;		/* out: hits the kernel skipped (kprobe nmissed) */
+	__u64 bytes;		/* out: record bytes this function caused */
+	__u64 reserved[2];
+};
+
+/* PT_IOC_STATS: global statistics. */
+struct pt_stats {
+	__u32 size;
+	__u32 nr_funcs;		/* out: loaded plans */
+	__u32 tracing;		/* out: 1 while armed */
+	__u32 reserved0;
+	__u64 records;		/* out: records written */
+	__u64 dropped;		/* out: records the full ring buffer refused */
+	__u64 missed;		/* out: probe hits the kernel skipped */
+	__u64 reserved[2];
+};
+
+#define PT_IOC_GET_VERSION	_IOWR(PT_IOC_MAGIC, 0x00, struct pt_version)
+#define PT_IOC_CONFIG		_IOW(PT_IOC_MAGIC, 0x01, struct pt_config)
+#define PT_IOC_ADD_PLAN		_IOW(PT_IOC_MAGIC, 0x02, struct pt_plan_arg)
+#define PT_IOC_DEL_PLAN		_IOW(PT_IOC_MAGIC, 0x03, struct pt_del_arg)
+#define PT_IOC_START		_IO(PT_IOC_MAGIC, 0x04)
+#define PT_IOC_STOP		_IO(PT_IOC_MAGIC, 0x05)
+#define PT_IOC_FLUSH		_IO(PT_IOC_MAGIC, 0x06)
+#define PT_IOC_READ_PAGE	_IOWR(PT_IOC_MAGIC, 0x07, struct pt_read_arg)
+#define PT_IOC_FUNC_STATS	_IOWR(PT_IOC_MAGIC, 0x08, struct pt_func_stats)
+#define PT_IOC_STATS		_IOWR(PT_IOC_MAGIC, 0x09, struct pt_stats)
+
+/* ------------------------------------------------- ring-buffer records */
+
+/*
+ * Each ring-buffer event's payload is one record: a pt_rec header, then a
+ * type-specific body. A CPU's stream is a sequence of segments, each opened
+ * by an OWNER record; BITS, ENTER, BLOCK and LOSS records that follow belong
+ * to that owner. An owner's segments, taken from all CPUs and ordered by the
+ * OWNER records' stamps, form its stream: a bitstring (the BITS records'
+ * bits concatenated) with ENTER and BLOCK markers at bit positions.
+ */
+enum pt_rec_type {
+	PT_REC_OWNER = 1,	/* arg: cpu;     body: pt_rec_owner */
+	PT_REC_BITS = 2,	/* arg: nbits;   body: ceil(nbits/64) __u64, LSB first */
+	PT_REC_ENTER = 3,	/* arg: func_id; body: pt_rec_enter */
+	PT_REC_BLOCK = 4,	/* arg: func_id; body: pt_rec_block */
+	PT_REC_LOSS = 5,	/* arg: enum pt_loss; body: pt_rec_loss */
+	PT_REC_COUNTERS = 6,	/* arg: func_id; body: counters (edge mode flush) */
+};
+
+struct pt_rec {
+	__u16 type;		/* enum pt_rec_type */
+	__u16 len;		/* bytes of the record, header included, multiple of 8 */
+	__u32 arg;
+};
+
+/* Owner ids: kind in the top byte, pid or cpu below. */
+enum pt_owner_kind {
+	PT_OWNER_TASK = 0,	/* low 32 bits: pid (never 0) */
+	PT_OWNER_IDLE = 1,	/* low 32 bits: cpu (pid 0 on that cpu) */
+	PT_OWNER_SOFTIRQ = 2,	/* low 32 bits: cpu */
+	PT_OWNER_HARDIRQ = 3,	/* low 32 bits: cpu */
+	PT_OWNER_NMI = 4,	/* low 32 bits: cpu */
+};
+#define PT_OWNER(kind, id)	(((__u64)(kind) << 56) | (__u32)(id))
+#define PT_OWNER_KIND(o)	((__u32)((o) >> 56))
+#define PT_OWNER_ID(o)		((__u32)(o))
+
+struct pt_rec_owner {
+	__u64 owner;
+	__u64 stamp;		/* ktime_get_mono_fast_ns(): orders an owner's segments across CPUs */
+};
+
+struct pt_rec_enter {
+	__u64 ret_addr;		/* the return address at entry (who called) */
+};
+
+struct pt_rec_block {
+	__u32 block;
+	__u32 reserved;
+};
+
+enum pt_loss {
+	PT_LOSS_OVERRUN = 1,	/* records the full ring buffer refused on this cpu */
+	PT_LOSS_MISSED = 2,	/* probe hits the kernel skipped (nmissed) */
+	PT_LOSS_STATE = 3,	/* state lost (e.g. tracing stopped mid-function) */
+};
+
+struct pt_rec_loss {
+	__u64 count;
+	__u32 func_id;		/* PT_LOSS_MISSED: whose probe; else 0 */
+	__u32 reserved;
+};
+
+/* ------------------------------------------------------------- trace.bin */
+
+#define PT_FILE_MAGIC "PTTRACE"	/* 8 bytes with its NUL */
+#define PT_FILE_MAJOR 1
+#define PT_FILE_MINOR 0
+#define PT_FILE_ENDIAN 0x01020304u
+
+struct pt_file_header {
+	char magic[8];
+	__u32 size;		/* sizeof(struct pt_file_header) */
+	__u16 major;
+	__u16 minor;
+	__u32 endian;		/* PT_FILE_ENDIAN as written */
+	__u32 flags;		/* zero */
+	__u64 reserved[2];
+};
+
+/* After the header: sections, each a pt_section then size bytes, padded to 8. */
+enum pt_section_id {
+	PT_SEC_SYSTEM = 1,	/* pt_sec_system, then the kernel release string */
+	PT_SEC_FUNCTION = 2,	/* pt_sec_function, then name, code, cold code, cfg, plan */
+	PT_SEC_PAGES = 3,	/* pt_sec_pages, then nr_pages ring-buffer pages of one cpu */
+	PT_SEC_LOSS = 4,	/* pt_sec_loss */
+	PT_SEC_END = 5,		/* empty; last section of a complete file */
+};
+
+struct pt_section {
+	__u32 id;		/* enum pt_section_id; unknown ids are skipped */
+	__u32 flags;		/* zero */
+	__u64 size;		/* payload bytes, excluding padding */
+};
+
+struct pt_sec_system {
+	__u32 size;
+	__u32 nr_cpus;
+	__u32 page_size;
+	__u32 release_len;	/* bytes of the release string that follows, no NUL */
+	__u64 start_ns;		/* CLOCK_REALTIME at record start */
+	__u64 reserved[2];
+};
+
+struct pt_sec_function {
+	__u32 size;
+	__u32 func_id;
+	__u64 addr;
+	__u64 cold_addr;
+	__u32 len;
+	__u32 cold_len;
+	__u32 name_len;		/* then the name, no NUL */
+	__u32 cfg_len;		/* then len + cold_len code bytes, then the cfg blob */
+	__u32 plan_len;		/* then the plan blob (struct pt_plan ...) */
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+struct pt_sec_pages {
+	__u32 size;
+	__u32 cpu;
+	__u32 page_size;
+	__u32 nr_pages;
+	__u64 reserved[2];
+};
+
+struct pt_sec_loss {
+	__u32 size;
+	__u32 nr_cpus;
+	__u64 dropped;		/* records refused by full ring buffers */
+	__u64 missed;		/* probe hits the kernel skipped */
+	__u64 reserved[2];
+};
+
+/* Size checks: the ABI must not move when a compiler or architecture does. */
+_Static_assert(sizeof(struct pt_version) == 32, "pt_version");
+_Static_assert(sizeof(struct pt_plan) == 240, "pt_plan");
+_Static_assert(sizeof(struct pt_site) == 24, "pt_site");
+_Static_assert(sizeof(struct pt_action) == 16, "pt_action");
+_Static_assert(sizeof(struct pt_verify_site) == 16, "pt_verify_site");
+_Static_assert(sizeof(struct pt_plan_arg) == 40, "pt_plan_arg");
+_Static_assert(sizeof(struct pt_del_arg) == 16, "pt_del_arg");
+_Static_assert(sizeof(struct pt_config) == 32, "pt_config");
+_Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");
+_Static_assert(sizeof(struct pt_func_stats) == 56, "pt_func_stats");
+_Static_assert(sizeof(struct pt_stats) == 56, "pt_stats");
+_Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
+_Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
+_Static_assert(sizeof(struct pt_rec_loss) == 16, "pt_rec_loss");
+_Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
+_Static_assert(sizeof(struct pt_section) == 16, "pt_section");
+_Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");
+_Static_assert(sizeof(struct pt_sec_function) == 64, "pt_sec_function");
+_Static_assert(sizeof(struct pt_sec_pages) == 32, "pt_sec_pages");
+_Static_assert(sizeof(struct pt_sec_loss) == 40, "pt_sec_loss");
+
+#endif /* PATHTRACE_ABI_H */
