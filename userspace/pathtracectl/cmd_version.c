@@ -10,7 +10,7 @@
 
 #include "commands.h"
 
-int cmd_version(int argc, char **argv)
+static int cmd_version(int argc, char **argv)
 {
 	struct pt_version v;
 	int fd, err;
@@ -42,3 +42,5 @@ int cmd_version(int argc, char **argv)
 	}
 	return 0;
 }
+
+CTL_COMMAND(version, cmd_version, "version                 module ABI version against the tool's")

@@ -1,12 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The pathtracectl subcommands; each lives in cmd_NAME.c. */
+/*
+ * The pathtracectl subcommands. Each lives in cmd_NAME.c and registers
+ * itself with CTL_COMMAND, so adding a command touches no shared table.
+ */
 #ifndef PATHTRACECTL_COMMANDS_H
 #define PATHTRACECTL_COMMANDS_H
 
-#include <stdarg.h>
+struct ctl_command {
+	const char *name;
+	/* Returns the exit status; argv[0] is the command's name. */
+	int (*run)(int argc, char **argv);
+	const char *usage;	/* one line: "NAME ARGS   what it does" */
+	struct ctl_command *next;
+};
 
-/* Each returns the process exit status; argv[0] is the command's name. */
-int cmd_version(int argc, char **argv);
+void ctl_register(struct ctl_command *cmd);
+
+#define CTL_COMMAND(id, fn, text)                                          \
+	static struct ctl_command ctl_cmd_##id = {                          \
+		.name = #id, .run = fn, .usage = text,                      \
+	};                                                                  \
+	__attribute__((constructor)) static void ctl_register_##id(void)    \
+	{                                                                   \
+		ctl_register(&ctl_cmd_##id);                                \
+	}
 
 /* Prints "pathtracectl: <what>: <why>" to stderr. */
 void ctl_err(const char *what, const char *fmt, ...)

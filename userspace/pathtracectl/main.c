@@ -6,15 +6,18 @@
 
 #include "commands.h"
 
-struct command {
-	const char *name;
-	int (*run)(int argc, char **argv);
-	const char *usage;
-};
+static struct ctl_command *commands;
 
-static const struct command commands[] = {
-	{ "version", cmd_version, "version                 module and tool ABI versions" },
-};
+/* Keeps the list sorted by name so --help reads alphabetically. */
+void ctl_register(struct ctl_command *cmd)
+{
+	struct ctl_command **p = &commands;
+
+	while (*p && strcmp((*p)->name, cmd->name) < 0)
+		p = &(*p)->next;
+	cmd->next = *p;
+	*p = cmd;
+}
 
 void ctl_err(const char *what, const char *fmt, ...)
 {
@@ -29,16 +32,16 @@ void ctl_err(const char *what, const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	size_t i;
+	const struct ctl_command *c;
 
 	fprintf(f, "usage: pathtracectl COMMAND [ARGS]\n\ncommands:\n");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %s\n", commands[i].usage);
+	for (c = commands; c; c = c->next)
+		fprintf(f, "  %s\n", c->usage);
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct ctl_command *c;
 
 	if (argc < 2) {
 		usage(stderr);
@@ -48,9 +51,9 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+	for (c = commands; c; c = c->next)
+		if (!strcmp(argv[1], c->name))
+			return c->run(argc - 1, argv + 1);
 	ctl_err(argv[1], "unknown command (see pathtracectl --help)");
 	return 2;
 }

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cfg - one function's control-flow graph, recovered from its machine code.
+ *
+ * A function is its main part plus an optional .cold part; both halves are
+ * one CFG. Blocks are numbered in address order (main part first), block 0
+ * starts at the function's address. Calls end blocks, so every call vertex
+ * of the 1994 paper is a block whose last instruction is the call. Exits are
+ * edges to the virtual EXIT vertex, numbered nblocks.
+ *
+ * A function that cannot be modelled exactly is refused: cfg_build returns
+ * -PT_EREFUSED and cfg->refusal says why (a short, stable reason tag for
+ * statistics) and cfg->detail says where.
+ */
+#ifndef PATHTRACE_CFG_H
+#define PATHTRACE_CFG_H
+
+#include <stdint.h>
+
+#include <pathtrace/graph.h>
+
+/* How an instruction transfers control. */
+enum cfg_insn_kind {
+	CFG_I_PLAIN = 0,	/* falls through */
+	CFG_I_JCC,		/* conditional branch (cc holds the condition) */
+	CFG_I_JMP,		/* direct jump inside the function */
+	CFG_I_KEY,		/* static-key site (jmp or nop): two-way, flips at run time */
+	CFG_I_CALL,		/* direct call (target set) */
+	CFG_I_CALL_INDIRECT,	/* call through a retpoline thunk or a register/memory */
+	CFG_I_CALL_NORETURN,	/* call to a noreturn function: ends a path */
+	CFG_I_RET,		/* ret, or jmp __x86_return_thunk */
+	CFG_I_TAIL_CALL,	/* jmp to another function */
+	CFG_I_BUG,		/* ud2 of BUG(): does not continue */
+	CFG_I_WARN,		/* ud2 of WARN(): continues at the next instruction */
+	CFG_I_FENTRY,		/* the 5-byte __fentry__ site (call or nop) */
+};
+
+/* Instruction flags. */
+#define CFG_IF_FAULT_FIXUP	(1u << 0)	/* has an exception-table fixup edge */
+#define CFG_IF_BRANCH_TARGET	(1u << 1)	/* some jump lands here */
+#define CFG_IF_RIP_RELATIVE	(1u << 2)	/* has a RIP-relative operand */
+#define CFG_IF_OPTPROBE_UNSAFE	(1u << 3)	/* cannot sit in a jump-optimized probe window */
+
+struct cfg_insn {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t kind;		/* enum cfg_insn_kind */
+	uint8_t cc;		/* CFG_I_JCC: x86 condition code 0..15 (low nibble of Jcc) */
+	uint8_t flags;		/* CFG_IF_* */
+	uint32_t block;		/* the block it belongs to */
+	uint64_t target;	/* branch, call or fixup target; 0 if none or indirect */
+	const char *target_name; /* callee or tail-call target name, or NULL */
+};
+
+/* How control leaves a block along an edge. */
+enum cfg_edge_kind {
+	CFG_E_FALL = 0,		/* fall-through (after a not-taken Jcc, a plain insn, or a WARN) */
+	CFG_E_TAKEN,		/* Jcc taken */
+	CFG_E_JUMP,		/* unconditional jmp */
+	CFG_E_KEY_JUMP,		/* static-key site as a jump */
+	CFG_E_KEY_FALL,		/* static-key site as a nop */
+	CFG_E_CALL_RETURN,	/* after a call returns */
+	CFG_E_FIXUP,		/* exception-table fixup of a faulting instruction */
+	CFG_E_EXIT,		/* to the virtual EXIT (ret, tail call, noreturn call, BUG) */
+};
+
+struct cfg_edge {
+	uint32_t src;
+	uint32_t dst;		/* block id, or cfg->nblocks for EXIT */
+	uint8_t kind;		/* enum cfg_edge_kind */
+	uint8_t reserved[3];
+};
+
+/* Block flags. */
+#define CFG_BF_CALL	(1u << 0)	/* ends in a call that returns (a call vertex) */
+#define CFG_BF_COLD	(1u << 1)	/* in the .cold part */
+#define CFG_BF_ENTRY	(1u << 2)	/* block 0 */
+
+struct cfg_block {
+	uint64_t addr;
+	uint32_t size;		/* bytes */
+	uint32_t first_insn;	/* index into cfg->insns */
+	uint32_t ninsn;
+	uint32_t flags;		/* CFG_BF_* */
+	uint32_t first_succ;	/* index into cfg->edges: successors are contiguous */
+	uint32_t nsucc;
+};
+
+struct cfg {
+	char *name;
+	uint64_t addr;		/* main part */
+	uint32_t len;
+	uint64_t cold_addr;	/* .cold part, 0 if none */
+	uint32_t cold_len;
+	uint32_t nblocks;
+	uint32_t ninsns;
+	uint32_t nedges;
+	struct cfg_block *blocks;
+	struct cfg_insn *insns;	/* in address order, main part then cold part */
+	struct cfg_edge *edges;	/* grouped by source block */
+	const char *refusal;	/* NULL, or a stable reason tag (see cfg_build) */
+	char detail[160];	/* where and what, for a human */
+};
+
+/* Exception-table entry: a faulting instruction and where it continues. */
+struct cfg_fixup {
+	uint64_t insn;
+	uint64_t fixup;
+};
+
+/* Static-key site (__jump_table entry): its code address and jump target. */
+struct cfg_key_site {
+	uint64_t code;
+	uint64_t target;
+};
+
+/* ud2 site with its bug-table flags (BUGFLAG_WARNING: it continues). */
+struct cfg_bug_site {
+	uint64_t addr;
+	int warning;
+};
+
+/*
+ * Names the world outside the function. Every callback may be NULL.
+ *  - name_at: the symbol that starts exactly at addr, or NULL.
+ *  - reloc_at: for ELF objects, the symbol a relocation in [addr, addr+len)
+ *    names (an unresolved call/jmp displacement); NULL if none.
+ *  - is_noreturn: whether calling that symbol never returns.
+ */
+struct cfg_names {
+	void *ctx;
+	const char *(*name_at)(void *ctx, uint64_t addr);
+	const char *(*reloc_at)(void *ctx, uint64_t addr, uint32_t len);
+	int (*is_noreturn)(void *ctx, const char *name);
+};
+
+struct cfg_input {
+	const char *name;
+	uint64_t addr;
+	const uint8_t *code;
+	uint32_t len;
+	uint64_t cold_addr;	/* 0 if none */
+	const uint8_t *cold_code;
+	uint32_t cold_len;
+	const struct cfg_fixup *fixups;
+	uint32_t nfixups;
+	const struct cfg_key_site *keys;
+	uint32_t nkeys;
+	const struct cfg_bug_site *bugs;
+	uint32_t nbugs;
+	struct cfg_names names;
+};
+
+/*
+ * Recovers in's CFG into c (which the caller then frees with cfg_free).
+ * Returns 0; -PT_EREFUSED with c->refusal and c->detail set when the
+ * function cannot be modelled exactly; -PT_EINVAL for a NULL or empty
+ * input; -PT_ENOMEM.
+ */
+int cfg_build(const struct cfg_input *in, struct cfg *c);
+
+/* Frees what cfg_build allocated. */
+void cfg_free(struct cfg *c);
+
+/* The block containing addr, or UINT32_MAX. */
+uint32_t cfg_block_at(const struct cfg *c, uint64_t addr);
+
+/*
+ * The algorithms' view: vertex i is block i, vertex nblocks is EXIT, edge i
+ * is cfg edge i; call vertices flagged GRAPH_V_CALL. Returns 0 or -PT_ENOMEM.
+ */
+int cfg_to_graph(const struct cfg *c, struct graph *g);
+
+#endif
