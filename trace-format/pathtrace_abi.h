@@ -241,6 +241,9 @@ enum pt_rec_type {
 	PT_REC_COUNTERS = 6,	/* arg: func_id; body: counters (edge mode flush) */
 };
 
+/* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
+#define PT_BITS_PARTIAL 0x80000000u
+
 struct pt_rec {
 	__u16 type;		/* enum pt_rec_type */
 	__u16 len;		/* bytes of the record, header included, multiple of 8 */
