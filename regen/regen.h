@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * regen - the regeneration engine: one owner's stream in, the complete
+ * execution out (every block of every traced activation, nested calls in
+ * execution order), as events.
+ *
+ * docs/runtime.md gives the stream model this reads:
+ *  - a bitstring (BITS records concatenated, LSB first);
+ *  - markers at bit positions: ENTER, BLOCK (verify mode), LOSS, PARTIAL.
+ * Who fills a regen_stream: the trace.bin reader (per-owner stream assembly)
+ * or the simulator (tests). Who consumes the events: pathregen's writers,
+ * the verifier and the property tests.
+ *
+ * Per function, a decoder (one per encoding) turns bits into edges:
+ * decode_witness.c (1994 witness codes, Fig. 15), decode_bits.c (Section
+ * 6.2 bit tracing), decode_paths.c (1996 path numbers). The engine owns the
+ * call stack, the ENTER attribution rule and gap handling.
+ */
+#ifndef PATHTRACE_REGEN_H
+#define PATHTRACE_REGEN_H
+
+#include <stdint.h>
+
+#include <pathtrace/graph.h>
+
+enum regen_marker_type {
+	REGEN_M_ENTER = 1,	/* func, value = return address */
+	REGEN_M_BLOCK = 2,	/* func, arg = block (verify mode) */
+	REGEN_M_LOSS = 3,	/* arg = enum pt_loss, value = count */
+	REGEN_M_PARTIAL = 4,	/* value = partial path-register sum */
+};
+
+struct regen_marker {
+	uint64_t pos;		/* bit position: bits emitted before it */
+	uint32_t type;		/* enum regen_marker_type */
+	uint32_t func;		/* func_id */
+	uint32_t arg;
+	uint32_t cpu;		/* where it was recorded (for reports) */
+	uint64_t value;
+	uint64_t stamp;		/* segment stamp (for reports), 0 if unknown */
+};
+
+struct regen_stream {
+	uint64_t owner;		/* PT_OWNER(...) */
+	const uint64_t *bits;	/* nbits bits, LSB first in each word */
+	uint64_t nbits;
+	const struct regen_marker *markers;	/* sorted by pos, stable */
+	uint32_t nmarkers;
+};
+
+/* Reads bits from a stream; reading past the end sets eof. */
+struct regen_bitreader {
+	const uint64_t *bits;
+	uint64_t nbits;
+	uint64_t pos;
+	int eof;
+};
+
+/* Reads n (0..64) bits LSB first; on running out sets br->eof and returns 0. */
+uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n);
+
+struct regen_func;
+
+/*
+ * A decoder chooses edges for one function. The engine calls next_edge at
+ * every vertex other than EXIT, after handling call-vertex markers. It
+ * returns the out-edge taken (an edge id of the function's graph), reading
+ * bits as it needs; or a negative PT_E* (-PT_ETRUNC when bits ran out,
+ * -PT_EFORMAT when they are impossible, e.g. a witness not reachable).
+ * The decoder's per-activation state lives in the frame (state[]) and is
+ * reset by begin() when an activation starts.
+ */
+struct regen_decoder_ops {
+	const char *name;
+	void (*begin)(const struct regen_func *f, uint64_t *state);
+	int64_t (*next_edge)(const struct regen_func *f, uint64_t *state,
+			     struct regen_bitreader *br, uint32_t v,
+			     int64_t *partial /* pending PARTIAL sums, consumed by paths */);
+};
+
+#define REGEN_STATE_WORDS 4
+
+/* A traced function as the engine needs it. */
+struct regen_func {
+	uint32_t func_id;
+	const char *name;
+	const struct graph *g;
+	/* Per call vertex v (GRAPH_V_CALL): the address after its call
+	 * instruction and the func_id of its direct traced callee or UINT32_MAX. */
+	const uint64_t *call_ret_addr;	/* nv entries, 0 for non-call vertices */
+	const uint32_t *call_callee;	/* nv entries */
+	const struct regen_decoder_ops *ops;
+	const void *model;		/* the decoder's tables (witness sets, path numbering) */
+};
+
+enum regen_event_type {
+	REGEN_EV_ENTER = 1,	/* func entered (depth = new depth) */
+	REGEN_EV_BLOCK = 2,	/* block executed */
+	REGEN_EV_EXIT = 3,	/* func returned */
+	REGEN_EV_GAP = 4,	/* loss or undecodable stream: nothing until resync */
+	REGEN_EV_RESYNC = 5,	/* resumed at an ENTER after a gap */
+	REGEN_EV_TRUNCATED = 6,	/* stream ended inside activations */
+};
+
+struct regen_event {
+	uint32_t type;
+	uint32_t func;		/* func_id, or UINT32_MAX */
+	uint32_t block;		/* REGEN_EV_BLOCK */
+	uint32_t depth;		/* call depth, 0 = outermost traced */
+	uint64_t pos;		/* bit position in the stream */
+	int reason;		/* REGEN_EV_GAP: negative PT_E* or -PT_EKERNEL for LOSS */
+	const struct regen_marker *marker; /* the marker involved, or NULL */
+};
+
+/* Returns 0 to go on, non-zero to stop the engine (returned by regen_stream). */
+typedef int (*regen_event_fn)(void *ctx, const struct regen_event *ev);
+
+struct regen_funcs {
+	const struct regen_func *funcs;	/* indexed by lookup, not by func_id */
+	uint32_t nfuncs;
+};
+
+/* The function with func_id, or NULL. */
+const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id);
+
+/*
+ * Regenerates one owner's stream, calling fn for every event in execution
+ * order. Returns 0 when the stream was consumed (gaps are events, not
+ * errors); the callback's non-zero value when it stopped the engine;
+ * -PT_ENOMEM.
+ */
+int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
+		 regen_event_fn fn, void *ctx);
+
+#endif
