@@ -4,7 +4,8 @@
 #   make KDIR=/path      build the module against that kernel tree
 #   make check-unit      CUnit unit and property tests (host)
 #   make check-vm        VM end-to-end tests (QEMU, Debian's kernel)
-#   make check           both
+#   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
+#   make check           all of them
 #   make O=dir           userspace objects in dir (default build/)
 
 O ?= build
@@ -35,7 +36,7 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(sort $(wildcard tools/*.c)))
 # Small programs the VM tests run inside the guest.
 VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard tests/vm/bin/*.c)))
 
-.PHONY: all userspace module clean check check-unit check-vm FORCE
+.PHONY: all userspace module clean check check-unit check-vm checkpatch
 
 all: userspace module
 
@@ -91,7 +92,10 @@ check-unit: $(O)/unit-tests
 check-vm: all
 	tests/vm/run-all
 
-check: check-unit check-vm
+checkpatch:
+	O=$(O) tools/checkpatch
+
+check: check-unit checkpatch check-vm
 
 clean:
 	rm -rf $(O)
