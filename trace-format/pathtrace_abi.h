@@ -359,6 +359,65 @@ struct pt_sec_loss {
 	__u64 reserved[2];
 };
 
+/*
+ * The CFG blob of a PT_SEC_FUNCTION section: the recorded struct cfg
+ * (userspace/include/pathtrace/cfg.h), so the regenerator never re-derives
+ * it. struct pt_cfg_hdr, then nr_blocks pt_cfg_block, nr_insns pt_cfg_insn,
+ * nr_edges pt_cfg_edge, then names_len bytes of NUL-terminated names
+ * (offsets into them are +1 so that 0 means "none"). Element sizes are given
+ * so arrays can grow; FORMAT.md has the byte layout.
+ */
+#define PT_CFG_MAGIC 0x47464354u	/* "TCFG" */
+
+struct pt_cfg_hdr {
+	__u32 magic;		/* PT_CFG_MAGIC */
+	__u32 size;		/* sizeof(struct pt_cfg_hdr) */
+	__u32 total_len;	/* bytes of the whole blob */
+	__u32 name;		/* function name: offset + 1 into names, 0 if none */
+	__u64 addr;
+	__u64 cold_addr;
+	__u32 len;
+	__u32 cold_len;
+	__u32 nr_blocks;
+	__u32 block_size;	/* sizeof(struct pt_cfg_block) */
+	__u32 nr_insns;
+	__u32 insn_size;	/* sizeof(struct pt_cfg_insn) */
+	__u32 nr_edges;
+	__u32 edge_size;	/* sizeof(struct pt_cfg_edge) */
+	__u32 names_len;
+	__u32 reserved0;
+	__u64 reserved[2];
+};
+
+struct pt_cfg_block {
+	__u64 addr;
+	__u32 size;
+	__u32 first_insn;
+	__u32 nr_insns;
+	__u32 flags;		/* CFG_BF_* */
+	__u32 first_succ;	/* index of its first out-edge */
+	__u32 nr_succ;
+};
+
+struct pt_cfg_insn {
+	__u64 addr;
+	__u64 target;		/* 0 if none or indirect */
+	__u32 block;
+	__u32 target_name;	/* offset + 1 into names, 0 if none */
+	__u8 len;
+	__u8 kind;		/* enum cfg_insn_kind */
+	__u8 cc;
+	__u8 flags;		/* CFG_IF_* */
+	__u32 reserved;
+};
+
+struct pt_cfg_edge {
+	__u32 src;
+	__u32 dst;		/* block, or nr_blocks for EXIT */
+	__u8 kind;		/* enum cfg_edge_kind */
+	__u8 reserved[7];
+};
+
 /* Size checks: the ABI must not move when a compiler or architecture does. */
 _Static_assert(sizeof(struct pt_version) == 32, "pt_version");
 _Static_assert(sizeof(struct pt_plan) == 240, "pt_plan");
@@ -380,5 +439,9 @@ _Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");
 _Static_assert(sizeof(struct pt_sec_function) == 64, "pt_sec_function");
 _Static_assert(sizeof(struct pt_sec_pages) == 32, "pt_sec_pages");
 _Static_assert(sizeof(struct pt_sec_loss) == 40, "pt_sec_loss");
+_Static_assert(sizeof(struct pt_cfg_hdr) == 88, "pt_cfg_hdr");
+_Static_assert(sizeof(struct pt_cfg_block) == 32, "pt_cfg_block");
+_Static_assert(sizeof(struct pt_cfg_insn) == 32, "pt_cfg_insn");
+_Static_assert(sizeof(struct pt_cfg_edge) == 16, "pt_cfg_edge");
 
 #endif /* PATHTRACE_ABI_H */
