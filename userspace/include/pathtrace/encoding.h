@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * encoding - what one traced function emits into its owner's bitstring in
+ * the 1994 paper's two trace encodings, per edge, and the tables the
+ * regenerator decodes it with.
+ *
+ * THE CONTRACT (stable; the plan builder and the decoders rely on it):
+ *   Traversing edge e appends the low edge_nbits[e] bits of edge_value[e]
+ *   to the stream, LSB first. edge_nbits[e] == 0: e emits nothing.
+ *   Nothing else is emitted by the encoding (ENTER at the function's first
+ *   instruction is the plan's job, not the encoding's).
+ * The plan builder turns every emitting edge into a PT_OP_EMIT action at
+ * that edge's probe site (with `when` at a conditional site); the
+ * simulator emits exactly the same bits when it walks an edge.
+ *
+ *  - PT_ENC_WITNESS (Sections 4.1-4.2): the edges of Ewit emit their
+ *    witness code 1..nwit in `width` = ceil(log2(nwit + 1)) bits (code 0 is
+ *    never emitted). Ewit = blocking witnesses first, then the chords of a
+ *    maximum spanning tree of the rest (Fig. 17 order).
+ *  - PT_ENC_BITS (Section 6.2): every out-edge i (CSR order,
+ *    g->out_edges[g->out_start[v] + i]) of a vertex with k >= 2 out-edges
+ *    emits i in ceil(log2 k) bits; an out-edge of a call vertex with one
+ *    out-edge emits a 1-bit separator (value 1) when some path from it
+ *    reaches a call vertex or EXIT without emitting.
+ *
+ * Both satisfy docs/runtime.md's attribution rule in its strong form: no
+ * emission-free directed path from a predicate or a call vertex to a call
+ * vertex or to EXIT ("a call vertex is treated like a predicate"). A
+ * "predicate" here is any vertex with two or more out-edges, even to the
+ * same successor, so that edges (not only vertices) are recovered exactly.
+ */
+#ifndef PATHTRACE_ENCODING_H
+#define PATHTRACE_ENCODING_H
+
+#include <stdint.h>
+
+#include <pathtrace/graph.h>
+
+/* Why an edge emits (for `pathtracectl plan` and statistics). */
+enum encoding_role {
+	ENC_ROLE_NONE = 0,	/* emits nothing */
+	ENC_ROLE_BLOCKING,	/* witness: blocker of a call or EXIT vertex (Section 4.2) */
+	ENC_ROLE_CHORD,		/* witness: chord of the spanning-tree completion */
+	ENC_ROLE_BRANCH,	/* bits: out-edge of a predicate */
+	ENC_ROLE_SEPARATOR,	/* bits: separator after a call vertex */
+};
+
+struct encoding {
+	uint32_t kind;		/* PT_ENC_WITNESS or PT_ENC_BITS (pathtrace_abi.h) */
+	uint32_t nv, ne;	/* of the graph it was made for */
+	uint8_t *edge_nbits;	/* ne: bits emitted when the edge is traversed */
+	uint64_t *edge_value;	/* ne: their value */
+	uint8_t *edge_role;	/* ne: enum encoding_role */
+	uint32_t nemit;		/* edges that emit (witness: |Ewit|) */
+	uint32_t width;		/* witness: bits per code; bits: most bits on one edge */
+
+	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
+	uint32_t nwit;		/* witness: codes are 1..nwit */
+	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge (0 unused) */
+	uint32_t *pred_row;	/* witness: nv; row of a predicate in next[], or GRAPH_NONE */
+	uint32_t npred;
+	/*
+	 * witness: npred * (nwit + 1). next[row * (nwit + 1) + w] is the
+	 * out-edge of the predicate on the unique emission-free path toward
+	 * the edge of witness w (that edge itself included), GRAPH_NONE if
+	 * none. Column 0 is EOF: toward EXIT (never set when the blocking
+	 * property holds; kept for the single-procedure Fig. 15 algorithm).
+	 */
+	uint32_t *next;
+};
+
+/*
+ * Witness encoding of g for edge weights weight[ne] (weight.h). Returns 0;
+ * -PT_EINVAL if g has no adjacency (graph_finish not called); -PT_ENOMEM.
+ * enc is valid (encoding_free) only on success.
+ */
+int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc);
+
+/* Bit-tracing encoding of g (weights are not needed). Returns as encoding_witness. */
+int encoding_bits(const struct graph *g, struct encoding *enc);
+
+/*
+ * Rebuilds an encoding from per-edge emissions alone (e.g. read back from a
+ * plan in trace.bin): roles are unknown (ENC_ROLE_NONE / BRANCH), tables are
+ * recomputed. Returns 0; -PT_EINVAL when the emissions cannot be decoded
+ * exactly (two witnesses with one code, a witness width that differs, a
+ * predicate whose witness sets overlap, bits that are not a branch index,
+ * or the blocking rule broken); -PT_ENOMEM.
+ */
+int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			    const uint64_t *value, struct encoding *enc);
+
+/*
+ * Checks the strong attribution rule: no emission-free directed path from
+ * a predicate or call vertex to a call vertex or EXIT. Returns 0; -PT_EINVAL
+ * with *bad_vertex (may be NULL) set to the source of such a path; -PT_ENOMEM.
+ */
+int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_t *bad_vertex);
+
+/* Frees the arrays; enc is zeroed. */
+void encoding_free(struct encoding *enc);
+
+#endif
