@@ -11,6 +11,19 @@
  * A function that cannot be modelled exactly is refused: cfg_build returns
  * -PT_EREFUSED and cfg->refusal says why (a short, stable reason tag for
  * statistics) and cfg->detail says where.
+ *
+ * Only code reachable from the entry (along edges, including exception
+ * fixups) is in the CFG: padding after the function, int3 after a return
+ * and dead code are not instructions of any block.
+ *
+ * Edge order per block: Jcc [FALL, TAKEN]; static key [KEY_FALL, KEY_JUMP];
+ * faulting instruction [FALL, FIXUP]; call [CALL_RETURN]; exits [EXIT].
+ *
+ * Refusal tags: "indirect-jump", "runs-off-end", "undecodable",
+ * "mid-insn-target", "jump-outside", "loop-insn" (jrcxz/loop*),
+ * "special-control" (iret, sysret, int n, syscall, vmlaunch, xbegin, far
+ * branches), "int3-reached" (a breakpoint, or a call we do not know is
+ * noreturn), "bad-static-key", "bad-fixup", "bad-reloc", "too-large".
  */
 #ifndef PATHTRACE_CFG_H
 #define PATHTRACE_CFG_H
@@ -40,6 +53,17 @@ enum cfg_insn_kind {
 #define CFG_IF_BRANCH_TARGET	(1u << 1)	/* some jump lands here */
 #define CFG_IF_RIP_RELATIVE	(1u << 2)	/* has a RIP-relative operand */
 #define CFG_IF_OPTPROBE_UNSAFE	(1u << 3)	/* cannot sit in a jump-optimized probe window */
+/*
+ * The branch leaves the function: a Jcc whose taken side is a conditional
+ * tail call or return (`jcc __x86_return_thunk`): its TAKEN edge goes to
+ * EXIT and target_name names where it goes.
+ */
+#define CFG_IF_LEAVES		(1u << 4)
+/*
+ * CFG_I_CALL_NORETURN inferred from the code, not from a list: the call is
+ * the last instruction of its part, so the compiler knew it never returns.
+ */
+#define CFG_IF_NORETURN_INFERRED (1u << 5)
 
 struct cfg_insn {
 	uint64_t addr;
@@ -132,6 +156,15 @@ struct cfg_names {
 	const char *(*name_at)(void *ctx, uint64_t addr);
 	const char *(*reloc_at)(void *ctx, uint64_t addr, uint32_t len);
 	int (*is_noreturn)(void *ctx, const char *name);
+	/*
+	 * For ELF objects: the relocation on the branch displacement of the
+	 * instruction at [addr, addr+len). Returns 0 if there is none; 1 with
+	 * *target (the resolved address, 0 if it is outside the object) and
+	 * *name (the symbol, or NULL for a section symbol + addend); -1 when a
+	 * relocation is there but cannot be resolved (the function is refused).
+	 */
+	int (*branch_reloc)(void *ctx, uint64_t addr, uint32_t len, uint64_t *target,
+			    const char **name);
 };
 
 struct cfg_input {

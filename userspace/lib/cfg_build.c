@@ -1,0 +1,745 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cfg_build - recover one function's CFG from its machine code.
+ *
+ * Recursive traversal from the entry (not a linear sweep): only reachable
+ * code is decoded, so padding, int3 after returns and dead code never
+ * become blocks. Every byte remembers the instruction that covers it, which
+ * is how a jump into the middle of an instruction is caught whichever of
+ * the two is decoded first. Decoding is Zydis'; the kind of each
+ * instruction comes from its mnemonic and the names the caller provides.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/error.h>
+
+#define CFG_MAX_PART (16u << 20)	/* larger parts are refused, not decoded */
+#define RETURN_THUNK "__x86_return_thunk"
+#define INDIRECT_THUNK "__x86_indirect_thunk_"
+
+struct part {
+	uint64_t addr;
+	const uint8_t *code;
+	uint32_t len;
+	int32_t *owner;		/* per byte: index of the instruction covering it, or -1 */
+};
+
+struct builder {
+	const struct cfg_input *in;
+	struct cfg *c;
+	ZydisDecoder dec;
+	struct part part[2];
+	struct cfg_insn *insns;	/* in discovery order */
+	uint32_t ninsns, cap_insns;
+	uint64_t *work;
+	uint32_t nwork, cap_work;
+};
+
+static int refuse(struct builder *b, const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(struct builder *b, const char *tag, const char *fmt, ...)
+{
+	va_list ap;
+
+	b->c->refusal = tag;
+	va_start(ap, fmt);
+	vsnprintf(b->c->detail, sizeof(b->c->detail), fmt, ap);
+	va_end(ap);
+	return -PT_EREFUSED;
+}
+
+static int part_of(const struct builder *b, uint64_t addr)
+{
+	int p;
+
+	for (p = 0; p < 2; p++)
+		if (b->part[p].len && addr >= b->part[p].addr &&
+		    addr - b->part[p].addr < b->part[p].len)
+			return p;
+	return -1;
+}
+
+/* "name+0xoff" or "name.cold+0xoff" for details. */
+static const char *where(const struct builder *b, uint64_t addr, char *buf, size_t n)
+{
+	int p = part_of(b, addr);
+	const char *name = b->in->name ? b->in->name : "?";
+
+	if (p < 0)
+		snprintf(buf, n, "0x%" PRIx64, addr);
+	else
+		snprintf(buf, n, "%s%s+0x%" PRIx64, name, p ? ".cold" : "",
+			 addr - b->part[p].addr);
+	return buf;
+}
+
+/* Up to 8 code bytes in hex, for details. */
+static const char *hexbytes(const uint8_t *p, uint32_t n, char *buf)
+{
+	uint32_t i;
+
+	if (n > 8)
+		n = 8;
+	buf[0] = 0;
+	for (i = 0; i < n; i++)
+		sprintf(buf + 3 * i, i ? " %02x" : "%02x", p[i]);
+	return buf;
+}
+
+static int push_work(struct builder *b, uint64_t addr)
+{
+	if (b->nwork == b->cap_work) {
+		uint32_t ncap = b->cap_work ? 2 * b->cap_work : 64;
+		uint64_t *nw = realloc(b->work, ncap * sizeof(*nw));
+
+		if (!nw)
+			return -PT_ENOMEM;
+		b->work = nw;
+		b->cap_work = ncap;
+	}
+	b->work[b->nwork++] = addr;
+	return 0;
+}
+
+static int cc_of(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_JO: return 0x0;
+	case ZYDIS_MNEMONIC_JNO: return 0x1;
+	case ZYDIS_MNEMONIC_JB: return 0x2;
+	case ZYDIS_MNEMONIC_JNB: return 0x3;
+	case ZYDIS_MNEMONIC_JZ: return 0x4;
+	case ZYDIS_MNEMONIC_JNZ: return 0x5;
+	case ZYDIS_MNEMONIC_JBE: return 0x6;
+	case ZYDIS_MNEMONIC_JNBE: return 0x7;
+	case ZYDIS_MNEMONIC_JS: return 0x8;
+	case ZYDIS_MNEMONIC_JNS: return 0x9;
+	case ZYDIS_MNEMONIC_JP: return 0xa;
+	case ZYDIS_MNEMONIC_JNP: return 0xb;
+	case ZYDIS_MNEMONIC_JL: return 0xc;
+	case ZYDIS_MNEMONIC_JNL: return 0xd;
+	case ZYDIS_MNEMONIC_JLE: return 0xe;
+	case ZYDIS_MNEMONIC_JNLE: return 0xf;
+	default: return -1;
+	}
+}
+
+static const struct cfg_key_site *key_at(const struct cfg_input *in, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nkeys; i++)
+		if (in->keys[i].code == addr)
+			return &in->keys[i];
+	return NULL;
+}
+
+static const struct cfg_fixup *fixup_at(const struct cfg_input *in, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nfixups; i++)
+		if (in->fixups[i].insn == addr)
+			return &in->fixups[i];
+	return NULL;
+}
+
+static int warn_at(const struct cfg_input *in, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < in->nbugs; i++)
+		if (in->bugs[i].addr == addr)
+			return in->bugs[i].warning;
+	/*
+	 * A ud2 without a bug-table entry is not a WARN: handle_bug() finds
+	 * no entry and the trap dies (oops), so the path ends.
+	 */
+	return 0;
+}
+
+static int is_nop5(const uint8_t *p)
+{
+	return p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x44 && p[3] == 0 && p[4] == 0;
+}
+
+/* A plain direct call or jmp's destination: from its relocation or its displacement. */
+static int branch_dest(struct builder *b, const ZydisDecodedInstruction *zi,
+		       const ZydisDecodedOperand *op, uint64_t addr, uint64_t *target,
+		       const char **name)
+{
+	const struct cfg_names *nm = &b->in->names;
+	char w[96];
+	ZyanU64 t = 0;
+	int rc = 0;
+
+	*target = 0;
+	*name = NULL;
+	if (nm->branch_reloc)
+		rc = nm->branch_reloc(nm->ctx, addr, zi->length, target, name);
+	if (rc < 0)
+		return refuse(b, "bad-reloc", "%s: unsupported relocation on a branch",
+			      where(b, addr, w, sizeof(w)));
+	if (rc == 0) {
+		if (!ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(zi, op, addr, &t)))
+			return refuse(b, "undecodable", "%s: no branch target",
+				      where(b, addr, w, sizeof(w)));
+		*target = t;
+	} else if (!*target && !*name) {
+		return refuse(b, "bad-reloc", "%s: relocation names nothing",
+			      where(b, addr, w, sizeof(w)));
+	}
+	if (*target && part_of(b, *target) < 0 && !*name && nm->name_at)
+		*name = nm->name_at(nm->ctx, *target);
+	return 0;
+}
+
+static int add_insn(struct builder *b, const struct cfg_insn *ins)
+{
+	struct part *p = &b->part[part_of(b, ins->addr)];
+	uint32_t i, off = ins->addr - p->addr;
+
+	if (b->ninsns == b->cap_insns) {
+		uint32_t ncap = b->cap_insns ? 2 * b->cap_insns : 64;
+		struct cfg_insn *n = realloc(b->insns, ncap * sizeof(*n));
+
+		if (!n)
+			return -PT_ENOMEM;
+		b->insns = n;
+		b->cap_insns = ncap;
+	}
+	b->insns[b->ninsns] = *ins;
+	for (i = 0; i < ins->len; i++)
+		p->owner[off + i] = b->ninsns;
+	b->ninsns++;
+	return 0;
+}
+
+/*
+ * Decodes the instruction at addr (not yet decoded) and classifies it.
+ * *next is where execution continues sequentially, or 0 if it does not.
+ */
+static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
+{
+	const struct cfg_input *in = b->in;
+	const struct cfg_names *nm = &in->names;
+	int pi = part_of(b, addr);
+	struct part *p = &b->part[pi];
+	uint32_t off = addr - p->addr, i;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	const struct cfg_key_site *key;
+	const struct cfg_fixup *fx;
+	struct cfg_insn ins;
+	const char *name;
+	uint64_t target;
+	ZyanStatus st;
+	char w[96], hx[32];
+	int cc, err = 0, fall = 1;
+
+	st = ZydisDecoderDecodeFull(&b->dec, p->code + off, p->len - off, &zi, ops);
+	if (st == ZYDIS_STATUS_NO_MORE_DATA)
+		return refuse(b, "runs-off-end", "%s: instruction %s... crosses the end",
+			      where(b, addr, w, sizeof(w)),
+			      hexbytes(p->code + off, p->len - off, hx));
+	if (!ZYAN_SUCCESS(st))
+		return refuse(b, "undecodable", "%s: cannot decode %s",
+			      where(b, addr, w, sizeof(w)),
+			      hexbytes(p->code + off, p->len - off, hx));
+	for (i = 0; i < zi.length; i++)
+		if (p->owner[off + i] >= 0)
+			return refuse(b, "mid-insn-target",
+				      "%s: %s overlaps the instruction at %s",
+				      where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic),
+				      where(b, b->insns[p->owner[off + i]].addr, hx, sizeof(hx)));
+
+	memset(&ins, 0, sizeof(ins));
+	ins.addr = addr;
+	ins.len = zi.length;
+	ins.kind = CFG_I_PLAIN;
+	ins.block = UINT32_MAX;
+	for (i = 0; i < zi.operand_count_visible; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		    ops[i].mem.base == ZYDIS_REGISTER_RIP)
+			ins.flags |= CFG_IF_RIP_RELATIVE;
+
+	key = key_at(in, addr);
+	if (key) {
+		int is_jmp = zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
+			     ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+		int is_nop = zi.mnemonic == ZYDIS_MNEMONIC_NOP;
+
+		if ((!is_jmp && !is_nop) || (zi.length != 2 && zi.length != 5))
+			return refuse(b, "bad-static-key", "%s: key site is %s (%u bytes)",
+				      where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic), zi.length);
+		if (part_of(b, key->target) < 0)
+			return refuse(b, "bad-static-key", "%s: key target 0x%" PRIx64
+				      " outside the function", where(b, addr, w, sizeof(w)),
+				      key->target);
+		if (is_jmp) {
+			err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
+			if (err)
+				return err;
+			if (target != key->target)
+				return refuse(b, "bad-static-key",
+					      "%s: jmp to 0x%" PRIx64 " but key target 0x%" PRIx64,
+					      where(b, addr, w, sizeof(w)), target, key->target);
+		}
+		ins.kind = CFG_I_KEY;
+		ins.target = key->target;
+		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
+		err = push_work(b, key->target);
+		goto out;
+	}
+
+	switch (zi.mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:
+		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+			return refuse(b, "special-control", "%s: far jmp",
+				      where(b, addr, w, sizeof(w)));
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+			return refuse(b, "indirect-jump", "%s: jmp through %s (%s)",
+				      where(b, addr, w, sizeof(w)),
+				      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ?
+				      "a register" : "memory",
+				      hexbytes(p->code + off, zi.length, hx));
+		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
+		if (err)
+			return err;
+		fall = 0;
+		if (part_of(b, target) >= 0) {
+			ins.kind = CFG_I_JMP;
+			ins.target = target;
+			err = push_work(b, target);
+			break;
+		}
+		if (!name)
+			return refuse(b, "jump-outside", "%s: jmp to 0x%" PRIx64
+				      ", not a function", where(b, addr, w, sizeof(w)), target);
+		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
+			return refuse(b, "indirect-jump", "%s: jmp %s",
+				      where(b, addr, w, sizeof(w)), name);
+		ins.kind = strcmp(name, RETURN_THUNK) ? CFG_I_TAIL_CALL : CFG_I_RET;
+		ins.target = target;
+		ins.target_name = name;
+		break;
+	case ZYDIS_MNEMONIC_CALL:
+		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+			return refuse(b, "special-control", "%s: far call",
+				      where(b, addr, w, sizeof(w)));
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			ins.kind = CFG_I_CALL_INDIRECT;
+			break;
+		}
+		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
+		if (err)
+			return err;
+		if (part_of(b, target) >= 0)
+			return refuse(b, "special-control", "%s: call into the function itself",
+				      where(b, addr, w, sizeof(w)));
+		ins.target = target;
+		ins.target_name = name;
+		if (addr == in->addr && zi.length == 5 &&
+		    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
+			ins.kind = CFG_I_FENTRY;
+		} else if (name && !strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
+			ins.kind = CFG_I_CALL_INDIRECT;
+			ins.target = 0;
+		} else if (name && nm->is_noreturn && nm->is_noreturn(nm->ctx, name)) {
+			ins.kind = CFG_I_CALL_NORETURN;
+			fall = 0;
+		} else {
+			ins.kind = CFG_I_CALL;
+		}
+		break;
+	case ZYDIS_MNEMONIC_RET:
+		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+			return refuse(b, "special-control", "%s: far ret",
+				      where(b, addr, w, sizeof(w)));
+		ins.kind = CFG_I_RET;
+		fall = 0;
+		break;
+	case ZYDIS_MNEMONIC_UD2:
+		ins.kind = warn_at(in, addr) ? CFG_I_WARN : CFG_I_BUG;
+		fall = ins.kind == CFG_I_WARN;
+		break;
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+		/* Only ud2 is a bug trap in 6.1 (is_valid_bugaddr): these die. */
+		ins.kind = CFG_I_BUG;
+		fall = 0;
+		break;
+	case ZYDIS_MNEMONIC_INT3:
+		return refuse(b, "int3-reached", "%s: execution reaches int3 (a breakpoint, "
+			      "or a call before it that never returns)",
+			      where(b, addr, w, sizeof(w)));
+	case ZYDIS_MNEMONIC_JCXZ:
+	case ZYDIS_MNEMONIC_JECXZ:
+	case ZYDIS_MNEMONIC_JRCXZ:
+	case ZYDIS_MNEMONIC_LOOP:
+	case ZYDIS_MNEMONIC_LOOPE:
+	case ZYDIS_MNEMONIC_LOOPNE:
+		return refuse(b, "loop-insn", "%s: %s branches on rcx, not flags",
+			      where(b, addr, w, sizeof(w)), ZydisMnemonicGetString(zi.mnemonic));
+	case ZYDIS_MNEMONIC_NOP:
+		if (addr == in->addr && zi.length == 5 && is_nop5(p->code + off))
+			ins.kind = CFG_I_FENTRY;
+		break;
+	default:
+		cc = cc_of(zi.mnemonic);
+		if (cc < 0) {
+			switch (zi.meta.category) {
+			case ZYDIS_CATEGORY_COND_BR:
+			case ZYDIS_CATEGORY_UNCOND_BR:
+			case ZYDIS_CATEGORY_CALL:
+			case ZYDIS_CATEGORY_RET:
+			case ZYDIS_CATEGORY_INTERRUPT:
+			case ZYDIS_CATEGORY_SYSCALL:
+			case ZYDIS_CATEGORY_SYSRET:
+			case ZYDIS_CATEGORY_VTX:
+				return refuse(b, "special-control", "%s: %s",
+					      where(b, addr, w, sizeof(w)),
+					      ZydisMnemonicGetString(zi.mnemonic));
+			default:
+				break;
+			}
+			if (zi.mnemonic == ZYDIS_MNEMONIC_XBEGIN ||
+			    zi.mnemonic == ZYDIS_MNEMONIC_VMRUN)
+				return refuse(b, "special-control", "%s: %s",
+					      where(b, addr, w, sizeof(w)),
+					      ZydisMnemonicGetString(zi.mnemonic));
+			break;
+		}
+		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
+		if (err)
+			return err;
+		ins.kind = CFG_I_JCC;
+		ins.cc = cc;
+		ins.target = target;
+		if (part_of(b, target) >= 0) {
+			err = push_work(b, target);
+			break;
+		}
+		if (!name)
+			return refuse(b, "jump-outside", "%s: %s to 0x%" PRIx64
+				      ", not a function", where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic), target);
+		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
+			return refuse(b, "indirect-jump", "%s: %s %s",
+				      where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic), name);
+		ins.flags |= CFG_IF_LEAVES;
+		ins.target_name = name;
+		break;
+	}
+	if (err)
+		return err;
+
+	fx = fixup_at(in, addr);
+	if (fx && fx->fixup != addr + zi.length) {
+		if (ins.kind != CFG_I_PLAIN)
+			return refuse(b, "bad-fixup", "%s: exception fixup on a %s",
+				      where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic));
+		if (part_of(b, fx->fixup) < 0)
+			return refuse(b, "bad-fixup", "%s: fixup 0x%" PRIx64
+				      " outside the function", where(b, addr, w, sizeof(w)),
+				      fx->fixup);
+		ins.flags |= CFG_IF_FAULT_FIXUP;
+		ins.target = fx->fixup;
+		err = push_work(b, fx->fixup);
+		if (err)
+			return err;
+	}
+	if (ins.kind != CFG_I_PLAIN || (ins.flags & CFG_IF_FAULT_FIXUP) ||
+	    zi.mnemonic == ZYDIS_MNEMONIC_UD2)
+		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
+
+	if (fall && off + zi.length == p->len) {
+		if (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) {
+			/* A call as the last instruction: the compiler knew it never returns. */
+			ins.kind = CFG_I_CALL_NORETURN;
+			ins.flags |= CFG_IF_NORETURN_INFERRED;
+			fall = 0;
+		} else {
+			return refuse(b, "runs-off-end", "%s: %s falls off the end of %s",
+				      where(b, addr, w, sizeof(w)),
+				      ZydisMnemonicGetString(zi.mnemonic),
+				      pi ? "the .cold part" : "the function");
+		}
+	}
+out:
+	if (err)
+		return err;
+	*next = fall ? addr + zi.length : 0;
+	return add_insn(b, &ins);
+}
+
+/* Decodes everything reachable from the entry. */
+static int traverse(struct builder *b)
+{
+	char w[96];
+	int err;
+
+	err = push_work(b, b->in->addr);
+	while (!err && b->nwork) {
+		uint64_t addr = b->work[--b->nwork], next = 0;
+
+		for (;;) {
+			int pi = part_of(b, addr);
+			struct part *p;
+			int32_t o;
+
+			if (pi < 0)
+				return refuse(b, "jump-outside", "0x%" PRIx64 " is outside", addr);
+			p = &b->part[pi];
+			o = p->owner[addr - p->addr];
+			if (o >= 0) {
+				if (b->insns[o].addr != addr)
+					return refuse(b, "mid-insn-target",
+						      "%s is inside the instruction at %s",
+						      where(b, addr, w, sizeof(w)),
+						      where(b, b->insns[o].addr, w + 48, 48));
+				break;
+			}
+			err = decode_one(b, addr, &next);
+			if (err || !next)
+				break;
+			addr = next;
+		}
+	}
+	return err;
+}
+
+static int ends_block(const struct cfg_insn *i)
+{
+	switch (i->kind) {
+	case CFG_I_PLAIN:
+		return !!(i->flags & CFG_IF_FAULT_FIXUP);
+	case CFG_I_FENTRY:
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static uint32_t insn_index(const struct builder *b, uint64_t addr)
+{
+	int pi = part_of(b, addr);
+
+	if (pi < 0 || b->part[pi].owner[addr - b->part[pi].addr] < 0)
+		return UINT32_MAX;
+	return b->part[pi].owner[addr - b->part[pi].addr];
+}
+
+static int cmp_insn(const void *x, const void *y)
+{
+	const struct cfg_insn *a = x, *b = y;
+	int ca = !!(a->flags & 0x80), cb = !!(b->flags & 0x80);	/* cold marker */
+
+	if (ca != cb)
+		return ca - cb;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* Sorts instructions (main then cold), cuts blocks and adds edges. */
+static int make_blocks(struct builder *b)
+{
+	struct cfg *c = b->c;
+	uint32_t i, j, nb = 0, ne = 0, p;
+
+	/* Temporarily mark cold instructions in flags bit 7 to sort main first. */
+	for (i = 0; i < b->ninsns; i++)
+		if (part_of(b, b->insns[i].addr) == 1)
+			b->insns[i].flags |= 0x80;
+	qsort(b->insns, b->ninsns, sizeof(*b->insns), cmp_insn);
+	for (p = 0; p < 2; p++)
+		for (i = 0; i < b->part[p].len; i++)
+			b->part[p].owner[i] = -1;
+	for (i = 0; i < b->ninsns; i++) {
+		struct part *pt = &b->part[part_of(b, b->insns[i].addr)];
+
+		for (j = 0; j < b->insns[i].len; j++)
+			pt->owner[b->insns[i].addr - pt->addr + j] = i;
+	}
+	/* Branch targets. */
+	for (i = 0; i < b->ninsns; i++) {
+		struct cfg_insn *ins = &b->insns[i];
+		uint32_t t;
+
+		if (!(ins->kind == CFG_I_JCC || ins->kind == CFG_I_JMP || ins->kind == CFG_I_KEY ||
+		      (ins->flags & CFG_IF_FAULT_FIXUP)) || (ins->flags & CFG_IF_LEAVES))
+			continue;
+		t = insn_index(b, ins->target);
+		if (t == UINT32_MAX || b->insns[t].addr != ins->target)
+			return refuse(b, "mid-insn-target", "target 0x%" PRIx64 " of 0x%" PRIx64
+				      " is not an instruction", ins->target, ins->addr);
+		b->insns[t].flags |= CFG_IF_BRANCH_TARGET;
+	}
+	/* Leaders. */
+	for (i = 0; i < b->ninsns; i++) {
+		struct cfg_insn *ins = &b->insns[i], *prev = i ? &b->insns[i - 1] : NULL;
+		int lead = !prev || (ins->flags & CFG_IF_BRANCH_TARGET) || ends_block(prev) ||
+			   prev->addr + prev->len != ins->addr ||
+			   ((prev->flags ^ ins->flags) & 0x80);
+
+		if (lead)
+			nb++;
+		ins->block = nb - 1;
+	}
+	c->blocks = calloc(nb, sizeof(*c->blocks));
+	c->edges = calloc(2 * (size_t)nb, sizeof(*c->edges));
+	if (!c->blocks || !c->edges)
+		return -PT_ENOMEM;
+	for (i = 0; i < b->ninsns; i++) {
+		struct cfg_block *bl = &c->blocks[b->insns[i].block];
+
+		if (!bl->ninsn) {
+			bl->addr = b->insns[i].addr;
+			bl->first_insn = i;
+			if (b->insns[i].flags & 0x80)
+				bl->flags |= CFG_BF_COLD;
+		}
+		bl->ninsn++;
+		bl->size += b->insns[i].len;
+	}
+	c->blocks[0].flags |= CFG_BF_ENTRY;
+	for (i = 0; i < nb; i++) {
+		struct cfg_block *bl = &c->blocks[i];
+		const struct cfg_insn *last = &b->insns[bl->first_insn + bl->ninsn - 1];
+		uint32_t next = insn_index(b, last->addr + last->len);
+		uint32_t tgt = UINT32_MAX;
+		uint8_t k[2];
+		uint32_t d[2], n = 0, e;
+
+		if (last->target && !(last->flags & CFG_IF_LEAVES) &&
+		    part_of(b, last->target) >= 0)
+			tgt = insn_index(b, last->target);
+		next = next == UINT32_MAX ? UINT32_MAX : b->insns[next].block;
+		tgt = tgt == UINT32_MAX ? UINT32_MAX : b->insns[tgt].block;
+		switch (last->kind) {
+		case CFG_I_JCC:
+			k[0] = CFG_E_FALL; d[0] = next;
+			k[1] = CFG_E_TAKEN; d[1] = (last->flags & CFG_IF_LEAVES) ? nb : tgt;
+			n = 2;
+			break;
+		case CFG_I_JMP:
+			k[0] = CFG_E_JUMP; d[0] = tgt; n = 1;
+			break;
+		case CFG_I_KEY:
+			k[0] = CFG_E_KEY_FALL; d[0] = next;
+			k[1] = CFG_E_KEY_JUMP; d[1] = tgt;
+			n = 2;
+			break;
+		case CFG_I_CALL:
+		case CFG_I_CALL_INDIRECT:
+			k[0] = CFG_E_CALL_RETURN; d[0] = next; n = 1;
+			bl->flags |= CFG_BF_CALL;
+			break;
+		case CFG_I_CALL_NORETURN:
+		case CFG_I_RET:
+		case CFG_I_TAIL_CALL:
+		case CFG_I_BUG:
+			k[0] = CFG_E_EXIT; d[0] = nb; n = 1;
+			break;
+		default:	/* plain, fentry, WARN */
+			k[0] = CFG_E_FALL; d[0] = next; n = 1;
+			if (last->flags & CFG_IF_FAULT_FIXUP) {
+				k[1] = CFG_E_FIXUP; d[1] = tgt; n = 2;
+			}
+			break;
+		}
+		bl->first_succ = ne;
+		bl->nsucc = n;
+		for (e = 0; e < n; e++) {
+			if (d[e] == UINT32_MAX)	/* traversal guarantees this; keep it loud */
+				return refuse(b, "internal", "block at 0x%" PRIx64
+					      " has a successor with no block", bl->addr);
+			c->edges[ne].src = i;
+			c->edges[ne].dst = d[e];
+			c->edges[ne].kind = k[e];
+			ne++;
+		}
+	}
+	for (i = 0; i < b->ninsns; i++)
+		b->insns[i].flags &= ~0x80;
+	c->nblocks = nb;
+	c->nedges = ne;
+	c->ninsns = b->ninsns;
+	c->insns = b->insns;
+	b->insns = NULL;
+	return 0;
+}
+
+int cfg_build(const struct cfg_input *in, struct cfg *c)
+{
+	struct builder b;
+	int err, p;
+
+	if (!c)
+		return -PT_EINVAL;
+	memset(c, 0, sizeof(*c));
+	if (!in || !in->code || !in->len || (in->cold_len && !in->cold_code))
+		return -PT_EINVAL;
+	memset(&b, 0, sizeof(b));
+	b.in = in;
+	b.c = c;
+	c->name = strdup(in->name ? in->name : "?");
+	if (!c->name)
+		return -PT_ENOMEM;
+	c->addr = in->addr;
+	c->len = in->len;
+	c->cold_addr = in->cold_len ? in->cold_addr : 0;
+	c->cold_len = in->cold_len;
+	if (in->len > CFG_MAX_PART || in->cold_len > CFG_MAX_PART)
+		return refuse(&b, "too-large", "%u + %u bytes", in->len, in->cold_len);
+	if (!ZYAN_SUCCESS(ZydisDecoderInit(&b.dec, ZYDIS_MACHINE_MODE_LONG_64,
+					   ZYDIS_STACK_WIDTH_64)))
+		return -PT_EINVAL;
+	b.part[0] = (struct part){ in->addr, in->code, in->len, NULL };
+	if (in->cold_len)
+		b.part[1] = (struct part){ in->cold_addr, in->cold_code, in->cold_len, NULL };
+	err = -PT_ENOMEM;
+	for (p = 0; p < 2; p++) {
+		if (!b.part[p].len)
+			continue;
+		b.part[p].owner = malloc(b.part[p].len * sizeof(int32_t));
+		if (!b.part[p].owner)
+			goto out;
+		memset(b.part[p].owner, 0xff, b.part[p].len * sizeof(int32_t));
+	}
+	if (in->cold_len && part_of(&b, in->cold_addr) == 0) {
+		err = -PT_EINVAL;	/* overlapping parts */
+		goto out;
+	}
+	err = traverse(&b);
+	if (!err)
+		err = make_blocks(&b);
+out:
+	free(b.part[0].owner);
+	free(b.part[1].owner);
+	free(b.insns);
+	free(b.work);
+	return err;
+}
+
+void cfg_free(struct cfg *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->blocks);
+	free(c->insns);
+	free(c->edges);
+	memset(c, 0, sizeof(*c));
+}

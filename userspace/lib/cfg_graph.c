@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cfg_graph - the algorithms' view of a recovered CFG, and address lookup. */
+#include <pathtrace/cfg.h>
+#include <pathtrace/error.h>
+
+/* Binary search of blocks [lo, hi), which are sorted by address. */
+static uint32_t search(const struct cfg *c, uint32_t lo, uint32_t hi, uint64_t addr)
+{
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct cfg_block *b = &c->blocks[mid];
+
+		if (addr < b->addr)
+			hi = mid;
+		else if (addr - b->addr >= b->size)
+			lo = mid + 1;
+		else
+			return mid;
+	}
+	return UINT32_MAX;
+}
+
+uint32_t cfg_block_at(const struct cfg *c, uint64_t addr)
+{
+	uint32_t lo = 0, hi = c->nblocks, ncold;
+
+	/* Main-part blocks come first, then the cold run: find where it starts. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->blocks[mid].flags & CFG_BF_COLD)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	ncold = lo;
+	if (c->cold_len && addr >= c->cold_addr && addr - c->cold_addr < c->cold_len)
+		return search(c, ncold, c->nblocks, addr);
+	return search(c, 0, ncold, addr);
+}
+
+int cfg_to_graph(const struct cfg *c, struct graph *g)
+{
+	uint32_t i;
+	int64_t r;
+
+	graph_init(g);
+	for (i = 0; i <= c->nblocks; i++) {
+		r = graph_add_vertex(g, i < c->nblocks && (c->blocks[i].flags & CFG_BF_CALL) ?
+				     GRAPH_V_CALL : 0);
+		if (r < 0)
+			goto fail;
+	}
+	for (i = 0; i < c->nedges; i++) {
+		r = graph_add_edge(g, c->edges[i].src, c->edges[i].dst);
+		if (r < 0)
+			goto fail;
+	}
+	r = graph_finish(g, 0, c->nblocks);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	graph_free(g);
+	return (int)r;
+}
