@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * streams - per-owner stream assembly (docs/runtime.md, FORMAT.md
+ * "From records to streams"): every CPU's records are cut into segments at
+ * OWNER records; an owner's segments, ordered by their OWNER stamps, give
+ * its bitstring and its markers (struct regen_stream).
+ *
+ * Losses: a LOSS record is a marker in the stream whose segment is open on
+ * its CPU. LOSS(OVERRUN) and the reader's LOSS(TR_LOSS_CORRUPT) also close
+ * that segment (records up to the next OWNER record cannot be attributed),
+ * and every other owner whose stream has a boundary between two segments
+ * whose stamps straddle the loss's stamp interval gets a LOSS marker there,
+ * since a segment of it may have been dropped. LOSS(MISSED) marks the
+ * interrupt owners (softirq/hardirq/NMI) of its CPU likewise. Records with
+ * no open segment are counted in unowned_* and become one LOSS marker
+ * (TR_LOSS_CORRUPT... see FORMAT.md) in no stream: they are reported, never
+ * guessed into one.
+ */
+#ifndef PATHTRACE_STREAMS_H
+#define PATHTRACE_STREAMS_H
+
+#include <stdint.h>
+
+#include <pathtrace/tracefile.h>
+
+#include "regen.h"
+
+struct regen_streams {
+	struct regen_stream *streams;	/* sorted by owner */
+	uint32_t nstreams;
+	uint64_t unowned_records;	/* records before a CPU's first OWNER or after a gap */
+	uint64_t unowned_bits;		/* bits in them */
+	uint64_t counters_records;	/* PT_REC_COUNTERS (edge mode): not part of streams */
+	uint64_t loss_records;		/* LOSS records and reader losses seen */
+	/* Storage (owned). */
+	uint64_t **bits_store;
+	struct regen_marker **marker_store;
+};
+
+/*
+ * Builds the streams of rs. Returns 0, -PT_ENOMEM, -PT_EOVERFLOW (a
+ * stream longer than 2^40 bits or 2^32 markers). Free with
+ * regen_streams_free whatever it returns.
+ */
+int regen_streams_build(const struct tr_records *rs, struct regen_streams *out);
+
+void regen_streams_free(struct regen_streams *s);
+
+/* The stream of owner, or NULL. */
+const struct regen_stream *regen_streams_find(const struct regen_streams *s, uint64_t owner);
+
+#endif

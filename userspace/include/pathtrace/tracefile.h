@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * tracefile - the trace.bin container (trace-format/FORMAT.md): writer,
+ * reader, CFG blobs and ring-buffer page decoding.
+ *
+ * The reader never trusts a size: every length is checked against the
+ * bytes that remain, so malformed or truncated input gives a negative PT_E*
+ * and the offset of the problem, never a crash or a hang. What was valid
+ * before the problem stays usable (tf->nfuncs, tf->npages, ...).
+ */
+#ifndef PATHTRACE_TRACEFILE_H
+#define PATHTRACE_TRACEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pathtrace/cfg.h>
+#include "pathtrace_abi.h"
+
+/* One PT_SEC_FUNCTION section; pointers into the reader's copy of the file. */
+struct tf_function {
+	uint32_t func_id;
+	uint64_t addr;
+	uint64_t cold_addr;
+	uint32_t len;
+	uint32_t cold_len;
+	const char *name;		/* not NUL-terminated: name_len bytes */
+	uint32_t name_len;
+	const uint8_t *code;		/* len bytes of the main part, then cold_len */
+	const uint8_t *cfg;		/* the CFG blob (struct pt_cfg_hdr ...) */
+	uint32_t cfg_len;
+	const uint8_t *plan;		/* the plan blob (struct pt_plan ...) */
+	uint32_t plan_len;
+	uint64_t offset;		/* of the section header in the file */
+};
+
+/* One PT_SEC_PAGES section: nr_pages pages of page_size bytes of one CPU. */
+struct tf_pages {
+	uint32_t cpu;
+	uint32_t page_size;
+	uint32_t nr_pages;
+	const uint8_t *data;
+	uint64_t offset;		/* of the section header in the file */
+};
+
+struct tracefile {
+	uint8_t *buf;			/* the file's bytes (owned) */
+	size_t size;
+	uint16_t major, minor;
+
+	int has_system;
+	uint32_t nr_cpus;
+	uint32_t page_size;
+	char *release;			/* NUL-terminated copy */
+	uint64_t start_ns;
+
+	struct tf_function *funcs;
+	uint32_t nfuncs;
+	struct tf_pages *pages;		/* in file order (a CPU's pages may be split) */
+	uint32_t npages;
+
+	int has_loss;
+	uint64_t dropped;
+	uint64_t missed;
+
+	uint32_t unknown_sections;	/* skipped: ids this reader does not know */
+	int complete;			/* PT_SEC_END seen */
+	int err;			/* 0, or the negative PT_E* that stopped reading */
+	uint64_t err_off;		/* where */
+	char err_msg[96];		/* what, for a human */
+};
+
+/*
+ * Parses size bytes (copied; data may be freed afterwards). Returns 0 for a
+ * complete, valid file; -PT_EFORMAT (malformed), -PT_ETRUNC (ends early,
+ * including a missing PT_SEC_END), -PT_EVERSION (another major version or
+ * endianness), -PT_ENOMEM. On every error except -PT_ENOMEM tf is still
+ * filled with the sections before the problem, and tf->err, tf->err_off,
+ * tf->err_msg describe it; free tf with tracefile_free either way.
+ */
+int tracefile_parse(const void *data, size_t size, struct tracefile *tf);
+
+/* Reads path and parses it: as tracefile_parse, plus -PT_EIO (errno set). */
+int tracefile_read(const char *path, struct tracefile *tf);
+
+void tracefile_free(struct tracefile *tf);
+
+/* The function with func_id, or NULL. */
+const struct tf_function *tracefile_func(const struct tracefile *tf, uint32_t func_id);
+
+/* ------------------------------------------------------------ writer */
+
+struct tf_writer {
+	FILE *f;
+	uint64_t off;		/* bytes written */
+	int err;		/* first error (sticky) */
+	int owns;		/* tfw_open opened f: tfw_close closes it */
+};
+
+/*
+ * Opens path for writing and writes the file header. Returns 0, -PT_EIO
+ * (errno set). Every tfw_* call returns 0 or the sticky first error.
+ */
+int tfw_open(struct tf_writer *w, const char *path);
+/* As tfw_open on an already open stream (not closed by tfw_close). */
+int tfw_init(struct tf_writer *w, FILE *f);
+
+int tfw_system(struct tf_writer *w, uint32_t nr_cpus, uint32_t page_size,
+	       const char *release, uint64_t start_ns);
+/* fn->name/name_len, code (len + cold_len bytes), cfg and plan blobs. -PT_EINVAL for NULLs with non-zero lengths. */
+int tfw_function(struct tf_writer *w, const struct tf_function *fn);
+/* nr_pages pages of one CPU, page_size bytes each, as read from the ring buffer. */
+int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr_pages,
+	      const void *data);
+int tfw_loss(struct tf_writer *w, uint32_t nr_cpus, uint64_t dropped, uint64_t missed);
+/* Any section (tests; future ids): id, then size payload bytes and padding. */
+int tfw_section(struct tf_writer *w, uint32_t id, const void *payload, uint64_t size);
+/* Writes PT_SEC_END, flushes and closes (unless tfw_init). Returns 0 or the first error. */
+int tfw_close(struct tf_writer *w);
+
+/* ----------------------------------------------------------- CFG blob */
+
+/* Serializes c. Returns the blob (malloc'd) in *out and its length, 0; -PT_ENOMEM; -PT_EOVERFLOW. */
+int cfg_blob_encode(const struct cfg *c, uint8_t **out, uint32_t *out_len);
+
+/*
+ * Parses a blob into c (zeroed first), checking every index: blocks'
+ * instruction and edge ranges, edge ends, insn blocks, name offsets.
+ * Returns 0; -PT_EFORMAT (malformed); -PT_ETRUNC (too short); -PT_ENOMEM.
+ * Free c with cfg_blob_free (not cfg_free: the strings live in one pool).
+ */
+int cfg_blob_decode(const void *blob, size_t len, struct cfg *c);
+void cfg_blob_free(struct cfg *c);
+
+/* ---------------------------------------------------- records from pages */
+
+/* A loss kind the reader adds (never written by the module): bad input. */
+#define TR_LOSS_CORRUPT 0x100u
+
+/*
+ * One ring-buffer record (a pt_rec payload) with where and when it was
+ * recorded. The body (len - 8 bytes) is in the set's word pool.
+ * Records the reader synthesizes (losses from page flags or corrupt input)
+ * have synthetic = 1.
+ */
+struct tr_rec {
+	uint64_t ts;		/* ring-buffer timestamp (CPU-local clock) */
+	uint64_t body;		/* index of the first body word in words[] */
+	uint32_t cpu;
+	uint32_t arg;
+	uint16_t type;		/* enum pt_rec_type */
+	uint16_t len;
+	uint16_t nwords;	/* body words */
+	uint16_t synthetic;
+};
+
+struct tr_records {
+	struct tr_rec *recs;	/* every CPU's records; one CPU's in recording order */
+	size_t n, cap;
+	uint64_t *words;
+	size_t nwords, capw;
+	uint32_t max_cpu;	/* largest cpu seen + 1 */
+	/* Diagnostics. */
+	uint64_t pages;
+	uint64_t bad_pages;	/* commit size impossible: page skipped */
+	uint64_t bad_events;	/* event framing beyond the page: rest skipped */
+	uint64_t bad_records;	/* pt_rec that fails validation */
+	uint64_t unknown_records; /* valid framing, type this reader does not know: skipped */
+	uint64_t missed_pages;	/* pages flagged with missed events */
+};
+
+/*
+ * Decodes one ring-buffer page (page_size bytes, as ring_buffer_read_page
+ * produced it) of cpu with libtraceevent's kbuffer and appends its records.
+ * A page whose header or events are impossible is not an error: it becomes
+ * a synthetic LOSS(TR_LOSS_CORRUPT) record at that place, counted in the
+ * diagnostics. Missed-events flags become LOSS(OVERRUN, count) before the
+ * page's records (count 0: unknown). Returns 0, -PT_EINVAL (page_size < 32
+ * or > 1 MiB), -PT_ENOMEM.
+ */
+int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32_t page_size);
+
+/* Every PT_SEC_PAGES section of tf, in file order. Returns 0, -PT_EINVAL, -PT_ENOMEM. */
+int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf);
+
+/* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */
+int tr_check_record(const void *payload, size_t len);
+
+void tr_records_free(struct tr_records *rs);
+
+static inline const uint64_t *tr_body(const struct tr_records *rs, const struct tr_rec *r)
+{
+	return rs->words + r->body;
+}
+
+#endif

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pages - ring-buffer pages (as ring_buffer_read_page produced them) to
+ * pathtrace records, read with libtraceevent's kbuffer. kbuffer trusts the
+ * page's commit field, so the page is checked first and handed to kbuffer
+ * in a zero-padded copy; every event it returns is checked to lie inside
+ * the committed data.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/kbuffer.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+/* struct buffer_data_page on x86-64: u64 time_stamp, local_t commit (8 bytes). */
+#define PAGE_HDR 16u
+#define COMMIT_SIZE_MASK ((1ull << 27) - 1)	/* as kbuffer's COMMIT_MASK */
+#define RB_MISSED_EVENTS (1ull << 31)
+#define RB_MISSED_STORED (1ull << 30)
+#define SLACK 64u	/* kbuffer may look a few bytes past an event header */
+
+static int grow(struct tr_records *rs, size_t nwords)
+{
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 1024;
+		struct tr_rec *g = realloc(rs->recs, cap * sizeof(*g));
+
+		if (!g)
+			return -PT_ENOMEM;
+		rs->recs = g;
+		rs->cap = cap;
+	}
+	if (rs->nwords + nwords > rs->capw) {
+		size_t cap = rs->capw ? rs->capw * 2 : 4096;
+		uint64_t *g;
+
+		while (cap < rs->nwords + nwords)
+			cap *= 2;
+		g = realloc(rs->words, cap * sizeof(*g));
+		if (!g)
+			return -PT_ENOMEM;
+		rs->words = g;
+		rs->capw = cap;
+	}
+	return 0;
+}
+
+static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct pt_rec *h,
+		  const void *body, uint16_t nwords, int synthetic)
+{
+	struct tr_rec *r;
+
+	if (grow(rs, nwords))
+		return -PT_ENOMEM;
+	r = &rs->recs[rs->n++];
+	r->ts = ts;
+	r->body = rs->nwords;
+	r->cpu = cpu;
+	r->arg = h->arg;
+	r->type = h->type;
+	r->len = h->len;
+	r->nwords = nwords;
+	r->synthetic = synthetic;
+	if (nwords)
+		memcpy(rs->words + rs->nwords, body, nwords * 8u);
+	rs->nwords += nwords;
+	if (cpu + 1 > rs->max_cpu)
+		rs->max_cpu = cpu + 1;
+	return 0;
+}
+
+/* A loss the reader infers; consecutive CORRUPT losses on a CPU merge. */
+static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_t kind,
+		       uint64_t count)
+{
+	struct pt_rec h = { .type = PT_REC_LOSS, .len = 24, .arg = kind };
+	struct pt_rec_loss l = { .count = count };
+	uint64_t body[2];
+	size_t i;
+
+	if (kind == TR_LOSS_CORRUPT) {
+		for (i = rs->n; i-- > 0;) {
+			struct tr_rec *r = &rs->recs[i];
+
+			if (r->cpu != cpu)
+				continue;
+			if (r->synthetic && r->type == PT_REC_LOSS && r->arg == TR_LOSS_CORRUPT) {
+				rs->words[r->body] += count;
+				return 0;
+			}
+			break;
+		}
+	}
+	memcpy(body, &l, sizeof(body));
+	return append(rs, cpu, ts, &h, body, 2, 1);
+}
+
+/* Body bytes each record type must have; -1: any multiple of 8; -2: unknown type. */
+static int64_t body_size(uint16_t type, uint32_t arg)
+{
+	switch (type) {
+	case PT_REC_OWNER:
+		return sizeof(struct pt_rec_owner);
+	case PT_REC_BITS:
+		if (arg & PT_BITS_PARTIAL)
+			return arg == PT_BITS_PARTIAL ? 8 : -3;
+		return ((uint64_t)arg + 63) / 64 * 8;
+	case PT_REC_ENTER:
+		return sizeof(struct pt_rec_enter);
+	case PT_REC_BLOCK:
+		return sizeof(struct pt_rec_block);
+	case PT_REC_LOSS:
+		return arg >= PT_LOSS_OVERRUN && arg <= PT_LOSS_STATE ?
+		       (int64_t)sizeof(struct pt_rec_loss) : -3;
+	case PT_REC_COUNTERS:
+		return -1;
+	default:
+		return -2;
+	}
+}
+
+int tr_check_record(const void *payload, size_t len)
+{
+	struct pt_rec h;
+	int64_t want;
+
+	if (len < sizeof(h))
+		return -PT_EFORMAT;
+	memcpy(&h, payload, sizeof(h));
+	/* The event is rounded up to 4 bytes; the record is a multiple of 8. */
+	if (h.len < sizeof(h) || h.len % 8 || h.len > len || len - h.len >= 8)
+		return -PT_EFORMAT;
+	want = body_size(h.type, h.arg);
+	if (want == -2)
+		return 0;	/* a newer minor version's record: skipped by the caller */
+	if (want == -3 || (want >= 0 && (uint64_t)want != h.len - sizeof(h)))
+		return -PT_EFORMAT;
+	return 0;
+}
+
+static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
+		       uint32_t size)
+{
+	struct pt_rec h;
+
+	if (tr_check_record(data, size)) {
+		rs->bad_records++;
+		return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+	}
+	memcpy(&h, data, sizeof(h));
+	if (body_size(h.type, h.arg) == -2) {
+		rs->unknown_records++;
+		return 0;
+	}
+	/* The body is 4-aligned in the page; append copies it into aligned words. */
+	return append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
+}
+
+int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32_t page_size)
+{
+	struct kbuffer *kb;
+	uint8_t *copy;
+	uint64_t page_ts, commit, size, missed_stored = 0;
+	unsigned long long ts;
+	uint32_t guard = 0;
+	void *data;
+	int err = 0;
+
+	if (page_size < 2 * PAGE_HDR || page_size > (1u << 20))
+		return -PT_EINVAL;
+	rs->pages++;
+	memcpy(&page_ts, page, 8);
+	memcpy(&commit, (const uint8_t *)page + 8, 8);
+	size = commit & COMMIT_SIZE_MASK;
+	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
+	    ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS)) ||
+	    PAGE_HDR + size > page_size ||
+	    ((commit & RB_MISSED_STORED) && PAGE_HDR + size + 8 > page_size)) {
+		rs->bad_pages++;
+		return append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
+	}
+	if (commit & RB_MISSED_STORED)
+		memcpy(&missed_stored, (const uint8_t *)page + PAGE_HDR + size, 8);
+	copy = calloc(1, page_size + SLACK);
+	kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	if (!copy || !kb) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	/* Only the committed bytes: whatever follows them on the page is stale. */
+	memcpy(copy, page, PAGE_HDR + size);
+	memcpy(copy + 8, &commit, 8);
+	if (commit & RB_MISSED_STORED)
+		memcpy(copy + PAGE_HDR + size, &missed_stored, 8);
+	if (kbuffer_load_subbuffer(kb, copy) < 0) {
+		rs->bad_pages++;
+		err = append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
+		goto out;
+	}
+	if (commit & RB_MISSED_EVENTS) {
+		rs->missed_pages++;
+		/* kbuffer_missed_events: the stored count, or -1 when not stored. */
+		err = append_loss(rs, cpu, page_ts, PT_LOSS_OVERRUN,
+				  (commit & RB_MISSED_STORED) ? missed_stored : 0);
+		if (err)
+			goto out;
+	}
+	for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
+		uint64_t off = (uint8_t *)data - copy;
+		int esize = kbuffer_event_size(kb);
+
+		/* Each event takes at least 4 bytes: more events than that is a loop. */
+		if (++guard > page_size / 4 || esize < 0 || off < PAGE_HDR ||
+		    off + (uint64_t)esize > PAGE_HDR + size) {
+			rs->bad_events++;
+			err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+			break;
+		}
+		err = take_record(rs, cpu, ts, data, esize);
+		if (err)
+			break;
+	}
+out:
+	kbuffer_free(kb);
+	free(copy);
+	return err;
+}
+
+int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
+{
+	uint32_t i, p;
+	int err;
+
+	for (i = 0; i < tf->npages; i++) {
+		const struct tf_pages *s = &tf->pages[i];
+
+		for (p = 0; p < s->nr_pages; p++) {
+			err = tr_decode_page(rs, s->cpu, s->data + (size_t)p * s->page_size,
+					     s->page_size);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+void tr_records_free(struct tr_records *rs)
+{
+	free(rs->recs);
+	free(rs->words);
+	memset(rs, 0, sizeof(*rs));
+}
