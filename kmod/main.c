@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtrace.ko - control device.
+ * main.c - pathtrace.ko's control device and its ioctls.
  *
  * /dev/pathtrace (0600; opening it needs CAP_SYS_ADMIN or CAP_PERFMON) takes
  * the ioctls of trace-format/pathtrace_abi.h. An open descriptor holds a
@@ -14,9 +14,16 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "pathtrace_abi.h"
+#include "pathtrace.h"
+
+/* Per-CPU ring buffer size unless PT_IOC_CONFIG says otherwise. */
+#define PT_DEFAULT_BUFFER_KB	1024
+#define PT_MAX_BUFFER_KB	(256u * 1024)
 
 /*
  * Copy a size-prefixed struct from userspace (as copy_struct_from_user does):
@@ -54,16 +61,374 @@ static long pt_ioctl_version(void __user *uarg)
 	return 0;
 }
 
+/*
+ * Control state, all under pt_ctl_mutex: the installed functions, the
+ * configured buffer size and whether tracing is armed. Handlers take no
+ * lock: they see pt_armed and the probes they were registered with.
+ */
+static DEFINE_MUTEX(pt_ctl_mutex);
+static LIST_HEAD(pt_funcs);
+static unsigned int pt_nr_funcs;
+static unsigned long pt_buffer_bytes = PT_DEFAULT_BUFFER_KB * 1024ul;
+
+static struct pt_func *pt_find(u32 func_id)
+{
+	struct pt_func *f;
+
+	list_for_each_entry(f, &pt_funcs, node)
+		if (f->func_id == func_id)
+			return f;
+	return NULL;
+}
+
+static bool pt_overlaps(const struct pt_plan *a, const struct pt_plan *b)
+{
+	return a->addr < b->addr + b->len && b->addr < a->addr + a->len;
+}
+
+static long pt_ioctl_config(void __user *uarg)
+{
+	struct pt_config c;
+	int err;
+
+	err = pt_copy_arg(&c, sizeof(c), uarg);
+	if (err)
+		return err;
+	if (c.flags || c.reserved0 || c.reserved[0] || c.reserved[1])
+		return -EINVAL;
+	if (c.buffer_kb < 8 || c.buffer_kb > PT_MAX_BUFFER_KB)
+		return -EINVAL;
+	if (pt_armed)
+		return -EBUSY;
+	err = pt_stream_alloc(c.buffer_kb * 1024ul);
+	if (!err)
+		pt_buffer_bytes = c.buffer_kb * 1024ul;
+	return err;
+}
+
+static long pt_ioctl_add_plan(void __user *uarg)
+{
+	struct pt_plan_arg a;
+	struct pt_func *f, *g;
+	int err;
+
+	err = pt_copy_arg(&a, sizeof(a), uarg);
+	if (err)
+		return err;
+	if (a.flags || a.reserved0 || a.reserved[0] || a.reserved[1])
+		return -EINVAL;
+	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (pt_find(f->func_id)) {
+		err = -EEXIST;
+		goto fail;
+	}
+	list_for_each_entry(g, &pt_funcs, node) {
+		if (pt_overlaps(f->plan, g->plan)) {
+			err = -EBUSY;
+			goto fail;
+		}
+	}
+	if (pt_armed) {
+		unsigned int i;
+
+		/* Misses from before arming are not this trace's. */
+		for (i = 0; i < f->nr_probes; i++)
+			f->probes[i].missed_seen = 0;
+	}
+	err = pt_probes_register(f);
+	if (err)
+		goto fail;
+	list_add_tail(&f->node, &pt_funcs);
+	pt_nr_funcs++;
+	return 0;
+fail:
+	pt_func_free(f);
+	return err;
+}
+
+/* Unregisters and frees the functions in @victims (already off pt_funcs). */
+static void pt_remove(struct pt_func **victims, unsigned int n)
+{
+	unsigned int i;
+
+	pt_probes_unregister(victims, n);
+	for (i = 0; i < n; i++)
+		pt_func_free(victims[i]);
+}
+
+static void pt_remove_all(void)
+{
+	struct pt_func **v, *f, *tmp;
+	unsigned int n = 0;
+
+	if (!pt_nr_funcs)
+		return;
+	v = kvcalloc(pt_nr_funcs, sizeof(*v), GFP_KERNEL);
+	list_for_each_entry_safe(f, tmp, &pt_funcs, node) {
+		list_del(&f->node);
+		if (v)
+			v[n++] = f;
+		else
+			pt_remove(&f, 1);
+	}
+	pt_nr_funcs = 0;
+	if (v)
+		pt_remove(v, n);
+	kvfree(v);
+}
+
+static long pt_ioctl_del_plan(void __user *uarg)
+{
+	struct pt_del_arg d;
+	struct pt_func *f;
+	int err;
+
+	err = pt_copy_arg(&d, sizeof(d), uarg);
+	if (err)
+		return err;
+	if ((d.flags & ~PT_DEL_ALL) || d.reserved0)
+		return -EINVAL;
+	if (d.flags & PT_DEL_ALL) {
+		pt_remove_all();
+		return 0;
+	}
+	f = pt_find(d.func_id);
+	if (!f)
+		return -ENOENT;
+	list_del(&f->node);
+	pt_nr_funcs--;
+	pt_remove(&f, 1);
+	return 0;
+}
+
+/*
+ * Arming is a flag, not registration: probes are registered (and may be
+ * jump-optimized) from ADD_PLAN on, so START and STOP are instantaneous
+ * and exact for every function at once. A disarmed probe costs a trap or
+ * trampoline that returns at once.
+ */
+static long pt_ioctl_start(void)
+{
+	struct pt_func *f;
+	unsigned int i;
+	int err;
+
+	if (pt_armed)
+		return -EBUSY;
+	if (!pt_stream_ready()) {
+		err = pt_stream_alloc(pt_buffer_bytes);
+		if (err)
+			return err;
+	}
+	pt_stream_reset();
+	list_for_each_entry(f, &pt_funcs, node)
+		for (i = 0; i < f->nr_probes; i++)
+			f->probes[i].missed_seen = READ_ONCE(f->probes[i].kp.nmissed);
+	smp_store_release(&pt_armed, true);
+	return 0;
+}
+
+static void pt_report_missed(void)
+{
+	struct pt_func *f;
+	unsigned int i;
+
+	list_for_each_entry(f, &pt_funcs, node) {
+		u64 n = 0;
+
+		for (i = 0; i < f->nr_probes; i++) {
+			struct pt_probe *pp = &f->probes[i];
+			unsigned long now = READ_ONCE(pp->kp.nmissed);
+
+			n += now - pp->missed_seen;
+			pp->missed_seen = now;
+		}
+		if (n)
+			pt_stream_missed_now(f, n);
+	}
+}
+
+static void pt_flush(void)
+{
+	struct pt_func *f;
+
+	pt_stream_flush_all();
+	list_for_each_entry(f, &pt_funcs, node)
+		pt_stream_counters_flush(f);
+}
+
+static long pt_ioctl_stop(void)
+{
+	if (!pt_armed)
+		return -EINVAL;
+	WRITE_ONCE(pt_armed, false);
+	/* Handlers run with preemption off: wait until none is in flight. */
+	synchronize_rcu();
+	pt_report_missed();
+	pt_flush();
+	return 0;
+}
+
+static long pt_ioctl_read_page(void __user *uarg)
+{
+	struct pt_read_arg r;
+	int err;
+
+	err = pt_copy_arg(&r, sizeof(r), uarg);
+	if (err)
+		return err;
+	if (r.flags || r.reserved0 || r.reserved[0] || r.reserved[1] || r.out_len)
+		return -EINVAL;
+	err = pt_stream_read_page(r.cpu, u64_to_user_ptr(r.buf), r.buf_len,
+				  &r.out_len);
+	if (err)
+		return err;
+	if (put_user(r.out_len, (u32 __user *)(uarg +
+				offsetof(struct pt_read_arg, out_len))))
+		return -EFAULT;
+	return 0;
+}
+
+static long pt_ioctl_func_stats(void __user *uarg)
+{
+	struct pt_func_stats s;
+	struct pt_func *f;
+	unsigned int cpu;
+	u32 id;
+	int err;
+
+	err = pt_copy_arg(&s, sizeof(s), uarg);
+	if (err)
+		return err;
+	id = s.func_id;
+	f = pt_find(id);
+	if (!f)
+		return -ENOENT;
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.func_id = id;
+	s.nr_probes = f->nr_probes;
+	s.nr_optimized = pt_probes_optimized(f);
+	s.missed = pt_probes_missed(f);
+	for_each_possible_cpu(cpu) {
+		s.hits += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->hits);
+		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->bytes);
+	}
+	if (copy_to_user(uarg, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static long pt_ioctl_stats(void __user *uarg)
+{
+	struct pt_stats s;
+	struct pt_func *f;
+	int err;
+
+	err = pt_copy_arg(&s, sizeof(s), uarg);
+	if (err)
+		return err;
+	memset(&s, 0, sizeof(s));
+	s.size = sizeof(s);
+	s.nr_funcs = pt_nr_funcs;
+	s.tracing = pt_armed;
+	pt_stream_totals(&s.records, &s.dropped);
+	list_for_each_entry(f, &pt_funcs, node)
+		s.missed += pt_probes_missed(f);
+	if (copy_to_user(uarg, &s, sizeof(s)))
+		return -EFAULT;
+	return 0;
+}
+
+static long pt_ioctl_list_funcs(void __user *uarg)
+{
+	struct pt_func_info fi;
+	struct pt_func *f;
+	u32 i = 0, want;
+	u64 ubuf;
+	int err;
+
+	err = pt_copy_arg(&fi, sizeof(fi), uarg);
+	if (err)
+		return err;
+	list_for_each_entry(f, &pt_funcs, node)
+		if (i++ == fi.index)
+			break;
+	if (list_entry_is_head(f, &pt_funcs, node))
+		return -ENOENT;
+	want = fi.plan_len;
+	ubuf = fi.plan;
+	fi.func_id = f->func_id;
+	fi.mode = f->plan->mode;
+	fi.encoding = f->plan->encoding;
+	fi.addr = f->plan->addr;
+	fi.cold_addr = f->plan->cold_addr;
+	fi.len = f->plan->len;
+	fi.cold_len = f->plan->cold_len;
+	fi.plan_len = f->plan_len;
+	fi.flags = f->plan->flags;
+	strscpy(fi.name, f->plan->name, sizeof(fi.name));
+	memset(fi.reserved, 0, sizeof(fi.reserved));
+	err = 0;
+	if (ubuf) {
+		if (want < f->plan_len)
+			err = -ENOSPC;
+		else if (copy_to_user(u64_to_user_ptr(ubuf), f->plan, f->plan_len))
+			return -EFAULT;
+	}
+	if (copy_to_user(uarg, &fi, sizeof(fi)))
+		return -EFAULT;
+	return err;
+}
+
 static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
+	long ret;
 
-	switch (cmd) {
-	case PT_IOC_GET_VERSION:
+	if (cmd == PT_IOC_GET_VERSION)
 		return pt_ioctl_version(uarg);
+	mutex_lock(&pt_ctl_mutex);
+	switch (cmd) {
+	case PT_IOC_CONFIG:
+		ret = pt_ioctl_config(uarg);
+		break;
+	case PT_IOC_ADD_PLAN:
+		ret = pt_ioctl_add_plan(uarg);
+		break;
+	case PT_IOC_DEL_PLAN:
+		ret = pt_ioctl_del_plan(uarg);
+		break;
+	case PT_IOC_START:
+		ret = pt_ioctl_start();
+		break;
+	case PT_IOC_STOP:
+		ret = pt_ioctl_stop();
+		break;
+	case PT_IOC_FLUSH:
+		pt_flush();
+		ret = 0;
+		break;
+	case PT_IOC_READ_PAGE:
+		ret = pt_ioctl_read_page(uarg);
+		break;
+	case PT_IOC_FUNC_STATS:
+		ret = pt_ioctl_func_stats(uarg);
+		break;
+	case PT_IOC_STATS:
+		ret = pt_ioctl_stats(uarg);
+		break;
+	case PT_IOC_LIST_FUNCS:
+		ret = pt_ioctl_list_funcs(uarg);
+		break;
 	default:
-		return -ENOTTY;
+		ret = -ENOTTY;
+		break;
 	}
+	mutex_unlock(&pt_ctl_mutex);
+	return ret;
 }
 
 static int pt_open(struct inode *inode, struct file *file)
@@ -92,6 +457,7 @@ static int __init pt_init(void)
 {
 	int err;
 
+	pt_stream_init();
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -104,6 +470,13 @@ static int __init pt_init(void)
 static void __exit pt_exit(void)
 {
 	misc_deregister(&pt_misc);
+	/* No descriptor is open (it would pin the module): stop, then clean up. */
+	mutex_lock(&pt_ctl_mutex);
+	if (pt_armed)
+		pt_ioctl_stop();
+	pt_remove_all();
+	mutex_unlock(&pt_ctl_mutex);
+	pt_stream_exit();
 	pr_info("unloaded\n");
 }
 

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 0
+#define PT_ABI_MINOR 1
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -134,7 +134,11 @@ struct pt_action {
 	__u64 value;
 };
 
-/* Verify mode: one probe per basic block, writing BLOCK(func_id, block). */
+/*
+ * Verify mode: one probe per basic block, writing BLOCK(func_id, block).
+ * Where a site and a verify site share an address the module runs ENTER
+ * first, then the BLOCK record, then the site's other actions in order.
+ */
 struct pt_verify_site {
 	__u32 offset;
 	__u16 region;
@@ -211,6 +215,30 @@ struct pt_stats {
 	__u64 reserved[2];
 };
 
+/*
+ * PT_IOC_LIST_FUNCS (ABI 1.1): the installed plan at position @index (0..,
+ * in the order they were added; -ENOENT past the last). With @plan non-zero
+ * and @plan_len large enough, the module's own copy of the plan blob is
+ * copied there; @plan_len is set to the blob's size either way (-ENOSPC
+ * when the buffer is too small; the other fields are still filled in).
+ */
+struct pt_func_info {
+	__u32 size;
+	__u32 index;		/* in */
+	__u32 func_id;		/* out */
+	__u16 mode;		/* out: enum pt_mode */
+	__u16 encoding;		/* out: enum pt_encoding */
+	__u64 addr;		/* out */
+	__u64 cold_addr;	/* out */
+	__u32 len;		/* out */
+	__u32 cold_len;		/* out */
+	__u64 plan;		/* in: user buffer for the blob, or 0 */
+	__u32 plan_len;		/* in: buffer bytes; out: blob bytes */
+	__u32 flags;		/* out: the plan's PT_PLAN_* flags */
+	char name[PT_NAME_MAX];	/* out */
+	__u64 reserved[2];
+};
+
 #define PT_IOC_GET_VERSION	_IOWR(PT_IOC_MAGIC, 0x00, struct pt_version)
 #define PT_IOC_CONFIG		_IOW(PT_IOC_MAGIC, 0x01, struct pt_config)
 #define PT_IOC_ADD_PLAN		_IOW(PT_IOC_MAGIC, 0x02, struct pt_plan_arg)
@@ -221,12 +249,14 @@ struct pt_stats {
 #define PT_IOC_READ_PAGE	_IOWR(PT_IOC_MAGIC, 0x07, struct pt_read_arg)
 #define PT_IOC_FUNC_STATS	_IOWR(PT_IOC_MAGIC, 0x08, struct pt_func_stats)
 #define PT_IOC_STATS		_IOWR(PT_IOC_MAGIC, 0x09, struct pt_stats)
+#define PT_IOC_LIST_FUNCS	_IOWR(PT_IOC_MAGIC, 0x0a, struct pt_func_info)
 
 /* ------------------------------------------------- ring-buffer records */
 
 /*
  * Each ring-buffer event's payload is one record: a pt_rec header, then a
- * type-specific body. A CPU's stream is a sequence of segments, each opened
+ * type-specific body. On x86-64 the kernel aligns event payloads to 4 bytes
+ * only: read records with memcpy, not through u64 pointers. A CPU's stream is a sequence of segments, each opened
  * by an OWNER record; BITS, ENTER, BLOCK and LOSS records that follow belong
  * to that owner. An owner's segments, taken from all CPUs and ordered by the
  * OWNER records' stamps, form its stream: a bitstring (the BITS records'
@@ -238,7 +268,8 @@ enum pt_rec_type {
 	PT_REC_ENTER = 3,	/* arg: func_id; body: pt_rec_enter */
 	PT_REC_BLOCK = 4,	/* arg: func_id; body: pt_rec_block */
 	PT_REC_LOSS = 5,	/* arg: enum pt_loss; body: pt_rec_loss */
-	PT_REC_COUNTERS = 6,	/* arg: func_id; body: counters (edge mode flush) */
+	PT_REC_COUNTERS = 6,	/* arg: func_id; body: nr_counters __u64, counts since the
+				 * previous COUNTERS record of func_id on this cpu */
 };
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
@@ -430,6 +461,7 @@ _Static_assert(sizeof(struct pt_config) == 32, "pt_config");
 _Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");
 _Static_assert(sizeof(struct pt_func_stats) == 56, "pt_func_stats");
 _Static_assert(sizeof(struct pt_stats) == 56, "pt_stats");
+_Static_assert(sizeof(struct pt_func_info) == 200, "pt_func_info");
 _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
 _Static_assert(sizeof(struct pt_rec_loss) == 16, "pt_rec_loss");

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handlers.c - the kprobe pre_handler: run one probed address's actions.
+ *
+ * There is no post_handler, so the kernel may jump-optimize the probes.
+ * Order at one address (a plan site and a verify site may share it):
+ * ENTER first (an activation starts before its first block), then the
+ * BLOCK record of verify mode, then the site's other actions in plan order.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <asm/processor-flags.h>
+
+#include "pathtrace.h"
+
+/*
+ * x86 condition codes: cc >> 1 picks a predicate on the flags, cc & 1
+ * negates it (O/NO, B/AE, E/NE, BE/A, S/NS, P/NP, L/GE, LE/G).
+ */
+bool pt_cc_holds(u8 cc, unsigned long fl)
+{
+	bool cf = fl & X86_EFLAGS_CF;
+	bool pf = fl & X86_EFLAGS_PF;
+	bool zf = fl & X86_EFLAGS_ZF;
+	bool sf = fl & X86_EFLAGS_SF;
+	bool of = fl & X86_EFLAGS_OF;
+	const bool base[8] = {
+		of, cf, zf, cf || zf, sf, pf, sf != of, zf || sf != of,
+	};
+
+	return base[(cc >> 1) & 7] != (cc & 1);
+}
+
+/* Reports the hits the kernel skipped on this probe since the last report. */
+static void pt_check_missed(struct pt_cpu *cs, struct pt_probe *pp)
+{
+	unsigned long now = READ_ONCE(pp->kp.nmissed);
+	unsigned long seen = READ_ONCE(pp->missed_seen);
+
+	if (likely(now == seen))
+		return;
+	/* Two CPUs may notice the same misses: only the one that claims them writes. */
+	if (cmpxchg(&pp->missed_seen, seen, now) == seen)
+		pt_stream_loss_missed(cs, pp->func, now - seen);
+}
+
+static bool pt_applies(const struct pt_action *a, bool taken)
+{
+	switch (a->when) {
+	case PT_WHEN_TAKEN:
+		return taken;
+	case PT_WHEN_NOT_TAKEN:
+		return !taken;
+	default:
+		return true;
+	}
+}
+
+static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
+			  const struct pt_action *a, struct pt_regs *regs)
+{
+	unsigned long ret_addr;
+
+	switch (a->op) {
+	case PT_OP_ENTER:
+		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
+					     sizeof(ret_addr)))
+			ret_addr = 0;
+		pt_stream_enter(cs, f, ret_addr);
+		break;
+	case PT_OP_EMIT:
+		pt_stream_bits(cs, f, a->value, a->nbits);
+		break;
+	case PT_OP_PATH_ADD:
+		pt_stream_path_add(cs, a->value);
+		break;
+	case PT_OP_PATH_EMIT:
+		pt_stream_path_emit(cs, f, a->value, a->nbits);
+		break;
+	case PT_OP_PATH_SET:
+		pt_stream_path_set(cs, a->value);
+		break;
+	case PT_OP_COUNT:
+		this_cpu_ptr(f->counters)[a->arg]++;
+		break;
+	}
+}
+
+int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct pt_probe *pp = container_of(p, struct pt_probe, kp);
+	struct pt_func *f = pp->func;
+	const struct pt_site *s = pp->site;
+	const struct pt_action *a;
+	unsigned long flags;
+	struct pt_cpu *cs;
+	bool taken = false;
+	u32 i;
+
+	if (!READ_ONCE(pt_armed))
+		return 0;
+	local_irq_save(flags);
+	cs = pt_stream_enter_handler(f, smp_processor_id());
+	this_cpu_ptr(f->pcpu)->hits++;
+	pt_check_missed(cs, pp);
+	if (s) {
+		if (s->cond != PT_COND_NONE)
+			taken = pt_cc_holds(s->cond, regs->flags);
+		for (i = 0; i < s->nr_actions; i++) {
+			a = pt_action_at(f, s->first_action + i);
+			if (a->op == PT_OP_ENTER)
+				pt_run_action(cs, f, a, regs);
+		}
+	}
+	if (pp->block >= 0)
+		pt_stream_block(cs, f, (u32)pp->block);
+	if (s) {
+		for (i = 0; i < s->nr_actions; i++) {
+			a = pt_action_at(f, s->first_action + i);
+			if (a->op != PT_OP_ENTER && pt_applies(a, taken))
+				pt_run_action(cs, f, a, regs);
+		}
+	}
+	local_irq_restore(flags);
+	return 0;
+}
+NOKPROBE_SYMBOL(pt_pre_handler);

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pathtrace.h - what the parts of pathtrace.ko share.
+ *
+ *   main.c      control device and ioctls (the control mutex lives there)
+ *   plan.c      copying and validating plan blobs
+ *   probes.c    turning a plan into kprobes and back
+ *   handlers.c  the kprobe pre_handler: a site's actions
+ *   stream.c    per-CPU stream state and the ring buffer records
+ */
+#ifndef PATHTRACE_KMOD_H
+#define PATHTRACE_KMOD_H
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "pathtrace_abi.h"
+
+/* Limits: a plan blob, and the counters one COUNTERS record can carry. */
+#define PT_PLAN_MAX_BYTES	(16u << 20)
+#define PT_MAX_COUNTERS		480
+
+/*
+ * One kprobe per distinct probed address of a function. A plan site and a
+ * verify site at the same address share it, so their order is the module's
+ * (see handlers.c), never the kprobe aggregation order.
+ */
+struct pt_probe {
+	struct kprobe kp;
+	struct pt_func *func;
+	const struct pt_site *site;	/* NULL: verify only */
+	s64 block;			/* verify block id, or -1 */
+	unsigned long missed_seen;	/* kp.nmissed already reported */
+};
+
+/* Per-CPU statistics of one function. */
+struct pt_func_pcpu {
+	u64 hits;
+	u64 bytes;
+};
+
+/* One installed plan. */
+struct pt_func {
+	struct list_head node;		/* in pt_funcs, under pt_ctl_mutex */
+	u32 func_id;
+	struct pt_plan *plan;		/* the validated blob, as userspace sent it */
+	u32 plan_len;
+	const struct pt_site *sites;	/* into plan */
+	const struct pt_action *actions;
+	const struct pt_verify_site *verify;
+	u32 site_size, action_size, verify_size;
+	struct pt_probe *probes;
+	u32 nr_probes;
+	struct pt_func_pcpu __percpu *pcpu;
+	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
+};
+
+static inline const struct pt_site *pt_site_at(const struct pt_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->sites + (size_t)i * f->site_size);
+}
+
+static inline const struct pt_action *pt_action_at(const struct pt_func *f,
+						   u32 i)
+{
+	return (const void *)((const u8 *)f->actions + (size_t)i * f->action_size);
+}
+
+static inline const struct pt_verify_site *pt_verify_at(const struct pt_func *f,
+							u32 i)
+{
+	return (const void *)((const u8 *)f->verify + (size_t)i * f->verify_size);
+}
+
+static inline unsigned long pt_region_base(const struct pt_func *f, u16 region)
+{
+	return region == PT_REGION_COLD ? f->plan->cold_addr : f->plan->addr;
+}
+
+/* plan.c */
+struct pt_func *pt_plan_load(const void __user *ublob, u32 len);
+void pt_func_free(struct pt_func *f);
+
+/* probes.c */
+int pt_probes_build(struct pt_func *f);
+int pt_probes_register(struct pt_func *f);
+void pt_probes_unregister(struct pt_func **funcs, unsigned int n);
+u32 pt_probes_optimized(const struct pt_func *f);
+u64 pt_probes_missed(const struct pt_func *f);
+
+/* handlers.c */
+int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
+bool pt_cc_holds(u8 cc, unsigned long flags);
+
+/* stream.c */
+extern bool pt_armed;
+int pt_stream_init(void);
+void pt_stream_exit(void);
+int pt_stream_alloc(unsigned long bytes_per_cpu);
+bool pt_stream_ready(void);
+void pt_stream_reset(void);
+void pt_stream_flush_all(void);
+int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
+			u32 *out_len);
+void pt_stream_totals(u64 *records, u64 *dropped);
+
+struct pt_cpu;
+struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, unsigned int cpu);
+void pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n);
+void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
+void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);
+void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n);
+void pt_stream_path_add(struct pt_cpu *cs, u64 v);
+void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
+			 unsigned int n);
+void pt_stream_path_set(struct pt_cpu *cs, u64 v);
+void pt_stream_counters_flush(struct pt_func *f);
+void pt_stream_missed_now(struct pt_func *f, u64 n);
+
+#endif

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * plan.c - copy a plan blob from userspace and validate every byte of it.
+ *
+ * A plan that passes describes only instruction sites inside the function
+ * the kernel knows under that name and address (checked with
+ * sprint_symbol), with well-formed actions. Whether an address may carry a
+ * kprobe at all (blacklist, noinstr, mid-instruction, static-key site) is
+ * left to register_kprobe, whose errno is passed on unchanged.
+ *
+ * Errors: -EINVAL malformed field or layout, -E2BIG unknown non-zero tail
+ * or too large, -EPROTONOSUPPORT other ABI major, -ENOENT name and address
+ * do not match a kernel symbol, -ERANGE symbol size differs from len or a
+ * site lies outside its region, -EPERM the function is pathtrace's own,
+ * -EFAULT, -ENOMEM.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "pathtrace.h"
+
+/* Bytes [from, to) of p must be zero (a newer writer's fields we do not know). */
+static int pt_tail_zero(const void *p, size_t from, size_t to)
+{
+	if (to > from && memchr_inv((const u8 *)p + from, 0, to - from))
+		return -E2BIG;
+	return 0;
+}
+
+static u32 pt_region_len(const struct pt_plan *pl, u16 region)
+{
+	return region == PT_REGION_COLD ? pl->cold_len : pl->len;
+}
+
+/* offset..offset+n must lie in the region; the region must exist. */
+static int pt_check_place(const struct pt_plan *pl, u16 region, u32 offset,
+			  u32 n)
+{
+	u32 rlen;
+
+	if (region != PT_REGION_MAIN && region != PT_REGION_COLD)
+		return -EINVAL;
+	rlen = pt_region_len(pl, region);
+	if (!rlen)
+		return -EINVAL;
+	if (offset >= rlen || n > rlen - offset)
+		return -ERANGE;
+	return 0;
+}
+
+static int pt_check_header(const struct pt_plan *pl, u32 len)
+{
+	size_t n;
+
+	if (pl->size < sizeof(*pl) || pl->size > len)
+		return -EINVAL;
+	if (pl->abi_major != PT_ABI_MAJOR)
+		return -EPROTONOSUPPORT;
+	if (pt_tail_zero(pl, sizeof(*pl), pl->size))
+		return -E2BIG;
+	if (pl->total_len != len)
+		return -EINVAL;
+	if (pl->flags & ~PT_PLAN_VERIFY)
+		return -EINVAL;
+	if (pl->reserved0 || memchr_inv(pl->reserved, 0, sizeof(pl->reserved)))
+		return -EINVAL;
+	switch (pl->mode) {
+	case PT_MODE_TRACE:
+		if (pl->encoding != PT_ENC_WITNESS && pl->encoding != PT_ENC_BITS)
+			return -EINVAL;
+		break;
+	case PT_MODE_PATHS:
+		if (pl->encoding != PT_ENC_PATH)
+			return -EINVAL;
+		break;
+	case PT_MODE_EDGES:
+		if (pl->encoding < PT_ENC_WITNESS || pl->encoding > PT_ENC_PATH)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	n = strnlen(pl->name, PT_NAME_MAX);
+	if (!n || n == PT_NAME_MAX)
+		return -EINVAL;
+	if (!pl->addr || !pl->len)
+		return -EINVAL;
+	if (!pl->cold_addr != !pl->cold_len)
+		return -EINVAL;
+	if (pl->site_size < sizeof(struct pt_site) ||
+	    pl->action_size < sizeof(struct pt_action) ||
+	    pl->verify_size < sizeof(struct pt_verify_site))
+		return -EINVAL;
+	if (!(pl->flags & PT_PLAN_VERIFY) != !pl->nr_verify)
+		return -EINVAL;
+	if (!pl->nr_sites && !pl->nr_verify)
+		return -EINVAL;
+	if (pl->nr_counters > PT_MAX_COUNTERS)
+		return -E2BIG;
+	return 0;
+}
+
+/* The arrays must exactly fill the blob after the header. */
+static int pt_check_layout(struct pt_func *f, u32 len)
+{
+	const struct pt_plan *pl = f->plan;
+	u64 s, a, v, end;
+
+	s = (u64)pl->nr_sites * pl->site_size;
+	a = (u64)pl->nr_actions * pl->action_size;
+	v = (u64)pl->nr_verify * pl->verify_size;
+	end = pl->size + s + a + v;	/* each term < 2^64 / 4 */
+	if (end != len)
+		return -EINVAL;
+	f->site_size = pl->site_size;
+	f->action_size = pl->action_size;
+	f->verify_size = pl->verify_size;
+	f->sites = (const void *)((const u8 *)pl + pl->size);
+	f->actions = (const void *)((const u8 *)f->sites + s);
+	f->verify = (const void *)((const u8 *)f->actions + a);
+	return 0;
+}
+
+static int pt_check_action(const struct pt_plan *pl, const struct pt_site *s,
+			   const struct pt_action *a)
+{
+	if (a->when > PT_WHEN_NOT_TAKEN)
+		return -EINVAL;
+	if (a->when != PT_WHEN_ALWAYS && s->cond == PT_COND_NONE)
+		return -EINVAL;
+	if (a->nbits > 64)
+		return -EINVAL;
+	switch (a->op) {
+	case PT_OP_ENTER:
+		/* The return address is at *sp only on the first instruction. */
+		if (s->offset || s->region != PT_REGION_MAIN ||
+		    a->when != PT_WHEN_ALWAYS || a->nbits || a->arg || a->value)
+			return -EINVAL;
+		return 0;
+	case PT_OP_EMIT:
+		if (a->arg || (a->nbits < 64 && a->value >> a->nbits))
+			return -EINVAL;
+		return 0;
+	case PT_OP_PATH_EMIT:
+		if (a->arg)
+			return -EINVAL;
+		return 0;
+	case PT_OP_PATH_ADD:
+	case PT_OP_PATH_SET:
+		if (a->arg || a->nbits)
+			return -EINVAL;
+		return 0;
+	case PT_OP_COUNT:
+		if (a->arg >= pl->nr_counters || a->nbits || a->value)
+			return -EINVAL;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static int pt_check_sites(const struct pt_func *f)
+{
+	const struct pt_plan *pl = f->plan;
+	u32 i, j;
+	int err;
+
+	for (i = 0; i < pl->nr_sites; i++) {
+		const struct pt_site *s = pt_site_at(f, i);
+
+		if (s->reserved || (s->flags & ~PT_SITE_OPTIMIZABLE))
+			return -EINVAL;
+		if (s->insn_len < 1 || s->insn_len > 15)
+			return -EINVAL;
+		if (s->cond != PT_COND_NONE && s->cond > 15)
+			return -EINVAL;
+		err = pt_check_place(pl, s->region, s->offset, s->insn_len);
+		if (err)
+			return err;
+		if (!s->nr_actions || s->first_action > pl->nr_actions ||
+		    s->nr_actions > pl->nr_actions - s->first_action)
+			return -EINVAL;
+		for (j = 0; j < s->nr_actions; j++) {
+			err = pt_check_action(pl, s,
+					      pt_action_at(f, s->first_action + j));
+			if (err)
+				return err;
+		}
+		err = pt_tail_zero(s, sizeof(*s), f->site_size);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < pl->nr_actions; i++) {
+		err = pt_tail_zero(pt_action_at(f, i), sizeof(struct pt_action),
+				   f->action_size);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < pl->nr_verify; i++) {
+		const struct pt_verify_site *v = pt_verify_at(f, i);
+
+		if (v->reserved0 || v->reserved1)
+			return -EINVAL;
+		err = pt_check_place(pl, v->region, v->offset, 1);
+		if (err)
+			return err;
+		err = pt_tail_zero(v, sizeof(*v), f->verify_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The kernel must know a symbol @name starting at @addr, @len bytes long:
+ * sprint_symbol prints "name+0x0/0x<len>", then " [module]" for modules.
+ */
+static int pt_check_symbol(const char *name, unsigned long addr, u32 len)
+{
+	char *have, *want;
+	size_t n;
+	int err = 0;
+
+	have = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	want = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!have || !want) {
+		err = -ENOMEM;
+		goto out;
+	}
+	sprint_symbol(have, addr);
+	n = snprintf(want, KSYM_SYMBOL_LEN, "%s+%#lx/", name, 0ul);
+	if (strncmp(have, want, n)) {
+		err = -ENOENT;
+		goto out;
+	}
+	n = snprintf(want, KSYM_SYMBOL_LEN, "%s+%#lx/%#lx", name, 0ul,
+		     (unsigned long)len);
+	if (strncmp(have, want, n) || (have[n] && have[n] != ' '))
+		err = -ERANGE;
+out:
+	if (err == -ENOENT || err == -ERANGE)
+		pr_info("plan for %s: kernel has %s at %px\n", name, have, (void *)addr);
+	kfree(have);
+	kfree(want);
+	return err;
+}
+
+static int pt_check_kernel(const struct pt_plan *pl)
+{
+	char cold[PT_NAME_MAX + 8];
+	int err;
+
+	if (within_module(pl->addr, THIS_MODULE) ||
+	    (pl->cold_addr && within_module(pl->cold_addr, THIS_MODULE)))
+		return -EPERM;
+	err = pt_check_symbol(pl->name, pl->addr, pl->len);
+	if (err || !pl->cold_addr)
+		return err;
+	snprintf(cold, sizeof(cold), "%s.cold", pl->name);
+	return pt_check_symbol(cold, pl->cold_addr, pl->cold_len);
+}
+
+void pt_func_free(struct pt_func *f)
+{
+	if (!f)
+		return;
+	free_percpu(f->counters);
+	free_percpu(f->pcpu);
+	kvfree(f->probes);
+	kvfree(f->plan);
+	kfree(f);
+}
+
+/*
+ * Copies and validates the blob; returns the function (probes built, not
+ * registered) or an ERR_PTR with the errno listed at the top of this file.
+ */
+struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
+{
+	struct pt_func *f;
+	int err;
+
+	if (len < sizeof(struct pt_plan))
+		return ERR_PTR(-EINVAL);
+	if (len > PT_PLAN_MAX_BYTES)
+		return ERR_PTR(-E2BIG);
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&f->node);
+	f->plan = kvmalloc(len, GFP_KERNEL);
+	if (!f->plan) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (copy_from_user(f->plan, ublob, len)) {
+		err = -EFAULT;
+		goto fail;
+	}
+	f->plan_len = len;
+	f->func_id = f->plan->func_id;
+	err = pt_check_header(f->plan, len);
+	if (err)
+		goto fail;
+	err = pt_check_layout(f, len);
+	if (err)
+		goto fail;
+	err = pt_check_sites(f);
+	if (err)
+		goto fail;
+	err = pt_check_kernel(f->plan);
+	if (err)
+		goto fail;
+	f->pcpu = alloc_percpu(struct pt_func_pcpu);
+	if (!f->pcpu) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (f->plan->nr_counters) {
+		f->counters = __alloc_percpu(f->plan->nr_counters * sizeof(u64),
+					     sizeof(u64));
+		if (!f->counters) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	err = pt_probes_build(f);
+	if (err)
+		goto fail;
+	return f;
+fail:
+	pt_func_free(f);
+	return ERR_PTR(err);
+}

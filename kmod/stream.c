@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stream.c - per-CPU stream state and the records it writes.
+ *
+ * Each CPU keeps {last owner, bit accumulator, path register, drops} and
+ * writes pt_rec records into its part of one kernel ring buffer, allocated
+ * non-overwriting: a full buffer refuses a write, the CPU counts it, and its
+ * next successful write is preceded by LOSS(OVERRUN, count). Callers run
+ * with interrupts off (handlers and the flush IPI), so the state of a CPU is
+ * only ever touched by that CPU, never half-written under another writer.
+ * See docs/runtime.md for the owner and path-register rules.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hardirq.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/ring_buffer.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "pathtrace.h"
+
+#define PT_OWNER_NONE (~0ull)
+
+struct pt_cpu {
+	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
+	u64 acc;		/* pending bits, LSB first */
+	unsigned int nbits;	/* how many of acc are pending (< 64) */
+	u64 path;		/* path register */
+	u64 dropped;		/* records refused since the last LOSS(OVERRUN) */
+	u64 records;		/* statistics: records written */
+	u64 dropped_total;	/* statistics: records refused */
+};
+
+static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
+static struct trace_buffer *pt_buffer;
+
+/* Handlers do nothing unless this is set; see main.c for arm and disarm. */
+bool pt_armed;
+
+static struct pt_cpu *pt_this_cpu(void)
+{
+	return this_cpu_ptr(&pt_cpus);
+}
+
+/* Writes LOSS(OVERRUN) for the pending drops; false if the buffer is still full. */
+static bool pt_write_overrun(struct pt_cpu *cs)
+{
+	struct ring_buffer_event *ev;
+	struct pt_rec *r;
+	struct pt_rec_loss *l;
+
+	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*l));
+	if (!ev)
+		return false;
+	r = ring_buffer_event_data(ev);
+	r->type = PT_REC_LOSS;
+	r->len = sizeof(*r) + sizeof(*l);
+	r->arg = PT_LOSS_OVERRUN;
+	l = (struct pt_rec_loss *)(r + 1);
+	l->count = cs->dropped;
+	l->func_id = 0;
+	l->reserved = 0;
+	ring_buffer_unlock_commit(pt_buffer, ev);
+	cs->records++;
+	cs->dropped = 0;
+	return true;
+}
+
+/* Writes one record on this CPU; counts it as dropped if the buffer is full. */
+static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
+		     const void *body, unsigned int body_len)
+{
+	struct ring_buffer_event *ev;
+	struct pt_rec *r;
+	unsigned int len = sizeof(*r) + body_len;
+
+	if (unlikely(!pt_buffer))
+		return false;
+	if (unlikely(cs->dropped) && !pt_write_overrun(cs))
+		goto drop;
+	ev = ring_buffer_lock_reserve(pt_buffer, len);
+	if (unlikely(!ev))
+		goto drop;
+	r = ring_buffer_event_data(ev);
+	r->type = type;
+	r->len = len;
+	r->arg = arg;
+	memcpy(r + 1, body, body_len);
+	ring_buffer_unlock_commit(pt_buffer, ev);
+	cs->records++;
+	if (f)
+		this_cpu_ptr(f->pcpu)->bytes += len;
+	return true;
+drop:
+	cs->dropped++;
+	cs->dropped_total++;
+	return false;
+}
+
+static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
+{
+	if (!cs->nbits)
+		return;
+	pt_write(cs, f, PT_REC_BITS, cs->nbits, &cs->acc, sizeof(cs->acc));
+	cs->acc = 0;
+	cs->nbits = 0;
+}
+
+/* A non-zero path register leaves as a partial sum (docs/runtime.md rule 2). */
+static void pt_flush_path(struct pt_cpu *cs, struct pt_func *f)
+{
+	if (!cs->path)
+		return;
+	pt_write(cs, f, PT_REC_BITS, PT_BITS_PARTIAL, &cs->path, sizeof(cs->path));
+	cs->path = 0;
+}
+
+static u64 pt_current_owner(unsigned int cpu)
+{
+	if (in_nmi())
+		return PT_OWNER(PT_OWNER_NMI, cpu);
+	if (in_hardirq())
+		return PT_OWNER(PT_OWNER_HARDIRQ, cpu);
+	if (in_serving_softirq())
+		return PT_OWNER(PT_OWNER_SOFTIRQ, cpu);
+	if (is_idle_task(current))
+		return PT_OWNER(PT_OWNER_IDLE, cpu);
+	return PT_OWNER(PT_OWNER_TASK, task_pid_nr(current));
+}
+
+/*
+ * Called first by every handler (interrupts off): opens a new segment when
+ * the owner differs from the one that wrote last on this CPU.
+ */
+struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, unsigned int cpu)
+{
+	struct pt_cpu *cs = pt_this_cpu();
+	struct pt_rec_owner o;
+
+	o.owner = pt_current_owner(cpu);
+	if (likely(o.owner == cs->owner))
+		return cs;
+	pt_flush_bits(cs, f);
+	pt_flush_path(cs, f);
+	o.stamp = ktime_get_mono_fast_ns();
+	pt_write(cs, f, PT_REC_OWNER, cpu, &o, sizeof(o));
+	/*
+	 * Even if that write was refused, the segment belongs to the new
+	 * owner now: the LOSS(OVERRUN) that follows tells the reader.
+	 */
+	cs->owner = o.owner;
+	return cs;
+}
+
+void pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n)
+{
+	struct pt_rec_loss l = { .count = n, .func_id = f->func_id };
+
+	pt_flush_bits(cs, f);
+	pt_write(cs, f, PT_REC_LOSS, PT_LOSS_MISSED, &l, sizeof(l));
+}
+
+void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
+{
+	struct pt_rec_enter e = { .ret_addr = ret_addr };
+
+	pt_flush_bits(cs, f);
+	pt_write(cs, f, PT_REC_ENTER, f->func_id, &e, sizeof(e));
+}
+
+void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block)
+{
+	struct pt_rec_block b = { .block = block };
+
+	pt_flush_bits(cs, f);
+	pt_write(cs, f, PT_REC_BLOCK, f->func_id, &b, sizeof(b));
+}
+
+/* Appends the low n bits of v (n <= 64); a full word is written at once. */
+void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n)
+{
+	unsigned int room;
+
+	if (!n)
+		return;
+	if (n < 64)
+		v &= (1ull << n) - 1;
+	room = 64 - cs->nbits;		/* 1..64: nbits never stays at 64 */
+	cs->acc |= v << cs->nbits;
+	if (n < room) {
+		cs->nbits += n;
+		return;
+	}
+	cs->nbits = 64;
+	pt_flush_bits(cs, f);
+	if (n > room) {
+		cs->acc = v >> room;	/* room < n <= 64, so room <= 63 */
+		cs->nbits = n - room;
+	}
+}
+
+void pt_stream_path_add(struct pt_cpu *cs, u64 v)
+{
+	cs->path += v;
+}
+
+void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
+			 unsigned int n)
+{
+	pt_stream_bits(cs, f, cs->path + v, n);
+	cs->path = 0;
+}
+
+void pt_stream_path_set(struct pt_cpu *cs, u64 v)
+{
+	cs->path = v;
+}
+
+/* Flush IPI: pending bits, path register and drop count of this CPU. */
+static void pt_flush_cpu(void *unused)
+{
+	struct pt_cpu *cs;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	cs = pt_this_cpu();
+	pt_flush_bits(cs, NULL);
+	pt_flush_path(cs, NULL);
+	if (cs->dropped)
+		pt_write_overrun(cs);
+	local_irq_restore(flags);
+}
+
+void pt_stream_flush_all(void)
+{
+	on_each_cpu(pt_flush_cpu, NULL, 1);
+}
+
+/*
+ * Edge-mode counters: one COUNTERS record per CPU with the counts since the
+ * previous one (arg func_id, body nr_counters u64), then zero them.
+ */
+static void pt_counters_cpu(void *arg)
+{
+	struct pt_func *f = arg;
+	unsigned long flags;
+	u32 n = f->plan->nr_counters;
+	u64 *c;
+
+	local_irq_save(flags);
+	c = this_cpu_ptr(f->counters);
+	if (memchr_inv(c, 0, n * sizeof(*c)) &&
+	    pt_write(pt_this_cpu(), f, PT_REC_COUNTERS, f->func_id, c,
+		     n * sizeof(*c)))
+		memset(c, 0, n * sizeof(*c));
+	local_irq_restore(flags);
+}
+
+void pt_stream_counters_flush(struct pt_func *f)
+{
+	if (f->counters)
+		on_each_cpu(pt_counters_cpu, f, 1);
+}
+
+static void pt_reset_cpu(void *unused)
+{
+	struct pt_cpu *cs;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	cs = pt_this_cpu();
+	cs->owner = PT_OWNER_NONE;
+	cs->acc = 0;
+	cs->nbits = 0;
+	cs->path = 0;
+	cs->dropped = 0;
+	local_irq_restore(flags);
+}
+
+/* Before arming: empty buffers and fresh per-CPU state (nothing in flight). */
+void pt_stream_reset(void)
+{
+	if (pt_buffer)
+		ring_buffer_reset(pt_buffer);
+	on_each_cpu(pt_reset_cpu, NULL, 1);
+}
+
+bool pt_stream_ready(void)
+{
+	return pt_buffer != NULL;
+}
+
+/* (Re)allocates the ring buffer; only while disarmed. Returns 0 or -ENOMEM. */
+int pt_stream_alloc(unsigned long bytes_per_cpu)
+{
+	struct trace_buffer *b;
+
+	b = ring_buffer_alloc(bytes_per_cpu, 0);
+	if (!b)
+		return -ENOMEM;
+	if (pt_buffer)
+		ring_buffer_free(pt_buffer);
+	pt_buffer = b;
+	pt_stream_reset();
+	return 0;
+}
+
+/*
+ * Copies one page of @cpu's buffer, in ring_buffer_read_page() layout, to
+ * @ubuf. *out_len is 0 when there is nothing to read. Returns 0, -EINVAL
+ * (bad cpu, short buffer), -ENODATA (no buffer yet), -ENOMEM or -EFAULT.
+ */
+int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
+			u32 *out_len)
+{
+	void *page;
+	int ret;
+
+	*out_len = 0;
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu) || buf_len < PAGE_SIZE)
+		return -EINVAL;
+	if (!pt_buffer)
+		return -ENODATA;
+	if (ring_buffer_empty_cpu(pt_buffer, cpu))
+		return 0;
+	page = ring_buffer_alloc_read_page(pt_buffer, cpu);
+	if (IS_ERR(page))
+		return PTR_ERR(page);
+	ret = ring_buffer_read_page(pt_buffer, &page, PAGE_SIZE, cpu, 0);
+	if (ret >= 0) {
+		if (copy_to_user(ubuf, page, PAGE_SIZE))
+			ret = -EFAULT;
+		else
+			*out_len = PAGE_SIZE;
+	}
+	ring_buffer_free_read_page(pt_buffer, cpu, page);
+	return ret == -EFAULT ? ret : 0;
+}
+
+void pt_stream_totals(u64 *records, u64 *dropped)
+{
+	unsigned int cpu;
+
+	*records = 0;
+	*dropped = 0;
+	for_each_possible_cpu(cpu) {
+		struct pt_cpu *cs = per_cpu_ptr(&pt_cpus, cpu);
+
+		*records += READ_ONCE(cs->records);
+		*dropped += READ_ONCE(cs->dropped_total);
+	}
+}
+
+int pt_stream_init(void)
+{
+	on_each_cpu(pt_reset_cpu, NULL, 1);
+	return 0;
+}
+
+void pt_stream_exit(void)
+{
+	if (pt_buffer)
+		ring_buffer_free(pt_buffer);
+	pt_buffer = NULL;
+}
+
+/* Reports misses found outside a handler (at stop) on the calling CPU. */
+void pt_stream_missed_now(struct pt_func *f, u64 n)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	pt_stream_loss_missed(pt_this_cpu(), f, n);
+	local_irq_restore(flags);
+}
