@@ -344,11 +344,12 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
 		if (err)
 			return err;
-		if (part_of(b, target) >= 0)
-			return refuse(b, "special-control", "%s: call into the function itself",
+		/* A recursive call targets the entry; anything else inside is not a call. */
+		if (part_of(b, target) >= 0 && target != in->addr)
+			return refuse(b, "special-control", "%s: call into the function's body",
 				      where(b, addr, w, sizeof(w)));
 		ins.target = target;
-		ins.target_name = name;
+		ins.target_name = name ? name : (target == in->addr ? in->name : NULL);
 		if (addr == in->addr && zi.length == 5 &&
 		    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
 			ins.kind = CFG_I_FENTRY;

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-cfg - CFG recovery over every function of every installed kernel
+ * module: functions per second and refusals by reason.
+ *
+ *   bench-cfg [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+
+#define MAX_REASONS 64
+
+static struct {
+	const char *tag;
+	uint64_t n;
+	char example[256];
+} reasons[MAX_REASONS];
+static unsigned int nreasons;
+static uint64_t nmodules, nskipped, nfuncs, nrecovered, nrefused, nblocks, ninsns, nbytes;
+static double seconds;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void count_refusal(const struct cfg *c, const char *module)
+{
+	unsigned int i;
+
+	for (i = 0; i < nreasons; i++)
+		if (!strcmp(reasons[i].tag, c->refusal))
+			break;
+	if (i == nreasons) {
+		if (nreasons == MAX_REASONS)
+			i = MAX_REASONS - 1;
+		else
+			nreasons++;
+		reasons[i].tag = c->refusal;
+		snprintf(reasons[i].example, sizeof(reasons[i].example), "%s: %s",
+			 strrchr(module, '/') ? strrchr(module, '/') + 1 : module, c->detail);
+	}
+	reasons[i].n++;
+}
+
+static void bench_module(const char *path)
+{
+	struct elfobj *o;
+	struct cfg_input in;
+	struct cfg c;
+	uint32_t i;
+	double t0;
+	int err;
+
+	if (elfobj_open(path, &o)) {
+		nskipped++;
+		return;
+	}
+	nmodules++;
+	t0 = now();
+	for (i = 0; i < elfobj_nfuncs(o); i++) {
+		if (elfobj_func(o, i)->parent != ELFOBJ_NONE)
+			continue;
+		if (elfobj_input(o, i, &in))
+			continue;
+		nfuncs++;
+		nbytes += in.len + in.cold_len;
+		err = cfg_build(&in, &c);
+		if (!err) {
+			nrecovered++;
+			nblocks += c.nblocks;
+			ninsns += c.ninsns;
+		} else if (err == -PT_EREFUSED) {
+			nrefused++;
+			count_refusal(&c, path);
+		} else {
+			fprintf(stderr, "bench-cfg: %s: %s: %s\n", path, in.name, pt_strerror(err));
+		}
+		cfg_free(&c);
+	}
+	seconds += now() - t0;
+	elfobj_close(o);
+}
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)st;
+	(void)ftw;
+	if (type == FTW_F && n > 3 && !strcmp(path + n - 3, ".ko"))
+		bench_module(path);
+	else if (type == FTW_F && strstr(path, ".ko."))
+		nskipped++;	/* compressed: not read by this benchmark */
+	return 0;
+}
+
+static int cmp_reason(const void *x, const void *y)
+{
+	const typeof(reasons[0]) *a = x, *b = y;
+
+	return a->n < b->n ? 1 : a->n > b->n ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	char def[512];
+	unsigned int i;
+	int a;
+
+	if (argc < 2) {
+		FILE *p = popen("ls -d /lib/modules/*/kernel 2>/dev/null | sort -V | tail -n 1", "r");
+
+		if (!p || !fgets(def, sizeof(def), p)) {
+			fprintf(stderr, "bench-cfg: no /lib/modules/*/kernel\n");
+			return 1;
+		}
+		pclose(p);
+		def[strcspn(def, "\n")] = 0;
+	}
+	for (a = 1; a < argc || (argc < 2 && a == 1); a++)
+		nftw(argc < 2 ? def : argv[a], visit, 32, FTW_PHYS);
+	qsort(reasons, nreasons, sizeof(reasons[0]), cmp_reason);
+	printf("command: ");
+	for (a = 0; a < argc; a++)
+		printf("%s%s", a ? " " : "", argv[a]);
+	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
+	printf("%-28s %12s\n", "modules", "");
+	printf("  %-26s %12llu\n", "read", (unsigned long long)nmodules);
+	printf("  %-26s %12llu\n", "skipped (not readable)", (unsigned long long)nskipped);
+	printf("%-28s %12llu\n", "functions", (unsigned long long)nfuncs);
+	printf("  %-26s %12llu  (%.3f%%)\n", "recovered", (unsigned long long)nrecovered,
+	       nfuncs ? 100.0 * nrecovered / nfuncs : 0);
+	printf("  %-26s %12llu  (%.3f%%)\n", "refused", (unsigned long long)nrefused,
+	       nfuncs ? 100.0 * nrefused / nfuncs : 0);
+	for (i = 0; i < nreasons; i++)
+		printf("    %-24s %12llu  e.g. %s\n", reasons[i].tag,
+		       (unsigned long long)reasons[i].n, reasons[i].example);
+	printf("%-28s %12llu\n", "blocks (recovered)", (unsigned long long)nblocks);
+	printf("%-28s %12llu\n", "instructions (recovered)", (unsigned long long)ninsns);
+	printf("%-28s %12.2f  (ELF indexing + recovery, excluding directory walk)\n",
+	       "seconds", seconds);
+	printf("%-28s %12.0f\n", "functions/second", seconds > 0 ? nfuncs / seconds : 0);
+	printf("%-28s %12.1f\n", "MB of code/second", seconds > 0 ? nbytes / seconds / 1e6 : 0);
+	return 0;
+}

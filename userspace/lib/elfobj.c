@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * elfobj - an ELF object's functions, symbols and relocations as CFG inputs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/noreturn.h>
+
+#include "elfobj_internal.h"
+
+#define RETURN_THUNK "__x86_return_thunk"
+
+static int cmp_rel(const void *x, const void *y)
+{
+	const struct elfobj_rel *a = x, *b = y;
+
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+const struct elfobj_rel *elfobj_rel_at(const struct elfobj_sec *s, uint64_t off)
+{
+	struct elfobj_rel key = { .off = off };
+
+	return bsearch(&key, s->rels, s->nrels, sizeof(key), cmp_rel);
+}
+
+/* First relocation at or after off, as an index (nrels if none). */
+static uint32_t rel_from(const struct elfobj_sec *s, uint64_t off)
+{
+	uint32_t lo = 0, hi = s->nrels;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->rels[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t sym_addr(const struct elfobj *o, const struct elfobj_sym *s)
+{
+	if (s->shndx == SHN_UNDEF || s->shndx >= o->nsecs)
+		return 0;
+	return o->secs[s->shndx].addr + s->value;
+}
+
+uint64_t elfobj_rel_dest(const struct elfobj *o, const struct elfobj_rel *r)
+{
+	uint64_t a;
+
+	if (r->sym >= o->nsyms)
+		return 0;
+	a = sym_addr(o, &o->syms[r->sym]);
+	return a ? a + r->addend : 0;
+}
+
+static int read_sections(struct elfobj *o)
+{
+	size_t i, shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrnum(o->elf, &o->nsecs) || elf_getshdrstrndx(o->elf, &shstrndx))
+		return -PT_EFORMAT;
+	o->secs = calloc(o->nsecs, sizeof(*o->secs));
+	if (!o->secs)
+		return -PT_ENOMEM;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		struct elfobj_sec *s;
+		Elf_Data *d;
+		GElf_Shdr sh;
+
+		i = elf_ndxscn(scn);
+		if (i >= o->nsecs || !gelf_getshdr(scn, &sh))
+			return -PT_EFORMAT;
+		s = &o->secs[i];
+		s->name = elf_strptr(o->elf, shstrndx, sh.sh_name);
+		s->addr = o->rel ? (uint64_t)i << 32 : sh.sh_addr;
+		s->size = sh.sh_size;
+		s->type = sh.sh_type;
+		s->flags = sh.sh_flags;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_size) {
+			d = elf_getdata(scn, NULL);
+			if (!d || d->d_size != sh.sh_size)
+				return -PT_EFORMAT;
+			s->data = d->d_buf;
+		}
+		if (sh.sh_type == SHT_SYMTAB) {
+			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0, k;
+
+			d = elf_getdata(scn, NULL);
+			o->syms = calloc(n ? n : 1, sizeof(*o->syms));
+			if (!o->syms)
+				return -PT_ENOMEM;
+			o->nsyms = n;
+			for (k = 0; k < n; k++) {
+				GElf_Sym sym;
+
+				if (!gelf_getsym(d, k, &sym))
+					return -PT_EFORMAT;
+				o->syms[k].name = elf_strptr(o->elf, sh.sh_link, sym.st_name);
+				o->syms[k].value = sym.st_value;
+				o->syms[k].size = sym.st_size;
+				o->syms[k].shndx = sym.st_shndx;
+				o->syms[k].type = GELF_ST_TYPE(sym.st_info);
+			}
+		}
+	}
+	/* Relocations, attached to the section they apply to. */
+	scn = NULL;
+	while ((scn = elf_nextscn(o->elf, scn))) {
+		struct elfobj_sec *t;
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n, k;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		if (sh.sh_info >= o->nsecs || !sh.sh_entsize)
+			return -PT_EFORMAT;
+		t = &o->secs[sh.sh_info];
+		d = elf_getdata(scn, NULL);
+		n = sh.sh_size / sh.sh_entsize;
+		if (!d || t->rels)
+			return -PT_EFORMAT;
+		t->rels = malloc((n ? n : 1) * sizeof(*t->rels));
+		if (!t->rels)
+			return -PT_ENOMEM;
+		for (k = 0; k < n; k++) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(d, k, &r))
+				return -PT_EFORMAT;
+			t->rels[k].off = r.r_offset;
+			t->rels[k].type = GELF_R_TYPE(r.r_info);
+			t->rels[k].sym = GELF_R_SYM(r.r_info);
+			t->rels[k].addend = r.r_addend;
+		}
+		t->nrels = n;
+		qsort(t->rels, n, sizeof(*t->rels), cmp_rel);
+	}
+	return o->syms ? 0 : -PT_EFORMAT;
+}
+
+static const struct elfobj *sort_ctx;
+
+static int cmp_by_addr(const void *x, const void *y)
+{
+	const struct elfobj_func *a = &sort_ctx->funcs[*(const uint32_t *)x];
+	const struct elfobj_func *b = &sort_ctx->funcs[*(const uint32_t *)y];
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+static int cmp_by_name(const void *x, const void *y)
+{
+	const struct elfobj_func *a = &sort_ctx->funcs[*(const uint32_t *)x];
+	const struct elfobj_func *b = &sort_ctx->funcs[*(const uint32_t *)y];
+	int r = strcmp(a->name, b->name);
+
+	if (r)
+		return r;
+	return *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+}
+
+/* Range [*lo, *hi) of by_name entries named name. */
+static void name_range(const struct elfobj *o, const char *name, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t l = 0, h = o->nfuncs;
+
+	while (l < h) {
+		uint32_t mid = l + (h - l) / 2;
+
+		if (strcmp(o->funcs[o->by_name[mid]].name, name) < 0)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	while (l < o->nfuncs && !strcmp(o->funcs[o->by_name[l]].name, name))
+		l++;
+	*hi = l;
+}
+
+/* Pairs each f.cold with f when the name f is unique (local names can repeat). */
+static void pair_cold(struct elfobj *o)
+{
+	uint32_t i, lo, hi, clo, chi;
+	char base[512];
+
+	for (i = 0; i < o->nfuncs; i++) {
+		struct elfobj_func *f = &o->funcs[i];
+		size_t n = strlen(f->name);
+
+		if (n < 6 || n - 5 >= sizeof(base) || strcmp(f->name + n - 5, ".cold"))
+			continue;
+		memcpy(base, f->name, n - 5);
+		base[n - 5] = 0;
+		name_range(o, base, &lo, &hi);
+		name_range(o, f->name, &clo, &chi);
+		if (hi - lo != 1 || chi - clo != 1)
+			continue;	/* ambiguous: jumps into it will be refused */
+		o->funcs[o->by_name[lo]].cold = i;
+		f->parent = o->by_name[lo];
+	}
+}
+
+static int read_functions(struct elfobj *o)
+{
+	size_t k;
+	uint32_t i;
+
+	o->funcs = calloc(o->nsyms ? o->nsyms : 1, sizeof(*o->funcs));
+	if (!o->funcs)
+		return -PT_ENOMEM;
+	for (k = 0; k < o->nsyms; k++) {
+		const struct elfobj_sym *s = &o->syms[k];
+		const struct elfobj_sec *sec;
+		struct elfobj_func *f;
+
+		if (s->type != STT_FUNC || !s->size || s->shndx == SHN_UNDEF ||
+		    s->shndx >= o->nsecs || !s->name)
+			continue;
+		sec = &o->secs[s->shndx];
+		if (!(sec->flags & SHF_EXECINSTR) || !sec->data)
+			continue;
+		if (s->value > sec->size || s->size > sec->size - s->value || s->size > UINT32_MAX)
+			return -PT_EFORMAT;
+		f = &o->funcs[o->nfuncs++];
+		f->name = s->name;
+		f->addr = sym_addr(o, s);
+		f->size = s->size;
+		f->shndx = s->shndx;
+		f->section = sec->name;
+		f->cold = ELFOBJ_NONE;
+		f->parent = ELFOBJ_NONE;
+	}
+	o->by_addr = malloc((o->nfuncs + 1) * sizeof(uint32_t));
+	o->by_name = malloc((o->nfuncs + 1) * sizeof(uint32_t));
+	o->noreturn = malloc(o->nfuncs + 1);
+	if (!o->by_addr || !o->by_name || !o->noreturn)
+		return -PT_ENOMEM;
+	for (i = 0; i < o->nfuncs; i++) {
+		o->by_addr[i] = o->by_name[i] = i;
+		o->noreturn[i] = -1;
+	}
+	sort_ctx = o;
+	qsort(o->by_addr, o->nfuncs, sizeof(uint32_t), cmp_by_addr);
+	qsort(o->by_name, o->nfuncs, sizeof(uint32_t), cmp_by_name);
+	sort_ctx = NULL;
+	pair_cold(o);
+	return 0;
+}
+
+void elfobj_close(struct elfobj *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	for (i = 0; o->secs && i < o->nsecs; i++)
+		free(o->secs[i].rels);
+	free(o->secs);
+	free(o->syms);
+	free(o->funcs);
+	free(o->by_addr);
+	free(o->by_name);
+	free(o->noreturn);
+	free(o->fixups);
+	free(o->keys);
+	free(o->bugs);
+	free(o->in_fixups);
+	free(o->in_keys);
+	free(o->in_bugs);
+	if (o->elf)
+		elf_end(o->elf);
+	if (o->fd >= 0)
+		close(o->fd);
+	free(o);
+}
+
+uint32_t elfobj_nfuncs(const struct elfobj *o)
+{
+	return o->nfuncs;
+}
+
+const struct elfobj_func *elfobj_func(const struct elfobj *o, uint32_t i)
+{
+	return i < o->nfuncs ? &o->funcs[i] : NULL;
+}
+
+int64_t elfobj_find(const struct elfobj *o, const char *name)
+{
+	uint32_t lo, hi;
+
+	name_range(o, name, &lo, &hi);
+	return lo < hi ? (int64_t)o->by_name[lo] : -PT_ENOENT;
+}
+
+/* Index into by_addr of the last function starting at or before addr, or -1. */
+static int64_t func_before(const struct elfobj *o, uint64_t addr)
+{
+	uint32_t lo = 0, hi = o->nfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (o->funcs[o->by_addr[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (int64_t)lo - 1;
+}
+
+static const char *name_at(void *ctx, uint64_t addr)
+{
+	const struct elfobj *o = ctx;
+	int64_t k = func_before(o, addr);
+
+	/* Aliases share an address: any of them names it. */
+	if (k >= 0 && o->funcs[o->by_addr[k]].addr == addr)
+		return o->funcs[o->by_addr[k]].name;
+	return NULL;
+}
+
+const char *elfobj_symbolize(const struct elfobj *o, uint64_t addr, char *buf, size_t n)
+{
+	int64_t k = func_before(o, addr);
+
+	while (k >= 0) {
+		const struct elfobj_func *f = &o->funcs[o->by_addr[k]];
+
+		if (addr - f->addr < f->size) {
+			snprintf(buf, n, "%s+0x%" PRIx64, f->name, addr - f->addr);
+			return buf;
+		}
+		/* An alias at the same address may have another size. */
+		if (!k || o->funcs[o->by_addr[k - 1]].addr != f->addr)
+			break;
+		k--;
+	}
+	snprintf(buf, n, "0x%" PRIx64, addr);
+	return buf;
+}
+
+static int branch_reloc(void *ctx, uint64_t addr, uint32_t len, uint64_t *target,
+			const char **name)
+{
+	const struct elfobj *o = ctx;
+	const struct elfobj_sec *s;
+	const struct elfobj_rel *r;
+	const struct elfobj_sym *sym;
+	uint64_t off;
+	uint32_t k;
+
+	if (!o->rel || (addr >> 32) >= o->nsecs)
+		return 0;
+	s = &o->secs[addr >> 32];
+	off = addr & 0xffffffffu;
+	k = rel_from(s, off);
+	if (k >= s->nrels || s->rels[k].off >= off + len)
+		return 0;
+	r = &s->rels[k];
+	/* Only a PC-relative relocation of the final 4-byte displacement. */
+	if ((r->type != R_X86_64_PC32 && r->type != R_X86_64_PLT32) || r->off != off + len - 4 ||
+	    r->sym >= o->nsyms)
+		return -1;
+	sym = &o->syms[r->sym];
+	if (sym->shndx == SHN_UNDEF) {
+		if (r->addend != -4)
+			return -1;
+		*target = 0;
+		*name = sym->name;
+		return 1;
+	}
+	/* Displacement = S + A - P, target = end + disp = S + A + 4. */
+	*target = elfobj_rel_dest(o, r) + 4;
+	*name = sym->type == STT_SECTION ? NULL : (r->addend == -4 ? sym->name : NULL);
+	return 1;
+}
+
+/*
+ * Whether a function of this object never returns: it has no ret, no
+ * return thunk and no tail call to a function that returns (objtool's
+ * dead-end analysis). Unknown (refused, ambiguous, recursive) means returns.
+ */
+static int local_noreturn(struct elfobj *o, const char *name);
+
+static int is_noreturn(void *ctx, const char *name)
+{
+	return noreturn_builtin(name) || local_noreturn(ctx, name);
+}
+
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
+		      struct cfg_fixup **fx, uint32_t *capf, struct cfg_key_site **ks,
+		      uint32_t *capk, struct cfg_bug_site **bs, uint32_t *capb);
+
+static int local_noreturn(struct elfobj *o, const char *name)
+{
+	struct cfg_fixup *fx = NULL;
+	struct cfg_key_site *ks = NULL;
+	struct cfg_bug_site *bs = NULL;
+	uint32_t lo, hi, capf = 0, capk = 0, capb = 0, e;
+	struct cfg_input in;
+	struct cfg c;
+	uint32_t f;
+	int never = 0;
+
+	name_range(o, name, &lo, &hi);
+	if (hi - lo != 1)
+		return 0;
+	f = o->by_name[lo];
+	if (o->noreturn[f] >= 0)
+		return o->noreturn[f] == 1;
+	if (o->funcs[f].parent != ELFOBJ_NONE)
+		return 0;
+	o->noreturn[f] = 2;	/* recursion: assume it returns */
+	memset(&c, 0, sizeof(c));
+	if (!fill_input(o, f, &in, &fx, &capf, &ks, &capk, &bs, &capb) && !cfg_build(&in, &c)) {
+		never = 1;
+		for (e = 0; e < c.ninsns && never; e++) {
+			const struct cfg_insn *ins = &c.insns[e];
+
+			if (ins->kind == CFG_I_RET ||
+			    (ins->kind == CFG_I_TAIL_CALL && !is_noreturn(o, ins->target_name)) ||
+			    ((ins->flags & CFG_IF_LEAVES) &&
+			     (!strcmp(ins->target_name, RETURN_THUNK) ||
+			      !is_noreturn(o, ins->target_name))))
+				never = 0;
+		}
+	}
+	cfg_free(&c);
+	free(fx);
+	free(ks);
+	free(bs);
+	o->noreturn[f] = never;
+	return never;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	void *np;
+	uint32_t ncap;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < need)
+		ncap *= 2;
+	np = realloc(*p, ncap * elem);
+	if (!np)
+		return -PT_ENOMEM;
+	*p = np;
+	*cap = ncap;
+	return 0;
+}
+
+/* Entries of a table sorted by its first u64 field that fall in [a, a+len). */
+#define RANGE(arr, n, field, a, len, lo, hi)                                      \
+	do {                                                                      \
+		uint32_t l_ = 0, h_ = (n);                                        \
+		while (l_ < h_) {                                                 \
+			uint32_t m_ = l_ + (h_ - l_) / 2;                         \
+			if ((arr)[m_].field < (a))                                \
+				l_ = m_ + 1;                                      \
+			else                                                      \
+				h_ = m_;                                          \
+		}                                                                 \
+		(lo) = l_;                                                        \
+		while (l_ < (n) && (arr)[l_].field - (a) < (len))                 \
+			l_++;                                                     \
+		(hi) = l_;                                                        \
+	} while (0)
+
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
+		      struct cfg_fixup **fx, uint32_t *capf, struct cfg_key_site **ks,
+		      uint32_t *capk, struct cfg_bug_site **bs, uint32_t *capb)
+{
+	const struct elfobj_func *f, *cold;
+	uint64_t pa[2];
+	uint32_t pl[2], p, lo, hi, nf = 0, nk = 0, nb = 0;
+
+	if (i >= o->nfuncs || o->funcs[i].parent != ELFOBJ_NONE)
+		return -PT_EINVAL;
+	f = &o->funcs[i];
+	cold = f->cold != ELFOBJ_NONE ? &o->funcs[f->cold] : NULL;
+	memset(in, 0, sizeof(*in));
+	in->name = f->name;
+	in->addr = f->addr;
+	in->len = f->size;
+	in->code = o->secs[f->shndx].data + (f->addr - o->secs[f->shndx].addr);
+	if (cold) {
+		in->cold_addr = cold->addr;
+		in->cold_len = cold->size;
+		in->cold_code = o->secs[cold->shndx].data +
+				(cold->addr - o->secs[cold->shndx].addr);
+	}
+	pa[0] = in->addr;
+	pl[0] = in->len;
+	pa[1] = in->cold_addr;
+	pl[1] = in->cold_len;
+	for (p = 0; p < 2; p++) {
+		if (!pl[p])
+			continue;
+		RANGE(o->fixups, o->nfixups, insn, pa[p], pl[p], lo, hi);
+		if (grow((void **)fx, capf, nf + hi - lo, sizeof(**fx)))
+			return -PT_ENOMEM;
+		memcpy(*fx + nf, o->fixups + lo, (hi - lo) * sizeof(**fx));
+		nf += hi - lo;
+		RANGE(o->keys, o->nkeys, code, pa[p], pl[p], lo, hi);
+		if (grow((void **)ks, capk, nk + hi - lo, sizeof(**ks)))
+			return -PT_ENOMEM;
+		memcpy(*ks + nk, o->keys + lo, (hi - lo) * sizeof(**ks));
+		nk += hi - lo;
+		RANGE(o->bugs, o->nbugs, addr, pa[p], pl[p], lo, hi);
+		if (grow((void **)bs, capb, nb + hi - lo, sizeof(**bs)))
+			return -PT_ENOMEM;
+		memcpy(*bs + nb, o->bugs + lo, (hi - lo) * sizeof(**bs));
+		nb += hi - lo;
+	}
+	in->fixups = *fx;
+	in->nfixups = nf;
+	in->keys = *ks;
+	in->nkeys = nk;
+	in->bugs = *bs;
+	in->nbugs = nb;
+	in->names.ctx = o;
+	in->names.name_at = name_at;
+	in->names.is_noreturn = is_noreturn;
+	in->names.branch_reloc = branch_reloc;
+	return 0;
+}
+
+int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in)
+{
+	return fill_input(o, i, in, &o->in_fixups, &o->cap_fixups, &o->in_keys, &o->cap_keys,
+			  &o->in_bugs, &o->cap_bugs);
+}
+
+void elfobj_table_counts(const struct elfobj *o, uint32_t *fixups, uint32_t *keys,
+			 uint32_t *bugs)
+{
+	*fixups = o->nfixups;
+	*keys = o->nkeys;
+	*bugs = o->nbugs;
+}
+
+int elfobj_open(const char *path, struct elfobj **out)
+{
+	struct elfobj *o;
+	GElf_Ehdr eh;
+	int err;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -PT_EFORMAT;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -PT_ENOMEM;
+	o->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (o->fd < 0) {
+		free(o);
+		return -PT_EIO;
+	}
+	err = -PT_EFORMAT;
+	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
+	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		goto fail;
+	o->rel = eh.e_type == ET_REL;
+	err = read_sections(o);
+	if (!err)
+		err = read_functions(o);
+	if (!err)
+		err = elfobj_read_tables(o);
+	if (err)
+		goto fail;
+	*out = o;
+	return 0;
+fail:
+	elfobj_close(o);
+	return err;
+}
