@@ -85,10 +85,12 @@ int encoding_bits(const struct graph *g, struct encoding *enc);
  * recomputed. Returns 0; -PT_EINVAL when the emissions cannot be decoded
  * exactly (two witnesses with one code, a witness width that differs, a
  * predicate whose witness sets overlap, bits that are not a branch index,
- * or the blocking rule broken); -PT_ENOMEM.
+ * or the blocking rule broken unless flags has ENC_F_SINGLE_PROCEDURE);
+ * -PT_ENOMEM.
  */
+#define ENC_F_SINGLE_PROCEDURE (1u << 0) /* skip the blocking check (Section 4.1, Fig. 15 with EOF) */
 int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,
-			    const uint64_t *value, struct encoding *enc);
+			    const uint64_t *value, uint32_t flags, struct encoding *enc);
 
 /*
  * Checks the strong attribution rule: no emission-free directed path from

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bit tracing (1994 paper, Section 6.2): every out-edge of a predicate
+ * emits its index among the predicate's out-edges in ceil(log2 k) bits.
+ * Bit tracing blocks predicates by construction; a call vertex with one
+ * out-edge additionally gets a 1-bit separator on that edge when an
+ * emission-free path leads from it to a call vertex or EXIT
+ * (docs/runtime.md: ENTER attribution needs a bit there). The separator
+ * sits on the call vertex's own out-edge: it executes no more often than
+ * any later edge of that path.
+ */
+#include <stdlib.h>
+
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+#include <pathtrace_abi.h>
+
+#include "encoding_internal.h"
+
+/* Whether an emission-free path leads from v to a call vertex or EXIT. */
+static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits, uint32_t v)
+{
+	/* Non-predicates have one out-edge: the emission-free path is a chain. */
+	uint32_t steps;
+
+	for (steps = 0; steps <= g->nv; steps++) {
+		uint32_t e;
+
+		if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT))
+			return 1;
+		if (graph_out_degree(g, v) != 1)
+			return 0;	/* a predicate emits; a dead end reaches nothing */
+		e = g->out_edges[g->out_start[v]];
+		if (nbits[e])
+			return 0;
+		v = g->edges[e].dst;
+	}
+	return 0;	/* an emission-free cycle that never leaves */
+}
+
+int encoding_bits(const struct graph *g, struct encoding *enc)
+{
+	uint32_t v, k;
+	int err;
+
+	if (!g || !g->out_start || !enc)
+		return -PT_EINVAL;
+	err = enc_alloc(g, PT_ENC_BITS, enc);
+	if (err)
+		return err;
+	for (v = 0; v < g->nv; v++) {
+		uint32_t deg = graph_out_degree(g, v);
+
+		if (deg < 2)
+			continue;
+		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
+			uint32_t e = g->out_edges[k];
+
+			enc->edge_nbits[e] = enc_bits_for(deg);
+			enc->edge_value[e] = k - g->out_start[v];
+			enc->edge_role[e] = ENC_ROLE_BRANCH;
+		}
+	}
+	for (v = 0; v < g->nv; v++) {
+		uint32_t e;
+
+		if (!(g->vflags[v] & GRAPH_V_CALL) || graph_out_degree(g, v) != 1)
+			continue;
+		e = g->out_edges[g->out_start[v]];
+		if (reaches_call_or_exit(g, enc->edge_nbits, g->edges[e].dst)) {
+			enc->edge_nbits[e] = 1;
+			enc->edge_value[e] = 1;
+			enc->edge_role[e] = ENC_ROLE_SEPARATOR;
+		}
+	}
+	err = enc_finish_bits(g, enc, 0);
+	if (err)
+		encoding_free(enc);
+	return err;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers shared by encoding.c, witness.c and bitenc.c; not a public API. */
+#ifndef PATHTRACE_ENCODING_INTERNAL_H
+#define PATHTRACE_ENCODING_INTERNAL_H
+
+#include <pathtrace/encoding.h>
+
+/* ceil(log2(n)) for n >= 1. */
+unsigned int enc_bits_for(uint64_t n);
+/* Zeroed per-edge arrays for g; returns 0 or -PT_ENOMEM. */
+int enc_alloc(const struct graph *g, uint32_t kind, struct encoding *enc);
+/* Checks codes, blocking (unless ENC_F_SINGLE_PROCEDURE) and builds tables. */
+int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags);
+int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);
+
+#endif

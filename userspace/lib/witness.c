@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Witness placement for multiprocedure tracing (1994 paper, Section 4.2,
+ * Fig. 17 order): blocking witnesses first, then the chords of a maximum
+ * spanning tree of the remaining edges.
+ *
+ * Blocking: a "branch point" is a predicate (two or more out-edges) or a
+ * call vertex (docs/runtime.md: a call vertex is treated like a
+ * predicate). The blockers of a call or EXIT vertex v are the edges b->x0
+ * such that b is a branch point and x0 .. v are not: the witnesses as far
+ * from v as possible, so none is redundant. After them no emission-free
+ * path leads from a branch point to a call vertex or EXIT.
+ *
+ * Completion: the blockers may not be tree edges (the paper's footnote 5:
+ * the "tree" may then be a forest); every other edge outside the maximum
+ * spanning tree becomes a witness, so the emission-free edges form a
+ * forest: no diamonds or directed cycles, hence Trace(Ewit).
+ */
+#include <stdlib.h>
+
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+#include <pathtrace/spantree.h>
+#include <pathtrace_abi.h>
+
+#include "encoding_internal.h"
+
+static int is_branch_point(const struct graph *g, uint32_t v)
+{
+	return graph_out_degree(g, v) >= 2 || (g->vflags[v] & GRAPH_V_CALL);
+}
+
+/* Backward walk from every call and EXIT vertex through non-branch points. */
+static int mark_blockers(const struct graph *g, uint8_t *role)
+{
+	uint8_t *seen = calloc(g->nv + 1, 1);
+	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
+	uint32_t sp = 0, v, k;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return -PT_ENOMEM;
+	}
+	for (v = 0; v < g->nv; v++) {
+		if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+			seen[v] = 1;
+			stack[sp++] = v;
+		}
+	}
+	while (sp) {
+		v = stack[--sp];
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+			uint32_t e = g->in_edges[k], u = g->edges[e].src;
+
+			if (is_branch_point(g, u))
+				role[e] = ENC_ROLE_BLOCKING;
+			else if (!seen[u]) {
+				seen[u] = 1;
+				stack[sp++] = u;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return 0;
+}
+
+/* Spanning tree of the non-blocking edges; the others become chords. */
+static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *role)
+{
+	struct graph sub;
+	uint32_t *map = malloc(((size_t)g->ne + 1) * sizeof(*map));
+	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
+	uint8_t *in_tree = malloc(g->ne + 1);
+	uint32_t v, e, n = 0;
+	int err = 0;
+
+	graph_init(&sub);
+	if (!map || !w || !in_tree) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	for (v = 0; v < g->nv && !err; v++)
+		if (graph_add_vertex(&sub, 0) < 0)
+			err = -PT_ENOMEM;
+	for (e = 0; e < g->ne && !err; e++) {
+		if (role[e] == ENC_ROLE_BLOCKING)
+			continue;
+		if (graph_add_edge(&sub, g->edges[e].src, g->edges[e].dst) < 0)
+			err = -PT_ENOMEM;
+		map[n] = e;
+		w[n++] = weight ? weight[e] : 0;
+	}
+	if (!err)
+		err = graph_finish(&sub, g->entry, g->exit);
+	if (!err)
+		err = spantree_max(&sub, w, NULL, in_tree);
+	for (e = 0; e < n && !err; e++)
+		if (!in_tree[e])
+			role[map[e]] = ENC_ROLE_CHORD;
+out:
+	graph_free(&sub);
+	free(map);
+	free(w);
+	free(in_tree);
+	return err;
+}
+
+int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc)
+{
+	uint32_t e, code = 0;
+	int err;
+
+	if (!g || !g->out_start || !enc)
+		return -PT_EINVAL;
+	err = enc_alloc(g, PT_ENC_WITNESS, enc);
+	if (err)
+		return err;
+	err = mark_blockers(g, enc->edge_role);
+	if (!err)
+		err = mark_chords(g, weight, enc->edge_role);
+	if (err)
+		goto fail;
+	for (e = 0; e < g->ne; e++)
+		if (enc->edge_role[e] != ENC_ROLE_NONE)
+			enc->nwit++;
+	for (e = 0; e < g->ne; e++) {
+		if (enc->edge_role[e] == ENC_ROLE_NONE)
+			continue;
+		enc->edge_nbits[e] = enc_bits_for((uint64_t)enc->nwit + 1);
+		enc->edge_value[e] = ++code;
+	}
+	err = enc_finish_witness(g, enc, 0);
+	if (err)
+		goto fail;
+	return 0;
+fail:
+	encoding_free(enc);
+	return err;
+}
