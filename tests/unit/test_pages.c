@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring-buffer pages built in the kernel's encoding (rbpage.c) and decoded
+ * through libtraceevent's kbuffer (pages.c): records, timestamps, missed
+ * events, and corrupt pages that must become counted losses, never crashes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "rbpage.h"
+#include "unit.h"
+
+#define PS 4096u
+
+static uint8_t page[PS];
+
+static void add(struct rbpage *pg, uint64_t ts, uint16_t type, uint32_t arg,
+		const uint64_t *body, uint32_t nwords)
+{
+	uint8_t rec[8 + 8 * 64];
+	uint32_t len = rbrec(rec, type, arg, body, nwords);
+
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, len), 0);
+}
+
+static void test_records_and_timestamps(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint64_t owner[2] = { PT_OWNER(PT_OWNER_TASK, 42), 123456789 };
+	uint64_t bits1 = 0x2d, ret = 0xffffffff81234567ull;
+	uint64_t big[20];	/* 1280 bits: 168-byte record, a type_len 0 event */
+	uint64_t loss[2] = { 7, 3 };
+	uint32_t i;
+
+	for (i = 0; i < 20; i++)
+		big[i] = 0x0123456789abcdefull * (i + 1);
+	rbpage_init(&pg, page, PS, 1000);
+	add(&pg, 1000, PT_REC_OWNER, 0, owner, 2);
+	add(&pg, 1005, PT_REC_BITS, 6, &bits1, 1);
+	add(&pg, 1005 + (1ull << 30), PT_REC_ENTER, 9, &ret, 1);	/* needs TIME_EXTEND */
+	add(&pg, 1ull << 40, PT_REC_BITS, 1280, big, 20);
+	add(&pg, (1ull << 40) + 1, PT_REC_LOSS, PT_LOSS_MISSED, loss, 2);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 5);
+	CU_ASSERT_EQUAL(rs.bad_pages + rs.bad_events + rs.bad_records, 0);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[0].ts, 1000);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], owner[0]);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[1], owner[1]);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 6);
+	CU_ASSERT_EQUAL(rs.recs[1].ts, 1005);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], 0x2d);
+	CU_ASSERT_EQUAL(rs.recs[2].ts, 1005 + (1ull << 30));
+	CU_ASSERT_EQUAL(rs.recs[2].arg, 9);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[2])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[3].ts, 1ull << 40);
+	CU_ASSERT_EQUAL(rs.recs[3].nwords, 20);
+	CU_ASSERT_EQUAL(memcmp(tr_body(&rs, &rs.recs[3]), big, sizeof(big)), 0);
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[4].arg, PT_LOSS_MISSED);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 7);
+	for (i = 0; i < rs.n; i++) {
+		CU_ASSERT_EQUAL(rs.recs[i].cpu, 3);
+		CU_ASSERT_EQUAL(rs.recs[i].synthetic, 0);
+	}
+	tr_records_free(&rs);
+}
+
+static void test_missed_events(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint64_t owner[2] = { PT_OWNER(PT_OWNER_IDLE, 0), 5 };
+
+	rbpage_init(&pg, page, PS, 50);
+	add(&pg, 60, PT_REC_OWNER, 0, owner, 2);
+	rbpage_set_missed(&pg, 17);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 2);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[0].arg, PT_LOSS_OVERRUN);
+	CU_ASSERT_EQUAL(rs.recs[0].synthetic, 1);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], 17);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.missed_pages, 1);
+
+	/* Not stored (no room on the page): the count is unknown, 0. */
+	rbpage_init(&pg, page, PS, 50);
+	add(&pg, 60, PT_REC_OWNER, 0, owner, 2);
+	rbpage_set_missed(&pg, -1);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 4);
+	CU_ASSERT_EQUAL(rs.recs[2].arg, PT_LOSS_OVERRUN);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[2])[0], 0);
+	CU_ASSERT_EQUAL(rs.missed_pages, 2);
+	tr_records_free(&rs);
+}
+
+static void test_corrupt_commit(void)
+{
+	struct tr_records rs = { 0 };
+	uint64_t commits[] = { PS, PS - 15, 1ull << 29, (1ull << 30) | 8, 1ull << 40 };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(commits) / sizeof(commits[0]); i++) {
+		memset(page, 0x41, PS);
+		memcpy(page + 8, &commits[i], 8);
+		CU_ASSERT_EQUAL(tr_decode_page(&rs, 1, page, PS), 0);
+	}
+	/* Merged into one CORRUPT loss per run of bad input, each page counted. */
+	CU_ASSERT_EQUAL(rs.bad_pages, 5);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 1);
+	CU_ASSERT_EQUAL(rs.recs[0].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], 5);
+	CU_ASSERT_EQUAL(tr_decode_page(&rs, 1, page, 16), -PT_EINVAL);
+	tr_records_free(&rs);
+}
+
+static void test_event_beyond_commit(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint64_t owner[2] = { PT_OWNER(PT_OWNER_TASK, 7), 1 };
+	uint32_t hdr = 0, len = 4000;
+
+	rbpage_init(&pg, page, PS, 0);
+	add(&pg, 1, PT_REC_OWNER, 0, owner, 2);
+	/* A type_len 0 event claiming 4000 bytes where 8 are committed. */
+	memcpy(page + 16 + pg.tail, &hdr, 4);
+	memcpy(page + 16 + pg.tail + 4, &len, 4);
+	pg.tail += 8;
+	{
+		uint64_t c = pg.tail;
+
+		memcpy(page + 8, &c, 8);
+	}
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 2);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(rs.bad_events, 1);
+	tr_records_free(&rs);
+}
+
+static void test_bad_records(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint64_t owner[2] = { PT_OWNER(PT_OWNER_TASK, 7), 1 }, w[3] = { 1, 2, 3 };
+	uint8_t rec[64];
+	struct pt_rec h;
+
+	rbpage_init(&pg, page, PS, 0);
+	add(&pg, 1, PT_REC_OWNER, 0, owner, 2);
+	add(&pg, 2, PT_REC_BITS, 65, w, 1);		/* 65 bits need 2 words */
+	add(&pg, 3, PT_REC_ENTER, 1, w, 2);		/* ENTER body is one word */
+	add(&pg, 4, PT_REC_LOSS, 9, w, 2);		/* no such loss kind */
+	add(&pg, 5, PT_REC_BITS, 0x80000001u, w, 1);	/* PARTIAL with other bits */
+	h = (struct pt_rec){ .type = PT_REC_BITS, .len = 12, .arg = 3 };	/* len not 8-aligned */
+	memcpy(rec, &h, 8);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 6, rec, 16), 0);
+	h = (struct pt_rec){ .type = PT_REC_BITS, .len = 24, .arg = 3 };	/* len > event */
+	memcpy(rec, &h, 8);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 7, rec, 16), 0);
+	add(&pg, 8, 77, 0, w, 3);			/* unknown type: skipped */
+	add(&pg, 9, PT_REC_BITS, 3, w, 1);		/* good again */
+	add(&pg, 10, PT_REC_BITS, PT_BITS_PARTIAL, w + 2, 1);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+	CU_ASSERT_EQUAL(rs.bad_records, 6);
+	CU_ASSERT_EQUAL(rs.unknown_records, 1);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 4);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], 6);
+	CU_ASSERT_EQUAL(rs.recs[2].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[2].arg, 3);
+	CU_ASSERT_EQUAL(rs.recs[3].arg, PT_BITS_PARTIAL);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], 3);
+	tr_records_free(&rs);
+}
+
+/* Property: random records with random time deltas decode to exactly what was written. */
+static void test_random_pages(void)
+{
+	unsigned int seed = unit_seed();
+	unsigned int round;
+
+	for (round = 0; round < 200; round++) {
+		struct tr_records rs = { 0 };
+		struct rbpage pg;
+		uint64_t want_ts[512], want_w[512][40];
+		uint32_t want_arg[512], want_n[512], n = 0, i;
+		uint64_t ts = (uint64_t)rand_r(&seed) << 20;
+
+		rbpage_init(&pg, page, PS, ts);
+		for (;;) {
+			uint8_t rec[8 + 8 * 40];
+			uint32_t nw = rand_r(&seed) % 40 + 1, len;
+			uint32_t nbits = (nw - 1) * 64 + rand_r(&seed) % 64 + 1;
+
+			ts += rand_r(&seed) % 3 ? (uint64_t)(rand_r(&seed) % 100) :
+			      (uint64_t)rand_r(&seed) << 8;
+			for (i = 0; i < nw; i++)
+				want_w[n][i] = ((uint64_t)rand_r(&seed) << 33) ^
+					       rand_r(&seed);
+			len = rbrec(rec, PT_REC_BITS, nbits, want_w[n], nw);
+			if (n == 512 || rbpage_add(&pg, ts, rec, len))
+				break;
+			want_ts[n] = ts;
+			want_arg[n] = nbits;
+			want_n[n++] = nw;
+		}
+		if (round & 1)
+			rbpage_pad(&pg);
+		CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, round, page, PS), 0);
+		CU_ASSERT_EQUAL_FATAL(rs.n, n);
+		for (i = 0; i < n; i++) {
+			CU_ASSERT_EQUAL(rs.recs[i].ts, want_ts[i]);
+			CU_ASSERT_EQUAL(rs.recs[i].arg, want_arg[i]);
+			CU_ASSERT_EQUAL_FATAL(rs.recs[i].nwords, want_n[i]);
+			CU_ASSERT_EQUAL(memcmp(tr_body(&rs, &rs.recs[i]), want_w[i], 8 * want_n[i]), 0);
+		}
+		tr_records_free(&rs);
+	}
+}
+
+UNIT_SUITE(pages,
+	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
+	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
+	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
+	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },
+	   { "invalid records: loss, unknown types skipped", test_bad_records },
+	   { "random pages round trip", test_random_pages })
