@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Ball-Larus path numbering with back-edge and call cuts; see pathnum.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/pathnum.h>
+#include <pathtrace/spantree.h>
+
+unsigned int pathnum_log2_ceil(uint64_t n)
+{
+	unsigned int b = 0;
+
+	while (b < 64 && (n - 1) >> b)
+		b++;
+	return n <= 1 ? 0 : b;
+}
+
+void pathnum_free(struct pathnum *p)
+{
+	graph_free(&p->dag);
+	free(p->kind);
+	free(p->orig);
+	free(p->cfg);
+	free(p->call_end);
+	free(p->start_of);
+	free(p->numpaths);
+	free(p->val);
+	free(p->chord);
+	free(p->inc);
+	free(p->act);
+	free(p->add);
+	free(p->emit);
+	memset(p, 0, sizeof(*p));
+	graph_init(&p->dag);
+}
+
+static int __attribute__((format(printf, 3, 4)))
+refuse(struct pathnum *p, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->reason, sizeof(p->reason), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/*
+ * Marks the back edges of an iterative DFS (ENTRY first, then any vertex
+ * not yet reached): an edge to a vertex still on the stack retreats.
+ */
+static int find_back_edges(const struct graph *g, uint8_t *back)
+{
+	uint8_t *color = calloc(g->nv, 1);	/* 0 new, 1 on stack, 2 done */
+	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
+	uint32_t *next = malloc(((size_t)g->nv + 1) * sizeof(*next));
+	uint32_t r, root, sp;
+
+	if (!color || !stack || !next) {
+		free(color);
+		free(stack);
+		free(next);
+		return -PT_ENOMEM;
+	}
+	for (r = 0; r <= g->nv; r++) {
+		root = r == 0 ? g->entry : r - 1;
+		if (root >= g->nv || color[root])
+			continue;
+		sp = 0;
+		stack[sp] = root;
+		next[sp++] = g->out_start[root];
+		color[root] = 1;
+		while (sp) {
+			uint32_t v = stack[sp - 1];
+
+			if (next[sp - 1] == g->out_start[v + 1]) {
+				color[v] = 2;
+				sp--;
+				continue;
+			}
+			uint32_t e = g->out_edges[next[sp - 1]++];
+			uint32_t w = g->edges[e].dst;
+
+			/* Every edge into ENTRY restarts a path: even from code
+			 * ENTRY cannot reach, so START edges close no cycle. */
+			if (color[w] == 1 || w == g->entry) {
+				back[e] = 1;
+			} else if (!color[w]) {
+				color[w] = 1;
+				stack[sp] = w;
+				next[sp++] = g->out_start[w];
+			}
+		}
+	}
+	free(color);
+	free(stack);
+	free(next);
+	return 0;
+}
+
+static int add_dag_edge(struct pathnum *p, uint32_t src, uint32_t dst, uint8_t kind,
+			uint32_t orig, uint32_t *cap)
+{
+	int64_t id = graph_add_edge(&p->dag, src, dst);
+
+	if (id < 0)
+		return (int)id;
+	if ((uint32_t)id >= *cap) {
+		uint32_t ncap = *cap * 2 + 16;
+		uint8_t *k = realloc(p->kind, ncap);
+		uint32_t *o;
+
+		if (!k)
+			return -PT_ENOMEM;
+		p->kind = k;
+		o = realloc(p->orig, (size_t)ncap * sizeof(*o));
+		if (!o)
+			return -PT_ENOMEM;
+		p->orig = o;
+		*cap = ncap;
+	}
+	p->kind[id] = kind;
+	p->orig[id] = orig;
+	return (int)id;
+}
+
+/* Builds the DAG: real edges, end edges in place, START edges last. */
+static int build_dag(struct pathnum *p, const uint8_t *back)
+{
+	const struct graph *g = p->g;
+	uint32_t *starts = NULL, nstarts = 0, cap = 0, e, v;
+	int err = 0, id;
+
+	starts = malloc(((size_t)g->nv + 1) * sizeof(*starts));
+	if (!starts)
+		return -PT_ENOMEM;
+	for (v = 0; v < g->nv; v++) {
+		if (graph_add_vertex(&p->dag, 0) < 0) {
+			err = -PT_ENOMEM;
+			goto out;
+		}
+		p->call_end[v] = GRAPH_NONE;
+		p->start_of[v] = GRAPH_NONE;
+	}
+	for (e = 0; e < g->ne; e++) {
+		uint32_t s = g->edges[e].src, d = g->edges[e].dst;
+		struct pathnum_cfg_edge *ce = &p->cfg[e];
+		int cut_call = (g->vflags[s] & GRAPH_V_CALL) &&
+			       !(graph_out_degree(g, s) == 1 && d == g->exit);
+
+		ce->start = GRAPH_NONE;
+		ce->dag = GRAPH_NONE;
+		if (cut_call || back[e]) {
+			ce->role = cut_call ? PATHNUM_ROLE_CALL : PATHNUM_ROLE_BACK;
+			if (cut_call) {
+				if (p->call_end[s] == GRAPH_NONE) {
+					id = add_dag_edge(p, s, g->exit, PATHNUM_CALL_END,
+							  GRAPH_NONE, &cap);
+					if (id < 0) {
+						err = id;
+						goto out;
+					}
+					p->call_end[s] = id;
+				}
+			} else {
+				id = add_dag_edge(p, s, g->exit, PATHNUM_BACK_END, e, &cap);
+				if (id < 0) {
+					err = id;
+					goto out;
+				}
+				ce->dag = id;
+			}
+			/* A path that restarts at ENTRY needs no START edge. */
+			if (d != g->entry && p->start_of[d] == GRAPH_NONE) {
+				p->start_of[d] = 0;	/* placeholder: added below */
+				starts[nstarts++] = d;
+			}
+		} else {
+			ce->role = PATHNUM_ROLE_REAL;
+			id = add_dag_edge(p, s, d, PATHNUM_REAL, e, &cap);
+			if (id < 0) {
+				err = id;
+				goto out;
+			}
+			ce->dag = id;
+			if ((g->vflags[s] & GRAPH_V_CALL) && d == g->exit)
+				p->call_end[s] = id;
+		}
+	}
+	for (v = 0; v < nstarts; v++) {
+		id = add_dag_edge(p, g->entry, starts[v], PATHNUM_START, GRAPH_NONE, &cap);
+		if (id < 0) {
+			err = id;
+			goto out;
+		}
+		p->start_of[starts[v]] = id;
+	}
+	for (e = 0; e < g->ne; e++)
+		if (p->cfg[e].role != PATHNUM_ROLE_REAL && g->edges[e].dst != g->entry)
+			p->cfg[e].start = p->start_of[g->edges[e].dst];
+	err = graph_finish(&p->dag, g->entry, g->exit);
+out:
+	free(starts);
+	return err;
+}
+
+/* Kahn's algorithm; order[] gets a topological order of the DAG. */
+static int topo_order(const struct graph *d, uint32_t *order)
+{
+	uint32_t *indeg = malloc(((size_t)d->nv + 1) * sizeof(*indeg));
+	uint32_t head = 0, tail = 0, v, i;
+
+	if (!indeg)
+		return -PT_ENOMEM;
+	for (v = 0; v < d->nv; v++) {
+		indeg[v] = graph_in_degree(d, v);
+		if (!indeg[v])
+			order[tail++] = v;
+	}
+	while (head < tail) {
+		v = order[head++];
+		for (i = d->out_start[v]; i < d->out_start[v + 1]; i++) {
+			uint32_t w = d->edges[d->out_edges[i]].dst;
+
+			if (!--indeg[w])
+				order[tail++] = w;
+		}
+	}
+	free(indeg);
+	return tail == d->nv ? 0 : -PT_EINVAL;
+}
+
+/* Potentials over the spanning tree: phi(w) - phi(u) = Val(u->w) on tree edges. */
+static int potentials(const struct pathnum *p, uint64_t *phi)
+{
+	const struct graph *d = &p->dag;
+	uint8_t *seen = calloc(d->nv, 1);
+	uint32_t *queue = malloc(((size_t)d->nv + 1) * sizeof(*queue));
+	uint32_t head, tail, r, i;
+
+	if (!seen || !queue) {
+		free(seen);
+		free(queue);
+		return -PT_ENOMEM;
+	}
+	for (r = 0; r <= d->nv; r++) {
+		uint32_t root = r == 0 ? d->entry : r - 1;
+
+		if (seen[root])
+			continue;
+		head = tail = 0;
+		seen[root] = 1;
+		phi[root] = 0;
+		queue[tail++] = root;
+		while (head < tail) {
+			uint32_t v = queue[head++];
+
+			/* The EXIT->ENTRY edge: Val 0, always in the tree. */
+			if (v == d->entry && !seen[d->exit]) {
+				seen[d->exit] = 1;
+				phi[d->exit] = phi[v];
+				queue[tail++] = d->exit;
+			} else if (v == d->exit && !seen[d->entry]) {
+				seen[d->entry] = 1;
+				phi[d->entry] = phi[v];
+				queue[tail++] = d->entry;
+			}
+			for (i = d->out_start[v]; i < d->out_start[v + 1]; i++) {
+				uint32_t e = d->out_edges[i], w = d->edges[e].dst;
+
+				if (p->chord[e] || seen[w])
+					continue;
+				seen[w] = 1;
+				phi[w] = phi[v] + p->val[e];
+				queue[tail++] = w;
+			}
+			for (i = d->in_start[v]; i < d->in_start[v + 1]; i++) {
+				uint32_t e = d->in_edges[i], u = d->edges[e].src;
+
+				if (p->chord[e] || seen[u])
+					continue;
+				seen[u] = 1;
+				phi[u] = phi[v] - p->val[e];
+				queue[tail++] = u;
+			}
+		}
+	}
+	free(seen);
+	free(queue);
+	return 0;
+}
+
+/* Whether the EMIT ending every path through v can move onto v's in-edges. */
+static int can_push(const struct pathnum *p, uint32_t v)
+{
+	const struct graph *d = &p->dag;
+	uint32_t i;
+
+	if (v == d->entry || graph_out_degree(d, v) != 1 || !graph_in_degree(d, v))
+		return 0;
+	for (i = d->in_start[v]; i < d->in_start[v + 1]; i++) {
+		uint32_t f = d->in_edges[i];
+
+		if (p->kind[f] != PATHNUM_REAL)
+			return 0;
+		if (!(p->act[f] & PATHNUM_ACT_ADD) && !can_push(p, d->edges[f].src))
+			return 0;
+	}
+	return 1;
+}
+
+static void push(struct pathnum *p, uint32_t v, uint64_t carry)
+{
+	const struct graph *d = &p->dag;
+	uint32_t i;
+
+	for (i = d->in_start[v]; i < d->in_start[v + 1]; i++) {
+		uint32_t f = d->in_edges[i];
+
+		if (p->act[f] & PATHNUM_ACT_ADD) {
+			p->act[f] = PATHNUM_ACT_EMIT;
+			p->emit[f] = p->add[f] + carry;
+			p->add[f] = 0;
+		} else {
+			push(p, d->edges[f].src, carry);
+		}
+	}
+}
+
+static int check_graph(struct pathnum *p, const struct graph *g)
+{
+	uint32_t v, i, j;
+
+	if (!g->out_start || g->entry >= g->nv || g->exit >= g->nv)
+		return refuse(p, -PT_EINVAL, "graph not finished");
+	if (graph_out_degree(g, g->exit))
+		return refuse(p, -PT_ENOTSUP, "EXIT vertex %u has %u out-edges", g->exit,
+			      graph_out_degree(g, g->exit));
+	for (v = 0; v < g->nv; v++) {
+		uint32_t n = graph_out_degree(g, v);
+
+		if (!(g->vflags[v] & GRAPH_V_CALL) || n < 2)
+			continue;
+		for (i = g->out_start[v]; i < g->out_start[v + 1]; i++) {
+			uint32_t d = g->edges[g->out_edges[i]].dst;
+
+			if (d == g->exit)
+				return refuse(p, -PT_ENOTSUP,
+					      "call vertex %u may return to EXIT or continue "
+					      "(%u successors): not observable before the call",
+					      v, n);
+			for (j = i + 1; j < g->out_start[v + 1]; j++)
+				if (g->edges[g->out_edges[j]].dst == d)
+					return refuse(p, -PT_ENOTSUP,
+						      "call vertex %u has two edges to vertex %u",
+						      v, d);
+		}
+	}
+	return 0;
+}
+
+int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost,
+		  const uint64_t *call_cost)
+{
+	uint8_t *back = NULL, *forced = NULL;
+	uint64_t *weight = NULL, *phi = NULL;
+	uint32_t *order = NULL;
+	uint32_t v, e, i, ne;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	graph_init(&p->dag);
+	p->g = g;
+	err = check_graph(p, g);
+	if (err)
+		return err;
+	for (v = 0; v < g->nv; v++)
+		if ((g->vflags[v] & GRAPH_V_CALL) && v != g->exit)
+			p->has_calls = 1;
+	back = calloc((size_t)g->ne + 1, 1);
+	p->cfg = calloc((size_t)g->ne + 1, sizeof(*p->cfg));
+	p->call_end = malloc(((size_t)g->nv + 1) * sizeof(*p->call_end));
+	p->start_of = malloc(((size_t)g->nv + 1) * sizeof(*p->start_of));
+	p->numpaths = calloc((size_t)g->nv + 1, sizeof(*p->numpaths));
+	order = malloc(((size_t)g->nv + 1) * sizeof(*order));
+	phi = calloc((size_t)g->nv + 1, sizeof(*phi));
+	if (!back || !p->cfg || !p->call_end || !p->start_of || !p->numpaths || !order || !phi)
+		goto nomem;
+	err = find_back_edges(g, back);
+	if (!err)
+		err = build_dag(p, back);
+	if (err)
+		goto fail;
+	ne = p->dag.ne;
+	p->val = calloc((size_t)ne + 1, sizeof(*p->val));
+	p->chord = calloc((size_t)ne + 1, 1);
+	p->inc = calloc((size_t)ne + 1, sizeof(*p->inc));
+	p->act = calloc((size_t)ne + 1, 1);
+	p->add = calloc((size_t)ne + 1, sizeof(*p->add));
+	p->emit = calloc((size_t)ne + 1, sizeof(*p->emit));
+	weight = calloc((size_t)ne + 1, sizeof(*weight));
+	forced = calloc((size_t)ne + 1, 1);
+	if (!p->val || !p->chord || !p->inc || !p->act || !p->add || !p->emit || !weight ||
+	    !forced)
+		goto nomem;
+	err = topo_order(&p->dag, order);
+	if (err) {
+		refuse(p, err, "internal: the cut graph is not acyclic");
+		goto fail;
+	}
+	/* NumPaths and Val in reverse topological order (the paper's Step 1). */
+	for (i = p->dag.nv; i-- > 0;) {
+		uint64_t n = 0;
+		uint32_t k;
+
+		v = order[i];
+		if (v == g->exit) {
+			p->numpaths[v] = 1;
+			continue;
+		}
+		for (k = p->dag.out_start[v]; k < p->dag.out_start[v + 1]; k++) {
+			e = p->dag.out_edges[k];
+			p->val[e] = n;
+			if (__builtin_add_overflow(n, p->numpaths[p->dag.edges[e].dst], &n)) {
+				err = refuse(p, -PT_EOVERFLOW,
+					     "more than 2^64-1 paths from vertex %u to EXIT: "
+					     "refused, never wrapped", v);
+				goto fail;
+			}
+		}
+		p->numpaths[v] = n;
+	}
+	p->npaths = p->numpaths[g->entry];
+	if (!p->npaths) {
+		err = refuse(p, -PT_ENOTSUP, "no path from ENTRY %u to EXIT %u", g->entry,
+			     g->exit);
+		goto fail;
+	}
+	p->width = pathnum_log2_ceil(p->npaths);
+	if (p->has_calls && !p->width)
+		p->width = 1;	/* runtime.md: a bit between any two call vertices */
+
+	/* Chords: heavy edges into the tree; path ends are probed anyway. */
+	for (e = 0; e < ne; e++) {
+		uint32_t o = p->orig[e];
+
+		switch (p->kind[e]) {
+		case PATHNUM_START:
+			forced[e] = 1;
+			break;
+		case PATHNUM_REAL:
+			if (p->dag.edges[e].dst != g->exit)
+				weight[e] = cost ? cost[o] : 1;
+			break;
+		default:
+			break;
+		}
+	}
+	(void)call_cost;
+	err = spantree_max(&p->dag, weight, forced, p->chord);
+	if (err)
+		goto fail;
+	for (e = 0; e < ne; e++)
+		p->chord[e] = !p->chord[e];
+	err = potentials(p, phi);
+	if (err)
+		goto fail;
+	for (e = 0; e < ne; e++) {
+		const struct graph_edge *de = &p->dag.edges[e];
+
+		if (p->chord[e])
+			p->inc[e] = p->val[e] + phi[de->src] - phi[de->dst];
+		if (de->dst == g->exit) {
+			p->act[e] = PATHNUM_ACT_EMIT;
+			p->emit[e] = p->inc[e];
+		} else if (p->inc[e]) {
+			p->act[e] = PATHNUM_ACT_ADD;
+			p->add[e] = p->inc[e];
+		}
+	}
+	/* Count (here: emit) at the last chord. */
+	for (e = 0; e < ne; e++) {
+		uint32_t s = p->dag.edges[e].src;
+
+		if (p->dag.edges[e].dst != g->exit || !can_push(p, s))
+			continue;
+		push(p, s, p->emit[e]);
+		p->act[e] = 0;
+		p->emit[e] = 0;
+	}
+	free(back);
+	free(forced);
+	free(weight);
+	free(phi);
+	free(order);
+	return 0;
+nomem:
+	err = refuse(p, -PT_ENOMEM, "out of memory");
+fail:
+	{
+		char why[sizeof(p->reason)];
+
+		memcpy(why, p->reason, sizeof(why));
+		free(back);
+		free(forced);
+		free(weight);
+		free(phi);
+		free(order);
+		pathnum_free(p);
+		memcpy(p->reason, why, sizeof(why));
+	}
+	return err;
+}
+
+int pathnum_decode(const struct pathnum *p, uint64_t id, uint32_t *edges, uint32_t max)
+{
+	const struct graph *d = &p->dag;
+	uint32_t v = d->entry, n = 0, k;
+
+	if (id >= p->npaths)
+		return -PT_EINVAL;
+	while (v != d->exit) {
+		uint32_t pick = GRAPH_NONE;
+
+		for (k = d->out_start[v]; k < d->out_start[v + 1]; k++) {
+			uint32_t e = d->out_edges[k];
+
+			if (p->val[e] <= id && id - p->val[e] < p->numpaths[d->edges[e].dst]) {
+				pick = e;
+				break;
+			}
+		}
+		if (pick == GRAPH_NONE)
+			return -PT_EINVAL;	/* cannot happen for id < NumPaths */
+		if (n == max)
+			return -PT_EOVERFLOW;
+		edges[n++] = pick;
+		id -= p->val[pick];
+		v = d->edges[pick].dst;
+	}
+	return (int)n;
+}
+
+int pathnum_blocks(const struct pathnum *p, uint64_t id, uint32_t *blocks, uint32_t max)
+{
+	uint32_t *edges = malloc(((size_t)p->dag.nv + 1) * sizeof(*edges));
+	uint32_t i, n = 0;
+	int ne;
+
+	if (!edges)
+		return -PT_ENOMEM;
+	ne = pathnum_decode(p, id, edges, p->dag.nv + 1);
+	for (i = 0; ne > 0 && i < (uint32_t)ne; i++) {
+		const struct graph_edge *de = &p->dag.edges[edges[i]];
+
+		if (i == 0 && p->kind[edges[i]] == PATHNUM_START)
+			continue;	/* ENTRY is not on a path that starts at w */
+		if (n == max) {
+			free(edges);
+			return -PT_EOVERFLOW;
+		}
+		blocks[n++] = de->src;
+	}
+	free(edges);
+	if (ne < 0)
+		return ne;
+	return (int)n;
+}
+
+uint64_t pathnum_value(const struct pathnum *p, const uint32_t *edges, uint32_t n)
+{
+	uint64_t s = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		s += p->val[edges[i]];
+	return s;
+}
