@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.bin writer and reader: round trip, every malformed header and
+ * section giving its error and offset, truncation at every byte giving an
+ * error with a valid prefix, and CFG blobs both ways.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "tf_sample.h"
+#include "unit.h"
+
+static void check_sample_function(const struct tf_function *fn)
+{
+	struct cfg c, want;
+	uint32_t plan_len, i;
+	const void *plan = sample_plan(&plan_len);
+
+	CU_ASSERT_EQUAL(fn->func_id, SAMPLE_FUNC_ID);
+	CU_ASSERT_EQUAL(fn->addr, SAMPLE_ADDR);
+	CU_ASSERT_EQUAL(fn->len, SAMPLE_LEN);
+	CU_ASSERT_EQUAL(fn->cold_len, 0);
+	CU_ASSERT_EQUAL_FATAL(fn->name_len, 9);
+	CU_ASSERT_EQUAL(memcmp(fn->name, "sample_fn", 9), 0);
+	CU_ASSERT_EQUAL(memcmp(fn->code, sample_code, SAMPLE_LEN), 0);
+	CU_ASSERT_EQUAL_FATAL(fn->plan_len, plan_len);
+	CU_ASSERT_EQUAL(memcmp(fn->plan, plan, plan_len), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_blob_decode(fn->cfg, fn->cfg_len, &c), 0);
+	sample_cfg(&want);
+	CU_ASSERT_STRING_EQUAL(c.name, "sample_fn");
+	CU_ASSERT_EQUAL(c.addr, want.addr);
+	CU_ASSERT_EQUAL(c.len, want.len);
+	CU_ASSERT_EQUAL_FATAL(c.nblocks, 3);
+	CU_ASSERT_EQUAL_FATAL(c.ninsns, 5);
+	CU_ASSERT_EQUAL_FATAL(c.nedges, 4);
+	CU_ASSERT_EQUAL(memcmp(c.blocks, want.blocks, 3 * sizeof(*c.blocks)), 0);
+	CU_ASSERT_EQUAL(memcmp(c.edges, want.edges, 4 * sizeof(*c.edges)), 0);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_EQUAL(c.insns[i].addr, want.insns[i].addr);
+		CU_ASSERT_EQUAL(c.insns[i].len, want.insns[i].len);
+		CU_ASSERT_EQUAL(c.insns[i].kind, want.insns[i].kind);
+		CU_ASSERT_EQUAL(c.insns[i].cc, want.insns[i].cc);
+		CU_ASSERT_EQUAL(c.insns[i].flags, want.insns[i].flags);
+		CU_ASSERT_EQUAL(c.insns[i].block, want.insns[i].block);
+		CU_ASSERT_EQUAL(c.insns[i].target, want.insns[i].target);
+		CU_ASSERT_EQUAL(!c.insns[i].target_name, !want.insns[i].target_name);
+	}
+	CU_ASSERT_STRING_EQUAL(c.insns[3].target_name, "helper");
+	cfg_blob_free(&c);
+}
+
+static void test_round_trip(void)
+{
+	struct tracefile tf;
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(size % 8, 0);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT(tf.complete);
+	CU_ASSERT_EQUAL(tf.err, 0);
+	CU_ASSERT_EQUAL(tf.major, PT_FILE_MAJOR);
+	CU_ASSERT(tf.has_system);
+	CU_ASSERT_EQUAL(tf.nr_cpus, 2);
+	CU_ASSERT_EQUAL(tf.page_size, SAMPLE_PAGE);
+	CU_ASSERT_STRING_EQUAL(tf.release, "6.1.0-56-amd64");
+	CU_ASSERT_EQUAL(tf.start_ns, 1700000000000000000ull);
+	CU_ASSERT_EQUAL_FATAL(tf.nfuncs, 1);
+	check_sample_function(&tf.funcs[0]);
+	CU_ASSERT_PTR_EQUAL(tracefile_func(&tf, SAMPLE_FUNC_ID), &tf.funcs[0]);
+	CU_ASSERT_PTR_NULL(tracefile_func(&tf, 8));
+	CU_ASSERT_EQUAL_FATAL(tf.npages, 3);
+	CU_ASSERT_EQUAL(tf.pages[0].cpu, 0);
+	CU_ASSERT_EQUAL(tf.pages[1].cpu, 1);
+	CU_ASSERT_EQUAL(tf.pages[2].cpu, 0);
+	CU_ASSERT_EQUAL(tf.pages[2].nr_pages, 1);
+	CU_ASSERT_EQUAL(tf.unknown_sections, 1);
+	CU_ASSERT(tf.has_loss);
+	CU_ASSERT_EQUAL(tf.missed, 2);
+	CU_ASSERT_EQUAL(tf.dropped, 0);
+	tracefile_free(&tf);
+	free(b);
+}
+
+/* Parses a patched copy; returns the error and fills *off with the reported offset. */
+static int parse_patched(const uint8_t *b, size_t size, size_t at, const void *bytes, size_t n,
+			 uint64_t *off, uint32_t *nfuncs)
+{
+	uint8_t *c = malloc(size);
+	struct tracefile tf;
+	int err;
+
+	memcpy(c, b, size);
+	memcpy(c + at, bytes, n);
+	err = tracefile_parse(c, size, &tf);
+	CU_ASSERT_EQUAL(err, tf.err);
+	*off = tf.err_off;
+	if (nfuncs)
+		*nfuncs = tf.nfuncs;
+	if (err)
+		CU_ASSERT(tf.err_msg[0] != 0);
+	tracefile_free(&tf);
+	free(c);
+	return err;
+}
+
+/* Offsets of the sample's sections: header 40, then SYSTEM. */
+static size_t section_at(const uint8_t *b, size_t size, uint32_t id)
+{
+	size_t off = sizeof(struct pt_file_header);
+
+	while (off + 16 <= size) {
+		struct pt_section s;
+
+		memcpy(&s, b + off, sizeof(s));
+		if (s.id == id)
+			return off;
+		off += 16 + ((s.size + 7) & ~7ull);
+	}
+	return 0;
+}
+
+static void test_malformed_header(void)
+{
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+	uint64_t off;
+	uint32_t v32;
+	uint16_t v16;
+	struct tracefile tf;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL(parse_patched(b, size, 0, "PTTRACF", 8, &off, NULL), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(off, 0);
+	v32 = 0x04030201;	/* written by the other endianness */
+	CU_ASSERT_EQUAL(parse_patched(b, size, 16, &v32, 4, &off, NULL), -PT_EVERSION);
+	CU_ASSERT_EQUAL(off, 16);
+	v16 = PT_FILE_MAJOR + 1;
+	CU_ASSERT_EQUAL(parse_patched(b, size, 12, &v16, 2, &off, NULL), -PT_EVERSION);
+	CU_ASSERT_EQUAL(off, 12);
+	v16 = PT_FILE_MINOR + 5;	/* a newer minor is fine */
+	CU_ASSERT_EQUAL(parse_patched(b, size, 14, &v16, 2, &off, NULL), 0);
+	v32 = 1;
+	CU_ASSERT_EQUAL(parse_patched(b, size, 20, &v32, 4, &off, NULL), -PT_EFORMAT);	/* flags */
+	v32 = 12;
+	CU_ASSERT_EQUAL(parse_patched(b, size, 8, &v32, 4, &off, NULL), -PT_EFORMAT);	/* size */
+	v32 = 0x7fffffff;
+	CU_ASSERT_EQUAL(parse_patched(b, size, 8, &v32, 4, &off, NULL), -PT_ETRUNC);
+	CU_ASSERT_EQUAL(tracefile_parse(b, 7, &tf), -PT_ETRUNC);
+	tracefile_free(&tf);
+	CU_ASSERT_EQUAL(tracefile_parse(b, 0, &tf), -PT_ETRUNC);
+	tracefile_free(&tf);
+	free(b);
+}
+
+static void test_malformed_sections(void)
+{
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+	size_t sys, fn, pages, loss, end;
+	uint64_t off, v64;
+	uint32_t v32, nfuncs;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	sys = section_at(b, size, PT_SEC_SYSTEM);
+	fn = section_at(b, size, PT_SEC_FUNCTION);
+	pages = section_at(b, size, PT_SEC_PAGES);
+	loss = section_at(b, size, PT_SEC_LOSS);
+	end = section_at(b, size, PT_SEC_END);
+	CU_ASSERT_EQUAL_FATAL(sys, sizeof(struct pt_file_header));
+	CU_ASSERT_FATAL(fn && pages && loss && end == size - 16);
+
+	v32 = 1;	/* section flags must be zero */
+	CU_ASSERT_EQUAL(parse_patched(b, size, fn + 4, &v32, 4, &off, &nfuncs), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(off, fn);
+	v64 = size;	/* a section larger than the file */
+	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 8, &v64, 8, &off, &nfuncs), -PT_ETRUNC);
+	CU_ASSERT_EQUAL(off, pages);
+	CU_ASSERT_EQUAL(nfuncs, 1);	/* the FUNCTION before it is kept */
+	v64 = ~0ull;	/* size overflow */
+	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 8, &v64, 8, &off, NULL), -PT_ETRUNC);
+	v32 = 10;	/* FUNCTION name_len no longer adds up */
+	CU_ASSERT_EQUAL(parse_patched(b, size, fn + 16 + offsetof(struct pt_sec_function, name_len),
+				      &v32, 4, &off, &nfuncs), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(off, fn);
+	CU_ASSERT_EQUAL(nfuncs, 0);
+	v32 = 8;	/* struct size too small for its fields */
+	CU_ASSERT_EQUAL(parse_patched(b, size, fn + 16, &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = 0;	/* CFG blob magic */
+	CU_ASSERT_EQUAL(parse_patched(b, size, fn + 16 + sizeof(struct pt_sec_function) + 9 +
+				      SAMPLE_LEN, &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = 100;	/* SYSTEM release_len */
+	CU_ASSERT_EQUAL(parse_patched(b, size, sys + 16 + offsetof(struct pt_sec_system, release_len),
+				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = 17;	/* PAGES page_size */
+	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 16 + offsetof(struct pt_sec_pages, page_size),
+				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = 2;	/* PAGES cpu beyond SYSTEM's nr_cpus */
+	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 16 + offsetof(struct pt_sec_pages, cpu),
+				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = 2;	/* nr_pages no longer fills the section */
+	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 16 + offsetof(struct pt_sec_pages, nr_pages),
+				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = PT_SEC_SYSTEM;	/* LOSS turned into a second SYSTEM */
+	CU_ASSERT_EQUAL(parse_patched(b, size, loss, &v32, 4, &off, NULL), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(off, loss);
+	v32 = 1234;	/* an unknown id is skipped, not an error */
+	CU_ASSERT_EQUAL(parse_patched(b, size, loss, &v32, 4, &off, NULL), 0);
+	v64 = 8;	/* END with a payload */
+	CU_ASSERT_EQUAL(parse_patched(b, size, end + 8, &v64, 8, &off, NULL), -PT_ETRUNC);
+	v32 = PT_SEC_END;	/* END early: bytes after it */
+	CU_ASSERT_EQUAL(parse_patched(b, size, loss, &v32, 4, &off, NULL), -PT_EFORMAT);
+	free(b);
+}
+
+/* Cutting the file anywhere: an error, never a crash, and what was read is a valid prefix. */
+static void test_truncation_everywhere(void)
+{
+	size_t size, k;
+	uint8_t *b = sample_bytes(&size);
+	struct tracefile full, tf;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &full), 0);
+	for (k = 0; k < size; k++) {
+		uint8_t *cut = malloc(k ? k : 1);
+		uint32_t i;
+		int err;
+
+		memcpy(cut, b, k);
+		err = tracefile_parse(cut, k, &tf);
+		CU_ASSERT(err == -PT_ETRUNC || err == -PT_EFORMAT);
+		CU_ASSERT(tf.err_off <= k);
+		CU_ASSERT(!tf.complete);
+		CU_ASSERT(tf.nfuncs <= full.nfuncs);
+		CU_ASSERT(tf.npages <= full.npages);
+		for (i = 0; i < tf.nfuncs; i++)
+			check_sample_function(&tf.funcs[i]);
+		for (i = 0; i < tf.npages; i++) {
+			CU_ASSERT_EQUAL(tf.pages[i].cpu, full.pages[i].cpu);
+			CU_ASSERT_EQUAL(memcmp(tf.pages[i].data, full.pages[i].data,
+					       SAMPLE_PAGE), 0);
+		}
+		tracefile_free(&tf);
+		free(cut);
+	}
+	tracefile_free(&full);
+	free(b);
+}
+
+static void test_cfg_blob_malformed(void)
+{
+	struct cfg c, got;
+	uint8_t *blob;
+	uint32_t len, k;
+	struct {
+		size_t at;
+		uint32_t value;
+	} bad[] = {
+		{ 0, 0 },	/* magic */
+		{ offsetof(struct pt_cfg_hdr, nr_blocks), 4 },
+		{ offsetof(struct pt_cfg_hdr, nr_blocks), 0 },
+		{ offsetof(struct pt_cfg_hdr, block_size), 4 },
+		{ offsetof(struct pt_cfg_hdr, name), 0 },
+		/* block 1's first_insn beyond the instructions */
+		{ sizeof(struct pt_cfg_hdr) + 32 + offsetof(struct pt_cfg_block, first_insn), 5 },
+		/* block 0's successors beyond the edges */
+		{ sizeof(struct pt_cfg_hdr) + offsetof(struct pt_cfg_block, nr_succ), 9 },
+		/* insn 0 in block 3 */
+		{ sizeof(struct pt_cfg_hdr) + 3 * 32 + offsetof(struct pt_cfg_insn, block), 3 },
+		/* insn 3's target name beyond the names */
+		{ sizeof(struct pt_cfg_hdr) + 3 * 32 + 3 * 32 + offsetof(struct pt_cfg_insn, target_name),
+		  1000 },
+		/* edge 0 from block 7 */
+		{ sizeof(struct pt_cfg_hdr) + 3 * 32 + 5 * 32, 7 },
+		/* edge 3 to block 4 (EXIT is 3) */
+		{ sizeof(struct pt_cfg_hdr) + 3 * 32 + 5 * 32 + 3 * 16 + 4, 4 },
+		/* edge 1 from block 1: not in block 0's successor range */
+		{ sizeof(struct pt_cfg_hdr) + 3 * 32 + 5 * 32 + 1 * 16, 1 },
+	};
+
+	sample_cfg(&c);
+	CU_ASSERT_EQUAL_FATAL(cfg_blob_encode(&c, &blob, &len), 0);
+	CU_ASSERT_EQUAL(len % 8, 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_blob_decode(blob, len, &got), 0);
+	cfg_blob_free(&got);
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		uint8_t *copy = malloc(len);
+
+		memcpy(copy, blob, len);
+		memcpy(copy + bad[k].at, &bad[k].value, 4);
+		CU_ASSERT_EQUAL(cfg_blob_decode(copy, len, &got), -PT_EFORMAT);
+		free(copy);
+	}
+	for (k = 0; k < len; k++) {
+		int err = cfg_blob_decode(blob, k, &got);
+
+		CU_ASSERT(err == -PT_ETRUNC || err == -PT_EFORMAT);
+	}
+	free(blob);
+}
+
+UNIT_SUITE(tracefile,
+	   { "round trip of every section", test_round_trip },
+	   { "malformed file header", test_malformed_header },
+	   { "malformed sections: error and offset, prefix kept", test_malformed_sections },
+	   { "truncation at every byte", test_truncation_everywhere },
+	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed })
