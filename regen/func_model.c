@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * func_model - a traced function as pathregen needs it (out.h): its CFG and
+ * graph, the call-vertex tables of struct regen_func (return addresses,
+ * direct traced callees), per-block exit edges and names.
+ *
+ * The decoder tables (rf.ops, rf.model) are bound by the caller
+ * (pr_bind.c for trace.bin plans, tests with their own encodings), because
+ * they depend on the plan's mode and encoding, not on the CFG.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "out.h"
+
+const struct pr_func *pr_model_func(const struct pr_model *m, uint32_t func_id)
+{
+	uint32_t lo, hi;
+
+	if (m->by_id) {
+		if (func_id >= m->by_id_len || !m->by_id[func_id])
+			return NULL;
+		return &m->funcs[m->by_id[func_id] - 1];
+	}
+	/* funcs are sorted by func_id when there is no table (pr_model_finish). */
+	lo = 0;
+	hi = m->nfuncs;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (m->funcs[mid].func_id == func_id)
+			return &m->funcs[mid];
+		if (m->funcs[mid].func_id < func_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *pr_block_name(const struct pr_func *f, uint32_t block, char *buf, size_t len)
+{
+	const struct cfg_block *b;
+
+	if (!f) {
+		snprintf(buf, len, "?#%u", block);
+		return buf;
+	}
+	if (block >= f->cfg.nblocks) {
+		snprintf(buf, len, "%s#%u", f->name, block);
+		return buf;
+	}
+	b = &f->cfg.blocks[block];
+	if ((b->flags & CFG_BF_COLD) && f->cold_addr && b->addr >= f->cold_addr)
+		snprintf(buf, len, "%s.cold+0x%" PRIx64, f->name, b->addr - f->cold_addr);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, f->name, b->addr - f->addr);
+	return buf;
+}
+
+const char *pr_owner_name(uint64_t owner, char *buf, size_t len)
+{
+	static const char *const kinds[] = { "task", "idle", "softirq", "hardirq", "nmi" };
+	uint32_t kind = (uint32_t)(owner >> 56);
+
+	if (kind < sizeof(kinds) / sizeof(kinds[0]))
+		snprintf(buf, len, "%s/%u", kinds[kind], (uint32_t)owner);
+	else
+		snprintf(buf, len, "owner-%#" PRIx64, owner);
+	return buf;
+}
+
+/* Marks DFS retreating edges from ENTRY (iterative: graphs can be deep). */
+static int mark_back_edges(struct pr_func *f)
+{
+	const struct graph *g = &f->g;
+	uint8_t *state = calloc(g->nv ? g->nv : 1, 1);	/* 0 new, 1 on stack, 2 done */
+	uint32_t *vstack = malloc((g->nv + 1) * sizeof(*vstack));
+	uint32_t *istack = malloc((g->nv + 1) * sizeof(*istack));
+	uint32_t sp = 0;
+
+	f->back_edge_mark = calloc(g->ne ? g->ne : 1, sizeof(uint32_t));
+	if (!state || !vstack || !istack || !f->back_edge_mark) {
+		free(state);
+		free(vstack);
+		free(istack);
+		return -PT_ENOMEM;
+	}
+	vstack[sp] = g->entry;
+	istack[sp++] = 0;
+	state[g->entry] = 1;
+	while (sp) {
+		uint32_t v = vstack[sp - 1], i = istack[sp - 1];
+
+		if (i == graph_out_degree(g, v)) {
+			state[v] = 2;
+			sp--;
+			continue;
+		}
+		istack[sp - 1]++;
+		uint32_t e = g->out_edges[g->out_start[v] + i];
+		uint32_t d = g->edges[e].dst;
+
+		if (state[d] == 1) {
+			f->back_edge_mark[e] = 1;
+		} else if (state[d] == 0) {
+			state[d] = 1;
+			vstack[sp] = d;
+			istack[sp++] = 0;
+		}
+	}
+	free(state);
+	free(vstack);
+	free(istack);
+	return 0;
+}
+
+int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t name_len)
+{
+	memset(f, 0, sizeof(*f));
+	f->func_id = func_id;
+	f->name = strndup(name ? name : "?", name ? name_len : 1);
+	graph_init(&f->g);
+	return f->name ? 0 : -PT_ENOMEM;
+}
+
+int pr_func_derive(struct pr_func *f)
+{
+	const struct cfg *c = &f->cfg;
+	uint32_t b, i;
+	int err;
+
+	if (!c->nblocks)
+		return -PT_EFORMAT;
+	err = cfg_to_graph(c, &f->g);
+	if (err)
+		return err;
+	if (f->g.nv != c->nblocks + 1 || f->g.ne != c->nedges)
+		return -PT_EFORMAT;
+	f->exit_edge = malloc(c->nblocks * sizeof(*f->exit_edge));
+	f->call_ret_addr = calloc(f->g.nv, sizeof(*f->call_ret_addr));
+	f->call_callee = malloc(f->g.nv * sizeof(*f->call_callee));
+	if (!f->exit_edge || !f->call_ret_addr || !f->call_callee)
+		return -PT_ENOMEM;
+	for (i = 0; i < f->g.nv; i++)
+		f->call_callee[i] = UINT32_MAX;
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+
+		f->exit_edge[b] = UINT32_MAX;
+		for (i = 0; i < bl->nsucc; i++)
+			if (c->edges[bl->first_succ + i].dst == c->nblocks &&
+			    f->exit_edge[b] == UINT32_MAX)
+				f->exit_edge[b] = bl->first_succ + i;
+		if ((bl->flags & CFG_BF_CALL) && bl->ninsn) {
+			const struct cfg_insn *in = &c->insns[bl->first_insn + bl->ninsn - 1];
+
+			f->call_ret_addr[b] = in->addr + in->len;
+		}
+	}
+	return mark_back_edges(f);
+}
+
+void pr_func_free(struct pr_func *f)
+{
+	if (f->cfg_from_blob)
+		cfg_blob_free(&f->cfg);
+	else
+		cfg_free(&f->cfg);
+	graph_free(&f->g);
+	if (f->model && f->model_free)
+		f->model_free(f->model);
+	free(f->name);
+	free(f->exit_edge);
+	free(f->call_ret_addr);
+	free(f->call_callee);
+	free(f->back_edge_mark);
+	memset(f, 0, sizeof(*f));
+}
+
+int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
+{
+	struct pt_plan plan;
+	int err;
+
+	err = pr_func_init(f, fn->func_id, fn->name, fn->name_len);
+	if (err)
+		return err;
+	f->addr = fn->addr;
+	f->cold_addr = fn->cold_addr;
+	f->len = fn->len;
+	f->cold_len = fn->cold_len;
+	f->code = fn->code;
+	err = cfg_blob_decode(fn->cfg, fn->cfg_len, &f->cfg);
+	if (err)
+		return err;
+	f->cfg_from_blob = 1;
+	if (f->cfg.addr != fn->addr)
+		return -PT_EFORMAT;
+	if (fn->plan_len < offsetof(struct pt_plan, addr))
+		return fn->plan_len ? -PT_ETRUNC : -PT_EFORMAT;
+	memset(&plan, 0, sizeof(plan));
+	memcpy(&plan, fn->plan, fn->plan_len < sizeof(plan) ? fn->plan_len : sizeof(plan));
+	if (plan.func_id != fn->func_id)
+		return -PT_EFORMAT;
+	f->mode = plan.mode;
+	f->encoding = plan.encoding;
+	f->plan_flags = plan.flags;
+	return pr_func_derive(f);
+}
+
+static int cmp_func_id(const void *a, const void *b)
+{
+	const struct pr_func *x = a, *y = b;
+
+	return x->func_id < y->func_id ? -1 : x->func_id > y->func_id;
+}
+
+/* See out.h. Bind decoders (f->ops, f->model) before: they are copied. */
+int pr_model_finish(struct pr_model *m)
+{
+	uint32_t i, max_id = 0;
+
+	qsort(m->funcs, m->nfuncs, sizeof(*m->funcs), cmp_func_id);
+	for (i = 0; i < m->nfuncs; i++) {
+		m->funcs[i].index = i;
+		if (i && m->funcs[i].func_id == m->funcs[i - 1].func_id)
+			return -PT_EFORMAT;
+		if (m->funcs[i].func_id > max_id)
+			max_id = m->funcs[i].func_id;
+	}
+	free(m->by_id);
+	m->by_id = NULL;
+	if (m->nfuncs && max_id < (1u << 20)) {
+		m->by_id_len = max_id + 1;
+		m->by_id = calloc(m->by_id_len, sizeof(*m->by_id));
+		if (!m->by_id)
+			return -PT_ENOMEM;
+		for (i = 0; i < m->nfuncs; i++)
+			m->by_id[m->funcs[i].func_id] = i + 1;
+	}
+	for (i = 0; i < m->nfuncs; i++) {
+		struct pr_func *f = &m->funcs[i];
+		uint32_t b, j;
+
+		for (b = 0; b < f->cfg.nblocks; b++) {
+			const struct cfg_block *bl = &f->cfg.blocks[b];
+			const struct cfg_insn *in;
+
+			if (!(bl->flags & CFG_BF_CALL) || !bl->ninsn)
+				continue;
+			in = &f->cfg.insns[bl->first_insn + bl->ninsn - 1];
+			if (in->kind != CFG_I_CALL || !in->target)
+				continue;
+			for (j = 0; j < m->nfuncs; j++)
+				if (m->funcs[j].addr == in->target)
+					f->call_callee[b] = m->funcs[j].func_id;
+		}
+	}
+	free(m->rfuncs);
+	m->rfuncs = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->rfuncs));
+	if (!m->rfuncs)
+		return -PT_ENOMEM;
+	for (i = 0; i < m->nfuncs; i++) {
+		struct pr_func *f = &m->funcs[i];
+		struct regen_func *rf = &m->rfuncs[i];
+
+		rf->func_id = f->func_id;
+		rf->name = f->name;
+		rf->g = &f->g;
+		rf->call_ret_addr = f->call_ret_addr;
+		rf->call_callee = f->call_callee;
+		rf->ops = f->ops;
+		rf->model = f->model;
+	}
+	m->fs.funcs = m->rfuncs;
+	m->fs.nfuncs = m->nfuncs;
+	return 0;
+}
+
+void pr_model_free(struct pr_model *m)
+{
+	uint32_t i;
+
+	for (i = 0; i < m->nfuncs; i++)
+		pr_func_free(&m->funcs[i]);
+	free(m->funcs);
+	free(m->rfuncs);
+	free(m->by_id);
+	memset(m, 0, sizeof(*m));
+}

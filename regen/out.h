@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * out - what pathregen's writers see: the traced functions (func_model.c)
+ * and the regenerated execution as steps (out_walk.c), one owner's stream
+ * after another.
+ *
+ * The engine (regen.h) reports blocks; a writer also wants the CFG edge
+ * that led to each block (branch outcomes, edge profiles) and a function's
+ * recorded code (instruction-level outputs). out_walk keeps each stream's
+ * call stack and hands every writer the engine's event plus that edge.
+ */
+#ifndef PATHTRACE_REGEN_OUT_H
+#define PATHTRACE_REGEN_OUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/graph.h>
+
+#include "regen.h"
+
+/* One traced function: what the engine and the writers need. */
+struct pr_func {
+	uint32_t func_id;
+	char *name;
+	uint64_t addr, cold_addr;
+	uint32_t len, cold_len;
+	const uint8_t *code;		/* len + cold_len bytes as traced (not owned) */
+	uint16_t mode, encoding;	/* the plan's (pathtrace_abi.h) */
+	uint32_t plan_flags;
+	struct cfg cfg;			/* owned */
+	int cfg_from_blob;		/* free with cfg_blob_free, else cfg_free */
+	struct graph g;			/* cfg_to_graph(cfg) */
+	uint64_t *call_ret_addr;	/* g.nv */
+	uint32_t *call_callee;		/* g.nv */
+	uint32_t *exit_edge;		/* per block: its edge to EXIT, or UINT32_MAX */
+	uint32_t *back_edge_mark;	/* per edge: 1 if a DFS retreating edge (path profile) */
+	const struct regen_decoder_ops *ops;	/* the decoder, bound by the caller */
+	void *model;			/* the decoder's tables (owned, freed by model_free) */
+	void (*model_free)(void *model);
+	uint32_t index;			/* in pr_model.funcs */
+};
+
+struct pr_model {
+	struct pr_func *funcs;
+	uint32_t nfuncs;
+	struct regen_func *rfuncs;	/* nfuncs, for the engine */
+	struct regen_funcs fs;
+	uint32_t *by_id;		/* func_id -> index + 1 (0: none), when ids are small */
+	uint32_t by_id_len;
+};
+
+struct tf_function;
+
+/* Sets func_id and name (copied); everything else zero. Returns 0 or -PT_ENOMEM. */
+int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t name_len);
+
+/*
+ * Builds what follows from f->cfg (set by the caller, or by pr_func_from_tf):
+ * graph, exit edges, DFS back-edge marks, call return addresses. Returns 0;
+ * -PT_EFORMAT when the CFG has no blocks or its graph does not match it;
+ * -PT_ENOMEM.
+ */
+int pr_func_derive(struct pr_func *f);
+
+/*
+ * One trace.bin function: decodes its CFG blob and reads its plan's header
+ * (mode, encoding, flags), then pr_func_derive. The decoder is bound later.
+ * Returns 0; -PT_EFORMAT (bad CFG blob, CFG or plan of another function);
+ * -PT_ETRUNC (plan too short); -PT_ENOMEM. Free with pr_func_free either way.
+ */
+int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn);
+
+void pr_func_free(struct pr_func *f);
+
+/*
+ * After every function is in m->funcs (malloc'd array, nfuncs set) and its
+ * decoder bound: sorts by func_id, builds the lookup, resolves direct
+ * traced callees (call target == a traced function's address) and the
+ * engine's regen_func array. Returns 0; -PT_EFORMAT for a duplicate
+ * func_id; -PT_ENOMEM.
+ */
+int pr_model_finish(struct pr_model *m);
+
+/* Frees every function and the tables; m is zeroed. */
+void pr_model_free(struct pr_model *m);
+
+/* The function with func_id, or NULL. */
+const struct pr_func *pr_model_func(const struct pr_model *m, uint32_t func_id);
+
+/* "name+0xoff" (or "name.cold+0xoff") of a block, into buf; returns buf. */
+const char *pr_block_name(const struct pr_func *f, uint32_t block, char *buf, size_t len);
+
+/* Owner as text: task/PID, idle/CPU, softirq/CPU, hardirq/CPU, nmi/CPU. */
+const char *pr_owner_name(uint64_t owner, char *buf, size_t len);
+
+/* A stream as the writers see it. */
+struct out_stream {
+	const struct regen_stream *s;
+	uint32_t index;			/* 0-based, in output order */
+	uint32_t cpu;			/* of its first marker, or UINT32_MAX */
+	uint64_t stamp;			/* of its first marker, or 0 */
+};
+
+/* One engine event with what the walk knows about it. */
+struct out_step {
+	const struct regen_event *ev;
+	const struct pr_func *f;	/* ev->func's function, NULL if unknown */
+	/*
+	 * REGEN_EV_BLOCK: the edge from the activation's previous block, or
+	 * UINT32_MAX for its first block (or the first after a resync).
+	 * REGEN_EV_EXIT: the last block's edge to EXIT, or UINT32_MAX.
+	 */
+	uint32_t edge;
+	uint32_t prev_block;		/* UINT32_MAX if none */
+	/* Non-zero when more than one edge joins prev_block to this block, so edge is a guess. */
+	int edge_ambiguous;
+};
+
+struct out_writer;
+
+struct out_writer_ops {
+	const char *name;
+	/* Each returns 0 or a negative PT_E* (stops pathregen). Any may be NULL. */
+	int (*open)(struct out_writer *w);
+	int (*stream_begin)(struct out_writer *w, const struct out_stream *st);
+	int (*step)(struct out_writer *w, const struct out_stream *st, const struct out_step *sp);
+	int (*stream_end)(struct out_writer *w, const struct out_stream *st);
+	int (*close)(struct out_writer *w);	/* summaries; frees priv */
+};
+
+struct out_writer {
+	const struct out_writer_ops *ops;
+	FILE *fp;
+	const struct pr_model *m;
+	void *priv;
+	/* Options some writers read. */
+	uint32_t top;			/* --paths: paths per function */
+	const char *trace_name;
+	uint64_t total_bits;		/* --stats: filled by the driver before close */
+	uint64_t loss_dropped, loss_missed;	/* from trace.bin's LOSS section */
+	int have_loss_section;
+};
+
+extern const struct out_writer_ops out_text_ops;
+extern const struct out_writer_ops out_paths_ops;
+extern const struct out_writer_ops out_edges_ops;
+extern const struct out_writer_ops out_blocks_ops;
+extern const struct out_writer_ops out_stats_ops;
+extern const struct out_writer_ops out_din_ops;
+extern const struct out_writer_ops out_champsim_ops;
+extern const struct out_writer_ops out_json_ops;
+extern const struct out_writer_ops verify_ops;
+
+/* --edges / --blocks counts of function index i while the writer is open, or NULL. */
+const uint64_t *out_profile_edges(const struct out_writer *w, uint32_t func_index);
+const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_index);
+
+/* --paths: how often path id of function index fi ran, while the writer is open. */
+uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id);
+
+/* Verify's outcome (verify_ops' priv is one; read after close). */
+struct verify_result {
+	uint64_t compared;		/* blocks equal to their BLOCK markers */
+	uint64_t unverified;		/* markers after a stream's truncation */
+	uint64_t skipped;		/* markers inside gaps */
+	int mismatch;			/* 1 at the first difference */
+	char detail[256];		/* stream, function and position */
+};
+
+/* verify_ops reads its result here if w->priv points to one at open. */
+
+/*
+ * Runs the engine over one stream and feeds every writer in ws[0..n) the
+ * steps. Returns 0; the first writer's negative PT_E* (writers that ran
+ * earlier in the stream still saw the step); -PT_ENOMEM.
+ */
+int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
+		    struct out_writer *const *ws, unsigned int n);
+
+/* Calls every writer's open; on failure, closes those opened. Returns 0 or the error. */
+int out_open_all(struct out_writer *const *ws, unsigned int n);
+/* Calls every writer's close; returns 0 or the first error. */
+int out_close_all(struct out_writer *const *ws, unsigned int n);
+
+#endif

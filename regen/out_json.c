@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * out_json - --json: the default output's data for other tools, as one
+ * JSON document:
+ *
+ *   {"functions": [{"id", "name", "addr", "cold_addr",
+ *                   "blocks": [{"addr", "size", "name"}]}],
+ *    "streams": [{"index", "owner", "bits", "markers",
+ *                 "events": [{"ev": "enter", "func", "depth", "cpu", "stamp"},
+ *                            {"ev": "block", "func", "block"},
+ *                            {"ev": "exit", "func"},
+ *                            {"ev": "gap", "pos", "reason", "loss", "count", "cpu"},
+ *                            {"ev": "resync", "pos"}, {"ev": "truncated", "pos"}]}]}
+ *
+ * Addresses are strings ("0x..."): JSON numbers lose 64-bit precision.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <pathtrace/error.h>
+
+#include "out.h"
+
+struct json {
+	int first_event;
+};
+
+/* Writes s as a JSON string. */
+static void put_str(FILE *fp, const char *s)
+{
+	fputc('"', fp);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(fp, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(fp, "\\u%04x", c);
+		else
+			fputc(c, fp);
+	}
+	fputc('"', fp);
+}
+
+static int json_open(struct out_writer *w)
+{
+	const struct pr_model *m = w->m;
+	struct json *j = calloc(1, sizeof(*j));
+	char buf[192];
+	uint32_t i, b;
+
+	if (!j)
+		return -PT_ENOMEM;
+	w->priv = j;
+	fputs("{\"functions\": [", w->fp);
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct pr_func *f = &m->funcs[i];
+
+		fprintf(w->fp, "%s\n {\"id\": %u, \"name\": ", i ? "," : "", f->func_id);
+		put_str(w->fp, f->name);
+		fprintf(w->fp, ", \"addr\": \"0x%" PRIx64 "\", \"cold_addr\": \"0x%" PRIx64
+			"\", \"blocks\": [", f->addr, f->cold_addr);
+		for (b = 0; b < f->cfg.nblocks; b++) {
+			fprintf(w->fp, "%s{\"addr\": \"0x%" PRIx64 "\", \"size\": %u, \"name\": ",
+				b ? ", " : "", f->cfg.blocks[b].addr, f->cfg.blocks[b].size);
+			put_str(w->fp, pr_block_name(f, b, buf, sizeof(buf)));
+			fputc('}', w->fp);
+		}
+		fputs("]}", w->fp);
+	}
+	fputs("],\n\"streams\": [", w->fp);
+	return ferror(w->fp) ? -PT_EIO : 0;
+}
+
+static int json_stream_begin(struct out_writer *w, const struct out_stream *st)
+{
+	struct json *j = w->priv;
+	char own[48];
+
+	fprintf(w->fp, "%s\n {\"index\": %u, \"owner\": \"%s\", \"bits\": %" PRIu64
+		", \"markers\": %u, \"events\": [", st->index ? "," : "", st->index,
+		pr_owner_name(st->s->owner, own, sizeof(own)), st->s->nbits, st->s->nmarkers);
+	j->first_event = 1;
+	return 0;
+}
+
+static int json_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	const struct regen_event *ev = sp->ev;
+	const struct regen_marker *mk = ev->marker;
+	struct json *j = w->priv;
+	FILE *fp = w->fp;
+
+	(void)st;
+	fputs(j->first_event ? "\n  " : ",\n  ", fp);
+	j->first_event = 0;
+	switch (ev->type) {
+	case REGEN_EV_ENTER:
+		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
+		if (mk)
+			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64 ", \"ret\": \"0x%" PRIx64 "\"",
+				mk->cpu, mk->stamp, mk->value);
+		fputc('}', fp);
+		break;
+	case REGEN_EV_BLOCK:
+		fprintf(fp, "{\"ev\": \"block\", \"func\": %u, \"block\": %u}", ev->func, ev->block);
+		break;
+	case REGEN_EV_EXIT:
+		fprintf(fp, "{\"ev\": \"exit\", \"func\": %u}", ev->func);
+		break;
+	case REGEN_EV_GAP:
+		fprintf(fp, "{\"ev\": \"gap\", \"pos\": %" PRIu64 ", \"reason\": ", ev->pos);
+		put_str(fp, pt_strerror(ev->reason));
+		if (mk && mk->type == REGEN_M_LOSS)
+			fprintf(fp, ", \"loss\": %u, \"count\": %" PRIu64 ", \"cpu\": %u", mk->arg,
+				mk->value, mk->cpu);
+		fputc('}', fp);
+		break;
+	case REGEN_EV_RESYNC:
+		fprintf(fp, "{\"ev\": \"resync\", \"pos\": %" PRIu64 "}", ev->pos);
+		break;
+	case REGEN_EV_TRUNCATED:
+		fprintf(fp, "{\"ev\": \"truncated\", \"pos\": %" PRIu64 "}", ev->pos);
+		break;
+	default:
+		fprintf(fp, "{\"ev\": \"unknown\", \"type\": %u}", ev->type);
+		break;
+	}
+	return ferror(fp) ? -PT_EIO : 0;
+}
+
+static int json_stream_end(struct out_writer *w, const struct out_stream *st)
+{
+	(void)st;
+	fputs("]}", w->fp);
+	return 0;
+}
+
+static int json_close(struct out_writer *w)
+{
+	if (w->priv)
+		fputs("]}\n", w->fp);
+	free(w->priv);
+	w->priv = NULL;
+	return fflush(w->fp) ? -PT_EIO : 0;
+}
+
+const struct out_writer_ops out_json_ops = {
+	.name = "json",
+	.open = json_open,
+	.stream_begin = json_stream_begin,
+	.step = json_step,
+	.stream_end = json_stream_end,
+	.close = json_close,
+};

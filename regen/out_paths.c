@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * out_paths - --paths: the Ball-Larus path profile. Every executed acyclic
+ * path is numbered exactly as the planner numbers it (pathnum.h: paths end
+ * at EXIT, at back edges and at call vertices), so the numbers mean the
+ * same here as in a PT_MODE_PATHS trace. Per function, the hottest paths
+ * with their counts and blocks. A path cut by a gap or by the end of the
+ * stream is not counted (it is reported as incomplete).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/pathnum.h>
+
+#include "out.h"
+
+struct path_count {
+	uint64_t id;
+	uint64_t count;
+};
+
+/* Open addressing, id -> count; slot empty when count == 0. */
+struct path_table {
+	struct path_count *slots;
+	uint64_t cap, used;
+};
+
+struct paths_func {
+	struct pathnum pn;
+	int ok;			/* pathnum_build succeeded */
+	int err;
+	struct path_table t;
+	uint64_t completed;
+};
+
+struct paths_frame {
+	uint32_t fi;		/* function index, UINT32_MAX if unknown */
+	uint64_t sum;		/* Val sum of the path so far */
+	int open;		/* a path is being walked */
+};
+
+struct paths {
+	struct paths_func *f;
+	struct paths_frame *stack;
+	uint32_t depth, cap;
+	uint64_t incomplete;
+};
+
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	return x;
+}
+
+static int table_add(struct path_table *t, uint64_t id)
+{
+	uint64_t i;
+
+	if ((t->used + 1) * 2 > t->cap) {
+		uint64_t ncap = t->cap ? t->cap * 2 : 64, j;
+		struct path_count *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return -PT_ENOMEM;
+		for (j = 0; j < t->cap; j++) {
+			if (!t->slots[j].count)
+				continue;
+			for (i = mix(t->slots[j].id) & (ncap - 1); ns[i].count; i = (i + 1) & (ncap - 1))
+				;
+			ns[i] = t->slots[j];
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->cap = ncap;
+	}
+	for (i = mix(id) & (t->cap - 1); t->slots[i].count; i = (i + 1) & (t->cap - 1)) {
+		if (t->slots[i].id == id) {
+			t->slots[i].count++;
+			return 0;
+		}
+	}
+	t->slots[i].id = id;
+	t->slots[i].count = 1;
+	t->used++;
+	return 0;
+}
+
+static int paths_open(struct out_writer *w)
+{
+	struct paths *p = calloc(1, sizeof(*p));
+	uint32_t i;
+
+	if (!p)
+		return -PT_ENOMEM;
+	w->priv = p;
+	p->f = calloc(w->m->nfuncs + 1, sizeof(*p->f));
+	if (!p->f)
+		return -PT_ENOMEM;
+	for (i = 0; i < w->m->nfuncs; i++) {
+		p->f[i].err = pathnum_build(&p->f[i].pn, &w->m->funcs[i].g, NULL, NULL);
+		p->f[i].ok = !p->f[i].err;
+		if (p->f[i].err == -PT_ENOMEM)
+			return -PT_ENOMEM;
+	}
+	return 0;
+}
+
+static int end_path(struct paths *p, struct paths_frame *fr, uint64_t last_val)
+{
+	int err;
+
+	fr->sum += last_val;
+	fr->open = 0;
+	err = table_add(&p->f[fr->fi].t, fr->sum);
+	p->f[fr->fi].completed++;
+	return err;
+}
+
+static void start_path(const struct pathnum *pn, struct paths_frame *fr, uint32_t start)
+{
+	fr->sum = start == GRAPH_NONE ? 0 : pn->val[start];
+	fr->open = 1;
+}
+
+/* Follows CFG edge e of the frame's function. */
+static int take_edge(struct paths *p, struct paths_frame *fr, uint32_t e)
+{
+	const struct pathnum *pn = &p->f[fr->fi].pn;
+	const struct pathnum_cfg_edge *ce = &pn->cfg[e];
+	int err;
+
+	switch (ce->role) {
+	case PATHNUM_ROLE_REAL:
+		if (!fr->open)
+			return 0;
+		fr->sum += pn->val[ce->dag];
+		if (pn->dag.edges[ce->dag].dst == pn->dag.exit)
+			return end_path(p, fr, 0);
+		return 0;
+	case PATHNUM_ROLE_BACK:
+		if (fr->open) {
+			err = end_path(p, fr, pn->val[ce->dag]);
+			if (err)
+				return err;
+		}
+		start_path(pn, fr, ce->start);
+		return 0;
+	default:		/* out of a call vertex: that path ended at the call */
+		start_path(pn, fr, ce->start);
+		return 0;
+	}
+}
+
+static int paths_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	struct paths *p = w->priv;
+	struct paths_frame *fr = p->depth ? &p->stack[p->depth - 1] : NULL;
+	const struct pathnum *pn;
+	uint32_t v;
+	int err;
+
+	(void)st;
+	switch (sp->ev->type) {
+	case REGEN_EV_ENTER:
+		if (p->depth == p->cap) {
+			uint32_t cap = p->cap ? p->cap * 2 : 64;
+			struct paths_frame *s = realloc(p->stack, cap * sizeof(*s));
+
+			if (!s)
+				return -PT_ENOMEM;
+			p->stack = s;
+			p->cap = cap;
+		}
+		fr = &p->stack[p->depth++];
+		fr->fi = sp->f && p->f[sp->f->index].ok ? sp->f->index : UINT32_MAX;
+		fr->sum = 0;
+		fr->open = 1;	/* a path starts at ENTRY */
+		return 0;
+	case REGEN_EV_BLOCK:
+	case REGEN_EV_EXIT:
+		if (!fr || fr->fi == UINT32_MAX || !sp->f || sp->f->index != fr->fi)
+			break;
+		pn = &p->f[fr->fi].pn;
+		if (sp->edge != UINT32_MAX) {
+			err = take_edge(p, fr, sp->edge);
+			if (err)
+				return err;
+		} else if (sp->ev->type == REGEN_EV_BLOCK && sp->prev_block != UINT32_MAX) {
+			fr->open = 0;	/* no edge between the blocks: cannot number */
+		}
+		v = sp->ev->block;
+		if (sp->ev->type == REGEN_EV_BLOCK && v < pn->dag.nv && fr->open &&
+		    pn->call_end[v] != GRAPH_NONE && pn->kind[pn->call_end[v]] == PATHNUM_CALL_END) {
+			err = end_path(p, fr, pn->val[pn->call_end[v]]);
+			if (err)
+				return err;
+		}
+		break;
+	default:
+		break;
+	}
+	if (sp->ev->type == REGEN_EV_EXIT && p->depth) {
+		if (p->stack[p->depth - 1].open)
+			p->incomplete++;
+		p->depth--;
+	} else if (sp->ev->type == REGEN_EV_GAP || sp->ev->type == REGEN_EV_TRUNCATED ||
+		   sp->ev->type == REGEN_EV_RESYNC) {
+		for (v = 0; v < p->depth; v++)
+			p->incomplete += p->stack[v].open;
+		p->depth = 0;
+	}
+	return 0;
+}
+
+static int paths_stream_end(struct out_writer *w, const struct out_stream *st)
+{
+	struct paths *p = w->priv;
+	uint32_t v;
+
+	(void)st;
+	for (v = 0; v < p->depth; v++)
+		p->incomplete += p->stack[v].open;
+	p->depth = 0;
+	return 0;
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	const struct path_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void print_function(struct out_writer *w, const struct pr_func *f, struct paths_func *pf)
+{
+	struct path_count *all;
+	uint32_t *blocks;
+	uint64_t i, n = 0, top = w->top ? w->top : 10;
+	char buf[192];
+
+	if (!pf->ok) {
+		fprintf(w->fp, "%s (func %u): paths not numbered: %s\n", f->name, f->func_id,
+			pf->pn.reason[0] ? pf->pn.reason : pt_strerror(pf->err));
+		return;
+	}
+	fprintf(w->fp, "%s (func %u): %" PRIu64 " paths executed, %" PRIu64 " distinct of %" PRIu64
+		" possible (%u-bit numbers)\n", f->name, f->func_id, pf->completed, pf->t.used,
+		pf->pn.npaths, pf->pn.width);
+	all = malloc((pf->t.used + 1) * sizeof(*all));
+	blocks = malloc(((size_t)pf->pn.dag.nv + 1) * sizeof(*blocks));
+	if (!all || !blocks) {
+		fprintf(w->fp, "  (out of memory)\n");
+		free(all);
+		free(blocks);
+		return;
+	}
+	for (i = 0; i < pf->t.cap; i++)
+		if (pf->t.slots[i].count)
+			all[n++] = pf->t.slots[i];
+	qsort(all, n, sizeof(*all), cmp_count_desc);
+	for (i = 0; i < n && i < top; i++) {
+		int nb = pathnum_blocks(&pf->pn, all[i].id, blocks, pf->pn.dag.nv + 1), k;
+
+		fprintf(w->fp, "%12" PRIu64 "  path %" PRIu64 ":", all[i].count, all[i].id);
+		for (k = 0; k < nb; k++)
+			fprintf(w->fp, " %s", pr_block_name(f, blocks[k], buf, sizeof(buf)));
+		if (nb < 0)
+			fprintf(w->fp, " (cannot decode: %s)", pt_strerror(nb));
+		fputc('\n', w->fp);
+	}
+	free(all);
+	free(blocks);
+}
+
+static int paths_close(struct out_writer *w)
+{
+	struct paths *p = w->priv;
+	uint32_t i;
+
+	if (!p)
+		return 0;
+	if (p->f) {
+		fprintf(w->fp, "# Ball-Larus path profile: hottest paths per function\n");
+		for (i = 0; i < w->m->nfuncs; i++) {
+			print_function(w, &w->m->funcs[i], &p->f[i]);
+			pathnum_free(&p->f[i].pn);
+			free(p->f[i].t.slots);
+		}
+		if (p->incomplete)
+			fprintf(w->fp, "# %" PRIu64 " paths cut by a gap or the end of a stream: not counted\n",
+				p->incomplete);
+	}
+	free(p->f);
+	free(p->stack);
+	free(p);
+	w->priv = NULL;
+	return ferror(w->fp) ? -PT_EIO : 0;
+}
+
+/* For tests: the count of path id of function index fi while open (0 if none). */
+uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id)
+{
+	const struct paths *p = w->priv;
+	const struct path_table *t;
+	uint64_t i;
+
+	if (!p || fi >= w->m->nfuncs)
+		return 0;
+	t = &p->f[fi].t;
+	if (!t->cap)
+		return 0;
+	for (i = mix(id) & (t->cap - 1); t->slots[i].count; i = (i + 1) & (t->cap - 1))
+		if (t->slots[i].id == id)
+			return t->slots[i].count;
+	return 0;
+}
+
+const struct out_writer_ops out_paths_ops = {
+	.name = "paths",
+	.open = paths_open,
+	.step = paths_step,
+	.stream_end = paths_stream_end,
+	.close = paths_close,
+};

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * out_profile - edge (--edges) and block (--blocks) profiles: how often
+ * each CFG edge was taken and each block executed, over every stream,
+ * per function, from the regenerated execution (exact counts, not
+ * samples). Edges into EXIT are counted when an activation returns.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include <pathtrace/error.h>
+
+#include "out.h"
+
+static const char *const edge_kind_names[] = {
+	"fall", "taken", "jump", "key-jump", "key-fall", "call-return", "fixup", "exit",
+};
+
+struct profile {
+	uint64_t **edge;	/* per function: cfg.nedges counts */
+	uint64_t **block;	/* per function: cfg.nblocks counts */
+	uint64_t *entries;	/* per function: activations entered */
+	uint64_t ambiguous;	/* edges chosen among parallel edges */
+};
+
+static int profile_open(struct out_writer *w)
+{
+	const struct pr_model *m = w->m;
+	struct profile *p = calloc(1, sizeof(*p));
+	uint32_t i, n = m->nfuncs ? m->nfuncs : 1;
+
+	if (!p)
+		return -PT_ENOMEM;
+	w->priv = p;
+	p->edge = calloc(n, sizeof(*p->edge));
+	p->block = calloc(n, sizeof(*p->block));
+	p->entries = calloc(n, sizeof(*p->entries));
+	if (!p->edge || !p->block || !p->entries)
+		return -PT_ENOMEM;
+	for (i = 0; i < m->nfuncs; i++) {
+		p->edge[i] = calloc(m->funcs[i].cfg.nedges + 1, sizeof(uint64_t));
+		p->block[i] = calloc(m->funcs[i].cfg.nblocks + 1, sizeof(uint64_t));
+		if (!p->edge[i] || !p->block[i])
+			return -PT_ENOMEM;
+	}
+	return 0;
+}
+
+static int profile_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	struct profile *p = w->priv;
+	uint32_t fi;
+
+	(void)st;
+	if (!sp->f)
+		return 0;
+	fi = sp->f->index;
+	switch (sp->ev->type) {
+	case REGEN_EV_ENTER:
+		p->entries[fi]++;
+		break;
+	case REGEN_EV_BLOCK:
+		if (sp->ev->block < sp->f->cfg.nblocks)
+			p->block[fi][sp->ev->block]++;
+		/* fall through */
+	case REGEN_EV_EXIT:
+		if (sp->edge != UINT32_MAX)
+			p->edge[fi][sp->edge]++;
+		p->ambiguous += sp->edge_ambiguous != 0;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void print_blocks(struct out_writer *w, const struct profile *p)
+{
+	const struct pr_model *m = w->m;
+	char buf[192];
+	uint32_t i, b;
+
+	fprintf(w->fp, "# block profile: executions per block, per function\n");
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct pr_func *f = &m->funcs[i];
+
+		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations\n", f->name, f->func_id,
+			p->entries[i]);
+		for (b = 0; b < f->cfg.nblocks; b++)
+			fprintf(w->fp, "%12" PRIu64 "  %s\n", p->block[i][b],
+				pr_block_name(f, b, buf, sizeof(buf)));
+	}
+}
+
+static void print_edges(struct out_writer *w, const struct profile *p)
+{
+	const struct pr_model *m = w->m;
+	char src[192], dst[192];
+	uint32_t i, e;
+
+	fprintf(w->fp, "# edge profile: traversals per CFG edge, per function\n");
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct pr_func *f = &m->funcs[i];
+
+		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations\n", f->name, f->func_id,
+			p->entries[i]);
+		for (e = 0; e < f->cfg.nedges; e++) {
+			const struct cfg_edge *ce = &f->cfg.edges[e];
+			uint32_t k = ce->kind;
+
+			pr_block_name(f, ce->src, src, sizeof(src));
+			if (ce->dst >= f->cfg.nblocks)
+				snprintf(dst, sizeof(dst), "EXIT");
+			else
+				pr_block_name(f, ce->dst, dst, sizeof(dst));
+			fprintf(w->fp, "%12" PRIu64 "  %s -> %s (%s)\n", p->edge[i][e], src, dst,
+				k < sizeof(edge_kind_names) / sizeof(edge_kind_names[0]) ?
+				edge_kind_names[k] : "?");
+		}
+	}
+	if (p->ambiguous)
+		fprintf(w->fp, "# %" PRIu64 " traversals were between blocks joined by parallel edges: counted on the first\n",
+			p->ambiguous);
+}
+
+static void profile_free(const struct pr_model *m, struct profile *p)
+{
+	uint32_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < m->nfuncs; i++) {
+		if (p->edge)
+			free(p->edge[i]);
+		if (p->block)
+			free(p->block[i]);
+	}
+	free(p->edge);
+	free(p->block);
+	free(p->entries);
+	free(p);
+}
+
+static int edges_close(struct out_writer *w)
+{
+	if (w->priv && ((struct profile *)w->priv)->entries)
+		print_edges(w, w->priv);
+	profile_free(w->m, w->priv);
+	w->priv = NULL;
+	return ferror(w->fp) ? -PT_EIO : 0;
+}
+
+static int blocks_close(struct out_writer *w)
+{
+	if (w->priv && ((struct profile *)w->priv)->entries)
+		print_blocks(w, w->priv);
+	profile_free(w->m, w->priv);
+	w->priv = NULL;
+	return ferror(w->fp) ? -PT_EIO : 0;
+}
+
+/* For tests and other writers: the counts while the writer is open. */
+const uint64_t *out_profile_edges(const struct out_writer *w, uint32_t func_index)
+{
+	const struct profile *p = w->priv;
+
+	return p && func_index < w->m->nfuncs ? p->edge[func_index] : NULL;
+}
+
+const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_index)
+{
+	const struct profile *p = w->priv;
+
+	return p && func_index < w->m->nfuncs ? p->block[func_index] : NULL;
+}
+
+const struct out_writer_ops out_edges_ops = {
+	.name = "edges",
+	.open = profile_open,
+	.step = profile_step,
+	.close = edges_close,
+};
+
+const struct out_writer_ops out_blocks_ops = {
+	.name = "blocks",
+	.open = profile_open,
+	.step = profile_step,
+	.close = blocks_close,
+};

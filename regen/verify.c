@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * verify - --verify: in verify mode every block also wrote BLOCK(func,
+ * block) into the same stream, so the regenerated blocks must equal the
+ * stream's BLOCK markers, one for one, in order. The first difference
+ * stops pathregen and is named by stream, function and position.
+ *
+ * Gaps: records in a gap are lost for both, so at a resynchronization the
+ * BLOCK markers recorded before the ENTER the engine resumed at are
+ * skipped (counted). A stream that ends inside activations may have
+ * markers for blocks whose outgoing edge was never traced: they are
+ * counted as unverified, not as differences.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+
+#include "out.h"
+
+struct verify {
+	struct verify_result *res;
+	int own_res;
+	uint32_t next;		/* index of the next marker to look at in the stream */
+	int truncated;
+	int gapped;
+};
+
+static int verify_open(struct out_writer *w)
+{
+	struct verify *v = calloc(1, sizeof(*v));
+
+	if (!v)
+		return -PT_ENOMEM;
+	if (w->priv) {
+		v->res = w->priv;
+	} else {
+		v->res = calloc(1, sizeof(*v->res));
+		v->own_res = 1;
+		if (!v->res) {
+			free(v);
+			return -PT_ENOMEM;
+		}
+	}
+	memset(v->res, 0, sizeof(*v->res));
+	w->priv = v;
+	return 0;
+}
+
+static int verify_stream_begin(struct out_writer *w, const struct out_stream *st)
+{
+	struct verify *v = w->priv;
+
+	(void)st;
+	v->next = 0;
+	v->truncated = 0;
+	v->gapped = 0;
+	return 0;
+}
+
+/* The next BLOCK marker at or after v->next, or NULL. */
+static const struct regen_marker *next_block(struct verify *v, const struct regen_stream *s)
+{
+	while (v->next < s->nmarkers && s->markers[v->next].type != REGEN_M_BLOCK)
+		v->next++;
+	return v->next < s->nmarkers ? &s->markers[v->next] : NULL;
+}
+
+static int mismatch(struct out_writer *w, const struct out_stream *st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int mismatch(struct out_writer *w, const struct out_stream *st, const char *fmt, ...)
+{
+	struct verify *v = w->priv;
+	char own[48], what[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(v->res->detail, sizeof(v->res->detail), "stream %u (%s): %s", st->index,
+		 pr_owner_name(st->s->owner, own, sizeof(own)), what);
+	v->res->mismatch = 1;
+	return -PT_EMISMATCH;
+}
+
+static int verify_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	struct verify *v = w->priv;
+	const struct regen_event *ev = sp->ev;
+	const struct regen_marker *mk;
+	char a[192], b[192];
+
+	switch (ev->type) {
+	case REGEN_EV_BLOCK:
+		mk = next_block(v, st->s);
+		if (!mk)
+			return mismatch(w, st, "block %" PRIu64 " %s regenerated at bit %" PRIu64
+					" but no BLOCK record is left",
+					v->res->compared, pr_block_name(sp->f, ev->block, a, sizeof(a)),
+					ev->pos);
+		if (mk->func != ev->func || mk->arg != ev->block) {
+			const struct pr_func *mf = pr_model_func(w->m, mk->func);
+
+			return mismatch(w, st, "block %" PRIu64 ": regenerated %s at bit %" PRIu64
+					", recorded %s at bit %" PRIu64 " (cpu %u)",
+					v->res->compared, pr_block_name(sp->f, ev->block, a, sizeof(a)),
+					ev->pos, pr_block_name(mf, mk->arg, b, sizeof(b)), mk->pos,
+					mk->cpu);
+		}
+		v->res->compared++;
+		v->next++;
+		return 0;
+	case REGEN_EV_RESYNC:
+		/* Markers before the ENTER the engine resumed at belong to the gap. */
+		if (ev->marker && ev->marker >= st->s->markers &&
+		    ev->marker < st->s->markers + st->s->nmarkers) {
+			uint32_t to = (uint32_t)(ev->marker - st->s->markers);
+
+			for (; v->next < to; v->next++)
+				v->res->skipped += st->s->markers[v->next].type == REGEN_M_BLOCK;
+		}
+		return 0;
+	case REGEN_EV_GAP:
+		/* A loss explains a gap; bits that do not decode are a difference. */
+		if (!ev->marker || ev->marker->type != REGEN_M_LOSS)
+			return mismatch(w, st, "regeneration stopped at bit %" PRIu64 " in %s after %"
+					PRIu64 " equal blocks: %s", ev->pos, sp->f ? sp->f->name : "?",
+					v->res->compared, pt_strerror(ev->reason));
+		v->gapped = 1;
+		return 0;
+	case REGEN_EV_TRUNCATED:
+		v->truncated = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int verify_stream_end(struct out_writer *w, const struct out_stream *st)
+{
+	struct verify *v = w->priv;
+	const struct regen_marker *mk;
+	uint64_t left = 0;
+	int gapped = v->gapped;
+	uint32_t i;
+	char a[192];
+
+	if (v->res->mismatch)
+		return 0;
+	for (i = v->next; i < st->s->nmarkers; i++) {
+		left += st->s->markers[i].type == REGEN_M_BLOCK;
+		gapped |= st->s->markers[i].type == REGEN_M_LOSS;
+	}
+	if (!left)
+		return 0;
+	if (v->truncated || gapped) {
+		v->res->unverified += left;
+		return 0;
+	}
+	mk = next_block(v, st->s);
+	return mismatch(w, st, "%" PRIu64 " BLOCK records left after the regenerated execution ended,"
+			" the first %s at bit %" PRIu64, left,
+			pr_block_name(pr_model_func(w->m, mk->func), mk->arg, a, sizeof(a)), mk->pos);
+}
+
+static int verify_close(struct out_writer *w)
+{
+	struct verify *v = w->priv;
+
+	if (v && v->own_res)
+		free(v->res);
+	free(v);
+	w->priv = NULL;
+	return 0;
+}
+
+const struct out_writer_ops verify_ops = {
+	.name = "verify",
+	.open = verify_open,
+	.stream_begin = verify_stream_begin,
+	.step = verify_step,
+	.stream_end = verify_stream_end,
+	.close = verify_close,
+};
