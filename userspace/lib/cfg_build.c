@@ -307,6 +307,11 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
 			return refuse(b, "special-control", "%s: far jmp",
 				      where(b, addr, w, sizeof(w)));
+		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE && in->indirect_jumps_leave) {
+			ins.kind = CFG_I_TAIL_CALL;
+			fall = 0;
+			break;
+		}
 		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
 			return refuse(b, "indirect-jump", "%s: jmp through %s (%s)",
 				      where(b, addr, w, sizeof(w)),
@@ -326,9 +331,13 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (!name)
 			return refuse(b, "jump-outside", "%s: jmp to 0x%" PRIx64
 				      ", not a function", where(b, addr, w, sizeof(w)), target);
-		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
-			return refuse(b, "indirect-jump", "%s: jmp %s",
-				      where(b, addr, w, sizeof(w)), name);
+		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
+			if (!in->indirect_jumps_leave)
+				return refuse(b, "indirect-jump", "%s: jmp %s (the source cannot "
+					      "prove it leaves the function)",
+					      where(b, addr, w, sizeof(w)), name);
+			target = 0;	/* an indirect tail call */
+		}
 		ins.kind = strcmp(name, RETURN_THUNK) ? CFG_I_TAIL_CALL : CFG_I_RET;
 		ins.target = target;
 		ins.target_name = name;
@@ -407,15 +416,16 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 			case ZYDIS_CATEGORY_INTERRUPT:
 			case ZYDIS_CATEGORY_SYSCALL:
 			case ZYDIS_CATEGORY_SYSRET:
-			case ZYDIS_CATEGORY_VTX:
 				return refuse(b, "special-control", "%s: %s",
 					      where(b, addr, w, sizeof(w)),
 					      ZydisMnemonicGetString(zi.mnemonic));
 			default:
 				break;
 			}
+			/* These do not continue at the next instruction (vmread and the like do). */
 			if (zi.mnemonic == ZYDIS_MNEMONIC_XBEGIN ||
-			    zi.mnemonic == ZYDIS_MNEMONIC_VMRUN)
+			    zi.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH ||
+			    zi.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
 				return refuse(b, "special-control", "%s: %s",
 					      where(b, addr, w, sizeof(w)),
 					      ZydisMnemonicGetString(zi.mnemonic));
@@ -435,7 +445,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 			return refuse(b, "jump-outside", "%s: %s to 0x%" PRIx64
 				      ", not a function", where(b, addr, w, sizeof(w)),
 				      ZydisMnemonicGetString(zi.mnemonic), target);
-		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)))
+		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) &&
+		    !in->indirect_jumps_leave)
 			return refuse(b, "indirect-jump", "%s: %s %s",
 				      where(b, addr, w, sizeof(w)),
 				      ZydisMnemonicGetString(zi.mnemonic), name);

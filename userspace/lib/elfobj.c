@@ -277,6 +277,7 @@ void elfobj_close(struct elfobj *o)
 	free(o->by_addr);
 	free(o->by_name);
 	free(o->noreturn);
+	free(o->taken_inside);
 	free(o->fixups);
 	free(o->keys);
 	free(o->bugs);
@@ -540,6 +541,7 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
 	in->names.name_at = name_at;
 	in->names.is_noreturn = is_noreturn;
 	in->names.branch_reloc = branch_reloc;
+	in->indirect_jumps_leave = !o->taken_inside[i];
 	return 0;
 }
 
@@ -555,6 +557,104 @@ void elfobj_table_counts(const struct elfobj *o, uint32_t *fixups, uint32_t *key
 	*fixups = o->nfixups;
 	*keys = o->nkeys;
 	*bugs = o->nbugs;
+}
+
+/* Sections whose pointers into code are the CFG's own tables or not jump targets. */
+static int metadata_section(const char *n)
+{
+	static const char *const meta[] = {
+		"__ex_table", "__jump_table", "__bug_table", ".orc_unwind_ip", ".return_sites",
+		".retpoline_sites", ".call_sites", "__mcount_loc", ".smp_locks",
+		".static_call_sites", ".ibt_endbr_seal", "__patchable_function_entries",
+		".altinstructions", ".kcfi_traps",
+	};
+	size_t i;
+
+	if (!n || !strncmp(n, ".discard", 8))
+		return 1;
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+		if (!strcmp(n, meta[i]))
+			return 1;
+	return 0;
+}
+
+/* Marks the function whose body (not its entry) contains addr. */
+static void mark_taken(struct elfobj *o, uint64_t addr)
+{
+	int64_t k = func_before(o, addr);
+
+	for (; k >= 0; k--) {
+		uint32_t fi = o->by_addr[k];
+		const struct elfobj_func *f = &o->funcs[fi];
+
+		if (addr - f->addr < f->size) {
+			if (f->parent != ELFOBJ_NONE)
+				o->taken_inside[f->parent] = 1;	/* a .cold part has no entry */
+			else if (addr != f->addr)
+				o->taken_inside[fi] = 1;
+		}
+		if (!k || o->funcs[o->by_addr[k - 1]].addr != f->addr)
+			break;
+	}
+}
+
+/*
+ * Finds functions with a taken interior address (a computed-goto label or
+ * a jump-table entry): any relocation from an allocated section, other
+ * than branch displacements and the kernel's metadata tables, that points
+ * inside a function. PC-relative references from code point at S + A + 4
+ * plus the size of an immediate that may follow (0..4), so all candidates
+ * count: a false positive only costs a refusal.
+ */
+static int find_taken_addresses(struct elfobj *o)
+{
+	size_t si;
+	uint32_t k;
+	uint64_t d;
+
+	o->taken_inside = calloc(o->nfuncs + 1, 1);
+	if (!o->taken_inside)
+		return -PT_ENOMEM;
+	if (!o->rel)
+		return 0;	/* no relocations: nothing is proven, see elfobj_input */
+	for (si = 0; si < o->nsecs; si++) {
+		const struct elfobj_sec *s = &o->secs[si];
+		int code = !!(s->flags & SHF_EXECINSTR);
+
+		if (!(s->flags & SHF_ALLOC) || metadata_section(s->name))
+			continue;
+		for (k = 0; k < s->nrels; k++) {
+			const struct elfobj_rel *r = &s->rels[k];
+			int pcrel = r->type == R_X86_64_PC32 || r->type == R_X86_64_PLT32;
+			const struct elfobj_sym *sym;
+
+			if (r->sym >= o->nsyms)
+				continue;
+			sym = &o->syms[r->sym];
+			d = elfobj_rel_dest(o, r);
+			if (!d || sym->shndx >= o->nsecs ||
+			    !(o->secs[sym->shndx].flags & SHF_EXECINSTR))
+				continue;
+			if (code && pcrel && s->data && r->off >= 2 && r->off + 4 <= s->size) {
+				const uint8_t *p = s->data + r->off;
+
+				/* call/jmp rel32 or jcc rel32: a branch, in the CFG. */
+				if (p[-1] == 0xe8 || p[-1] == 0xe9 ||
+				    (p[-2] == 0x0f && (p[-1] & 0xf0) == 0x80))
+					continue;
+				/* A named function referenced as itself: its entry. */
+				if (sym->type == STT_FUNC && r->addend >= -8 && r->addend <= -4)
+					continue;
+				mark_taken(o, d + 4);
+				mark_taken(o, d + 5);
+				mark_taken(o, d + 6);
+				mark_taken(o, d + 8);
+				continue;
+			}
+			mark_taken(o, d);
+		}
+	}
+	return 0;
 }
 
 int elfobj_open(const char *path, struct elfobj **out)
@@ -585,6 +685,8 @@ int elfobj_open(const char *path, struct elfobj **out)
 		err = read_functions(o);
 	if (!err)
 		err = elfobj_read_tables(o);
+	if (!err)
+		err = find_taken_addresses(o);
 	if (err)
 		goto fail;
 	*out = o;

@@ -45,7 +45,8 @@ struct elfobj {
 	uint32_t nfuncs;
 	uint32_t *by_addr;	/* function indices sorted by addr */
 	uint32_t *by_name;	/* function indices sorted by name */
-	int8_t *noreturn;	/* per function: -1 unknown, 0 returns, 1 never, 2 in progress */
+	int8_t *noreturn;
+	uint8_t *taken_inside;	/* per function: a code pointer leads into its body */	/* per function: -1 unknown, 0 returns, 1 never, 2 in progress */
 	struct cfg_fixup *fixups;	/* sorted by insn */
 	uint32_t nfixups;
 	struct cfg_key_site *keys;	/* sorted by code */

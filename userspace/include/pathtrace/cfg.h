@@ -182,6 +182,16 @@ struct cfg_input {
 	const struct cfg_bug_site *bugs;
 	uint32_t nbugs;
 	struct cfg_names names;
+	/*
+	 * Set only by a source that proved no code address inside the
+	 * function is taken (no jump table, no computed goto: no relocation
+	 * outside the CFG's own tables points into its body). Then an
+	 * indirect jmp (through a register, memory or an
+	 * __x86_indirect_thunk_*) can only leave the function: it is an
+	 * indirect tail call (CFG_I_TAIL_CALL, target 0). Otherwise such a
+	 * jmp is refused as "indirect-jump".
+	 */
+	int indirect_jumps_leave;
 };
 
 /*
