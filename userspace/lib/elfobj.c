@@ -193,10 +193,34 @@ static void name_range(const struct elfobj *o, const char *name, uint32_t *lo, u
 	*hi = l;
 }
 
-/* Pairs each f.cold with f when the name f is unique (local names can repeat). */
+/* Whether a relocated branch in [a, a+len) of section shndx lands in [ta, ta+tlen). */
+static int branches_into(const struct elfobj *o, uint32_t shndx, uint64_t a, uint32_t len,
+			 uint64_t ta, uint32_t tlen)
+{
+	const struct elfobj_sec *s = &o->secs[shndx];
+	uint64_t off = a - s->addr, d;
+	uint32_t k;
+
+	for (k = rel_from(s, off); k < s->nrels && s->rels[k].off < off + len; k++) {
+		const struct elfobj_rel *r = &s->rels[k];
+
+		if (r->type != R_X86_64_PC32 && r->type != R_X86_64_PLT32)
+			continue;
+		d = elfobj_rel_dest(o, r);
+		if (d && d + 4 - ta < tlen)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Pairs each f.cold with f. Local names can repeat in a module (two static
+ * functions of different files); then the pair is the one whose code
+ * branches into the other, and it must be unique.
+ */
 static void pair_cold(struct elfobj *o)
 {
-	uint32_t i, lo, hi, clo, chi;
+	uint32_t i, lo, hi, clo, chi, k, pick, npick;
 	char base[512];
 
 	for (i = 0; i < o->nfuncs; i++) {
@@ -209,10 +233,25 @@ static void pair_cold(struct elfobj *o)
 		base[n - 5] = 0;
 		name_range(o, base, &lo, &hi);
 		name_range(o, f->name, &clo, &chi);
-		if (hi - lo != 1 || chi - clo != 1)
-			continue;	/* ambiguous: jumps into it will be refused */
-		o->funcs[o->by_name[lo]].cold = i;
-		f->parent = o->by_name[lo];
+		if (hi - lo == 1 && chi - clo == 1) {
+			pick = o->by_name[lo];
+		} else {
+			for (k = lo, npick = 0, pick = ELFOBJ_NONE; k < hi; k++) {
+				const struct elfobj_func *b = &o->funcs[o->by_name[k]];
+
+				if (branches_into(o, f->shndx, f->addr, f->size, b->addr, b->size) ||
+				    branches_into(o, b->shndx, b->addr, b->size, f->addr, f->size)) {
+					pick = o->by_name[k];
+					npick++;
+				}
+			}
+			if (npick != 1)
+				continue;	/* ambiguous: jumps into it will be refused */
+		}
+		if (o->funcs[pick].cold != ELFOBJ_NONE)
+			continue;
+		o->funcs[pick].cold = i;
+		f->parent = pick;
 	}
 }
 
