@@ -110,7 +110,16 @@ struct regen_event {
 	uint64_t pos;		/* bit position in the stream */
 	int reason;		/* REGEN_EV_GAP: negative PT_E* or -PT_EKERNEL for LOSS */
 	const struct regen_marker *marker; /* the marker involved, or NULL */
+	uint32_t edge;		/* REGEN_EV_BLOCK: the edge that led to block (an
+				 * edge id of the graph), GRAPH_NONE for the entry */
 };
+
+/*
+ * The 1994 encodings' decoders; their model is a struct encoding
+ * (pathtrace/encoding.h) built for regen_func.g.
+ */
+extern const struct regen_decoder_ops regen_decode_witness_ops;
+extern const struct regen_decoder_ops regen_decode_bits_ops;
 
 /* Returns 0 to go on, non-zero to stop the engine (returned by regen_stream). */
 typedef int (*regen_event_fn)(void *ctx, const struct regen_event *ev);

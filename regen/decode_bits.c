@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Bit-tracing decoder (1994 paper, Section 6.2; Fig. 13 with bits): at a
+ * predicate read the out-edge's index, on a single out-edge that carries a
+ * separator read it and check its value. The model is a struct encoding.
+ */
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+
+#include "regen.h"
+
+static void bits_begin(const struct regen_func *f, uint64_t *state)
+{
+	(void)f;
+	(void)state;
+}
+
+static int64_t bits_next_edge(const struct regen_func *f, uint64_t *state,
+			      struct regen_bitreader *br, uint32_t v, int64_t *partial)
+{
+	const struct encoding *enc = f->model;
+	const struct graph *g = f->g;
+	uint32_t first = g->out_start[v], deg = g->out_start[v + 1] - first, e;
+	uint64_t x;
+
+	(void)state;
+	(void)partial;
+	if (deg == 0)
+		return -PT_EFORMAT;
+	e = g->out_edges[first];
+	if (!enc->edge_nbits[e])
+		return deg == 1 ? (int64_t)e : -PT_EFORMAT;
+	x = regen_read_bits(br, enc->edge_nbits[e]);
+	if (br->eof)
+		return -PT_ETRUNC;
+	if (deg >= 2) {
+		if (x >= deg)
+			return -PT_EFORMAT;
+		return g->out_edges[first + x];
+	}
+	return x == enc->edge_value[e] ? (int64_t)e : -PT_EFORMAT;
+}
+
+const struct regen_decoder_ops regen_decode_bits_ops = {
+	.name = "bits",
+	.begin = bits_begin,
+	.next_edge = bits_next_edge,
+};

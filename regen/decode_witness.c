@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Witness decoder (1994 paper, Fig. 15), table-driven: the model is a
+ * struct encoding; state[0] holds the pending witness code (0: none).
+ *
+ * Fig. 15 reads the next witness ahead; in a multiprocedure stream the
+ * bits after an activation's last witness belong to someone else, so a
+ * witness is read only when needed: at a predicate with none pending, or
+ * on a witnessed edge with none pending. The blocking property makes this
+ * exact: from a predicate, every path meets one of this function's own
+ * witnesses before a call or EXIT, so the code read is this activation's.
+ */
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+
+#include "regen.h"
+
+static void witness_begin(const struct regen_func *f, uint64_t *state)
+{
+	(void)f;
+	state[0] = 0;
+}
+
+static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
+				 struct regen_bitreader *br, uint32_t v, int64_t *partial)
+{
+	const struct encoding *enc = f->model;
+	const struct graph *g = f->g;
+	uint32_t first = g->out_start[v], deg = g->out_start[v + 1] - first, e;
+	uint64_t code = state[0];
+
+	(void)partial;
+	if (deg == 0)
+		return -PT_EFORMAT;	/* a dead end that is not EXIT */
+	if (deg >= 2) {
+		if (!code) {
+			code = regen_read_bits(br, enc->width);
+			if (br->eof)
+				return -PT_ETRUNC;
+		}
+		if (code == 0 || code > enc->nwit)
+			return -PT_EFORMAT;
+		e = enc->next[(size_t)enc->pred_row[v] * (enc->nwit + 1) + code];
+		if (e == GRAPH_NONE)
+			return -PT_EFORMAT;	/* that witness is not ahead of v */
+	} else {
+		e = g->out_edges[first];
+	}
+	if (enc->edge_nbits[e]) {
+		if (!code) {
+			code = regen_read_bits(br, enc->width);
+			if (br->eof)
+				return -PT_ETRUNC;
+		}
+		if (code != enc->edge_value[e])
+			return -PT_EFORMAT;
+		code = 0;
+	}
+	state[0] = code;
+	return e;
+}
+
+const struct regen_decoder_ops regen_decode_witness_ops = {
+	.name = "witness",
+	.begin = witness_begin,
+	.next_edge = witness_next_edge,
+};

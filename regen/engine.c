@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The regeneration engine (regen.h): walks one owner's stream with a call
+ * stack of traced activations, asks each function's decoder for the edges,
+ * and applies docs/runtime.md's rules:
+ *  - at a call vertex standing at bit position p, descend into every ENTER
+ *    marker at p, in order (one only, with the right return address, when
+ *    the call is direct to a traced callee);
+ *  - a LOSS marker, an ENTER left behind, an impossible code or a wrong
+ *    return address is a GAP: the stack is dropped and the engine resyncs
+ *    at the next ENTER;
+ *  - bits nobody can own (before the first ENTER, between activations) are
+ *    a GAP with -PT_ENOENT: they belong to an activation whose ENTER is not
+ *    in the stream (e.g. tracing started inside it);
+ *  - running out of bits inside an activation is TRUNCATED, never EXIT.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+
+#include "regen.h"
+
+struct frame {
+	const struct regen_func *f;
+	uint32_t v;		/* current vertex */
+	uint32_t entered;	/* ENTERs consumed at the current call vertex */
+	uint64_t state[REGEN_STATE_WORDS];
+};
+
+struct engine {
+	const struct regen_funcs *fs;
+	const struct regen_stream *s;
+	regen_event_fn fn;
+	void *ctx;
+	struct regen_bitreader br;
+	uint32_t mi;		/* next marker not yet consumed */
+	struct frame *stack;
+	uint32_t depth, cap;
+	int gapped;		/* after a GAP, until the next ENTER */
+	int64_t partial;
+	const struct regen_func **index;	/* by func_id */
+};
+
+const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
+{
+	uint32_t i;
+
+	for (i = 0; i < fs->nfuncs; i++)
+		if (fs->funcs[i].func_id == func_id)
+			return &fs->funcs[i];
+	return NULL;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = (*(const struct regen_func *const *)a)->func_id;
+	uint32_t y = (*(const struct regen_func *const *)b)->func_id;
+
+	return x < y ? -1 : x > y;
+}
+
+static const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
+{
+	uint32_t lo = 0, hi = en->fs->nfuncs;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (en->index[mid]->func_id == func_id)
+			return en->index[mid];
+		if (en->index[mid]->func_id < func_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int emit(struct engine *en, uint32_t type, const struct regen_func *f, uint32_t block,
+		uint32_t edge, uint32_t depth, int reason, const struct regen_marker *m)
+{
+	struct regen_event ev = {
+		.type = type,
+		.func = f ? f->func_id : UINT32_MAX,
+		.block = block,
+		.depth = depth,
+		.pos = en->br.pos,
+		.reason = reason,
+		.marker = m,
+		.edge = edge,
+	};
+
+	return en->fn(en->ctx, &ev);
+}
+
+/* Drops every activation; the engine resyncs at the next ENTER. */
+static int gap(struct engine *en, int reason, const struct regen_marker *m)
+{
+	const struct regen_func *f = en->depth ? en->stack[en->depth - 1].f : NULL;
+	int rc = emit(en, REGEN_EV_GAP, f, 0, GRAPH_NONE, en->depth ? en->depth - 1 : 0,
+		      reason, m);
+
+	en->depth = 0;
+	en->gapped = 1;
+	en->partial = 0;
+	return rc;
+}
+
+/* Starts an activation of m's function (ENTER event and its entry block). */
+static int enter(struct engine *en, const struct regen_marker *m)
+{
+	const struct regen_func *f = lookup(en, m->func);
+	struct frame *fr;
+	int rc;
+
+	if (!f)
+		return gap(en, -PT_ENOENT, m);
+	if (en->depth == en->cap) {
+		uint32_t ncap = en->cap ? en->cap * 2 : 16;
+		struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
+
+		if (!ns)
+			return -PT_ENOMEM;
+		en->stack = ns;
+		en->cap = ncap;
+	}
+	fr = &en->stack[en->depth++];
+	fr->f = f;
+	fr->v = f->g->entry;
+	fr->entered = 0;
+	memset(fr->state, 0, sizeof(fr->state));
+	if (f->ops->begin)
+		f->ops->begin(f, fr->state);
+	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);
+	if (!rc && fr->v != f->g->exit)
+		rc = emit(en, REGEN_EV_BLOCK, f, fr->v, GRAPH_NONE, en->depth - 1, 0, NULL);
+	return rc;
+}
+
+/* Outside any activation: find the next ENTER (resyncing after a gap). */
+static int top_level(struct engine *en, int *done)
+{
+	const struct regen_stream *s = en->s;
+	int rc;
+
+	while (en->mi < s->nmarkers) {
+		const struct regen_marker *m = &s->markers[en->mi];
+
+		if (m->type == REGEN_M_LOSS) {
+			en->mi++;
+			if (!en->gapped && (rc = gap(en, -PT_EKERNEL, m)))
+				return rc;
+			continue;
+		}
+		if (m->type != REGEN_M_ENTER || m->pos < en->br.pos) {
+			en->mi++;	/* BLOCK, PARTIAL outside, or left behind */
+			continue;
+		}
+		if (m->pos > en->br.pos && !en->gapped) {
+			rc = gap(en, -PT_ENOENT, NULL);
+			if (rc)
+				return rc;
+		}
+		en->br.pos = m->pos;
+		en->mi++;
+		if (en->gapped) {
+			en->gapped = 0;
+			rc = emit(en, REGEN_EV_RESYNC, lookup(en, m->func), 0, GRAPH_NONE, 0, 0, m);
+			if (rc)
+				return rc;
+		}
+		return enter(en, m);
+	}
+	if (en->br.pos < s->nbits && !en->gapped) {
+		rc = gap(en, -PT_ENOENT, NULL);
+		if (rc)
+			return rc;
+	}
+	*done = 1;
+	return 0;
+}
+
+/*
+ * Consumes the markers at or before the current position that do not wait
+ * for a call vertex. Returns 1 when a GAP was taken (rc in *rc), else 0.
+ * An ENTER at the current position waits: it belongs to this activation's
+ * next call vertex (reached without emitting) or to a callee of it.
+ */
+static int scan(struct engine *en, int *rc)
+{
+	const struct regen_stream *s = en->s;
+
+	while (en->mi < s->nmarkers && s->markers[en->mi].pos <= en->br.pos) {
+		const struct regen_marker *m = &s->markers[en->mi];
+
+		switch (m->type) {
+		case REGEN_M_PARTIAL:
+			en->partial += (int64_t)m->value;
+			en->mi++;
+			break;
+		case REGEN_M_LOSS:
+			en->mi++;
+			*rc = gap(en, -PT_EKERNEL, m);
+			return 1;
+		case REGEN_M_ENTER:
+			if (m->pos == en->br.pos)
+				return 0;	/* for this or a later call vertex */
+			en->mi++;
+			*rc = gap(en, -PT_EFORMAT, m);
+			return 1;
+		default:
+			en->mi++;	/* BLOCK: the verifier's business */
+			break;
+		}
+	}
+	return 0;
+}
+
+/* At call vertex fr->v: the next ENTER to descend into, or NULL. */
+static const struct regen_marker *next_enter(struct engine *en)
+{
+	const struct regen_stream *s = en->s;
+	uint32_t i;
+
+	for (i = en->mi; i < s->nmarkers && s->markers[i].pos == en->br.pos; i++) {
+		if (s->markers[i].type == REGEN_M_ENTER)
+			return &s->markers[i];
+		if (s->markers[i].type != REGEN_M_BLOCK)
+			return NULL;
+	}
+	return NULL;
+}
+
+static int step(struct engine *en)
+{
+	struct frame *fr = &en->stack[en->depth - 1];
+	const struct regen_func *f = fr->f;
+	const struct graph *g = f->g;
+	const struct regen_marker *m;
+	int64_t e;
+	int rc = 0;
+
+	if (scan(en, &rc))
+		return rc;
+	if (fr->v == g->exit) {
+		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
+		en->depth--;
+		return rc;
+	}
+	if (g->vflags[fr->v] & GRAPH_V_CALL) {
+		uint32_t callee = f->call_callee ? f->call_callee[fr->v] : UINT32_MAX;
+
+		m = next_enter(en);
+		if (callee != UINT32_MAX) {
+			if (!fr->entered) {
+				if (!m || m->func != callee ||
+				    (f->call_ret_addr && m->value != f->call_ret_addr[fr->v]))
+					return gap(en, -PT_EMISMATCH, m);
+			} else {
+				m = NULL;	/* a direct call enters once */
+			}
+		}
+		if (m) {
+			en->mi = (uint32_t)(m - en->s->markers) + 1;
+			fr->entered++;
+			return enter(en, m);
+		}
+	}
+	e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
+	if (e == -PT_ETRUNC || (e < 0 && en->br.eof)) {
+		rc = emit(en, REGEN_EV_TRUNCATED, f, fr->v, GRAPH_NONE, en->depth - 1, -PT_ETRUNC,
+			  NULL);
+		en->depth = 0;
+		en->br.pos = en->s->nbits;
+		en->mi = en->s->nmarkers;
+		return rc;
+	}
+	if (e < 0)
+		return gap(en, (int)e, NULL);
+	if ((uint64_t)e >= g->ne || g->edges[e].src != fr->v)
+		return gap(en, -PT_EFORMAT, NULL);
+	/* Bits read across a LOSS, or past an ENTER, are not this activation's. */
+	if (en->mi < en->s->nmarkers && en->s->markers[en->mi].pos < en->br.pos) {
+		uint32_t i;
+
+		for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
+			m = &en->s->markers[i];
+			if (m->type == REGEN_M_LOSS || m->type == REGEN_M_ENTER) {
+				en->mi = i + 1;
+				return gap(en, m->type == REGEN_M_LOSS ? -PT_EKERNEL : -PT_EFORMAT, m);
+			}
+		}
+	}
+	fr->v = g->edges[e].dst;
+	fr->entered = 0;
+	if (fr->v == g->exit)
+		return 0;
+	return emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);
+}
+
+int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
+		 regen_event_fn fn, void *ctx)
+{
+	struct engine en;
+	uint32_t i;
+	int rc = 0, done = 0;
+
+	memset(&en, 0, sizeof(en));
+	en.fs = fs;
+	en.s = s;
+	en.fn = fn;
+	en.ctx = ctx;
+	en.br.bits = s->bits;
+	en.br.nbits = s->nbits;
+	en.index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*en.index));
+	if (!en.index)
+		return -PT_ENOMEM;
+	for (i = 0; i < fs->nfuncs; i++)
+		en.index[i] = &fs->funcs[i];
+	qsort(en.index, fs->nfuncs, sizeof(*en.index), by_id);
+	while (!rc && !done) {
+		if (en.depth == 0)
+			rc = top_level(&en, &done);
+		else
+			rc = step(&en);
+	}
+	free(en.stack);
+	free(en.index);
+	return rc;
+}
