@@ -267,9 +267,15 @@ int pr_model_finish(struct pr_model *m)
 	m->rfuncs = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->rfuncs));
 	if (!m->rfuncs)
 		return -PT_ENOMEM;
+	m->fs.nfuncs = 0;
+	/* Only functions with a decoder go to the engine: an ENTER of another is a gap. */
 	for (i = 0; i < m->nfuncs; i++) {
 		struct pr_func *f = &m->funcs[i];
-		struct regen_func *rf = &m->rfuncs[i];
+		struct regen_func *rf = &m->rfuncs[m->fs.nfuncs];
+
+		if (!f->ops)
+			continue;
+		m->fs.nfuncs++;
 
 		rf->func_id = f->func_id;
 		rf->name = f->name;
@@ -280,7 +286,6 @@ int pr_model_finish(struct pr_model *m)
 		rf->model = f->model;
 	}
 	m->fs.funcs = m->rfuncs;
-	m->fs.nfuncs = m->nfuncs;
 	return 0;
 }
 

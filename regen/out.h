@@ -75,6 +75,15 @@ int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn);
 void pr_func_free(struct pr_func *f);
 
 /*
+ * Binds f's decoder (ops, model, model_free) from its mode and encoding
+ * and the plan blob. Returns 0; -PT_ENOTSUP when no decoder handles that
+ * mode/encoding (edge-counter mode has no stream); -PT_EFORMAT,
+ * -PT_ETRUNC for a malformed plan or one that disagrees with the CFG;
+ * -PT_ENOMEM.
+ */
+int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len);
+
+/*
  * After every function is in m->funcs (malloc'd array, nfuncs set) and its
  * decoder bound: sorts by func_id, builds the lookup, resolves direct
  * traced callees (call target == a traced function's address) and the

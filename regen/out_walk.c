@@ -3,9 +3,10 @@
  * out_walk - runs the engine over one stream and hands every writer each
  * event together with the CFG edge that led to it (out.h).
  *
- * The engine reports blocks, not edges; the edge between two consecutive
- * blocks of one activation is found in the CFG (a block has few
- * successors). The walk keeps its own call stack because callees' events
+ * The engine reports each block with the edge that led to it; for events
+ * from elsewhere (no edge) the edge between two consecutive blocks of one
+ * activation is looked up in the CFG, flagged when parallel edges make
+ * it ambiguous. The walk keeps its own call stack because callees' events
  * come between two blocks of their caller.
  */
 #include <stdlib.h>
@@ -87,7 +88,10 @@ static int on_event(void *ctx, const struct regen_event *ev)
 		if (top && top->f && top->f->func_id == ev->func) {
 			sp.f = top->f;
 			sp.prev_block = top->last;
-			if (top->last != UINT32_MAX)
+			if (ev->edge < sp.f->cfg.nedges && sp.f->cfg.edges[ev->edge].src == top->last &&
+			    sp.f->cfg.edges[ev->edge].dst == ev->block)
+				sp.edge = ev->edge;	/* the engine knows it exactly */
+			else if (top->last != UINT32_MAX)
 				sp.edge = find_edge(sp.f, top->last, ev->block, &sp.edge_ambiguous);
 			top->last = ev->block;
 		} else {

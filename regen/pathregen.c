@@ -1,14 +1,394 @@
 // SPDX-License-Identifier: GPL-2.0
-/* pathregen - rebuild complete executions from trace.bin. */
+/*
+ * pathregen - rebuild complete executions from trace.bin.
+ *
+ * trace.bin -> functions (CFG, plan) -> decoders; pages -> records ->
+ * per-owner streams -> the engine -> one writer (and --verify).
+ * Exit status: 0; 1 when the file is malformed or truncated (what was
+ * valid before the problem is still regenerated and written), or a
+ * function or stream could not be regenerated; 2 for a bad command line;
+ * 3 when --verify finds a difference.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "out.h"
+#include "streams.h"
+
+#define EXIT_BAD_FILE 1
+#define EXIT_USAGE 2
+#define EXIT_MISMATCH 3
+
+static void usage(FILE *fp)
+{
+	fprintf(fp,
+		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--json|\n"
+		"                 --format text|din|champsim] [--top N] [--verify] [-o FILE]\n"
+		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
+		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
+		"  --edges/--blocks edge and block profiles\n"
+		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
+		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
+		"  --format champsim  ChampSim binary trace (64-byte input_instr records)\n"
+		"  --json           the execution as JSON\n"
+		"  --verify         compare with the every-block records of a verify-mode run\n"
+		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch\n");
+}
+
+static void err_msg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void err_msg(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "pathregen: %s: ", what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+struct options {
+	const char *trace;
+	const char *out;
+	const struct out_writer_ops *ops;	/* NULL: verify only */
+	int verify;
+	uint32_t top;
+};
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "paths", no_argument, NULL, 'P' },
+		{ "edges", no_argument, NULL, 'E' },
+		{ "blocks", no_argument, NULL, 'B' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct out_writer_ops *chosen = NULL;
+	int c, nout = 0;
+	char *end;
+
+	memset(o, 0, sizeof(*o));
+	o->top = 10;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		const struct out_writer_ops *ops = NULL;
+
+		switch (c) {
+		case 'P':
+			ops = &out_paths_ops;
+			break;
+		case 'E':
+			ops = &out_edges_ops;
+			break;
+		case 'B':
+			ops = &out_blocks_ops;
+			break;
+		case 'S':
+			ops = &out_stats_ops;
+			break;
+		case 'J':
+			ops = &out_json_ops;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "din"))
+				ops = &out_din_ops;
+			else if (!strcmp(optarg, "champsim"))
+				ops = &out_champsim_ops;
+			else if (!strcmp(optarg, "text"))
+				ops = &out_text_ops;
+			else {
+				err_msg("--format", "unknown format '%s' (text, din, champsim)", optarg);
+				return -1;
+			}
+			break;
+		case 'V':
+			o->verify = 1;
+			break;
+		case 'T':
+			errno = 0;
+			o->top = (uint32_t)strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || !o->top) {
+				err_msg("--top", "'%s' is not a positive number", optarg);
+				return -1;
+			}
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			if (optopt)
+				err_msg("usage", "option '-%c' is unknown or needs an argument", optopt);
+			else
+				err_msg("usage", "option '%s' is unknown or needs an argument",
+					argv[optind - 1]);
+			return -1;
+		}
+		if (ops) {
+			if (nout++ && ops != chosen) {
+				err_msg("usage", "choose one output (%s or %s)", chosen->name, ops->name);
+				return -1;
+			}
+			chosen = ops;
+		}
+	}
+	if (optind != argc - 1) {
+		err_msg("usage", optind >= argc ? "no trace file given" : "more than one trace file");
+		return -1;
+	}
+	o->trace = argv[optind];
+	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
+	if (o->ops == &out_champsim_ops && !o->out && isatty(STDOUT_FILENO)) {
+		err_msg("--format champsim", "binary output: redirect it or use -o FILE");
+		return -1;
+	}
+	return 0;
+}
+
+/* Functions: decode CFGs and plans, bind decoders. Returns the number that failed. */
+static uint32_t load_functions(const struct tracefile *tf, struct pr_model *m, int *fatal)
+{
+	uint32_t i, bad = 0;
+	int err;
+
+	*fatal = 0;
+	m->funcs = calloc(tf->nfuncs + 1, sizeof(*m->funcs));
+	if (!m->funcs) {
+		*fatal = -PT_ENOMEM;
+		return 0;
+	}
+	for (i = 0; i < tf->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[i];
+		struct pr_func *f = &m->funcs[m->nfuncs];
+		char what[PT_NAME_MAX + 32];
+
+		snprintf(what, sizeof(what), "function %.*s (id %u)",
+			 (int)(fn->name_len < PT_NAME_MAX ? fn->name_len : PT_NAME_MAX), fn->name,
+			 fn->func_id);
+		err = pr_func_from_tf(f, fn);
+		if (err == -PT_ENOMEM) {
+			pr_func_free(f);
+			*fatal = err;
+			return bad;
+		}
+		if (err) {
+			err_msg(what, "unusable CFG or plan: %s", pt_strerror(err));
+			pr_func_free(f);
+			bad++;
+			continue;
+		}
+		err = pr_bind_decoder(f, fn->plan, fn->plan_len);
+		if (err == -PT_ENOMEM) {
+			*fatal = err;
+			m->nfuncs++;
+			return bad;
+		}
+		if (err == -PT_ENOTSUP) {
+			if (f->mode != PT_MODE_EDGES) {
+				err_msg(what, "no decoder for mode %u encoding %u: not regenerated",
+					f->mode, f->encoding);
+				bad++;
+			}
+		} else if (err) {
+			err_msg(what, "cannot build its decoder: %s", pt_strerror(err));
+			bad++;
+		}
+		m->nfuncs++;	/* kept for names and profiles even without a decoder */
+	}
+	err = pr_model_finish(m);
+	if (err) {
+		if (err == -PT_EFORMAT)
+			err_msg("functions", "two functions share a func_id");
+		*fatal = err;
+	}
+	return bad;
+}
+
+/* Reports what the page decoder and the stream builder had to skip; returns 1 if the input was malformed. */
+static int report_records(const struct tr_records *rs, const struct regen_streams *ss)
+{
+	int bad = 0;
+
+	if (rs->bad_pages || rs->bad_events || rs->bad_records) {
+		err_msg("pages", "%" PRIu64 " corrupt pages, %" PRIu64 " bad events, %" PRIu64
+			" bad records skipped (marked as gaps)", rs->bad_pages, rs->bad_events,
+			rs->bad_records);
+		bad = 1;
+	}
+	if (rs->unknown_records)
+		err_msg("pages", "%" PRIu64 " records of unknown types skipped (newer format)",
+			rs->unknown_records);
+	if (ss->unowned_records)
+		err_msg("streams", "%" PRIu64 " records (%" PRIu64 " bits) belong to no owner: not regenerated",
+			ss->unowned_records, ss->unowned_bits);
+	return bad;
+}
+
+static int first_marker_cpu(const struct regen_stream *s, uint32_t *cpu, uint64_t *stamp)
+{
+	*cpu = UINT32_MAX;
+	*stamp = 0;
+	if (s->nmarkers) {
+		*cpu = s->markers[0].cpu;
+		*stamp = s->markers[0].stamp;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		printf("usage: pathregen TRACE.BIN\n");
-		return 0;
+	struct options o;
+	struct tracefile tf;
+	struct pr_model m = { 0 };
+	struct tr_records rs = { 0 };
+	struct regen_streams ss = { 0 };
+	struct out_writer out = { 0 }, ver = { 0 };
+	struct out_writer *ws[2];
+	struct verify_result vr = { 0 };
+	unsigned int nws = 0;
+	FILE *fp = stdout;
+	int status = 0, err, fatal;
+	uint32_t i;
+
+	if (parse_args(argc, argv, &o)) {
+		usage(stderr);
+		return EXIT_USAGE;
 	}
-	fprintf(stderr, "pathregen: regeneration is not built yet (issue 6)\n");
-	return 1;
+	memset(&tf, 0, sizeof(tf));
+	err = tracefile_read(o.trace, &tf);
+	if (err == -PT_EIO) {
+		err_msg(o.trace, "%s", strerror(errno));
+		tracefile_free(&tf);
+		return EXIT_BAD_FILE;
+	}
+	if (err == -PT_ENOMEM)
+		goto nomem;
+	if (err) {
+		err_msg(o.trace, "%s at offset %" PRIu64 " (%s); regenerating what came before",
+			tf.err_msg[0] ? tf.err_msg : pt_strerror(err), tf.err_off, pt_strerror(err));
+		status = EXIT_BAD_FILE;
+	}
+	if (load_functions(&tf, &m, &fatal))
+		status = EXIT_BAD_FILE;
+	if (fatal == -PT_ENOMEM)
+		goto nomem;
+	if (fatal)
+		goto out;
+	err = tr_decode_tracefile(&rs, &tf);
+	if (err == -PT_ENOMEM)
+		goto nomem;
+	if (err) {
+		err_msg("pages", "%s", pt_strerror(err));
+		status = EXIT_BAD_FILE;
+	}
+	err = regen_streams_build(&rs, &ss);
+	if (err == -PT_ENOMEM)
+		goto nomem;
+	if (err) {
+		err_msg("streams", "%s", pt_strerror(err));
+		status = EXIT_BAD_FILE;
+		goto out;
+	}
+	if (report_records(&rs, &ss))
+		status = EXIT_BAD_FILE;
+
+	if (o.out) {
+		fp = fopen(o.out, o.ops == &out_champsim_ops ? "wb" : "w");
+		if (!fp) {
+			err_msg(o.out, "%s", strerror(errno));
+			status = EXIT_BAD_FILE;
+			goto out;
+		}
+	}
+	if (o.ops) {
+		out.ops = o.ops;
+		out.fp = fp;
+		out.m = &m;
+		out.top = o.top;
+		out.trace_name = o.trace;
+		out.have_loss_section = tf.has_loss;
+		out.loss_dropped = tf.dropped;
+		out.loss_missed = tf.missed;
+		ws[nws++] = &out;
+	}
+	if (o.verify) {
+		ver.ops = &verify_ops;
+		ver.fp = stderr;
+		ver.m = &m;
+		ver.priv = &vr;
+		ws[nws++] = &ver;
+	}
+	err = out_open_all(ws, nws);
+	if (err) {
+		err_msg("output", "%s", pt_strerror(err));
+		status = EXIT_BAD_FILE;
+		goto close_fp;
+	}
+	for (i = 0; i < ss.nstreams; i++) {
+		struct out_stream st = { .s = &ss.streams[i], .index = i };
+
+		first_marker_cpu(st.s, &st.cpu, &st.stamp);
+		err = out_walk_stream(&m, &st, ws, nws);
+		if (err == -PT_EMISMATCH)
+			break;
+		if (err) {
+			char own[48];
+
+			err_msg(pr_owner_name(st.s->owner, own, sizeof(own)), "%s", pt_strerror(err));
+			status = EXIT_BAD_FILE;
+			if (err == -PT_ENOMEM || err == -PT_EIO)
+				break;
+		}
+	}
+	/* verify's result must be read before close frees nothing of ours (vr is ours). */
+	err = out_close_all(ws, nws);
+	if (err) {
+		err_msg("output", "%s", pt_strerror(err));
+		status = EXIT_BAD_FILE;
+	}
+	if (o.verify) {
+		if (vr.mismatch) {
+			err_msg("verify", "%s", vr.detail);
+			status = EXIT_MISMATCH;
+		} else {
+			fprintf(o.ops ? stderr : fp,
+				"verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64
+				" in gaps, %" PRIu64 " after truncation, 0 differences\n",
+				vr.compared, vr.skipped, vr.unverified);
+		}
+	}
+close_fp:
+	if (fp != stdout && fclose(fp)) {
+		err_msg(o.out, "%s", strerror(errno));
+		status = EXIT_BAD_FILE;
+	}
+out:
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+	pr_model_free(&m);
+	tracefile_free(&tf);
+	return status;
+nomem:
+	err_msg(o.trace, "%s", pt_strerror(-PT_ENOMEM));
+	status = EXIT_BAD_FILE;
+	goto out;
 }
