@@ -203,24 +203,30 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 	return 0;
 }
 
-/* Marks, in one owner's segments [s, s + n), the boundaries a loss event may hide a segment at. */
+/*
+ * Marks, in one owner's segments [s, s + n), the boundaries where a loss
+ * event may hide a segment: a hidden segment's stamp lies strictly between
+ * lo (the segment open at the loss) and hi (the next OWNER on that CPU), so
+ * boundary j (between segments j-1 and j; j = 0 before the first, j = n
+ * after the last) is hit when stamp[j-1] < hi and stamp[j] > lo.
+ */
 static void mark_boundaries(const struct segment *s, size_t n, const struct loss_event *le,
 			    struct boundary_loss *bl)
 {
 	size_t lo = 0, hi = n, j;
 
-	/* First boundary j whose right side (segment j, or +inf at j = n) has stamp >= le->lo. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	if (le->has_open_owner) {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
 
-		if (s[mid].stamp >= le->lo)
-			hi = mid;
-		else
-			lo = mid + 1;
+			if (s[mid].stamp > le->lo)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
 	}
 	for (j = lo; j <= n; j++) {
-		/* Left side: segment j-1's stamp, or -inf at j = 0. */
-		if (j > 0 && s[j - 1].stamp > le->hi)
+		if (j > 0 && le->hi_known && s[j - 1].stamp >= le->hi)
 			break;
 		if (!bl[j].set) {
 			bl[j].set = 1;
@@ -237,7 +243,8 @@ static int affects(const struct loss_event *le, uint64_t owner)
 		return 0;	/* its own stream has the LOSS record inline */
 	if (le->kind == PT_LOSS_MISSED)
 		return is_interrupt_owner_of(owner, le->cpu);
-	return 1;
+	/* Idle and interrupt owners are per CPU: a loss elsewhere hides none of theirs. */
+	return PT_OWNER_KIND(owner) == PT_OWNER_TASK || PT_OWNER_ID(owner) == le->cpu;
 }
 
 static void put_bits(uint64_t *words, uint64_t pos, const uint64_t *src, uint32_t nbits)

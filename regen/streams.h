@@ -7,14 +7,15 @@
  *
  * Losses: a LOSS record is a marker in the stream whose segment is open on
  * its CPU. LOSS(OVERRUN) and the reader's LOSS(TR_LOSS_CORRUPT) also close
- * that segment (records up to the next OWNER record cannot be attributed),
- * and every other owner whose stream has a boundary between two segments
- * whose stamps straddle the loss's stamp interval gets a LOSS marker there,
- * since a segment of it may have been dropped. LOSS(MISSED) marks the
- * interrupt owners (softirq/hardirq/NMI) of its CPU likewise. Records with
- * no open segment are counted in unowned_* and become one LOSS marker
- * (TR_LOSS_CORRUPT... see FORMAT.md) in no stream: they are reported, never
- * guessed into one.
+ * that segment: records up to the next OWNER record on that CPU cannot be
+ * attributed, so they are counted (unowned_*), never guessed into a stream.
+ * A segment hidden by such a loss has a stamp strictly between lo (the
+ * segment open at the loss) and hi (the next OWNER on that CPU), so every
+ * other owner that can run on that CPU (tasks; that CPU's idle and
+ * interrupt owners) gets a LOSS marker at each boundary between two of its
+ * segments whose stamps straddle (lo, hi), including before its first and
+ * after its last. Records before a CPU's first OWNER are such a loss with lo
+ * unknown. LOSS(MISSED) marks that CPU's interrupt owners likewise.
  */
 #ifndef PATHTRACE_STREAMS_H
 #define PATHTRACE_STREAMS_H

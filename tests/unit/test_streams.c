@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per-owner stream assembly: records written into kernel-format pages per
+ * CPU, decoded with kbuffer, cut into segments at OWNER records and joined
+ * per owner by stamp. The oracle is the story each test writes: which
+ * owner emitted which bits when, not the implementation's own output.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "rbpage.h"
+#include "streams.h"
+#include "tf_sample.h"
+#include "unit.h"
+
+#define PS 4096u
+#define NCPU 2
+#define TASK(p) PT_OWNER(PT_OWNER_TASK, p)
+
+/* A per-CPU page writer: records go to the CPU's current page. */
+struct rec_writer {
+	uint8_t pages[NCPU][16][PS];
+	struct rbpage pg[NCPU];
+	uint32_t npages[NCPU];
+	uint64_t ts[NCPU];
+};
+
+static void rw_init(struct rec_writer *w)
+{
+	memset(w, 0, sizeof(*w));
+}
+
+static void rw_add(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t arg,
+		   uint64_t w0, uint64_t w1, uint32_t nw)
+{
+	uint64_t body[2] = { w0, w1 };
+	uint8_t rec[24];
+	uint32_t len = rbrec(rec, type, arg, body, nw);
+
+	w->ts[cpu] += 10;
+	if (!w->npages[cpu] || rbpage_add(&w->pg[cpu], w->ts[cpu], rec, len)) {
+		CU_ASSERT_FATAL(w->npages[cpu] < 16);
+		rbpage_init(&w->pg[cpu], w->pages[cpu][w->npages[cpu]++], PS, w->ts[cpu]);
+		CU_ASSERT_EQUAL_FATAL(rbpage_add(&w->pg[cpu], w->ts[cpu], rec, len), 0);
+	}
+}
+
+static void owner(struct rec_writer *w, uint32_t cpu, uint64_t o, uint64_t stamp)
+{
+	rw_add(w, cpu, PT_REC_OWNER, 0, o, stamp, 2);
+}
+
+static void bits(struct rec_writer *w, uint32_t cpu, uint32_t n, uint64_t v)
+{
+	rw_add(w, cpu, PT_REC_BITS, n, v, 0, 1);
+}
+
+/* Decodes CPU order[0]'s pages first, then order[1]'s: assembly must not depend on it. */
+static void rw_decode(struct rec_writer *w, struct tr_records *rs, int cpu1_first)
+{
+	uint32_t k, c, p;
+
+	memset(rs, 0, sizeof(*rs));
+	for (k = 0; k < NCPU; k++) {
+		c = cpu1_first ? NCPU - 1 - k : k;
+		for (p = 0; p < w->npages[c]; p++)
+			CU_ASSERT_EQUAL_FATAL(tr_decode_page(rs, c, w->pages[c][p], PS), 0);
+	}
+}
+
+static uint64_t get_bits(const struct regen_stream *s, uint64_t pos, unsigned int n)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	/* Bit by bit, independent of any bit reader. */
+	for (i = 0; i < n; i++)
+		v |= ((s->bits[(pos + i) / 64] >> ((pos + i) % 64)) & 1) << i;
+	return v;
+}
+
+static void test_sample_streams(void)
+{
+	struct tracefile tf;
+	struct tr_records rs = { 0 };
+	struct regen_streams ss;
+	const struct regen_stream *t, *soft, *hard;
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_tracefile(&rs, &tf), 0);
+	CU_ASSERT_EQUAL(rs.n, 12);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+	CU_ASSERT_EQUAL_FATAL(ss.nstreams, 3);
+	CU_ASSERT_EQUAL(ss.unowned_records, 0);
+	t = regen_streams_find(&ss, TASK(42));
+	soft = regen_streams_find(&ss, PT_OWNER(PT_OWNER_SOFTIRQ, 1));
+	hard = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 0));
+	CU_ASSERT_FATAL(t && soft && hard);
+	/* Task 42: "1" on CPU 0, "01" flushed late on CPU 0, then "101" on CPU 1. */
+	CU_ASSERT_EQUAL_FATAL(t->nbits, 6);
+	CU_ASSERT_EQUAL(get_bits(t, 0, 6), 0x2d);
+	CU_ASSERT_EQUAL_FATAL(t->nmarkers, 1);
+	CU_ASSERT_EQUAL(t->markers[0].type, REGEN_M_ENTER);
+	CU_ASSERT_EQUAL(t->markers[0].pos, 0);
+	CU_ASSERT_EQUAL(t->markers[0].func, SAMPLE_FUNC_ID);
+	CU_ASSERT_EQUAL(t->markers[0].value, 0xffffffff81001234ull);
+	CU_ASSERT_EQUAL(t->markers[0].cpu, 0);
+	CU_ASSERT_EQUAL(t->markers[0].stamp, 500);
+	CU_ASSERT_EQUAL(hard->nbits, 1);
+	CU_ASSERT_EQUAL(get_bits(hard, 0, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(hard->nmarkers, 1);
+	CU_ASSERT_EQUAL(hard->markers[0].value, 0xffffffff81005678ull);
+	CU_ASSERT_EQUAL(soft->nbits, 0);
+	CU_ASSERT_EQUAL_FATAL(soft->nmarkers, 2);
+	CU_ASSERT_EQUAL(soft->markers[0].type, REGEN_M_PARTIAL);
+	CU_ASSERT_EQUAL(soft->markers[0].value, 4);
+	CU_ASSERT_EQUAL(soft->markers[1].type, REGEN_M_LOSS);
+	CU_ASSERT_EQUAL(soft->markers[1].arg, PT_LOSS_MISSED);
+	CU_ASSERT_EQUAL(soft->markers[1].func, SAMPLE_FUNC_ID);
+	CU_ASSERT_EQUAL(soft->markers[1].value, 2);
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+	tracefile_free(&tf);
+	free(b);
+}
+
+/* A task migrates mid-function; its old CPU flushes late. Order by stamp, either decode order. */
+static void test_migration(void)
+{
+	static struct rec_writer w;
+	int order;
+
+	for (order = 0; order < 2; order++) {
+		struct tr_records rs;
+		struct regen_streams ss;
+		const struct regen_stream *s;
+
+		rw_init(&w);
+		owner(&w, 1, TASK(5), 100);
+		rw_add(&w, 1, PT_REC_ENTER, 3, 0x1000, 0, 1);
+		bits(&w, 1, 40, 0xabcdef0123ull);
+		owner(&w, 0, TASK(5), 200);	/* migrated to CPU 0 */
+		bits(&w, 0, 30, 0x2aaaaaaa);
+		owner(&w, 0, TASK(6), 300);
+		bits(&w, 1, 7, 0x55);		/* CPU 1 flushes task 5's leftover bits */
+		owner(&w, 1, TASK(6), 400);	/* task 6 migrates to CPU 1 */
+		owner(&w, 0, TASK(5), 500);
+		rw_add(&w, 0, PT_REC_BLOCK, 3, 9, 0, 1);
+		bits(&w, 0, 64, ~0ull);
+		rw_decode(&w, &rs, order);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+		CU_ASSERT_EQUAL(ss.nstreams, 2);
+		s = regen_streams_find(&ss, TASK(5));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL_FATAL(s->nbits, 40 + 7 + 30 + 64);
+		CU_ASSERT_EQUAL(get_bits(s, 0, 40), 0xabcdef0123ull);
+		CU_ASSERT_EQUAL(get_bits(s, 40, 7), 0x55);
+		CU_ASSERT_EQUAL(get_bits(s, 47, 30), 0x2aaaaaaa);
+		CU_ASSERT_EQUAL(get_bits(s, 77, 64), ~0ull);
+		CU_ASSERT_EQUAL_FATAL(s->nmarkers, 2);
+		CU_ASSERT_EQUAL(s->markers[0].type, REGEN_M_ENTER);
+		CU_ASSERT_EQUAL(s->markers[0].pos, 0);
+		CU_ASSERT_EQUAL(s->markers[1].type, REGEN_M_BLOCK);
+		CU_ASSERT_EQUAL(s->markers[1].pos, 77);
+		CU_ASSERT_EQUAL(s->markers[1].arg, 9);
+		CU_ASSERT_EQUAL(s->markers[1].cpu, 0);
+		CU_ASSERT_EQUAL(s->markers[1].stamp, 500);
+		s = regen_streams_find(&ss, TASK(6));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL(s->nbits, 0);
+		regen_streams_free(&ss);
+		tr_records_free(&rs);
+	}
+}
+
+static int has_loss_at(const struct regen_stream *s, uint64_t pos)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nmarkers; i++)
+		if (s->markers[i].type == REGEN_M_LOSS && s->markers[i].pos == pos)
+			return 1;
+	return 0;
+}
+
+static uint32_t nloss(const struct regen_stream *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nmarkers; i++)
+		n += s->markers[i].type == REGEN_M_LOSS;
+	return n;
+}
+
+/*
+ * CPU 0 overruns while task A runs (stamp 10) until task B's OWNER (30):
+ * A gets the LOSS inline, the records after it are unowned, and every other
+ * owner gets a gap where a segment of it could have been dropped.
+ */
+static void test_overrun_gaps(void)
+{
+	static struct rec_writer w;
+	struct tr_records rs;
+	struct regen_streams ss;
+	const struct regen_stream *a, *b, *c, *d;
+
+	rw_init(&w);
+	owner(&w, 1, TASK(2), 1);	/* B on CPU 1, before */
+	bits(&w, 1, 3, 0x7);
+	owner(&w, 1, TASK(1), 5);	/* A on CPU 1 */
+	bits(&w, 1, 2, 0x1);
+	owner(&w, 1, TASK(4), 6);	/* D, only before the loss */
+	bits(&w, 1, 4, 0xf);
+	owner(&w, 0, TASK(1), 10);	/* A moves to CPU 0 */
+	bits(&w, 0, 4, 0x9);
+	rw_add(&w, 0, PT_REC_LOSS, PT_LOSS_OVERRUN, 5, 0, 2);
+	bits(&w, 0, 6, 0x3f);		/* whose? unknown: unowned */
+	owner(&w, 0, TASK(2), 30);	/* B */
+	bits(&w, 0, 1, 1);
+	owner(&w, 1, TASK(1), 40);	/* A again */
+	bits(&w, 1, 2, 0x2);
+	owner(&w, 1, TASK(3), 50);	/* C, only after */
+	bits(&w, 1, 5, 0x1f);
+	owner(&w, 1, TASK(3), 60);
+	bits(&w, 1, 1, 0);
+	rw_decode(&w, &rs, 0);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+	CU_ASSERT_EQUAL(ss.unowned_records, 1);
+	CU_ASSERT_EQUAL(ss.unowned_bits, 6);
+	a = regen_streams_find(&ss, TASK(1));
+	b = regen_streams_find(&ss, TASK(2));
+	c = regen_streams_find(&ss, TASK(3));
+	d = regen_streams_find(&ss, TASK(4));
+	CU_ASSERT_FATAL(a && b && c && d);
+	/* A: "01" + "1001" + LOSS + "01". */
+	CU_ASSERT_EQUAL_FATAL(a->nbits, 8);
+	CU_ASSERT_EQUAL(get_bits(a, 0, 8), 0x1 | 0x9 << 2 | 0x2 << 6);
+	CU_ASSERT_EQUAL(nloss(a), 1);
+	CU_ASSERT(has_loss_at(a, 6));
+	/* B: a segment of it may hide between its stamps 1 and 30, none after 30. */
+	CU_ASSERT_EQUAL(b->nbits, 4);
+	CU_ASSERT_EQUAL(nloss(b), 1);
+	CU_ASSERT(has_loss_at(b, 3));
+	/* C starts after the loss: it may have started inside it. */
+	CU_ASSERT_EQUAL(nloss(c), 1);
+	CU_ASSERT(has_loss_at(c, 0));
+	CU_ASSERT_EQUAL(c->markers[0].arg, PT_LOSS_OVERRUN);
+	CU_ASSERT_EQUAL(c->markers[0].value, 5);
+	/* D ended before: it may have continued inside it (gap at its end). */
+	CU_ASSERT_EQUAL(nloss(d), 1);
+	CU_ASSERT(has_loss_at(d, 4));
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+}
+
+/* Records before a CPU's first OWNER: counted, and a gap for the others. */
+static void test_unowned_prefix_and_missed(void)
+{
+	static struct rec_writer w;
+	struct tr_records rs;
+	struct regen_streams ss;
+	const struct regen_stream *a, *irq0, *irq1;
+
+	rw_init(&w);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 0), 2);
+	bits(&w, 1, 1, 1);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 1), 3);
+	bits(&w, 1, 1, 1);
+	bits(&w, 0, 9, 0x1ff);		/* CPU 0 starts without an OWNER */
+	owner(&w, 0, TASK(1), 20);
+	rw_add(&w, 0, PT_REC_LOSS, PT_LOSS_MISSED, 1, 4, 2);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 0), 25);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 1), 26);
+	rw_decode(&w, &rs, 0);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+	CU_ASSERT_EQUAL(ss.unowned_records, 1);
+	CU_ASSERT_EQUAL(ss.unowned_bits, 9);
+	a = regen_streams_find(&ss, TASK(1));
+	irq0 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 0));
+	irq1 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 1));
+	CU_ASSERT_FATAL(a && irq0 && irq1);
+	/* A: its stream may have begun in CPU 0's unowned prefix; then the MISSED loss inline. */
+	CU_ASSERT_EQUAL_FATAL(nloss(a), 2);
+	CU_ASSERT_EQUAL(a->markers[0].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(a->markers[1].arg, PT_LOSS_MISSED);
+	CU_ASSERT_EQUAL(a->markers[1].func, 4);
+	/* HARDIRQ/0 (CPU 0's): gapped by the prefix before stamp 20 and by the MISSED after it. */
+	CU_ASSERT(has_loss_at(irq0, 0));
+	CU_ASSERT(has_loss_at(irq0, 1));
+	CU_ASSERT_EQUAL(nloss(irq0), 3);
+	/* HARDIRQ/1 never runs on CPU 0: untouched. */
+	CU_ASSERT_EQUAL(nloss(irq1), 0);
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+}
+
+/* Property: random owners hopping between CPUs; each stream is its bits in stamp order. */
+static void test_random_streams(void)
+{
+	static struct rec_writer w;
+	unsigned int seed = unit_seed();
+	unsigned int round;
+
+	for (round = 0; round < 50; round++) {
+		uint64_t want[4][64] = { { 0 } }, nbits[4] = { 0 }, stamp = 1;
+		int on[NCPU] = { -1, -1 };
+		struct tr_records rs;
+		struct regen_streams ss;
+		unsigned int step, o;
+
+		rw_init(&w);
+		for (step = 0; step < 60; step++) {
+			uint32_t cpu = rand_r(&seed) % NCPU;
+			uint32_t n = rand_r(&seed) % 64 + 1;
+			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
+
+			o = rand_r(&seed) % 4;
+			if (on[cpu] != (int)o) {
+				/* An owner runs on one CPU at a time: evict it elsewhere. */
+				if (on[!cpu] == (int)o)
+					on[!cpu] = -1;
+				owner(&w, cpu, TASK(o + 1), stamp++);
+				on[cpu] = o;
+			}
+			if (nbits[o] + n > 64 * 64)
+				continue;
+			bits(&w, cpu, n, v);
+			if (n < 64)
+				v &= (1ull << n) - 1;
+			want[o][nbits[o] / 64] |= v << (nbits[o] % 64);
+			if (nbits[o] % 64 && nbits[o] % 64 + n > 64)
+				want[o][nbits[o] / 64 + 1] |= v >> (64 - nbits[o] % 64);
+			nbits[o] += n;
+		}
+		rw_decode(&w, &rs, round & 1);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+		for (o = 0; o < 4; o++) {
+			const struct regen_stream *s = regen_streams_find(&ss, TASK(o + 1));
+			uint64_t i;
+
+			if (!s) {
+				CU_ASSERT_EQUAL(nbits[o], 0);
+				continue;
+			}
+			CU_ASSERT_EQUAL_FATAL(s->nbits, nbits[o]);
+			for (i = 0; i < nbits[o] / 64; i++)
+				CU_ASSERT_EQUAL(s->bits[i], want[o][i]);
+			if (nbits[o] % 64)
+				CU_ASSERT_EQUAL(get_bits(s, nbits[o] / 64 * 64, nbits[o] % 64),
+						want[o][nbits[o] / 64]);
+			CU_ASSERT_EQUAL(nloss(s), 0);
+		}
+		regen_streams_free(&ss);
+		tr_records_free(&rs);
+	}
+}
+
+UNIT_SUITE(streams,
+	   { "sample trace: three owners", test_sample_streams },
+	   { "migration mid-function, late flush, decode order", test_migration },
+	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
+	   { "unowned prefix and missed probe hits", test_unowned_prefix_and_missed },
+	   { "random owners across CPUs: stamp-ordered bitstrings", test_random_streams })
