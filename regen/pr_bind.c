@@ -5,44 +5,65 @@
  *
  * Path mode: the model (pathnum) depends only on the graph; the plan's
  * PATH_EMIT width is checked against it. Trace mode (witness or bit
- * codes) needs the plan's per-edge emissions turned back into an
- * encoding; until a decoder for it is linked in, such functions are
- * refused with -PT_ENOTSUP rather than regenerated wrongly.
+ * codes): the plan's EMIT actions are mapped back to CFG edges and the
+ * decoder tables rebuilt from those emissions (encoding_from_emissions),
+ * which refuses emissions that cannot be decoded exactly. Edge mode has
+ * no stream to regenerate.
  */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
 #include "decode_paths.h"
 #include "pathtrace_abi.h"
 #include "out.h"
 
-/*
- * The width of the plan's PT_OP_PATH_EMIT actions: -1 if it has none,
- * -PT_EFORMAT (as a negative below -1) if they disagree or the blob is
- * malformed. Every size is checked against the blob.
- */
-static int plan_path_width(const uint8_t *blob, uint32_t len, int *width)
+/* A plan blob's header, sites and actions, every size checked against the blob. */
+struct plan_parts {
+	struct pt_plan hdr;
+	const uint8_t *sites, *actions;
+};
+
+static int plan_split(const uint8_t *blob, uint32_t len, struct plan_parts *pp)
 {
-	struct pt_plan p;
-	uint64_t off, i;
+	uint64_t off;
+
+	if (!blob || len < offsetof(struct pt_plan, name))
+		return -PT_ETRUNC;
+	memset(&pp->hdr, 0, sizeof(pp->hdr));
+	memcpy(&pp->hdr, blob, len < sizeof(pp->hdr) ? len : sizeof(pp->hdr));
+	if (pp->hdr.size < offsetof(struct pt_plan, name) || pp->hdr.size > len ||
+	    pp->hdr.action_size < sizeof(struct pt_action) ||
+	    pp->hdr.site_size < sizeof(struct pt_site))
+		return -PT_EFORMAT;
+	off = (uint64_t)pp->hdr.size + (uint64_t)pp->hdr.nr_sites * pp->hdr.site_size;
+	if (off > len || (uint64_t)pp->hdr.nr_actions * pp->hdr.action_size > len - off)
+		return -PT_EFORMAT;
+	pp->sites = blob + pp->hdr.size;
+	pp->actions = blob + off;
+	return 0;
+}
+
+static struct pt_action plan_action(const struct plan_parts *pp, uint32_t i)
+{
+	struct pt_action a;
+
+	memcpy(&a, pp->actions + (size_t)i * pp->hdr.action_size, sizeof(a));
+	return a;
+}
+
+/* The width of the plan's PT_OP_PATH_EMIT actions (-1: none), or -PT_EFORMAT if they differ. */
+static int plan_path_width(const struct plan_parts *pp, int *width)
+{
+	uint32_t i;
 
 	*width = -1;
-	if (len < offsetof(struct pt_plan, name))
-		return -PT_ETRUNC;
-	memset(&p, 0, sizeof(p));
-	memcpy(&p, blob, len < sizeof(p) ? len : sizeof(p));
-	if (p.size < offsetof(struct pt_plan, name) || p.size > len ||
-	    p.action_size < sizeof(struct pt_action) || p.site_size < 8)
-		return -PT_EFORMAT;
-	off = (uint64_t)p.size + (uint64_t)p.nr_sites * p.site_size;
-	if (off > len || (uint64_t)p.nr_actions * p.action_size > len - off)
-		return -PT_EFORMAT;
-	for (i = 0; i < p.nr_actions; i++) {
-		struct pt_action a;
+	for (i = 0; i < pp->hdr.nr_actions; i++) {
+		struct pt_action a = plan_action(pp, i);
 
-		memcpy(&a, blob + off + i * p.action_size, sizeof(a));
 		if (a.op != PT_OP_PATH_EMIT)
 			continue;
 		if (*width >= 0 && *width != a.nbits)
@@ -52,13 +73,156 @@ static int plan_path_width(const uint8_t *blob, uint32_t len, int *width)
 	return 0;
 }
 
+/* The cfg insn at addr, or UINT32_MAX. */
+static uint32_t insn_at(const struct cfg *c, uint64_t addr)
+{
+	uint32_t b = cfg_block_at(c, addr), i;
+	const struct cfg_block *bl;
+
+	if (b == UINT32_MAX || b >= c->nblocks)
+		return UINT32_MAX;
+	bl = &c->blocks[b];
+	for (i = 0; i < bl->ninsn; i++)
+		if (c->insns[bl->first_insn + i].addr == addr)
+			return bl->first_insn + i;
+	return UINT32_MAX;
+}
+
+static uint32_t in_degree(const struct cfg *c, uint32_t b)
+{
+	uint32_t e, n = 0;
+
+	for (e = 0; e < c->nedges; e++)
+		n += c->edges[e].dst == b;
+	return n;
+}
+
+/* Puts one emission on edge e; -PT_EFORMAT if e already has one. */
+static int put_emission(uint8_t *nbits, uint64_t *value, uint32_t e, const struct pt_action *a)
+{
+	if (e == UINT32_MAX || nbits[e])
+		return -PT_EFORMAT;
+	nbits[e] = a->nbits ? a->nbits : 0xff;	/* 0-bit emissions are meaningless: refused below */
+	value[e] = a->value;
+	return nbits[e] == 0xff ? -PT_EFORMAT : 0;
+}
+
+/*
+ * Turns a trace-mode plan's PT_OP_EMIT actions back into per-edge
+ * emissions (encoding.h's contract), following probesite.h's placement:
+ *  - at a conditional site, `when` names the branch's TAKEN or FALL edge;
+ *  - at a block's first instruction, when the block has one predecessor,
+ *    the first unconditional emission is the edge into it (emitted as the
+ *    block is entered, which is what the decoder must see relative to
+ *    ENTER markers), a second one the block's single out-edge;
+ *  - anywhere else, the block's single out-edge.
+ * Anything else is refused (-PT_EFORMAT): no guessing.
+ */
+static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, uint8_t *nbits,
+			  uint64_t *value)
+{
+	const struct cfg *c = &f->cfg;
+	uint32_t s, k;
+	int err;
+
+	for (s = 0; s < pp->hdr.nr_sites; s++) {
+		struct pt_site site;
+		const struct cfg_block *bl;
+		uint32_t i, b, in_edge = UINT32_MAX, out_edge = UINT32_MAX, e;
+		uint64_t base;
+		int in_used = 0;
+
+		memcpy(&site, pp->sites + (size_t)s * pp->hdr.site_size, sizeof(site));
+		if ((uint64_t)site.first_action + site.nr_actions > pp->hdr.nr_actions)
+			return -PT_EFORMAT;
+		base = site.region == PT_REGION_COLD ? f->cold_addr : f->addr;
+		i = insn_at(c, base + site.offset);
+		if (i == UINT32_MAX)
+			return -PT_EFORMAT;
+		b = c->insns[i].block;
+		bl = &c->blocks[b];
+		if (bl->first_insn == i && b != 0 && in_degree(c, b) == 1)
+			for (e = 0; e < c->nedges; e++)
+				if (c->edges[e].dst == b)
+					in_edge = e;
+		if (bl->nsucc == 1)
+			out_edge = bl->first_succ;
+		for (k = 0; k < site.nr_actions; k++) {
+			struct pt_action a = plan_action(pp, site.first_action + k);
+
+			if (a.op != PT_OP_EMIT)
+				continue;
+			if (a.when == PT_WHEN_TAKEN || a.when == PT_WHEN_NOT_TAKEN) {
+				uint8_t want = a.when == PT_WHEN_TAKEN ? CFG_E_TAKEN : CFG_E_FALL;
+
+				if (i != bl->first_insn + bl->ninsn - 1 || c->insns[i].kind != CFG_I_JCC)
+					return -PT_EFORMAT;
+				for (e = bl->first_succ, out_edge = UINT32_MAX;
+				     e < bl->first_succ + bl->nsucc; e++)
+					if (c->edges[e].kind == want)
+						out_edge = e;
+				err = put_emission(nbits, value, out_edge, &a);
+			} else if (in_edge != UINT32_MAX && !in_used) {
+				in_used = 1;
+				err = put_emission(nbits, value, in_edge, &a);
+			} else {
+				err = put_emission(nbits, value, out_edge, &a);
+			}
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static void encoding_model_free(void *model)
+{
+	encoding_free(model);
+	free(model);
+}
+
+static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
+{
+	uint32_t ne = f->g.ne ? f->g.ne : 1;
+	uint8_t *nbits = calloc(ne, 1);
+	uint64_t *value = calloc(ne, sizeof(*value));
+	struct encoding *enc = calloc(1, sizeof(*enc));
+	int err = -PT_ENOMEM;
+
+	if (!nbits || !value || !enc)
+		goto out;
+	err = plan_emissions(f, pp, nbits, value);
+	if (err)
+		goto out;
+	err = encoding_from_emissions(&f->g, f->encoding, nbits, value, enc);
+	if (err) {
+		err = err == -PT_ENOMEM ? err : -PT_EFORMAT;
+		goto out;
+	}
+	f->ops = f->encoding == PT_ENC_WITNESS ? &regen_decode_witness_ops : &regen_decode_bits_ops;
+	f->model = enc;
+	f->model_free = encoding_model_free;
+	enc = NULL;
+out:
+	free(nbits);
+	free(value);
+	free(enc);
+	return err;
+}
+
 int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len)
 {
+	struct plan_parts pp;
 	struct pathnum *pn = NULL;
 	int width, err;
 
+	if (f->mode == PT_MODE_EDGES)
+		return -PT_ENOTSUP;
+	err = plan_split(plan, plan_len, &pp);
+	if (err)
+		return err;
 	if (f->mode == PT_MODE_PATHS && f->encoding == PT_ENC_PATH) {
-		err = plan_path_width(plan, plan_len, &width);
+		err = plan_path_width(&pp, &width);
 		if (err)
 			return err;
 		err = decode_paths_model(&f->g, width, &pn);
@@ -69,5 +233,8 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len)
 		f->model_free = decode_paths_model_free;
 		return 0;
 	}
+	if (f->mode == PT_MODE_TRACE &&
+	    (f->encoding == PT_ENC_WITNESS || f->encoding == PT_ENC_BITS))
+		return bind_trace(f, &pp);
 	return -PT_ENOTSUP;
 }
