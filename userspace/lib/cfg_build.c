@@ -40,6 +40,8 @@ struct builder {
 	uint32_t ninsns, cap_insns;
 	uint64_t *work;
 	uint32_t nwork, cap_work;
+	uint64_t first_ijmp;	/* first indirect jmp taken as a tail call, or 0 */
+	uint64_t taken_at;	/* an instruction taking an address inside, or 0 */
 };
 
 static int refuse(struct builder *b, const char *tag, const char *fmt, ...)
@@ -267,10 +269,23 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 	ins.len = zi.length;
 	ins.kind = CFG_I_PLAIN;
 	ins.block = UINT32_MAX;
-	for (i = 0; i < zi.operand_count_visible; i++)
-		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ops[i].mem.base == ZYDIS_REGISTER_RIP)
-			ins.flags |= CFG_IF_RIP_RELATIVE;
+	for (i = 0; i < zi.operand_count_visible; i++) {
+		ZyanU64 ref;
+
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[i].mem.base != ZYDIS_REGISTER_RIP)
+			continue;
+		ins.flags |= CFG_IF_RIP_RELATIVE;
+		/*
+		 * An unrelocated RIP-relative reference into the function takes
+		 * the address of its code (a computed-goto label): then an
+		 * indirect jmp may land inside and is not a tail call.
+		 */
+		if (!b->taken_at &&
+		    (!nm->branch_reloc || !nm->branch_reloc(nm->ctx, addr, zi.length, &target, &name)) &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[i], addr, &ref)) &&
+		    part_of(b, ref) >= 0)
+			b->taken_at = addr;
+	}
 
 	key = key_at(in, addr);
 	if (key) {
@@ -310,6 +325,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE && in->indirect_jumps_leave) {
 			ins.kind = CFG_I_TAIL_CALL;
 			fall = 0;
+			if (!b->first_ijmp)
+				b->first_ijmp = addr;
 			break;
 		}
 		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
@@ -337,6 +354,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 					      "prove it leaves the function)",
 					      where(b, addr, w, sizeof(w)), name);
 			target = 0;	/* an indirect tail call */
+			if (!b->first_ijmp)
+				b->first_ijmp = addr;
 		}
 		ins.kind = strcmp(name, RETURN_THUNK) ? CFG_I_TAIL_CALL : CFG_I_RET;
 		ins.target = target;
@@ -452,6 +471,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 				      ZydisMnemonicGetString(zi.mnemonic), name);
 		ins.flags |= CFG_IF_LEAVES;
 		ins.target_name = name;
+		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) && !b->first_ijmp)
+			b->first_ijmp = addr;
 		break;
 	}
 	if (err)
@@ -735,6 +756,13 @@ int cfg_build(const struct cfg_input *in, struct cfg *c)
 		goto out;
 	}
 	err = traverse(&b);
+	if (!err && b.first_ijmp && b.taken_at) {
+		char w1[96], w2[96];
+
+		err = refuse(&b, "indirect-jump", "%s: indirect jmp, and %s takes an address "
+			     "inside the function", where(&b, b.first_ijmp, w1, sizeof(w1)),
+			     where(&b, b.taken_at, w2, sizeof(w2)));
+	}
 	if (!err)
 		err = make_blocks(&b);
 out:
