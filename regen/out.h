@@ -79,7 +79,8 @@ void pr_func_free(struct pr_func *f);
  * and the plan blob. Returns 0; -PT_ENOTSUP when no decoder handles that
  * mode/encoding (edge-counter mode has no stream); -PT_EFORMAT,
  * -PT_ETRUNC for a malformed plan or one that disagrees with the CFG;
- * -PT_ENOMEM.
+ * -PT_EREFUSED when the plan's emissions cannot be decoded exactly (two
+ * codes on one edge, the blocking rule broken); -PT_ENOMEM.
  */
 int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len);
 

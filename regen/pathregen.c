@@ -208,8 +208,11 @@ static uint32_t load_functions(const struct tracefile *tf, struct pr_model *m, i
 					f->mode, f->encoding);
 				bad++;
 			}
+		} else if (err == -PT_EREFUSED) {
+			err_msg(what, "its plan's emissions cannot be decoded exactly: not regenerated");
+			bad++;
 		} else if (err) {
-			err_msg(what, "cannot build its decoder: %s", pt_strerror(err));
+			err_msg(what, "cannot build its decoder from its plan: %s", pt_strerror(err));
 			bad++;
 		}
 		m->nfuncs++;	/* kept for names and profiles even without a decoder */

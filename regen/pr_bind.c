@@ -7,7 +7,8 @@
  * PATH_EMIT width is checked against it. Trace mode (witness or bit
  * codes): the plan's EMIT actions are mapped back to CFG edges and the
  * decoder tables rebuilt from those emissions (encoding_from_emissions),
- * which refuses emissions that cannot be decoded exactly. Edge mode has
+ * which refuses emissions that cannot be decoded exactly (-PT_EREFUSED:
+ * e.g. a plan that breaks the blocking rule). Edge mode has
  * no stream to regenerate.
  */
 #include <stddef.h>
@@ -194,9 +195,9 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
 	err = plan_emissions(f, pp, nbits, value);
 	if (err)
 		goto out;
-	err = encoding_from_emissions(&f->g, f->encoding, nbits, value, enc);
+	err = encoding_from_emissions(&f->g, f->encoding, nbits, value, 0, enc);
 	if (err) {
-		err = err == -PT_ENOMEM ? err : -PT_EFORMAT;
+		err = err == -PT_ENOMEM ? err : -PT_EREFUSED;
 		goto out;
 	}
 	f->ops = f->encoding == PT_ENC_WITNESS ? &regen_decode_witness_ops : &regen_decode_bits_ops;
