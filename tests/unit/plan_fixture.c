@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_fixture.h"
+
+void fx_cfg(struct cfg *c, const char *name, uint64_t addr, uint32_t len, uint64_t cold_addr,
+	    uint32_t cold_len, const struct fx_insn *in, uint32_t nin, const struct fx_edge *e,
+	    uint32_t ne, uint32_t call_mask)
+{
+	uint32_t i, nb = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->name = strdup(name);
+	c->addr = addr;
+	c->len = len;
+	c->cold_addr = cold_addr;
+	c->cold_len = cold_len;
+	for (i = 0; i < nin; i++)
+		if (in[i].block + 1 > nb)
+			nb = in[i].block + 1;
+	c->nblocks = nb;
+	c->ninsns = nin;
+	c->nedges = ne;
+	c->blocks = calloc(nb, sizeof(*c->blocks));
+	c->insns = calloc(nin, sizeof(*c->insns));
+	c->edges = calloc(ne, sizeof(*c->edges));
+	for (i = 0; i < nin; i++) {
+		struct cfg_insn *x = &c->insns[i];
+		struct cfg_block *b = &c->blocks[in[i].block];
+
+		x->addr = in[i].addr;
+		x->len = in[i].len;
+		x->kind = in[i].kind;
+		x->cc = in[i].cc;
+		x->flags = in[i].flags;
+		x->block = in[i].block;
+		if (!b->ninsn) {
+			b->addr = x->addr;
+			b->first_insn = i;
+		}
+		b->ninsn++;
+		b->size += x->len;
+	}
+	for (i = 0; i < nb; i++) {
+		c->blocks[i].first_succ = UINT32_MAX;
+		if (call_mask >> i & 1)
+			c->blocks[i].flags |= CFG_BF_CALL;
+		if (cold_addr && c->blocks[i].addr >= cold_addr)
+			c->blocks[i].flags |= CFG_BF_COLD;
+	}
+	c->blocks[0].flags |= CFG_BF_ENTRY;
+	for (i = 0; i < ne; i++) {
+		struct cfg_block *b = &c->blocks[e[i].src];
+
+		c->edges[i].src = e[i].src;
+		c->edges[i].dst = e[i].dst;
+		c->edges[i].kind = e[i].kind;
+		if (b->first_succ == UINT32_MAX)
+			b->first_succ = i;
+		b->nsucc++;
+	}
+	for (i = 0; i < nb; i++)
+		if (c->blocks[i].first_succ == UINT32_MAX)
+			c->blocks[i].first_succ = 0;
+}
+
+void fx_cfg_free(struct cfg *c)
+{
+	free(c->name);
+	free(c->blocks);
+	free(c->insns);
+	free(c->edges);
+	memset(c, 0, sizeof(*c));
+}
+
+#define T CFG_IF_BRANCH_TARGET
+
+void fx_call_diamond(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x1000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x1005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x1008, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x100b, 2, CFG_I_JCC, 4, 0, 0 },
+		{ 0x100d, 4, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x1011, 3, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x1014, 5, CFG_I_CALL, 0, 0, 1 },
+		{ 0x1019, 4, CFG_I_PLAIN, 0, T, 2 },
+		{ 0x101d, 4, CFG_I_PLAIN, 0, 0, 2 },
+		{ 0x1021, 1, CFG_I_RET, 0, 0, 2 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 2, CFG_E_TAKEN }, { 0, 1, CFG_E_FALL }, { 1, 2, CFG_E_CALL_RETURN },
+		{ 2, 3, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "call_diamond", 0x1000, 0x22, 0, 0, in, 10, e, 4, 1u << 1);
+}
+
+void fx_loop_cold(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x2000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x2005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x2008, 4, CFG_I_PLAIN, 0, T, 1 },
+		{ 0x200c, 3, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x200f, 2, CFG_I_JCC, 5, 0, 1 },
+		{ 0x2011, 3, CFG_I_PLAIN, 0, 0, 2 },
+		{ 0x2014, 3, CFG_I_PLAIN, 0, 0, 2 },
+		{ 0x2017, 2, CFG_I_JCC, 0xc, 0, 2 },
+		{ 0x2019, 4, CFG_I_PLAIN, 0, T, 3 },
+		{ 0x201d, 1, CFG_I_RET, 0, 0, 3 },
+		{ 0x3000, 4, CFG_I_PLAIN, 0, T, 4 },
+		{ 0x3004, 5, CFG_I_JMP, 0, 0, 4 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 1, CFG_E_FALL }, { 1, 4, CFG_E_TAKEN }, { 1, 2, CFG_E_FALL },
+		{ 2, 1, CFG_E_TAKEN }, { 2, 3, CFG_E_FALL }, { 3, 5, CFG_E_EXIT },
+		{ 4, 3, CFG_E_JUMP },
+	};
+
+	fx_cfg(c, "loop_cold", 0x2000, 0x1e, 0x3000, 9, in, 12, e, 7, 0);
+}
+
+static void put_bits(struct fx_run *r, uint64_t v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++, r->nbits++) {
+		if (r->nbits >= 64 * 64) {
+			r->bad = 1;
+			return;
+		}
+		if (v >> i & 1)
+			r->bits[r->nbits / 64] |= 1ull << (r->nbits % 64);
+	}
+}
+
+static const struct pt_site *site_at(const struct cfg *c, const struct pt_plan *h,
+				     const struct pt_site *sites, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->nr_sites; i++) {
+		uint64_t base = sites[i].region == PT_REGION_COLD ? c->cold_addr : c->addr;
+
+		if (base + sites[i].offset == addr)
+			return &sites[i];
+	}
+	return NULL;
+}
+
+void fx_execute(const struct cfg *c, const struct pt_plan *h, const struct pt_site *sites,
+		const struct pt_action *actions, const uint32_t *edges, uint32_t n,
+		struct fx_run *run)
+{
+	uint32_t b = 0, k, i;
+
+	memset(run, 0, sizeof(*run));
+	for (k = 0; k < n; k++) {
+		const struct cfg_block *bl = &c->blocks[b];
+		const struct cfg_edge *ce = &c->edges[edges[k]];
+
+		if (ce->src != b) {
+			run->bad = 1;
+			return;
+		}
+		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++) {
+			const struct pt_site *s = site_at(c, h, sites, c->insns[i].addr);
+			uint32_t a;
+
+			if (!s)
+				continue;
+			for (a = s->first_action; a < s->first_action + s->nr_actions; a++) {
+				const struct pt_action *x = &actions[a];
+
+				if (x->when == PT_WHEN_TAKEN && ce->kind != CFG_E_TAKEN)
+					continue;
+				if (x->when == PT_WHEN_NOT_TAKEN && ce->kind == CFG_E_TAKEN)
+					continue;
+				switch (x->op) {
+				case PT_OP_ENTER:
+					if (run->enters < 16)
+						run->enter_pos[run->enters] = run->nbits;
+					run->enters++;
+					break;
+				case PT_OP_EMIT:
+					put_bits(run, x->value, x->nbits);
+					break;
+				case PT_OP_PATH_ADD:
+					run->reg += x->value;
+					break;
+				case PT_OP_PATH_SET:
+					run->reg = x->value;
+					break;
+				case PT_OP_PATH_EMIT:
+					put_bits(run, run->reg + x->value, x->nbits);
+					run->reg = 0;
+					break;
+				case PT_OP_COUNT:
+					if (x->arg < 64)
+						run->counters[x->arg]++;
+					break;
+				default:
+					run->bad = 1;
+				}
+			}
+		}
+		b = ce->dst;
+	}
+	if (b != c->nblocks)
+		run->bad = 1;
+}
+
+uint32_t fx_random_walk(const struct cfg *c, uint32_t *edges, uint32_t max, unsigned int *seed)
+{
+	uint32_t b = 0, n = 0;
+
+	while (b != c->nblocks) {
+		const struct cfg_block *bl = &c->blocks[b];
+		uint32_t e = bl->first_succ + rand_r(seed) % bl->nsucc;
+
+		/* Leave loops eventually: near the limit prefer the exit-most edge. */
+		if (n + 8 >= max)
+			e = bl->first_succ + bl->nsucc - 1;
+		if (n == max)
+			return 0;
+		edges[n++] = e;
+		b = c->edges[e].dst;
+	}
+	return n;
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * plan - everything to patch into one function: probe sites and their
+ * actions (trace-format/pathtrace_abi.h: struct pt_plan, pt_site[],
+ * pt_action[], pt_verify_site[]), built from a recovered CFG, and the
+ * static figures `pathtracectl plan` reports.
+ *
+ * Modes:
+ *  - PT_MODE_TRACE: the 1994 encodings of encoding.h (witness codes or
+ *    predicate bits): every emitting edge gets PT_OP_EMIT at its site;
+ *  - PT_MODE_PATHS: pathnum.h: PT_OP_PATH_ADD on chords with an
+ *    increment, PT_OP_PATH_EMIT at path ends (exits, back edges, call
+ *    vertices before their call) or at the last chord;
+ *  - PT_MODE_EDGES: PT_OP_COUNT on the chords of a maximum spanning tree
+ *    of the CFG; counter index = CFG edge id (nr_counters = nedges), so a
+ *    profile reader needs nothing but the CFG to propagate counts.
+ * Every plan has PT_OP_ENTER at the function's first instruction (the
+ * fentry site). With PT_PLAN_VERIFY, one pt_verify_site per block.
+ * Actions at one site run in this order: ENTER, actions of the edge into
+ * the site's block, of the edge out of it, of the block itself (a call
+ * vertex's path end), then the conditional actions of its branch.
+ */
+#ifndef PATHTRACE_PLAN_H
+#define PATHTRACE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pathtrace_abi.h>
+#include <pathtrace/cfg.h>
+#include <pathtrace/encoding.h>
+#include <pathtrace/graph.h>
+#include <pathtrace/pathnum.h>
+#include <pathtrace/probesite.h>
+
+struct plan_opts {
+	uint16_t mode;		/* enum pt_mode */
+	uint16_t encoding;	/* TRACE: PT_ENC_WITNESS (default) or PT_ENC_BITS */
+	uint32_t func_id;
+	uint32_t flags;		/* PT_PLAN_VERIFY */
+	const uint64_t *weight;	/* per CFG edge (weight.h units); NULL: Section 5 heuristic */
+};
+
+struct plan {
+	struct pt_plan hdr;
+	struct pt_site *sites;
+	struct pt_action *actions;
+	struct pt_verify_site *verify;
+	uint32_t *site_insn;	/* per site: its cfg insn index */
+	uint32_t *verify_insn;	/* per verify site: its cfg insn index */
+
+	/* What it was made from, for reports (`pathtracectl plan`). */
+	struct graph g;		/* cfg_to_graph */
+	uint64_t *weight;	/* per CFG edge */
+	struct probesite *edge_site;	/* per CFG edge */
+	uint8_t *edge_probed;	/* per CFG edge: it has actions */
+	uint8_t *in_tree;	/* EDGES: per CFG edge */
+	struct pathnum pn;	/* PATHS */
+	struct encoding enc;	/* TRACE */
+	int have_pn, have_enc;
+
+	/* Static figures. */
+	uint32_t bits;		/* bits per witness code / path number (bits: widest edge) */
+	uint32_t noptimizable;	/* sites the kernel should jump-optimize */
+	uint32_t every_block_probes;	/* one probe per block */
+	uint32_t every_block_optimizable;
+	uint64_t cost;		/* sum over sites: block frequency x probe factor */
+	uint64_t every_block_cost;
+	char reason[200];	/* why plan_build refused */
+};
+
+/*
+ * Builds c's plan. Returns 0; -PT_EREFUSED (pl->reason says why: an edge
+ * that must be instrumented but no probe can observe, a jump back to the
+ * fentry site, a block without a probeable instruction in verify mode);
+ * -PT_EOVERFLOW (too many paths; pathnum); -PT_ENOTSUP (pathnum's
+ * refusals); -PT_EINVAL (bad options or empty cfg); -PT_ENOMEM. Free pl
+ * with plan_free either way.
+ */
+int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl);
+
+void plan_free(struct plan *pl);
+
+/* The blob (malloc'ed into *blob, *len bytes). Returns 0 or -PT_ENOMEM. */
+int plan_serialize(const struct plan *pl, void **blob, size_t *len);
+
+/* A parsed, validated blob: copies in the structs this build knows. */
+struct plan_view {
+	struct pt_plan hdr;
+	struct pt_site *sites;
+	struct pt_action *actions;
+	struct pt_verify_site *verify;
+};
+
+/*
+ * Validates blob and copies it into v. Returns 0; -PT_ETRUNC when the blob
+ * is shorter than it says; -PT_EVERSION for another ABI major; -PT_EFORMAT
+ * for anything else malformed; -PT_ENOMEM. why (may be NULL) gets the
+ * precise reason. Free v with plan_view_free either way.
+ */
+int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, size_t whylen);
+
+void plan_view_free(struct plan_view *v);
+
+/* The PATH_EMIT width of a parsed paths plan, or -1 if it has none. */
+int plan_view_path_nbits(const struct plan_view *v);
+
+#endif

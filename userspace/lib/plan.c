@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One function's plan: probe sites and actions for every mode; see plan.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+#include <pathtrace/spantree.h>
+#include <pathtrace/weight.h>
+
+/* Order of actions at one site (plan.h). */
+enum { CLS_ENTER, CLS_INTO, CLS_OUT, CLS_BLOCK, CLS_BRANCH };
+
+struct entry {
+	uint32_t insn;
+	uint32_t cls;
+	uint32_t seq;
+	struct pt_action a;
+};
+
+struct entries {
+	struct entry *v;
+	uint32_t n, cap;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+refuse(struct plan *pl, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pl->reason, sizeof(pl->reason), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+static int push(struct entries *es, uint32_t insn, uint32_t cls, uint16_t op, uint8_t when,
+		uint8_t nbits, uint32_t arg, uint64_t value)
+{
+	struct entry *x;
+
+	if (es->n == es->cap) {
+		uint32_t ncap = es->cap * 2 + 32;
+		struct entry *nv = realloc(es->v, (size_t)ncap * sizeof(*nv));
+
+		if (!nv)
+			return -PT_ENOMEM;
+		es->v = nv;
+		es->cap = ncap;
+	}
+	x = &es->v[es->n];
+	memset(x, 0, sizeof(*x));
+	x->insn = insn;
+	x->cls = cls;
+	x->seq = es->n++;
+	x->a.op = op;
+	x->a.when = when;
+	x->a.nbits = nbits;
+	x->a.arg = arg;
+	x->a.value = value;
+	return 0;
+}
+
+static const struct cfg *sort_cfg;
+
+static int by_site(const void *pa, const void *pb)
+{
+	const struct entry *a = pa, *b = pb;
+	uint64_t xa = sort_cfg->insns[a->insn].addr, xb = sort_cfg->insns[b->insn].addr;
+	int ca = !!(sort_cfg->cold_addr && xa >= sort_cfg->cold_addr &&
+		    xa < sort_cfg->cold_addr + sort_cfg->cold_len);
+	int cb = !!(sort_cfg->cold_addr && xb >= sort_cfg->cold_addr &&
+		    xb < sort_cfg->cold_addr + sort_cfg->cold_len);
+
+	if (ca != cb)
+		return ca - cb;
+	if (xa != xb)
+		return xa < xb ? -1 : 1;
+	if (a->cls != b->cls)
+		return a->cls < b->cls ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Region and offset of an instruction. */
+static void locate(const struct cfg *c, uint32_t insn, uint16_t *region, uint32_t *offset)
+{
+	uint64_t a = c->insns[insn].addr;
+
+	if (a >= c->addr && a < c->addr + c->len) {
+		*region = PT_REGION_MAIN;
+		*offset = (uint32_t)(a - c->addr);
+	} else {
+		*region = PT_REGION_COLD;
+		*offset = (uint32_t)(a - c->cold_addr);
+	}
+}
+
+/* The actions of CFG edge e at its site. */
+static int edge_action(struct plan *pl, struct entries *es, const struct cfg *c, uint32_t e,
+		       uint16_t op, uint8_t nbits, uint32_t arg, uint64_t value)
+{
+	const struct probesite *s = &pl->edge_site[e];
+	uint32_t cls;
+
+	if (s->how == PROBESITE_NONE)
+		return refuse(pl, -PT_EREFUSED,
+			      "edge %u (block %u -> %s%u) must be instrumented but no probe "
+			      "can observe it (critical edge without a conditional jump)",
+			      e, c->edges[e].src, c->edges[e].dst == c->nblocks ? "EXIT " : "",
+			      c->edges[e].dst);
+	cls = s->how == PROBESITE_DST ? CLS_INTO : s->how == PROBESITE_SRC ? CLS_OUT : CLS_BRANCH;
+	pl->edge_probed[e] = 1;
+	return push(es, s->insn, cls, op, s->when, nbits, arg, value);
+}
+
+static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
+		      const uint64_t *cost)
+{
+	struct pathnum *p = &pl->pn;
+	uint32_t e, v;
+	int err;
+
+	err = pathnum_build(p, &pl->g, cost, NULL);
+	if (err)
+		return refuse(pl, err, "path numbering: %s", p->reason);
+	pl->have_pn = 1;
+	pl->bits = p->width;
+	for (e = 0; e < c->nedges; e++) {
+		uint32_t d = p->cfg[e].dag;
+
+		if (p->cfg[e].role == PATHNUM_ROLE_CALL || d == GRAPH_NONE)
+			continue;
+		if (p->act[d] & PATHNUM_ACT_ADD)
+			err = edge_action(pl, es, c, e, PT_OP_PATH_ADD, 0, 0, p->add[d]);
+		else if (p->act[d] & PATHNUM_ACT_EMIT)
+			err = edge_action(pl, es, c, e, PT_OP_PATH_EMIT, p->width, 0, p->emit[d]);
+		if (err)
+			return err;
+	}
+	for (v = 0; v < c->nblocks; v++) {
+		uint32_t d = p->call_end[v];
+		struct probesite s;
+
+		if (d == GRAPH_NONE || p->kind[d] != PATHNUM_CALL_END || !p->act[d])
+			continue;
+		if (probesite_in_block(c, v, pl->weight, &s))
+			return refuse(pl, -PT_EREFUSED,
+				      "call block %u has no instruction a probe can sit on "
+				      "for its path end", v);
+		err = push(es, s.insn, CLS_BLOCK, PT_OP_PATH_EMIT, PT_WHEN_ALWAYS, p->width, 0,
+			   p->emit[d]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
+		      const uint64_t *cost)
+{
+	uint32_t e;
+	int err;
+
+	pl->in_tree = calloc((size_t)c->nedges + 1, 1);
+	if (!pl->in_tree)
+		return -PT_ENOMEM;
+	err = spantree_max(&pl->g, cost, NULL, pl->in_tree);
+	if (err)
+		return err;
+	for (e = 0; e < c->nedges; e++) {
+		if (pl->in_tree[e])
+			continue;
+		err = edge_action(pl, es, c, e, PT_OP_COUNT, 0, e, 0);
+		if (err)
+			return err;
+	}
+	pl->hdr.nr_counters = c->nedges;
+	return 0;
+}
+
+static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
+		      const uint64_t *cost, uint16_t encoding)
+{
+	uint32_t e;
+	int err;
+
+	if (encoding == PT_ENC_BITS)
+		err = encoding_bits(&pl->g, &pl->enc);
+	else
+		err = encoding_witness(&pl->g, cost, &pl->enc);
+	if (err)
+		return refuse(pl, err, "encoding: %s", pt_strerror(err));
+	pl->have_enc = 1;
+	pl->bits = pl->enc.width;
+	for (e = 0; e < c->nedges; e++) {
+		if (!pl->enc.edge_nbits[e])
+			continue;
+		err = edge_action(pl, es, c, e, PT_OP_EMIT, pl->enc.edge_nbits[e], 0,
+				  pl->enc.edge_value[e]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Groups the sorted entries into sites and actions. */
+static int build_sites(struct plan *pl, struct entries *es, const struct cfg *c)
+{
+	uint32_t i, n = 0;
+
+	sort_cfg = c;
+	qsort(es->v, es->n, sizeof(*es->v), by_site);
+	pl->sites = calloc((size_t)es->n + 1, sizeof(*pl->sites));
+	pl->site_insn = calloc((size_t)es->n + 1, sizeof(*pl->site_insn));
+	pl->actions = calloc((size_t)es->n + 1, sizeof(*pl->actions));
+	if (!pl->sites || !pl->site_insn || !pl->actions)
+		return -PT_ENOMEM;
+	for (i = 0; i < es->n; i++) {
+		struct pt_site *s;
+
+		if (!i || es->v[i].insn != es->v[i - 1].insn) {
+			s = &pl->sites[n];
+			pl->site_insn[n++] = es->v[i].insn;
+			locate(c, es->v[i].insn, &s->region, &s->offset);
+			s->insn_len = c->insns[es->v[i].insn].len;
+			s->cond = PT_COND_NONE;
+			s->first_action = i;
+		}
+		s = &pl->sites[n - 1];
+		s->nr_actions++;
+		if (es->v[i].a.when != PT_WHEN_ALWAYS)
+			s->cond = c->insns[es->v[i].insn].cc;
+		pl->actions[i] = es->v[i].a;
+	}
+	pl->hdr.nr_sites = n;
+	pl->hdr.nr_actions = es->n;
+	return 0;
+}
+
+static int build_verify(struct plan *pl, const struct cfg *c)
+{
+	uint32_t b, i;
+
+	pl->verify = calloc((size_t)c->nblocks + 1, sizeof(*pl->verify));
+	pl->verify_insn = calloc((size_t)c->nblocks + 1, sizeof(*pl->verify_insn));
+	if (!pl->verify || !pl->verify_insn)
+		return -PT_ENOMEM;
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+
+		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
+			if (probesite_probeable(c, i))
+				break;
+		if (i == bl->first_insn + bl->ninsn)
+			return refuse(pl, -PT_EREFUSED,
+				      "verify: block %u has no instruction a probe can sit on", b);
+		locate(c, i, &pl->verify[b].region, &pl->verify[b].offset);
+		pl->verify[b].block = b;
+		pl->verify_insn[b] = i;
+	}
+	pl->hdr.nr_verify = c->nblocks;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t site_cost(const struct cfg *c, const uint64_t *w, uint32_t insn, int opt)
+{
+	uint64_t f = probesite_block_freq(c, w, c->insns[insn].block);
+	uint64_t k = c->insns[insn].kind == CFG_I_FENTRY ? PROBESITE_FTRACE_FACTOR :
+		     opt ? 1 : PROBESITE_INT3_FACTOR;
+
+	return f > UINT64_MAX / 16 ? UINT64_MAX / 16 : f * k;
+}
+
+/* Optimizability (with the verify probes, which are armed too) and costs. */
+static int figures(struct plan *pl, const struct cfg *c)
+{
+	uint32_t n = pl->hdr.nr_sites + pl->hdr.nr_verify, k, m = 0, i;
+	uint32_t *all = malloc(((size_t)n + 1) * sizeof(*all));
+	uint8_t *opt = malloc((size_t)n + 1);
+	uint32_t *blocks = malloc(((size_t)c->nblocks + 1) * sizeof(*blocks));
+
+	if (!all || !opt || !blocks) {
+		free(all);
+		free(opt);
+		free(blocks);
+		return -PT_ENOMEM;
+	}
+	for (k = 0; k < pl->hdr.nr_sites; k++)
+		all[m++] = pl->site_insn[k];
+	for (k = 0; k < pl->hdr.nr_verify; k++)
+		all[m++] = pl->verify_insn[k];
+	qsort(all, m, sizeof(*all), cmp_u32);
+	for (k = 0, i = 0; k < m; k++)
+		if (!i || all[k] != all[i - 1])
+			all[i++] = all[k];
+	m = i;
+	probesite_mark_optimizable(c, all, m, opt);
+	for (k = 0; k < pl->hdr.nr_sites; k++) {
+		uint32_t *hit = bsearch(&pl->site_insn[k], all, m, sizeof(*all), cmp_u32);
+		int o = hit && opt[hit - all];
+
+		if (o) {
+			pl->sites[k].flags |= PT_SITE_OPTIMIZABLE;
+			pl->noptimizable++;
+		}
+		pl->cost += site_cost(c, pl->weight, pl->site_insn[k], o);
+	}
+	/* The baseline: a probe at every block's first probeable instruction. */
+	for (k = 0, m = 0; k < c->nblocks; k++) {
+		const struct cfg_block *bl = &c->blocks[k];
+
+		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
+			if (probesite_probeable(c, i)) {
+				blocks[m++] = i;
+				break;
+			}
+	}
+	probesite_mark_optimizable(c, blocks, m, opt);
+	pl->every_block_probes = m;
+	for (k = 0; k < m; k++) {
+		pl->every_block_optimizable += opt[k];
+		pl->every_block_cost += site_cost(c, pl->weight, blocks[k], opt[k]);
+	}
+	free(all);
+	free(opt);
+	free(blocks);
+	return 0;
+}
+
+int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
+{
+	struct entries es = { 0 };
+	uint64_t *cost = NULL;
+	uint32_t e, entry_insn;
+	int err;
+
+	memset(pl, 0, sizeof(*pl));
+	graph_init(&pl->g);
+	graph_init(&pl->pn.dag);
+	if (!c || !c->nblocks || !c->ninsns || !o)
+		return refuse(pl, -PT_EINVAL, "empty cfg");
+	if (o->flags & ~PT_PLAN_VERIFY)
+		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
+	if (o->mode != PT_MODE_TRACE && o->mode != PT_MODE_PATHS && o->mode != PT_MODE_EDGES)
+		return refuse(pl, -PT_EINVAL, "unknown mode %u", o->mode);
+	if (o->mode == PT_MODE_TRACE && o->encoding && o->encoding != PT_ENC_WITNESS &&
+	    o->encoding != PT_ENC_BITS)
+		return refuse(pl, -PT_EINVAL, "trace mode needs the witness or bits encoding");
+	err = cfg_to_graph(c, &pl->g);
+	if (err)
+		return refuse(pl, err, "cfg_to_graph: %s", pt_strerror(err));
+	for (e = 0; e < c->nedges; e++)
+		if (c->edges[e].dst == 0)
+			return refuse(pl, -PT_EREFUSED,
+				      "block %u jumps back to the function's first instruction: "
+				      "its ENTER probe would fire again", c->edges[e].src);
+	entry_insn = c->blocks[0].first_insn;
+	if (c->insns[entry_insn].addr != c->addr)
+		return refuse(pl, -PT_EREFUSED, "block 0 does not start at the function");
+	pl->weight = malloc(((size_t)c->nedges + 1) * sizeof(*pl->weight));
+	pl->edge_site = calloc((size_t)c->nedges + 1, sizeof(*pl->edge_site));
+	pl->edge_probed = calloc((size_t)c->nedges + 1, 1);
+	cost = malloc(((size_t)c->nedges + 1) * sizeof(*cost));
+	if (!pl->weight || !pl->edge_site || !pl->edge_probed || !cost) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	if (o->weight)
+		memcpy(pl->weight, o->weight, (size_t)c->nedges * sizeof(*pl->weight));
+	else if ((err = weight_heuristic(&pl->g, pl->weight)))
+		goto out;
+	err = probesite_edges(c, pl->weight, pl->edge_site);
+	if (err)
+		goto out;
+	for (e = 0; e < c->nedges; e++)
+		cost[e] = pl->edge_site[e].cost;
+
+	pl->hdr.size = sizeof(pl->hdr);
+	pl->hdr.abi_major = PT_ABI_MAJOR;
+	pl->hdr.abi_minor = PT_ABI_MINOR;
+	pl->hdr.flags = o->flags;
+	pl->hdr.func_id = o->func_id;
+	pl->hdr.mode = o->mode;
+	pl->hdr.addr = c->addr;
+	pl->hdr.cold_addr = c->cold_addr;
+	pl->hdr.len = c->len;
+	pl->hdr.cold_len = c->cold_len;
+	pl->hdr.site_size = sizeof(struct pt_site);
+	pl->hdr.action_size = sizeof(struct pt_action);
+	pl->hdr.verify_size = sizeof(struct pt_verify_site);
+	snprintf(pl->hdr.name, sizeof(pl->hdr.name), "%s", c->name ? c->name : "");
+
+	err = push(&es, entry_insn, CLS_ENTER, PT_OP_ENTER, PT_WHEN_ALWAYS, 0, 0, 0);
+	if (err)
+		goto out;
+	switch (o->mode) {
+	case PT_MODE_PATHS:
+		pl->hdr.encoding = PT_ENC_PATH;
+		err = plan_paths(pl, &es, c, cost);
+		break;
+	case PT_MODE_EDGES:
+		pl->hdr.encoding = 0;
+		err = plan_edges(pl, &es, c, cost);
+		break;
+	default:
+		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
+		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding);
+		break;
+	}
+	if (err)
+		goto out;
+	err = build_sites(pl, &es, c);
+	if (!err && (o->flags & PT_PLAN_VERIFY))
+		err = build_verify(pl, c);
+	if (!err)
+		err = figures(pl, c);
+	pl->hdr.total_len = sizeof(pl->hdr) + pl->hdr.nr_sites * sizeof(struct pt_site) +
+			    pl->hdr.nr_actions * sizeof(struct pt_action) +
+			    pl->hdr.nr_verify * sizeof(struct pt_verify_site);
+out:
+	if (err && !pl->reason[0])
+		refuse(pl, err, "%s", pt_strerror(err));
+	free(es.v);
+	free(cost);
+	return err;
+}
+
+void plan_free(struct plan *pl)
+{
+	free(pl->sites);
+	free(pl->actions);
+	free(pl->verify);
+	free(pl->site_insn);
+	free(pl->verify_insn);
+	free(pl->weight);
+	free(pl->edge_site);
+	free(pl->edge_probed);
+	free(pl->in_tree);
+	graph_free(&pl->g);
+	if (pl->have_pn)
+		pathnum_free(&pl->pn);
+	if (pl->have_enc)
+		encoding_free(&pl->enc);
+	memset(pl, 0, sizeof(*pl));
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The plan blob: serialization and the validating parser pathregen uses on
+ * the plans stored in trace.bin (the module validates its own copy). It
+ * follows the ABI growth rules: a larger struct is accepted when the bytes
+ * this build does not know are zero; a different major version is refused.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+
+int plan_serialize(const struct plan *pl, void **blob, size_t *len)
+{
+	size_t n = pl->hdr.total_len;
+	uint8_t *b = calloc(1, n), *q = b;
+
+	if (!b)
+		return -PT_ENOMEM;
+	memcpy(q, &pl->hdr, sizeof(pl->hdr));
+	q += sizeof(pl->hdr);
+	memcpy(q, pl->sites, pl->hdr.nr_sites * sizeof(struct pt_site));
+	q += pl->hdr.nr_sites * sizeof(struct pt_site);
+	memcpy(q, pl->actions, pl->hdr.nr_actions * sizeof(struct pt_action));
+	q += pl->hdr.nr_actions * sizeof(struct pt_action);
+	if (pl->hdr.nr_verify)
+		memcpy(q, pl->verify, pl->hdr.nr_verify * sizeof(struct pt_verify_site));
+	*blob = b;
+	*len = n;
+	return 0;
+}
+
+struct why {
+	char *buf;
+	size_t len;
+};
+
+static int __attribute__((format(printf, 3, 4)))
+bad(struct why *w, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->buf && w->len) {
+		va_start(ap, fmt);
+		vsnprintf(w->buf, w->len, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	while (n--)
+		if (*p++)
+			return 0;
+	return 1;
+}
+
+/* Copies count elements of in_size bytes into out (known bytes only). */
+static int copy_elems(void **out, const uint8_t *in, uint32_t count, uint32_t in_size,
+		      size_t known)
+{
+	uint8_t *o = calloc((size_t)count + 1, known);
+	uint32_t i;
+
+	if (!o)
+		return -PT_ENOMEM;
+	for (i = 0; i < count; i++) {
+		if (!all_zero(in + (size_t)i * in_size + known, in_size - known)) {
+			free(o);
+			return -PT_EFORMAT;
+		}
+		memcpy(o + (size_t)i * known, in + (size_t)i * in_size, known);
+	}
+	*out = o;
+	return 0;
+}
+
+static uint32_t region_len(const struct pt_plan *h, uint16_t region)
+{
+	return region == PT_REGION_MAIN ? h->len : h->cold_len;
+}
+
+static int check_header(const struct pt_plan *h, size_t len, struct why *w)
+{
+	uint32_t i;
+
+	if (h->total_len != len)
+		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
+			   "total_len %u but the blob has %zu bytes", h->total_len, len);
+	if (h->flags & ~PT_PLAN_VERIFY)
+		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
+	switch (h->mode) {
+	case PT_MODE_TRACE:
+		if (h->encoding != PT_ENC_WITNESS && h->encoding != PT_ENC_BITS)
+			return bad(w, -PT_EFORMAT, "trace mode with encoding %u", h->encoding);
+		break;
+	case PT_MODE_PATHS:
+		if (h->encoding != PT_ENC_PATH)
+			return bad(w, -PT_EFORMAT, "paths mode with encoding %u", h->encoding);
+		break;
+	case PT_MODE_EDGES:
+		if (h->encoding)
+			return bad(w, -PT_EFORMAT, "edges mode with encoding %u", h->encoding);
+		break;
+	default:
+		return bad(w, -PT_EFORMAT, "unknown mode %u", h->mode);
+	}
+	if (h->mode != PT_MODE_EDGES && h->nr_counters)
+		return bad(w, -PT_EFORMAT, "%u counters outside edges mode", h->nr_counters);
+	if (!h->addr || !h->len)
+		return bad(w, -PT_EFORMAT, "function address or length is zero");
+	if (!h->cold_addr != !h->cold_len)
+		return bad(w, -PT_EFORMAT, "cold part: address 0x%llx with length %u",
+			   (unsigned long long)h->cold_addr, h->cold_len);
+	if (!memchr(h->name, 0, sizeof(h->name)) || !h->name[0])
+		return bad(w, -PT_EFORMAT, "name is empty or not NUL-terminated");
+	if (h->reserved0)
+		return bad(w, -PT_EFORMAT, "reserved0 is not zero");
+	for (i = 0; i < sizeof(h->reserved) / sizeof(h->reserved[0]); i++)
+		if (h->reserved[i])
+			return bad(w, -PT_EFORMAT, "reserved[%u] is not zero", i);
+	if (!h->nr_sites || !h->nr_actions)
+		return bad(w, -PT_EFORMAT, "no sites or no actions (ENTER is required)");
+	if (h->site_size < sizeof(struct pt_site) || h->action_size < sizeof(struct pt_action) ||
+	    (h->nr_verify && h->verify_size < sizeof(struct pt_verify_site)))
+		return bad(w, -PT_EFORMAT, "element sizes %u/%u/%u below this build's",
+			   h->site_size, h->action_size, h->verify_size);
+	if (!(h->flags & PT_PLAN_VERIFY) != !h->nr_verify)
+		return bad(w, -PT_EFORMAT, "%u verify sites with flags 0x%x", h->nr_verify,
+			   h->flags);
+	if ((uint64_t)h->size + (uint64_t)h->nr_sites * h->site_size +
+	    (uint64_t)h->nr_actions * h->action_size +
+	    (uint64_t)h->nr_verify * h->verify_size != h->total_len)
+		return bad(w, -PT_EFORMAT, "array sizes do not add up to total_len %u",
+			   h->total_len);
+	return 0;
+}
+
+static int check_action(const struct pt_plan *h, const struct pt_site *s,
+			const struct pt_action *a, uint32_t k, int *path_nbits, struct why *w)
+{
+	if (a->when > PT_WHEN_NOT_TAKEN)
+		return bad(w, -PT_EFORMAT, "action %u: unknown when %u", k, a->when);
+	if (a->when != PT_WHEN_ALWAYS && s->cond == PT_COND_NONE)
+		return bad(w, -PT_EFORMAT, "action %u: conditional at a site without condition",
+			   k);
+	if (a->nbits > 64)
+		return bad(w, -PT_EFORMAT, "action %u: %u bits", k, a->nbits);
+	if (a->op != PT_OP_COUNT && a->arg)
+		return bad(w, -PT_EFORMAT, "action %u: arg %u on op %u", k, a->arg, a->op);
+	switch (a->op) {
+	case PT_OP_ENTER:
+		if (s->region != PT_REGION_MAIN || s->offset || a->when || a->nbits || a->value)
+			return bad(w, -PT_EFORMAT, "action %u: ENTER must be plain, at offset 0",
+				   k);
+		return 1;
+	case PT_OP_EMIT:
+		if (h->mode != PT_MODE_TRACE || !a->nbits ||
+		    (a->nbits < 64 && a->value >> a->nbits))
+			return bad(w, -PT_EFORMAT, "action %u: EMIT of %u bits (value 0x%llx) "
+				   "in mode %u", k, a->nbits, (unsigned long long)a->value,
+				   h->mode);
+		return 0;
+	case PT_OP_PATH_ADD:
+	case PT_OP_PATH_SET:
+		if (h->mode != PT_MODE_PATHS || a->nbits)
+			return bad(w, -PT_EFORMAT, "action %u: path register op outside paths "
+				   "mode or with bits", k);
+		return 0;
+	case PT_OP_PATH_EMIT:
+		if (h->mode != PT_MODE_PATHS)
+			return bad(w, -PT_EFORMAT, "action %u: PATH_EMIT outside paths mode", k);
+		if (*path_nbits >= 0 && *path_nbits != a->nbits)
+			return bad(w, -PT_EFORMAT, "action %u: PATH_EMIT of %u bits, others %d",
+				   k, a->nbits, *path_nbits);
+		*path_nbits = a->nbits;
+		return 0;
+	case PT_OP_COUNT:
+		if (h->mode != PT_MODE_EDGES || a->arg >= h->nr_counters || a->nbits || a->value)
+			return bad(w, -PT_EFORMAT, "action %u: COUNT of counter %u (%u counters) "
+				   "in mode %u", k, a->arg, h->nr_counters, h->mode);
+		return 0;
+	default:
+		return bad(w, -PT_EFORMAT, "action %u: unknown op %u", k, a->op);
+	}
+}
+
+static int check_body(const struct plan_view *v, struct why *w)
+{
+	const struct pt_plan *h = &v->hdr;
+	uint32_t i, k, next_action = 0, enters = 0;
+	int path_nbits = -1, r;
+
+	for (i = 0; i < h->nr_sites; i++) {
+		const struct pt_site *s = &v->sites[i];
+
+		if (s->region > PT_REGION_COLD || (s->region == PT_REGION_COLD && !h->cold_len))
+			return bad(w, -PT_EFORMAT, "site %u: region %u", i, s->region);
+		if (!s->insn_len || s->insn_len > 15 ||
+		    (uint64_t)s->offset + s->insn_len > region_len(h, s->region))
+			return bad(w, -PT_EFORMAT, "site %u: offset %u + %u bytes outside its part",
+				   i, s->offset, s->insn_len);
+		if (i && (s->region < v->sites[i - 1].region ||
+			  (s->region == v->sites[i - 1].region &&
+			   s->offset <= v->sites[i - 1].offset)))
+			return bad(w, -PT_EFORMAT, "site %u: not sorted after site %u", i, i - 1);
+		if (s->cond > 15 && s->cond != PT_COND_NONE)
+			return bad(w, -PT_EFORMAT, "site %u: condition %u", i, s->cond);
+		if (s->flags & ~PT_SITE_OPTIMIZABLE)
+			return bad(w, -PT_EFORMAT, "site %u: unknown flags 0x%x", i, s->flags);
+		if (s->reserved)
+			return bad(w, -PT_EFORMAT, "site %u: reserved is not zero", i);
+		if (!s->nr_actions || s->first_action != next_action)
+			return bad(w, -PT_EFORMAT, "site %u: actions %u+%u, expected to start at %u",
+				   i, s->first_action, s->nr_actions, next_action);
+		if ((uint64_t)s->first_action + s->nr_actions > h->nr_actions)
+			return bad(w, -PT_EFORMAT, "site %u: actions beyond the %u present", i,
+				   h->nr_actions);
+		next_action += s->nr_actions;
+		for (k = s->first_action; k < s->first_action + s->nr_actions; k++) {
+			r = check_action(h, s, &v->actions[k], k, &path_nbits, w);
+			if (r < 0)
+				return r;
+			if (r == 1 && (k != s->first_action || enters++))
+				return bad(w, -PT_EFORMAT, "action %u: a second ENTER, or ENTER "
+					   "not first at its site", k);
+		}
+	}
+	if (next_action != h->nr_actions)
+		return bad(w, -PT_EFORMAT, "%u actions belong to no site",
+			   h->nr_actions - next_action);
+	if (enters != 1)
+		return bad(w, -PT_EFORMAT, "no ENTER action at the function's first instruction");
+	for (i = 0; i < h->nr_verify; i++) {
+		const struct pt_verify_site *s = &v->verify[i];
+
+		if (s->region > PT_REGION_COLD || s->offset >= region_len(h, s->region))
+			return bad(w, -PT_EFORMAT, "verify site %u: region %u offset %u outside",
+				   i, s->region, s->offset);
+		if (s->reserved0 || s->reserved1)
+			return bad(w, -PT_EFORMAT, "verify site %u: reserved is not zero", i);
+	}
+	return 0;
+}
+
+int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, size_t whylen)
+{
+	const uint8_t *b = blob;
+	struct why w = { why, whylen };
+	const struct pt_plan *h = blob;
+	uint64_t off;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	if (why && whylen)
+		why[0] = 0;
+	if (!blob || len < sizeof(uint32_t) * 2)
+		return bad(&w, -PT_ETRUNC, "blob of %zu bytes has no header", len);
+	if (h->size < sizeof(struct pt_plan))
+		return bad(&w, -PT_EFORMAT, "header size %u below %zu", h->size,
+			   sizeof(struct pt_plan));
+	if (len < h->size)
+		return bad(&w, -PT_ETRUNC, "blob of %zu bytes, header says %u", len, h->size);
+	if (!all_zero(b + sizeof(struct pt_plan), h->size - sizeof(struct pt_plan)))
+		return bad(&w, -PT_EFORMAT, "header bytes unknown to ABI %u.%u are not zero",
+			   PT_ABI_MAJOR, PT_ABI_MINOR);
+	if (h->abi_major != PT_ABI_MAJOR)
+		return bad(&w, -PT_EVERSION, "ABI major %u, this build reads %u", h->abi_major,
+			   PT_ABI_MAJOR);
+	memcpy(&v->hdr, h, sizeof(v->hdr));
+	err = check_header(&v->hdr, len, &w);
+	if (err)
+		return err;
+	off = h->size;
+	err = copy_elems((void **)&v->sites, b + off, h->nr_sites, h->site_size,
+			 sizeof(struct pt_site));
+	off += (uint64_t)h->nr_sites * h->site_size;
+	if (!err)
+		err = copy_elems((void **)&v->actions, b + off, h->nr_actions, h->action_size,
+				 sizeof(struct pt_action));
+	off += (uint64_t)h->nr_actions * h->action_size;
+	if (!err && h->nr_verify)
+		err = copy_elems((void **)&v->verify, b + off, h->nr_verify, h->verify_size,
+				 sizeof(struct pt_verify_site));
+	if (err)
+		return bad(&w, err, err == -PT_ENOMEM ? "out of memory" :
+			   "element bytes unknown to this build are not zero");
+	/* Sizes of this build from here on. */
+	v->hdr.size = sizeof(struct pt_plan);
+	v->hdr.site_size = sizeof(struct pt_site);
+	v->hdr.action_size = sizeof(struct pt_action);
+	v->hdr.verify_size = sizeof(struct pt_verify_site);
+	return check_body(v, &w);
+}
+
+void plan_view_free(struct plan_view *v)
+{
+	free(v->sites);
+	free(v->actions);
+	free(v->verify);
+	memset(v, 0, sizeof(*v));
+}
+
+int plan_view_path_nbits(const struct plan_view *v)
+{
+	uint32_t k;
+
+	for (k = 0; k < v->hdr.nr_actions; k++)
+		if (v->actions[k].op == PT_OP_PATH_EMIT)
+			return v->actions[k].nbits;
+	return -1;
+}
