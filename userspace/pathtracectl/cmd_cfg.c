@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pathtracectl cfg FUNC --elf FILE [--dot]: a function's recovered CFG for
+ * a human (blocks as symbol+offset, edges, calls, exits, the fentry site,
+ * each Jcc's condition, or the refusal and its reason), or Graphviz.
+ * Exit status: 0 recovered, 1 refused / unknown function / unreadable
+ * file, 2 bad command line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+
+#include "commands.h"
+
+static const char *const edge_kind[] = {
+	[CFG_E_FALL] = "fall", [CFG_E_TAKEN] = "taken", [CFG_E_JUMP] = "jump",
+	[CFG_E_KEY_JUMP] = "key-jump", [CFG_E_KEY_FALL] = "key-fall",
+	[CFG_E_CALL_RETURN] = "call-return", [CFG_E_FIXUP] = "fixup", [CFG_E_EXIT] = "exit",
+};
+
+/* x86 condition codes by the low nibble of the Jcc opcode. */
+static const char *const cond[16] = {
+	"o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g",
+};
+
+/* "f+0xoff" or "f.cold+0xoff". */
+static const char *where(const struct cfg *c, uint64_t a, char *buf, size_t n)
+{
+	if (c->cold_len && a >= c->cold_addr && a - c->cold_addr < c->cold_len)
+		snprintf(buf, n, "%s.cold+0x%" PRIx64, c->name, a - c->cold_addr);
+	else if (a >= c->addr && a - c->addr < c->len)
+		snprintf(buf, n, "%s+0x%" PRIx64, c->name, a - c->addr);
+	else
+		snprintf(buf, n, "0x%" PRIx64, a);
+	return buf;
+}
+
+/* What the last instruction of a block does, in words. */
+static void describe_insn(const struct cfg *c, const struct cfg_insn *i, char *buf, size_t n)
+{
+	const char *name = i->target_name ? i->target_name : "?";
+	char w[128];
+
+	switch (i->kind) {
+	case CFG_I_JCC:
+		if (i->flags & CFG_IF_LEAVES)
+			snprintf(buf, n, "j%s (cc %u) leaving to %s", cond[i->cc & 15], i->cc, name);
+		else
+			snprintf(buf, n, "j%s (cc %u) to %s", cond[i->cc & 15], i->cc,
+				 where(c, i->target, w, sizeof(w)));
+		break;
+	case CFG_I_JMP:
+		snprintf(buf, n, "jmp %s", where(c, i->target, w, sizeof(w)));
+		break;
+	case CFG_I_KEY:
+		snprintf(buf, n, "static-key site (%u bytes), jump to %s", i->len,
+			 where(c, i->target, w, sizeof(w)));
+		break;
+	case CFG_I_CALL:
+		snprintf(buf, n, "call %s", name);
+		break;
+	case CFG_I_CALL_INDIRECT:
+		snprintf(buf, n, "indirect call%s%s", i->target_name ? " via " : "",
+			 i->target_name ? i->target_name : "");
+		break;
+	case CFG_I_CALL_NORETURN:
+		snprintf(buf, n, "call %s (noreturn%s)", i->target_name ? name : "indirect",
+			 (i->flags & CFG_IF_NORETURN_INFERRED) ? ", inferred: last instruction" : "");
+		break;
+	case CFG_I_RET:
+		snprintf(buf, n, "return%s%s", i->target_name ? " via " : "",
+			 i->target_name ? i->target_name : "");
+		break;
+	case CFG_I_TAIL_CALL:
+		snprintf(buf, n, "tail call %s", i->target_name ? name : "(indirect)");
+		break;
+	case CFG_I_BUG:
+		snprintf(buf, n, "BUG (ud2, path ends)");
+		break;
+	case CFG_I_WARN:
+		snprintf(buf, n, "WARN (ud2, continues)");
+		break;
+	case CFG_I_FENTRY:
+		snprintf(buf, n, "__fentry__ site");
+		break;
+	default:
+		if (i->flags & CFG_IF_FAULT_FIXUP)
+			snprintf(buf, n, "may fault, fixup at %s", where(c, i->target, w, sizeof(w)));
+		else
+			snprintf(buf, n, "falls through");
+		break;
+	}
+}
+
+static void print_text(const struct cfg *c)
+{
+	char w1[128], w2[128], d[256];
+	uint32_t b, e, i;
+
+	printf("%s: %u blocks, %u instructions, %u edges; main 0x%x bytes", c->name, c->nblocks,
+	       c->ninsns, c->nedges, c->len);
+	if (c->cold_len)
+		printf(", cold part %s.cold 0x%x bytes", c->name, c->cold_len);
+	printf("\n");
+	for (i = 0; i < c->ninsns; i++)
+		if (c->insns[i].kind == CFG_I_FENTRY)
+			printf("fentry: %s\n", where(c, c->insns[i].addr, w1, sizeof(w1)));
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+		const struct cfg_insn *last = &c->insns[bl->first_insn + bl->ninsn - 1];
+
+		printf("B%u %s (%u insns, %u bytes)%s%s%s\n", b, where(c, bl->addr, w1, sizeof(w1)),
+		       bl->ninsn, bl->size, (bl->flags & CFG_BF_ENTRY) ? " entry" : "",
+		       (bl->flags & CFG_BF_CALL) ? " call" : "", (bl->flags & CFG_BF_COLD) ? " cold" : "");
+		describe_insn(c, last, d, sizeof(d));
+		printf("    last %s: %s\n", where(c, last->addr, w2, sizeof(w2)), d);
+		for (i = bl->first_insn; i + 1 < bl->first_insn + bl->ninsn; i++)
+			if (c->insns[i].kind == CFG_I_FENTRY)
+				printf("    %s: __fentry__ site\n", where(c, c->insns[i].addr, w2, sizeof(w2)));
+		for (e = bl->first_succ; e < bl->first_succ + bl->nsucc; e++) {
+			if (c->edges[e].dst == c->nblocks)
+				printf("    -> EXIT %s\n", edge_kind[c->edges[e].kind]);
+			else
+				printf("    -> B%u %s\n", c->edges[e].dst, edge_kind[c->edges[e].kind]);
+		}
+	}
+}
+
+static void print_dot(const struct cfg *c)
+{
+	char w[128], d[256];
+	uint32_t b, e;
+
+	printf("digraph \"%s\" {\n\tnode [shape=box, fontname=monospace];\n", c->name);
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+
+		describe_insn(c, &c->insns[bl->first_insn + bl->ninsn - 1], d, sizeof(d));
+		printf("\tB%u [label=\"B%u %s\\n%s\"%s];\n", b, b, where(c, bl->addr, w, sizeof(w)),
+		       d, (bl->flags & CFG_BF_COLD) ? ", style=dashed" :
+		       (bl->flags & CFG_BF_CALL) ? ", peripheries=2" : "");
+	}
+	printf("\tEXIT [shape=oval];\n");
+	for (e = 0; e < c->nedges; e++) {
+		const struct cfg_edge *ed = &c->edges[e];
+
+		if (ed->dst == c->nblocks)
+			printf("\tB%u -> EXIT [label=\"%s\"];\n", ed->src, edge_kind[ed->kind]);
+		else
+			printf("\tB%u -> B%u [label=\"%s\"];\n", ed->src, ed->dst,
+			       edge_kind[ed->kind]);
+	}
+	printf("}\n");
+}
+
+static int cmd_cfg(int argc, char **argv)
+{
+	const char *func = NULL, *elf = NULL;
+	struct elfobj *o;
+	struct cfg_input in;
+	struct cfg c;
+	int dot = 0, a, err;
+	int64_t i;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--dot")) {
+			dot = 1;
+		} else if (!strcmp(argv[a], "--elf")) {
+			if (++a == argc) {
+				ctl_err("cfg", "--elf needs a file");
+				return 2;
+			}
+			elf = argv[a];
+		} else if (argv[a][0] == '-') {
+			ctl_err("cfg", "unknown option %s", argv[a]);
+			return 2;
+		} else if (!func) {
+			func = argv[a];
+		} else {
+			ctl_err("cfg", "one function only (got %s and %s)", func, argv[a]);
+			return 2;
+		}
+	}
+	if (!func || !elf) {
+		ctl_err("cfg", "usage: pathtracectl cfg FUNC --elf FILE [--dot]");
+		return 2;
+	}
+	err = elfobj_open(elf, &o);
+	if (err) {
+		ctl_err(elf, "%s", pt_strerror(err));
+		return 1;
+	}
+	i = elfobj_find(o, func);
+	if (i < 0) {
+		ctl_err(func, "no such function in %s", elf);
+		elfobj_close(o);
+		return 1;
+	}
+	if (elfobj_func(o, i)->parent != ELFOBJ_NONE) {
+		ctl_err(func, "is the .cold part of %s: ask for that function",
+			elfobj_func(o, elfobj_func(o, i)->parent)->name);
+		elfobj_close(o);
+		return 1;
+	}
+	err = elfobj_input(o, i, &in);
+	if (!err)
+		err = cfg_build(&in, &c);
+	if (err == -PT_EREFUSED) {
+		printf("%s: refused (%s): %s\n", func, c.refusal, c.detail);
+		ctl_err(func, "refused: %s", c.refusal);
+	} else if (err) {
+		ctl_err(func, "%s", pt_strerror(err));
+	} else if (dot) {
+		print_dot(&c);
+	} else {
+		print_text(&c);
+	}
+	cfg_free(&c);
+	elfobj_close(o);
+	return err ? 1 : 0;
+}
+
+CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE [--dot]  recovered CFG of FUNC in an ELF object")
