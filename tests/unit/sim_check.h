@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim_check - glue between the simulator (pathtrace/sim.h) and the
+ * regeneration engine for tests: regen_funcs for a simulated program, and
+ * the comparison of regenerated events with the simulator's truth. Any mode
+ * can use it: pass that mode's decoder ops and models.
+ */
+#ifndef PT_SIM_CHECK_H
+#define PT_SIM_CHECK_H
+
+#include <stddef.h>
+
+#include <pathtrace/sim.h>
+
+#include "regen.h"
+
+/*
+ * Fills *fs with one regen_func per traced function of p (array in *arr,
+ * free() it): ops, and model = models[i] if models is non-NULL, else
+ * &p->funcs[i].enc. Returns 0 or -PT_ENOMEM.
+ */
+int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
+	       const void *const *models, struct regen_func **arr, struct regen_funcs *fs);
+
+/* What simc_compare accepts besides an exact match. */
+#define SIMC_TRUNCATED (1u << 0)	/* the run stopped early: truth is a prefix */
+
+/*
+ * Regenerates s and compares event by event with t. Returns 0 when equal
+ * (under flags); -PT_EMISMATCH with msg describing the first difference;
+ * -PT_ENOMEM. *nev gets the number of events regenerated (may be NULL).
+ */
+int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
+		 const struct sim_truth *t, uint32_t flags, char *msg, size_t len, uint32_t *nev);
+
+#endif

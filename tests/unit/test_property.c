@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator property test: random programs (at least 10,000 CFGs),
+ * random executions, both 1994 encodings. For every program:
+ *  - the witness and bit encodings have the blocking property (no
+ *    emission-free path from a predicate or call vertex to a call vertex
+ *    or EXIT), and rebuilding them from their emissions alone gives the
+ *    same decoder tables;
+ *  - regen_stream(stream) == the executed blocks and edges, nested calls
+ *    in order, including calls through untraced functions;
+ *  - Eprof(Ecnt) recovers every edge count and Vprof(Ecnt) every vertex
+ *    count from the counters alone, also for runs stopped early (Fig. 7);
+ *  - a stopped run regenerates to the truth, then only a determined
+ *    continuation and an end marker.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/encoding.h>
+#include <pathtrace/eprof.h>
+#include <pathtrace/error.h>
+#include <pathtrace/sim.h>
+#include <pathtrace/weight.h>
+#include <pathtrace_abi.h>
+
+#include "sim_check.h"
+#include "unit.h"
+
+#define MIN_CFGS 10000u
+
+struct stats {
+	uint64_t cfgs, programs, executions, events, bits[2], stopped;
+};
+
+static int same_tables(const struct encoding *a, const struct encoding *b)
+{
+	return a->nwit == b->nwit && a->npred == b->npred && a->width == b->width &&
+	       !memcmp(a->next, b->next, (size_t)a->npred * (a->nwit + 1) * sizeof(*a->next));
+}
+
+/* Eprof and Vprof of function fi against the truth; 0 or a message. */
+static int check_profiles(const struct sim_program *p, uint32_t fi, const uint64_t *weight,
+			  const struct sim_truth *t, char *msg, size_t len)
+{
+	const struct graph *g = &p->funcs[fi].g;
+	struct counters ce, cv;
+	uint64_t *cnt = calloc(g->ne + 1, sizeof(*cnt)), *edges = calloc(g->ne + 1, 8);
+	uint64_t *vert = calloc(g->nv + 1, 8), act = 0;
+	uint32_t e, v, k;
+	int rc = -1;
+
+	if (!cnt || !edges || !vert || eprof_place(g, weight, &ce))
+		goto out;
+	if (vprof_place(g, weight, &cv)) {
+		counters_free(&ce);
+		goto out;
+	}
+	for (k = 0; k < ce.ncounters; k++)
+		cnt[k] = t->edge_count[fi][ce.edge[k]];
+	if (eprof_counts(g, &ce, cnt, t->early_exit[fi], edges, &act)) {
+		snprintf(msg, len, "f%u: eprof_counts refused true counts", fi);
+		goto free;
+	}
+	for (e = 0; e < g->ne; e++) {
+		if (edges[e] != t->edge_count[fi][e]) {
+			snprintf(msg, len, "f%u: edge %u count %llu, true %llu", fi, e,
+				 (unsigned long long)edges[e],
+				 (unsigned long long)t->edge_count[fi][e]);
+			goto free;
+		}
+	}
+	if (act != t->activations[fi]) {
+		snprintf(msg, len, "f%u: %llu activations, true %llu", fi,
+			 (unsigned long long)act, (unsigned long long)t->activations[fi]);
+		goto free;
+	}
+	for (k = 0; k < cv.ncounters; k++)
+		cnt[k] = t->edge_count[fi][cv.edge[k]];
+	if (vprof_counts(g, &cv, cnt, t->early_exit[fi], vert)) {
+		snprintf(msg, len, "f%u: vprof_counts refused true counts", fi);
+		goto free;
+	}
+	for (v = 0; v < g->nv; v++) {
+		uint64_t truth = v == g->entry ? t->activations[fi] : 0;
+
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++)
+			truth += t->edge_count[fi][g->in_edges[k]];
+		if (vert[v] != truth) {
+			snprintf(msg, len, "f%u: vertex %u count %llu, true %llu (%u of %u counters)",
+				 fi, v, (unsigned long long)vert[v], (unsigned long long)truth,
+				 cv.ncounters, ce.ncounters);
+			goto free;
+		}
+	}
+	rc = 0;
+free:
+	counters_free(&ce);
+	counters_free(&cv);
+out:
+	free(cnt);
+	free(edges);
+	free(vert);
+	return rc;
+}
+
+static void one_program(uint64_t *rng, struct stats *st)
+{
+	struct sim_program p;
+	struct encoding wit[8], bits[8], rebuilt;
+	uint64_t *weight[8] = { NULL };
+	uint32_t nfuncs = 1 + sim_below(rng, 5), i, mode, run;
+	char msg[256];
+	int ok = 1;
+
+	CU_ASSERT_FATAL(sim_generate(&p, rng, nfuncs, 24) == 0);
+	st->programs++;
+	st->cfgs += nfuncs;
+	memset(wit, 0, sizeof(wit));
+	memset(bits, 0, sizeof(bits));
+	for (i = 0; i < nfuncs; i++) {
+		const struct graph *g = &p.funcs[i].g;
+		uint32_t bad = GRAPH_NONE;
+
+		weight[i] = malloc((g->ne + 1) * sizeof(uint64_t));
+		CU_ASSERT_FATAL(weight[i] != NULL);
+		CU_ASSERT_FATAL(weight_heuristic(g, weight[i]) == 0);
+		CU_ASSERT_FATAL(encoding_witness(g, weight[i], &wit[i]) == 0);
+		CU_ASSERT_FATAL(encoding_bits(g, &bits[i]) == 0);
+		/* the blocking property, checked on the emissions alone */
+		CU_ASSERT(encoding_check_blocking(g, wit[i].edge_nbits, &bad) == 0);
+		CU_ASSERT(encoding_check_blocking(g, bits[i].edge_nbits, &bad) == 0);
+		CU_ASSERT_FATAL(encoding_from_emissions(g, PT_ENC_WITNESS, wit[i].edge_nbits,
+							wit[i].edge_value, 0, &rebuilt) == 0);
+		CU_ASSERT(same_tables(&wit[i], &rebuilt));
+		encoding_free(&rebuilt);
+		CU_ASSERT_FATAL(encoding_from_emissions(g, PT_ENC_BITS, bits[i].edge_nbits,
+							bits[i].edge_value, 0, &rebuilt) == 0);
+		encoding_free(&rebuilt);
+	}
+	for (mode = 0; mode < 2 && ok; mode++) {
+		struct regen_func *arr;
+		struct regen_funcs fs;
+
+		for (i = 0; i < nfuncs; i++)
+			p.funcs[i].enc = mode ? bits[i] : wit[i];
+		CU_ASSERT_FATAL(simc_funcs(&p, mode ? &regen_decode_bits_ops :
+						      &regen_decode_witness_ops, NULL, &arr, &fs) == 0);
+		for (run = 0; run < 3 && ok; run++) {
+			struct sim_emitter em = { NULL, NULL, sim_emit_encoding };
+			struct sim_run_opts o = {
+				.root = sim_below(rng, nfuncs),
+				.max_depth = 6,
+				.max_steps = 400,
+				.stop_after = run == 2 ? 1 + sim_below(rng, 120) : 0,
+			};
+			struct sim_stream s;
+			struct sim_truth t;
+			uint32_t nev = 0, tops = 1 + (run == 1 ? sim_below(rng, 3) : 0), k;
+
+			memset(&s, 0, sizeof(s));
+			CU_ASSERT_FATAL(sim_truth_init(&t, &p) == 0);
+			/* run 1: several top-level executions in one stream */
+			for (k = 0; k < tops && !t.stopped; k++) {
+				CU_ASSERT_FATAL(sim_run(&p, &o, rng, &em, &s, &t) == 0);
+				o.root = sim_below(rng, nfuncs);
+			}
+			if (simc_compare(&fs, &s, &t, t.stopped ? SIMC_TRUNCATED : 0, msg,
+					 sizeof(msg), &nev)) {
+				fprintf(stderr, "\nproperty: %s mode, program %llu: %s\n",
+					mode ? "bits" : "witness", (unsigned long long)st->programs,
+					msg);
+				ok = 0;
+			}
+			for (i = 0; i < nfuncs && ok && mode == 0; i++) {
+				if (check_profiles(&p, i, weight[i], &t, msg, sizeof(msg))) {
+					fprintf(stderr, "\nproperty: program %llu: %s\n",
+						(unsigned long long)st->programs, msg);
+					ok = 0;
+				}
+			}
+			st->executions++;
+			st->events += nev;
+			st->bits[mode] += s.nbits;
+			st->stopped += t.stopped;
+			sim_truth_free(&t, &p);
+			sim_stream_free(&s);
+		}
+		free(arr);
+	}
+	CU_ASSERT(ok);
+	for (i = 0; i < nfuncs; i++) {
+		memset(&p.funcs[i].enc, 0, sizeof(p.funcs[i].enc));
+		encoding_free(&wit[i]);
+		encoding_free(&bits[i]);
+		free(weight[i]);
+	}
+	sim_free(&p);
+}
+
+static void test_random_programs(void)
+{
+	uint64_t rng = unit_seed() * 0x9e3779b97f4a7c15ull + 1;
+	struct stats st;
+
+	memset(&st, 0, sizeof(st));
+	while (st.cfgs < MIN_CFGS && !CU_get_number_of_failures())
+		one_program(&rng, &st);
+	printf("\nproperty: %llu CFGs in %llu programs, %llu executions checked (%llu stopped early), "
+	       "%llu events, %llu witness bits, %llu predicate bits, seed %lu\n",
+	       (unsigned long long)st.cfgs, (unsigned long long)st.programs,
+	       (unsigned long long)st.executions, (unsigned long long)st.stopped,
+	       (unsigned long long)st.events, (unsigned long long)st.bits[0],
+	       (unsigned long long)st.bits[1], unit_seed());
+	CU_ASSERT(st.cfgs >= MIN_CFGS);
+}
+
+UNIT_SUITE(property,
+	   { "random programs: encode, regenerate, profile", test_random_programs })
