@@ -31,7 +31,69 @@
 
 struct stats {
 	uint64_t cfgs, programs, executions, events, bits[2], stopped;
+	/* coverage: what the random programs exercised */
+	uint64_t irreducible, loops, calls, recursive, via_untraced, shared_pos;
 };
+
+/* Whether g minus its dominator back edges still has a cycle (Kahn). */
+static int is_irreducible(const struct graph *g, const uint8_t *back)
+{
+	uint32_t *indeg = calloc(g->nv + 1, sizeof(*indeg)), *q = malloc((g->nv + 1) * 4);
+	uint32_t qh = 0, qt = 0, v, k, e, done = 0;
+
+	if (!indeg || !q) {
+		free(indeg);
+		free(q);
+		return 0;
+	}
+	for (e = 0; e < g->ne; e++)
+		if (!back[e])
+			indeg[g->edges[e].dst]++;
+	for (v = 0; v < g->nv; v++)
+		if (!indeg[v])
+			q[qt++] = v;
+	while (qh < qt) {
+		v = q[qh++];
+		done++;
+		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
+			e = g->out_edges[k];
+			if (!back[e] && !--indeg[g->edges[e].dst])
+				q[qt++] = g->edges[e].dst;
+		}
+	}
+	free(indeg);
+	free(q);
+	return done != g->nv;
+}
+
+/* Recursion, ENTERs through untraced code and ENTERs sharing a position. */
+static void coverage(const struct sim_program *p, const struct sim_stream *s,
+		     const struct sim_truth *t, struct stats *st)
+{
+	uint32_t i, j, stack[64], depth = 0;
+
+	for (i = 0; i < s->nmarkers; i++) {
+		uint64_t caller = (s->markers[i].value >> 32) - 1;
+
+		if (caller < p->nfuncs && !p->funcs[caller].traced)
+			st->via_untraced++;
+		if (i && s->markers[i - 1].pos == s->markers[i].pos)
+			st->shared_pos++;
+	}
+	for (i = 0; i < t->nev; i++) {
+		if (t->ev[i].type == REGEN_EV_ENTER) {
+			for (j = 0; j < depth; j++)
+				if (stack[j] == t->ev[i].func)
+					break;
+			st->recursive += j < depth;
+			if (depth < 64)
+				stack[depth] = t->ev[i].func;
+			depth++;
+		} else if (t->ev[i].type == REGEN_EV_EXIT && depth) {
+			depth--;
+		}
+	}
+}
 
 static int same_tables(const struct encoding *a, const struct encoding *b)
 {
@@ -120,8 +182,16 @@ static void one_program(uint64_t *rng, struct stats *st)
 	memset(bits, 0, sizeof(bits));
 	for (i = 0; i < nfuncs; i++) {
 		const struct graph *g = &p.funcs[i].g;
-		uint32_t bad = GRAPH_NONE;
+		uint32_t bad = GRAPH_NONE, e, v;
+		uint8_t *back = malloc(g->ne + 1);
 
+		CU_ASSERT_FATAL(back && weight_loops(g, back, NULL) == 0);
+		st->irreducible += is_irreducible(g, back);
+		for (e = 0; e < g->ne; e++)
+			st->loops += back[e];
+		for (v = 0; v < g->nv; v++)
+			st->calls += (g->vflags[v] & GRAPH_V_CALL) != 0;
+		free(back);
 		weight[i] = malloc((g->ne + 1) * sizeof(uint64_t));
 		CU_ASSERT_FATAL(weight[i] != NULL);
 		CU_ASSERT_FATAL(weight_heuristic(g, weight[i]) == 0);
@@ -179,6 +249,8 @@ static void one_program(uint64_t *rng, struct stats *st)
 					ok = 0;
 				}
 			}
+			if (mode == 0)
+				coverage(&p, &s, &t, st);
 			st->executions++;
 			st->events += nev;
 			st->bits[mode] += s.nbits;
@@ -212,6 +284,13 @@ static void test_random_programs(void)
 	       (unsigned long long)st.executions, (unsigned long long)st.stopped,
 	       (unsigned long long)st.events, (unsigned long long)st.bits[0],
 	       (unsigned long long)st.bits[1], unit_seed());
+	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
+	       "%llu recursive activations, %llu ENTERs through untraced code, "
+	       "%llu ENTERs sharing a bit position\n",
+	       (unsigned long long)st.irreducible, (unsigned long long)st.loops,
+	       (unsigned long long)st.calls, (unsigned long long)st.recursive,
+	       (unsigned long long)st.via_untraced, (unsigned long long)st.shared_pos);
+	CU_ASSERT(st.irreducible && st.loops && st.recursive && st.via_untraced && st.shared_pos);
 	CU_ASSERT(st.cfgs >= MIN_CFGS);
 }
 
