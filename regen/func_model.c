@@ -300,3 +300,40 @@ void pr_model_free(struct pr_model *m)
 	free(m->by_id);
 	memset(m, 0, sizeof(*m));
 }
+
+int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn report, void *ctx)
+{
+	uint32_t i, bad = 0;
+	int err;
+
+	memset(m, 0, sizeof(*m));
+	m->funcs = calloc(tf->nfuncs + 1, sizeof(*m->funcs));
+	if (!m->funcs)
+		return -PT_ENOMEM;
+	for (i = 0; i < tf->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[i];
+		struct pr_func *f = &m->funcs[m->nfuncs];
+
+		err = pr_func_from_tf(f, fn);
+		if (err) {
+			pr_func_free(f);
+			if (err == -PT_ENOMEM)
+				return err;
+			if (report)
+				report(ctx, fn, NULL, err);
+			bad++;
+			continue;
+		}
+		m->nfuncs++;	/* kept for names and profiles even without a decoder */
+		err = pr_bind_decoder(f, fn->plan, fn->plan_len);
+		if (err == -PT_ENOMEM)
+			return err;
+		if (err && !(err == -PT_ENOTSUP && f->mode == PT_MODE_EDGES)) {
+			if (report)
+				report(ctx, fn, f, err);
+			bad++;
+		}
+	}
+	err = pr_model_finish(m);
+	return err ? err : (int)bad;
+}

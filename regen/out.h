@@ -93,6 +93,22 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len);
  */
 int pr_model_finish(struct pr_model *m);
 
+struct tracefile;
+
+/* Told why function fn is not regenerated: f is NULL when its CFG or plan is unusable. */
+typedef void (*pr_report_fn)(void *ctx, const struct tf_function *fn, const struct pr_func *f,
+			     int err);
+
+/*
+ * Every function of tf: CFG, plan, decoder, then pr_model_finish. A
+ * function that cannot be used is reported and left out (bad CFG or plan)
+ * or kept without a decoder (its ENTERs become gaps). Returns the number
+ * of such functions (edge-mode functions, which have no stream, are not
+ * counted); -PT_EFORMAT for a duplicate func_id; -PT_ENOMEM. Free m with
+ * pr_model_free either way.
+ */
+int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn report, void *ctx);
+
 /* Frees every function and the tables; m is zeroed. */
 void pr_model_free(struct pr_model *m);
 

@@ -164,66 +164,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Functions: decode CFGs and plans, bind decoders. Returns the number that failed. */
-static uint32_t load_functions(const struct tracefile *tf, struct pr_model *m, int *fatal)
+/* Says why a function is not regenerated (pr_model_load's report). */
+static void report_func(void *ctx, const struct tf_function *fn, const struct pr_func *f, int err)
 {
-	uint32_t i, bad = 0;
-	int err;
+	char what[PT_NAME_MAX + 32];
 
-	*fatal = 0;
-	m->funcs = calloc(tf->nfuncs + 1, sizeof(*m->funcs));
-	if (!m->funcs) {
-		*fatal = -PT_ENOMEM;
-		return 0;
-	}
-	for (i = 0; i < tf->nfuncs; i++) {
-		const struct tf_function *fn = &tf->funcs[i];
-		struct pr_func *f = &m->funcs[m->nfuncs];
-		char what[PT_NAME_MAX + 32];
-
-		snprintf(what, sizeof(what), "function %.*s (id %u)",
-			 (int)(fn->name_len < PT_NAME_MAX ? fn->name_len : PT_NAME_MAX), fn->name,
-			 fn->func_id);
-		err = pr_func_from_tf(f, fn);
-		if (err == -PT_ENOMEM) {
-			pr_func_free(f);
-			*fatal = err;
-			return bad;
-		}
-		if (err) {
-			err_msg(what, "unusable CFG or plan: %s", pt_strerror(err));
-			pr_func_free(f);
-			bad++;
-			continue;
-		}
-		err = pr_bind_decoder(f, fn->plan, fn->plan_len);
-		if (err == -PT_ENOMEM) {
-			*fatal = err;
-			m->nfuncs++;
-			return bad;
-		}
-		if (err == -PT_ENOTSUP) {
-			if (f->mode != PT_MODE_EDGES) {
-				err_msg(what, "no decoder for mode %u encoding %u: not regenerated",
-					f->mode, f->encoding);
-				bad++;
-			}
-		} else if (err == -PT_EREFUSED) {
-			err_msg(what, "its plan's emissions cannot be decoded exactly: not regenerated");
-			bad++;
-		} else if (err) {
-			err_msg(what, "cannot build its decoder from its plan: %s", pt_strerror(err));
-			bad++;
-		}
-		m->nfuncs++;	/* kept for names and profiles even without a decoder */
-	}
-	err = pr_model_finish(m);
-	if (err) {
-		if (err == -PT_EFORMAT)
-			err_msg("functions", "two functions share a func_id");
-		*fatal = err;
-	}
-	return bad;
+	(void)ctx;
+	snprintf(what, sizeof(what), "function %.*s (id %u)",
+		 (int)(fn->name_len < PT_NAME_MAX ? fn->name_len : PT_NAME_MAX), fn->name,
+		 fn->func_id);
+	if (!f)
+		err_msg(what, "unusable CFG or plan: %s", pt_strerror(err));
+	else if (err == -PT_ENOTSUP)
+		err_msg(what, "no decoder for mode %u encoding %u: not regenerated", f->mode,
+			f->encoding);
+	else if (err == -PT_EREFUSED)
+		err_msg(what, "its plan's emissions cannot be decoded exactly: not regenerated");
+	else
+		err_msg(what, "cannot build its decoder from its plan: %s", pt_strerror(err));
 }
 
 /* Reports what the page decoder and the stream builder had to skip; returns 1 if the input was malformed. */
@@ -290,12 +248,17 @@ int main(int argc, char **argv)
 			tf.err_msg[0] ? tf.err_msg : pt_strerror(err), tf.err_off, pt_strerror(err));
 		status = EXIT_BAD_FILE;
 	}
-	if (load_functions(&tf, &m, &fatal))
+	fatal = pr_model_load(&tf, &m, report_func, NULL);
+	if (fatal > 0)
 		status = EXIT_BAD_FILE;
 	if (fatal == -PT_ENOMEM)
 		goto nomem;
-	if (fatal)
+	if (fatal < 0) {
+		err_msg("functions", "%s", fatal == -PT_EFORMAT ? "two functions share a func_id" :
+			pt_strerror(fatal));
+		status = EXIT_BAD_FILE;
 		goto out;
+	}
 	err = tr_decode_tracefile(&rs, &tf);
 	if (err == -PT_ENOMEM)
 		goto nomem;
