@@ -36,7 +36,7 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(sort $(wildcard tools/*.c)))
 # Small programs the VM tests run inside the guest.
 VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard tests/vm/bin/*.c)))
 
-.PHONY: all userspace module clean check check-unit check-vm checkpatch
+.PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz
 
 all: userspace module
 
@@ -95,7 +95,25 @@ check-vm: all
 checkpatch:
 	O=$(O) tools/checkpatch
 
-check: check-unit checkpatch check-vm
+# libFuzzer over the trace.bin reader, stream assembly and the engine (ASan +
+# UBSan), for FUZZ_TIME seconds from the fixtures (tests/fuzz/fuzz_tracefile.c).
+FUZZ_CC ?= clang-14
+FUZZ_TIME ?= 60
+FUZZ_SRC := $(LIB_SRC) $(REGEN_LIB_SRC) tests/fuzz/fuzz_tracefile.c
+
+$(O)/fuzz/fuzz_tracefile: $(FUZZ_SRC)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=gnu11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined -Iuserspace/include -Itrace-format -Iregen \
+		-o $@ $(FUZZ_SRC) $(LDLIBS_LIB)
+
+check-fuzz: $(O)/fuzz/fuzz_tracefile
+	@mkdir -p $(O)/fuzz/corpus
+	cp tests/fixtures/*.bin $(O)/fuzz/corpus/
+	$(O)/fuzz/fuzz_tracefile -max_total_time=$(FUZZ_TIME) -max_len=32768 -timeout=10 \
+		-print_final_stats=1 $(O)/fuzz/corpus
+
+check: check-unit checkpatch check-vm check-fuzz
 
 clean:
 	rm -rf $(O)
