@@ -590,6 +590,18 @@ int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in)
 			  &o->in_bugs, &o->cap_bugs);
 }
 
+int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size)
+{
+	size_t i;
+
+	for (i = 0; i < o->nsecs; i++)
+		if (o->secs[i].name && !strcmp(o->secs[i].name, name)) {
+			*size = o->secs[i].size;
+			return 0;
+		}
+	return -PT_ENOENT;
+}
+
 void elfobj_table_counts(const struct elfobj *o, uint32_t *fixups, uint32_t *keys,
 			 uint32_t *bugs)
 {

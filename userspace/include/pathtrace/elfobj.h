@@ -57,6 +57,13 @@ int64_t elfobj_find(const struct elfobj *o, const char *name);
  */
 int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in);
 
+/*
+ * Size of the section named name: 0 with *size set, or -PT_ENOENT.
+ * (A relocatable object's function at addr is at offset addr & 0xffffffff
+ * of its section.)
+ */
+int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size);
+
 /* Writes "func+0xoff" (or a hex address) for addr into buf; returns buf. */
 const char *elfobj_symbolize(const struct elfobj *o, uint64_t addr, char *buf, size_t n);
 

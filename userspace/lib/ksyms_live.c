@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ksyms_live - CFG inputs from the running kernel: bytes from kcore, names
+ * from kallsyms, tables from kcore at addresses kallsyms (vmlinux) or
+ * /sys/module/<mod>/sections (modules) give, sizes from the module's .ko.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
+#include <pathtrace/noreturn.h>
+
+#define MAX_LEN (1u << 20)	/* upper-bound sizes beyond this are cut (and refused if reached) */
+
+struct tables {
+	struct cfg_fixup *fixups;
+	uint32_t nfixups;
+	struct cfg_key_site *keys;
+	uint32_t nkeys;
+	struct cfg_bug_site *bugs;
+	uint32_t nbugs;
+};
+
+struct kmod {
+	char *name;
+	struct elfobj *ko;	/* NULL when not found or not readable */
+	char why[160];		/* why tables are unknown, or "" */
+	struct tables t;
+	struct kmod *next;
+};
+
+struct klive {
+	struct klive_paths p;
+	struct ksyms *ks;
+	struct kcore *kc;
+	int vmlinux_read;
+	char vmlinux_why[160];
+	struct tables vt;
+	struct kmod *mods;
+	/* klive_input's scratch */
+	uint8_t *code, *cold_code;
+	struct tables in_t;
+	struct kmod *cur_mod;
+};
+
+static void free_tables(struct tables *t)
+{
+	free(t->fixups);
+	free(t->keys);
+	free(t->bugs);
+	memset(t, 0, sizeof(*t));
+}
+
+int klive_open(const struct klive_paths *p, struct klive **out)
+{
+	struct klive *k = calloc(1, sizeof(*k));
+	int err;
+
+	*out = NULL;
+	if (!k)
+		return -PT_ENOMEM;
+	k->p = *p;
+	err = ksyms_load(p->kallsyms, &k->ks);
+	if (!err)
+		err = kcore_open(p->kcore, &k->kc);
+	if (err) {
+		klive_close(k);
+		return err;
+	}
+	*out = k;
+	return 0;
+}
+
+void klive_close(struct klive *k)
+{
+	struct kmod *m, *n;
+
+	if (!k)
+		return;
+	for (m = k->mods; m; m = n) {
+		n = m->next;
+		elfobj_close(m->ko);
+		free_tables(&m->t);
+		free(m->name);
+		free(m);
+	}
+	free_tables(&k->vt);
+	free_tables(&k->in_t);
+	free(k->code);
+	free(k->cold_code);
+	ksyms_free(k->ks);
+	kcore_close(k->kc);
+	free(k);
+}
+
+const struct ksyms *klive_ksyms(const struct klive *k)
+{
+	return k->ks;
+}
+
+static int cmp_fixup(const void *x, const void *y)
+{
+	const struct cfg_fixup *a = x, *b = y;
+
+	return a->insn < b->insn ? -1 : a->insn > b->insn;
+}
+
+/*
+ * Reads a table of n-byte entries at addr (size bytes) from kcore and
+ * resolves its self-relative fields (s32 at 0 and 4; bug flags u16 at 10).
+ * kind: 0 exception, 1 jump, 2 bug table.
+ */
+static int read_table(struct klive *k, struct tables *t, int kind, uint64_t addr, uint64_t size)
+{
+	static const uint32_t esize[3] = { 12, 16, 12 };
+	uint32_t n, i;
+	uint8_t *buf;
+	int err;
+
+	if (!size)
+		return 0;
+	if (size % esize[kind] || size > (64u << 20))
+		return -PT_EFORMAT;
+	n = size / esize[kind];
+	buf = malloc(size);
+	if (!buf)
+		return -PT_ENOMEM;
+	err = kcore_read(k->kc, addr, buf, size);
+	if (err)
+		goto out;
+	err = -PT_ENOMEM;
+	if (kind == 0 && !(t->fixups = calloc(n, sizeof(*t->fixups))))
+		goto out;
+	if (kind == 1 && !(t->keys = calloc(n, sizeof(*t->keys))))
+		goto out;
+	if (kind == 2 && !(t->bugs = calloc(n, sizeof(*t->bugs))))
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint64_t f = addr + (uint64_t)i * esize[kind];
+		const uint8_t *e = buf + (size_t)i * esize[kind];
+		int32_t a, b;
+		uint16_t flags;
+
+		memcpy(&a, e, 4);
+		memcpy(&b, e + 4, 4);
+		if (kind == 0)
+			t->fixups[i] = (struct cfg_fixup){ f + a, f + 4 + b };
+		else if (kind == 1)
+			t->keys[i] = (struct cfg_key_site){ f + a, f + 4 + b };
+		else {
+			memcpy(&flags, e + 10, 2);
+			t->bugs[i] = (struct cfg_bug_site){ f + a, flags & 1 };	/* BUGFLAG_WARNING */
+		}
+	}
+	if (kind == 0) {
+		t->nfixups = n;
+		qsort(t->fixups, n, sizeof(*t->fixups), cmp_fixup);
+	} else if (kind == 1) {
+		t->nkeys = n;
+	} else {
+		t->nbugs = n;
+	}
+	err = 0;
+out:
+	free(buf);
+	return err;
+}
+
+static const char *const table_name[3] = { "__ex_table", "__jump_table", "__bug_table" };
+
+static int read_vmlinux_tables(struct klive *k)
+{
+	int kind, err;
+
+	for (kind = 0; kind < 3; kind++) {
+		char s[64], e[64];
+		uint64_t a, b;
+
+		snprintf(s, sizeof(s), "__start_%s", table_name[kind]);
+		snprintf(e, sizeof(e), "__stop_%s", table_name[kind]);
+		a = ksyms_addr(k->ks, s);
+		b = ksyms_addr(k->ks, e);
+		if (!a || !b || b < a) {
+			snprintf(k->vmlinux_why, sizeof(k->vmlinux_why),
+				 "vmlinux: %s/%s not in kallsyms", s, e);
+			return 0;
+		}
+		err = read_table(k, &k->vt, kind, a, b - a);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Reads /sys/module/<mod>/sections/<sec>: 0 with *addr, or -PT_ENOENT. */
+static int section_addr(const struct klive *k, const char *mod, const char *sec, uint64_t *addr)
+{
+	char path[768];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s/sections/%s", k->p.sysmodule, mod, sec);
+	f = fopen(path, "r");
+	if (!f)
+		return -PT_ENOENT;
+	ok = fscanf(f, "%" SCNx64, addr) == 1;
+	fclose(f);
+	return ok && *addr ? 0 : -PT_ENOENT;
+}
+
+/* Module names use '_' where file names may use '-'. */
+static int same_module(const char *file, size_t n, const char *mod)
+{
+	size_t i;
+
+	if (strlen(mod) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((file[i] == '-' ? '_' : file[i]) != (mod[i] == '-' ? '_' : mod[i]))
+			return 0;
+	return 1;
+}
+
+/* Finds and opens the module's .ko through modules.dep. */
+static void open_ko(struct klive *k, struct kmod *m)
+{
+	char path[5200], line[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/modules.dep", k->p.moddir);
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(m->why, sizeof(m->why), "module %.40s: no %.90s", m->name, path);
+		return;
+	}
+	snprintf(m->why, sizeof(m->why), "module %.60s: not in modules.dep", m->name);
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base, *dot;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/') ? strrchr(line, '/') + 1 : line;
+		dot = strstr(base, ".ko");
+		if (!dot || !same_module(base, dot - base, m->name))
+			continue;
+		if (strcmp(dot, ".ko")) {
+			snprintf(m->why, sizeof(m->why), "module %.40s: %.80s is compressed", m->name, base);
+			break;
+		}
+		snprintf(path, sizeof(path), "%s/%s", k->p.moddir, line);
+		if (elfobj_open(path, &m->ko))
+			snprintf(m->why, sizeof(m->why), "module %.40s: cannot read %.90s", m->name, path);
+		else
+			m->why[0] = 0;
+		break;
+	}
+	fclose(f);
+}
+
+static int load_module(struct klive *k, const char *name, struct kmod **out)
+{
+	struct kmod *m;
+	int kind, err;
+
+	for (m = k->mods; m; m = m->next)
+		if (!strcmp(m->name, name)) {
+			*out = m;
+			return 0;
+		}
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->name = strdup(name))) {
+		free(m);
+		return -PT_ENOMEM;
+	}
+	m->next = k->mods;
+	k->mods = m;
+	*out = m;
+	open_ko(k, m);
+	for (kind = 0; m->ko && kind < 3; kind++) {
+		uint64_t size, addr;
+
+		if (elfobj_section_size(m->ko, table_name[kind], &size) || !size)
+			continue;
+		if (section_addr(k, name, table_name[kind], &addr)) {
+			snprintf(m->why, sizeof(m->why), "module %.30s: %.40s/%.30s/sections/%s missing",
+				 name, k->p.sysmodule, name, table_name[kind]);
+			break;
+		}
+		err = read_table(k, &m->t, kind, addr, size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Copies the entries of t that fall in [a, a+len) into k's scratch. */
+static int pick(struct klive *k, const struct tables *t, uint64_t a, uint64_t len)
+{
+	struct tables *o = &k->in_t;
+	uint32_t i;
+	void *p;
+
+	p = realloc(o->fixups, (o->nfixups + t->nfixups + 1) * sizeof(*o->fixups));
+	if (!p)
+		return -PT_ENOMEM;
+	o->fixups = p;
+	for (i = 0; i < t->nfixups; i++)
+		if (t->fixups[i].insn - a < len)
+			o->fixups[o->nfixups++] = t->fixups[i];
+	p = realloc(o->keys, (o->nkeys + t->nkeys + 1) * sizeof(*o->keys));
+	if (!p)
+		return -PT_ENOMEM;
+	o->keys = p;
+	for (i = 0; i < t->nkeys; i++)
+		if (t->keys[i].code - a < len)
+			o->keys[o->nkeys++] = t->keys[i];
+	p = realloc(o->bugs, (o->nbugs + t->nbugs + 1) * sizeof(*o->bugs));
+	if (!p)
+		return -PT_ENOMEM;
+	o->bugs = p;
+	for (i = 0; i < t->nbugs; i++)
+		if (t->bugs[i].addr - a < len)
+			o->bugs[o->nbugs++] = t->bugs[i];
+	return 0;
+}
+
+static const char *live_name_at(void *ctx, uint64_t addr)
+{
+	return ksyms_name_at(((struct klive *)ctx)->ks, addr);
+}
+
+static int live_noreturn(void *ctx, const char *name)
+{
+	struct klive *k = ctx;
+	struct cfg_input in;
+	int64_t i;
+
+	if (noreturn_builtin(name))
+		return 1;
+	/* A function of the same module: its .ko's dead-end analysis. */
+	if (k->cur_mod && k->cur_mod->ko) {
+		i = elfobj_find(k->cur_mod->ko, name);
+		if (i >= 0 && !elfobj_input(k->cur_mod->ko, i, &in) && in.names.is_noreturn)
+			return in.names.is_noreturn(in.names.ctx, name);
+	}
+	return 0;
+}
+
+/*
+ * Exact size, cold part and indirect-jump proof from the .ko: the .ko
+ * function whose section (as loaded) plus offset is addr.
+ */
+static int from_ko(struct klive *k, struct kmod *m, const struct ksym *s, uint64_t *len,
+		   uint64_t *cold_addr, uint64_t *cold_len, int *ijmp_leave)
+{
+	uint32_t i;
+
+	for (i = 0; i < elfobj_nfuncs(m->ko); i++) {
+		const struct elfobj_func *f = elfobj_func(m->ko, i);
+		struct cfg_input in;
+		uint64_t base;
+
+		if (strcmp(f->name, s->name) || section_addr(k, m->name, f->section, &base) ||
+		    base + (f->addr & 0xffffffffu) != s->addr)
+			continue;
+		*len = f->size;
+		*cold_addr = *cold_len = 0;
+		if (f->cold != ELFOBJ_NONE) {
+			const struct elfobj_func *c = elfobj_func(m->ko, f->cold);
+
+			if (section_addr(k, m->name, c->section, &base))
+				return -PT_ENOENT;
+			*cold_addr = base + (c->addr & 0xffffffffu);
+			*cold_len = c->size;
+		}
+		if (f->parent != ELFOBJ_NONE || elfobj_input(m->ko, i, &in))
+			return -PT_ENOENT;
+		*ijmp_leave = in.indirect_jumps_leave;
+		return 0;
+	}
+	return -PT_ENOENT;
+}
+
+int klive_input(struct klive *k, const char *name, const char *module, struct cfg_input *in,
+		const char **tag, char *detail, size_t n)
+{
+	const struct ksym *s, *cs = NULL;
+	uint64_t len, cold_addr = 0, cold_len = 0;
+	struct kmod *m = NULL;
+	int64_t i;
+	int err, ijmp = 0;
+	void *p;
+
+	*tag = NULL;
+	detail[0] = 0;
+	memset(in, 0, sizeof(*in));
+	i = ksyms_find(k->ks, name, module);
+	if (i < 0)
+		return (int)i;
+	s = ksyms_get(k->ks, i);
+	len = s->size;
+	if (s->cold != KSYMS_NONE) {
+		cs = ksyms_get(k->ks, s->cold);
+		cold_addr = cs->addr;
+		cold_len = cs->size;
+	}
+	k->cur_mod = NULL;
+	if (module) {
+		err = load_module(k, module, &m);
+		if (err)
+			return err;
+		k->cur_mod = m;
+		if (m->why[0]) {
+			*tag = "unknown-static-key";
+			snprintf(detail, n, "%s: %s: static keys and fixups unknown", name, m->why);
+			return -PT_EREFUSED;
+		}
+		if (from_ko(k, m, s, &len, &cold_addr, &cold_len, &ijmp)) {
+			*tag = "module-mismatch";
+			snprintf(detail, n, "%s [%s] at 0x%" PRIx64 ": no function of the .ko is "
+				 "loaded there", name, module, s->addr);
+			return -PT_EREFUSED;
+		}
+	} else {
+		if (!k->vmlinux_read) {
+			err = read_vmlinux_tables(k);
+			if (err)
+				return err;
+			k->vmlinux_read = 1;
+		}
+		if (k->vmlinux_why[0]) {
+			*tag = "unknown-static-key";
+			snprintf(detail, n, "%s: %s", name, k->vmlinux_why);
+			return -PT_EREFUSED;
+		}
+	}
+	if (!len || len > MAX_LEN)
+		len = MAX_LEN;	/* an upper bound; traversal stops at the real end */
+	if (cold_len > MAX_LEN)
+		cold_len = MAX_LEN;
+	p = realloc(k->code, len);
+	if (!p)
+		return -PT_ENOMEM;
+	k->code = p;
+	/* Upper-bound sizes may run into unmapped memory: keep what reads. */
+	while (kcore_read(k->kc, s->addr, k->code, len)) {
+		uint64_t page = ((s->addr + len - 1) & ~4095ull);
+
+		if (page <= s->addr)
+			return -PT_EIO;
+		len = page - s->addr;
+	}
+	if (cold_len) {
+		p = realloc(k->cold_code, cold_len);
+		if (!p)
+			return -PT_ENOMEM;
+		k->cold_code = p;
+		err = kcore_read(k->kc, cold_addr, k->cold_code, cold_len);
+		if (err)
+			return err;
+	}
+	k->in_t.nfixups = k->in_t.nkeys = k->in_t.nbugs = 0;
+	err = pick(k, m ? &m->t : &k->vt, s->addr, len);
+	if (!err && cold_len)
+		err = pick(k, m ? &m->t : &k->vt, cold_addr, cold_len);
+	if (err)
+		return err;
+	in->name = s->name;
+	in->addr = s->addr;
+	in->code = k->code;
+	in->len = len;
+	in->cold_addr = cold_addr;
+	in->cold_code = cold_len ? k->cold_code : NULL;
+	in->cold_len = cold_len;
+	in->fixups = k->in_t.fixups;
+	in->nfixups = k->in_t.nfixups;
+	in->keys = k->in_t.keys;
+	in->nkeys = k->in_t.nkeys;
+	in->bugs = k->in_t.bugs;
+	in->nbugs = k->in_t.nbugs;
+	in->names.ctx = k;
+	in->names.name_at = live_name_at;
+	in->names.is_noreturn = live_noreturn;
+	in->indirect_jumps_leave = ijmp;
+	return 0;
+}
