@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pathtracectl record -o trace.bin [--duration S] [--buffer-kb N] [-- COMMAND ARGS]
+ *
+ * Arms the loaded plans, runs COMMAND (or waits for the duration or
+ * SIGINT), reads every CPU's ring-buffer pages while tracing runs, then
+ * stops, flushes, drains and writes trace.bin (trace-format/FORMAT.md):
+ * header, SYSTEM, one FUNCTION per loaded plan, PAGES as they were read,
+ * LOSS totals, END.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/funcstore.h>
+#include <pathtrace/kdev.h>
+#include <pathtrace/tracefile.h>
+
+#include "commands.h"
+
+/*
+ * How often the ring buffers are drained while tracing runs. A CPU can fill
+ * about 100 MB/s of records at worst; 10 ms keeps that below 1 MB, well
+ * inside the default per-CPU buffer.
+ */
+#define POLL_NS 10000000L
+/* Pages read from one CPU before they are written out as one PAGES section. */
+#define BATCH_PAGES 256u
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+struct recorder {
+	int fd;
+	uint32_t nr_cpus;
+	uint32_t page_size;
+	uint8_t *batch;		/* BATCH_PAGES pages of one CPU */
+	uint64_t *pages;	/* per CPU: pages read */
+	struct tf_writer w;
+	const char *out;
+};
+
+static int usage_error(const char *why)
+{
+	ctl_err("record", "%s (usage: pathtracectl record -o trace.bin [--duration S] "
+		"[--buffer-kb N] [-- COMMAND ARGS])", why);
+	return 2;
+}
+
+/*
+ * Reads what cpu has now, up to BATCH_PAGES pages, and writes them as one
+ * PAGES section. Returns the number of pages, or -1 after reporting.
+ */
+static int drain_cpu(struct recorder *r, uint32_t cpu)
+{
+	uint32_t n = 0;
+
+	while (n < BATCH_PAGES) {
+		struct pt_read_arg a;
+
+		memset(&a, 0, sizeof(a));
+		a.size = sizeof(a);
+		a.cpu = cpu;
+		a.buf = (uintptr_t)(r->batch + (size_t)n * r->page_size);
+		a.buf_len = r->page_size;
+		if (ioctl(r->fd, PT_IOC_READ_PAGE, &a) < 0) {
+			ctl_err("READ_PAGE", "cpu %u: %s", cpu, strerror(errno));
+			return -1;
+		}
+		if (!a.out_len)
+			break;
+		if (a.out_len < r->page_size)
+			memset(r->batch + (size_t)n * r->page_size + a.out_len, 0,
+			       r->page_size - a.out_len);
+		n++;
+	}
+	if (n && tfw_pages(&r->w, cpu, r->page_size, n, r->batch)) {
+		ctl_err(r->out, "write: %s", strerror(errno));
+		return -1;
+	}
+	r->pages[cpu] += n;
+	return n;
+}
+
+/*
+ * One batch from every CPU (while tracing: the poll loop comes back soon);
+ * with until_empty, repeats until every CPU is empty. Returns 0 or -1.
+ */
+static int drain_all(struct recorder *r, int until_empty)
+{
+	int more;
+
+	do {
+		uint32_t cpu;
+
+		more = 0;
+		for (cpu = 0; cpu < r->nr_cpus; cpu++) {
+			int n = drain_cpu(r, cpu);
+
+			if (n < 0)
+				return -1;
+			if (n == BATCH_PAGES)
+				more = 1;	/* a full batch: look again */
+		}
+	} while (more && until_empty);
+	return 0;
+}
+
+/*
+ * The FUNCTION section of the loaded plan at index (LIST_FUNCS). Code and
+ * CFG come from the funcstore that enable filled; the module's own plan
+ * copy must match the stored one, or the stored data is of another plan.
+ * Returns 1 written, 0 past the last, -1 after reporting.
+ */
+static int write_function(struct recorder *r, uint32_t index, uint8_t **plan, uint32_t *cap)
+{
+	struct pt_func_info fi;
+	struct tracefile st;
+	struct tf_function fn;
+	int err, have;
+
+	for (;;) {
+		memset(&fi, 0, sizeof(fi));
+		fi.size = sizeof(fi);
+		fi.index = index;
+		fi.plan = (uintptr_t)*plan;
+		fi.plan_len = *cap;
+		if (!ioctl(r->fd, PT_IOC_LIST_FUNCS, &fi))
+			break;
+		if (errno == ENOENT)
+			return 0;
+		if (errno != ENOSPC || fi.plan_len <= *cap) {
+			ctl_err("LIST_FUNCS", "%s%s", strerror(errno),
+				errno == ENOTTY ? " (module older than ABI 1.1)" : "");
+			return -1;
+		}
+		free(*plan);
+		*cap = fi.plan_len;
+		*plan = malloc(*cap);
+		if (!*plan) {
+			ctl_err("record", "out of memory");
+			return -1;
+		}
+	}
+	fi.name[PT_NAME_MAX - 1] = 0;
+	err = funcstore_load(fi.func_id, &st);
+	have = !err && st.funcs[0].plan_len == fi.plan_len &&
+	       !memcmp(st.funcs[0].plan, *plan, fi.plan_len) && st.funcs[0].addr == fi.addr;
+	if (have) {
+		fn = st.funcs[0];
+	} else {
+		/* Still recorded, so the trace is honest about what ran; pathregen refuses it. */
+		if (err == -PT_ENOENT)
+			ctl_err(fi.name, "no stored code and CFG in %s (not enabled by this "
+				"pathtracectl?): recorded without them, pathregen cannot "
+				"regenerate it", funcstore_dir());
+		else
+			ctl_err(fi.name, "stored code and CFG in %s do not match the loaded "
+				"plan (%s): recorded without them", funcstore_dir(),
+				err ? pt_strerror(err) : "another plan");
+		memset(&fn, 0, sizeof(fn));
+		fn.func_id = fi.func_id;
+		fn.addr = fi.addr;
+		fn.name = fi.name;
+		fn.name_len = strlen(fi.name);
+		fn.plan = *plan;
+		fn.plan_len = fi.plan_len;
+	}
+	err = tfw_function(&r->w, &fn);
+	tracefile_free(&st);
+	if (err) {
+		ctl_err(r->out, "write: %s", strerror(errno));
+		return -1;
+	}
+	return 1;
+}
+
+static int write_functions(struct recorder *r)
+{
+	uint32_t cap = 1 << 16, i;
+	uint8_t *plan = malloc(cap);
+	int ret = 0;
+
+	if (!plan) {
+		ctl_err("record", "out of memory");
+		return -1;
+	}
+	for (i = 0;; i++) {
+		ret = write_function(r, i, &plan, &cap);
+		if (ret <= 0)
+			break;
+	}
+	free(plan);
+	if (!ret && i == 0)
+		ctl_err("record", "no functions are enabled: the trace will be empty");
+	return ret < 0 ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, const char **out, double *duration,
+		      long *buffer_kb, char ***cmd)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	int c;
+
+	*out = NULL;
+	*duration = 0;
+	*buffer_kb = 0;
+	*cmd = NULL;
+	optind = 1;
+	opterr = 0;
+	/* "+": stop at the first non-option, so COMMAND's own options are its own. */
+	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'd':
+			*duration = strtod(optarg, &end);
+			if (*end || !(*duration > 0))
+				return usage_error("--duration needs a positive number of seconds");
+			break;
+		case 'b':
+			errno = 0;
+			*buffer_kb = strtol(optarg, &end, 10);
+			if (errno || *end || *buffer_kb <= 0 || *buffer_kb > (1L << 30))
+				return usage_error("--buffer-kb needs a positive size in KiB");
+			break;
+		default:
+			return usage_error("unknown option or missing argument");
+		}
+	}
+	if (!*out)
+		return usage_error("-o trace.bin is required");
+	if (optind < argc)
+		*cmd = argv + optind;
+	return 0;
+}
+
+static pid_t run_command(char **cmd)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "pathtracectl: %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+	struct recorder r = { .fd = -1 };
+	struct pt_version v;
+	struct pt_config cfg;
+	struct pt_stats st;
+	struct utsname un;
+	struct sigaction sa;
+	struct timespec poll = { 0, POLL_NS };
+	struct timespec rt;
+	const char *out;
+	double duration, t0;
+	long buffer_kb;
+	char **cmd;
+	pid_t child = -1;
+	int status = 0, ret = 1, started = 0, wstatus;
+	uint32_t cpu;
+	uint64_t total = 0;
+
+	ret = parse_args(argc, argv, &out, &duration, &buffer_kb, &cmd);
+	if (ret)
+		return ret;
+	ret = 1;
+	r.out = out;
+	r.fd = kdev_open();
+	if (r.fd < 0) {
+		ctl_err(KDEV_PATH, "%s%s", strerror(errno),
+			errno == ENOENT ? " (is pathtrace.ko loaded?)" : "");
+		return 1;
+	}
+	if (kdev_version(r.fd, &v)) {
+		ctl_err("GET_VERSION", "%s", strerror(errno));
+		goto out;
+	}
+	if (kdev_check_version(&v)) {
+		ctl_err("record", "module ABI %u.%u is incompatible with tool ABI %u.%u",
+			v.major, v.minor, PT_ABI_MAJOR, PT_ABI_MINOR);
+		goto out;
+	}
+	if (!v.nr_cpus || v.page_size < 64 || v.page_size > (1u << 20)) {
+		ctl_err("GET_VERSION", "module reports %u cpus, %u-byte pages", v.nr_cpus,
+			v.page_size);
+		goto out;
+	}
+	r.nr_cpus = v.nr_cpus;
+	r.page_size = v.page_size;
+	r.batch = malloc((size_t)BATCH_PAGES * r.page_size);
+	r.pages = calloc(r.nr_cpus, sizeof(*r.pages));
+	if (!r.batch || !r.pages) {
+		ctl_err("record", "out of memory");
+		goto out;
+	}
+	if (buffer_kb) {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.size = sizeof(cfg);
+		cfg.buffer_kb = buffer_kb;
+		if (ioctl(r.fd, PT_IOC_CONFIG, &cfg) < 0) {
+			ctl_err("CONFIG", "--buffer-kb %ld: %s", buffer_kb, strerror(errno));
+			goto out;
+		}
+	}
+	if (tfw_open(&r.w, out)) {
+		ctl_err(out, "%s", strerror(errno));
+		goto out;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	uname(&un);
+	tfw_system(&r.w, r.nr_cpus, r.page_size, un.release,
+		   (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec);
+	if (write_functions(&r))
+		goto out;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ioctl(r.fd, PT_IOC_START) < 0) {
+		ctl_err("START", "%s", strerror(errno));
+		goto out;
+	}
+	started = 1;
+	t0 = now_s();
+	if (cmd) {
+		child = run_command(cmd);
+		if (child < 0) {
+			ctl_err(cmd[0], "fork: %s", strerror(errno));
+			goto out;
+		}
+	}
+	for (;;) {
+		if (drain_all(&r, 0))
+			goto out;
+		if (stop_requested)
+			break;
+		if (duration > 0 && now_s() - t0 >= duration)
+			break;
+		if (child > 0 && waitpid(child, &wstatus, WNOHANG) == child) {
+			child = -1;
+			status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+			if (status)
+				fprintf(stderr, "pathtracectl: %s: exited with status %d\n",
+					cmd[0], status);
+			break;
+		}
+		nanosleep(&poll, NULL);
+	}
+	if (ioctl(r.fd, PT_IOC_STOP) < 0) {
+		ctl_err("STOP", "%s", strerror(errno));
+		goto out;
+	}
+	started = 0;
+	if (ioctl(r.fd, PT_IOC_FLUSH) < 0) {
+		ctl_err("FLUSH", "%s", strerror(errno));
+		goto out;
+	}
+	if (drain_all(&r, 1))
+		goto out;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+	if (ioctl(r.fd, PT_IOC_STATS, &st) < 0) {
+		ctl_err("STATS", "%s", strerror(errno));
+		goto out;
+	}
+	tfw_loss(&r.w, r.nr_cpus, st.dropped, st.missed);
+	if (tfw_close(&r.w)) {
+		ctl_err(out, "write: %s", strerror(errno));
+		goto out;
+	}
+	for (cpu = 0; cpu < r.nr_cpus; cpu++)
+		total += r.pages[cpu];
+	fprintf(stderr, "pathtracectl: record: %s: %llu pages (", out, (unsigned long long)total);
+	for (cpu = 0; cpu < r.nr_cpus; cpu++)
+		fprintf(stderr, "%scpu%u %llu", cpu ? ", " : "", cpu,
+			(unsigned long long)r.pages[cpu]);
+	fprintf(stderr, "), %llu records, %llu dropped, %llu missed\n",
+		(unsigned long long)st.records, (unsigned long long)st.dropped,
+		(unsigned long long)st.missed);
+	ret = 0;
+out:
+	if (started)
+		ioctl(r.fd, PT_IOC_STOP);
+	if (child > 0) {
+		/* We are failing: do not leave the command running untraced. */
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+	}
+	/* A failed recording keeps no END section: readers see it as cut short. */
+	if (r.w.f && ret)
+		fclose(r.w.f);
+	free(r.batch);
+	free(r.pages);
+	close(r.fd);
+	return ret;
+}
+
+CTL_COMMAND(record, cmd_record,
+	    "record -o FILE [--duration S] [--buffer-kb N] [-- COMMAND ARGS]   trace into trace.bin")
