@@ -40,6 +40,7 @@ struct pr_func {
 	void *model;			/* the decoder's tables (owned, freed by model_free) */
 	void (*model_free)(void *model);
 	uint32_t index;			/* in pr_model.funcs */
+	char refusal[96];		/* why pr_bind_decoder refused, for a human */
 };
 
 struct pr_model {

@@ -179,7 +179,8 @@ static void report_func(void *ctx, const struct tf_function *fn, const struct pr
 		err_msg(what, "no decoder for mode %u encoding %u: not regenerated", f->mode,
 			f->encoding);
 	else if (err == -PT_EREFUSED)
-		err_msg(what, "its plan's emissions cannot be decoded exactly: not regenerated");
+		err_msg(what, "not regenerated: %s", f->refusal[0] ? f->refusal :
+			"its plan's emissions cannot be decoded exactly");
 	else
 		err_msg(what, "cannot build its decoder from its plan: %s", pt_strerror(err));
 }

@@ -12,6 +12,7 @@
  * no stream to regenerate.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,7 +117,10 @@ static int put_emission(uint8_t *nbits, uint64_t *value, uint32_t e, const struc
  *    the first unconditional emission is the edge into it (emitted as the
  *    block is entered, which is what the decoder must see relative to
  *    ENTER markers), a second one the block's single out-edge;
- *  - anywhere else, the block's single out-edge.
+ *  - anywhere else, the block's single out-edge, unless the block is a call
+ *    vertex: its probe fires before the call, so the emission would come
+ *    before the callee's records although the edge is taken after them
+ *    (-PT_EREFUSED).
  * Anything else is refused (-PT_EFORMAT): no guessing.
  */
 static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, uint8_t *nbits,
@@ -166,6 +170,13 @@ static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, 
 			} else if (in_edge != UINT32_MAX && !in_used) {
 				in_used = 1;
 				err = put_emission(nbits, value, in_edge, &a);
+			} else if (bl->flags & CFG_BF_CALL) {
+				/*
+				 * The out-edge of a call vertex is traversed after
+				 * the call returns, but a probe in the block fires
+				 * before it: the callee's records would come first.
+				 */
+				return -PT_EREFUSED;
 			} else {
 				err = put_emission(nbits, value, out_edge, &a);
 			}
@@ -193,10 +204,16 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
 	if (!nbits || !value || !enc)
 		goto out;
 	err = plan_emissions(f, pp, nbits, value);
+	if (err == -PT_EREFUSED)
+		snprintf(f->refusal, sizeof(f->refusal),
+			 "an emission of a call vertex's out-edge fires before its call");
 	if (err)
 		goto out;
 	err = encoding_from_emissions(&f->g, f->encoding, nbits, value, 0, enc);
 	if (err) {
+		if (err != -PT_ENOMEM)
+			snprintf(f->refusal, sizeof(f->refusal),
+				 "its emissions cannot be decoded exactly (encoding_from_emissions)");
 		err = err == -PT_ENOMEM ? err : -PT_EREFUSED;
 		goto out;
 	}

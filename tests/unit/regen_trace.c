@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/* regen_trace - synthetic runs to trace.bin and back (see regen_trace.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "rbpage.h"
+#include "regen_trace.h"
+#include "streams.h"
+
+/* Packs one CPU's records into pages; returns the page count or -1. */
+static int64_t pack_cpu(const struct synth_run *r, uint32_t cpu, uint8_t **out)
+{
+	uint8_t *pages = NULL;
+	uint64_t i, n = 0;
+	struct rbpage pg;
+	int open = 0;
+
+	for (i = 0; i < r->nrecs; i++) {
+		const struct synth_rec *rec = &r->recs[i];
+
+		if (rec->cpu != cpu)
+			continue;
+		if (!open || rbpage_add(&pg, rec->ts, rec->payload, rec->len)) {
+			uint8_t *np;
+
+			if (open)
+				rbpage_pad(&pg);
+			np = realloc(pages, (n + 1) * RT_PAGE);
+			if (!np) {
+				free(pages);
+				return -1;
+			}
+			pages = np;
+			memset(pages + n * RT_PAGE, 0, RT_PAGE);
+			rbpage_init(&pg, pages + n * RT_PAGE, RT_PAGE, rec->ts);
+			n++;
+			open = 1;
+			if (rbpage_add(&pg, rec->ts, rec->payload, rec->len)) {
+				free(pages);
+				return -1;
+			}
+		}
+	}
+	if (open)
+		rbpage_pad(&pg);
+	*out = pages;
+	return (int64_t)n;
+}
+
+int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus)
+{
+	struct tf_writer w;
+	uint32_t i;
+	int err;
+
+	tfw_init(&w, f);
+	tfw_system(&w, nr_cpus, RT_PAGE, "synthetic", 1700000000000000000ull);
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct synth_func *sf = &p->funcs[i];
+		struct tf_function fn;
+
+		memset(&fn, 0, sizeof(fn));
+		fn.func_id = sf->func_id;
+		fn.addr = sf->addr;
+		fn.len = sf->len;
+		fn.name = sf->name;
+		fn.name_len = (uint32_t)strlen(sf->name);
+		fn.code = sf->code;
+		fn.cfg = sf->cfg_blob;
+		fn.cfg_len = sf->cfg_len;
+		fn.plan = sf->plan_blob;
+		fn.plan_len = (uint32_t)sf->plan_len;
+		tfw_function(&w, &fn);
+	}
+	for (i = 0; i < nr_cpus; i++) {
+		uint8_t *pages = NULL;
+		int64_t n = pack_cpu(r, i, &pages);
+
+		if (n < 0)
+			return -PT_ENOMEM;
+		if (n)
+			tfw_pages(&w, i, RT_PAGE, (uint32_t)n, pages);
+		free(pages);
+	}
+	tfw_loss(&w, nr_cpus, 0, 0);
+	err = tfw_close(&w);
+	return err;
+}
+
+const char *rt_write_tmp(const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/pt-regen-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
+	if (rt_write(f, p, r, nr_cpus)) {
+		fclose(f);
+		return NULL;
+	}
+	return fclose(f) ? NULL : path;
+}
+
+struct collect {
+	struct rt_result *res;
+};
+
+static int collect_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	struct rt_result *res = w->priv;
+	struct rt_event *e;
+
+	if (sp->ev->type == REGEN_EV_GAP)
+		res->gaps++;
+	if (sp->ev->type == REGEN_EV_TRUNCATED)
+		res->truncated++;
+	if (sp->ev->type != REGEN_EV_ENTER && sp->ev->type != REGEN_EV_BLOCK &&
+	    sp->ev->type != REGEN_EV_EXIT)
+		return 0;
+	if (res->nev == res->cap) {
+		uint64_t cap = res->cap ? res->cap * 2 : 1024;
+		struct rt_event *n = realloc(res->ev, cap * sizeof(*n));
+
+		if (!n)
+			return -PT_ENOMEM;
+		res->ev = n;
+		res->cap = cap;
+	}
+	e = &res->ev[res->nev++];
+	e->owner = st->s->owner;
+	e->type = sp->ev->type;
+	e->func = sp->ev->func;
+	e->block = sp->ev->type == REGEN_EV_BLOCK ? sp->ev->block : 0;
+	e->edge = sp->ev->type == REGEN_EV_BLOCK ? sp->edge : UINT32_MAX;
+	return 0;
+}
+
+static const struct out_writer_ops collect_ops = {
+	.name = "collect",
+	.step = collect_step,
+};
+
+int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *extra,
+	     unsigned int nextra, struct pr_model *keep_model)
+{
+	struct tracefile tf;
+	struct pr_model m;
+	struct tr_records rs = { 0 };
+	struct regen_streams ss = { 0 };
+	struct out_writer col = { .ops = &collect_ops, .priv = res };
+	struct out_writer *ws[8];
+	unsigned int n = 0, i;
+	int err, opened = 0, err2;
+
+	memset(res, 0, sizeof(*res));
+	memset(&tf, 0, sizeof(tf));
+	res->file_err = tracefile_read(path, &tf);
+	res->load_bad = pr_model_load(&tf, &m, NULL, NULL);
+	err = res->load_bad < 0 ? res->load_bad : 0;
+	if (!err)
+		err = tr_decode_tracefile(&rs, &tf);
+	if (!err)
+		err = regen_streams_build(&rs, &ss);
+	col.m = &m;
+	ws[n++] = &col;
+	for (i = 0; i < nextra && n < 8; i++) {
+		extra[i]->m = &m;
+		ws[n++] = extra[i];
+	}
+	if (!err) {
+		err = out_open_all(ws, n);
+		opened = !err;
+	}
+	for (i = 0; !err && i < ss.nstreams; i++) {
+		struct out_stream st = { .s = &ss.streams[i], .index = i };
+
+		err = out_walk_stream(&m, &st, ws, n);
+	}
+	if (opened) {
+		err2 = out_close_all(ws, n);
+		if (!err)
+			err = err2;
+	}
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+	if (keep_model)
+		*keep_model = m;
+	else
+		pr_model_free(&m);
+	tracefile_free(&tf);
+	return err;
+}
+
+void rt_result_free(struct rt_result *res)
+{
+	free(res->ev);
+	memset(res, 0, sizeof(*res));
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * regen_trace - test support for pathregen's tests: writes a synthetic run
+ * (regen/synth.h) as trace.bin (ring-buffer pages in the kernel's format,
+ * rbpage.h) and regenerates a trace.bin the way pathregen does, collecting
+ * the events.
+ */
+#ifndef PT_TEST_REGEN_TRACE_H
+#define PT_TEST_REGEN_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "out.h"
+#include "synth.h"
+
+#define RT_PAGE 4096u
+
+/* Writes p and r as trace.bin to f. Returns 0 or a negative PT_E*. */
+int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus);
+
+/* Writes it to a temporary file; returns its path (static buffer) or NULL. */
+const char *rt_write_tmp(const struct synth_program *p, const struct synth_run *r,
+			 uint32_t nr_cpus);
+
+/* One collected event. */
+struct rt_event {
+	uint64_t owner;
+	uint32_t type, func, block, edge;
+};
+
+struct rt_result {
+	struct rt_event *ev;
+	uint64_t nev, cap;
+	uint32_t gaps, truncated;
+	int load_bad;			/* pr_model_load's count of unusable functions */
+	int file_err;			/* tracefile_read's result */
+};
+
+/*
+ * Reads path and regenerates every stream like pathregen, collecting
+ * events; extra writers (may be NULL/0) see the same steps. Returns 0 or
+ * the first error.
+ */
+int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *extra,
+	     unsigned int nextra, struct pr_model *keep_model);
+
+void rt_result_free(struct rt_result *res);
+
+#endif

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Round trip without a kernel: random programs (real x86 code through
+ * cfg_build and plan_build), random runs that execute the plans the way
+ * the module's handlers do (two CPUs, task migration, owner switches,
+ * partial path sums), written as trace.bin with kernel-format pages; then
+ * pathregen's pipeline (reader, pages, streams, decoders, engine, walk)
+ * must reproduce every owner's execution exactly: every ENTER, block,
+ * edge and EXIT, in order. The truth comes from the CFG walk, not from
+ * any decoder. Each run is in verify mode too, and --verify's comparison
+ * must find every block equal.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+struct mode {
+	uint16_t mode, encoding;
+	const char *name;
+};
+
+static const struct mode modes[] = {
+	{ PT_MODE_TRACE, PT_ENC_WITNESS, "witness" },
+	{ PT_MODE_TRACE, PT_ENC_BITS, "bits" },
+	{ PT_MODE_PATHS, PT_ENC_PATH, "paths" },
+};
+
+/* The truth's events of owner, in order, compared with the regenerated ones. */
+static int same_for_owner(const struct synth_run *r, const struct rt_result *res, uint64_t owner,
+			  uint64_t *compared)
+{
+	uint64_t i = 0, j = 0;
+
+	for (;;) {
+		while (i < r->ntruth && r->truth_owner[i] != owner)
+			i++;
+		while (j < res->nev && res->ev[j].owner != owner)
+			j++;
+		if (i == r->ntruth || j == res->nev)
+			return i == r->ntruth && j == res->nev;
+		if (r->truth[i].type != res->ev[j].type || r->truth[i].func != res->ev[j].func)
+			return 0;
+		if (r->truth[i].type == REGEN_EV_BLOCK &&
+		    (r->truth[i].block != res->ev[j].block || r->truth[i].edge != res->ev[j].edge))
+			return 0;
+		(*compared)++;
+		i++;
+		j++;
+	}
+}
+
+static void round_trip(const struct mode *md, uint64_t seed, uint32_t nr_cpus, uint32_t migrate)
+{
+	struct synth_opts so = { .nfuncs = 4, .max_labels = 14, .mode = md->mode,
+				 .encoding = md->encoding, .plan_flags = PT_PLAN_VERIFY };
+	struct synth_run_opts ro = { .nr_cpus = nr_cpus, .ntasks = 3, .activations = 12,
+				     .max_steps = 60, .migrate_pct = migrate, .irq_pct = 100 };
+	struct synth_program p;
+	struct synth_run r = { 0 };
+	struct rt_result res;
+	struct verify_result vr;
+	struct out_writer ver = { .ops = &verify_ops, .priv = &vr, .fp = stderr };
+	struct out_writer *extra[1] = { &ver };
+	uint64_t rng = seed, compared = 0, t;
+	const char *path;
+	int err, ok = 1;
+
+	err = synth_generate(&p, &so, &rng);
+	CU_ASSERT_EQUAL_FATAL(err, 0);
+	CU_ASSERT_EQUAL_FATAL(synth_execute(&p, &ro, &rng, &r), 0);
+	path = rt_write_tmp(&p, &r, nr_cpus);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+	err = rt_regen(path, &res, extra, 1, NULL);
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_EQUAL(res.file_err, 0);
+	CU_ASSERT_EQUAL(res.load_bad, 0);
+	CU_ASSERT_EQUAL(res.gaps, 0);
+	CU_ASSERT_EQUAL(res.truncated, 0);
+	for (t = 0; t < 3; t++)
+		ok &= same_for_owner(&r, &res, PT_OWNER(PT_OWNER_TASK, 100 + t), &compared);
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(compared, r.ntruth);
+	CU_ASSERT_EQUAL(vr.mismatch, 0);
+	CU_ASSERT_EQUAL(vr.compared, r.blocks);
+	if (!ok || compared != r.ntruth || err || vr.mismatch)
+		fprintf(stderr, "\nround trip %s seed %#llx cpus %u: %llu of %llu events equal, err %d, verify: %s\n",
+			md->name, (unsigned long long)seed, nr_cpus, (unsigned long long)compared,
+			(unsigned long long)r.ntruth, err, vr.detail);
+	unlink(path);
+	rt_result_free(&res);
+	synth_run_free(&r);
+	synth_free(&p);
+}
+
+static void test_one_cpu(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int m, i;
+
+	for (m = 0; m < 3; m++)
+		for (i = 0; i < 6; i++)
+			round_trip(&modes[m], seed * 31 + i * 7 + m + 1, 1, 0);
+}
+
+static void test_migration(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int m, i;
+
+	for (m = 0; m < 3; m++)
+		for (i = 0; i < 6; i++)
+			round_trip(&modes[m], seed * 57 + i * 13 + m + 1, 2, 15);
+}
+
+UNIT_SUITE(roundtrip,
+	   { "one CPU: witness, bits, paths reproduce the run", test_one_cpu },
+	   { "two CPUs with migration and partial sums", test_migration })
