@@ -55,9 +55,10 @@ static int same_for_owner(const struct synth_run *r, const struct rt_result *res
 	}
 }
 
-static void round_trip(const struct mode *md, uint64_t seed, uint32_t nr_cpus, uint32_t migrate)
+static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, uint32_t nr_cpus,
+		       uint32_t migrate)
 {
-	struct synth_opts so = { .nfuncs = 4, .max_labels = 14, .mode = md->mode,
+	struct synth_opts so = { .nfuncs = nfuncs, .max_labels = 14, .mode = md->mode,
 				 .encoding = md->encoding, .plan_flags = PT_PLAN_VERIFY };
 	struct synth_run_opts ro = { .nr_cpus = nr_cpus, .ntasks = 3, .activations = 12,
 				     .max_steps = 60, .migrate_pct = migrate, .irq_pct = 100 };
@@ -89,35 +90,47 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nr_cpus, u
 	CU_ASSERT_EQUAL(vr.mismatch, 0);
 	CU_ASSERT_EQUAL(vr.compared, r.blocks);
 	if (!ok || compared != r.ntruth || err || vr.mismatch)
-		fprintf(stderr, "\nround trip %s seed %#llx cpus %u: %llu of %llu events equal, err %d, verify: %s\n",
+		fprintf(stderr, "\nround trip %s seed %#llx cpus %u: %llu of %llu events equal, err %d, refused functions %d, verify: %s\n",
 			md->name, (unsigned long long)seed, nr_cpus, (unsigned long long)compared,
-			(unsigned long long)r.ntruth, err, vr.detail);
+			(unsigned long long)r.ntruth, err, res.load_bad, vr.detail);
 	unlink(path);
 	rt_result_free(&res);
 	synth_run_free(&r);
 	synth_free(&p);
 }
 
-static void test_one_cpu(void)
+static void run_all(uint64_t salt, uint32_t nfuncs, uint32_t nr_cpus, uint32_t migrate)
 {
 	uint64_t seed = unit_seed();
 	unsigned int m, i;
 
 	for (m = 0; m < 3; m++)
-		for (i = 0; i < 6; i++)
-			round_trip(&modes[m], seed * 31 + i * 7 + m + 1, 1, 0);
+		for (i = 0; i < 8; i++)
+			round_trip(&modes[m], seed * salt + i * 7919 + m + 1, nfuncs, nr_cpus, migrate);
 }
 
-static void test_migration(void)
+static void test_leaf_one_cpu(void)
 {
-	uint64_t seed = unit_seed();
-	unsigned int m, i;
+	run_all(31, 1, 1, 0);
+}
 
-	for (m = 0; m < 3; m++)
-		for (i = 0; i < 6; i++)
-			round_trip(&modes[m], seed * 57 + i * 13 + m + 1, 2, 15);
+static void test_leaf_migration(void)
+{
+	run_all(37, 1, 2, 20);
+}
+
+static void test_calls_one_cpu(void)
+{
+	run_all(41, 4, 1, 0);
+}
+
+static void test_calls_migration(void)
+{
+	run_all(43, 4, 2, 15);
 }
 
 UNIT_SUITE(roundtrip,
-	   { "one CPU: witness, bits, paths reproduce the run", test_one_cpu },
-	   { "two CPUs with migration and partial sums", test_migration })
+	   { "one function, one CPU: witness, bits, paths reproduce the run", test_leaf_one_cpu },
+	   { "one function, two CPUs, migration and partial sums", test_leaf_migration },
+	   { "calls between traced functions, one CPU", test_calls_one_cpu },
+	   { "calls, two CPUs, migration and partial sums", test_calls_migration })
