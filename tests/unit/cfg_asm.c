@@ -11,6 +11,15 @@
 
 static char dir[64];
 
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "cfg_asm: could not remove %s\n", dir);
+}
+
 const char *cfg_asm_dir(void)
 {
 	if (!dir[0]) {
@@ -19,6 +28,7 @@ const char *cfg_asm_dir(void)
 			perror("mkdtemp");
 			exit(1);
 		}
+		atexit(remove_dir);
 	}
 	return dir;
 }

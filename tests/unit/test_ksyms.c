@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live-kernel source on fake files: a function is assembled, linked at
+ * kernel addresses (vmlinux-style, then module-style), its image becomes a
+ * fake /proc/kcore (an ELF core file with one PT_LOAD), `nm` of the image
+ * becomes /proc/kallsyms, and for the module a fake /sys/module and
+ * modules.dep point at the unlinked object as its .ko. The CFG recovered
+ * from those must be the one worked out by hand from the assembly.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
+
+#include "cfg_asm.h"
+#include "unit.h"
+
+#define VBASE 0xffffffff81000000ull
+#define MBASE 0xffffffffc0000000ull
+
+/* f: every table kind, a cold part, padding; the offsets are in the comments. */
+static const char body[] =
+	"	.text\n"
+	"	.globl f\n	.type f,@function\n"
+	"f:	call __fentry__\n"		/* 0, 5 */
+	"	test %edi,%edi\n"		/* 5, 2 */
+	"	jne .Lcold\n"			/* 7, 6 */
+	".Lkey:	.byte 0x0f,0x1f,0x44,0,0\n"	/* d: static key, nop5 */
+	".Lfault: mov (%rsi),%eax\n"		/* 12, 2: fixup .Lfix */
+	"	jmp __x86_return_thunk\n"	/* 14, 5 */
+	".Lwarn: ud2\n"				/* 19: WARN */
+	"	jmp __x86_return_thunk\n"	/* 1b */
+	".Lfix:	mov $-14,%eax\n"		/* 20 */
+	"	jmp __x86_return_thunk\n"	/* 25 */
+	"	.size f, .-f\n"
+	"	int3\n	int3\n"
+	"	.globl g\n	.type g,@function\n"
+	"g:	call __fentry__\n	jmp f\n	.size g, .-g\n"
+	"	.section .text.unlikely,\"ax\"\n"
+	"	.type f.cold,@function\n"
+	"f.cold:\n"
+	".Lcold: call panic\n"			/* cold 0 */
+	"	.size f.cold, .-f.cold\n";
+
+static const char tables[] =
+	"	.section __ex_table,\"a\"\n%s"
+	"	.long .Lfault - ., .Lfix - ., 1\n%s"
+	"	.section __jump_table,\"aw\"\n%s"
+	"	.long .Lkey - ., .Lwarn - .\n	.quad 0\n%s"
+	"	.section __bug_table,\"aw\"\n%s"
+	"	.long .Lwarn - ., 0\n	.word 7, 1\n%s";
+
+static const char want[] = "0: F1 T7; d: k2 K4; 12: F3 X6; 14: E; 19: F5; 1b: E; 20: E; c0: E";
+
+/* Keeps each section where the fake /sys/module says it is (ld would merge .text.unlikely). */
+#define LDS(base) \
+	"SECTIONS {\n" \
+	" .text " base "0000 : { *(.text) }\n" \
+	" .text.unlikely " base "1000 : { *(.text.unlikely) }\n" \
+	" __ex_table " base "2000 : { *(__ex_table) }\n" \
+	" __jump_table " base "3000 : { *(__jump_table) }\n" \
+	" __bug_table " base "4000 : { *(__bug_table) }\n" \
+	"}\n"
+
+static int sh(const char *fmt, const char *a, const char *b, const char *c)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), fmt, a, b, c);
+	return system(cmd);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Writes a one-segment ELF core at path holding img's allocated sections from base. */
+static int make_kcore(const char *img, const char *path, uint64_t base, size_t size)
+{
+	uint8_t *mem = calloc(1, size);
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+	int fd, ok = 0;
+	FILE *f;
+
+	elf_version(EV_CURRENT);
+	fd = open(img, O_RDONLY);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (mem && e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr s;
+		Elf_Data *d;
+
+		gelf_getshdr(scn, &s);
+		if (!(s.sh_flags & SHF_ALLOC) || s.sh_type != SHT_PROGBITS || s.sh_addr < base ||
+		    s.sh_addr + s.sh_size > base + size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		memcpy(mem + (s.sh_addr - base), d->d_buf, s.sh_size);
+		ok++;
+	}
+	elf_end(e);
+	close(fd);
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_CORE;
+	eh.e_machine = EM_X86_64;
+	eh.e_version = EV_CURRENT;
+	eh.e_phoff = sizeof(eh);
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = 1;
+	memset(&ph, 0, sizeof(ph));
+	ph.p_type = PT_LOAD;
+	ph.p_offset = 0x1000;
+	ph.p_vaddr = base;
+	ph.p_filesz = ph.p_memsz = size;
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fwrite(&eh, sizeof(eh), 1, f);
+	fwrite(&ph, sizeof(ph), 1, f);
+	fseek(f, 0x1000, SEEK_SET);
+	fwrite(mem, size, 1, f);
+	fclose(f);
+	free(mem);
+	return ok;
+}
+
+static void check_cfg(struct klive *k, const char *module)
+{
+	struct cfg_input in;
+	struct cfg c;
+	const char *tag;
+	char detail[160], buf[512];
+
+	int err = klive_input(k, "f", module, &in, &tag, detail, sizeof(detail));
+
+	if (err)
+		fprintf(stderr, "\n  klive_input: %s %s %s\n", pt_strerror(err), tag ? tag : "",
+			detail);
+	CU_ASSERT_EQUAL_FATAL(err, 0);
+	CU_ASSERT_EQUAL(in.nfixups, 1);
+	CU_ASSERT_EQUAL(in.nkeys, 1);
+	CU_ASSERT_EQUAL(in.nbugs, 1);
+	CU_ASSERT(in.cold_len > 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &c), 0);
+	CU_ASSERT_STRING_EQUAL(cfg_asm_describe(&c, buf, sizeof(buf)), want);
+	if (strcmp(buf, want))
+		fprintf(stderr, "\n  got  %s\n  want %s\n", buf, want);
+	cfg_free(&c);
+}
+
+static void test_vmlinux(void)
+{
+	const char *d = cfg_asm_dir();
+	char src[8192], path[512], ks[512], kc[512];
+	struct klive *k;
+	struct klive_paths p;
+
+	snprintf(src, sizeof(src), "%s", body);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src), tables,
+		 ".globl __start___ex_table\n__start___ex_table:\n",
+		 ".globl __stop___ex_table\n__stop___ex_table:\n",
+		 ".globl __start___jump_table\n__start___jump_table:\n",
+		 ".globl __stop___jump_table\n__stop___jump_table:\n",
+		 ".globl __start___bug_table\n__start___bug_table:\n",
+		 ".globl __stop___bug_table\n__stop___bug_table:\n");
+	snprintf(path, sizeof(path), "%s/v.s", d);
+	write_file(path, src);
+	snprintf(path, sizeof(path), "%s/v.lds", d);
+	write_file(path, LDS("0xffffffff8100"));
+	/* The helpers live elsewhere in the kernel, as in a real build (5-byte branches). */
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && gcc -c -o v.o v.s && ld -o v.img -e 0 -T v.lds "
+				 "--defsym=__fentry__=0xffffffff81010000 "
+				 "--defsym=__x86_return_thunk=0xffffffff81010010 "
+				 "--defsym=panic=0xffffffff81010020 v.o%s%s", d, "", ""), 0);
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && nm v.img | grep -v ' A ' > kallsyms.v && "
+				 "printf 'ffffffff81010000 T __fentry__\nffffffff81010010 T "
+				 "__x86_return_thunk\nffffffff81010020 T panic\n' >> kallsyms.v%s%s",
+				 d, "", ""), 0);
+	snprintf(kc, sizeof(kc), "%s/kcore.v", d);
+	snprintf(path, sizeof(path), "%s/v.img", d);
+	CU_ASSERT_FATAL(make_kcore(path, kc, VBASE, 0x5000) >= 4);
+	snprintf(ks, sizeof(ks), "%s/kallsyms.v", d);
+	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	check_cfg(k, NULL);
+	/* kallsyms sizes are upper bounds: f runs to g, past its int3 padding. */
+	{
+		int64_t i = ksyms_find(klive_ksyms(k), "f", NULL), j;
+
+		CU_ASSERT_FATAL(i >= 0);
+		j = ksyms_find(klive_ksyms(k), "g", NULL);
+		CU_ASSERT_FATAL(j >= 0);
+		CU_ASSERT_EQUAL(ksyms_get(klive_ksyms(k), i)->size,
+				ksyms_get(klive_ksyms(k), j)->addr - ksyms_get(klive_ksyms(k), i)->addr);
+		CU_ASSERT_EQUAL(ksyms_get(klive_ksyms(k), i)->size, 0x2c);
+		CU_ASSERT_NOT_EQUAL(ksyms_get(klive_ksyms(k), i)->cold, KSYMS_NONE);
+		CU_ASSERT_STRING_EQUAL(ksyms_name_at(klive_ksyms(k), VBASE), "f");
+		CU_ASSERT_PTR_NULL(ksyms_name_at(klive_ksyms(k), VBASE + 1));
+		CU_ASSERT_EQUAL(ksyms_addr(klive_ksyms(k), "__start___ex_table"), VBASE + 0x2000);
+	}
+	klive_close(k);
+}
+
+static void test_module(void)
+{
+	const char *d = cfg_asm_dir();
+	char src[8192], path[512], ks[512], kc[512], sm[512], md[512];
+	struct cfg_input in;
+	const char *tag;
+	char detail[160];
+	struct klive *k;
+	struct klive_paths p;
+	static const char *const secs[][2] = {
+		{ ".text", "0xffffffffc0000000" }, { ".text.unlikely", "0xffffffffc0001000" },
+		{ "__ex_table", "0xffffffffc0002000" }, { "__jump_table", "0xffffffffc0003000" },
+		{ "__bug_table", "0xffffffffc0004000" },
+	};
+	unsigned int i;
+
+	snprintf(src, sizeof(src), "%s", body);
+	snprintf(src + strlen(src), sizeof(src) - strlen(src), tables, "", "", "", "", "", "");
+	snprintf(path, sizeof(path), "%s/m.s", d);
+	write_file(path, src);
+	snprintf(path, sizeof(path), "%s/m.lds", d);
+	write_file(path, LDS("0xffffffffc000"));
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && gcc -c -o m.o m.s && mkdir -p lib/kernel sys/fake_mod/sections && "
+				 "cp m.o lib/kernel/fake-mod.ko && "
+				 "echo 'kernel/fake-mod.ko:' > lib/modules.dep && "
+				 "ld -o m.img -e 0 -T m.lds "
+				 "--defsym=__fentry__=0xffffffff81000f00 "
+				 "--defsym=__x86_return_thunk=0xffffffff81000f10 "
+				 "--defsym=panic=0xffffffff81000f20 m.o%s%s", d, "", ""), 0);
+	/* Module symbols carry [module]; the kernel's are plain lines. */
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && nm m.img | grep -i ' t ' | grep -v ' __' | "
+				 "sed 's/$/\\t[fake_mod]/' > kallsyms.m && "
+				 "printf 'ffffffff81000f00 T __fentry__\\nffffffff81000f10 T __x86_return_thunk\\n"
+				 "ffffffff81000f20 T panic\\nffffffff81000f30 T other\\n' >> kallsyms.m%s%s",
+				 d, "", ""), 0);
+	for (i = 0; i < sizeof(secs) / sizeof(secs[0]); i++) {
+		snprintf(path, sizeof(path), "%s/sys/fake_mod/sections/%s", d, secs[i][0]);
+		write_file(path, secs[i][1]);
+	}
+	snprintf(kc, sizeof(kc), "%s/kcore.m", d);
+	snprintf(path, sizeof(path), "%s/m.img", d);
+	CU_ASSERT_FATAL(make_kcore(path, kc, MBASE, 0x5000) >= 4);
+	snprintf(ks, sizeof(ks), "%s/kallsyms.m", d);
+	snprintf(sm, sizeof(sm), "%s/sys", d);
+	snprintf(md, sizeof(md), "%s/lib", d);
+	p = (struct klive_paths){ ks, kc, sm, md };
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	check_cfg(k, "fake_mod");
+	CU_ASSERT_EQUAL(klive_input(k, "f", NULL, &in, &tag, detail, sizeof(detail)), -PT_ENOENT);
+	CU_ASSERT_EQUAL(klive_input(k, "nosuch", "fake_mod", &in, &tag, detail, sizeof(detail)),
+			-PT_ENOENT);
+	klive_close(k);
+
+	/* Without modules.dep the module's tables are unknown: refused, with a reason. */
+	p.moddir = "/nonexistent";
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	CU_ASSERT_EQUAL(klive_input(k, "f", "fake_mod", &in, &tag, detail, sizeof(detail)),
+			-PT_EREFUSED);
+	CU_ASSERT(tag && !strcmp(tag, "unknown-static-key"));
+	CU_ASSERT(strlen(detail) > 0);
+	klive_close(k);
+}
+
+static void test_kallsyms_and_kcore(void)
+{
+	const char *d = cfg_asm_dir();
+	char path[512], kc[512];
+	struct ksyms *ks;
+	struct kcore *k;
+	uint8_t b[4];
+
+	snprintf(path, sizeof(path), "%s/kallsyms.dup", d);
+	write_file(path, "ffffffff81000000 t dup\nffffffff81000010 t dup\n"
+			 "ffffffff81000020 T dup\t[m1]\nffffffff81000030 D data\n");
+	CU_ASSERT_EQUAL_FATAL(ksyms_load(path, &ks), 0);
+	CU_ASSERT_EQUAL(ksyms_count(ks), 3);
+	CU_ASSERT_EQUAL(ksyms_find(ks, "dup", NULL), -PT_EINVAL);	/* two static dups */
+	CU_ASSERT(ksyms_find(ks, "dup", "m1") >= 0);
+	CU_ASSERT_EQUAL(ksyms_find(ks, "data", NULL), -PT_ENOENT);	/* not text */
+	CU_ASSERT_EQUAL(ksyms_addr(ks, "data"), 0xffffffff81000030ull);
+	ksyms_free(ks);
+	write_file(path, "0000000000000000 T a\n0000000000000000 T b\n");
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_ENOENT);	/* kptr_restrict */
+	write_file(path, "garbage\n");
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(ksyms_load("/nonexistent/kallsyms", &ks), -PT_EIO);
+
+	snprintf(kc, sizeof(kc), "%s/kcore.m", d);
+	if (access(kc, R_OK))
+		return;	/* made by test_module */
+	CU_ASSERT_EQUAL_FATAL(kcore_open(kc, &k), 0);
+	CU_ASSERT_EQUAL(kcore_read(k, MBASE, b, 4), 0);
+	CU_ASSERT_EQUAL(b[0], 0xe8);	/* call __fentry__, relocated */
+	CU_ASSERT_EQUAL(kcore_read(k, MBASE + 0x4ffe, b, 4), -PT_ENOENT);
+	CU_ASSERT_EQUAL(kcore_read(k, VBASE, b, 1), -PT_ENOENT);
+	kcore_close(k);
+	CU_ASSERT_EQUAL(kcore_open(path, &k), -PT_EFORMAT);
+}
+
+UNIT_SUITE(ksyms,
+	   { "vmlinux function from fake kallsyms + kcore", test_vmlinux },
+	   { "module function with /sys/module sections and its .ko", test_module },
+	   { "kallsyms parsing and kcore reads", test_kallsyms_and_kcore })
