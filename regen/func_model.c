@@ -177,6 +177,7 @@ void pr_func_free(struct pr_func *f)
 	if (f->model && f->model_free)
 		f->model_free(f->model);
 	free(f->name);
+	free((void *)f->code);
 	free(f->exit_edge);
 	free(f->call_ret_addr);
 	free(f->call_callee);
@@ -196,7 +197,14 @@ int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
 	f->cold_addr = fn->cold_addr;
 	f->len = fn->len;
 	f->cold_len = fn->cold_len;
-	f->code = fn->code;
+	if (fn->len + (uint64_t)fn->cold_len) {
+		uint8_t *code = malloc((size_t)fn->len + fn->cold_len);
+
+		if (!code)
+			return -PT_ENOMEM;
+		memcpy(code, fn->code, (size_t)fn->len + fn->cold_len);
+		f->code = code;
+	}
 	err = cfg_blob_decode(fn->cfg, fn->cfg_len, &f->cfg);
 	if (err)
 		return err;

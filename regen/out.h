@@ -26,7 +26,7 @@ struct pr_func {
 	char *name;
 	uint64_t addr, cold_addr;
 	uint32_t len, cold_len;
-	const uint8_t *code;		/* len + cold_len bytes as traced (not owned) */
+	const uint8_t *code;		/* len + cold_len bytes as traced (owned copy) */
 	uint16_t mode, encoding;	/* the plan's (pathtrace_abi.h) */
 	uint32_t plan_flags;
 	struct cfg cfg;			/* owned */
@@ -205,6 +205,14 @@ struct verify_result {
  */
 int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
 		    struct out_writer *const *ws, unsigned int n);
+
+/*
+ * As out_walk_stream, for events that did not come from the engine (tests
+ * feed a known execution to the writers). Returns as out_walk_stream.
+ */
+int out_walk_events(const struct pr_model *m, const struct out_stream *st,
+		    const struct regen_event *ev, uint64_t n, struct out_writer *const *ws,
+		    unsigned int nws);
 
 /* Calls every writer's open; on failure, closes those opened. Returns 0 or the error. */
 int out_open_all(struct out_writer *const *ws, unsigned int n);

@@ -150,6 +150,31 @@ int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
 	return err;
 }
 
+int out_walk_events(const struct pr_model *m, const struct out_stream *st,
+		    const struct regen_event *ev, uint64_t n, struct out_writer *const *ws,
+		    unsigned int nws)
+{
+	struct walk w = { .m = m, .st = st, .ws = ws, .n = nws };
+	unsigned int i;
+	uint64_t k;
+	int err = 0, ret;
+
+	for (i = 0; i < nws && !err; i++)
+		if (ws[i]->ops->stream_begin)
+			err = ws[i]->ops->stream_begin(ws[i], st);
+	for (k = 0; k < n && !err; k++)
+		err = on_event(&w, &ev[k]);
+	for (i = 0; i < nws; i++) {
+		if (ws[i]->ops->stream_end) {
+			ret = ws[i]->ops->stream_end(ws[i], st);
+			if (!err)
+				err = ret;
+		}
+	}
+	free(w.stack);
+	return err;
+}
+
 int out_open_all(struct out_writer *const *ws, unsigned int n)
 {
 	unsigned int i;

@@ -208,3 +208,76 @@ void rt_result_free(struct rt_result *res)
 	free(res->ev);
 	memset(res, 0, sizeof(*res));
 }
+
+int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mode,
+		 uint16_t encoding, uint32_t plan_flags)
+{
+	struct synth_opts so = { .nfuncs = nfuncs, .max_labels = 14, .mode = mode,
+				 .encoding = encoding, .plan_flags = plan_flags };
+	struct synth_run_opts ro = { .nr_cpus = 1, .ntasks = RT_NTASKS, .activations = 12,
+				     .max_steps = 60 };
+	struct tracefile tf;
+	const char *path;
+	uint64_t rng = seed;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	err = synth_generate(&c->p, &so, &rng);
+	if (err)
+		return err;
+	err = synth_execute(&c->p, &ro, &rng, &c->r);
+	if (err)
+		return err;
+	path = rt_write_tmp(&c->p, &c->r, 1);
+	if (!path)
+		return -PT_EIO;
+	strcpy(c->path, path);
+	memset(&tf, 0, sizeof(tf));
+	err = tracefile_read(c->path, &tf);
+	if (!err) {
+		err = pr_model_load(&tf, &c->m, NULL, NULL);
+		err = err < 0 ? err : 0;
+	}
+	tracefile_free(&tf);	/* the model has its own copies */
+	return err;
+}
+
+void rt_case_free(struct rt_case *c)
+{
+	pr_model_free(&c->m);
+	synth_run_free(&c->r);
+	synth_free(&c->p);
+	if (c->path[0])
+		unlink(c->path);
+}
+
+struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, uint64_t *n)
+{
+	struct regen_event *ev = malloc((r->ntruth + 1) * sizeof(*ev));
+	uint32_t depth = 0;
+	uint64_t i;
+
+	*n = 0;
+	if (!ev)
+		return NULL;
+	for (i = 0; i < r->ntruth; i++) {
+		const struct synth_truth_ev *t = &r->truth[i];
+		struct regen_event *e;
+
+		if (r->truth_owner[i] != owner)
+			continue;
+		e = &ev[(*n)++];
+		memset(e, 0, sizeof(*e));
+		e->type = t->type;
+		e->func = t->func;
+		e->block = t->block;
+		e->edge = t->edge;
+		if (t->type == REGEN_EV_ENTER)
+			e->depth = depth++;
+		else if (t->type == REGEN_EV_EXIT)
+			e->depth = --depth;
+		else
+			e->depth = depth - 1;
+	}
+	return ev;
+}

@@ -48,3 +48,23 @@ int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *
 void rt_result_free(struct rt_result *res);
 
 #endif
+
+/* A generated program, one run of it, its trace.bin and the model pathregen loads from it. */
+struct rt_case {
+	struct synth_program p;
+	struct synth_run r;
+	struct pr_model m;
+	char path[64];
+};
+
+/* Makes one (1 CPU, 3 tasks). Returns 0 or a negative PT_E*. */
+int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mode,
+		 uint16_t encoding, uint32_t plan_flags);
+
+void rt_case_free(struct rt_case *c);
+
+/* The truth of owner as engine events (malloc'd; *n of them); NULL if none or no memory. */
+struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, uint64_t *n);
+
+#define RT_TASK(i) PT_OWNER(PT_OWNER_TASK, 100 + (i))
+#define RT_NTASKS 3

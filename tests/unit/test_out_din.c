@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format din: a known execution (the synthetic run's truth, nested calls
+ * included) through the din writer, read back by a reader written from
+ * the din format's definition (one record per line: a label 0..4, white
+ * space, a hex address without 0x; the rest of the line is ignored), must
+ * give one instruction fetch (label 2) per executed instruction, at the
+ * addresses of the blocks' instructions, in execution order.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+struct din_rec {
+	int label;
+	uint64_t addr;
+};
+
+/* Strict din reader: returns the record count, or -(line number) of the first bad line. */
+static int64_t din_read(const char *text, size_t len, struct din_rec *out, uint64_t max)
+{
+	uint64_t n = 0, line = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t addr = 0;
+		int digits = 0, label;
+
+		line++;
+		if (text[i] < '0' || text[i] > '4')
+			return -(int64_t)line;
+		label = text[i++] - '0';
+		if (i >= len || (text[i] != ' ' && text[i] != '\t'))
+			return -(int64_t)line;
+		while (i < len && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (i + 1 < len && text[i] == '0' && (text[i + 1] == 'x' || text[i + 1] == 'X'))
+			return -(int64_t)line;	/* din addresses carry no 0x */
+		while (i < len && isxdigit((unsigned char)text[i])) {
+			int c = tolower((unsigned char)text[i++]);
+
+			if (digits++ == 16)
+				return -(int64_t)line;
+			addr = addr << 4 | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
+		}
+		if (!digits)
+			return -(int64_t)line;
+		if (i < len && text[i] != '\n' && text[i] != ' ' && text[i] != '\t')
+			return -(int64_t)line;
+		while (i < len && text[i] != '\n')	/* the rest of a line is ignored */
+			i++;
+		if (i == len)
+			return -(int64_t)line;	/* every record ends with a newline */
+		i++;
+		if (n == max)
+			return -(int64_t)line;
+		out[n].label = label;
+		out[n++].addr = addr;
+	}
+	return (int64_t)n;
+}
+
+static void test_reader_rejects(void)
+{
+	struct din_rec r[4];
+	const char *ok = "2 ffffffff81000000\n0 10 comment\n";
+
+	CU_ASSERT_EQUAL(din_read(ok, strlen(ok), r, 4), 2);
+	CU_ASSERT_EQUAL(r[0].label, 2);
+	CU_ASSERT_EQUAL(r[0].addr, 0xffffffff81000000ull);
+	CU_ASSERT_EQUAL(r[1].addr, 0x10);
+	CU_ASSERT(din_read("5 10\n", 5, r, 4) < 0);
+	CU_ASSERT(din_read("2 0x10\n", 7, r, 4) < 0);
+	CU_ASSERT(din_read("2 10", 4, r, 4) < 0);
+	CU_ASSERT(din_read("2\n", 2, r, 4) < 0);
+	CU_ASSERT(din_read("2 1g\n", 5, r, 4) < 0);
+}
+
+static void check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
+{
+	struct rt_case c;
+	struct out_writer w = { .ops = &out_din_ops };
+	struct out_writer *ws[1] = { &w };
+	char *text = NULL;
+	size_t len = 0;
+	uint64_t expect = 0, i, k = 0, t;
+	struct din_rec *recs;
+	int64_t n;
+	int ok = 1;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, mode, enc, 0), 0);
+	w.m = &c.m;
+	w.fp = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	for (t = 0; t < RT_NTASKS; t++) {
+		struct regen_stream s = { .owner = RT_TASK(t) };
+		struct out_stream st = { .s = &s, .index = (uint32_t)t };
+		uint64_t nev;
+		struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
+
+		CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, ws, 1), 0);
+		free(ev);
+	}
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	for (i = 0; i < c.r.ntruth; i++)
+		if (c.r.truth[i].type == REGEN_EV_BLOCK) {
+			const struct pr_func *f = pr_model_func(&c.m, c.r.truth[i].func);
+
+			expect += f->cfg.blocks[c.r.truth[i].block].ninsn;
+		}
+	recs = malloc((expect + 1) * sizeof(*recs));
+	n = din_read(text, len, recs, expect + 1);
+	CU_ASSERT_EQUAL(n, (int64_t)expect);
+	/* Execution order per task, tasks one after another (the writer's stream order). */
+	for (t = 0; t < RT_NTASKS && n == (int64_t)expect; t++) {
+		for (i = 0; i < c.r.ntruth; i++) {
+			const struct pr_func *f;
+			const struct cfg_block *b;
+			uint32_t j;
+
+			if (c.r.truth_owner[i] != RT_TASK(t) || c.r.truth[i].type != REGEN_EV_BLOCK)
+				continue;
+			f = pr_model_func(&c.m, c.r.truth[i].func);
+			b = &f->cfg.blocks[c.r.truth[i].block];
+			for (j = 0; j < b->ninsn; j++, k++)
+				ok &= recs[k].label == 2 && recs[k].addr == f->cfg.insns[b->first_insn + j].addr;
+		}
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT(expect > 0);
+	free(recs);
+	free(text);
+	rt_case_free(&c);
+}
+
+static void test_fetches_match_execution(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		check_seed(seed * 13 + i, PT_MODE_TRACE, PT_ENC_WITNESS);
+}
+
+UNIT_SUITE(out_din,
+	   { "strict din reader accepts and rejects by the format", test_reader_rejects },
+	   { "one fetch per executed instruction, in order", test_fetches_match_execution })
