@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Path-mode decoding: at a path start read the path number (plus pending
- * PARTIAL sums), then walk the numbered DAG choosing at each vertex the
+ * Path-mode decoding: read a path's number (plus pending PARTIAL sums)
+ * when the previous path ends at a back edge or a call (after the callee's
+ * markers: the engine calls next_edge there last), or at the activation's
+ * first vertex; then walk the numbered DAG choosing at each vertex the
  * out-edge e with Val(e) <= r < Val(e) + NumPaths(dst), as the slides'
  * Step 4 does, and hand the engine one CFG edge per call.
  */
@@ -11,13 +13,14 @@
 
 #include "decode_paths.h"
 
-enum { ST_ACTIVE, ST_REST };
+enum { ST_ACTIVE, ST_REST, ST_NEXT };
 
 static void paths_begin(const struct regen_func *f, uint64_t *state)
 {
 	(void)f;
 	state[ST_ACTIVE] = 0;
 	state[ST_REST] = 0;
+	state[ST_NEXT] = 0;
 }
 
 /* The DAG out-edge of v that path value r takes, or GRAPH_NONE. */
@@ -48,8 +51,22 @@ static int64_t read_path(const struct pathnum *p, struct regen_bitreader *br,
 
 	if (br->eof)
 		return -PT_ETRUNC;
-	id += (uint64_t)*partial;
-	*partial = 0;
+	/*
+	 * One path (width 0): all increments are 0, so this function never
+	 * leaves a PARTIAL; one pending now is its caller's, emitted at the
+	 * same bit position after this activation returned.
+	 */
+	if (p->width) {
+		/*
+		 * The probe emitted the low width bits of (partial-less
+		 * register + value); the number is below 2^width, so adding
+		 * the partial sums modulo 2^width gives it exactly.
+		 */
+		id += (uint64_t)*partial;
+		if (p->width < 64)
+			id &= (1ull << p->width) - 1;
+		*partial = 0;
+	}
 	if (id >= p->npaths)
 		return -PT_EFORMAT;
 	e = pick(p, p->dag.entry, id);
@@ -69,6 +86,7 @@ static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 	uint64_t r;
 	uint32_t e, k;
 	int64_t first;
+	int fresh = 0;
 
 	if (v >= g->nv || v == g->exit)
 		return -PT_EINVAL;
@@ -76,36 +94,51 @@ static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 		first = read_path(p, br, partial, &state[ST_REST]);
 		if (first < 0)
 			return first;
-		if ((uint32_t)first != v)
-			return -PT_EFORMAT;	/* the number starts its path elsewhere */
+		state[ST_NEXT] = (uint64_t)first;
 		state[ST_ACTIVE] = 1;
+		fresh = 1;
 	}
+	if (state[ST_NEXT] != v)
+		return -PT_EFORMAT;	/* the number starts its path elsewhere */
 	r = state[ST_REST];
 	e = pick(p, v, r);
 	if (e == GRAPH_NONE || p->kind[e] == PATHNUM_START)
 		return -PT_EFORMAT;
 	r -= p->val[e];
 	state[ST_REST] = r;
-	if (p->dag.edges[e].dst != g->exit)
+	if (p->dag.edges[e].dst != g->exit) {
+		state[ST_NEXT] = p->dag.edges[e].dst;
 		return p->orig[e];
+	}
 	/* The path ends here. */
 	if (r)
 		return -PT_EFORMAT;
 	state[ST_ACTIVE] = 0;
-	if (p->kind[e] != PATHNUM_CALL_END)
+	if (p->kind[e] == PATHNUM_REAL)
+		return p->orig[e];	/* the activation returns */
+	/*
+	 * A path read in this very call (the activation's first, at ENTRY)
+	 * that ends here: PARTIAL markers before the next number are not
+	 * consumed yet, so read it in the next call (at ENTRY again: only
+	 * ENTRY's self-loop gets here, and ENTRY is then no call vertex).
+	 */
+	if (fresh && p->kind[e] == PATHNUM_BACK_END)
 		return p->orig[e];
-	if (graph_out_degree(g, v) == 1)
-		return g->out_edges[g->out_start[v]];
-	/* Several returns from one call: the next path's start says which. */
+	/* The next path's number follows at once (after the callee's bits). */
 	first = read_path(p, br, partial, &state[ST_REST]);
 	if (first < 0)
 		return first;
+	state[ST_ACTIVE] = 1;
+	state[ST_NEXT] = (uint64_t)first;
+	if (p->kind[e] == PATHNUM_BACK_END) {
+		uint32_t h = g->edges[p->orig[e]].dst;
+
+		return (uint32_t)first == h ? (int64_t)p->orig[e] : -PT_EFORMAT;
+	}
 	for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 		e = g->out_edges[k];
-		if (g->edges[e].dst == (uint32_t)first) {
-			state[ST_ACTIVE] = 1;
+		if (g->edges[e].dst == (uint32_t)first)
 			return e;
-		}
 	}
 	return -PT_EFORMAT;
 }

@@ -194,8 +194,16 @@ static void test_call_cut(void)
 		pathnum_free(&p);
 		graph_free(&g);
 	}
-	/* One path, but a call: still one bit per path (runtime.md). */
+	/* The entry block calls and returns: no place after the call. */
 	make_graph(&g, 2, e1, 1, 0, 1, 1u << 0);
+	CU_ASSERT_EQUAL(pathnum_build(&p, &g, NULL, NULL), -PT_ENOTSUP);
+	graph_free(&g);
+	/* One path, but a call: still one bit per path (runtime.md). */
+	{
+		static const uint32_t e3[][2] = { { 0, 1 }, { 1, 2 } };
+
+		make_graph(&g, 3, e3, 2, 0, 2, 1u << 1);
+	}
 	CU_ASSERT_EQUAL_FATAL(pathnum_build(&p, &g, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(p.npaths, 1);
 	CU_ASSERT_EQUAL(p.width, 1);

@@ -148,7 +148,9 @@ static int build_dag(struct pathnum *p, const uint8_t *back)
 	for (e = 0; e < g->ne; e++) {
 		uint32_t s = g->edges[e].src, d = g->edges[e].dst;
 		struct pathnum_cfg_edge *ce = &p->cfg[e];
-		int cut_call = (g->vflags[s] & GRAPH_V_CALL) &&
+		/* ENTRY's call is not cut: its path number is read after the
+		 * callee's markers, like any path's (see pathnum.h). */
+		int cut_call = (g->vflags[s] & GRAPH_V_CALL) && s != g->entry &&
 			       !(graph_out_degree(g, s) == 1 && d == g->exit);
 
 		ce->start = GRAPH_NONE;
@@ -186,7 +188,7 @@ static int build_dag(struct pathnum *p, const uint8_t *back)
 				goto out;
 			}
 			ce->dag = id;
-			if ((g->vflags[s] & GRAPH_V_CALL) && d == g->exit)
+			if ((g->vflags[s] & GRAPH_V_CALL) && d == g->exit && s != g->entry)
 				p->call_end[s] = id;
 		}
 	}
@@ -339,6 +341,17 @@ static int check_graph(struct pathnum *p, const struct graph *g)
 	if (graph_out_degree(g, g->exit))
 		return refuse(p, -PT_ENOTSUP, "EXIT vertex %u has %u out-edges", g->exit,
 			      graph_out_degree(g, g->exit));
+	if (g->vflags[g->entry] & GRAPH_V_CALL) {
+		if (graph_in_degree(g, g->entry))
+			return refuse(p, -PT_ENOTSUP,
+				      "entry block %u ends in a call and is a loop header",
+				      g->entry);
+		for (i = g->out_start[g->entry]; i < g->out_start[g->entry + 1]; i++)
+			if (g->edges[g->out_edges[i]].dst == g->exit)
+				return refuse(p, -PT_ENOTSUP,
+					      "entry block %u ends in a call and returns: no "
+					      "instruction after the call for its path end", g->entry);
+	}
 	for (v = 0; v < g->nv; v++) {
 		uint32_t n = graph_out_degree(g, v);
 
@@ -452,6 +465,20 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 			forced[e] = 1;
 			break;
 		case PATHNUM_REAL:
+			/* ENTRY's call is not cut: no increment may run before it
+			 * (the callee needs the register at 0), so in the tree. */
+			if (p->dag.edges[e].src == g->entry &&
+			    (g->vflags[g->entry] & GRAPH_V_CALL)) {
+				if (p->start_of[p->dag.edges[e].dst] != GRAPH_NONE) {
+					err = refuse(p, -PT_ENOTSUP,
+						     "entry block %u ends in a call and its "
+						     "successor %u also starts paths", g->entry,
+						     p->dag.edges[e].dst);
+					goto fail;
+				}
+				forced[e] = 1;
+				break;
+			}
 			if (p->dag.edges[e].dst != g->exit)
 				weight[e] = cost ? cost[o] : 1;
 			break;

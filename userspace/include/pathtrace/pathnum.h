@@ -11,7 +11,17 @@
  *    edge v->EXIT (the path ends at the call, its number is emitted before
  *    the call instruction) and ENTRY->s (the next path starts after it);
  *    a call vertex whose only successor is EXIT keeps its real edge v->EXIT
- *    as its path end.
+ *    as its path end. ENTRY's own call is not cut: the engine handles a
+ *    call vertex's ENTER markers before it asks the decoder for an edge,
+ *    so a path number cannot be read at a path's first vertex before its
+ *    call; the first path instead runs through ENTRY's call (its out-edges
+ *    are forced into the tree, so no increment runs before the call) and
+ *    is emitted later. Between the caller's call and ENTRY's call the
+ *    function's own ENTER marker separates them; every later call of the
+ *    activation follows at least one emitted path number.
+ * The decoder reads the next path number as soon as a path ends at a
+ * back edge or call (after the callee's markers), never at a path's first
+ * vertex, for the same reason.
  * NumPaths(v) and Val(e) follow the paper (reverse topological order, out
  * edges in the order the CFG lists them). Chord increments come from a
  * maximum spanning tree (spantree_max) of the DAG plus EXIT->ENTRY, with

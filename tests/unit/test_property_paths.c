@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Property test of path mode against the simulator (pathtrace/sim.h):
+ * random programs (several functions, loops, irreducible gotos, calls and
+ * recursion, untraced functions calling traced ones), random executions,
+ * path numbers emitted as the kernel would under docs/runtime.md (one
+ * per-CPU register, reset by every path end; owner switches at random
+ * points move a non-zero register out as a PARTIAL marker), regenerated
+ * by the engine with the path decoder, which must give the truth exactly.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/pathnum.h>
+#include <pathtrace/sim.h>
+
+#include "decode_paths.h"
+#include "sim_check.h"
+#include "unit.h"
+
+#define NPROGRAMS 2500
+#define RUNS_PER_PROGRAM 4
+
+struct path_emitter {
+	const struct sim_program *p;
+	struct pathnum **pn;	/* per function index */
+	uint64_t reg;		/* the CPU's path register */
+	uint64_t rng;
+	uint64_t partials;
+	uint32_t bad;		/* register rules broken */
+};
+
+/* An owner switch, now and then: the register leaves as a partial sum. */
+static void maybe_switch(struct path_emitter *pe, struct sim_stream *s)
+{
+	if (sim_below(&pe->rng, 6))
+		return;
+	if (pe->reg) {
+		sim_stream_marker(s, REGEN_M_PARTIAL, 0, 0, pe->reg);
+		pe->partials++;
+	}
+	pe->reg = 0;
+}
+
+static void run_actions(struct path_emitter *pe, const struct pathnum *p, uint32_t d,
+			struct sim_stream *s)
+{
+	if (d == GRAPH_NONE)
+		return;
+	if (p->act[d] & PATHNUM_ACT_ADD) {
+		maybe_switch(pe, s);
+		pe->reg += p->add[d];
+	}
+	if (p->act[d] & PATHNUM_ACT_EMIT) {
+		maybe_switch(pe, s);
+		sim_stream_emit(s, p->width, pe->reg + p->emit[d]);
+		pe->reg = 0;
+	}
+}
+
+static void pe_edge(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,
+		    struct sim_stream *s)
+{
+	struct path_emitter *pe = ctx;
+	const struct pathnum *p = pe->pn[f - pe->p->funcs];
+
+	(void)state;
+	/* A call vertex's end edge fired before its call (pe_vertex). */
+	if (p->cfg[e].role != PATHNUM_ROLE_CALL &&
+	    p->cfg[e].dag != p->call_end[f->g.edges[e].src])
+		run_actions(pe, p, p->cfg[e].dag, s);
+}
+
+/*
+ * Arriving at a call vertex: its path end fires before the call (the plan
+ * puts it on an instruction of the block, which ends with the call).
+ */
+static void pe_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint64_t *state,
+		      struct sim_stream *s)
+{
+	struct path_emitter *pe = ctx;
+	const struct pathnum *p = pe->pn[f - pe->p->funcs];
+	uint32_t d = p->call_end[v];
+
+	if (!state[0]++ && pe->reg) {
+		/* rule 3: an activation starts with the register at 0 */
+		if (getenv("PT_DEBUG"))
+			fprintf(stderr, "f%u entered with register %lld\n", f->func_id,
+				(long long)pe->reg);
+		pe->bad++;
+	}
+	if (d != GRAPH_NONE)
+		run_actions(pe, p, d, s);
+	if ((f->g.vflags[v] & GRAPH_V_CALL) && pe->reg) {
+		if (getenv("PT_DEBUG"))
+			fprintf(stderr, "f%u calls at %u with register %lld\n", f->func_id, v,
+				(long long)pe->reg);
+		pe->bad++;
+	}
+}
+
+static void test_paths_regenerate(void)
+{
+	uint64_t seed = unit_seed(), rng = seed ? seed : 1;
+	uint32_t prog, i, run, cfgs = 0, runs = 0, refused = 0, failures = 0;
+	uint64_t events = 0, partials = 0;
+
+	for (prog = 0; prog < NPROGRAMS && failures < 3; prog++) {
+		struct sim_program p;
+		struct pathnum **pn;
+		struct regen_func *arr = NULL;
+		struct regen_funcs fs;
+		int skip = 0;
+
+		CU_ASSERT_FATAL(sim_generate(&p, &rng, 1 + sim_below(&rng, 4),
+					     2 + sim_below(&rng, 14)) == 0);
+		pn = calloc(p.nfuncs, sizeof(*pn));
+		CU_ASSERT_FATAL(pn != NULL);
+		for (i = 0; i < p.nfuncs && !skip; i++) {
+			uint64_t *cost = malloc((p.funcs[i].g.ne + 1) * sizeof(*cost));
+			uint32_t e;
+			int err;
+
+			if (!p.funcs[i].traced) {
+				free(cost);
+				continue;
+			}
+			for (e = 0; e < p.funcs[i].g.ne; e++)
+				cost[e] = sim_below(&rng, 100);
+			pn[i] = calloc(1, sizeof(**pn));
+			err = pathnum_build(pn[i], &p.funcs[i].g, cost, NULL);
+			free(cost);
+			if (err) {
+				if (getenv("PT_DEBUG"))
+					fprintf(stderr, "refused: %s\n", pn[i]->reason);
+				/* only the documented refusals */
+				CU_ASSERT(err == -PT_ENOTSUP || err == -PT_EOVERFLOW);
+				free(pn[i]);
+				pn[i] = NULL;
+				skip = 1;
+				refused++;
+				continue;
+			}
+			cfgs++;
+		}
+		if (!skip)
+			CU_ASSERT_FATAL(simc_funcs(&p, &regen_decode_paths_ops,
+						   (const void *const *)pn, &arr, &fs) == 0);
+		for (run = 0; !skip && run < RUNS_PER_PROGRAM; run++) {
+			struct path_emitter pe = { &p, pn, 0, rng ^ run, 0, 0 };
+			struct sim_emitter em = { &pe, pe_vertex, pe_edge };
+			struct sim_run_opts o = { 0, 6, 400, 0 };
+			struct sim_stream s;
+			struct sim_truth t;
+			char msg[256];
+			uint32_t nev = 0;
+			int rc;
+
+			memset(&s, 0, sizeof(s));
+			CU_ASSERT_FATAL(sim_truth_init(&t, &p) == 0);
+			o.root = sim_below(&rng, p.nfuncs);
+			CU_ASSERT_FATAL(sim_run(&p, &o, &rng, &em, &s, &t) == 0);
+			/* rule 3: the register is 0 whenever no path is open */
+			CU_ASSERT_EQUAL(pe.reg, 0);
+			CU_ASSERT_EQUAL(pe.bad, 0);
+			rc = simc_compare(&fs, &s, &t, 0, msg, sizeof(msg), &nev);
+			CU_ASSERT_EQUAL(rc, 0);
+			if (rc) {
+				fprintf(stderr, "\nprogram %u run %u (seed %llu): %s\n", prog, run,
+					(unsigned long long)seed, msg);
+				if (getenv("PT_DEBUG"))
+					for (i = 0; i < s.nmarkers; i++)
+						fprintf(stderr, " m%u pos %llu type %u func %u value %lld\n", i,
+							(unsigned long long)s.markers[i].pos, s.markers[i].type,
+							s.markers[i].func, (long long)s.markers[i].value);
+				if (getenv("PT_DEBUG"))
+					for (i = 0; i < p.nfuncs; i++) {
+						uint32_t e;
+
+						if (!pn[i])
+							continue;
+						fprintf(stderr, "f%u entry %u exit %u calls:", p.funcs[i].func_id,
+							p.funcs[i].g.entry, p.funcs[i].g.exit);
+						for (e = 0; e < p.funcs[i].g.nv; e++)
+							if (p.funcs[i].g.vflags[e] & GRAPH_V_CALL)
+								fprintf(stderr, " %u", e);
+						fprintf(stderr, "\n");
+						for (e = 0; e < pn[i]->dag.ne; e++)
+							fprintf(stderr, "  d%u %u->%u kind %u orig %u val %llu act %u add %llu emit %llu\n",
+								e, pn[i]->dag.edges[e].src, pn[i]->dag.edges[e].dst,
+								pn[i]->kind[e], pn[i]->orig[e],
+								(unsigned long long)pn[i]->val[e], pn[i]->act[e],
+								(unsigned long long)pn[i]->add[e],
+								(unsigned long long)pn[i]->emit[e]);
+					}
+				failures++;
+			}
+			events += nev;
+			partials += pe.partials;
+			runs++;
+			sim_stream_free(&s);
+			sim_truth_free(&t, &p);
+		}
+		free(arr);
+		for (i = 0; i < p.nfuncs; i++)
+			if (pn[i]) {
+				pathnum_free(pn[i]);
+				free(pn[i]);
+			}
+		free(pn);
+		sim_free(&p);
+	}
+	CU_ASSERT(cfgs >= 2500);
+	fprintf(stderr, "\n[property paths: %u CFGs, %u executions, %llu events regenerated, "
+		"%llu partial sums, %u programs refused, seed %llu] ", cfgs, runs,
+		(unsigned long long)events, (unsigned long long)partials, refused,
+		(unsigned long long)seed);
+}
+
+UNIT_SUITE(property_paths,
+	   { "path mode: regenerated == executed", test_paths_regenerate })
