@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --format champsim: a known execution (the synthetic run's truth, nested
+ * calls included) through the ChampSim writer; the output is decoded back
+ * record by record as ChampSim reads it (64-byte little-endian struct
+ * input_instr, inc/trace_instruction.h) and checked against the executed
+ * instruction sequence: ip, branch flag, outcome of each Jcc (from the
+ * truth's next edge), and the branch type ChampSim itself derives from the
+ * registers (its rules in inc/instruction.h, restated here: rsp = 6,
+ * flags = 25, rip = 26).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+#define REC 64
+
+struct input_instr {
+	uint64_t ip;
+	uint8_t is_branch, branch_taken;
+	uint8_t dst[2], src[4];
+	uint64_t dmem[2], smem[4];
+};
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void decode(const uint8_t *p, struct input_instr *r)
+{
+	int i;
+
+	r->ip = get64(p);
+	r->is_branch = p[8];
+	r->branch_taken = p[9];
+	memcpy(r->dst, p + 10, 2);
+	memcpy(r->src, p + 12, 4);
+	for (i = 0; i < 2; i++)
+		r->dmem[i] = get64(p + 16 + 8 * i);
+	for (i = 0; i < 4; i++)
+		r->smem[i] = get64(p + 32 + 8 * i);
+}
+
+enum cs_type { DIRECT_JUMP, INDIRECT, CONDITIONAL, DIRECT_CALL, INDIRECT_CALL, RETURN, OTHER, NOT_BRANCH };
+
+/* ChampSim's classification (inc/instruction.h), restated. */
+static enum cs_type classify(const struct input_instr *r)
+{
+	int wsp = 0, wip = 0, rsp = 0, rfl = 0, rip = 0, roth = 0, i;
+
+	for (i = 0; i < 2; i++) {
+		wsp |= r->dst[i] == 6;
+		wip |= r->dst[i] == 26;
+	}
+	for (i = 0; i < 4; i++) {
+		rsp |= r->src[i] == 6;
+		rfl |= r->src[i] == 25;
+		rip |= r->src[i] == 26;
+		roth |= r->src[i] && r->src[i] != 6 && r->src[i] != 25 && r->src[i] != 26;
+	}
+	if (!rsp && !rfl && wip && !roth)
+		return DIRECT_JUMP;
+	if (!rsp && !rip && !rfl && wip && roth)
+		return INDIRECT;
+	if (!rsp && rip && !wsp && wip && (rfl || roth))
+		return CONDITIONAL;
+	if (rsp && rip && wsp && wip && !rfl && !roth)
+		return DIRECT_CALL;
+	if (rsp && rip && wsp && wip && !rfl && roth)
+		return INDIRECT_CALL;
+	if (rsp && !rip && wsp && wip)
+		return RETURN;
+	return wip ? OTHER : NOT_BRANCH;
+}
+
+/* What ChampSim must see for cfg kind k. */
+static enum cs_type expected_type(uint8_t k)
+{
+	switch (k) {
+	case CFG_I_JCC:
+		return CONDITIONAL;
+	case CFG_I_JMP:
+	case CFG_I_TAIL_CALL:
+		return DIRECT_JUMP;
+	case CFG_I_CALL:
+	case CFG_I_CALL_NORETURN:
+		return DIRECT_CALL;
+	case CFG_I_RET:
+		return RETURN;
+	default:
+		return NOT_BRANCH;
+	}
+}
+
+static void check_seed(uint64_t seed)
+{
+	struct rt_case c;
+	struct out_writer w = { .ops = &out_champsim_ops };
+	struct out_writer *ws[1] = { &w };
+	char *buf = NULL;
+	size_t len = 0;
+	uint64_t expect = 0, i, k = 0, t;
+	int ok_ip = 1, ok_branch = 1, ok_taken = 1, ok_type = 1, ok_mem = 1;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_TRACE, PT_ENC_BITS, 0), 0);
+	w.m = &c.m;
+	w.fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	for (t = 0; t < RT_NTASKS; t++) {
+		struct regen_stream s = { .owner = RT_TASK(t) };
+		struct out_stream st = { .s = &s, .index = (uint32_t)t };
+		uint64_t nev;
+		struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
+
+		CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, ws, 1), 0);
+		free(ev);
+	}
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	for (i = 0; i < c.r.ntruth; i++)
+		if (c.r.truth[i].type == REGEN_EV_BLOCK)
+			expect += pr_model_func(&c.m, c.r.truth[i].func)->cfg.blocks[c.r.truth[i].block].ninsn;
+	CU_ASSERT_EQUAL(len % REC, 0);
+	CU_ASSERT_EQUAL(len / REC, expect);
+	for (t = 0; t < RT_NTASKS && len / REC == expect; t++) {
+		for (i = 0; i < c.r.ntruth; i++) {
+			const struct synth_truth_ev *te = &c.r.truth[i];
+			const struct pr_func *f;
+			const struct cfg_block *b;
+			uint32_t j;
+
+			if (c.r.truth_owner[i] != RT_TASK(t) || te->type != REGEN_EV_BLOCK)
+				continue;
+			f = pr_model_func(&c.m, te->func);
+			b = &f->cfg.blocks[te->block];
+			for (j = 0; j < b->ninsn; j++, k++) {
+				const struct cfg_insn *in = &f->cfg.insns[b->first_insn + j];
+				struct input_instr r;
+				enum cs_type want = expected_type(in->kind);
+
+				decode((const uint8_t *)buf + k * REC, &r);
+				ok_ip &= r.ip == in->addr;
+				ok_branch &= r.is_branch == (want != NOT_BRANCH);
+				ok_type &= classify(&r) == want;
+				ok_mem &= !r.dmem[0] && !r.dmem[1] && !r.smem[0] && !r.smem[3];
+				if (in->kind == CFG_I_JCC) {
+					/* The outcome: the edge by which this activation left the block. */
+					uint64_t n2;
+					int taken = -1;
+
+					for (n2 = i + 1; n2 < c.r.ntruth; n2++) {
+						const struct synth_truth_ev *nx = &c.r.truth[n2];
+
+						if (c.r.truth_owner[n2] != RT_TASK(t) || nx->func != te->func)
+							continue;
+						if (nx->type == REGEN_EV_BLOCK)
+							taken = f->cfg.edges[nx->edge].kind == CFG_E_TAKEN;
+						else if (nx->type == REGEN_EV_EXIT)
+							taken = f->cfg.edges[f->exit_edge[te->block]].kind == CFG_E_TAKEN;
+						break;
+					}
+					ok_taken &= taken == r.branch_taken;
+				} else if (want != NOT_BRANCH) {
+					ok_taken &= r.branch_taken == 1;
+				} else {
+					ok_taken &= r.branch_taken == 0;
+				}
+			}
+		}
+	}
+	CU_ASSERT(ok_ip);
+	CU_ASSERT(ok_branch);
+	CU_ASSERT(ok_taken);
+	CU_ASSERT(ok_type);
+	CU_ASSERT(ok_mem);
+	CU_ASSERT(expect > 0);
+	free(buf);
+	rt_case_free(&c);
+}
+
+static void test_records_match_execution(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		check_seed(seed * 17 + i);
+}
+
+static void test_layout(void)
+{
+	CU_ASSERT_EQUAL(8 + 1 + 1 + 2 + 4 + 2 * 8 + 4 * 8, REC);
+}
+
+UNIT_SUITE(out_champsim,
+	   { "input_instr is 64 bytes as ChampSim reads it", test_layout },
+	   { "records decode to the executed instructions and outcomes", test_records_match_execution })
