@@ -331,6 +331,19 @@ static void test_warn_bug(void)
 	cfg_free(&c);
 }
 
+static void test_mitigation_return_thunk(void)
+{
+	struct cfg c;
+
+	/* Live code may jump to the mitigation's thunk instead: still a return. */
+	expect_cfg(HDR("srso")
+		   "	call __fentry__\n"
+		   "	jmp srso_alias_return_thunk\n"
+		   END("srso"), "srso", "0: E", &c);
+	CU_ASSERT_EQUAL(insn_at(&c, 5)->kind, CFG_I_RET);
+	cfg_free(&c);
+}
+
 static void test_indirect_tail_call(void)
 {
 	struct cfg c;
@@ -390,6 +403,10 @@ static void test_refusals(void)
 		       "	int3\n"
 		       "	ret\n"
 		       END("int3r"), "int3r", "int3-reached");
+	expect_refusal(HDR("kp")
+		       "	call __fentry__\n"
+		       "	jmp kprobe_optinsn_page\n"	/* an optimized kprobe's detour */
+		       END("kp"), "kp", "kprobe-present");
 	expect_refusal(HDR("far")
 		       "	call __fentry__\n"
 		       "	jmp somewhere_else+5\n"	/* not a function start: unknown */
@@ -420,5 +437,6 @@ UNIT_SUITE(cfg,
 	   { "exception-table fixup", test_fixup },
 	   { "WARN vs BUG ud2", test_warn_bug },
 	   { "indirect tail call", test_indirect_tail_call },
+	   { "mitigation return thunk is a return", test_mitigation_return_thunk },
 	   { "refusals", test_refusals },
 	   { "bad input", test_bad_input })

@@ -21,8 +21,21 @@
 #include <pathtrace/error.h>
 
 #define CFG_MAX_PART (16u << 20)	/* larger parts are refused, not decoded */
-#define RETURN_THUNK "__x86_return_thunk"
-#define INDIRECT_THUNK "__x86_indirect_thunk_"
+/*
+ * Returns go through __x86_return_thunk, which live code may have patched
+ * to a mitigation's thunk (retbleed_return_thunk, srso_return_thunk,
+ * srso_alias_return_thunk, its_return_thunk, ...): all end "return_thunk".
+ * Indirect branches go through __x86_indirect_thunk_<reg> (or an ITS
+ * variant, __x86_indirect_its_thunk_<reg>).
+ */
+#define INDIRECT_THUNK "__x86_indirect_"
+
+static int is_return_thunk(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n >= 12 && !strcmp(name + n - 12, "return_thunk");
+}
 
 struct part {
 	uint64_t addr;
@@ -357,7 +370,10 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 			if (!b->first_ijmp)
 				b->first_ijmp = addr;
 		}
-		ins.kind = strcmp(name, RETURN_THUNK) ? CFG_I_TAIL_CALL : CFG_I_RET;
+		if (!strncmp(name, "kprobe_", 7))
+			return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
+				      "patched this code)", where(b, addr, w, sizeof(w)), name);
+		ins.kind = is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
 		ins.target = target;
 		ins.target_name = name;
 		break;

@@ -15,8 +15,6 @@
 
 #include "elfobj_internal.h"
 
-#define RETURN_THUNK "__x86_return_thunk"
-
 static int cmp_rel(const void *x, const void *y)
 {
 	const struct elfobj_rel *a = x, *b = y;
@@ -475,9 +473,7 @@ static int local_noreturn(struct elfobj *o, const char *name)
 
 			if (ins->kind == CFG_I_RET ||
 			    (ins->kind == CFG_I_TAIL_CALL && !is_noreturn(o, ins->target_name)) ||
-			    ((ins->flags & CFG_IF_LEAVES) &&
-			     (!strcmp(ins->target_name, RETURN_THUNK) ||
-			      !is_noreturn(o, ins->target_name))))
+			    ((ins->flags & CFG_IF_LEAVES) && !is_noreturn(o, ins->target_name)))
 				never = 0;
 		}
 	}

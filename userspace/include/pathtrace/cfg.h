@@ -23,7 +23,9 @@
  * "mid-insn-target", "jump-outside", "loop-insn" (jrcxz/loop*),
  * "special-control" (iret, sysret, int n, syscall, vmlaunch, xbegin, far
  * branches), "int3-reached" (a breakpoint, or a call we do not know is
- * noreturn), "bad-static-key", "bad-fixup", "bad-reloc", "too-large".
+ * noreturn), "kprobe-present" (live code patched by an optimized kprobe),
+ * "bad-static-key", "bad-fixup", "bad-reloc", "too-large". Sources add
+ * their own (ksyms.h: "unknown-static-key", "module-mismatch").
  */
 #ifndef PATHTRACE_CFG_H
 #define PATHTRACE_CFG_H
