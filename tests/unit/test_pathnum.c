@@ -198,11 +198,20 @@ static void test_call_cut(void)
 	make_graph(&g, 2, e1, 1, 0, 1, 1u << 0);
 	CU_ASSERT_EQUAL(pathnum_build(&p, &g, NULL, NULL), -PT_ENOTSUP);
 	graph_free(&g);
-	/* One path, but a call: still one bit per path (runtime.md). */
+	/* A call vertex returning straight to EXIT: no bit after its call. */
 	{
 		static const uint32_t e3[][2] = { { 0, 1 }, { 1, 2 } };
 
 		make_graph(&g, 3, e3, 2, 0, 2, 1u << 1);
+	}
+	CU_ASSERT_EQUAL(pathnum_build(&p, &g, NULL, NULL), -PT_ENOTSUP);
+	CU_ASSERT(strstr(p.reason, "straight to EXIT") != NULL);
+	graph_free(&g);
+	/* One path through ENTRY's (uncut) call: still one bit (runtime.md). */
+	{
+		static const uint32_t e3[][2] = { { 0, 1 }, { 1, 2 } };
+
+		make_graph(&g, 3, e3, 2, 0, 2, 1u << 0);
 	}
 	CU_ASSERT_EQUAL_FATAL(pathnum_build(&p, &g, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(p.npaths, 1);
@@ -342,7 +351,11 @@ static void test_random_graphs(void)
 		for (v = 0; v + 1 < nv; v++) {
 			uint32_t k = 1 + rand() % 2;
 
-			graph_add_edge(&g, v, v + 1 + rand() % (nv - v - 1));
+			/* a call returns to a block, never straight to EXIT */
+			if ((g.vflags[v] & GRAPH_V_CALL) && v + 2 < nv)
+				graph_add_edge(&g, v, v + 1 + rand() % (nv - v - 2));
+			else
+				graph_add_edge(&g, v, v + 1 + rand() % (nv - v - 1));
 			for (i = 1; i < k && !(g.vflags[v] & GRAPH_V_CALL); i++)
 				graph_add_edge(&g, v, rand() % (nv - 1) == 0 ? nv - 1 :
 					       (uint32_t)rand() % nv == 0 ? 0 : 1 + rand() % (nv - 1));

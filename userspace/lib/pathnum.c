@@ -355,16 +355,19 @@ static int check_graph(struct pathnum *p, const struct graph *g)
 	for (v = 0; v < g->nv; v++) {
 		uint32_t n = graph_out_degree(g, v);
 
-		if (!(g->vflags[v] & GRAPH_V_CALL) || n < 2)
+		if (!(g->vflags[v] & GRAPH_V_CALL))
 			continue;
 		for (i = g->out_start[v]; i < g->out_start[v + 1]; i++) {
 			uint32_t d = g->edges[g->out_edges[i]].dst;
 
+			/* No instruction after the call could emit, and a path
+			 * number is needed between it and the return (ENTER
+			 * attribution in the caller). Real CFGs never have this:
+			 * a call is followed by the block holding the ret. */
 			if (d == g->exit)
 				return refuse(p, -PT_ENOTSUP,
-					      "call vertex %u may return to EXIT or continue "
-					      "(%u successors): not observable before the call",
-					      v, n);
+					      "call vertex %u returns straight to EXIT (%u "
+					      "successors): no bit can follow its call", v, n);
 			for (j = i + 1; j < g->out_start[v + 1]; j++)
 				if (g->edges[g->out_edges[j]].dst == d)
 					return refuse(p, -PT_ENOTSUP,
