@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --edges, --blocks, --paths: profiles of a known execution (the synthetic
+ * truth, nested calls included) must equal the counts taken from the
+ * truth itself: every edge traversal (into blocks and into EXIT) and
+ * every block execution. Paths: each path number decodes (pathnum_blocks)
+ * to an acyclic block sequence, and the path counts account for every
+ * block execution exactly once (paths end at EXIT, at back edges and at
+ * call vertices, so each executed block lies on exactly one path).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/pathnum.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+static void feed(struct rt_case *c, struct out_writer *const *ws, unsigned int n)
+{
+	uint64_t t;
+
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, n), 0);
+	for (t = 0; t < RT_NTASKS; t++) {
+		struct regen_stream s = { .owner = RT_TASK(t) };
+		struct out_stream st = { .s = &s, .index = (uint32_t)t };
+		uint64_t nev;
+		struct regen_event *ev = rt_truth_events(&c->r, RT_TASK(t), &nev);
+
+		CU_ASSERT_EQUAL(out_walk_events(&c->m, &st, ev, nev, ws, n), 0);
+		free(ev);
+	}
+}
+
+static void check_seed(uint64_t seed)
+{
+	struct rt_case c;
+	struct out_writer we = { .ops = &out_edges_ops }, wp = { .ops = &out_paths_ops, .top = 3 };
+	struct out_writer *ws[2] = { &we, &wp };
+	char *txt = NULL;
+	size_t len = 0;
+	uint32_t fi;
+	uint64_t i;
+	int ok_e = 1, ok_b = 1, ok_p = 1;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_PATHS, PT_ENC_PATH, 0), 0);
+	we.m = wp.m = &c.m;
+	we.fp = wp.fp = open_memstream(&txt, &len);
+	feed(&c, ws, 2);
+	for (fi = 0; fi < c.m.nfuncs; fi++) {
+		const struct pr_func *f = &c.m.funcs[fi];
+		const uint64_t *ec = out_profile_edges(&we, fi), *bc = out_profile_blocks(&we, fi);
+		uint64_t *te = calloc(f->cfg.nedges + 1, sizeof(*te));
+		uint64_t *tb = calloc(f->cfg.nblocks + 1, sizeof(*tb));
+		uint64_t on_paths = 0, all_blocks = 0;
+		uint32_t stack[64], sp = 0, e, b;
+		struct pathnum pn;
+
+		/* Truth counts: block events' edges; at EXIT, the last block's exit edge. */
+		for (i = 0; i < c.r.ntruth; i++) {
+			const struct synth_truth_ev *t = &c.r.truth[i];
+
+			if (t->type == REGEN_EV_ENTER) {
+				if (sp < 64)
+					stack[sp] = UINT32_MAX;
+				sp++;
+			}
+			if (t->func != f->func_id) {
+				if (t->type == REGEN_EV_EXIT)
+					sp--;
+				continue;
+			}
+			if (t->type == REGEN_EV_BLOCK) {
+				tb[t->block]++;
+				if (t->edge != UINT32_MAX)
+					te[t->edge]++;
+				if (sp && sp <= 64)
+					stack[sp - 1] = t->block;
+			} else if (t->type == REGEN_EV_EXIT) {
+				if (sp && sp <= 64 && stack[sp - 1] != UINT32_MAX)
+					te[f->exit_edge[stack[sp - 1]]]++;
+				sp--;
+			}
+		}
+		for (e = 0; e < f->cfg.nedges; e++)
+			ok_e &= ec && ec[e] == te[e];
+		for (b = 0; b < f->cfg.nblocks; b++) {
+			ok_b &= bc && bc[b] == tb[b];
+			all_blocks += tb[b];
+		}
+		/* Paths: every number decodes; counts x lengths = block executions. */
+		if (pathnum_build(&pn, &f->g, NULL, NULL) == 0) {
+			uint32_t *blk = malloc((f->g.nv + 1) * sizeof(*blk));
+			uint64_t id;
+
+			for (id = 0; id < pn.npaths && id < 100000; id++) {
+				uint64_t cnt = out_paths_count(&wp, fi, id);
+				int nb;
+
+				if (!cnt)
+					continue;
+				nb = pathnum_blocks(&pn, id, blk, f->g.nv + 1);
+				ok_p &= nb > 0;
+				if (nb > 0)
+					on_paths += cnt * (uint64_t)nb;
+			}
+			if (pn.npaths <= 100000)
+				ok_p &= on_paths == all_blocks;
+			free(blk);
+		}
+		pathnum_free(&pn);
+		free(te);
+		free(tb);
+	}
+	CU_ASSERT(ok_e);
+	CU_ASSERT(ok_b);
+	CU_ASSERT(ok_p);
+	CU_ASSERT_EQUAL(out_close_all(ws, 2), 0);
+	fclose(we.fp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "# edge profile"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(txt, "# Ball-Larus path profile"));
+	free(txt);
+	rt_case_free(&c);
+}
+
+static void test_profiles_equal_truth(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		check_seed(seed * 23 + i);
+}
+
+UNIT_SUITE(out_profile,
+	   { "edge, block and path profiles equal the truth's counts", test_profiles_equal_truth })
