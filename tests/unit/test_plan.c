@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plans: built for hand-made CFGs in every mode, executed instruction by
+ * instruction as the kernel's probes would run them, and checked against
+ * an oracle: path numbers decode (with the path decoder) to the walk that
+ * ran; counters equal the true counts of their edges; trace bits equal the
+ * encoding's bits along the walk. Then the blob round trip and every
+ * validation error of plan_parse.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+
+#include "decode_paths.h"
+#include "plan_fixture.h"
+#include "unit.h"
+
+typedef void (*fx_make)(struct cfg *c);
+
+/* Decodes run's bits with the path decoder and compares with the walk. */
+static int decode_matches(const struct plan *pl, const struct fx_run *run,
+			  const uint32_t *walk, uint32_t n)
+{
+	struct regen_func f = { 0 };
+	struct regen_bitreader br = { run->bits, run->nbits, 0, 0 };
+	uint64_t state[REGEN_STATE_WORDS];
+	int64_t partial = 0;
+	uint32_t v = 0, k;
+
+	f.g = &pl->g;
+	f.model = &pl->pn;
+	f.ops = &regen_decode_paths_ops;
+	f.ops->begin(&f, state);
+	for (k = 0; k < n; k++) {
+		int64_t e = f.ops->next_edge(&f, state, &br, v, &partial);
+
+		if (e != walk[k])
+			return 0;
+		v = pl->g.edges[e].dst;
+	}
+	return v == pl->g.exit && br.pos == run->nbits && !br.eof;
+}
+
+static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsites)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { mode, enc, 7, PT_PLAN_VERIFY, NULL };
+	unsigned int seed = 12345;
+	uint32_t walk[64], n, k, t, e;
+	int err;
+
+	make(&c);
+	err = plan_build(&c, &o, &pl);
+	CU_ASSERT_EQUAL_FATAL(err, 0);
+	*nsites = pl.hdr.nr_sites;
+	CU_ASSERT_EQUAL(pl.hdr.nr_verify, c.nblocks);
+	/* ENTER first, at the function's first instruction */
+	CU_ASSERT_EQUAL(pl.sites[0].offset, 0);
+	CU_ASSERT_EQUAL(pl.sites[0].region, PT_REGION_MAIN);
+	CU_ASSERT_EQUAL(pl.actions[0].op, PT_OP_ENTER);
+	for (t = 0; t < 300; t++) {
+		struct fx_run run;
+
+		n = fx_random_walk(&c, walk, 64, &seed);
+		CU_ASSERT_FATAL(n > 0);
+		fx_execute(&c, &pl.hdr, pl.sites, pl.actions, walk, n, &run);
+		CU_ASSERT_EQUAL(run.bad, 0);
+		CU_ASSERT_EQUAL(run.enters, 1);
+		CU_ASSERT_EQUAL(run.enter_pos[0], 0);
+		if (mode == PT_MODE_PATHS) {
+			CU_ASSERT_EQUAL(run.reg, 0);
+			CU_ASSERT(decode_matches(&pl, &run, walk, n));
+		} else if (mode == PT_MODE_EDGES) {
+			uint64_t truth[64] = { 0 };
+
+			for (k = 0; k < n; k++)
+				truth[walk[k]]++;
+			for (e = 0; e < c.nedges; e++)
+				CU_ASSERT_EQUAL(run.counters[e], pl.in_tree[e] ? 0 : truth[e]);
+		} else {
+			struct fx_run want;
+
+			memset(&want, 0, sizeof(want));
+			for (k = 0; k < n; k++) {
+				uint64_t v = pl.enc.edge_value[walk[k]];
+				uint32_t b;
+
+				for (b = 0; b < pl.enc.edge_nbits[walk[k]]; b++, want.nbits++)
+					if (v >> b & 1)
+						want.bits[want.nbits / 64] |= 1ull << (want.nbits % 64);
+			}
+			CU_ASSERT_EQUAL(run.nbits, want.nbits);
+			CU_ASSERT(!memcmp(run.bits, want.bits, sizeof(want.bits)));
+		}
+	}
+	plan_free(&pl);
+	fx_cfg_free(&c);
+}
+
+static void test_paths_mode(void)
+{
+	uint32_t n;
+
+	check_mode(fx_call_diamond, PT_MODE_PATHS, 0, &n);
+	check_mode(fx_loop_cold, PT_MODE_PATHS, 0, &n);
+}
+
+static void test_edges_mode(void)
+{
+	uint32_t n;
+
+	check_mode(fx_call_diamond, PT_MODE_EDGES, 0, &n);
+	check_mode(fx_loop_cold, PT_MODE_EDGES, 0, &n);
+}
+
+static void test_trace_modes(void)
+{
+	uint32_t n;
+
+	check_mode(fx_call_diamond, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
+	check_mode(fx_loop_cold, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
+	check_mode(fx_call_diamond, PT_MODE_TRACE, PT_ENC_BITS, &n);
+	check_mode(fx_loop_cold, PT_MODE_TRACE, PT_ENC_BITS, &n);
+}
+
+/* The placement itself on the call diamond, in paths mode. */
+static void test_paths_placement(void)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL };
+	uint32_t k, call_site = UINT32_MAX;
+
+	fx_call_diamond(&c);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+	/* paths: B0 B1|call, B0 B2 ret, start B2 ret: 3 paths, 2 bits */
+	CU_ASSERT_EQUAL(pl.pn.npaths, 3);
+	CU_ASSERT_EQUAL(pl.bits, 2);
+	/* the call vertex's path end sits in B1, before its call at 0x1014 */
+	for (k = 0; k < pl.hdr.nr_sites; k++) {
+		uint32_t a;
+
+		for (a = pl.sites[k].first_action;
+		     a < pl.sites[k].first_action + pl.sites[k].nr_actions; a++)
+			if (pl.actions[a].op == PT_OP_PATH_EMIT &&
+			    c.insns[pl.site_insn[k]].block == 1)
+				call_site = pl.sites[k].offset;
+	}
+	CU_ASSERT(call_site >= 0xd && call_site < 0x14);
+	/* no verify sites unless asked */
+	CU_ASSERT_EQUAL(pl.hdr.nr_verify, 0);
+	/* every-block baseline: 3 blocks */
+	CU_ASSERT_EQUAL(pl.every_block_probes, 3);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+}
+
+static void test_refusals(void)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL };
+
+	fx_loop_cold(&c);
+	c.edges[3].dst = 0;	/* the back edge now jumps to the fentry site */
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
+	CU_ASSERT(strstr(pl.reason, "ENTER") != NULL);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+
+	/* a critical edge out of a static key that must carry a counter */
+	fx_loop_cold(&c);
+	c.insns[4].kind = CFG_I_KEY;
+	c.edges[1].kind = CFG_E_KEY_JUMP;
+	c.edges[2].kind = CFG_E_KEY_FALL;
+	c.edges[3].dst = 2;	/* B2 self loop: B2 now has two predecessors */
+	o.mode = PT_MODE_EDGES;
+	/* the tree takes the unobservable edge first, so this still works */
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), 0);
+	CU_ASSERT(pl.in_tree[2]);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+
+	fx_call_diamond(&c);
+	o.mode = 9;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+	plan_free(&pl);
+	o.mode = PT_MODE_TRACE;
+	o.encoding = PT_ENC_PATH;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+}
+
+/* A valid blob to mutate. */
+static void *valid_blob(size_t *len, uint16_t mode)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { mode, 0, 3, PT_PLAN_VERIFY, NULL };
+	void *b = NULL;
+
+	fx_loop_cold(&c);
+	CU_ASSERT_FATAL(plan_build(&c, &o, &pl) == 0);
+	CU_ASSERT_FATAL(plan_serialize(&pl, &b, len) == 0);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+	return b;
+}
+
+static void test_blob_round_trip(void)
+{
+	uint16_t modes[3] = { PT_MODE_TRACE, PT_MODE_PATHS, PT_MODE_EDGES };
+	int m;
+
+	for (m = 0; m < 3; m++) {
+		struct cfg c;
+		struct plan pl;
+		struct plan_opts o = { modes[m], 0, 3, PT_PLAN_VERIFY, NULL };
+		struct plan_view v;
+		char why[200];
+		void *b;
+		size_t len;
+
+		fx_loop_cold(&c);
+		CU_ASSERT_FATAL(plan_build(&c, &o, &pl) == 0);
+		CU_ASSERT_FATAL(plan_serialize(&pl, &b, &len) == 0);
+		CU_ASSERT_EQUAL(len, pl.hdr.total_len);
+		CU_ASSERT_EQUAL(plan_parse(b, len, &v, why, sizeof(why)), 0);
+		CU_ASSERT(!memcmp(&v.hdr, &pl.hdr, sizeof(v.hdr)));
+		CU_ASSERT(!memcmp(v.sites, pl.sites, pl.hdr.nr_sites * sizeof(*v.sites)));
+		CU_ASSERT(!memcmp(v.actions, pl.actions, pl.hdr.nr_actions * sizeof(*v.actions)));
+		CU_ASSERT(!memcmp(v.verify, pl.verify, pl.hdr.nr_verify * sizeof(*v.verify)));
+		if (modes[m] == PT_MODE_PATHS)
+			CU_ASSERT_EQUAL(plan_view_path_nbits(&v), (int)pl.bits);
+		plan_view_free(&v);
+		free(b);
+		plan_free(&pl);
+		fx_cfg_free(&c);
+	}
+}
+
+/* Applies one mutation to a fresh blob, expects err and a reason containing what. */
+struct mutation {
+	const char *name;
+	uint16_t mode;
+	void (*apply)(uint8_t *b, size_t *len);
+	int err;
+	const char *what;
+};
+
+#define H(b) ((struct pt_plan *)(b))
+#define SITES(b) ((struct pt_site *)((b) + sizeof(struct pt_plan)))
+#define ACTS(b) ((struct pt_action *)((b) + sizeof(struct pt_plan) + \
+				       H(b)->nr_sites * sizeof(struct pt_site)))
+#define VER(b) ((struct pt_verify_site *)((uint8_t *)ACTS(b) + \
+					  H(b)->nr_actions * sizeof(struct pt_action)))
+
+static void m_short(uint8_t *b, size_t *len) { (void)b; *len = 4; }
+static void m_hdr_small(uint8_t *b, size_t *len) { (void)len; H(b)->size = 100; }
+static void m_trunc(uint8_t *b, size_t *len) { (void)b; *len -= 8; }
+static void m_major(uint8_t *b, size_t *len) { (void)len; H(b)->abi_major = 2; }
+static void m_flags(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= 0x100; }
+static void m_mode(uint8_t *b, size_t *len) { (void)len; H(b)->mode = 9; }
+static void m_enc(uint8_t *b, size_t *len) { (void)len; H(b)->encoding = PT_ENC_BITS; }
+static void m_counters(uint8_t *b, size_t *len) { (void)len; H(b)->nr_counters = 3; }
+static void m_len0(uint8_t *b, size_t *len) { (void)len; H(b)->len = 0; }
+static void m_cold(uint8_t *b, size_t *len) { (void)len; H(b)->cold_addr = 0; }
+static void m_name(uint8_t *b, size_t *len) { (void)len; memset(H(b)->name, 'x', PT_NAME_MAX); }
+static void m_res(uint8_t *b, size_t *len) { (void)len; H(b)->reserved[2] = 1; }
+static void m_res0(uint8_t *b, size_t *len) { (void)len; H(b)->reserved0 = 1; }
+static void m_sitesz(uint8_t *b, size_t *len) { (void)len; H(b)->site_size = 8; }
+static void m_noverify(uint8_t *b, size_t *len) { (void)len; H(b)->flags = 0; }
+static void m_region(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].region = 5; }
+static void m_offset(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].offset = 0x1000; }
+static void m_order(uint8_t *b, size_t *len)
+{
+	(void)len;
+	SITES(b)[2].offset = SITES(b)[1].offset;
+}
+static void m_cond(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].cond = 16; }
+static void m_sflags(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].flags = 0x80; }
+static void m_sres(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].reserved = 1; }
+static void m_first(uint8_t *b, size_t *len) { (void)len; SITES(b)[1].first_action += 1; }
+static void m_nact(uint8_t *b, size_t *len) { (void)len; SITES(b)[0].nr_actions = 0; }
+static void m_op(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1].op = 77; }
+static void m_when(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1].when = 3; }
+static void m_nbits(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1].nbits = 65; }
+static void m_enter2(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1] = ACTS(b)[0]; }
+static void m_noenter(uint8_t *b, size_t *len) { (void)len; ACTS(b)[0].op = PT_OP_PATH_ADD; }
+static void m_arg(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1].arg = 1; }
+static void m_vres(uint8_t *b, size_t *len) { (void)len; VER(b)[0].reserved1 = 1; }
+static void m_voff(uint8_t *b, size_t *len) { (void)len; VER(b)[0].offset = 0x7000; }
+
+/* Mode-specific: first non-ENTER action of a paths plan becomes a COUNT. */
+static void m_count_in_paths(uint8_t *b, size_t *len)
+{
+	(void)len;
+	ACTS(b)[1].op = PT_OP_COUNT;
+	ACTS(b)[1].value = 0;
+	ACTS(b)[1].nbits = 0;
+}
+
+static void m_emit_value(uint8_t *b, size_t *len)
+{
+	uint32_t k;
+
+	(void)len;
+	for (k = 0; k < H(b)->nr_actions; k++)
+		if (ACTS(b)[k].op == PT_OP_EMIT) {
+			ACTS(b)[k].value = 1ull << ACTS(b)[k].nbits;
+			return;
+		}
+}
+
+static void m_count_arg(uint8_t *b, size_t *len)
+{
+	uint32_t k;
+
+	(void)len;
+	for (k = 0; k < H(b)->nr_actions; k++)
+		if (ACTS(b)[k].op == PT_OP_COUNT) {
+			ACTS(b)[k].arg = H(b)->nr_counters;
+			return;
+		}
+}
+
+static void m_width(uint8_t *b, size_t *len)
+{
+	uint32_t k, seen = 0;
+
+	(void)len;
+	for (k = 0; k < H(b)->nr_actions; k++)
+		if (ACTS(b)[k].op == PT_OP_PATH_EMIT && seen++)
+			ACTS(b)[k].nbits++;
+}
+
+static void m_uncond(uint8_t *b, size_t *len)
+{
+	uint32_t k, a;
+
+	(void)len;
+	for (k = 0; k < H(b)->nr_sites; k++)
+		for (a = SITES(b)[k].first_action;
+		     a < SITES(b)[k].first_action + SITES(b)[k].nr_actions; a++)
+			if (ACTS(b)[a].when) {
+				SITES(b)[k].cond = PT_COND_NONE;
+				return;
+			}
+}
+
+/* A bigger header from a newer minor: fine with zero tail, refused otherwise. */
+static void grow_header(uint8_t *b, size_t *len, uint8_t fill)
+{
+	size_t rest = *len - sizeof(struct pt_plan);
+
+	memmove(b + sizeof(struct pt_plan) + 8, b + sizeof(struct pt_plan), rest);
+	memset(b + sizeof(struct pt_plan), fill, 8);
+	H(b)->size += 8;
+	H(b)->total_len += 8;
+	*len += 8;
+}
+
+static void m_grow_dirty(uint8_t *b, size_t *len) { grow_header(b, len, 0xaa); }
+
+static void test_blob_validation(void)
+{
+	static const struct mutation ms[] = {
+		{ "short", PT_MODE_PATHS, m_short, -PT_ETRUNC, "no header" },
+		{ "header size", PT_MODE_PATHS, m_hdr_small, -PT_EFORMAT, "header size" },
+		{ "truncated", PT_MODE_PATHS, m_trunc, -PT_ETRUNC, "total_len" },
+		{ "major", PT_MODE_PATHS, m_major, -PT_EVERSION, "ABI major" },
+		{ "flags", PT_MODE_PATHS, m_flags, -PT_EFORMAT, "unknown flags" },
+		{ "mode", PT_MODE_PATHS, m_mode, -PT_EFORMAT, "unknown mode" },
+		{ "encoding", PT_MODE_PATHS, m_enc, -PT_EFORMAT, "paths mode with encoding" },
+		{ "counters", PT_MODE_PATHS, m_counters, -PT_EFORMAT, "counters outside" },
+		{ "len 0", PT_MODE_PATHS, m_len0, -PT_EFORMAT, "length is zero" },
+		{ "cold", PT_MODE_PATHS, m_cold, -PT_EFORMAT, "cold part" },
+		{ "name", PT_MODE_PATHS, m_name, -PT_EFORMAT, "name" },
+		{ "reserved", PT_MODE_PATHS, m_res, -PT_EFORMAT, "reserved[2]" },
+		{ "reserved0", PT_MODE_PATHS, m_res0, -PT_EFORMAT, "reserved0" },
+		{ "site size", PT_MODE_PATHS, m_sitesz, -PT_EFORMAT, "element sizes" },
+		{ "verify flag", PT_MODE_PATHS, m_noverify, -PT_EFORMAT, "verify sites" },
+		{ "region", PT_MODE_PATHS, m_region, -PT_EFORMAT, "region" },
+		{ "offset", PT_MODE_PATHS, m_offset, -PT_EFORMAT, "outside its part" },
+		{ "order", PT_MODE_PATHS, m_order, -PT_EFORMAT, "not sorted" },
+		{ "cond", PT_MODE_PATHS, m_cond, -PT_EFORMAT, "condition" },
+		{ "site flags", PT_MODE_PATHS, m_sflags, -PT_EFORMAT, "unknown flags" },
+		{ "site reserved", PT_MODE_PATHS, m_sres, -PT_EFORMAT, "reserved" },
+		{ "first action", PT_MODE_PATHS, m_first, -PT_EFORMAT, "expected to start" },
+		{ "no actions", PT_MODE_PATHS, m_nact, -PT_EFORMAT, "expected to start" },
+		{ "op", PT_MODE_PATHS, m_op, -PT_EFORMAT, "unknown op" },
+		{ "when", PT_MODE_PATHS, m_when, -PT_EFORMAT, "unknown when" },
+		{ "nbits", PT_MODE_PATHS, m_nbits, -PT_EFORMAT, "65 bits" },
+		{ "second ENTER", PT_MODE_PATHS, m_enter2, -PT_EFORMAT, "ENTER" },
+		{ "no ENTER", PT_MODE_PATHS, m_noenter, -PT_EFORMAT, "ENTER" },
+		{ "arg", PT_MODE_PATHS, m_arg, -PT_EFORMAT, "arg 1" },
+		{ "verify reserved", PT_MODE_PATHS, m_vres, -PT_EFORMAT, "verify site 0" },
+		{ "verify offset", PT_MODE_PATHS, m_voff, -PT_EFORMAT, "verify site 0" },
+		{ "COUNT in paths", PT_MODE_PATHS, m_count_in_paths, -PT_EFORMAT, "COUNT" },
+		{ "PATH_EMIT widths", PT_MODE_PATHS, m_width, -PT_EFORMAT, "PATH_EMIT of" },
+		{ "conditional action", PT_MODE_PATHS, m_uncond, -PT_EFORMAT, "without condition" },
+		{ "EMIT value", PT_MODE_TRACE, m_emit_value, -PT_EFORMAT, "EMIT of" },
+		{ "COUNT arg", PT_MODE_EDGES, m_count_arg, -PT_EFORMAT, "COUNT of counter" },
+		{ "dirty header tail", PT_MODE_PATHS, m_grow_dirty, -PT_EFORMAT, "not zero" },
+	};
+	uint32_t i;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		size_t len;
+		uint8_t *b = valid_blob(&len, ms[i].mode), *big = calloc(1, len + 64);
+		struct plan_view v;
+		char why[200];
+		int err;
+
+		memcpy(big, b, len);
+		ms[i].apply(big, &len);
+		err = plan_parse(big, len, &v, why, sizeof(why));
+		if (err != ms[i].err || !strstr(why, ms[i].what))
+			fprintf(stderr, "\nmutation %s: %d \"%s\"\n", ms[i].name, err, why);
+		CU_ASSERT_EQUAL(err, ms[i].err);
+		CU_ASSERT(strstr(why, ms[i].what) != NULL);
+		plan_view_free(&v);
+		free(b);
+		free(big);
+	}
+	/* A newer minor's larger header with a zero tail is accepted. */
+	{
+		size_t len;
+		uint8_t *b = valid_blob(&len, PT_MODE_PATHS), *big = calloc(1, len + 64);
+		struct plan_view v;
+		char why[200];
+
+		memcpy(big, b, len);
+		grow_header(big, &len, 0);
+		CU_ASSERT_EQUAL(plan_parse(big, len, &v, why, sizeof(why)), 0);
+		CU_ASSERT_EQUAL(v.hdr.size, sizeof(struct pt_plan));
+		plan_view_free(&v);
+		free(b);
+		free(big);
+	}
+}
+
+UNIT_SUITE(plan,
+	   { "paths mode: executed probes decode to the walk", test_paths_mode },
+	   { "edges mode: counters equal true counts", test_edges_mode },
+	   { "trace modes: emitted bits equal the encoding", test_trace_modes },
+	   { "paths placement on the call diamond", test_paths_placement },
+	   { "refusals", test_refusals },
+	   { "blob round trip", test_blob_round_trip },
+	   { "blob validation errors", test_blob_validation })
