@@ -408,6 +408,10 @@ static void truth(struct exec *x, uint32_t type, uint32_t func, uint32_t block, 
 {
 	struct synth_run *r = x->r;
 
+	if (x->o->no_truth) {
+		r->blocks += type == REGEN_EV_BLOCK;
+		return;
+	}
 	if (r->ntruth == r->cap_truth) {
 		uint64_t cap = r->cap_truth ? r->cap_truth * 2 : 1024;
 		struct synth_truth_ev *n = realloc(r->truth, cap * sizeof(*n));

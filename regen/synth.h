@@ -109,6 +109,7 @@ struct synth_run_opts {
 	uint64_t max_steps;		/* per activation: then head to EXIT */
 	uint32_t migrate_pct;		/* chance per handler that the task moves CPU */
 	uint32_t irq_pct;		/* chance that an interrupt owner then runs on the old CPU */
+	int no_truth;			/* count blocks only (benchmarks: runs too big to keep) */
 };
 
 /*

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-regen - regeneration speed: basic blocks per second, single
+ * threaded, on a large synthetic trace (regen/synth.h: real x86 code
+ * through cfg_build and plan_build, runs that execute the plans like the
+ * module), compared in the same run with reading back the every-block
+ * (verify-mode BLOCK) records of that same execution.
+ *
+ * Two trace.bin files come from one run: the compact trace (the plan's
+ * bits and ENTER records only) and the verify trace (the same plus one
+ * BLOCK record per executed block). Timed, best of --reps:
+ *   load     trace.bin read, kbuffer page decoding, per-owner streams;
+ *   regen    the engine over every stream (table-driven decoders), counting blocks;
+ *   records  iterating the BLOCK records of the verify trace's streams.
+ * usage: bench-regen [-n BLOCKS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k]
+ */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "out.h"
+#include "pathtrace_abi.h"
+#include "streams.h"
+#include "synth.h"
+
+/* The kernel-format page builder the tests use (no library has one). */
+#include "../tests/unit/rbpage.c"
+
+#define PAGE 4096u
+#define MAX_CPUS 2
+
+struct pagebuf {
+	uint8_t *data;
+	uint64_t npages, cap;
+	struct rbpage pg;
+	int open;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int page_add(struct pagebuf *b, const struct synth_rec *rec)
+{
+	if (b->open && !rbpage_add(&b->pg, rec->ts, rec->payload, rec->len))
+		return 0;
+	if (b->open)
+		rbpage_pad(&b->pg);
+	if (b->npages == b->cap) {
+		uint64_t cap = b->cap ? b->cap * 2 : 1024;
+		uint8_t *d = realloc(b->data, cap * PAGE);
+
+		if (!d)
+			return -PT_ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	memset(b->data + b->npages * PAGE, 0, PAGE);
+	rbpage_init(&b->pg, b->data + b->npages * PAGE, PAGE, rec->ts);
+	b->npages++;
+	b->open = 1;
+	return rbpage_add(&b->pg, rec->ts, rec->payload, rec->len) ? -PT_EINVAL : 0;
+}
+
+static int write_trace_to(struct tf_writer *w, const struct synth_program *p, struct pagebuf *pb);
+
+static int write_trace(const char *path, const struct synth_program *p, struct pagebuf *pb)
+{
+	struct tf_writer w;
+
+	if (tfw_open(&w, path))
+		return -PT_EIO;
+	return write_trace_to(&w, p, pb);
+}
+
+/*
+ * Functions pathregen would not regenerate (a plan it refuses) make gaps:
+ * the benchmark wants a program whose every function decodes.
+ */
+static int all_decodable(const struct synth_program *p)
+{
+	struct pagebuf none[MAX_CPUS] = { 0 };
+	struct tracefile tf;
+	struct pr_model m;
+	struct tf_writer w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int bad = -1;
+
+	if (!f)
+		return 0;
+	tfw_init(&w, f);
+	if (!write_trace_to(&w, p, none)) {
+		fflush(f);
+		memset(&tf, 0, sizeof(tf));
+		if (!tracefile_parse(buf, len, &tf))
+			bad = pr_model_load(&tf, &m, NULL, NULL);
+		pr_model_free(&m);
+		tracefile_free(&tf);
+	}
+	fclose(f);
+	free(buf);
+	return bad == 0;
+}
+
+static int write_trace_to(struct tf_writer *w0, const struct synth_program *p, struct pagebuf *pb)
+{
+	struct tf_writer w = *w0;
+	uint32_t i;
+
+	tfw_system(&w, MAX_CPUS, PAGE, "synthetic", 0);
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct synth_func *sf = &p->funcs[i];
+		struct tf_function fn = {
+			.func_id = sf->func_id, .addr = sf->addr, .len = sf->len,
+			.name = sf->name, .name_len = (uint32_t)strlen(sf->name), .code = sf->code,
+			.cfg = sf->cfg_blob, .cfg_len = sf->cfg_len, .plan = sf->plan_blob,
+			.plan_len = (uint32_t)sf->plan_len,
+		};
+
+		tfw_function(&w, &fn);
+	}
+	for (i = 0; i < MAX_CPUS; i++) {
+		if (pb[i].open)
+			rbpage_pad(&pb[i].pg);
+		if (pb[i].npages)
+			tfw_pages(&w, i, PAGE, (uint32_t)pb[i].npages, pb[i].data);
+	}
+	tfw_loss(&w, MAX_CPUS, 0, 0);
+	return tfw_close(&w);
+}
+
+struct loaded {
+	struct tracefile tf;
+	struct tr_records rs;
+	struct regen_streams ss;
+	struct pr_model m;
+};
+
+static int load(const char *path, struct loaded *l, int model)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = tracefile_read(path, &l->tf);
+	if (!err)
+		err = tr_decode_tracefile(&l->rs, &l->tf);
+	if (!err)
+		err = regen_streams_build(&l->rs, &l->ss);
+	if (!err && model)
+		err = pr_model_load(&l->tf, &l->m, NULL, NULL) < 0 ? -PT_EFORMAT : 0;
+	return err;
+}
+
+static void unload(struct loaded *l)
+{
+	regen_streams_free(&l->ss);
+	tr_records_free(&l->rs);
+	pr_model_free(&l->m);
+	tracefile_free(&l->tf);
+}
+
+struct counts {
+	uint64_t blocks, gaps;
+};
+
+static int count_event(void *ctx, const struct regen_event *ev)
+{
+	struct counts *c = ctx;
+
+	c->blocks += ev->type == REGEN_EV_BLOCK;
+	c->gaps += ev->type == REGEN_EV_GAP;
+	return 0;
+}
+
+static uint64_t file_size(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	if (!f)
+		return 0;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fclose(f);
+	return n > 0 ? (uint64_t)n : 0;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t target = 10000000, seed = 1, rng;
+	unsigned int reps = 3, rep, keep = 0, i;
+	const char *mode = "witness";
+	struct synth_opts so = { .nfuncs = 8, .max_labels = 24, .mode = PT_MODE_TRACE,
+				 .encoding = PT_ENC_WITNESS, .plan_flags = PT_PLAN_VERIFY };
+	struct synth_run_opts ro = { .nr_cpus = 1, .ntasks = 4, .activations = 2000,
+				     .max_steps = 400, .no_truth = 1 };
+	struct synth_program p;
+	struct pagebuf compact[MAX_CPUS] = { 0 }, every[MAX_CPUS] = { 0 };
+	char cpath[] = "/tmp/bench-regen-compact-XXXXXX", vpath[] = "/tmp/bench-regen-verify-XXXXXX";
+	uint64_t blocks = 0, bits = 0, regen_blocks = 0, rec_blocks = 0, gaps = 0;
+	double t_gen, t_load_c = 1e30, t_load_v = 1e30, t_regen = 1e30, t_walk = 1e30,
+	       t_rec = 1e30, t0;
+	int c, fd, err;
+
+	while ((c = getopt(argc, argv, "n:m:s:r:k")) != -1) {
+		switch (c) {
+		case 'n':
+			target = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			mode = optarg;
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'r':
+			reps = (unsigned int)atoi(optarg);
+			break;
+		case 'k':
+			keep = 1;
+			break;
+		default:
+			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k]\n");
+			return 2;
+		}
+	}
+	if (!strcmp(mode, "bits")) {
+		so.encoding = PT_ENC_BITS;
+	} else if (!strcmp(mode, "paths")) {
+		so.mode = PT_MODE_PATHS;
+		so.encoding = PT_ENC_PATH;
+	} else if (strcmp(mode, "witness")) {
+		fprintf(stderr, "bench-regen: -m: witness, bits or paths\n");
+		return 2;
+	}
+	if (!reps)
+		reps = 1;
+	rng = seed;
+	t0 = now();
+	for (i = 0; i < 1000; i++) {
+		err = synth_generate(&p, &so, &rng);
+		if (err) {
+			fprintf(stderr, "bench-regen: generate: %s\n", pt_strerror(err));
+			return 1;
+		}
+		if (all_decodable(&p))
+			break;
+		synth_free(&p);
+	}
+	if (i == 1000) {
+		fprintf(stderr, "bench-regen: no program whose every plan pathregen accepts\n");
+		return 1;
+	}
+	while (blocks < target) {
+		struct synth_run r = { 0 };
+		uint64_t k;
+
+		err = synth_execute(&p, &ro, &rng, &r);
+		for (k = 0; !err && k < r.nrecs; k++) {
+			const struct synth_rec *rec = &r.recs[k];
+			uint16_t type;
+
+			memcpy(&type, rec->payload, 2);
+			err = page_add(&every[rec->cpu], rec);
+			if (!err && type != PT_REC_BLOCK)
+				err = page_add(&compact[rec->cpu], rec);
+		}
+		blocks += r.blocks;
+		bits += r.bits;
+		synth_run_free(&r);
+		if (err) {
+			fprintf(stderr, "bench-regen: run: %s\n", pt_strerror(err));
+			return 1;
+		}
+	}
+	fd = mkstemp(cpath);
+	if (fd >= 0)
+		close(fd);
+	fd = mkstemp(vpath);
+	if (fd >= 0)
+		close(fd);
+	if (write_trace(cpath, &p, compact) || write_trace(vpath, &p, every)) {
+		fprintf(stderr, "bench-regen: cannot write the traces\n");
+		return 1;
+	}
+	t_gen = now() - t0;
+
+	for (rep = 0; rep < reps; rep++) {
+		struct loaded lc, lv;
+		struct counts cnt = { 0 };
+		double t;
+
+		t = now();
+		err = load(cpath, &lc, 1);
+		t_load_c = now() - t < t_load_c ? now() - t : t_load_c;
+		if (err) {
+			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));
+			return 1;
+		}
+		t = now();
+		for (i = 0; i < lc.ss.nstreams; i++)
+			regen_stream(&lc.m.fs, &lc.ss.streams[i], count_event, &cnt);
+		t = now() - t;
+		t_regen = t < t_regen ? t : t_regen;
+		regen_blocks = cnt.blocks;
+		gaps = cnt.gaps;
+
+		/* The same through the writers' walk with a profile writer (edges need no decoding). */
+		{
+			struct out_writer w = { .ops = &out_blocks_ops, .m = &lc.m, .fp = NULL };
+			struct out_writer *ws[1] = { &w };
+			FILE *devnull = fopen("/dev/null", "w");
+
+			w.fp = devnull;
+			t = now();
+			out_open_all(ws, 1);
+			for (i = 0; i < lc.ss.nstreams; i++) {
+				struct out_stream st = { .s = &lc.ss.streams[i], .index = i };
+
+				out_walk_stream(&lc.m, &st, ws, 1);
+			}
+			out_close_all(ws, 1);
+			t = now() - t;
+			t_walk = t < t_walk ? t : t_walk;
+			fclose(devnull);
+		}
+		unload(&lc);
+
+		t = now();
+		err = load(vpath, &lv, 0);
+		t_load_v = now() - t < t_load_v ? now() - t : t_load_v;
+		if (err) {
+			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));
+			return 1;
+		}
+		t = now();
+		rec_blocks = 0;
+		{
+			uint64_t sum = 0;
+
+			for (i = 0; i < lv.ss.nstreams; i++) {
+				const struct regen_stream *s = &lv.ss.streams[i];
+				uint32_t k;
+
+				for (k = 0; k < s->nmarkers; k++) {
+					if (s->markers[k].type != REGEN_M_BLOCK)
+						continue;
+					rec_blocks++;
+					sum += s->markers[k].arg;	/* touch the block id */
+				}
+			}
+			t = now() - t;
+			if (sum == UINT64_MAX)
+				fprintf(stderr, "-");
+		}
+		t_rec = t < t_rec ? t : t_rec;
+		unload(&lv);
+	}
+
+	printf("command: ");
+	for (i = 0; i < (unsigned int)argc; i++)
+		printf("%s%s", i ? " " : "", argv[i]);
+	printf("\nsynthetic program: %u functions, mode %s; generated %" PRIu64
+	       " blocks in %.1f s (not timed below)\n", p.nfuncs, mode, blocks, t_gen);
+	printf("%-44s %14s %14s\n", "", "compact trace", "every-block");
+	printf("%-44s %14" PRIu64 " %14" PRIu64 "\n", "trace.bin bytes", file_size(cpath),
+	       file_size(vpath));
+	printf("%-44s %14.3f %14s\n", "trace bits per block", (double)bits / (double)blocks, "-");
+	printf("%-44s %14.3f %14.3f\n", "load: read + kbuffer pages + streams (s)", t_load_c,
+	       t_load_v);
+	printf("%-44s %14.3f %14.3f\n", "blocks out: regen engine / read BLOCK records (s)",
+	       t_regen, t_rec);
+	printf("%-44s %14.1f %14.1f\n", "  Mblocks/s (blocks out only)",
+	       (double)regen_blocks / t_regen / 1e6, (double)rec_blocks / t_rec / 1e6);
+	printf("%-44s %14.1f %14.1f\n", "  Mblocks/s (load + blocks out)",
+	       (double)regen_blocks / (t_load_c + t_regen) / 1e6,
+	       (double)rec_blocks / (t_load_v + t_rec) / 1e6);
+	printf("%-44s %14.3f %14s\n", "regen + walk + --blocks profile (s)", t_walk, "-");
+	printf("%-44s %14" PRIu64 " %14" PRIu64 "\n", "blocks", regen_blocks, rec_blocks);
+	printf("best of %u; gaps %" PRIu64 "; %s\n", reps, gaps,
+	       regen_blocks == blocks && rec_blocks == blocks ? "both equal the run's block count" :
+	       "MISMATCH with the run's block count");
+	if (!keep) {
+		unlink(cpath);
+		unlink(vpath);
+	} else {
+		printf("kept %s %s\n", cpath, vpath);
+	}
+	synth_free(&p);
+	for (i = 0; i < MAX_CPUS; i++) {
+		free(compact[i].data);
+		free(every[i].data);
+	}
+	return regen_blocks == blocks && rec_blocks == blocks ? 0 : 1;
+}
