@@ -14,6 +14,7 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/pathnum.h>
+#include <pathtrace/ppp.h>
 #include <pathtrace/sim.h>
 
 #include "decode_paths.h"
@@ -101,11 +102,33 @@ static void pe_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint64_t 
 	}
 }
 
+/* PPP on the same CFG: a random set of interesting paths gets unique ids. */
+static void check_ppp(const struct pathnum *pn, uint64_t *rng, uint32_t *sets)
+{
+	uint64_t limit = pn->npaths < 64 ? pn->npaths : 64, I[64], id;
+	uint32_t n = 0, i, j;
+	struct ppp pp;
+
+	for (id = 0; id < limit; id++)
+		if (sim_below(rng, 2))
+			I[n++] = id;
+	if (!n || ppp_build(&pp, pn, I, n))
+		return;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i; j++)
+			CU_ASSERT(pp.id[i] != pp.id[j]);
+		CU_ASSERT_EQUAL(ppp_classify(&pp, pp.id[i], I[i]), i);
+	}
+	(*sets)++;
+	ppp_free(&pp);
+}
+
 static void test_paths_regenerate(void)
 {
 	uint64_t seed = unit_seed(), rng = seed ? seed : 1;
 	uint32_t prog, i, run, cfgs = 0, runs = 0, refused = 0, failures = 0;
 	uint64_t events = 0, partials = 0;
+	uint32_t ppp_sets = 0;
 
 	for (prog = 0; prog < NPROGRAMS && failures < 3; prog++) {
 		struct sim_program p;
@@ -144,6 +167,7 @@ static void test_paths_regenerate(void)
 				continue;
 			}
 			cfgs++;
+			check_ppp(pn[i], &rng, &ppp_sets);
 		}
 		if (!skip)
 			CU_ASSERT_FATAL(simc_funcs(&p, &regen_decode_paths_ops,
@@ -214,8 +238,9 @@ static void test_paths_regenerate(void)
 	}
 	CU_ASSERT(cfgs >= 2500);
 	fprintf(stderr, "\n[property paths: %u CFGs, %u executions, %llu events regenerated, "
-		"%llu partial sums, %u programs refused, seed %llu] ", cfgs, runs,
-		(unsigned long long)events, (unsigned long long)partials, refused,
+		"%llu partial sums, %u PPP sets unique, %u programs refused, seed %llu] ",
+		cfgs, runs, (unsigned long long)events, (unsigned long long)partials, ppp_sets,
+		refused,
 		(unsigned long long)seed);
 }
 
