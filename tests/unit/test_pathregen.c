@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pathregen program itself (built next to unit-tests): on synthetic
+ * traces it reproduces the run (--verify finds every block equal, the
+ * default output, --stats, din, champsim and JSON count what ran); bad
+ * command lines exit 2; missing, truncated and corrupted files exit 1
+ * with a message, never crash or hang, and a file truncated in its pages
+ * still has the execution before the cut printed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+static char prog[4200];
+static char out[64] = "/tmp/pt-pathregen-out-XXXXXX";
+
+static int find_prog(void)
+{
+	ssize_t n = readlink("/proc/self/exe", prog, sizeof(prog) - 16);
+	char *slash;
+
+	if (n <= 0)
+		return 0;
+	prog[n] = 0;
+	slash = strrchr(prog, '/');
+	if (!slash)
+		return 0;
+	strcpy(slash + 1, "pathregen");
+	return access(prog, X_OK) == 0;
+}
+
+/* Runs pathregen with args (a shell fragment), stdout to `out`. Returns the exit code, or -signal, or -124 for a hang. */
+static int run(const char *args)
+{
+	char cmd[8192];
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "timeout -s KILL 30 %s %s > %s 2>/dev/null", prog, args, out);
+	st = system(cmd);
+	if (st == -1)
+		return -1000;
+	if (WIFSIGNALED(st))
+		return -WTERMSIG(st);
+	if (WEXITSTATUS(st) == 137 || WEXITSTATUS(st) == 124)
+		return -124;
+	if (WEXITSTATUS(st) >= 128)
+		return -(WEXITSTATUS(st) - 128);	/* the shell reports the child's signal */
+	return WEXITSTATUS(st);
+}
+
+/* Occurrences of s in the output file. */
+static uint64_t count_in_out(const char *s)
+{
+	FILE *f = fopen(out, "r");
+	char line[4096];
+	uint64_t n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = line;
+
+		while ((p = strstr(p, s))) {
+			n++;
+			p += strlen(s);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+static uint64_t size_of(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_size;
+}
+
+struct trace {
+	struct synth_program p;
+	struct synth_run r;
+	char path[64];
+	uint64_t insns;
+};
+
+static int make_trace(struct trace *t, uint64_t seed)
+{
+	struct synth_opts so = { .nfuncs = 1, .max_labels = 12, .mode = PT_MODE_TRACE,
+				 .encoding = PT_ENC_WITNESS, .plan_flags = PT_PLAN_VERIFY };
+	struct synth_run_opts ro = { .nr_cpus = 2, .ntasks = 2, .activations = 40, .max_steps = 80,
+				     .migrate_pct = 10, .irq_pct = 100 };
+	uint64_t rng = seed, i;
+	const char *path;
+
+	memset(t, 0, sizeof(*t));
+	if (synth_generate(&t->p, &so, &rng) || synth_execute(&t->p, &ro, &rng, &t->r))
+		return -1;
+	path = rt_write_tmp(&t->p, &t->r, 2);
+	if (!path)
+		return -1;
+	strcpy(t->path, path);
+	for (i = 0; i < t->r.ntruth; i++)
+		if (t->r.truth[i].type == REGEN_EV_BLOCK)
+			t->insns += t->p.funcs[0].cfg.blocks[t->r.truth[i].block].ninsn;
+	return 0;
+}
+
+static void free_trace(struct trace *t)
+{
+	unlink(t->path);
+	synth_run_free(&t->r);
+	synth_free(&t->p);
+}
+
+static int setup(void)
+{
+	int fd = mkstemp(out);
+
+	if (fd >= 0)
+		close(fd);
+	return fd < 0;
+}
+
+static void test_outputs(void)
+{
+	struct trace t;
+	char args[512], expect[128], f2[80];
+
+	if (!find_prog()) {
+		CU_FAIL("pathregen is not built next to unit-tests");
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(make_trace(&t, unit_seed() * 3 + 1), 0);
+
+	snprintf(args, sizeof(args), "%s --verify", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	snprintf(expect, sizeof(expect), "verify: %llu blocks equal", (unsigned long long)t.r.blocks);
+	CU_ASSERT_EQUAL(count_in_out(expect), 1);
+	CU_ASSERT_EQUAL(count_in_out(" 0 differences"), 1);
+
+	CU_ASSERT_EQUAL(run(t.path), 0);
+	CU_ASSERT_EQUAL(count_in_out("synth_fn0+0x"), t.r.blocks);
+	CU_ASSERT_EQUAL(count_in_out("synth_fn0() {"), count_in_out("} /* synth_fn0 */"));
+
+	snprintf(args, sizeof(args), "%s --stats", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	snprintf(expect, sizeof(expect), "blocks executed                 %llu\n",
+		 (unsigned long long)t.r.blocks);
+	CU_ASSERT_EQUAL(count_in_out(expect), 1);
+
+	snprintf(f2, sizeof(f2), "%s.din", out);
+	snprintf(args, sizeof(args), "%s --format din -o %s", t.path, f2);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(size_of(out), 0);
+	{
+		FILE *f = fopen(f2, "r");
+		char line[64];
+		uint64_t n = 0;
+
+		while (f && fgets(line, sizeof(line), f))
+			n += line[0] == '2' && line[1] == ' ';
+		if (f)
+			fclose(f);
+		CU_ASSERT_EQUAL(n, t.insns);
+	}
+	unlink(f2);
+
+	snprintf(args, sizeof(args), "%s --format champsim -o %s", t.path, f2);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(size_of(f2), t.insns * 64);
+	unlink(f2);
+
+	snprintf(args, sizeof(args), "%s --json", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("\"ev\": \"block\""), t.r.blocks);
+
+	snprintf(args, sizeof(args), "%s --paths --top 2", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("# Ball-Larus path profile"), 1);
+	free_trace(&t);
+}
+
+static void test_command_line(void)
+{
+	if (!find_prog()) {
+		CU_FAIL("pathregen is not built next to unit-tests");
+		return;
+	}
+	CU_ASSERT_EQUAL(run(""), 2);
+	CU_ASSERT_EQUAL(run("a b"), 2);
+	CU_ASSERT_EQUAL(run("x --format foo"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --edges"), 2);
+	CU_ASSERT_EQUAL(run("x --top 0"), 2);
+	CU_ASSERT_EQUAL(run("x --bogus"), 2);
+	CU_ASSERT_EQUAL(run("--help"), 0);
+	CU_ASSERT_EQUAL(run("/nonexistent/trace.bin"), 1);
+}
+
+static void test_bad_files(void)
+{
+	struct trace t;
+	uint8_t *buf;
+	uint64_t size, i, rng = unit_seed() | 1;
+	char bad[80], args[256];
+	int rc, crashes = 0, wrong = 0, kept = 0;
+	FILE *f;
+
+	if (!find_prog()) {
+		CU_FAIL("pathregen is not built next to unit-tests");
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(make_trace(&t, unit_seed() * 5 + 2), 0);
+	size = size_of(t.path);
+	buf = malloc(size);
+	f = fopen(t.path, "rb");
+	CU_ASSERT_FATAL(f && fread(buf, 1, size, f) == size);
+	fclose(f);
+	snprintf(bad, sizeof(bad), "%s.bad", t.path);
+	snprintf(args, sizeof(args), "%s", bad);
+	/* Truncated anywhere: exit 1; cut inside the last pages, the execution before it is printed. */
+	for (i = 0; i < 24; i++) {
+		uint64_t cut = i < 23 ? size * i / 23 : size - 1;
+
+		f = fopen(bad, "wb");
+		fwrite(buf, 1, cut, f);
+		fclose(f);
+		rc = run(args);
+		crashes += rc < 0;
+		wrong += rc != 1;
+		if (cut > size * 3 / 4 && count_in_out("synth_fn0+0x") > 0)
+			kept++;
+	}
+	CU_ASSERT_EQUAL(crashes, 0);
+	CU_ASSERT_EQUAL(wrong, 0);
+	CU_ASSERT(kept > 0);
+	/* Random bytes changed: any verdict but a crash or a hang. */
+	for (i = 0; i < 60; i++) {
+		uint64_t k, n = 1 + synth_rand(&rng) % 8;
+
+		f = fopen(bad, "wb");
+		for (k = 0; k < n; k++)
+			buf[synth_rand(&rng) % size] ^= (uint8_t)(1 + synth_rand(&rng) % 255);
+		fwrite(buf, 1, size, f);
+		fclose(f);
+		snprintf(args, sizeof(args), "%s --verify", bad);
+		rc = run(args);
+		crashes += rc < 0;
+		f = fopen(t.path, "rb");
+		if (f) {
+			if (fread(buf, 1, size, f) != size)
+				crashes++;
+			fclose(f);
+		}
+	}
+	CU_ASSERT_EQUAL(crashes, 0);
+	unlink(bad);
+	free(buf);
+	free_trace(&t);
+}
+
+static void test_cleanup(void)
+{
+	CU_ASSERT_EQUAL(setup(), 0);
+	unlink(out);
+}
+
+UNIT_SUITE(pathregen,
+	   { "setup", test_cleanup },
+	   { "outputs of a synthetic trace count what ran", test_outputs },
+	   { "bad command lines exit 2", test_command_line },
+	   { "truncated and corrupted files: exit 1, no crash, no hang", test_bad_files })
