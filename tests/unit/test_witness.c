@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Witness placement and bit tracing: the paper's Fig. 14 witness sets and
+ * its Fig. 15 regeneration of the trace (t, u, v, EOF); the text's
+ * counter-example without t; blocking witnesses for the multiprocedure case
+ * (Section 4.2), placed as far from the call as possible; bit tracing's
+ * branch codes and call separators.
+ */
+#include <string.h>
+
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+#include <pathtrace_abi.h>
+
+#include "paper_graphs.h"
+#include "unit.h"
+
+enum { T = 1, U = 2, V = 3, EOF_W = 0 };
+
+static uint32_t next_of(const struct encoding *enc, uint32_t v, uint32_t w)
+{
+	return enc->next[(size_t)enc->pred_row[v] * (enc->nwit + 1) + w];
+}
+
+static void fig14_emissions(uint8_t *nb, uint64_t *val, int with_t)
+{
+	memset(nb, 0, F14_NE);
+	memset(val, 0, F14_NE * sizeof(*val));
+	nb[F14_PA] = with_t ? 2 : 0;
+	val[F14_PA] = with_t ? T : 0;
+	nb[F14_BA] = 2;
+	val[F14_BA] = with_t ? U : 1;
+	nb[F14_BC] = 2;
+	val[F14_BC] = with_t ? V : 2;
+}
+
+/* Fig. 15, single procedure, with EOF, driven by the witness-set table. */
+static uint32_t fig15(const struct graph *g, const struct encoding *enc, const uint32_t *trace,
+		      uint32_t ntrace, uint32_t *out, uint32_t max)
+{
+	uint32_t pc = g->entry, n = 0, i = 0, wit = trace[i++], e;
+
+	out[n++] = pc;
+	do {
+		if (graph_out_degree(g, pc) < 2)
+			e = g->out_edges[g->out_start[pc]];
+		else
+			e = next_of(enc, pc, wit);
+		if (e == GRAPH_NONE)
+			return 0;
+		if (enc->edge_nbits[e])
+			wit = i < ntrace ? trace[i++] : EOF_W;
+		pc = g->edges[e].dst;
+		out[n++] = pc;
+	} while (pc != g->exit && n < max);
+	return n;
+}
+
+static void test_fig14_regeneration(void)
+{
+	static const uint32_t trace[] = { T, U, V, EOF_W };
+	static const uint32_t expect[] = { F14_P, F14_A, F14_C, F14_P, F14_B, F14_A, F14_C,
+					   F14_P, F14_B, F14_C, F14_EXIT };
+	struct graph g;
+	struct encoding enc;
+	uint8_t nb[F14_NE];
+	uint64_t val[F14_NE];
+	uint32_t out[32], n, i;
+
+	pg_fig14(&g, 0);
+	fig14_emissions(nb, val, 1);
+	CU_ASSERT_FATAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, val,
+						ENC_F_SINGLE_PROCEDURE, &enc) == 0);
+	/* witness(P, A) = {t}; u and v lie beyond P->B */
+	CU_ASSERT_EQUAL(next_of(&enc, F14_P, T), F14_PA);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_P, U), F14_PB);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_P, V), F14_PB);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_P, EOF_W), GRAPH_NONE);
+	/* "u is a member of witness(C, P) but not witness(C, EXIT)" */
+	CU_ASSERT_EQUAL(next_of(&enc, F14_C, U), F14_CP);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_C, EOF_W), F14_CEXIT);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_B, U), F14_BA);
+	CU_ASSERT_EQUAL(next_of(&enc, F14_B, V), F14_BC);
+	/* C reaches EXIT witness-free: no blocking property (single procedure only) */
+	encoding_free(&enc);
+	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, val, 0, &enc), -PT_EINVAL);
+	CU_ASSERT_FATAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, val,
+						ENC_F_SINGLE_PROCEDURE, &enc) == 0);
+	n = fig15(&g, &enc, trace, 4, out, 32);
+	CU_ASSERT_EQUAL_FATAL(n, sizeof(expect) / sizeof(expect[0]));
+	for (i = 0; i < n; i++)
+		CU_ASSERT_EQUAL(out[i], expect[i]);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
+/*
+ * Without t, witness(P, A) = {u, v, EOF} and witness(P, B) = {u, v} meet,
+ * and (P A C P B C EXIT) and (P B C EXIT) both write (v, EOF): refused.
+ */
+static void test_fig14_without_t(void)
+{
+	struct graph g;
+	struct encoding enc;
+	uint8_t nb[F14_NE];
+	uint64_t val[F14_NE];
+
+	pg_fig14(&g, 0);
+	fig14_emissions(nb, val, 0);
+	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, val,
+						ENC_F_SINGLE_PROCEDURE, &enc), -PT_EINVAL);
+	graph_free(&g);
+}
+
+/*
+ * Section 4.2: B contains a call. Blocking witnesses go first: P->B (the
+ * last predicate before the call) and C->EXIT; B's own out-edges (a call
+ * vertex is treated like a predicate) reach predicate C before any call or
+ * EXIT, so they need none; the tree completes the rest.
+ */
+static void test_fig14_multiprocedure(void)
+{
+	static const uint64_t w[F14_NE] = { 10, 10, 10, 10, 10, 10, 10 };
+	struct graph g;
+	struct encoding enc;
+	uint32_t e, bad = 0;
+
+	pg_fig14(&g, GRAPH_V_CALL);
+	CU_ASSERT_FATAL(encoding_witness(&g, w, &enc) == 0);
+	CU_ASSERT_EQUAL(enc.edge_role[F14_PB], ENC_ROLE_BLOCKING);
+	/* B's out-edges lead to predicate C first: no blocker, but the triangle B A C needs a chord */
+	CU_ASSERT(enc.edge_role[F14_BA] != ENC_ROLE_BLOCKING);
+	CU_ASSERT(enc.edge_role[F14_BC] != ENC_ROLE_BLOCKING);
+	CU_ASSERT(enc.edge_role[F14_BA] == ENC_ROLE_CHORD || enc.edge_role[F14_BC] == ENC_ROLE_CHORD ||
+		  enc.edge_role[F14_AC] == ENC_ROLE_CHORD);
+	CU_ASSERT_EQUAL(enc.edge_role[F14_CEXIT], ENC_ROLE_BLOCKING);
+	CU_ASSERT_EQUAL(encoding_check_blocking(&g, enc.edge_nbits, &bad), 0);
+	/* ceil(log2(|Ewit| + 1)) bits per code */
+	CU_ASSERT((1u << enc.width) >= enc.nwit + 1 && (1u << (enc.width - 1)) < enc.nwit + 1);
+	for (e = 0; e < F14_NE; e++)
+		CU_ASSERT(!enc.edge_nbits[e] || enc.edge_nbits[e] == enc.width);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
+/* Fig. 16: the blocker sits right after the predicate, not before the call. */
+static void test_blocker_far_from_call(void)
+{
+	/* 0 -> 1 | 4; 1 -> 2 -> 3(call) -> 4 -> EXIT(5) */
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 4 }, { 1, 2 }, { 2, 3 }, { 3, 4 }, { 4, 5 } };
+	static const uint32_t fl[6] = { [3] = GRAPH_V_CALL };
+	static const uint64_t w[6] = { 5, 5, 5, 5, 5, 10 };
+	struct graph g;
+	struct encoding enc;
+
+	pg_build(&g, 6, e, 6, 0, 5, fl);
+	CU_ASSERT_FATAL(encoding_witness(&g, w, &enc) == 0);
+	CU_ASSERT_EQUAL(enc.edge_role[0], ENC_ROLE_BLOCKING);	/* 0->1 */
+	CU_ASSERT_EQUAL(enc.edge_role[2], ENC_ROLE_NONE);	/* 1->2 */
+	CU_ASSERT_EQUAL(enc.edge_role[3], ENC_ROLE_NONE);	/* 2->3 */
+	/* 0->4 reaches EXIT, 3->4 leaves the call for EXIT */
+	CU_ASSERT_EQUAL(enc.edge_role[1], ENC_ROLE_BLOCKING);
+	CU_ASSERT_EQUAL(enc.edge_role[4], ENC_ROLE_BLOCKING);
+	CU_ASSERT_EQUAL(enc.nwit, 3);
+	CU_ASSERT_EQUAL(enc.width, 2);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
+/* Bit tracing: index codes at a multiway branch, separators between calls. */
+static void test_bits(void)
+{
+	/* 0 -> 1|2|3; 1,2,3 -> 4(call) -> 5(call) -> 6 -> 7(call) -> 8 -> 9 | EXIT(10); 9 -> EXIT */
+	static const uint32_t e[][2] = {
+		{ 0, 1 }, { 0, 2 }, { 0, 3 }, { 1, 4 }, { 2, 4 }, { 3, 4 }, { 4, 5 },
+		{ 5, 6 }, { 6, 7 }, { 7, 8 }, { 8, 9 }, { 8, 10 }, { 9, 10 },
+	};
+	static const uint32_t fl[11] = { [4] = GRAPH_V_CALL, [5] = GRAPH_V_CALL,
+					 [7] = GRAPH_V_CALL };
+	struct graph g;
+	struct encoding enc;
+
+	pg_build(&g, 11, e, 13, 0, 10, fl);
+	CU_ASSERT_FATAL(encoding_bits(&g, &enc) == 0);
+	CU_ASSERT_EQUAL(enc.edge_nbits[0], 2);
+	CU_ASSERT_EQUAL(enc.edge_value[0], 0);
+	CU_ASSERT_EQUAL(enc.edge_value[1], 1);
+	CU_ASSERT_EQUAL(enc.edge_value[2], 2);
+	CU_ASSERT_EQUAL(enc.edge_nbits[3], 0);
+	CU_ASSERT_EQUAL(enc.edge_role[6], ENC_ROLE_SEPARATOR);	/* call 4 -> call 5 */
+	CU_ASSERT_EQUAL(enc.edge_role[7], ENC_ROLE_SEPARATOR);	/* call 5 -> 6 -> call 7 */
+	CU_ASSERT_EQUAL(enc.edge_nbits[9], 0);			/* call 7 -> predicate 8 */
+	CU_ASSERT_EQUAL(enc.edge_nbits[10], 1);
+	CU_ASSERT_EQUAL(enc.edge_nbits[12], 0);
+	CU_ASSERT_EQUAL(encoding_check_blocking(&g, enc.edge_nbits, NULL), 0);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
+UNIT_SUITE(witness,
+	   { "Fig. 14/15: witness sets and regeneration of (t, u, v, EOF)",
+	     test_fig14_regeneration },
+	   { "Fig. 14 without t: overlapping witness sets refused", test_fig14_without_t },
+	   { "Section 4.2: Fig. 14 with a call in B", test_fig14_multiprocedure },
+	   { "Fig. 16: blockers as far from the call as possible", test_blocker_far_from_call },
+	   { "Section 6.2: bit tracing codes and separators", test_bits })
