@@ -260,6 +260,18 @@ int main(int argc, char **argv)
 		status = EXIT_BAD_FILE;
 		goto out;
 	}
+	if (o.verify) {
+		uint32_t nver = 0;
+
+		for (i = 0; i < m.nfuncs; i++)
+			nver += (m.funcs[i].plan_flags & PT_PLAN_VERIFY) != 0;
+		if (!nver && m.nfuncs) {
+			err_msg("--verify", "%s was not recorded in verify mode (no plan has PT_PLAN_VERIFY)",
+				o.trace);
+			status = EXIT_BAD_FILE;
+			goto out;
+		}
+	}
 	err = tr_decode_tracefile(&rs, &tf);
 	if (err == -PT_ENOMEM)
 		goto nomem;
