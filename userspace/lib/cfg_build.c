@@ -730,6 +730,73 @@ static int make_blocks(struct builder *b)
 	return 0;
 }
 
+/* Whether the decoded instruction transfers control other than by a call. */
+static int diverts(const ZydisDecodedInstruction *zi)
+{
+	switch (zi->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		return 1;
+	default:
+		return zi->mnemonic == ZYDIS_MNEMONIC_UD2 || zi->mnemonic == ZYDIS_MNEMONIC_UD0 ||
+		       zi->mnemonic == ZYDIS_MNEMONIC_UD1 || zi->mnemonic == ZYDIS_MNEMONIC_INT3;
+	}
+}
+
+/* Refuses when an alternative site in reachable code can change control flow. */
+static int check_alternatives(struct builder *b)
+{
+	const struct cfg_input *in = b->in;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t a, off, k;
+	char w[96];
+
+	for (a = 0; a < in->nalts; a++) {
+		const struct cfg_alt_site *s = &in->alts[a];
+		int reached = 0, pi;
+
+		for (k = 0; k < s->len && !reached; k++) {
+			pi = part_of(b, s->addr + k);
+			reached = pi >= 0 && b->part[pi].owner[s->addr + k - b->part[pi].addr] >= 0;
+		}
+		if (!reached)
+			continue;
+		for (k = 0; k < s->len; k++) {
+			int32_t o;
+
+			pi = part_of(b, s->addr + k);
+			if (pi < 0)
+				continue;
+			o = b->part[pi].owner[s->addr + k - b->part[pi].addr];
+			if (o >= 0 && b->insns[o].addr == s->addr + k &&
+			    b->insns[o].kind != CFG_I_PLAIN && b->insns[o].kind != CFG_I_CALL &&
+			    b->insns[o].kind != CFG_I_CALL_INDIRECT)
+				return refuse(b, "alternative", "%s: the alternative site's code "
+					      "branches; patched at boot it may not",
+					      where(b, s->addr, w, sizeof(w)));
+		}
+		if (!s->repl && s->repl_len)
+			return refuse(b, "alternative", "%s: replacement bytes unknown",
+				      where(b, s->addr, w, sizeof(w)));
+		for (off = 0; off < s->repl_len; off += zi.length) {
+			if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&b->dec, s->repl + off,
+								 s->repl_len - off, &zi, ops)))
+				return refuse(b, "alternative", "%s: replacement +0x%x undecodable",
+					      where(b, s->addr, w, sizeof(w)), off);
+			if (diverts(&zi))
+				return refuse(b, "alternative", "%s: replacement has %s: control "
+					      "flow depends on the CPU", where(b, s->addr, w, sizeof(w)),
+					      ZydisMnemonicGetString(zi.mnemonic));
+		}
+	}
+	return 0;
+}
+
 int cfg_build(const struct cfg_input *in, struct cfg *c)
 {
 	struct builder b;
@@ -779,6 +846,8 @@ int cfg_build(const struct cfg_input *in, struct cfg *c)
 			     "inside the function", where(&b, b.first_ijmp, w1, sizeof(w1)),
 			     where(&b, b.taken_at, w2, sizeof(w2)));
 	}
+	if (!err)
+		err = check_alternatives(&b);
 	if (!err)
 		err = make_blocks(&b);
 out:

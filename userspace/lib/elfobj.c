@@ -321,6 +321,8 @@ void elfobj_close(struct elfobj *o)
 	free(o->in_fixups);
 	free(o->in_keys);
 	free(o->in_bugs);
+	free(o->alts);
+	free(o->in_alts);
 	if (o->elf)
 		elf_end(o->elf);
 	if (o->fd >= 0)
@@ -441,16 +443,20 @@ static int is_noreturn(void *ctx, const char *name)
 	return noreturn_builtin(name) || local_noreturn(ctx, name);
 }
 
-static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
-		      struct cfg_fixup **fx, uint32_t *capf, struct cfg_key_site **ks,
-		      uint32_t *capk, struct cfg_bug_site **bs, uint32_t *capb);
+struct scratch {
+	struct cfg_fixup *fx;
+	struct cfg_key_site *ks;
+	struct cfg_bug_site *bs;
+	struct cfg_alt_site *as;
+	uint32_t capf, capk, capb, capa;
+};
+
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct scratch *sc);
 
 static int local_noreturn(struct elfobj *o, const char *name)
 {
-	struct cfg_fixup *fx = NULL;
-	struct cfg_key_site *ks = NULL;
-	struct cfg_bug_site *bs = NULL;
-	uint32_t lo, hi, capf = 0, capk = 0, capb = 0, e;
+	struct scratch sc;
+	uint32_t lo, hi, e;
 	struct cfg_input in;
 	struct cfg c;
 	uint32_t f;
@@ -466,7 +472,8 @@ static int local_noreturn(struct elfobj *o, const char *name)
 		return 0;
 	o->noreturn[f] = 2;	/* recursion: assume it returns */
 	memset(&c, 0, sizeof(c));
-	if (!fill_input(o, f, &in, &fx, &capf, &ks, &capk, &bs, &capb) && !cfg_build(&in, &c)) {
+	memset(&sc, 0, sizeof(sc));
+	if (!fill_input(o, f, &in, &sc) && !cfg_build(&in, &c)) {
 		never = 1;
 		for (e = 0; e < c.ninsns && never; e++) {
 			const struct cfg_insn *ins = &c.insns[e];
@@ -478,9 +485,10 @@ static int local_noreturn(struct elfobj *o, const char *name)
 		}
 	}
 	cfg_free(&c);
-	free(fx);
-	free(ks);
-	free(bs);
+	free(sc.fx);
+	free(sc.ks);
+	free(sc.bs);
+	free(sc.as);
 	o->noreturn[f] = never;
 	return never;
 }
@@ -520,13 +528,11 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 		(hi) = l_;                                                        \
 	} while (0)
 
-static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
-		      struct cfg_fixup **fx, uint32_t *capf, struct cfg_key_site **ks,
-		      uint32_t *capk, struct cfg_bug_site **bs, uint32_t *capb)
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct scratch *sc)
 {
 	const struct elfobj_func *f, *cold;
 	uint64_t pa[2];
-	uint32_t pl[2], p, lo, hi, nf = 0, nk = 0, nb = 0;
+	uint32_t pl[2], p, lo, hi, nf = 0, nk = 0, nb = 0, na = 0;
 
 	if (i >= o->nfuncs || o->funcs[i].parent != ELFOBJ_NONE)
 		return -PT_EINVAL;
@@ -551,27 +557,34 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
 		if (!pl[p])
 			continue;
 		RANGE(o->fixups, o->nfixups, insn, pa[p], pl[p], lo, hi);
-		if (grow((void **)fx, capf, nf + hi - lo, sizeof(**fx)))
+		if (grow((void **)&sc->fx, &sc->capf, nf + hi - lo, sizeof(*sc->fx)))
 			return -PT_ENOMEM;
-		memcpy(*fx + nf, o->fixups + lo, (hi - lo) * sizeof(**fx));
+		memcpy(sc->fx + nf, o->fixups + lo, (hi - lo) * sizeof(*sc->fx));
 		nf += hi - lo;
 		RANGE(o->keys, o->nkeys, code, pa[p], pl[p], lo, hi);
-		if (grow((void **)ks, capk, nk + hi - lo, sizeof(**ks)))
+		if (grow((void **)&sc->ks, &sc->capk, nk + hi - lo, sizeof(*sc->ks)))
 			return -PT_ENOMEM;
-		memcpy(*ks + nk, o->keys + lo, (hi - lo) * sizeof(**ks));
+		memcpy(sc->ks + nk, o->keys + lo, (hi - lo) * sizeof(*sc->ks));
 		nk += hi - lo;
 		RANGE(o->bugs, o->nbugs, addr, pa[p], pl[p], lo, hi);
-		if (grow((void **)bs, capb, nb + hi - lo, sizeof(**bs)))
+		if (grow((void **)&sc->bs, &sc->capb, nb + hi - lo, sizeof(*sc->bs)))
 			return -PT_ENOMEM;
-		memcpy(*bs + nb, o->bugs + lo, (hi - lo) * sizeof(**bs));
+		memcpy(sc->bs + nb, o->bugs + lo, (hi - lo) * sizeof(*sc->bs));
 		nb += hi - lo;
+		RANGE(o->alts, o->nalts, addr, pa[p], pl[p], lo, hi);
+		if (grow((void **)&sc->as, &sc->capa, na + hi - lo, sizeof(*sc->as)))
+			return -PT_ENOMEM;
+		memcpy(sc->as + na, o->alts + lo, (hi - lo) * sizeof(*sc->as));
+		na += hi - lo;
 	}
-	in->fixups = *fx;
+	in->fixups = sc->fx;
 	in->nfixups = nf;
-	in->keys = *ks;
+	in->keys = sc->ks;
 	in->nkeys = nk;
-	in->bugs = *bs;
+	in->bugs = sc->bs;
 	in->nbugs = nb;
+	in->alts = sc->as;
+	in->nalts = na;
 	in->names.ctx = o;
 	in->names.name_at = name_at;
 	in->names.is_noreturn = is_noreturn;
@@ -582,8 +595,19 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
 
 int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in)
 {
-	return fill_input(o, i, in, &o->in_fixups, &o->cap_fixups, &o->in_keys, &o->cap_keys,
-			  &o->in_bugs, &o->cap_bugs);
+	struct scratch sc = { o->in_fixups, o->in_keys, o->in_bugs, o->in_alts,
+			      o->cap_fixups, o->cap_keys, o->cap_bugs, o->cap_alts };
+	int err = fill_input(o, i, in, &sc);
+
+	o->in_fixups = sc.fx;
+	o->in_keys = sc.ks;
+	o->in_bugs = sc.bs;
+	o->in_alts = sc.as;
+	o->cap_fixups = sc.capf;
+	o->cap_keys = sc.capk;
+	o->cap_bugs = sc.capb;
+	o->cap_alts = sc.capa;
+	return err;
 }
 
 int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size)

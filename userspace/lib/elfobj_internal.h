@@ -53,11 +53,14 @@ struct elfobj {
 	uint32_t nkeys;
 	struct cfg_bug_site *bugs;	/* sorted by addr */
 	uint32_t nbugs;
+	struct cfg_alt_site *alts;	/* sorted by addr */
+	uint32_t nalts;
 	/* elfobj_input's scratch */
 	struct cfg_fixup *in_fixups;
 	struct cfg_key_site *in_keys;
 	struct cfg_bug_site *in_bugs;
-	uint32_t cap_fixups, cap_keys, cap_bugs;
+	struct cfg_alt_site *in_alts;
+	uint32_t cap_fixups, cap_keys, cap_bugs, cap_alts;
 };
 
 /* The relocation of section s at exactly off, or NULL. */

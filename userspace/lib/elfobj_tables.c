@@ -18,6 +18,7 @@
 #define JUMP_ENTRY 16	/* s32 code, s32 target, s64 key */
 #define BUG_ENTRY 12	/* s32 bug_addr, s32 file, u16 line, u16 flags (DEBUG_BUGVERBOSE) */
 #define BUGFLAG_WARNING (1u << 0)
+#define ALT_ENTRY 12	/* s32 instr, s32 repl, u16 cpuid, u8 instrlen, u8 replacementlen (6.1) */
 
 /*
  * The address the s32 field at offset off of section s points at; 0 when
@@ -71,6 +72,28 @@ static int cmp_key(const void *x, const void *y)
 	const struct cfg_key_site *a = x, *b = y;
 
 	return a->code < b->code ? -1 : a->code > b->code;
+}
+
+static int cmp_alt(const void *x, const void *y)
+{
+	const struct cfg_alt_site *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+/* The bytes at addr if a section holds len of them there, else NULL. */
+static const uint8_t *bytes_at(const struct elfobj *o, uint64_t addr, uint32_t len)
+{
+	size_t i;
+
+	for (i = 0; i < o->nsecs; i++) {
+		const struct elfobj_sec *s = &o->secs[i];
+
+		if (s->data && addr >= s->addr && addr - s->addr <= s->size &&
+		    len <= s->size - (addr - s->addr))
+			return s->data + (addr - s->addr);
+	}
+	return NULL;
 }
 
 static int cmp_bug(const void *x, const void *y)
@@ -147,6 +170,29 @@ int elfobj_read_tables(struct elfobj *o)
 		}
 		o->nbugs = n;
 		qsort(o->bugs, n, sizeof(*o->bugs), cmp_bug);
+	}
+	s = find(o, ".altinstructions");
+	if (s) {
+		if (s->size % ALT_ENTRY)
+			return -PT_EFORMAT;
+		o->alts = calloc(s->size / ALT_ENTRY + 1, sizeof(*o->alts));
+		if (!o->alts)
+			return -PT_ENOMEM;
+		for (off = 0, n = 0; off < s->size; off += ALT_ENTRY) {
+			uint8_t ilen = s->data[off + 10], rlen = s->data[off + 11];
+
+			err = field(o, s, off, &a);
+			if (!err)
+				err = field(o, s, off + 4, &t);
+			if (err)
+				return err;
+			if (!a)
+				return -PT_EFORMAT;
+			o->alts[n++] = (struct cfg_alt_site){ a, ilen, rlen, t,
+							      t ? bytes_at(o, t, rlen) : NULL };
+		}
+		o->nalts = n;
+		qsort(o->alts, n, sizeof(*o->alts), cmp_alt);
 	}
 	return 0;
 }

@@ -24,7 +24,7 @@
  * "special-control" (iret, sysret, int n, syscall, vmlaunch, xbegin, far
  * branches), "int3-reached" (a breakpoint, or a call we do not know is
  * noreturn), "kprobe-present" (live code patched by an optimized kprobe),
- * "bad-static-key", "bad-fixup", "bad-reloc", "too-large". Sources add
+ * "bad-static-key", "bad-fixup", "bad-reloc", "too-large", "alternative". Sources add
  * their own (ksyms.h: "unknown-static-key", "module-mismatch").
  */
 #ifndef PATHTRACE_CFG_H
@@ -147,6 +147,22 @@ struct cfg_bug_site {
 };
 
 /*
+ * An alternative-instruction site (.altinstructions) of code not yet
+ * patched (an ELF object; live code is already patched): len bytes at
+ * addr may be replaced at boot by repl (repl_len bytes). When the choice
+ * can change control flow (a jump, return or trap on either side) the
+ * function is refused as "alternative"; calls and plain instructions on
+ * either side keep every path through the blocks the same.
+ */
+struct cfg_alt_site {
+	uint64_t addr;
+	uint32_t len;
+	uint32_t repl_len;
+	uint64_t repl_addr;
+	const uint8_t *repl;	/* NULL if the replacement bytes are unknown */
+};
+
+/*
  * Names the world outside the function. Every callback may be NULL.
  *  - name_at: the symbol that starts exactly at addr, or NULL.
  *  - reloc_at: for ELF objects, the symbol a relocation in [addr, addr+len)
@@ -194,6 +210,8 @@ struct cfg_input {
 	 * jmp is refused as "indirect-jump".
 	 */
 	int indirect_jumps_leave;
+	const struct cfg_alt_site *alts;
+	uint32_t nalts;
 };
 
 /*
