@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The regeneration engine on hand-made streams: ENTER attribution at call
+ * vertices (docs/runtime.md), gaps and resync, return-address checks,
+ * truncation, the callback's stop, the bit reader, and the Fig. 14 graph
+ * traced with witnesses while B calls a traced function (Section 4.2).
+ */
+#include <string.h>
+
+#include <pathtrace/encoding.h>
+#include <pathtrace/error.h>
+#include <pathtrace/sim.h>
+
+#include "paper_graphs.h"
+#include "regen.h"
+#include "unit.h"
+
+struct tfunc {
+	struct graph g;
+	struct encoding enc;
+	uint64_t ret[8];
+	uint32_t callee[8];
+};
+
+enum { ID_F = 1, ID_G = 2, ID_H = 3, ID_K = 4, ID_P14 = 5, NFUNC = 5 };
+
+static struct tfunc tf[NFUNC];
+static struct regen_func rf[NFUNC];
+static struct regen_funcs fs = { rf, NFUNC };
+
+static void setup(void)
+{
+	static const uint32_t one[][2] = { { 0, 1 } };
+	static const uint32_t diamond[][2] = { { 0, 2 }, { 0, 3 }, { 2, 1 }, { 3, 1 } };
+	static const uint32_t call0[2] = { GRAPH_V_CALL, 0 };
+	static const uint64_t w14[F14_NE] = { 1, 1, 1, 1, 1, 1, 1 };
+	uint32_t i, v;
+
+	memset(tf, 0, sizeof(tf));
+	pg_build(&tf[0].g, 2, one, 1, 0, 1, call0);	/* F: calls indirectly */
+	pg_build(&tf[1].g, 2, one, 1, 0, 1, NULL);	/* G: a leaf, no bits */
+	pg_build(&tf[2].g, 4, diamond, 4, 0, 1, NULL);	/* H: one predicate */
+	pg_build(&tf[3].g, 2, one, 1, 0, 1, call0);	/* K: calls G directly */
+	pg_fig14(&tf[4].g, GRAPH_V_CALL);		/* Fig. 14, B calls G */
+	for (i = 0; i < NFUNC; i++) {
+		int err;
+
+		for (v = 0; v < 8; v++)
+			tf[i].callee[v] = UINT32_MAX;
+		err = i == 4 ? encoding_witness(&tf[i].g, w14, &tf[i].enc) :
+			       encoding_bits(&tf[i].g, &tf[i].enc);
+
+		CU_ASSERT_FATAL(err == 0);
+		rf[i] = (struct regen_func){
+			.func_id = i + 1, .name = "t", .g = &tf[i].g, .call_ret_addr = tf[i].ret,
+			.call_callee = tf[i].callee,
+			.ops = i == 4 ? &regen_decode_witness_ops : &regen_decode_bits_ops,
+			.model = &tf[i].enc,
+		};
+	}
+	tf[3].ret[0] = 0x1234;
+	tf[3].callee[0] = ID_G;
+	tf[4].ret[F14_B] = 0x5678;
+	tf[4].callee[F14_B] = ID_G;
+}
+
+static void teardown(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < NFUNC; i++) {
+		encoding_free(&tf[i].enc);
+		graph_free(&tf[i].g);
+	}
+}
+
+struct ev {
+	uint32_t type, func, block, depth;
+	int reason;
+};
+
+struct got {
+	struct ev ev[64];
+	uint32_t n;
+	int stop_at;
+};
+
+static int collect(void *ctx, const struct regen_event *e)
+{
+	struct got *g = ctx;
+
+	if (g->n < 64)
+		g->ev[g->n++] = (struct ev){ e->type, e->func, e->block, e->depth, e->reason };
+	return g->stop_at && (int)g->n == g->stop_at ? 7 : 0;
+}
+
+static void expect(struct sim_stream *s, const struct ev *want, uint32_t n)
+{
+	struct regen_stream rs;
+	struct got got;
+	uint32_t i;
+
+	memset(&got, 0, sizeof(got));
+	sim_stream_view(s, 1, &rs);
+	CU_ASSERT_EQUAL_FATAL(regen_stream(&fs, &rs, collect, &got), 0);
+	CU_ASSERT_EQUAL(got.n, n);
+	for (i = 0; i < n && i < got.n; i++) {
+		CU_ASSERT_EQUAL(got.ev[i].type, want[i].type);
+		CU_ASSERT_EQUAL(got.ev[i].func, want[i].func);
+		CU_ASSERT_EQUAL(got.ev[i].depth, want[i].depth);
+		if (want[i].type == REGEN_EV_BLOCK)
+			CU_ASSERT_EQUAL(got.ev[i].block, want[i].block);
+		if (want[i].type == REGEN_EV_GAP)
+			CU_ASSERT_EQUAL(got.ev[i].reason, want[i].reason);
+	}
+	sim_stream_free(s);
+}
+
+#define EN(f, d) { REGEN_EV_ENTER, f, 0, d, 0 }
+#define BL(f, b, d) { REGEN_EV_BLOCK, f, b, d, 0 }
+#define EX(f, d) { REGEN_EV_EXIT, f, 0, d, 0 }
+#define GAP(f, d, r) { REGEN_EV_GAP, f, 0, d, r }
+#define RS(f) { REGEN_EV_RESYNC, f, 0, 0, 0 }
+
+/*
+ * F's only vertex is a call vertex followed by EXIT: its separator bit
+ * tells "F called G" (ENTER G before the bit) from "F returned, then its
+ * untraced caller called G" (ENTER G after it).
+ */
+static void test_attribution(void)
+{
+	struct sim_stream s;
+	const struct ev nested[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+				     EX(ID_G, 1), EX(ID_F, 0) };
+	const struct ev after[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EX(ID_F, 0), EN(ID_G, 0),
+				    BL(ID_G, 0, 0), EX(ID_G, 0) };
+	const struct ev two[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+				  EX(ID_G, 1), EN(ID_G, 1), BL(ID_G, 0, 1), EX(ID_G, 1),
+				  EX(ID_F, 0) };
+
+	CU_ASSERT_EQUAL(tf[0].enc.edge_role[0], ENC_ROLE_SEPARATOR);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, nested, 6);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	expect(&s, after, 6);
+	/* an untraced callee of F entered G twice: both are F's children */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, two, 9);
+}
+
+/* A direct call must enter its callee once, from the right return address. */
+static void test_direct_call_checks(void)
+{
+	struct sim_stream s;
+	const struct ev good[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+				   EX(ID_G, 1), EX(ID_K, 0) };
+	const struct ev wrong_ret[] = { EN(ID_K, 0), BL(ID_K, 0, 0),
+					GAP(ID_K, 0, -PT_EMISMATCH), RS(ID_G), EN(ID_G, 0),
+					BL(ID_G, 0, 0), EX(ID_G, 0) };
+	/* after a gap the rest of the stream is skipped up to an ENTER: no second GAP */
+	const struct ev missing[] = { EN(ID_K, 0), BL(ID_K, 0, 0), GAP(ID_K, 0, -PT_EMISMATCH) };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, good, 6);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x4321);
+	expect(&s, wrong_ret, 7);
+	/* the callee's ENTER is missing (e.g. a missed probe): no guessing */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, missing, 3);
+}
+
+/* LOSS: a gap, then the engine resyncs at the next ENTER. */
+static void test_loss_and_resync(void)
+{
+	struct sim_stream s;
+	const struct ev want[] = { EN(ID_H, 0), BL(ID_H, 0, 0), GAP(ID_H, 0, -PT_EKERNEL),
+				   RS(ID_H), EN(ID_H, 0), BL(ID_H, 0, 0), BL(ID_H, 3, 0),
+				   EX(ID_H, 0) };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_LOSS, 0, 1, 5);
+	sim_stream_emit(&s, 1, 0);	/* garbage after the loss */
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);	/* H takes 0->3 */
+	expect(&s, want, 8);
+}
+
+/* Running out of bits inside an activation is TRUNCATED, never EXIT. */
+static void test_truncated(void)
+{
+	struct sim_stream s;
+	const struct ev want[] = { EN(ID_H, 0), BL(ID_H, 0, 0),
+				   { REGEN_EV_TRUNCATED, ID_H, 0, 0, -PT_ETRUNC } };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	expect(&s, want, 3);
+}
+
+/* Bits before the first ENTER belong to an activation not in the stream. */
+static void test_leading_bits_and_stale_enter(void)
+{
+	struct sim_stream s;
+	const struct ev lead[] = { GAP(UINT32_MAX, 0, -PT_ENOENT), RS(ID_G), EN(ID_G, 0),
+				   BL(ID_G, 0, 0), EX(ID_G, 0) };
+	const struct ev stale[] = { EN(ID_H, 0), BL(ID_H, 0, 0), GAP(ID_H, 0, -PT_EFORMAT) };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_emit(&s, 3, 5);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x99);
+	expect(&s, lead, 5);
+	/* H has no call vertex, so an ENTER it reads past was never its child */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_emit(&s, 1, 0);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, stale, 3);
+}
+
+/*
+ * Fig. 14 with B calling G, witness encoded: the execution
+ * P A C P B[G] A C P B[G] C EXIT, emitted edge by edge, comes back.
+ */
+static void test_fig14_multiprocedure(void)
+{
+	static const uint32_t path[] = { F14_PA, F14_AC, F14_CP, F14_PB, F14_BA, F14_AC,
+					 F14_CP, F14_PB, F14_BC, F14_CEXIT };
+	const struct ev want[] = {
+		EN(ID_P14, 0), BL(ID_P14, F14_P, 0), BL(ID_P14, F14_A, 0), BL(ID_P14, F14_C, 0),
+		BL(ID_P14, F14_P, 0), BL(ID_P14, F14_B, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+		EX(ID_G, 1), BL(ID_P14, F14_A, 0), BL(ID_P14, F14_C, 0), BL(ID_P14, F14_P, 0),
+		BL(ID_P14, F14_B, 0), EN(ID_G, 1), BL(ID_G, 0, 1), EX(ID_G, 1),
+		BL(ID_P14, F14_C, 0), EX(ID_P14, 0),
+	};
+	const struct encoding *enc = &tf[4].enc;
+	struct sim_stream s;
+	uint32_t i;
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_P14, 0, 0x99);
+	for (i = 0; i < sizeof(path) / sizeof(path[0]); i++) {
+		uint32_t e = path[i];
+
+		if (tf[4].g.edges[e].dst == F14_B) {
+			sim_stream_emit(&s, enc->edge_nbits[e], enc->edge_value[e]);
+			sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x5678);
+			continue;
+		}
+		sim_stream_emit(&s, enc->edge_nbits[e], enc->edge_value[e]);
+	}
+	expect(&s, want, sizeof(want) / sizeof(want[0]));
+}
+
+static void test_callback_stops(void)
+{
+	struct sim_stream s;
+	struct regen_stream rs;
+	struct got got;
+
+	memset(&s, 0, sizeof(s));
+	memset(&got, 0, sizeof(got));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x99);
+	sim_stream_view(&s, 1, &rs);
+	got.stop_at = 2;
+	CU_ASSERT_EQUAL(regen_stream(&fs, &rs, collect, &got), 7);
+	CU_ASSERT_EQUAL(got.n, 2);
+	sim_stream_free(&s);
+}
+
+static void test_bitreader(void)
+{
+	const uint64_t w[2] = { 0xf000000000000001ull, 0x5ull };
+	struct regen_bitreader br = { w, 67, 0, 0 };
+
+	CU_ASSERT_EQUAL(regen_read_bits(&br, 1), 1);
+	CU_ASSERT_EQUAL(regen_read_bits(&br, 59), 0);
+	CU_ASSERT_EQUAL(regen_read_bits(&br, 6), 0x1f);	/* 4 high bits, then 1 */
+	CU_ASSERT_EQUAL(br.pos, 66);
+	CU_ASSERT_EQUAL(regen_read_bits(&br, 2), 0);
+	CU_ASSERT(br.eof);
+	CU_ASSERT_EQUAL(br.pos, 66);
+}
+
+static void test_all(void)
+{
+	setup();
+	test_attribution();
+	test_direct_call_checks();
+	test_loss_and_resync();
+	test_truncated();
+	test_leading_bits_and_stale_enter();
+	test_fig14_multiprocedure();
+	test_callback_stops();
+	teardown();
+}
+
+UNIT_SUITE(regen_engine,
+	   { "attribution, checks, gaps, truncation, Fig. 14 multiprocedure", test_all },
+	   { "bit reader", test_bitreader })
