@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pathtracectl plan FUNC --elf FILE [--mode trace|paths|edges]
+ *                  [--encoding witness|bits] [--verify] [--dot]
+ * The plan for one function of an ELF object, for a human: the CFG with
+ * edge weights, chords and what each instrumented edge does (witness code,
+ * path increment or end, counter), the probe sites with their
+ * jump-optimizability, bits per witness or path, and the static cost
+ * against probing every block; or Graphviz with the instrumentation drawn
+ * on the CFG. Exit status: 0 planned, 1 refused / unknown function /
+ * unreadable file, 2 bad command line.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+#include <pathtrace/weight.h>
+
+#include "commands.h"
+
+static const char *const how_name[] = {
+	[PROBESITE_NONE] = "none", [PROBESITE_DST] = "at target",
+	[PROBESITE_SRC] = "in source", [PROBESITE_BRANCH] = "at branch",
+};
+
+static const char *const when_name[] = { "", " if taken", " if not taken" };
+
+static const char *const mode_name[] = {
+	[PT_MODE_TRACE] = "trace", [PT_MODE_PATHS] = "paths", [PT_MODE_EDGES] = "edges",
+};
+
+static const char *where(const struct cfg *c, uint64_t a, char *buf, size_t n)
+{
+	if (c->cold_len && a >= c->cold_addr && a - c->cold_addr < c->cold_len)
+		snprintf(buf, n, "%s.cold+0x%" PRIx64, c->name, a - c->cold_addr);
+	else
+		snprintf(buf, n, "%s+0x%" PRIx64, c->name, a - c->addr);
+	return buf;
+}
+
+static void action_text(const struct pt_action *a, char *buf, size_t n)
+{
+	switch (a->op) {
+	case PT_OP_ENTER:
+		snprintf(buf, n, "ENTER");
+		break;
+	case PT_OP_EMIT:
+		snprintf(buf, n, "emit %" PRIu64 "/%u bits%s", (uint64_t)a->value, a->nbits,
+			 when_name[a->when % 3]);
+		break;
+	case PT_OP_PATH_ADD:
+		snprintf(buf, n, "r += %" PRId64 "%s", (int64_t)a->value, when_name[a->when % 3]);
+		break;
+	case PT_OP_PATH_EMIT:
+		snprintf(buf, n, "emit r + %" PRId64 " in %u bits, r = 0%s", (int64_t)a->value,
+			 a->nbits, when_name[a->when % 3]);
+		break;
+	case PT_OP_PATH_SET:
+		snprintf(buf, n, "r = %" PRId64 "%s", (int64_t)a->value, when_name[a->when % 3]);
+		break;
+	case PT_OP_COUNT:
+		snprintf(buf, n, "count[%u]++%s", a->arg, when_name[a->when % 3]);
+		break;
+	default:
+		snprintf(buf, n, "op %u", a->op);
+	}
+}
+
+/* What an edge carries in the plan, as text (empty if nothing). */
+static void edge_text(const struct plan *pl, uint32_t e, char *buf, size_t n)
+{
+	buf[0] = 0;
+	if (pl->have_enc && pl->enc.edge_nbits[e]) {
+		snprintf(buf, n, "%s %" PRIu64 "/%u bits",
+			 pl->enc.edge_role[e] == ENC_ROLE_BLOCKING ? "blocking witness" :
+			 pl->enc.edge_role[e] == ENC_ROLE_CHORD ? "witness" : "bits",
+			 (uint64_t)pl->enc.edge_value[e], pl->enc.edge_nbits[e]);
+	} else if (pl->have_pn) {
+		const struct pathnum *p = &pl->pn;
+		uint32_t d = p->cfg[e].dag;
+
+		if (p->cfg[e].role == PATHNUM_ROLE_CALL) {
+			snprintf(buf, n, "after call: path starts");
+		} else if (d != GRAPH_NONE && (p->act[d] & PATHNUM_ACT_ADD)) {
+			snprintf(buf, n, "r += %" PRId64 " (Val %" PRIu64 ")", (int64_t)p->add[d],
+				 p->val[d]);
+		} else if (d != GRAPH_NONE && (p->act[d] & PATHNUM_ACT_EMIT)) {
+			snprintf(buf, n, "%spath end: emit r + %" PRId64,
+				 p->cfg[e].role == PATHNUM_ROLE_BACK ? "back edge, " : "",
+				 (int64_t)p->emit[d]);
+		} else if (p->cfg[e].role == PATHNUM_ROLE_BACK) {
+			snprintf(buf, n, "back edge (end emitted at its last chord)");
+		}
+	} else if (pl->in_tree && !pl->in_tree[e]) {
+		snprintf(buf, n, "count[%u]++", e);
+	}
+}
+
+static void print_text(const struct cfg *c, const struct plan *pl)
+{
+	char w1[160], w2[160], t[160];
+	uint32_t b, e, k, a;
+
+	printf("%s: %u blocks, %u edges, %u instructions; mode %s", c->name, c->nblocks,
+	       c->nedges, c->ninsns, mode_name[pl->hdr.mode]);
+	if (pl->hdr.mode == PT_MODE_TRACE)
+		printf(", encoding %s", pl->hdr.encoding == PT_ENC_BITS ? "bits" : "witness");
+	printf("\n\nblocks (frequency per call, Section 5 weighting unless given):\n");
+	for (b = 0; b < c->nblocks; b++)
+		printf("  B%-4u %-32s %3u insns  freq %8.2f%s%s\n", b,
+		       where(c, c->blocks[b].addr, w1, sizeof(w1)), c->blocks[b].ninsn,
+		       (double)probesite_block_freq(c, pl->weight, b) / WEIGHT_ONE,
+		       (c->blocks[b].flags & CFG_BF_CALL) ? "  call" : "",
+		       (c->blocks[b].flags & CFG_BF_COLD) ? "  cold" : "");
+	printf("\nedges (weight, probe site, instrumentation):\n");
+	for (e = 0; e < c->nedges; e++) {
+		const struct probesite *s = &pl->edge_site[e];
+
+		edge_text(pl, e, t, sizeof(t));
+		if (s->insn != PROBESITE_NO_INSN)
+			where(c, c->insns[s->insn].addr, w2, sizeof(w2));
+		else
+			snprintf(w2, sizeof(w2), "-");
+		if (c->edges[e].dst == c->nblocks)
+			snprintf(w1, sizeof(w1), "EXIT");
+		else
+			snprintf(w1, sizeof(w1), "B%u", c->edges[e].dst);
+		printf("  e%-4u B%-4u -> %-5s w %8.2f  %-9s %-28s%s %s\n", e, c->edges[e].src, w1,
+		       (double)pl->weight[e] / WEIGHT_ONE, how_name[s->how], w2,
+		       s->window_ok ? " opt" : "    ", t);
+	}
+	if (pl->have_pn) {
+		const struct pathnum *p = &pl->pn;
+
+		for (k = 0; k < c->nblocks; k++) {
+			uint32_t d = p->call_end[k];
+
+			if (d != GRAPH_NONE && p->kind[d] == PATHNUM_CALL_END && p->act[d])
+				printf("  call B%u: path end before the call: emit r + %" PRId64 "\n",
+				       k, (int64_t)p->emit[d]);
+		}
+	}
+	printf("\nprobe sites:\n");
+	for (k = 0; k < pl->hdr.nr_sites; k++) {
+		const struct pt_site *s = &pl->sites[k];
+
+		printf("  %-32s %s%s:", where(c, c->insns[pl->site_insn[k]].addr, w1, sizeof(w1)),
+		       (s->flags & PT_SITE_OPTIMIZABLE) ? "[OPTIMIZED]" :
+		       c->insns[pl->site_insn[k]].kind == CFG_I_FENTRY ? "[FTRACE]   " :
+		       "[int3]     ",
+		       s->cond != PT_COND_NONE ? " cond" : "");
+		for (a = s->first_action; a < s->first_action + s->nr_actions; a++) {
+			action_text(&pl->actions[a], t, sizeof(t));
+			printf("%s %s", a == s->first_action ? "" : ";", t);
+		}
+		printf("\n");
+	}
+	printf("\nsummary:\n");
+	if (pl->have_pn)
+		printf("  paths %" PRIu64 ", %u bits per path number\n", pl->pn.npaths, pl->bits);
+	else if (pl->have_enc && pl->enc.kind == PT_ENC_WITNESS)
+		printf("  %u witnesses, %u bits per witness code\n", pl->enc.nwit, pl->bits);
+	else if (pl->have_enc)
+		printf("  bit tracing: at most %u bits per edge\n", pl->bits);
+	else
+		printf("  %u counters (chords) of %u edges\n", pl->hdr.nr_actions - 1, c->nedges);
+	printf("  probes %u (%u jump-optimizable) vs every-block %u (%u jump-optimizable): %.2fx "
+	       "the probes\n", pl->hdr.nr_sites, pl->noptimizable, pl->every_block_probes,
+	       pl->every_block_optimizable,
+	       pl->every_block_probes ? (double)pl->hdr.nr_sites / pl->every_block_probes : 0);
+	printf("  static cost (block frequency x 1 optimized / %d int3 / %d ftrace): %.1f vs "
+	       "every-block %.1f: %.2fx\n", PROBESITE_INT3_FACTOR, PROBESITE_FTRACE_FACTOR,
+	       (double)pl->cost / WEIGHT_ONE, (double)pl->every_block_cost / WEIGHT_ONE,
+	       pl->every_block_cost ? (double)pl->cost / pl->every_block_cost : 0);
+	printf("  plan blob %u bytes\n", pl->hdr.total_len);
+}
+
+static void print_dot(const struct cfg *c, const struct plan *pl)
+{
+	char w1[160], t[160];
+	uint32_t b, e;
+
+	printf("digraph \"%s\" {\n  node [shape=box fontname=monospace];\n", c->name);
+	for (b = 0; b < c->nblocks; b++)
+		printf("  B%u [label=\"B%u %s\\nfreq %.2f\"%s];\n", b, b,
+		       where(c, c->blocks[b].addr, w1, sizeof(w1)),
+		       (double)probesite_block_freq(c, pl->weight, b) / WEIGHT_ONE,
+		       (c->blocks[b].flags & CFG_BF_CALL) ? " style=bold" : "");
+	printf("  EXIT [shape=oval];\n");
+	for (e = 0; e < c->nedges; e++) {
+		edge_text(pl, e, t, sizeof(t));
+		printf("  B%u -> ", c->edges[e].src);
+		if (c->edges[e].dst == c->nblocks)
+			printf("EXIT");
+		else
+			printf("B%u", c->edges[e].dst);
+		printf(" [label=\"%.2f%s%s\"%s];\n", (double)pl->weight[e] / WEIGHT_ONE,
+		       t[0] ? "\\n" : "", t, pl->edge_probed[e] ? " color=red fontcolor=red" : "");
+	}
+	printf("}\n");
+}
+
+static int parse_args(int argc, char **argv, const char **func, const char **elf,
+		      struct plan_opts *o, int *dot)
+{
+	int a;
+
+	for (a = 1; a < argc; a++) {
+		const char *arg = argv[a];
+
+		if (!strcmp(arg, "--dot")) {
+			*dot = 1;
+		} else if (!strcmp(arg, "--verify")) {
+			o->flags |= PT_PLAN_VERIFY;
+		} else if (!strcmp(arg, "--elf") || !strcmp(arg, "--mode") ||
+			   !strcmp(arg, "--encoding")) {
+			const char *v = ++a < argc ? argv[a] : NULL;
+
+			if (!v) {
+				ctl_err("plan", "%s needs a value", arg);
+				return 2;
+			}
+			if (!strcmp(arg, "--elf")) {
+				*elf = v;
+			} else if (!strcmp(arg, "--mode")) {
+				o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
+					  !strcmp(v, "paths") ? PT_MODE_PATHS :
+					  !strcmp(v, "edges") ? PT_MODE_EDGES : 0;
+				if (!o->mode) {
+					ctl_err("plan", "--mode trace|paths|edges, not %s", v);
+					return 2;
+				}
+			} else {
+				o->encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
+					      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
+				if (!o->encoding) {
+					ctl_err("plan", "--encoding witness|bits, not %s", v);
+					return 2;
+				}
+			}
+		} else if (arg[0] == '-') {
+			ctl_err("plan", "unknown option %s", arg);
+			return 2;
+		} else if (!*func) {
+			*func = arg;
+		} else {
+			ctl_err("plan", "one function only (got %s and %s)", *func, arg);
+			return 2;
+		}
+	}
+	if (!*func || !*elf) {
+		ctl_err("plan", "usage: pathtracectl plan FUNC --elf FILE [--mode trace|paths|edges] "
+			"[--encoding witness|bits] [--verify] [--dot]");
+		return 2;
+	}
+	if (o->encoding && o->mode != PT_MODE_TRACE) {
+		ctl_err("plan", "--encoding applies to --mode trace only");
+		return 2;
+	}
+	return 0;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+	const char *func = NULL, *elf = NULL;
+	struct plan_opts o = { PT_MODE_TRACE, 0, 1, 0, NULL };
+	struct elfobj *obj;
+	struct cfg_input in;
+	struct cfg c;
+	struct plan pl;
+	int dot = 0, err;
+	int64_t i;
+
+	err = parse_args(argc, argv, &func, &elf, &o, &dot);
+	if (err)
+		return err;
+	err = elfobj_open(elf, &obj);
+	if (err) {
+		ctl_err(elf, "%s", pt_strerror(err));
+		return 1;
+	}
+	i = elfobj_find(obj, func);
+	if (i < 0 || elfobj_func(obj, i)->parent != ELFOBJ_NONE) {
+		ctl_err(func, i < 0 ? "no such function in %s" : "is a .cold part in %s", elf);
+		elfobj_close(obj);
+		return 1;
+	}
+	memset(&c, 0, sizeof(c));
+	err = elfobj_input(obj, i, &in);
+	if (!err)
+		err = cfg_build(&in, &c);
+	if (err) {
+		ctl_err(func, "%s%s%s", err == -PT_EREFUSED ? "CFG refused: " : pt_strerror(err),
+			err == -PT_EREFUSED ? c.refusal : "",
+			err == -PT_EREFUSED ? "" : "");
+		if (err == -PT_EREFUSED)
+			fprintf(stderr, "  %s\n", c.detail);
+		cfg_free(&c);
+		elfobj_close(obj);
+		return 1;
+	}
+	err = plan_build(&c, &o, &pl);
+	if (err) {
+		ctl_err(func, "plan refused: %s", pl.reason);
+	} else if (dot) {
+		print_dot(&c, &pl);
+	} else {
+		print_text(&c, &pl);
+	}
+	plan_free(&pl);
+	cfg_free(&c);
+	elfobj_close(obj);
+	return err ? 1 : 0;
+}
+
+CTL_COMMAND(plan, cmd_plan, "plan FUNC --elf FILE [--mode trace|paths|edges] [--encoding "
+	    "witness|bits] [--verify] [--dot]  instrumentation plan and its static cost")
