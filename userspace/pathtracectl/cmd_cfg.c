@@ -3,16 +3,20 @@
  * pathtracectl cfg FUNC --elf FILE [--dot]: a function's recovered CFG for
  * a human (blocks as symbol+offset, edges, calls, exits, the fentry site,
  * each Jcc's condition, or the refusal and its reason), or Graphviz.
+ * pathtracectl cfg FUNC --live [--module MOD]: the same from the running
+ * kernel (/proc/kallsyms, /proc/kcore, /sys/module, /lib/modules).
  * Exit status: 0 recovered, 1 refused / unknown function / unreadable
  * file, 2 bad command line.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
 
 #include "commands.h"
 
@@ -157,38 +161,32 @@ static void print_dot(const struct cfg *c)
 	printf("}\n");
 }
 
-static int cmd_cfg(int argc, char **argv)
+static int show(const char *func, const struct cfg_input *in, int dot)
 {
-	const char *func = NULL, *elf = NULL;
+	struct cfg c;
+	int err = cfg_build(in, &c);
+
+	if (err == -PT_EREFUSED) {
+		printf("%s: refused (%s): %s\n", func, c.refusal, c.detail);
+		ctl_err(func, "refused: %s", c.refusal);
+	} else if (err) {
+		ctl_err(func, "%s", pt_strerror(err));
+	} else if (dot) {
+		print_dot(&c);
+	} else {
+		print_text(&c);
+	}
+	cfg_free(&c);
+	return err ? 1 : 0;
+}
+
+static int from_elf(const char *func, const char *elf, int dot)
+{
 	struct elfobj *o;
 	struct cfg_input in;
-	struct cfg c;
-	int dot = 0, a, err;
 	int64_t i;
+	int err;
 
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--dot")) {
-			dot = 1;
-		} else if (!strcmp(argv[a], "--elf")) {
-			if (++a == argc) {
-				ctl_err("cfg", "--elf needs a file");
-				return 2;
-			}
-			elf = argv[a];
-		} else if (argv[a][0] == '-') {
-			ctl_err("cfg", "unknown option %s", argv[a]);
-			return 2;
-		} else if (!func) {
-			func = argv[a];
-		} else {
-			ctl_err("cfg", "one function only (got %s and %s)", func, argv[a]);
-			return 2;
-		}
-	}
-	if (!func || !elf) {
-		ctl_err("cfg", "usage: pathtracectl cfg FUNC --elf FILE [--dot]");
-		return 2;
-	}
 	err = elfobj_open(elf, &o);
 	if (err) {
 		ctl_err(elf, "%s", pt_strerror(err));
@@ -207,21 +205,85 @@ static int cmd_cfg(int argc, char **argv)
 		return 1;
 	}
 	err = elfobj_input(o, i, &in);
-	if (!err)
-		err = cfg_build(&in, &c);
-	if (err == -PT_EREFUSED) {
-		printf("%s: refused (%s): %s\n", func, c.refusal, c.detail);
-		ctl_err(func, "refused: %s", c.refusal);
-	} else if (err) {
+	if (err) {
 		ctl_err(func, "%s", pt_strerror(err));
-	} else if (dot) {
-		print_dot(&c);
-	} else {
-		print_text(&c);
+		elfobj_close(o);
+		return 1;
 	}
-	cfg_free(&c);
+	err = show(func, &in, dot);
 	elfobj_close(o);
-	return err ? 1 : 0;
+	return err;
 }
 
-CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE [--dot]  recovered CFG of FUNC in an ELF object")
+static int from_live(const char *func, const char *module, int dot)
+{
+	char moddir[300], detail[160];
+	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", moddir };
+	struct cfg_input in;
+	struct utsname u;
+	struct klive *k;
+	const char *tag;
+	int err;
+
+	uname(&u);
+	snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
+	err = klive_open(&p, &k);
+	if (err) {
+		ctl_err("live kernel", "%s (kallsyms and kcore need root)", pt_strerror(err));
+		return 1;
+	}
+	err = klive_input(k, func, module, &in, &tag, detail, sizeof(detail));
+	if (err == -PT_EREFUSED) {
+		printf("%s: refused (%s): %s\n", func, tag, detail);
+		ctl_err(func, "refused: %s", tag);
+		err = 1;
+	} else if (err) {
+		ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
+			err == -PT_EINVAL ? "several functions have this name" : pt_strerror(err),
+			module ? " in module " : "", module ? module : "");
+		err = 1;
+	} else {
+		err = show(func, &in, dot);
+	}
+	klive_close(k);
+	return err;
+}
+
+static int cmd_cfg(int argc, char **argv)
+{
+	const char *func = NULL, *elf = NULL, *module = NULL;
+	int dot = 0, live = 0, a;
+
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "--dot")) {
+			dot = 1;
+		} else if (!strcmp(argv[a], "--live")) {
+			live = 1;
+		} else if (!strcmp(argv[a], "--elf") || !strcmp(argv[a], "--module")) {
+			if (a + 1 == argc) {
+				ctl_err("cfg", "%s needs an argument", argv[a]);
+				return 2;
+			}
+			if (!strcmp(argv[a], "--elf"))
+				elf = argv[++a];
+			else
+				module = argv[++a];
+		} else if (argv[a][0] == '-') {
+			ctl_err("cfg", "unknown option %s", argv[a]);
+			return 2;
+		} else if (!func) {
+			func = argv[a];
+		} else {
+			ctl_err("cfg", "one function only (got %s and %s)", func, argv[a]);
+			return 2;
+		}
+	}
+	if (!func || !!elf == live || (module && !live)) {
+		ctl_err("cfg", "usage: pathtracectl cfg FUNC --elf FILE [--dot] | "
+			"cfg FUNC --live [--module MOD] [--dot]");
+		return 2;
+	}
+	return live ? from_live(func, module, dot) : from_elf(func, elf, dot);
+}
+
+CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE|--live [--module M] [--dot]  recovered CFG of FUNC")
