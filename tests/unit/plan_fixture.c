@@ -123,6 +123,24 @@ void fx_loop_cold(struct cfg *c)
 	fx_cfg(c, "loop_cold", 0x2000, 0x1e, 0x3000, 9, in, 12, e, 7, 0);
 }
 
+void fx_bug_exit(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x4000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x4005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x4008, 2, CFG_I_JCC, 4, 0, 0 },
+		{ 0x400a, 4, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x400e, 1, CFG_I_RET, 0, 0, 1 },
+		{ 0x400f, 2, CFG_I_BUG, 0, T, 2 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 2, CFG_E_TAKEN }, { 0, 1, CFG_E_FALL }, { 1, 3, CFG_E_EXIT },
+		{ 2, 3, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "bug_exit", 0x4000, 0x11, 0, 0, in, 6, e, 4, 0);
+}
+
 static void put_bits(struct fx_run *r, uint64_t v, unsigned int n)
 {
 	unsigned int i;

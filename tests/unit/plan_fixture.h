@@ -34,6 +34,9 @@ void fx_call_diamond(struct cfg *c);
 /* Loop with a .cold part: B0 -> B1 <-> B2 -> B3 ret; B1 -> cold B4 -> B3. */
 void fx_loop_cold(struct cfg *c);
 
+/* A BUG path: B0 jcc -> {B1 ret, B2 ud2}; B2's exit edge has no probe site. */
+void fx_bug_exit(struct cfg *c);
+
 /* What executing a plan along an edge sequence produced. */
 struct fx_run {
 	uint64_t bits[64];

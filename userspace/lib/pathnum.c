@@ -332,6 +332,29 @@ static void push(struct pathnum *p, uint32_t v, uint64_t carry)
 	}
 }
 
+int pathnum_emit_earlier(struct pathnum *p, uint32_t d)
+{
+	const struct graph *dag = &p->dag;
+	uint32_t v = dag->edges[d].src, i;
+
+	if (!(p->act[d] & PATHNUM_ACT_EMIT) || dag->edges[d].dst != dag->exit ||
+	    v == dag->entry || graph_out_degree(dag, v) != 1 || !graph_in_degree(dag, v))
+		return -PT_EINVAL;
+	for (i = dag->in_start[v]; i < dag->in_start[v + 1]; i++)
+		if (p->kind[dag->in_edges[i]] != PATHNUM_REAL)
+			return -PT_EINVAL;
+	for (i = dag->in_start[v]; i < dag->in_start[v + 1]; i++) {
+		uint32_t f = dag->in_edges[i];
+
+		p->emit[f] = p->add[f] + p->emit[d];
+		p->add[f] = 0;
+		p->act[f] = PATHNUM_ACT_EMIT;
+	}
+	p->act[d] = 0;
+	p->emit[d] = 0;
+	return 0;
+}
+
 static int check_graph(struct pathnum *p, const struct graph *g)
 {
 	uint32_t v, i, j;

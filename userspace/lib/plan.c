@@ -127,6 +127,14 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		return refuse(pl, err, "path numbering: %s", p->reason);
 	pl->have_pn = 1;
 	pl->bits = p->width;
+	/* Path ends no probe can see (out of a ud2 block): emit on the way in. */
+	for (e = 0; e < c->nedges; e++) {
+		uint32_t d = p->cfg[e].dag;
+
+		if (p->cfg[e].role != PATHNUM_ROLE_CALL && d != GRAPH_NONE &&
+		    (p->act[d] & PATHNUM_ACT_EMIT) && pl->edge_site[e].how == PROBESITE_NONE)
+			pathnum_emit_earlier(p, d);	/* if it cannot, edge_action refuses */
+	}
 	for (e = 0; e < c->nedges; e++) {
 		uint32_t d = p->cfg[e].dag;
 
@@ -239,9 +247,14 @@ static int build_sites(struct plan *pl, struct entries *es, const struct cfg *c)
 	return 0;
 }
 
+/*
+ * One verify site per block at its first probeable instruction. A block
+ * made only of unprobeable instructions (a lone ud2) gets none: the plan's
+ * verify list names the blocks it covers, so the verifier knows.
+ */
 static int build_verify(struct plan *pl, const struct cfg *c)
 {
-	uint32_t b, i;
+	uint32_t b, i, n = 0;
 
 	pl->verify = calloc((size_t)c->nblocks + 1, sizeof(*pl->verify));
 	pl->verify_insn = calloc((size_t)c->nblocks + 1, sizeof(*pl->verify_insn));
@@ -254,13 +267,12 @@ static int build_verify(struct plan *pl, const struct cfg *c)
 			if (probesite_probeable(c, i))
 				break;
 		if (i == bl->first_insn + bl->ninsn)
-			return refuse(pl, -PT_EREFUSED,
-				      "verify: block %u has no instruction a probe can sit on", b);
-		locate(c, i, &pl->verify[b].region, &pl->verify[b].offset);
-		pl->verify[b].block = b;
-		pl->verify_insn[b] = i;
+			continue;
+		locate(c, i, &pl->verify[n].region, &pl->verify[n].offset);
+		pl->verify[n].block = b;
+		pl->verify_insn[n++] = i;
 	}
-	pl->hdr.nr_verify = c->nblocks;
+	pl->hdr.nr_verify = n;
 	return 0;
 }
 
@@ -285,7 +297,7 @@ static int figures(struct plan *pl, const struct cfg *c)
 {
 	uint32_t n = pl->hdr.nr_sites + pl->hdr.nr_verify, k, m = 0, i;
 	uint32_t *all = malloc(((size_t)n + 1) * sizeof(*all));
-	uint8_t *opt = malloc((size_t)n + 1);
+	uint8_t *opt = malloc((size_t)(n > c->nblocks ? n : c->nblocks) + 1);
 	uint32_t *blocks = malloc(((size_t)c->nblocks + 1) * sizeof(*blocks));
 
 	if (!all || !opt || !blocks) {

@@ -111,6 +111,17 @@ struct pathnum {
 int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost,
 		  const uint64_t *call_cost);
 
+/*
+ * Moves the EMIT of end edge d (a DAG edge into EXIT) onto every DAG edge
+ * into its source v, for when d itself cannot be observed (e.g. the edge
+ * out of a ud2 block): each in-edge f then emits r + add(f) + emit(d)
+ * instead of adding. Exact when d is v's only DAG out-edge: every path
+ * through v crosses exactly one in-edge and nothing runs in between.
+ * Returns 0; -PT_EINVAL when d carries no EMIT, v is ENTRY, has other out
+ * edges or an in-edge that is not a real CFG edge.
+ */
+int pathnum_emit_earlier(struct pathnum *p, uint32_t d);
+
 /* Frees what pathnum_build allocated (safe on a zeroed or refused struct). */
 void pathnum_free(struct pathnum *p);
 

@@ -15,7 +15,9 @@
  *    of the CFG; counter index = CFG edge id (nr_counters = nedges), so a
  *    profile reader needs nothing but the CFG to propagate counts.
  * Every plan has PT_OP_ENTER at the function's first instruction (the
- * fentry site). With PT_PLAN_VERIFY, one pt_verify_site per block.
+ * fentry site). With PT_PLAN_VERIFY, one pt_verify_site per block that
+ * has a probeable instruction (a block that is only a ud2 has none; the
+ * sites name their blocks).
  * Actions at one site run in this order: ENTER, actions of the edge into
  * the site's block, of the edge out of it, of the block itself (a call
  * vertex's path end), then the conditional actions of its branch.
@@ -72,7 +74,7 @@ struct plan {
 /*
  * Builds c's plan. Returns 0; -PT_EREFUSED (pl->reason says why: an edge
  * that must be instrumented but no probe can observe, a jump back to the
- * fentry site, a block without a probeable instruction in verify mode);
+ * fentry site);
  * -PT_EOVERFLOW (too many paths; pathnum); -PT_ENOTSUP (pathnum's
  * refusals); -PT_EINVAL (bad options or empty cfg); -PT_ENOMEM. Free pl
  * with plan_free either way.

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-plan - plans for every function of every installed kernel module,
+ * in each mode: plans per second, refusals, and over the corpus the static
+ * ratio of probes placed versus probing every block, the share of probes
+ * the kernel can jump-optimize, the static cost ratio (block frequency x
+ * probe factor) and bits per witness / path.
+ *
+ *   bench-plan [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ *
+ * CFG recovery is timed apart (bench-cfg measures it): plans/s covers
+ * weighting, probe sites, spanning tree, numbering or encoding, actions,
+ * optimizability and serialization.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+
+enum { M_WITNESS, M_BITS, M_PATHS, M_EDGES, NMODES };
+
+static const struct {
+	const char *name;
+	uint16_t mode, encoding;
+} modes[NMODES] = {
+	{ "trace/witness", PT_MODE_TRACE, PT_ENC_WITNESS },
+	{ "trace/bits", PT_MODE_TRACE, PT_ENC_BITS },
+	{ "paths", PT_MODE_PATHS, 0 },
+	{ "edges", PT_MODE_EDGES, 0 },
+};
+
+struct stats {
+	uint64_t planned, refused_overflow, refused_other, sites, opt, every, every_opt;
+	uint64_t bits_sum, bits_max, blob_bytes;
+	long double cost, every_cost;
+	double seconds;
+	char example[512];
+};
+
+static struct stats st[NMODES];
+static uint64_t nmodules, nskipped, nfuncs, ncfg;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void bench_cfg(const struct cfg *c)
+{
+	int m;
+
+	for (m = 0; m < NMODES; m++) {
+		struct plan_opts o = { modes[m].mode, modes[m].encoding, 1, 0, NULL };
+		struct plan pl;
+		void *blob = NULL;
+		size_t len = 0;
+		double t0 = now();
+		int err = plan_build(c, &o, &pl);
+
+		if (!err)
+			err = plan_serialize(&pl, &blob, &len);
+		st[m].seconds += now() - t0;
+		if (err) {
+			if (err == -PT_EOVERFLOW)
+				st[m].refused_overflow++;
+			else
+				st[m].refused_other++;
+			if (!st[m].example[0])
+				snprintf(st[m].example, sizeof(st[m].example), "%s: %s", c->name,
+					 pl.reason);
+		} else {
+			st[m].planned++;
+			st[m].sites += pl.hdr.nr_sites;
+			st[m].opt += pl.noptimizable;
+			st[m].every += pl.every_block_probes;
+			st[m].every_opt += pl.every_block_optimizable;
+			st[m].cost += pl.cost;
+			st[m].every_cost += pl.every_block_cost;
+			st[m].bits_sum += pl.bits;
+			if (pl.bits > st[m].bits_max)
+				st[m].bits_max = pl.bits;
+			st[m].blob_bytes += len;
+		}
+		free(blob);
+		plan_free(&pl);
+	}
+}
+
+static void bench_module(const char *path)
+{
+	struct elfobj *o;
+	struct cfg_input in;
+	struct cfg c;
+	uint32_t i;
+
+	if (elfobj_open(path, &o)) {
+		nskipped++;
+		return;
+	}
+	nmodules++;
+	for (i = 0; i < elfobj_nfuncs(o); i++) {
+		if (elfobj_func(o, i)->parent != ELFOBJ_NONE || elfobj_input(o, i, &in))
+			continue;
+		nfuncs++;
+		if (!cfg_build(&in, &c)) {
+			ncfg++;
+			bench_cfg(&c);
+		}
+		cfg_free(&c);
+	}
+	elfobj_close(o);
+}
+
+static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	(void)sb;
+	(void)ftw;
+	if (type == FTW_F && n > 3 && !strcmp(path + n - 3, ".ko"))
+		bench_module(path);
+	else if (type == FTW_F && strstr(path, ".ko."))
+		nskipped++;	/* compressed */
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char def[512];
+	int a, m;
+
+	if (argc < 2) {
+		FILE *p = popen("ls -d /lib/modules/*/kernel 2>/dev/null | sort -V | tail -n 1", "r");
+
+		if (!p || !fgets(def, sizeof(def), p)) {
+			fprintf(stderr, "bench-plan: no /lib/modules/*/kernel\n");
+			return 1;
+		}
+		pclose(p);
+		def[strcspn(def, "\n")] = 0;
+	}
+	for (a = 1; a < argc || (argc < 2 && a == 1); a++)
+		nftw(argc < 2 ? def : argv[a], visit, 32, FTW_PHYS);
+	printf("command: ");
+	for (a = 0; a < argc; a++)
+		printf("%s%s", a ? " " : "", argv[a]);
+	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
+	printf("modules %" PRIu64 " (skipped %" PRIu64 "), functions %" PRIu64
+	       ", CFGs recovered %" PRIu64 "\n\n", nmodules, nskipped, nfuncs, ncfg);
+	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %9s %8s %8s\n", "mode", "planned", "refused",
+	       "plans/s", "probes", "/every", "opt%", "every-opt%", "cost/every", "bits avg",
+	       "bits max");
+	for (m = 0; m < NMODES; m++) {
+		struct stats *s = &st[m];
+
+		printf("%-14s %9" PRIu64 " %8" PRIu64 " %9.0f %10" PRIu64 " %8.3f %8.1f%% %9.1f%% "
+		       "%10.3f %8.2f %8" PRIu64 "\n", modes[m].name, s->planned,
+		       s->refused_overflow + s->refused_other,
+		       s->seconds > 0 ? (s->planned + s->refused_overflow + s->refused_other) /
+		       s->seconds : 0, s->sites,
+		       s->every ? (double)s->sites / s->every : 0,
+		       s->sites ? 100.0 * s->opt / s->sites : 0,
+		       s->every ? 100.0 * s->every_opt / s->every : 0,
+		       s->every_cost > 0 ? (double)(s->cost / s->every_cost) : 0,
+		       s->planned ? (double)s->bits_sum / s->planned : 0, s->bits_max);
+	}
+	printf("\nrefusals (overflow / other) and a first example per mode:\n");
+	for (m = 0; m < NMODES; m++)
+		printf("  %-14s %" PRIu64 " / %" PRIu64 "  %s\n", modes[m].name,
+		       st[m].refused_overflow, st[m].refused_other, st[m].example);
+	printf("\nprobes/every: probe sites placed (ENTER included) over one probe per block;\n"
+	       "opt%%: sites the kernel can jump-optimize; cost/every: sum of block frequency x\n"
+	       "(1 optimized, %d ftrace, %d int3) under the Section 5 weighting, over the same\n"
+	       "for every-block probing.\n", PROBESITE_FTRACE_FACTOR, PROBESITE_INT3_FACTOR);
+	return 0;
+}
