@@ -3,8 +3,9 @@
  * pathtracectl cfg FUNC --elf FILE [--dot]: a function's recovered CFG for
  * a human (blocks as symbol+offset, edges, calls, exits, the fentry site,
  * each Jcc's condition, or the refusal and its reason), or Graphviz.
- * pathtracectl cfg FUNC --live [--module MOD]: the same from the running
- * kernel (/proc/kallsyms, /proc/kcore, /sys/module, /lib/modules).
+ * pathtracectl cfg FUNC --live [--module MOD] [--moddir DIR]: the same from
+ * the running kernel (/proc/kallsyms, /proc/kcore, /sys/module, and the
+ * module's .ko through DIR/modules.dep, DIR default /lib/modules/RELEASE).
  * Exit status: 0 recovered, 1 refused / unknown function / unreadable
  * file, 2 bad command line.
  */
@@ -215,10 +216,10 @@ static int from_elf(const char *func, const char *elf, int dot)
 	return err;
 }
 
-static int from_live(const char *func, const char *module, int dot)
+static int from_live(const char *func, const char *module, const char *dir, int dot)
 {
 	char moddir[300], detail[160];
-	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", moddir };
+	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", dir ? dir : moddir };
 	struct cfg_input in;
 	struct utsname u;
 	struct klive *k;
@@ -251,7 +252,7 @@ static int from_live(const char *func, const char *module, int dot)
 
 static int cmd_cfg(int argc, char **argv)
 {
-	const char *func = NULL, *elf = NULL, *module = NULL;
+	const char *func = NULL, *elf = NULL, *module = NULL, *moddir = NULL;
 	int dot = 0, live = 0, a;
 
 	for (a = 1; a < argc; a++) {
@@ -259,15 +260,18 @@ static int cmd_cfg(int argc, char **argv)
 			dot = 1;
 		} else if (!strcmp(argv[a], "--live")) {
 			live = 1;
-		} else if (!strcmp(argv[a], "--elf") || !strcmp(argv[a], "--module")) {
+		} else if (!strcmp(argv[a], "--elf") || !strcmp(argv[a], "--module") ||
+			   !strcmp(argv[a], "--moddir")) {
 			if (a + 1 == argc) {
 				ctl_err("cfg", "%s needs an argument", argv[a]);
 				return 2;
 			}
 			if (!strcmp(argv[a], "--elf"))
 				elf = argv[++a];
-			else
+			else if (!strcmp(argv[a], "--module"))
 				module = argv[++a];
+			else
+				moddir = argv[++a];
 		} else if (argv[a][0] == '-') {
 			ctl_err("cfg", "unknown option %s", argv[a]);
 			return 2;
@@ -278,12 +282,12 @@ static int cmd_cfg(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!func || !!elf == live || (module && !live)) {
+	if (!func || !!elf == live || ((module || moddir) && !live)) {
 		ctl_err("cfg", "usage: pathtracectl cfg FUNC --elf FILE [--dot] | "
-			"cfg FUNC --live [--module MOD] [--dot]");
+			"cfg FUNC --live [--module MOD] [--moddir DIR] [--dot]");
 		return 2;
 	}
-	return live ? from_live(func, module, dot) : from_elf(func, elf, dot);
+	return live ? from_live(func, module, moddir, dot) : from_elf(func, elf, dot);
 }
 
-CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE|--live [--module M] [--dot]  recovered CFG of FUNC")
+CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE|--live [--module M] [--moddir D] [--dot]  recovered CFG of FUNC")
