@@ -93,9 +93,17 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_GAP:
 		t->depth = 0;
 		fprintf(w->fp, "!! gap at bit %" PRIu64 ": ", ev->pos);
-		if (mk && mk->type == REGEN_M_LOSS)
+		if (mk && mk->type == REGEN_M_LOSS) {
 			fprintf(w->fp, "%s (%" PRIu64 ", cpu %u)", loss_name(mk->arg), mk->value, mk->cpu);
-		else
+		} else if (mk && mk->type == REGEN_M_ENTER && ev->reason == -PT_ENOENT) {
+			const struct pr_func *mf = pr_model_func(w->m, mk->func);
+
+			fprintf(w->fp, "entry of %s (func %u), which is not regenerated", mf ? mf->name : "?",
+				mk->func);
+		} else if (mk && mk->type == REGEN_M_ENTER && ev->reason == -PT_EMISMATCH) {
+			fprintf(w->fp, "entry of func %u (return address %#" PRIx64 ") does not match the call",
+				mk->func, mk->value);
+		} else
 			fprintf(w->fp, "%s", pt_strerror(ev->reason));
 		if (ev->func != UINT32_MAX)
 			fprintf(w->fp, " in %s", name);
