@@ -31,16 +31,17 @@ static struct regen_funcs fs = { rf, NFUNC };
 static void setup(void)
 {
 	static const uint32_t one[][2] = { { 0, 1 } };
+	static const uint32_t two[][2] = { { 0, 2 }, { 2, 1 } };
 	static const uint32_t diamond[][2] = { { 0, 2 }, { 0, 3 }, { 2, 1 }, { 3, 1 } };
-	static const uint32_t call0[2] = { GRAPH_V_CALL, 0 };
+	static const uint32_t call0[3] = { GRAPH_V_CALL, 0, 0 };
 	static const uint64_t w14[F14_NE] = { 1, 1, 1, 1, 1, 1, 1 };
 	uint32_t i, v;
 
 	memset(tf, 0, sizeof(tf));
-	pg_build(&tf[0].g, 2, one, 1, 0, 1, call0);	/* F: calls indirectly */
+	pg_build(&tf[0].g, 3, two, 2, 0, 1, call0);	/* F: calls indirectly */
 	pg_build(&tf[1].g, 2, one, 1, 0, 1, NULL);	/* G: a leaf, no bits */
 	pg_build(&tf[2].g, 4, diamond, 4, 0, 1, NULL);	/* H: one predicate */
-	pg_build(&tf[3].g, 2, one, 1, 0, 1, call0);	/* K: calls G directly */
+	pg_build(&tf[3].g, 3, two, 2, 0, 1, call0);	/* K: calls G directly */
 	pg_fig14(&tf[4].g, GRAPH_V_CALL);		/* Fig. 14, B calls G */
 	for (i = 0; i < NFUNC; i++) {
 		int err;
@@ -123,7 +124,7 @@ static void expect(struct sim_stream *s, const struct ev *want, uint32_t n)
 #define RS(f) { REGEN_EV_RESYNC, f, 0, 0, 0 }
 
 /*
- * F's only vertex is a call vertex followed by EXIT: its separator bit
+ * F is a call vertex, then one block, then EXIT: its separator bit
  * tells "F called G" (ENTER G before the bit) from "F returned, then its
  * untraced caller called G" (ENTER G after it).
  */
@@ -131,31 +132,31 @@ static void test_attribution(void)
 {
 	struct sim_stream s;
 	const struct ev nested[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
-				     EX(ID_G, 1), EX(ID_F, 0) };
-	const struct ev after[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EX(ID_F, 0), EN(ID_G, 0),
-				    BL(ID_G, 0, 0), EX(ID_G, 0) };
+				     EX(ID_G, 1), BL(ID_F, 2, 0), EX(ID_F, 0) };
+	const struct ev after[] = { EN(ID_F, 0), BL(ID_F, 0, 0), BL(ID_F, 2, 0), EX(ID_F, 0),
+				    EN(ID_G, 0), BL(ID_G, 0, 0), EX(ID_G, 0) };
 	const struct ev two[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
 				  EX(ID_G, 1), EN(ID_G, 1), BL(ID_G, 0, 1), EX(ID_G, 1),
-				  EX(ID_F, 0) };
+				  BL(ID_F, 2, 0), EX(ID_F, 0) };
 
 	CU_ASSERT_EQUAL(tf[0].enc.edge_role[0], ENC_ROLE_SEPARATOR);
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
 	sim_stream_emit(&s, 1, 1);
-	expect(&s, nested, 6);
+	expect(&s, nested, 7);
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
 	sim_stream_emit(&s, 1, 1);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
-	expect(&s, after, 6);
+	expect(&s, after, 7);
 	/* an untraced callee of F entered G twice: both are F's children */
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
 	sim_stream_emit(&s, 1, 1);
-	expect(&s, two, 9);
+	expect(&s, two, 10);
 }
 
 /* A direct call must enter its callee once, from the right return address. */
@@ -163,7 +164,7 @@ static void test_direct_call_checks(void)
 {
 	struct sim_stream s;
 	const struct ev good[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
-				   EX(ID_G, 1), EX(ID_K, 0) };
+				   EX(ID_G, 1), BL(ID_K, 2, 0), EX(ID_K, 0) };
 	const struct ev wrong_ret[] = { EN(ID_K, 0), BL(ID_K, 0, 0),
 					GAP(ID_K, 0, -PT_EMISMATCH), RS(ID_G), EN(ID_G, 0),
 					BL(ID_G, 0, 0), EX(ID_G, 0) };
@@ -174,7 +175,7 @@ static void test_direct_call_checks(void)
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
 	sim_stream_emit(&s, 1, 1);
-	expect(&s, good, 6);
+	expect(&s, good, 7);
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x4321);

@@ -158,12 +158,37 @@ static void test_blocker_far_from_call(void)
 	CU_ASSERT_EQUAL(enc.edge_role[0], ENC_ROLE_BLOCKING);	/* 0->1 */
 	CU_ASSERT_EQUAL(enc.edge_role[2], ENC_ROLE_NONE);	/* 1->2 */
 	CU_ASSERT_EQUAL(enc.edge_role[3], ENC_ROLE_NONE);	/* 2->3 */
-	/* 0->4 reaches EXIT, 3->4 leaves the call for EXIT */
+	/* 0->4 reaches EXIT; 3->4 leaves the call for EXIT but cannot emit
+	 * (its probe would fire before the call: 4 has two predecessors), so
+	 * 4->EXIT blocks instead */
 	CU_ASSERT_EQUAL(enc.edge_role[1], ENC_ROLE_BLOCKING);
-	CU_ASSERT_EQUAL(enc.edge_role[4], ENC_ROLE_BLOCKING);
+	CU_ASSERT_EQUAL(enc.edge_role[4], ENC_ROLE_NONE);
+	CU_ASSERT_EQUAL(enc.edge_role[5], ENC_ROLE_BLOCKING);
 	CU_ASSERT_EQUAL(enc.nwit, 3);
 	CU_ASSERT_EQUAL(enc.width, 2);
 	encoding_free(&enc);
+	graph_free(&g);
+}
+
+/* A call straight into a call vertex with another predecessor: refused. */
+static void test_timing_refusal(void)
+{
+	/* 0 -> 1 | 2; 1(call) -> 2(call) -> 3 -> EXIT(4) */
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 }, { 2, 3 }, { 3, 4 } };
+	static const uint32_t fl[5] = { [1] = GRAPH_V_CALL, [2] = GRAPH_V_CALL };
+	static const uint64_t w[5] = { 1, 1, 1, 1, 1 };
+	struct graph g;
+	struct encoding enc;
+	uint8_t nb[5] = { 0, 0, 1, 0, 0 };
+	uint64_t val[5] = { 0, 0, 1, 0, 0 };
+
+	pg_build(&g, 5, e, 5, 0, 4, fl);
+	CU_ASSERT(!encoding_edge_can_emit(&g, 2));
+	CU_ASSERT(encoding_edge_can_emit(&g, 3));
+	CU_ASSERT_EQUAL(encoding_witness(&g, w, &enc), -PT_EREFUSED);
+	CU_ASSERT_EQUAL(encoding_bits(&g, &enc), -PT_EREFUSED);
+	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_BITS, nb, val, ENC_F_SINGLE_PROCEDURE,
+						&enc), -PT_EINVAL);
 	graph_free(&g);
 }
 
@@ -203,4 +228,5 @@ UNIT_SUITE(witness,
 	   { "Fig. 14 without t: overlapping witness sets refused", test_fig14_without_t },
 	   { "Section 4.2: Fig. 14 with a call in B", test_fig14_multiprocedure },
 	   { "Fig. 16: blockers as far from the call as possible", test_blocker_far_from_call },
+	   { "timing rule: emissions after a call only where observable", test_timing_refusal },
 	   { "Section 6.2: bit tracing codes and separators", test_bits })

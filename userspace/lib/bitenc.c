@@ -7,7 +7,11 @@
  * emission-free path leads from it to a call vertex or EXIT
  * (docs/runtime.md: ENTER attribution needs a bit there). The separator
  * sits on the call vertex's own out-edge: it executes no more often than
- * any later edge of that path.
+ * any later edge of that path. When that edge cannot emit (encoding.h's
+ * timing rule: its target has other predecessors) the separator moves to
+ * the target's out-edge; when the target is itself a call vertex or EXIT,
+ * or a predicate is also a call vertex with such an out-edge, the function
+ * is refused.
  */
 #include <stdlib.h>
 
@@ -56,6 +60,10 @@ int encoding_bits(const struct graph *g, struct encoding *enc)
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			uint32_t e = g->out_edges[k];
 
+			if (!encoding_edge_can_emit(g, e)) {
+				encoding_free(enc);
+				return -PT_EREFUSED;
+			}
 			enc->edge_nbits[e] = enc_bits_for(deg);
 			enc->edge_value[e] = k - g->out_start[v];
 			enc->edge_role[e] = ENC_ROLE_BRANCH;
@@ -67,11 +75,20 @@ int encoding_bits(const struct graph *g, struct encoding *enc)
 		if (!(g->vflags[v] & GRAPH_V_CALL) || graph_out_degree(g, v) != 1)
 			continue;
 		e = g->out_edges[g->out_start[v]];
-		if (reaches_call_or_exit(g, enc->edge_nbits, g->edges[e].dst)) {
-			enc->edge_nbits[e] = 1;
-			enc->edge_value[e] = 1;
-			enc->edge_role[e] = ENC_ROLE_SEPARATOR;
+		if (!reaches_call_or_exit(g, enc->edge_nbits, g->edges[e].dst))
+			continue;
+		if (!encoding_edge_can_emit(g, e)) {
+			uint32_t x = g->edges[e].dst;
+
+			if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+				encoding_free(enc);
+				return -PT_EREFUSED;
+			}
+			e = g->out_edges[g->out_start[x]];	/* x has one out-edge */
 		}
+		enc->edge_nbits[e] = 1;
+		enc->edge_value[e] = 1;
+		enc->edge_role[e] = ENC_ROLE_SEPARATOR;
 	}
 	err = enc_finish_bits(g, enc, 0);
 	if (err)

@@ -23,6 +23,26 @@ unsigned int enc_bits_for(uint64_t n)
 	return b;
 }
 
+int encoding_edge_can_emit(const struct graph *g, uint32_t e)
+{
+	uint32_t d = g->edges[e].dst;
+
+	if (!(g->vflags[g->edges[e].src] & GRAPH_V_CALL))
+		return 1;
+	return d != g->exit && graph_in_degree(g, d) == 1;
+}
+
+/* Any emission on an edge the timing rule forbids. */
+static int bad_timing(const struct graph *g, const uint8_t *nbits)
+{
+	uint32_t e;
+
+	for (e = 0; e < g->ne; e++)
+		if (nbits[e] && !encoding_edge_can_emit(g, e))
+			return 1;
+	return 0;
+}
+
 void encoding_free(struct encoding *enc)
 {
 	free(enc->edge_nbits);
@@ -184,7 +204,7 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		enc->wit_edge[c] = e;
 		enc->nemit++;
 	}
-	if (enc->nemit != enc->nwit)
+	if (enc->nemit != enc->nwit || bad_timing(g, enc->edge_nbits))
 		return -PT_EINVAL;
 	if (!(flags & ENC_F_SINGLE_PROCEDURE)) {
 		err = encoding_check_blocking(g, enc->edge_nbits, NULL);
@@ -218,6 +238,8 @@ int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)
 			}
 		}
 	}
+	if (bad_timing(g, enc->edge_nbits))
+		return -PT_EINVAL;
 	if (!(flags & ENC_F_SINGLE_PROCEDURE))
 		return encoding_check_blocking(g, enc->edge_nbits, NULL);
 	return 0;

@@ -86,14 +86,12 @@ static uint32_t gen_stmt(struct gen *gn, uint32_t in)
 		edge(gn, in, a);
 		break;
 	case 2:
-	case 3:		/* call; its vertex continues to a new block */
+	case 3:		/* call; it returns to the next block (gotos may join it) */
 		a = new_vertex(gn, GRAPH_V_CALL);
 		edge(gn, in, a);
-		if (sim_below(gn->rng, 3)) {
-			b = new_vertex(gn, 0);
-			edge(gn, a, b);
-			a = b;
-		}
+		b = new_vertex(gn, 0);
+		edge(gn, a, b);
+		a = b;
 		break;
 	case 4:		/* if (c) return;  (an early exit) */
 		a = new_vertex(gn, 0);

@@ -11,6 +11,13 @@
  * from v as possible, so none is redundant. After them no emission-free
  * path leads from a branch point to a call vertex or EXIT.
  *
+ * Timing (encoding.h): a call vertex's out-edge into a vertex x with other
+ * predecessors cannot emit; its blocker moves to x's own out-edge (x is
+ * not a branch point, so that edge is the only way on); when x is itself
+ * the call or EXIT vertex to block, nothing can, and the function is
+ * refused. Such edges are forced into the spanning tree, so no chord lands
+ * on them either.
+ *
  * Completion: the blockers may not be tree edges (the paper's footnote 5:
  * the "tree" may then be a forest); every other edge outside the maximum
  * spanning tree becomes a witness, so the emission-free edges form a
@@ -30,12 +37,16 @@ static int is_branch_point(const struct graph *g, uint32_t v)
 	return graph_out_degree(g, v) >= 2 || (g->vflags[v] & GRAPH_V_CALL);
 }
 
-/* Backward walk from every call and EXIT vertex through non-branch points. */
+/*
+ * Backward walk from every call and EXIT vertex through non-branch points
+ * (which have a single out-edge: the one the walk came along).
+ */
 static int mark_blockers(const struct graph *g, uint8_t *role)
 {
 	uint8_t *seen = calloc(g->nv + 1, 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	uint32_t sp = 0, v, k;
+	int err = 0;
 
 	if (!seen || !stack) {
 		free(seen);
@@ -48,22 +59,29 @@ static int mark_blockers(const struct graph *g, uint8_t *role)
 			stack[sp++] = v;
 		}
 	}
-	while (sp) {
+	while (sp && !err) {
 		v = stack[--sp];
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k], u = g->edges[e].src;
 
-			if (is_branch_point(g, u))
+			if (!is_branch_point(g, u)) {
+				if (!seen[u]) {
+					seen[u] = 1;
+					stack[sp++] = u;
+				}
+			} else if (encoding_edge_can_emit(g, e)) {
 				role[e] = ENC_ROLE_BLOCKING;
-			else if (!seen[u]) {
-				seen[u] = 1;
-				stack[sp++] = u;
+			} else if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+				err = -PT_EREFUSED;	/* call straight into a shared call/EXIT */
+				break;
+			} else {
+				role[g->out_edges[g->out_start[v]]] = ENC_ROLE_BLOCKING;
 			}
 		}
 	}
 	free(seen);
 	free(stack);
-	return 0;
+	return err;
 }
 
 /* Spanning tree of the non-blocking edges; the others become chords. */
@@ -72,12 +90,12 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *r
 	struct graph sub;
 	uint32_t *map = malloc(((size_t)g->ne + 1) * sizeof(*map));
 	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
-	uint8_t *in_tree = malloc(g->ne + 1);
+	uint8_t *in_tree = malloc(g->ne + 1), *forced = malloc(g->ne + 1);
 	uint32_t v, e, n = 0;
 	int err = 0;
 
 	graph_init(&sub);
-	if (!map || !w || !in_tree) {
+	if (!map || !w || !in_tree || !forced) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -90,12 +108,16 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *r
 		if (graph_add_edge(&sub, g->edges[e].src, g->edges[e].dst) < 0)
 			err = -PT_ENOMEM;
 		map[n] = e;
+		forced[n] = !encoding_edge_can_emit(g, e);
 		w[n++] = weight ? weight[e] : 0;
 	}
 	if (!err)
 		err = graph_finish(&sub, g->entry, g->exit);
-	if (!err)
-		err = spantree_max(&sub, w, NULL, in_tree);
+	if (!err) {
+		err = spantree_max(&sub, w, forced, in_tree);
+		if (err == -PT_EINVAL)
+			err = -PT_EREFUSED;	/* edges that cannot emit form a cycle */
+	}
 	for (e = 0; e < n && !err; e++)
 		if (!in_tree[e])
 			role[map[e]] = ENC_ROLE_CHORD;
@@ -104,6 +126,7 @@ out:
 	free(map);
 	free(w);
 	free(in_tree);
+	free(forced);
 	return err;
 }
 

@@ -23,6 +23,15 @@
  *    out-edge emits a 1-bit separator (value 1) when some path from it
  *    reaches a call vertex or EXIT without emitting.
  *
+ * TIMING: an edge out of a call vertex is taken after the call returns,
+ * but a probe "anywhere in the source" would sit before the call. Such an
+ * edge therefore emits only when its target has exactly one in-edge (and
+ * is not EXIT), so its probe can sit at the target's first instruction.
+ * Both encodings keep to this; where the rules below cannot be met without
+ * breaking it (a call vertex whose out-edge leads straight into a call
+ * vertex or EXIT with other predecessors, or a predicate that is also a
+ * call vertex), they refuse the function (-PT_EREFUSED).
+ *
  * Both satisfy docs/runtime.md's attribution rule in its strong form: no
  * emission-free directed path from a predicate or a call vertex to a call
  * vertex or to EXIT ("a call vertex is treated like a predicate"). A
@@ -71,13 +80,17 @@ struct encoding {
 
 /*
  * Witness encoding of g for edge weights weight[ne] (weight.h). Returns 0;
- * -PT_EINVAL if g has no adjacency (graph_finish not called); -PT_ENOMEM.
- * enc is valid (encoding_free) only on success.
+ * -PT_EREFUSED when the timing rule above cannot be kept; -PT_EINVAL if g
+ * has no adjacency (graph_finish not called); -PT_ENOMEM. enc is valid
+ * (encoding_free) only on success.
  */
 int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc);
 
 /* Bit-tracing encoding of g (weights are not needed). Returns as encoding_witness. */
 int encoding_bits(const struct graph *g, struct encoding *enc);
+
+/* Whether edge e may emit under the timing rule above. */
+int encoding_edge_can_emit(const struct graph *g, uint32_t e);
 
 /*
  * Rebuilds an encoding from per-edge emissions alone (e.g. read back from a
@@ -85,6 +98,7 @@ int encoding_bits(const struct graph *g, struct encoding *enc);
  * recomputed. Returns 0; -PT_EINVAL when the emissions cannot be decoded
  * exactly (two witnesses with one code, a witness width that differs, a
  * predicate whose witness sets overlap, bits that are not a branch index,
+ * an emission the timing rule forbids,
  * or the blocking rule broken unless flags has ENC_F_SINGLE_PROCEDURE);
  * -PT_ENOMEM.
  */
