@@ -106,7 +106,7 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	if (!READ_ONCE(pt_armed))
 		return 0;
 	local_irq_save(flags);
-	cs = pt_stream_enter_handler(f, smp_processor_id());
+	cs = pt_stream_enter_handler(f, p, smp_processor_id());
 	this_cpu_ptr(f->pcpu)->hits++;
 	pt_check_missed(cs, pp);
 	if (s) {

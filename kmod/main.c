@@ -431,6 +431,37 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	return ret;
 }
 
+/*
+ * A module going away takes its traced functions' plans with it (the
+ * module cannot be pinned: __module_address is not exported). Its text is
+ * still there at MODULE_STATE_GOING, so the probes unregister normally.
+ */
+static int pt_module_going(struct notifier_block *nb, unsigned long state,
+			   void *data)
+{
+	struct module *mod = data;
+	struct pt_func *f, *tmp;
+
+	if (state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&pt_ctl_mutex);
+	list_for_each_entry_safe(f, tmp, &pt_funcs, node) {
+		if (!within_module(f->plan->addr, mod))
+			continue;
+		pr_info("%s: module %s unloaded, its plan is removed\n",
+			f->plan->name, mod->name);
+		list_del(&f->node);
+		pt_nr_funcs--;
+		pt_remove(&f, 1);
+	}
+	mutex_unlock(&pt_ctl_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block pt_module_nb = {
+	.notifier_call = pt_module_going,
+};
+
 static int pt_open(struct inode *inode, struct file *file)
 {
 	if (!capable(CAP_SYS_ADMIN) && !perfmon_capable())
@@ -458,9 +489,13 @@ static int __init pt_init(void)
 	int err;
 
 	pt_stream_init();
+	err = register_module_notifier(&pt_module_nb);
+	if (err)
+		return err;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
+		unregister_module_notifier(&pt_module_nb);
 		return err;
 	}
 	pr_info("loaded, ABI %u.%u\n", PT_ABI_MAJOR, PT_ABI_MINOR);
@@ -470,6 +505,7 @@ static int __init pt_init(void)
 static void __exit pt_exit(void)
 {
 	misc_deregister(&pt_misc);
+	unregister_module_notifier(&pt_module_nb);
 	/* No descriptor is open (it would pin the module): stop, then clean up. */
 	mutex_lock(&pt_ctl_mutex);
 	if (pt_armed)

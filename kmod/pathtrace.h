@@ -106,7 +106,8 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 void pt_stream_totals(u64 *records, u64 *dropped);
 
 struct pt_cpu;
-struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, unsigned int cpu);
+struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
+				       unsigned int cpu);
 void pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n);
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);

@@ -13,6 +13,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hardirq.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/ring_buffer.h>
@@ -21,6 +22,7 @@
 #include <linux/smp.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <asm/text-patching.h>
 
 #include "pathtrace.h"
 
@@ -120,13 +122,30 @@ static void pt_flush_path(struct pt_cpu *cs, struct pt_func *f)
 	cs->path = 0;
 }
 
-static u64 pt_current_owner(unsigned int cpu)
+/*
+ * The owner of the code that hit the probe. An int3-based probe's handler
+ * runs inside the int3 exception, which the kernel enters as an NMI
+ * (irqentry_nmi_enter: one NMI and one hardirq level); those levels are the
+ * probe's own, not the probed code's, so they are taken off first. A probe
+ * came through int3 when its first byte is still INT3: an optimized probe
+ * is a jmp there and an ftrace-based one never traps.
+ */
+static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
 {
-	if (in_nmi())
+	unsigned long pc = preempt_count();
+	unsigned long nmi = (pc & NMI_MASK) >> NMI_SHIFT;
+	unsigned long hard = (pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT;
+
+	if (nmi && hard && !(p->flags & KPROBE_FLAG_FTRACE) &&
+	    READ_ONCE(*(u8 *)p->addr) == INT3_INSN_OPCODE) {
+		nmi--;
+		hard--;
+	}
+	if (nmi)
 		return PT_OWNER(PT_OWNER_NMI, cpu);
-	if (in_hardirq())
+	if (hard)
 		return PT_OWNER(PT_OWNER_HARDIRQ, cpu);
-	if (in_serving_softirq())
+	if (pc & SOFTIRQ_OFFSET)
 		return PT_OWNER(PT_OWNER_SOFTIRQ, cpu);
 	if (is_idle_task(current))
 		return PT_OWNER(PT_OWNER_IDLE, cpu);
@@ -137,12 +156,13 @@ static u64 pt_current_owner(unsigned int cpu)
  * Called first by every handler (interrupts off): opens a new segment when
  * the owner differs from the one that wrote last on this CPU.
  */
-struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, unsigned int cpu)
+struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
+				       unsigned int cpu)
 {
 	struct pt_cpu *cs = pt_this_cpu();
 	struct pt_rec_owner o;
 
-	o.owner = pt_current_owner(cpu);
+	o.owner = pt_current_owner(p, cpu);
 	if (likely(o.owner == cs->owner))
 		return cs;
 	pt_flush_bits(cs, f);

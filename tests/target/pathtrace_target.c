@@ -167,7 +167,7 @@ PT_TARGET long pt_target_early(long n)
 }
 
 /* Error paths that are never taken: a BUG (noreturn) and a WARN_ON_ONCE. */
-PT_TARGET long pt_target_error(long n)
+PT_TARGET long pt_target_bug(long n)
 {
 	if (unlikely(n > PT_TARGET_ARG_MAX)) {
 		pr_emerg("argument %ld out of range\n", n);
@@ -193,7 +193,7 @@ static const struct pt_target_fn pt_target_fns[] = {
 	{ "untraced", pt_target_untraced },
 	{ "outer", pt_target_outer },
 	{ "early", pt_target_early },
-	{ "error", pt_target_error },
+	{ "bug", pt_target_bug },
 };
 
 static DEFINE_MUTEX(pt_target_lock);
