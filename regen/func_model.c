@@ -76,51 +76,6 @@ const char *pr_owner_name(uint64_t owner, char *buf, size_t len)
 	return buf;
 }
 
-/* Marks DFS retreating edges from ENTRY (iterative: graphs can be deep). */
-static int mark_back_edges(struct pr_func *f)
-{
-	const struct graph *g = &f->g;
-	uint8_t *state = calloc(g->nv ? g->nv : 1, 1);	/* 0 new, 1 on stack, 2 done */
-	uint32_t *vstack = malloc((g->nv + 1) * sizeof(*vstack));
-	uint32_t *istack = malloc((g->nv + 1) * sizeof(*istack));
-	uint32_t sp = 0;
-
-	f->back_edge_mark = calloc(g->ne ? g->ne : 1, sizeof(uint32_t));
-	if (!state || !vstack || !istack || !f->back_edge_mark) {
-		free(state);
-		free(vstack);
-		free(istack);
-		return -PT_ENOMEM;
-	}
-	vstack[sp] = g->entry;
-	istack[sp++] = 0;
-	state[g->entry] = 1;
-	while (sp) {
-		uint32_t v = vstack[sp - 1], i = istack[sp - 1];
-
-		if (i == graph_out_degree(g, v)) {
-			state[v] = 2;
-			sp--;
-			continue;
-		}
-		istack[sp - 1]++;
-		uint32_t e = g->out_edges[g->out_start[v] + i];
-		uint32_t d = g->edges[e].dst;
-
-		if (state[d] == 1) {
-			f->back_edge_mark[e] = 1;
-		} else if (state[d] == 0) {
-			state[d] = 1;
-			vstack[sp] = d;
-			istack[sp++] = 0;
-		}
-	}
-	free(state);
-	free(vstack);
-	free(istack);
-	return 0;
-}
-
 int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t name_len)
 {
 	memset(f, 0, sizeof(*f));
@@ -164,7 +119,7 @@ int pr_func_derive(struct pr_func *f)
 			f->call_ret_addr[b] = in->addr + in->len;
 		}
 	}
-	return mark_back_edges(f);
+	return 0;
 }
 
 void pr_func_free(struct pr_func *f)
@@ -181,7 +136,6 @@ void pr_func_free(struct pr_func *f)
 	free(f->exit_edge);
 	free(f->call_ret_addr);
 	free(f->call_callee);
-	free(f->back_edge_mark);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -35,7 +35,6 @@ struct pr_func {
 	uint64_t *call_ret_addr;	/* g.nv */
 	uint32_t *call_callee;		/* g.nv */
 	uint32_t *exit_edge;		/* per block: its edge to EXIT, or UINT32_MAX */
-	uint32_t *back_edge_mark;	/* per edge: 1 if a DFS retreating edge (path profile) */
 	const struct regen_decoder_ops *ops;	/* the decoder, bound by the caller */
 	void *model;			/* the decoder's tables (owned, freed by model_free) */
 	void (*model_free)(void *model);
@@ -59,7 +58,7 @@ int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t n
 
 /*
  * Builds what follows from f->cfg (set by the caller, or by pr_func_from_tf):
- * graph, exit edges, DFS back-edge marks, call return addresses. Returns 0;
+ * graph, exit edges, call return addresses. Returns 0;
  * -PT_EFORMAT when the CFG has no blocks or its graph does not match it;
  * -PT_ENOMEM.
  */
