@@ -990,7 +990,7 @@ static int seg_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int load_all(const char *dir, int *cpus_with_pages)
+static int load_all(const char *dir, int *cpus_with_pages, bool verbose)
 {
 	uint32_t cpu;
 	int pages;
@@ -1002,7 +1002,8 @@ static int load_all(const char *dir, int *cpus_with_pages)
 			break;
 		if (pages > 0)
 			(*cpus_with_pages)++;
-		printf("cpu%u pages=%d\n", cpu, pages);
+		if (verbose)
+			printf("cpu%u pages=%d\n", cpu, pages);
 	}
 	qsort(all, nall, sizeof(*all), seg_cmp);
 	return 0;
@@ -1023,7 +1024,7 @@ static int cmd_check(int argc, char **argv)
 	dir = argv[i];
 	if (map)
 		load_map(map);
-	load_all(dir, &cpus);
+	load_all(dir, &cpus, true);
 	for (k = 0; k < nall; k++) {
 		struct seg_rec *s = &all[k];
 		struct owner_state *os = owner_get(s->owner);
@@ -1086,7 +1087,7 @@ static int cmd_bitseq(const char *dir, const char *id)
 	size_t k;
 	bool in = false;
 
-	load_all(dir, &cpus);
+	load_all(dir, &cpus, false);
 	for (k = 0; k < nall; k++) {
 		struct seg_rec *s = &all[k];
 
