@@ -9,6 +9,8 @@
  * on a witnessed edge with none pending. The blocking property makes this
  * exact: from a predicate, every path meets one of this function's own
  * witnesses before a call or EXIT, so the code read is this activation's.
+ * A vertex witness (encoding.h) is consumed on entering its vertex, after
+ * the edge's own code.
  */
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
@@ -53,6 +55,17 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 				return -PT_ETRUNC;
 		}
 		if (code != enc->edge_value[e])
+			return -PT_EFORMAT;
+		code = 0;
+	}
+	v = g->edges[e].dst;
+	if (enc->vertex_nbits && enc->vertex_nbits[v]) {
+		if (!code) {
+			code = regen_read_bits(br, enc->width);
+			if (br->eof)
+				return -PT_ETRUNC;
+		}
+		if (code != enc->vertex_value[v])
 			return -PT_EFORMAT;
 		code = 0;
 	}

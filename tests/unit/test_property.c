@@ -33,7 +33,9 @@ struct stats {
 	uint64_t cfgs, programs, executions, events, bits[2], stopped;
 	/* coverage: what the random programs exercised */
 	uint64_t irreducible, loops, calls, recursive, via_untraced, shared_pos;
-	uint64_t refused[2];	/* functions an encoding refused (encoding.h's timing rule) */
+	uint64_t refused[2];	/* CFGs an encoding refused (encoding.h's timing rule) */
+	uint64_t refused_plain[2];	/* the same without vertex emissions */
+	uint64_t vertex_emits;
 };
 
 /* Whether g minus its dominator back edges still has a cycle (Kahn). */
@@ -198,28 +200,40 @@ static void one_program(uint64_t *rng, struct stats *st)
 		weight[i] = malloc((g->ne + 1) * sizeof(uint64_t));
 		CU_ASSERT_FATAL(weight[i] != NULL);
 		CU_ASSERT_FATAL(weight_heuristic(g, weight[i]) == 0);
-		err = encoding_witness(g, weight[i], &wit[i]);
-		CU_ASSERT_FATAL(err == 0 || err == -PT_EREFUSED);
-		if (err) {
-			refused[0] |= p.funcs[i].traced;
-			st->refused[0]++;
-		} else {
+		for (mode = 0; mode < 2; mode++) {
+			struct encoding *enc = mode ? &bits[i] : &wit[i], plain;
+			int perr;
+
+			/* with vertex emissions (what is regenerated below) */
+			err = mode ? encoding_bits_flags(g, ENC_F_VERTEX_EMIT, enc) :
+				     encoding_witness_flags(g, weight[i], ENC_F_VERTEX_EMIT, enc);
+			CU_ASSERT_FATAL(err == 0 || err == -PT_EREFUSED);
+			/* without: the same emissions, or refused where vertices were needed */
+			perr = mode ? encoding_bits(g, &plain) :
+				      encoding_witness(g, weight[i], &plain);
+			CU_ASSERT_FATAL(perr == 0 || perr == -PT_EREFUSED);
+			if (!perr) {
+				CU_ASSERT(!err && !memcmp(plain.edge_nbits, enc->edge_nbits, g->ne) &&
+					  !memcmp(plain.edge_value, enc->edge_value, g->ne * 8));
+				encoding_free(&plain);
+			}
+			st->refused_plain[mode] += perr != 0;
+			if (err) {
+				refused[mode] |= p.funcs[i].traced;
+				st->refused[mode]++;
+				continue;
+			}
 			/* the blocking property, checked on the emissions alone */
-			CU_ASSERT(encoding_check_blocking(g, wit[i].edge_nbits, &bad) == 0);
-			CU_ASSERT_FATAL(encoding_from_emissions(g, PT_ENC_WITNESS, wit[i].edge_nbits,
-								wit[i].edge_value, 0, &rebuilt) == 0);
-			CU_ASSERT(same_tables(&wit[i], &rebuilt));
-			encoding_free(&rebuilt);
-		}
-		err = encoding_bits(g, &bits[i]);
-		CU_ASSERT_FATAL(err == 0 || err == -PT_EREFUSED);
-		if (err) {
-			refused[1] |= p.funcs[i].traced;
-			st->refused[1]++;
-		} else {
-			CU_ASSERT(encoding_check_blocking(g, bits[i].edge_nbits, &bad) == 0);
-			CU_ASSERT_FATAL(encoding_from_emissions(g, PT_ENC_BITS, bits[i].edge_nbits,
-								bits[i].edge_value, 0, &rebuilt) == 0);
+			CU_ASSERT(encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits,
+							    &bad) == 0);
+			for (v = 0; v < g->nv; v++)
+				st->vertex_emits += enc->vertex_nbits[v] != 0;
+			CU_ASSERT_FATAL(encoding_from_emissions_v(g, mode ? PT_ENC_BITS : PT_ENC_WITNESS,
+								  enc->edge_nbits, enc->edge_value,
+								  enc->vertex_nbits, enc->vertex_value,
+								  0, &rebuilt) == 0);
+			if (!mode)
+				CU_ASSERT(same_tables(enc, &rebuilt));
 			encoding_free(&rebuilt);
 		}
 	}
@@ -301,8 +315,11 @@ static void test_random_programs(void)
 	       (unsigned long long)st.executions, (unsigned long long)st.stopped,
 	       (unsigned long long)st.events, (unsigned long long)st.bits[0],
 	       (unsigned long long)st.bits[1], unit_seed());
-	printf("property: refused by the timing rule: %llu CFGs (witness), %llu (bits)\n",
-	       (unsigned long long)st.refused[0], (unsigned long long)st.refused[1]);
+	printf("property: refused by the timing rule: %llu CFGs (witness), %llu (bits); "
+	       "without vertex emissions %llu and %llu; %llu vertex emissions placed\n",
+	       (unsigned long long)st.refused[0], (unsigned long long)st.refused[1],
+	       (unsigned long long)st.refused_plain[0], (unsigned long long)st.refused_plain[1],
+	       (unsigned long long)st.vertex_emits);
 	/* bits refuses more: gotos out of call vertices make call+predicate vertices */
 	CU_ASSERT(st.refused[0] * 20 < st.cfgs && st.refused[1] * 8 < st.cfgs);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "

@@ -189,6 +189,22 @@ static void test_timing_refusal(void)
 	CU_ASSERT_EQUAL(encoding_bits(&g, &enc), -PT_EREFUSED);
 	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_BITS, nb, val, ENC_F_SINGLE_PROCEDURE,
 						&enc), -PT_EINVAL);
+	/* with vertex emissions: entering 2 emits (before 2's call), from 0 or 1 */
+	CU_ASSERT_FATAL(encoding_bits_flags(&g, ENC_F_VERTEX_EMIT, &enc) == 0);
+	CU_ASSERT_EQUAL(enc.vertex_nbits[2], 1);
+	CU_ASSERT_EQUAL(enc.edge_nbits[2], 0);
+	CU_ASSERT_EQUAL(encoding_check_blocking_v(&g, enc.edge_nbits, enc.vertex_nbits, NULL), 0);
+	CU_ASSERT_EQUAL(encoding_check_blocking(&g, enc.edge_nbits, NULL), -PT_EINVAL);
+	encoding_free(&enc);
+	CU_ASSERT_FATAL(encoding_witness_flags(&g, w, ENC_F_VERTEX_EMIT, &enc) == 0);
+	CU_ASSERT(enc.vertex_nbits[2] != 0);
+	CU_ASSERT_EQUAL(enc.wit_vertex[enc.vertex_value[2]], 2);
+	CU_ASSERT_EQUAL(enc.edge_nbits[2], 0);
+	/* predicate 0: toward 2's vertex witness along 0->2 (1 -> 2 passes 1's call) */
+	CU_ASSERT_EQUAL(enc.next[(size_t)enc.pred_row[0] * (enc.nwit + 1) + enc.vertex_value[2]],
+			enc.edge_nbits[1] ? GRAPH_NONE : 1);
+	CU_ASSERT_EQUAL(encoding_check_blocking_v(&g, enc.edge_nbits, enc.vertex_nbits, NULL), 0);
+	encoding_free(&enc);
 	graph_free(&g);
 }
 

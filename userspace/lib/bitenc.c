@@ -9,9 +9,10 @@
  * sits on the call vertex's own out-edge: it executes no more often than
  * any later edge of that path. When that edge cannot emit (encoding.h's
  * timing rule: its target has other predecessors) the separator moves to
- * the target's out-edge; when the target is itself a call vertex or EXIT,
- * or a predicate is also a call vertex with such an out-edge, the function
- * is refused.
+ * the target's out-edge; when the target is itself a call vertex, a vertex
+ * separator on it (ENC_F_VERTEX_EMIT); when that is not allowed, or the
+ * target is EXIT, or a predicate is also a call vertex with such an
+ * out-edge, the function is refused.
  */
 #include <stdlib.h>
 
@@ -21,8 +22,9 @@
 
 #include "encoding_internal.h"
 
-/* Whether an emission-free path leads from v to a call vertex or EXIT. */
-static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits, uint32_t v)
+/* Whether entering v leads emission-free into a call vertex or EXIT. */
+static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits,
+				const uint8_t *vnbits, uint32_t v)
 {
 	/* Non-predicates have one out-edge: the emission-free path is a chain. */
 	uint32_t steps;
@@ -30,6 +32,8 @@ static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits, uin
 	for (steps = 0; steps <= g->nv; steps++) {
 		uint32_t e;
 
+		if (vnbits && vnbits[v])
+			return 0;	/* entering v emits */
 		if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT))
 			return 1;
 		if (graph_out_degree(g, v) != 1)
@@ -42,14 +46,14 @@ static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits, uin
 	return 0;	/* an emission-free cycle that never leaves */
 }
 
-int encoding_bits(const struct graph *g, struct encoding *enc)
+int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *enc)
 {
 	uint32_t v, k;
 	int err;
 
 	if (!g || !g->out_start || !enc)
 		return -PT_EINVAL;
-	err = enc_alloc(g, PT_ENC_BITS, enc);
+	err = enc_alloc(g, PT_ENC_BITS, flags & ENC_F_VERTEX_EMIT, enc);
 	if (err)
 		return err;
 	for (v = 0; v < g->nv; v++) {
@@ -75,11 +79,16 @@ int encoding_bits(const struct graph *g, struct encoding *enc)
 		if (!(g->vflags[v] & GRAPH_V_CALL) || graph_out_degree(g, v) != 1)
 			continue;
 		e = g->out_edges[g->out_start[v]];
-		if (!reaches_call_or_exit(g, enc->edge_nbits, g->edges[e].dst))
+		if (!reaches_call_or_exit(g, enc->edge_nbits, enc->vertex_nbits, g->edges[e].dst))
 			continue;
 		if (!encoding_edge_can_emit(g, e)) {
 			uint32_t x = g->edges[e].dst;
 
+			if ((g->vflags[x] & GRAPH_V_CALL) && enc->vertex_nbits && x != g->entry) {
+				enc->vertex_nbits[x] = 1;	/* entering x emits */
+				enc->vertex_value[x] = 1;
+				continue;
+			}
 			if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
 				encoding_free(enc);
 				return -PT_EREFUSED;
@@ -94,4 +103,9 @@ int encoding_bits(const struct graph *g, struct encoding *enc)
 	if (err)
 		encoding_free(enc);
 	return err;
+}
+
+int encoding_bits(const struct graph *g, struct encoding *enc)
+{
+	return encoding_bits_flags(g, 0, enc);
 }

@@ -2,7 +2,12 @@
 /*
  * Encoding tables shared by the witness and bit-tracing encodings: the
  * Fig. 15 witness sets as a next-edge table, the strong blocking check,
- * and rebuilding both from per-edge emissions (encoding.h).
+ * the timing rule, and rebuilding all of it from per-edge (and per-vertex)
+ * emissions (encoding.h).
+ *
+ * With vertex emissions a path is emission-free when none of its edges
+ * emits and none of the vertices it enters emits; entering the target of a
+ * vertex witness is the emission of that witness.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -32,15 +37,15 @@ int encoding_edge_can_emit(const struct graph *g, uint32_t e)
 	return d != g->exit && graph_in_degree(g, d) == 1;
 }
 
-/* Any emission on an edge the timing rule forbids. */
-static int bad_timing(const struct graph *g, const uint8_t *nbits)
+/* Any emission the timing rule forbids (vertex emissions: not at ENTRY/EXIT). */
+static int bad_timing(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits)
 {
 	uint32_t e;
 
 	for (e = 0; e < g->ne; e++)
 		if (nbits[e] && !encoding_edge_can_emit(g, e))
 			return 1;
-	return 0;
+	return vnbits && (vnbits[g->entry] || vnbits[g->exit]);
 }
 
 void encoding_free(struct encoding *enc)
@@ -48,13 +53,16 @@ void encoding_free(struct encoding *enc)
 	free(enc->edge_nbits);
 	free(enc->edge_value);
 	free(enc->edge_role);
+	free(enc->vertex_nbits);
+	free(enc->vertex_value);
 	free(enc->wit_edge);
+	free(enc->wit_vertex);
 	free(enc->pred_row);
 	free(enc->next);
 	memset(enc, 0, sizeof(*enc));
 }
 
-int enc_alloc(const struct graph *g, uint32_t kind, struct encoding *enc)
+int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encoding *enc)
 {
 	memset(enc, 0, sizeof(*enc));
 	enc->kind = kind;
@@ -63,6 +71,14 @@ int enc_alloc(const struct graph *g, uint32_t kind, struct encoding *enc)
 	enc->edge_nbits = calloc(g->ne + 1, sizeof(*enc->edge_nbits));
 	enc->edge_value = calloc(g->ne + 1, sizeof(*enc->edge_value));
 	enc->edge_role = calloc(g->ne + 1, sizeof(*enc->edge_role));
+	if (flags & ENC_F_VERTEX_EMIT) {
+		enc->vertex_nbits = calloc(g->nv + 1, sizeof(*enc->vertex_nbits));
+		enc->vertex_value = calloc(g->nv + 1, sizeof(*enc->vertex_value));
+		if (!enc->vertex_nbits || !enc->vertex_value) {
+			encoding_free(enc);
+			return -PT_ENOMEM;
+		}
+	}
 	if (!enc->edge_nbits || !enc->edge_value || !enc->edge_role) {
 		encoding_free(enc);
 		return -PT_ENOMEM;
@@ -70,51 +86,60 @@ int enc_alloc(const struct graph *g, uint32_t kind, struct encoding *enc)
 	return 0;
 }
 
+static int silent(const uint8_t *vnbits, uint32_t v)
+{
+	return !vnbits || !vnbits[v];
+}
+
 /*
- * Marks reach[] with the vertices that reach a vertex with mark[] set along
- * emission-free edges (paths of length 0 included). stack: nv entries.
+ * enter[] seeds are set by the caller: entering a seed reaches what is
+ * looked for. Extends enter[] to every vertex from which an emission-free
+ * path (silent vertices, silent edges) enters a seed. stack: nv entries.
  */
-static void reach_back(const struct graph *g, const uint8_t *nbits, uint8_t *reach, uint32_t *stack)
+static void enter_back(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
+		       uint8_t *enter, uint32_t *stack)
 {
 	uint32_t sp = 0, v, k;
 
 	for (v = 0; v < g->nv; v++)
-		if (reach[v])
+		if (enter[v])
 			stack[sp++] = v;
 	while (sp) {
 		v = stack[--sp];
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k], u = g->edges[e].src;
 
-			if (!nbits[e] && !reach[u]) {
-				reach[u] = 1;
+			if (!nbits[e] && !enter[u] && silent(vnbits, u)) {
+				enter[u] = 1;
 				stack[sp++] = u;
 			}
 		}
 	}
 }
 
-int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_t *bad_vertex)
+int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
+			      uint32_t *bad_vertex)
 {
-	uint8_t *reach = calloc(g->nv + 1, 1);
+	uint8_t *enter = calloc(g->nv + 1, 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	uint32_t v, k;
 	int err = 0;
 
-	if (!reach || !stack) {
+	if (!enter || !stack) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
+	/* entering a silent call or EXIT vertex is what must not happen emission-free */
 	for (v = 0; v < g->nv; v++)
-		reach[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) != 0;
-	reach_back(g, nbits, reach, stack);
+		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(vnbits, v);
+	enter_back(g, nbits, vnbits, enter, stack);
 	for (v = 0; v < g->nv && !err; v++) {
 		if (graph_out_degree(g, v) < 2 && !(g->vflags[v] & GRAPH_V_CALL))
 			continue;
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			uint32_t e = g->out_edges[k];
 
-			if (!nbits[e] && reach[g->edges[e].dst]) {
+			if (!nbits[e] && enter[g->edges[e].dst]) {
 				if (bad_vertex)
 					*bad_vertex = v;
 				err = -PT_EINVAL;
@@ -123,21 +148,26 @@ int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_
 		}
 	}
 out:
-	free(reach);
+	free(enter);
 	free(stack);
 	return err;
+}
+
+int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_t *bad_vertex)
+{
+	return encoding_check_blocking_v(g, nbits, NULL, bad_vertex);
 }
 
 /* Witness sets as the next[] table; -PT_EINVAL when two out-edges share a witness. */
 static int witness_tables(const struct graph *g, struct encoding *enc)
 {
 	uint32_t cols = enc->nwit + 1, v, w, k, row;
-	uint8_t *reach = malloc(g->nv + 1);
+	uint8_t *enter = malloc(g->nv + 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	int err = 0;
 
 	enc->pred_row = malloc(((size_t)g->nv + 1) * sizeof(*enc->pred_row));
-	if (!reach || !stack || !enc->pred_row) {
+	if (!enter || !stack || !enc->pred_row) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -150,10 +180,20 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 		goto out;
 	}
 	for (w = 0; w < cols; w++) {
-		memset(reach, 0, g->nv);
-		/* Column 0 (EOF): toward EXIT; column w: toward witness w's source. */
-		reach[w ? g->edges[enc->wit_edge[w]].src : g->exit] = 1;
-		reach_back(g, enc->edge_nbits, reach, stack);
+		uint32_t we = w ? enc->wit_edge[w] : GRAPH_NONE;
+
+		memset(enter, 0, g->nv);
+		/*
+		 * Column 0 (EOF): entering EXIT. An edge witness x->y: entering
+		 * x silently (then taking x->y). A vertex witness t: entering t.
+		 */
+		if (!w)
+			enter[g->exit] = silent(enc->vertex_nbits, g->exit);
+		else if (we != GRAPH_NONE)
+			enter[g->edges[we].src] = silent(enc->vertex_nbits, g->edges[we].src);
+		else
+			enter[enc->wit_vertex[w]] = 1;
+		enter_back(g, enc->edge_nbits, enc->vertex_nbits, enter, stack);
 		for (v = 0; v < g->nv; v++) {
 			uint32_t found = GRAPH_NONE;
 
@@ -162,9 +202,9 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 				continue;
 			for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 				uint32_t e = g->out_edges[k];
-				int ok = w && e == enc->wit_edge[w];
+				int ok = e == we;
 
-				if (!enc->edge_nbits[e] && reach[g->edges[e].dst])
+				if (!enc->edge_nbits[e] && enter[g->edges[e].dst])
 					ok = 1;
 				if (!ok)
 					continue;
@@ -178,7 +218,7 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 		}
 	}
 out:
-	free(reach);
+	free(enter);
 	free(stack);
 	return err;
 }
@@ -188,26 +228,36 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 	uint32_t e;
 	int err;
 
-	enc->wit_edge = calloc((size_t)enc->nwit + 1, sizeof(*enc->wit_edge));
-	if (!enc->wit_edge)
+	enc->wit_edge = malloc(((size_t)enc->nwit + 1) * sizeof(*enc->wit_edge));
+	enc->wit_vertex = malloc(((size_t)enc->nwit + 1) * sizeof(*enc->wit_vertex));
+	if (!enc->wit_edge || !enc->wit_vertex)
 		return -PT_ENOMEM;
+	for (e = 0; e <= enc->nwit; e++)
+		enc->wit_edge[e] = enc->wit_vertex[e] = GRAPH_NONE;
 	enc->width = enc_bits_for((uint64_t)enc->nwit + 1);
 	enc->nemit = 0;
-	for (e = 0; e < g->ne; e++) {
-		uint64_t c = enc->edge_value[e];
+	for (e = 0; e < g->ne + g->nv; e++) {
+		int is_v = e >= g->ne;
+		uint32_t x = is_v ? e - g->ne : e;
+		uint8_t nb = is_v ? (enc->vertex_nbits ? enc->vertex_nbits[x] : 0) :
+				    enc->edge_nbits[x];
+		uint64_t c = is_v ? (nb ? enc->vertex_value[x] : 0) : enc->edge_value[x];
 
-		if (!enc->edge_nbits[e])
+		if (!nb)
 			continue;
-		if (enc->edge_nbits[e] != enc->width || c == 0 || c > enc->nwit ||
-		    enc->wit_edge[c])
+		if (nb != enc->width || c == 0 || c > enc->nwit ||
+		    enc->wit_edge[c] != GRAPH_NONE || enc->wit_vertex[c] != GRAPH_NONE)
 			return -PT_EINVAL;
-		enc->wit_edge[c] = e;
+		if (is_v)
+			enc->wit_vertex[c] = x;
+		else
+			enc->wit_edge[c] = x;
 		enc->nemit++;
 	}
-	if (enc->nemit != enc->nwit || bad_timing(g, enc->edge_nbits))
+	if (enc->nemit != enc->nwit || bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
 	if (!(flags & ENC_F_SINGLE_PROCEDURE)) {
-		err = encoding_check_blocking(g, enc->edge_nbits, NULL);
+		err = encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits, NULL);
 		if (err)
 			return err;
 	}
@@ -224,6 +274,8 @@ int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)
 		uint32_t deg = graph_out_degree(g, v);
 		unsigned int nb = enc_bits_for(deg);
 
+		if (enc->vertex_nbits && enc->vertex_nbits[v] > 64)
+			return -PT_EINVAL;
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			e = g->out_edges[k];
 			if (deg >= 2 && (enc->edge_nbits[e] != nb ||
@@ -238,23 +290,24 @@ int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)
 			}
 		}
 	}
-	if (bad_timing(g, enc->edge_nbits))
+	if (bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
 	if (!(flags & ENC_F_SINGLE_PROCEDURE))
-		return encoding_check_blocking(g, enc->edge_nbits, NULL);
+		return encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits, NULL);
 	return 0;
 }
 
-int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,
-			    const uint64_t *value, uint32_t flags, struct encoding *enc)
+int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			      const uint64_t *value, const uint8_t *vnbits,
+			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc)
 {
-	uint32_t e;
+	uint32_t e, v;
 	int err;
 
-	if (!g || !g->out_start || !nbits || !value || !enc ||
+	if (!g || !g->out_start || !nbits || !value || !enc || (vnbits && !vvalue) ||
 	    (kind != PT_ENC_WITNESS && kind != PT_ENC_BITS))
 		return -PT_EINVAL;
-	err = enc_alloc(g, kind, enc);
+	err = enc_alloc(g, kind, vnbits ? ENC_F_VERTEX_EMIT : 0, enc);
 	if (err)
 		return err;
 	for (e = 0; e < g->ne; e++) {
@@ -263,6 +316,15 @@ int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t 
 		if (nbits[e] && enc->edge_value[e] != value[e])
 			err = -PT_EINVAL;
 		if (nbits[e])
+			enc->nwit++;
+	}
+	for (v = 0; vnbits && v < g->nv; v++) {
+		enc->vertex_nbits[v] = vnbits[v];
+		enc->vertex_value[v] = vnbits[v] >= 64 ? vvalue[v] :
+				       vvalue[v] & ((1ull << vnbits[v]) - 1);
+		if (vnbits[v] && enc->vertex_value[v] != vvalue[v])
+			err = -PT_EINVAL;
+		if (vnbits[v])
 			enc->nwit++;
 	}
 	if (kind == PT_ENC_BITS) {
@@ -278,4 +340,10 @@ int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t 
 	if (err)
 		encoding_free(enc);
 	return err;
+}
+
+int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			    const uint64_t *value, uint32_t flags, struct encoding *enc)
+{
+	return encoding_from_emissions_v(g, kind, nbits, value, NULL, NULL, flags, enc);
 }

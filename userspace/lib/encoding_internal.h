@@ -7,8 +7,8 @@
 
 /* ceil(log2(n)) for n >= 1. */
 unsigned int enc_bits_for(uint64_t n);
-/* Zeroed per-edge arrays for g; returns 0 or -PT_ENOMEM. */
-int enc_alloc(const struct graph *g, uint32_t kind, struct encoding *enc);
+/* Zeroed per-edge (and with ENC_F_VERTEX_EMIT per-vertex) arrays; 0 or -PT_ENOMEM. */
+int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encoding *enc);
 /* Checks codes, blocking (unless ENC_F_SINGLE_PROCEDURE) and builds tables. */
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags);
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);

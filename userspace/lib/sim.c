@@ -409,10 +409,15 @@ void sim_stream_free(struct sim_stream *s)
 void sim_emit_encoding(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,
 		       struct sim_stream *s)
 {
+	uint32_t d = f->g.edges[e].dst;
+
 	(void)ctx;
 	(void)state;
 	if (f->enc.edge_nbits && f->enc.edge_nbits[e])
 		sim_stream_emit(s, f->enc.edge_nbits[e], f->enc.edge_value[e]);
+	/* a vertex emission fires on entering d, before d's call */
+	if (f->enc.vertex_nbits && f->enc.vertex_nbits[d])
+		sim_stream_emit(s, f->enc.vertex_nbits[d], f->enc.vertex_value[d]);
 }
 
 /* ------------------------------------------------------------- executions */

@@ -14,9 +14,12 @@
  * Timing (encoding.h): a call vertex's out-edge into a vertex x with other
  * predecessors cannot emit; its blocker moves to x's own out-edge (x is
  * not a branch point, so that edge is the only way on); when x is itself
- * the call or EXIT vertex to block, nothing can, and the function is
- * refused. Such edges are forced into the spanning tree, so no chord lands
- * on them either.
+ * the call vertex to block, only a vertex witness on x can (with
+ * ENC_F_VERTEX_EMIT; else, or at EXIT, the function is refused). Such
+ * edges are forced into the spanning tree, so no chord lands on them.
+ * A vertex witness t acts as an edge t'->t in front of t that all of t's
+ * in-edges enter: the spanning tree is computed on that split graph, so
+ * the emission-free edges still form a forest.
  *
  * Completion: the blockers may not be tree edges (the paper's footnote 5:
  * the "tree" may then be a forest); every other edge outside the maximum
@@ -41,7 +44,7 @@ static int is_branch_point(const struct graph *g, uint32_t v)
  * Backward walk from every call and EXIT vertex through non-branch points
  * (which have a single out-edge: the one the walk came along).
  */
-static int mark_blockers(const struct graph *g, uint8_t *role)
+static int mark_blockers(const struct graph *g, uint8_t *role, uint8_t *vwit)
 {
 	uint8_t *seen = calloc(g->nv + 1, 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
@@ -72,8 +75,12 @@ static int mark_blockers(const struct graph *g, uint8_t *role)
 			} else if (encoding_edge_can_emit(g, e)) {
 				role[e] = ENC_ROLE_BLOCKING;
 			} else if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
-				err = -PT_EREFUSED;	/* call straight into a shared call/EXIT */
-				break;
+				/* call straight into a shared call vertex (or EXIT) */
+				if (!vwit || v == g->exit || v == g->entry) {
+					err = -PT_EREFUSED;
+					break;
+				}
+				vwit[v] = 1;
 			} else {
 				role[g->out_edges[g->out_start[v]]] = ENC_ROLE_BLOCKING;
 			}
@@ -84,17 +91,26 @@ static int mark_blockers(const struct graph *g, uint8_t *role)
 	return err;
 }
 
-/* Spanning tree of the non-blocking edges; the others become chords. */
-static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *role)
+/*
+ * Spanning tree of the non-blocking edges (in-edges of a vertex witness t
+ * enter a copy t' of t instead); the others become chords.
+ */
+static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *role,
+		       const uint8_t *vwit)
 {
 	struct graph sub;
 	uint32_t *map = malloc(((size_t)g->ne + 1) * sizeof(*map));
 	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
 	uint8_t *in_tree = malloc(g->ne + 1), *forced = malloc(g->ne + 1);
+	uint32_t *copy = malloc(((size_t)g->nv + 1) * sizeof(*copy));
 	uint32_t v, e, n = 0;
 	int err = 0;
 
 	graph_init(&sub);
+	if (!copy) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
 	if (!map || !w || !in_tree || !forced) {
 		err = -PT_ENOMEM;
 		goto out;
@@ -102,10 +118,17 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *r
 	for (v = 0; v < g->nv && !err; v++)
 		if (graph_add_vertex(&sub, 0) < 0)
 			err = -PT_ENOMEM;
+	for (v = 0; v < g->nv && !err; v++) {
+		int64_t c = vwit && vwit[v] ? graph_add_vertex(&sub, 0) : (int64_t)v;
+
+		if (c < 0)
+			err = -PT_ENOMEM;
+		copy[v] = (uint32_t)c;
+	}
 	for (e = 0; e < g->ne && !err; e++) {
 		if (role[e] == ENC_ROLE_BLOCKING)
 			continue;
-		if (graph_add_edge(&sub, g->edges[e].src, g->edges[e].dst) < 0)
+		if (graph_add_edge(&sub, g->edges[e].src, copy[g->edges[e].dst]) < 0)
 			err = -PT_ENOMEM;
 		map[n] = e;
 		forced[n] = !encoding_edge_can_emit(g, e);
@@ -127,32 +150,44 @@ out:
 	free(w);
 	free(in_tree);
 	free(forced);
+	free(copy);
 	return err;
 }
 
-int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc)
+int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,
+			   struct encoding *enc)
 {
-	uint32_t e, code = 0;
+	uint32_t e, v, code = 0;
+	unsigned int width;
 	int err;
 
 	if (!g || !g->out_start || !enc)
 		return -PT_EINVAL;
-	err = enc_alloc(g, PT_ENC_WITNESS, enc);
+	err = enc_alloc(g, PT_ENC_WITNESS, flags & ENC_F_VERTEX_EMIT, enc);
 	if (err)
 		return err;
-	err = mark_blockers(g, enc->edge_role);
+	err = mark_blockers(g, enc->edge_role, enc->vertex_nbits);
 	if (!err)
-		err = mark_chords(g, weight, enc->edge_role);
+		err = mark_chords(g, weight, enc->edge_role, enc->vertex_nbits);
 	if (err)
 		goto fail;
 	for (e = 0; e < g->ne; e++)
 		if (enc->edge_role[e] != ENC_ROLE_NONE)
 			enc->nwit++;
+	for (v = 0; enc->vertex_nbits && v < g->nv; v++)
+		enc->nwit += enc->vertex_nbits[v] != 0;
+	width = enc_bits_for((uint64_t)enc->nwit + 1);
 	for (e = 0; e < g->ne; e++) {
 		if (enc->edge_role[e] == ENC_ROLE_NONE)
 			continue;
-		enc->edge_nbits[e] = enc_bits_for((uint64_t)enc->nwit + 1);
+		enc->edge_nbits[e] = width;
 		enc->edge_value[e] = ++code;
+	}
+	for (v = 0; enc->vertex_nbits && v < g->nv; v++) {
+		if (!enc->vertex_nbits[v])
+			continue;
+		enc->vertex_nbits[v] = width;	/* was the mark from mark_blockers */
+		enc->vertex_value[v] = ++code;
 	}
 	err = enc_finish_witness(g, enc, 0);
 	if (err)
@@ -161,4 +196,9 @@ int encoding_witness(const struct graph *g, const uint64_t *weight, struct encod
 fail:
 	encoding_free(enc);
 	return err;
+}
+
+int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc)
+{
+	return encoding_witness_flags(g, weight, 0, enc);
 }

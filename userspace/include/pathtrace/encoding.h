@@ -32,6 +32,18 @@
  * vertex or EXIT with other predecessors, or a predicate that is also a
  * call vertex), they refuse the function (-PT_EREFUSED).
  *
+ * VERTEX EMISSIONS (opt-in, ENC_F_VERTEX_EMIT): the one case the timing
+ * rule cannot meet with edges is a call vertex c whose out-edge leads
+ * straight into a call vertex t with other predecessors (about 7% of the
+ * functions of ext4/btrfs/xfs/nf_tables). With the flag, t gets a vertex
+ * emission instead: ENTERING t (by any in-edge, after that edge's own bits)
+ * appends vertex_nbits[t] bits of vertex_value[t]; its probe sits at t's
+ * first instruction, before t's call. Never at ENTRY or EXIT. In witness
+ * mode it is a witness with its own code (wit_vertex[code] = t); in bit
+ * mode a 1-bit separator of value 1. Without the flag vertex_nbits is NULL
+ * and such functions are refused, so a plan builder that ignores vertex
+ * emissions stays exact.
+ *
  * Both satisfy docs/runtime.md's attribution rule in its strong form: no
  * emission-free directed path from a predicate or a call vertex to a call
  * vertex or to EXIT ("a call vertex is treated like a predicate"). A
@@ -63,9 +75,14 @@ struct encoding {
 	uint32_t nemit;		/* edges that emit (witness: |Ewit|) */
 	uint32_t width;		/* witness: bits per code; bits: most bits on one edge */
 
+	/* ENC_F_VERTEX_EMIT only, else NULL: emitted when a vertex is entered. */
+	uint8_t *vertex_nbits;	/* nv */
+	uint64_t *vertex_value;	/* nv */
+
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
-	uint32_t nwit;		/* witness: codes are 1..nwit */
-	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge (0 unused) */
+	uint32_t nwit;		/* witness: codes are 1..nwit (edges and vertices) */
+	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge, or GRAPH_NONE */
+	uint32_t *wit_vertex;	/* witness: nwit + 1; the vertex of a vertex witness, or GRAPH_NONE */
 	uint32_t *pred_row;	/* witness: nv; row of a predicate in next[], or GRAPH_NONE */
 	uint32_t npred;
 	/*
@@ -89,6 +106,13 @@ int encoding_witness(const struct graph *g, const uint64_t *weight, struct encod
 /* Bit-tracing encoding of g (weights are not needed). Returns as encoding_witness. */
 int encoding_bits(const struct graph *g, struct encoding *enc);
 
+#define ENC_F_VERTEX_EMIT (1u << 1)	/* allow vertex emissions (see above) */
+
+/* As encoding_witness / encoding_bits, with ENC_F_VERTEX_EMIT or 0. */
+int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,
+			   struct encoding *enc);
+int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *enc);
+
 /* Whether edge e may emit under the timing rule above. */
 int encoding_edge_can_emit(const struct graph *g, uint32_t e);
 
@@ -106,12 +130,21 @@ int encoding_edge_can_emit(const struct graph *g, uint32_t e);
 int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,
 			    const uint64_t *value, uint32_t flags, struct encoding *enc);
 
+/* As encoding_from_emissions, with vertex emissions (vnbits/vvalue: nv entries, or NULL). */
+int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			      const uint64_t *value, const uint8_t *vnbits,
+			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc);
+
 /*
  * Checks the strong attribution rule: no emission-free directed path from
  * a predicate or call vertex to a call vertex or EXIT. Returns 0; -PT_EINVAL
  * with *bad_vertex (may be NULL) set to the source of such a path; -PT_ENOMEM.
  */
 int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_t *bad_vertex);
+
+/* The same with vertex emissions (vnbits: nv entries, or NULL). */
+int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
+			      uint32_t *bad_vertex);
 
 /* Frees the arrays; enc is zeroed. */
 void encoding_free(struct encoding *enc);

@@ -88,7 +88,10 @@ struct sim_emitter {
 		     struct sim_stream *s);
 };
 
-/* The 1994 encodings: edge e appends f->enc's edge_nbits[e] bits of edge_value[e]. */
+/*
+ * The 1994 encodings: edge e appends f->enc's edge_nbits[e] bits of
+ * edge_value[e], then the vertex emission of its target, if any.
+ */
 void sim_emit_encoding(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,
 		       struct sim_stream *s);
 
