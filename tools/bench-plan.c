@@ -41,6 +41,8 @@ struct stats {
 	uint64_t planned, refused_overflow, refused_other, sites, opt, every, every_opt;
 	uint64_t bits_sum, bits_max, blob_bytes;
 	long double cost, every_cost;
+	double cost_ratio_sum;		/* per function: cost / every-block cost */
+	uint64_t cheaper;		/* functions whose plan costs no more than every-block */
 	double seconds;
 	char example[512];
 };
@@ -87,6 +89,12 @@ static void bench_cfg(const struct cfg *c)
 			st[m].every_opt += pl.every_block_optimizable;
 			st[m].cost += pl.cost;
 			st[m].every_cost += pl.every_block_cost;
+			if (pl.every_block_cost) {
+				double r = (double)pl.cost / (double)pl.every_block_cost;
+
+				st[m].cost_ratio_sum += r;
+				st[m].cheaper += r <= 1.0;
+			}
 			st[m].bits_sum += pl.bits;
 			if (pl.bits > st[m].bits_max)
 				st[m].bits_max = pl.bits;
@@ -158,21 +166,22 @@ int main(int argc, char **argv)
 	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
 	printf("modules %" PRIu64 " (skipped %" PRIu64 "), functions %" PRIu64
 	       ", CFGs recovered %" PRIu64 "\n\n", nmodules, nskipped, nfuncs, ncfg);
-	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %9s %8s %8s\n", "mode", "planned", "refused",
-	       "plans/s", "probes", "/every", "opt%", "every-opt%", "cost/every", "bits avg",
-	       "bits max");
+	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %9s %9s %8s %8s\n", "mode", "planned",
+	       "refused", "plans/s", "probes", "/every", "opt%", "every-opt%", "cost/every",
+	       "cheaper%", "bits avg", "bits max");
 	for (m = 0; m < NMODES; m++) {
 		struct stats *s = &st[m];
 
 		printf("%-14s %9" PRIu64 " %8" PRIu64 " %9.0f %10" PRIu64 " %8.3f %8.1f%% %9.1f%% "
-		       "%10.3f %8.2f %8" PRIu64 "\n", modes[m].name, s->planned,
+		       "%10.3f %8.1f%% %8.2f %8" PRIu64 "\n", modes[m].name, s->planned,
 		       s->refused_overflow + s->refused_other,
 		       s->seconds > 0 ? (s->planned + s->refused_overflow + s->refused_other) /
 		       s->seconds : 0, s->sites,
 		       s->every ? (double)s->sites / s->every : 0,
 		       s->sites ? 100.0 * s->opt / s->sites : 0,
 		       s->every ? 100.0 * s->every_opt / s->every : 0,
-		       s->every_cost > 0 ? (double)(s->cost / s->every_cost) : 0,
+		       s->planned ? s->cost_ratio_sum / s->planned : 0,
+		       s->planned ? 100.0 * s->cheaper / s->planned : 0,
 		       s->planned ? (double)s->bits_sum / s->planned : 0, s->bits_max);
 	}
 	printf("\nrefusals (overflow / other) and a first example per mode:\n");
@@ -180,8 +189,10 @@ int main(int argc, char **argv)
 		printf("  %-14s %" PRIu64 " / %" PRIu64 "  %s\n", modes[m].name,
 		       st[m].refused_overflow, st[m].refused_other, st[m].example);
 	printf("\nprobes/every: probe sites placed (ENTER included) over one probe per block;\n"
-	       "opt%%: sites the kernel can jump-optimize; cost/every: sum of block frequency x\n"
-	       "(1 optimized, %d ftrace, %d int3) under the Section 5 weighting, over the same\n"
-	       "for every-block probing.\n", PROBESITE_FTRACE_FACTOR, PROBESITE_INT3_FACTOR);
+	       "opt%%: sites the kernel can jump-optimize; cost/every: per function, sum over\n"
+	       "sites of block frequency x (1 optimized, %d ftrace, %d int3) under the Section 5\n"
+	       "weighting over the same for one probe per block, averaged over functions;\n"
+	       "cheaper%%: functions whose plan costs no more than every-block probing.\n",
+	       PROBESITE_FTRACE_FACTOR, PROBESITE_INT3_FACTOR);
 	return 0;
 }
