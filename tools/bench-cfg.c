@@ -4,6 +4,8 @@
  * module: functions per second and refusals by reason.
  *
  *   bench-cfg [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ *   bench-cfg --live               every text symbol of the running kernel
+ *                                  (/proc/kallsyms + /proc/kcore; root)
  */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -16,6 +18,8 @@
 #include <pathtrace/cfg.h>
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
+#include <sys/utsname.h>
 
 #define MAX_REASONS 64
 
@@ -49,7 +53,7 @@ static void count_refusal(const struct cfg *c, const char *module)
 		else
 			nreasons++;
 		reasons[i].tag = c->refusal;
-		snprintf(reasons[i].example, sizeof(reasons[i].example), "%s: %s",
+		snprintf(reasons[i].example, sizeof(reasons[i].example), "%.60s: %.180s",
 			 strrchr(module, '/') ? strrchr(module, '/') + 1 : module, c->detail);
 	}
 	reasons[i].n++;
@@ -94,6 +98,72 @@ static void bench_module(const char *path)
 	elfobj_close(o);
 }
 
+/* Every text symbol of the running kernel except .cold parts (their parent's CFG). */
+static int bench_live(void)
+{
+	char moddir[300], detail[160];
+	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", moddir };
+	const struct ksyms *ks;
+	struct klive *k;
+	struct utsname u;
+	uint32_t i;
+	double t0;
+	int err;
+
+	uname(&u);
+	snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
+	err = klive_open(&p, &k);
+	if (err) {
+		fprintf(stderr, "bench-cfg: live kernel: %s\n", pt_strerror(err));
+		return 1;
+	}
+	ks = klive_ksyms(k);
+	nmodules = 1;
+	t0 = now();
+	for (i = 0; i < ksyms_count(ks); i++) {
+		const struct ksym *s = ksyms_get(ks, i);
+		size_t n = strlen(s->name);
+		struct cfg_input in;
+		const char *tag;
+		struct cfg c;
+
+		if (n > 5 && !strcmp(s->name + n - 5, ".cold"))
+			continue;
+		nfuncs++;
+		err = klive_input_sym(k, i, &in, &tag, detail, sizeof(detail));
+		if (err == -PT_EREFUSED) {
+			memset(&c, 0, sizeof(c));
+			c.refusal = tag;
+			snprintf(c.detail, sizeof(c.detail), "%s", detail);
+			nrefused++;
+			count_refusal(&c, s->module ? s->module : "vmlinux");
+			continue;
+		}
+		if (err) {
+			memset(&c, 0, sizeof(c));
+			c.refusal = "source-error";
+			snprintf(c.detail, sizeof(c.detail), "%s: %s", s->name, pt_strerror(err));
+			nrefused++;
+			count_refusal(&c, s->module ? s->module : "vmlinux");
+			continue;
+		}
+		nbytes += in.len + in.cold_len;
+		err = cfg_build(&in, &c);
+		if (!err) {
+			nrecovered++;
+			nblocks += c.nblocks;
+			ninsns += c.ninsns;
+		} else if (err == -PT_EREFUSED) {
+			nrefused++;
+			count_refusal(&c, s->module ? s->module : "vmlinux");
+		}
+		cfg_free(&c);
+	}
+	seconds = now() - t0;
+	klive_close(k);
+	return 0;
+}
+
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	size_t n = strlen(path);
@@ -130,14 +200,20 @@ int main(int argc, char **argv)
 		pclose(p);
 		def[strcspn(def, "\n")] = 0;
 	}
-	for (a = 1; a < argc || (argc < 2 && a == 1); a++)
-		nftw(argc < 2 ? def : argv[a], visit, 32, FTW_PHYS);
+	if (argc == 2 && !strcmp(argv[1], "--live")) {
+		if (bench_live())
+			return 1;
+	} else {
+		for (a = 1; a < argc || (argc < 2 && a == 1); a++)
+			nftw(argc < 2 ? def : argv[a], visit, 32, FTW_PHYS);
+	}
 	qsort(reasons, nreasons, sizeof(reasons[0]), cmp_reason);
 	printf("command: ");
 	for (a = 0; a < argc; a++)
 		printf("%s%s", a ? " " : "", argv[a]);
 	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
-	printf("%-28s %12s\n", "modules", "");
+	printf("%-28s %12s\n", argc == 2 && !strcmp(argv[1], "--live") ? "live kernel" : "modules",
+	       "");
 	printf("  %-26s %12llu\n", "read", (unsigned long long)nmodules);
 	printf("  %-26s %12llu\n", "skipped (not readable)", (unsigned long long)nskipped);
 	printf("%-28s %12llu\n", "functions", (unsigned long long)nfuncs);

@@ -331,6 +331,31 @@ static void test_warn_bug(void)
 	cfg_free(&c);
 }
 
+static void test_padding_after_call(void)
+{
+	struct cfg c;
+
+	/* A live size reaches the next symbol: padding after the last call. */
+	expect_cfg(HDR("padcall")
+		   "	call __fentry__\n"
+		   "	test %edi,%edi\n"		/* 5 */
+		   "	je 1f\n"			/* 7 */
+		   "	ret\n"				/* 9 */
+		   "1:	call mystery\n"		/* a: never returns */
+		   "	int3\n	int3\n	.byte 0x66,0x90\n	nopl (%rax)\n"
+		   END("padcall"), "padcall", "0: F1 T2; 9: E; a: E", &c);
+	CU_ASSERT_EQUAL(insn_at(&c, 0xa)->kind, CFG_I_CALL_NORETURN);
+	CU_ASSERT(insn_at(&c, 0xa)->flags & CFG_IF_NORETURN_INFERRED);
+	cfg_free(&c);
+	/* An int3 followed by code is a breakpoint on a live instruction: refused. */
+	expect_refusal(HDR("bpcall")
+		       "	call __fentry__\n"
+		       "	call helper\n"
+		       "	int3\n	.byte 0x89, 0xc0\n"	/* int3 over "mov %eax,%eax"'s first byte */
+		       "	ret\n"
+		       END("bpcall"), "bpcall", "int3-reached");
+}
+
 static void test_mitigation_return_thunk(void)
 {
 	struct cfg c;
@@ -438,5 +463,6 @@ UNIT_SUITE(cfg,
 	   { "WARN vs BUG ud2", test_warn_bug },
 	   { "indirect tail call", test_indirect_tail_call },
 	   { "mitigation return thunk is a return", test_mitigation_return_thunk },
+	   { "padding after a last call; a breakpoint is not padding", test_padding_after_call },
 	   { "refusals", test_refusals },
 	   { "bad input", test_bad_input })

@@ -239,6 +239,30 @@ static int add_insn(struct builder *b, const struct cfg_insn *ins)
 }
 
 /*
+ * Whether everything from off to the end of part p is padding: int3 or
+ * nop instructions, none of them decoded as code already.
+ */
+static int only_padding(struct builder *b, const struct part *p, uint32_t off)
+{
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+	while (off < p->len) {
+		if (p->owner[off] >= 0 || p->code[off] != 0xcc) {
+			if (p->owner[off] >= 0 ||
+			    !ZYAN_SUCCESS(ZydisDecoderDecodeFull(&b->dec, p->code + off, p->len - off,
+								 &zi, ops)) ||
+			    zi.mnemonic != ZYDIS_MNEMONIC_NOP)
+				return 0;
+			off += zi.length;
+			continue;
+		}
+		off++;
+	}
+	return 1;
+}
+
+/*
  * Decodes the instruction at addr (not yet decoded) and classifies it.
  * *next is where execution continues sequentially, or 0 if it does not.
  */
@@ -370,7 +394,7 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 			if (!b->first_ijmp)
 				b->first_ijmp = addr;
 		}
-		if (!strncmp(name, "kprobe_", 7))
+		if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
 			return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
 				      "patched this code)", where(b, addr, w, sizeof(w)), name);
 		ins.kind = is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
@@ -514,6 +538,17 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 	    zi.mnemonic == ZYDIS_MNEMONIC_UD2)
 		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
 
+	if (fall && (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) &&
+	    off + zi.length < p->len && only_padding(b, p, off + zi.length)) {
+		/*
+		 * Only int3/nop padding up to the end of the part after a call
+		 * (a live function's size reaches the next symbol): the call is
+		 * the function's last instruction, as below.
+		 */
+		ins.kind = CFG_I_CALL_NORETURN;
+		ins.flags |= CFG_IF_NORETURN_INFERRED;
+		fall = 0;
+	}
 	if (fall && off + zi.length == p->len) {
 		if (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) {
 			/* A call as the last instruction: the compiler knew it never returns. */

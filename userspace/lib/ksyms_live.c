@@ -389,20 +389,34 @@ static int from_ko(struct klive *k, struct kmod *m, const struct ksym *s, uint64
 int klive_input(struct klive *k, const char *name, const char *module, struct cfg_input *in,
 		const char **tag, char *detail, size_t n)
 {
+	int64_t i = ksyms_find(k->ks, name, module);
+
+	*tag = NULL;
+	detail[0] = 0;
+	memset(in, 0, sizeof(*in));
+	if (i < 0)
+		return (int)i;
+	return klive_input_sym(k, i, in, tag, detail, n);
+}
+
+int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const char **tag,
+		    char *detail, size_t n)
+{
 	const struct ksym *s, *cs = NULL;
 	uint64_t len, cold_addr = 0, cold_len = 0;
+	const char *name, *module;
 	struct kmod *m = NULL;
-	int64_t i;
 	int err, ijmp = 0;
 	void *p;
 
 	*tag = NULL;
 	detail[0] = 0;
 	memset(in, 0, sizeof(*in));
-	i = ksyms_find(k->ks, name, module);
-	if (i < 0)
-		return (int)i;
 	s = ksyms_get(k->ks, i);
+	if (!s)
+		return -PT_ENOENT;
+	name = s->name;
+	module = s->module;
 	len = s->size;
 	if (s->cold != KSYMS_NONE) {
 		cs = ksyms_get(k->ks, s->cold);

@@ -103,4 +103,8 @@ const struct ksyms *klive_ksyms(const struct klive *k);
 int klive_input(struct klive *k, const char *name, const char *module, struct cfg_input *in,
 		const char **tag, char *detail, size_t n);
 
+/* The same for text symbol i of klive_ksyms(k) (names need not be unique). */
+int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const char **tag,
+		    char *detail, size_t n);
+
 #endif
