@@ -299,6 +299,8 @@ static void pt_reset_cpu(void *unused)
 	cs->nbits = 0;
 	cs->path = 0;
 	cs->dropped = 0;
+	cs->records = 0;
+	cs->dropped_total = 0;
 	local_irq_restore(flags);
 }
 

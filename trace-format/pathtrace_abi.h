@@ -209,8 +209,8 @@ struct pt_stats {
 	__u32 nr_funcs;		/* out: loaded plans */
 	__u32 tracing;		/* out: 1 while armed */
 	__u32 reserved0;
-	__u64 records;		/* out: records written */
-	__u64 dropped;		/* out: records the full ring buffer refused */
+	__u64 records;		/* out: records written since START */
+	__u64 dropped;		/* out: records the full ring buffer refused since START */
 	__u64 missed;		/* out: probe hits the kernel skipped */
 	__u64 reserved[2];
 };
