@@ -300,6 +300,8 @@ void synth_free(struct synth_program *p)
 /* ------------------------------------------------------------- runs */
 
 struct cpu_state {
+	uint32_t dropping;	/* records still to refuse */
+	uint64_t dropped;	/* refused since the last write */
 	uint64_t owner;		/* UINT64_MAX: none yet */
 	uint64_t acc;
 	uint32_t nacc;
@@ -324,6 +326,26 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 	struct synth_run *r = x->r;
 	struct synth_rec *rec;
 	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + 8 * nwords), .arg = arg };
+	struct cpu_state *cs = &x->cpu[cpu];
+
+	/* A full ring buffer: the write fails and is counted (the LOSS goes with the next write). */
+	if (type != PT_REC_LOSS && !cs->dropping && x->o->drop_permille &&
+	    below(x->rng, 1000) < x->o->drop_permille)
+		cs->dropping = 1 + below(x->rng, 8);
+	if (type != PT_REC_LOSS && cs->dropping) {
+		cs->dropping--;
+		cs->dropped++;
+		r->dropped++;
+		return;
+	}
+	if (cs->dropped && type != PT_REC_LOSS) {
+		uint64_t loss[2] = { cs->dropped, 0 };
+
+		cs->dropped = 0;
+		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+		if (r->nomem)
+			return;
+	}
 
 	if (r->nrecs == r->cap) {
 		uint64_t cap = r->cap ? r->cap * 2 : 1024;
@@ -556,9 +578,16 @@ int synth_execute(const struct synth_program *p, const struct synth_run_opts *o,
 		/* Another owner runs between activations: the task's segment is closed. */
 		switch_owner(&x, x.cur, PT_OWNER(PT_OWNER_SOFTIRQ, x.cur));
 	}
-	/* Stop: every CPU flushes (FLUSH IPI). */
+	/* Stop: every CPU flushes (FLUSH IPI); a drop count still pending is written then. */
 	for (c = 0; c < (o->nr_cpus ? o->nr_cpus : 1) && c < 8; c++) {
+		x.cpu[c].dropping = 0;
 		flush(&x, c);
+		if (x.cpu[c].dropped) {
+			uint64_t loss[2] = { x.cpu[c].dropped, 0 };
+
+			x.cpu[c].dropped = 0;
+			add_rec(&x, c, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+		}
 		if (x.cpu[c].reg)
 			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
 	}

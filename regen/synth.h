@@ -99,6 +99,7 @@ struct synth_run {
 	uint64_t *truth_owner;		/* per truth event: its owner */
 	uint64_t blocks;		/* BLOCK events in the truth */
 	uint64_t bits;			/* trace bits emitted */
+	uint64_t dropped;		/* records the full ring buffer refused */
 	int nomem;
 };
 
@@ -110,6 +111,9 @@ struct synth_run_opts {
 	uint32_t migrate_pct;		/* chance per handler that the task moves CPU */
 	uint32_t irq_pct;		/* chance that an interrupt owner then runs on the old CPU */
 	int no_truth;			/* count blocks only (benchmarks: runs too big to keep) */
+	uint32_t drop_permille;		/* chance per record that the ring buffer is full: 1..8
+					 * records are dropped, then LOSS(OVERRUN, n) precedes the
+					 * next record written on that CPU (docs/runtime.md) */
 };
 
 /*

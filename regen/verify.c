@@ -5,9 +5,10 @@
  * stream's BLOCK markers, one for one, in order. The first difference
  * stops pathregen and is named by stream, function and position.
  *
- * Gaps: records in a gap are lost for both, so at a resynchronization the
- * BLOCK markers recorded before the ENTER the engine resumed at are
- * skipped (counted). A stream that ends inside activations may have
+ * Gaps: records in a gap are lost for both. From a LOSS marker (or a gap)
+ * on, nothing is compared until the engine resynchronizes; then the BLOCK
+ * markers recorded before the ENTER it resumed at are skipped (counted),
+ * as are the blocks it regenerated between the LOSS and its gap. A stream that ends inside activations may have
  * markers for blocks whose outgoing edge was never traced: they are
  * counted as unverified, not as differences.
  */
@@ -27,6 +28,14 @@ struct verify {
 	uint32_t next;		/* index of the next marker to look at in the stream */
 	int truncated;
 	int gapped;
+	int lost;		/* a LOSS marker was passed: no comparison until the resync */
+	/*
+	 * Resynchronized in this stream: the activation resumed may have been
+	 * a callee, and its caller's bits after it cannot be attributed (the
+	 * engine's -PT_ENOENT gap): a consequence of the loss, not a difference.
+	 */
+	int resynced;
+	uint64_t lost_blocks;	/* regenerated blocks not compared because of it */
 };
 
 static int verify_open(struct out_writer *w)
@@ -58,15 +67,35 @@ static int verify_stream_begin(struct out_writer *w, const struct out_stream *st
 	v->next = 0;
 	v->truncated = 0;
 	v->gapped = 0;
+	v->lost = 0;
+	v->resynced = 0;
 	return 0;
 }
 
-/* The next BLOCK marker at or after v->next, or NULL. */
+/*
+ * The next BLOCK marker at or after v->next, or NULL. Passing a LOSS marker
+ * sets v->lost: BLOCK records may be missing from there on, and the
+ * engine's blocks up to its gap are not comparable.
+ */
 static const struct regen_marker *next_block(struct verify *v, const struct regen_stream *s)
 {
-	while (v->next < s->nmarkers && s->markers[v->next].type != REGEN_M_BLOCK)
+	while (v->next < s->nmarkers && s->markers[v->next].type != REGEN_M_BLOCK) {
+		if (s->markers[v->next].type == REGEN_M_LOSS)
+			v->lost = 1;
 		v->next++;
+	}
 	return v->next < s->nmarkers ? &s->markers[v->next] : NULL;
+}
+
+/* Whether a LOSS marker not yet passed lies at or before bit pos. */
+static int loss_up_to(const struct verify *v, const struct regen_stream *s, uint64_t pos)
+{
+	uint32_t i;
+
+	for (i = v->next; i < s->nmarkers && s->markers[i].pos <= pos; i++)
+		if (s->markers[i].type == REGEN_M_LOSS)
+			return 1;
+	return 0;
 }
 
 static int mismatch(struct out_writer *w, const struct out_stream *st, const char *fmt, ...)
@@ -96,7 +125,11 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 
 	switch (ev->type) {
 	case REGEN_EV_BLOCK:
-		mk = next_block(v, st->s);
+		mk = v->lost ? NULL : next_block(v, st->s);
+		if (v->lost) {
+			v->res->skipped++;
+			return 0;
+		}
 		if (!mk)
 			return mismatch(w, st, "block %" PRIu64 " %s regenerated at bit %" PRIu64
 					" but no BLOCK record is left",
@@ -123,14 +156,22 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 			for (; v->next < to; v->next++)
 				v->res->skipped += st->s->markers[v->next].type == REGEN_M_BLOCK;
 		}
+		v->lost = 0;
+		v->resynced = 1;
 		return 0;
 	case REGEN_EV_GAP:
-		/* A loss explains a gap; bits that do not decode are a difference. */
-		if (!ev->marker || ev->marker->type != REGEN_M_LOSS)
+		/*
+		 * A loss explains a gap (also when the engine read across one
+		 * before noticing it); bits that do not decode are a difference.
+		 */
+		if ((!ev->marker || ev->marker->type != REGEN_M_LOSS) && !v->lost &&
+		    !loss_up_to(v, st->s, ev->pos) &&
+		    !(v->resynced && ev->reason == -PT_ENOENT && !ev->marker))
 			return mismatch(w, st, "regeneration stopped at bit %" PRIu64 " in %s after %"
 					PRIu64 " equal blocks: %s", ev->pos, sp->f ? sp->f->name : "?",
 					v->res->compared, pt_strerror(ev->reason));
 		v->gapped = 1;
+		v->lost = 1;
 		return 0;
 	case REGEN_EV_TRUNCATED:
 		v->truncated = 1;

@@ -126,9 +126,8 @@ static int collect_step(struct out_writer *w, const struct out_stream *st, const
 		res->gaps++;
 	if (sp->ev->type == REGEN_EV_TRUNCATED)
 		res->truncated++;
-	if (sp->ev->type != REGEN_EV_ENTER && sp->ev->type != REGEN_EV_BLOCK &&
-	    sp->ev->type != REGEN_EV_EXIT)
-		return 0;
+	if (sp->ev->type == REGEN_EV_RESYNC)
+		return 0;	/* a GAP before it already separates */
 	if (res->nev == res->cap) {
 		uint64_t cap = res->cap ? res->cap * 2 : 1024;
 		struct rt_event *n = realloc(res->ev, cap * sizeof(*n));

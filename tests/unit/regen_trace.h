@@ -23,7 +23,7 @@ int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, 
 const char *rt_write_tmp(const struct synth_program *p, const struct synth_run *r,
 			 uint32_t nr_cpus);
 
-/* One collected event. */
+/* One collected event: ENTER, BLOCK, EXIT, and GAP / TRUNCATED as separators. */
 struct rt_event {
 	uint64_t owner;
 	uint32_t type, func, block, edge;

@@ -40,7 +40,8 @@ static int same_for_owner(const struct synth_run *r, const struct rt_result *res
 	for (;;) {
 		while (i < r->ntruth && r->truth_owner[i] != owner)
 			i++;
-		while (j < res->nev && res->ev[j].owner != owner)
+		while (j < res->nev && (res->ev[j].owner != owner || res->ev[j].type == REGEN_EV_GAP ||
+					res->ev[j].type == REGEN_EV_TRUNCATED))
 			j++;
 		if (i == r->ntruth || j == res->nev)
 			return i == r->ntruth && j == res->nev;
@@ -129,8 +130,114 @@ static void test_calls_migration(void)
 	run_all(43, 4, 2, 15);
 }
 
+/*
+ * With ring-buffer overruns: every regenerated stretch between gaps must be
+ * a contiguous piece of the truth, in order (nothing guessed), every run
+ * that lost records must show a gap (nothing lost silently), and --verify
+ * must not call a loss a difference.
+ */
+static int same_event(const struct synth_truth_ev *t, const struct rt_event *e)
+{
+	return t->type == e->type && t->func == e->func &&
+	       (e->type != REGEN_EV_BLOCK || (t->block == e->block && t->edge == e->edge));
+}
+
+static int stretches_in_truth(const struct synth_run *r, const struct rt_result *res, uint64_t owner)
+{
+	const struct synth_truth_ev **tv = malloc((r->ntruth + 1) * sizeof(*tv));
+	const struct rt_event **rv = malloc((res->nev + 1) * sizeof(*rv));
+	uint64_t nt = 0, nr = 0, i, t = 0;
+	int ok = 1;
+
+	for (i = 0; i < r->ntruth; i++)
+		if (r->truth_owner[i] == owner)
+			tv[nt++] = &r->truth[i];
+	for (i = 0; i < res->nev; i++)
+		if (res->ev[i].owner == owner)
+			rv[nr++] = &res->ev[i];
+	i = 0;
+	while (ok && i < nr) {
+		uint64_t k, tt;
+		int found = 0;
+
+		if (rv[i]->type == REGEN_EV_GAP || rv[i]->type == REGEN_EV_TRUNCATED) {
+			i++;
+			continue;
+		}
+		for (k = i; k < nr && rv[k]->type != REGEN_EV_GAP && rv[k]->type != REGEN_EV_TRUNCATED; k++)
+			;
+		/* rv[i..k) must equal tv[tt..tt+k-i) for some tt >= t. */
+		for (tt = t; !found && tt + (k - i) <= nt; tt++) {
+			uint64_t a;
+
+			for (a = 0; a < k - i && same_event(tv[tt + a], rv[i + a]); a++)
+				;
+			if (a == k - i) {
+				found = 1;
+				t = tt + a;
+			}
+		}
+		ok = found;
+		i = k;
+	}
+	free(tv);
+	free(rv);
+	return ok;
+}
+
+static void test_losses(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int m, i, lossy = 0;
+
+	for (m = 0; m < 3; m++) {
+		for (i = 0; i < 8; i++) {
+			struct synth_opts so = { .nfuncs = 4, .max_labels = 14, .mode = modes[m].mode,
+						 .encoding = modes[m].encoding, .plan_flags = PT_PLAN_VERIFY };
+			struct synth_run_opts ro = { .nr_cpus = 2, .ntasks = 3, .activations = 16,
+						     .max_steps = 60, .migrate_pct = 10, .irq_pct = 100,
+						     .drop_permille = 15 };
+			struct synth_program p;
+			struct synth_run r = { 0 };
+			struct rt_result res;
+			struct verify_result vr;
+			struct out_writer ver = { .ops = &verify_ops, .priv = &vr, .fp = stderr };
+			struct out_writer *extra[1] = { &ver };
+			uint64_t rng = seed * 61 + i * 131 + m, t;
+			const char *path;
+			int ok = 1, err;
+
+			CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
+			CU_ASSERT_EQUAL_FATAL(synth_execute(&p, &ro, &rng, &r), 0);
+			path = rt_write_tmp(&p, &r, 2);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+			err = rt_regen(path, &res, extra, 1, NULL);
+			CU_ASSERT_EQUAL(err, 0);
+			for (t = 0; t < 3; t++)
+				ok &= stretches_in_truth(&r, &res, PT_OWNER(PT_OWNER_TASK, 100 + t));
+			CU_ASSERT(ok);
+			if (r.dropped) {
+				lossy++;
+				CU_ASSERT(res.gaps > 0);
+			}
+			CU_ASSERT_EQUAL(vr.mismatch, 0);
+			if (!ok || err || vr.mismatch || (r.dropped && !res.gaps))
+				fprintf(stderr, "\nlosses %s seed %#llx: dropped %llu, gaps %u, stretches %s, err %d, verify: %s\n",
+					modes[m].name, (unsigned long long)(seed * 61 + i * 131 + m),
+					(unsigned long long)r.dropped, res.gaps, ok ? "ok" : "WRONG", err,
+					vr.detail);
+			unlink(path);
+			rt_result_free(&res);
+			synth_run_free(&r);
+			synth_free(&p);
+		}
+	}
+	CU_ASSERT(lossy > 0);
+}
+
 UNIT_SUITE(roundtrip,
 	   { "one function, one CPU: witness, bits, paths reproduce the run", test_leaf_one_cpu },
 	   { "one function, two CPUs, migration and partial sums", test_leaf_migration },
 	   { "calls between traced functions, one CPU", test_calls_one_cpu },
-	   { "calls, two CPUs, migration and partial sums", test_calls_migration })
+	   { "calls, two CPUs, migration and partial sums", test_calls_migration },
+	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses })
