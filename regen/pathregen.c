@@ -205,6 +205,44 @@ static int report_records(const struct tr_records *rs, const struct regen_stream
 	return bad;
 }
 
+/*
+ * The LOSS section counts every record a full ring buffer refused and every
+ * probe hit the kernel skipped; LOSS records place them in the streams. A
+ * count the records do not account for was lost somewhere unknown: say so.
+ * Returns 1 when that happened.
+ */
+static int report_unlocated_losses(const struct tracefile *tf, const struct tr_records *rs)
+{
+	uint64_t dropped = 0, missed = 0;
+	size_t i;
+	int bad = 0;
+
+	if (!tf->has_loss)
+		return 0;
+	for (i = 0; i < rs->n; i++) {
+		const struct tr_rec *r = &rs->recs[i];
+
+		if (r->type != PT_REC_LOSS || r->synthetic || !r->nwords)
+			continue;
+		if (r->arg == PT_LOSS_OVERRUN)
+			dropped += tr_body(rs, r)[0];
+		else if (r->arg == PT_LOSS_MISSED)
+			missed += tr_body(rs, r)[0];
+	}
+	if (tf->dropped > dropped) {
+		err_msg("losses", "%" PRIu64 " records refused by full ring buffers, only %" PRIu64
+			" of them located by LOSS records: streams may miss records without a marked gap",
+			tf->dropped, dropped);
+		bad = 1;
+	}
+	if (tf->missed > missed) {
+		err_msg("losses", "%" PRIu64 " probe hits skipped by the kernel, only %" PRIu64
+			" of them located by LOSS records", tf->missed, missed);
+		bad = 1;
+	}
+	return bad;
+}
+
 static int first_marker_cpu(const struct regen_stream *s, uint32_t *cpu, uint64_t *stamp)
 {
 	*cpu = UINT32_MAX;
@@ -288,6 +326,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (report_records(&rs, &ss))
+		status = EXIT_BAD_FILE;
+	if (report_unlocated_losses(&tf, &rs))
 		status = EXIT_BAD_FILE;
 
 	if (o.out) {

@@ -86,7 +86,7 @@ int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, 
 			tfw_pages(&w, i, RT_PAGE, (uint32_t)n, pages);
 		free(pages);
 	}
-	tfw_loss(&w, nr_cpus, 0, 0);
+	tfw_loss(&w, nr_cpus, r->dropped, 0);
 	err = tfw_close(&w);
 	return err;
 }
