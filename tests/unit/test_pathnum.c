@@ -46,11 +46,16 @@ static int replay_all_paths(const struct pathnum *p)
 			bad++;
 			continue;
 		}
+		/* the back edge before a path that starts at w set its START increment */
+		if (p->kind[edges[0]] == PATHNUM_START)
+			r = p->inc[edges[0]];
 		for (i = 0; i < n; i++) {
 			uint32_t e = edges[i];
 
-			if (p->kind[e] == PATHNUM_START && (p->chord[e] || p->act[e]))
-				bad++;	/* a path must start with the register at 0 */
+			/* after a call a path must start with the register at 0 */
+			if (p->kind[e] == PATHNUM_START &&
+			    (p->act[e] || (p->chord[e] && p->call_start[p->dag.edges[e].dst])))
+				bad++;
 			if (p->act[e] & PATHNUM_ACT_ADD)
 				r += p->add[e];
 			if (p->act[e] & PATHNUM_ACT_EMIT) {
@@ -207,6 +212,27 @@ static void test_call_cut(void)
 	CU_ASSERT_EQUAL(pathnum_build(&p, &g, NULL, NULL), -PT_ENOTSUP);
 	CU_ASSERT(strstr(p.reason, "straight to EXIT") != NULL);
 	graph_free(&g);
+	/* ENTRY calls, then a loop at 1: the START edge of 1 is set by the
+	 * back edge (it cannot be forced next to the forced ENTRY->1). */
+	{
+		static const uint32_t e4[][2] = { { 0, 1 }, { 1, 2 }, { 2, 1 }, { 2, 3 } };
+		static const uint64_t c4[4] = { 0, 0, 100, 100 };
+		uint32_t st;
+
+		make_graph(&g, 4, e4, 4, 0, 3, 1u << 0);
+		CU_ASSERT_EQUAL_FATAL(pathnum_build(&p, &g, c4, NULL), 0);
+		st = p.cfg[2].start;
+		CU_ASSERT_FATAL(st != GRAPH_NONE);
+		CU_ASSERT(p.chord[st]);
+		CU_ASSERT(!p.chord[p.cfg[0].dag]);
+		if (p.inc[st]) {
+			CU_ASSERT(p.act[p.cfg[2].dag] & PATHNUM_ACT_SET);
+			CU_ASSERT_EQUAL(p.set[p.cfg[2].dag], p.inc[st]);
+		}
+		CU_ASSERT_EQUAL(replay_all_paths(&p), 0);
+		pathnum_free(&p);
+		graph_free(&g);
+	}
 	/* One path through ENTRY's (uncut) call: still one bit (runtime.md). */
 	{
 		static const uint32_t e3[][2] = { { 0, 1 }, { 1, 2 } };

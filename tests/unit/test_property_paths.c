@@ -59,6 +59,8 @@ static void run_actions(struct path_emitter *pe, const struct pathnum *p, uint32
 		sim_stream_emit(s, p->width, pe->reg + p->emit[d]);
 		pe->reg = 0;
 	}
+	if (p->act[d] & PATHNUM_ACT_SET)
+		pe->reg = p->set[d];	/* same probe as the EMIT: no switch between */
 }
 
 static void pe_edge(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,

@@ -33,6 +33,8 @@ void pathnum_free(struct pathnum *p)
 	free(p->act);
 	free(p->add);
 	free(p->emit);
+	free(p->set);
+	free(p->call_start);
 	memset(p, 0, sizeof(*p));
 	graph_init(&p->dag);
 }
@@ -175,6 +177,8 @@ static int build_dag(struct pathnum *p, const uint8_t *back)
 				}
 				ce->dag = id;
 			}
+			if (cut_call && d != g->entry)
+				p->call_start[d] = 1;
 			/* A path that restarts at ENTRY needs no START edge. */
 			if (d != g->entry && p->start_of[d] == GRAPH_NONE) {
 				p->start_of[d] = 0;	/* placeholder: added below */
@@ -337,7 +341,8 @@ int pathnum_emit_earlier(struct pathnum *p, uint32_t d)
 	const struct graph *dag = &p->dag;
 	uint32_t v = dag->edges[d].src, i;
 
-	if (!(p->act[d] & PATHNUM_ACT_EMIT) || dag->edges[d].dst != dag->exit ||
+	if (!(p->act[d] & PATHNUM_ACT_EMIT) || (p->act[d] & PATHNUM_ACT_SET) ||
+	    dag->edges[d].dst != dag->exit ||
 	    v == dag->entry || graph_out_degree(dag, v) != 1 || !graph_in_degree(dag, v))
 		return -PT_EINVAL;
 	for (i = dag->in_start[v]; i < dag->in_start[v + 1]; i++)
@@ -404,7 +409,7 @@ static int check_graph(struct pathnum *p, const struct graph *g)
 int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost,
 		  const uint64_t *call_cost)
 {
-	uint8_t *back = NULL, *forced = NULL;
+	uint8_t *back = NULL, *forced = NULL, *free_start = NULL;
 	uint64_t *weight = NULL, *phi = NULL;
 	uint32_t *order = NULL;
 	uint32_t v, e, i, ne;
@@ -424,9 +429,12 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 	p->call_end = malloc(((size_t)g->nv + 1) * sizeof(*p->call_end));
 	p->start_of = malloc(((size_t)g->nv + 1) * sizeof(*p->start_of));
 	p->numpaths = calloc((size_t)g->nv + 1, sizeof(*p->numpaths));
+	p->call_start = calloc((size_t)g->nv + 1, 1);
 	order = malloc(((size_t)g->nv + 1) * sizeof(*order));
+	free_start = calloc((size_t)g->nv + 1, 1);
 	phi = calloc((size_t)g->nv + 1, sizeof(*phi));
-	if (!back || !p->cfg || !p->call_end || !p->start_of || !p->numpaths || !order || !phi)
+	if (!back || !p->cfg || !p->call_end || !p->start_of || !p->numpaths || !order || !phi ||
+	    !p->call_start || !free_start)
 		goto nomem;
 	err = find_back_edges(g, back);
 	if (!err)
@@ -440,10 +448,11 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 	p->act = calloc((size_t)ne + 1, 1);
 	p->add = calloc((size_t)ne + 1, sizeof(*p->add));
 	p->emit = calloc((size_t)ne + 1, sizeof(*p->emit));
+	p->set = calloc((size_t)ne + 1, sizeof(*p->set));
 	weight = calloc((size_t)ne + 1, sizeof(*weight));
 	forced = calloc((size_t)ne + 1, 1);
 	if (!p->val || !p->chord || !p->inc || !p->act || !p->add || !p->emit || !weight ||
-	    !forced)
+	    !forced || !p->set)
 		goto nomem;
 	err = topo_order(&p->dag, order);
 	if (err) {
@@ -495,14 +504,18 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 			 * (the callee needs the register at 0), so in the tree. */
 			if (p->dag.edges[e].src == g->entry &&
 			    (g->vflags[g->entry] & GRAPH_V_CALL)) {
-				if (p->start_of[p->dag.edges[e].dst] != GRAPH_NONE) {
+				uint32_t w = p->dag.edges[e].dst;
+
+				if (p->call_start[w]) {
 					err = refuse(p, -PT_ENOTSUP,
 						     "entry block %u ends in a call and its "
-						     "successor %u also starts paths", g->entry,
-						     p->dag.edges[e].dst);
+						     "successor %u also follows a call",
+						     g->entry, w);
 					goto fail;
 				}
 				forced[e] = 1;
+				if (p->start_of[w] != GRAPH_NONE)
+					free_start[w] = 1;
 				break;
 			}
 			if (p->dag.edges[e].dst != g->exit)
@@ -513,6 +526,9 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 		}
 	}
 	(void)call_cost;
+	for (e = 0; e < ne; e++)
+		if (p->kind[e] == PATHNUM_START && free_start[p->dag.edges[e].dst])
+			forced[e] = 0;	/* its back edges set its increment */
 	err = spantree_max(&p->dag, weight, forced, p->chord);
 	if (err)
 		goto fail;
@@ -529,16 +545,28 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 		if (de->dst == g->exit) {
 			p->act[e] = PATHNUM_ACT_EMIT;
 			p->emit[e] = p->inc[e];
+		} else if (p->kind[e] == PATHNUM_START) {
+			continue;	/* no probe of its own */
 		} else if (p->inc[e]) {
 			p->act[e] = PATHNUM_ACT_ADD;
 			p->add[e] = p->inc[e];
+		}
+	}
+	/* A back edge into a START edge with an increment sets it. */
+	for (e = 0; e < g->ne; e++) {
+		uint32_t d = p->cfg[e].dag, st = p->cfg[e].start;
+
+		if (p->cfg[e].role == PATHNUM_ROLE_BACK && st != GRAPH_NONE && p->inc[st]) {
+			p->act[d] |= PATHNUM_ACT_SET;
+			p->set[d] = p->inc[st];
 		}
 	}
 	/* Count (here: emit) at the last chord. */
 	for (e = 0; e < ne; e++) {
 		uint32_t s = p->dag.edges[e].src;
 
-		if (p->dag.edges[e].dst != g->exit || !can_push(p, s))
+		if (p->dag.edges[e].dst != g->exit || (p->act[e] & PATHNUM_ACT_SET) ||
+		    !can_push(p, s))
 			continue;
 		push(p, s, p->emit[e]);
 		p->act[e] = 0;
@@ -546,6 +574,7 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 	}
 	free(back);
 	free(forced);
+	free(free_start);
 	free(weight);
 	free(phi);
 	free(order);
@@ -557,6 +586,7 @@ fail:
 		char why[sizeof(p->reason)];
 
 		memcpy(why, p->reason, sizeof(why));
+		free(free_start);
 		free(back);
 		free(forced);
 		free(weight);

@@ -144,6 +144,8 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 			err = edge_action(pl, es, c, e, PT_OP_PATH_ADD, 0, 0, p->add[d]);
 		else if (p->act[d] & PATHNUM_ACT_EMIT)
 			err = edge_action(pl, es, c, e, PT_OP_PATH_EMIT, p->width, 0, p->emit[d]);
+		if (!err && (p->act[d] & PATHNUM_ACT_SET))
+			err = edge_action(pl, es, c, e, PT_OP_PATH_SET, 0, 0, p->set[d]);
 		if (err)
 			return err;
 	}

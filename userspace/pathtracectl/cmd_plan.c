@@ -89,9 +89,11 @@ static void edge_text(const struct plan *pl, uint32_t e, char *buf, size_t n)
 			snprintf(buf, n, "r += %" PRId64 " (Val %" PRIu64 ")", (int64_t)p->add[d],
 				 p->val[d]);
 		} else if (d != GRAPH_NONE && (p->act[d] & PATHNUM_ACT_EMIT)) {
-			snprintf(buf, n, "%spath end: emit r + %" PRId64,
+			snprintf(buf, n, "%spath end: emit r + %" PRId64 "%s%" PRId64,
 				 p->cfg[e].role == PATHNUM_ROLE_BACK ? "back edge, " : "",
-				 (int64_t)p->emit[d]);
+				 (int64_t)p->emit[d], (p->act[d] & PATHNUM_ACT_SET) ?
+				 ", r = " : "", (p->act[d] & PATHNUM_ACT_SET) ?
+				 (int64_t)p->set[d] : (int64_t)0);
 		} else if (p->cfg[e].role == PATHNUM_ROLE_BACK) {
 			snprintf(buf, n, "back edge (end emitted at its last chord)");
 		}

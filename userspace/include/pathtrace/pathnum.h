@@ -18,7 +18,12 @@
  *    are forced into the tree, so no increment runs before the call) and
  *    is emitted later. Between the caller's call and ENTRY's call the
  *    function's own ENTER marker separates them; every later call of the
- *    activation follows at least one emitted path number.
+ *    activation follows at least one emitted path number. When ENTRY's
+ *    successor is also a loop header, its START edge cannot be forced too
+ *    (two parallel tree edges): it may get an increment, which every back
+ *    edge into it sets with PT_OP_PATH_SET right after its EMIT (runtime.md
+ *    allows the SET; nothing runs between the two). A START edge after a
+ *    call has no such probe and always stays at 0.
  * The decoder reads the next path number as soon as a path ends at a
  * back edge or call (after the callee's markers), never at a path's first
  * vertex, for the same reason.
@@ -69,6 +74,8 @@ enum pathnum_cfg_role {
 /* The actions a DAG edge carries at run time. */
 #define PATHNUM_ACT_ADD		(1u << 0)	/* register += add */
 #define PATHNUM_ACT_EMIT	(1u << 1)	/* emit register + emit, register = 0 */
+#define PATHNUM_ACT_SET		(1u << 2)	/* then register = set (a back edge whose
+						 * START edge has an increment) */
 
 struct pathnum_cfg_edge {
 	uint8_t role;		/* enum pathnum_cfg_role */
@@ -92,6 +99,8 @@ struct pathnum {
 	uint8_t *act;		/* per DAG edge: PATHNUM_ACT_* after the optimizations */
 	uint64_t *add;		/* per DAG edge: the ADD value */
 	uint64_t *emit;		/* per DAG edge: the EMIT value */
+	uint64_t *set;		/* per DAG edge: the SET value (BACK_END edges) */
+	uint8_t *call_start;	/* per vertex: a path starts there after a call */
 	uint64_t npaths;	/* NumPaths(ENTRY) */
 	unsigned int width;	/* bits per emitted path number */
 	int has_calls;
