@@ -1,0 +1,93 @@
+# VM test: pathtracectl record writes trace.bin while a workload runs on both
+# CPUs: complete file, pages from every CPU, records that kbuffer decodes
+# with no corrupt page or record, streams per owner; --duration, SIGINT and
+# a too-small buffer (counted LOSS, still a complete file); command-line
+# errors exit 2.
+. /pt/lib/check.sh
+
+insmod /pt/pathtrace.ko
+insmod /pt/pathtrace_target.ko
+R=/sys/kernel/debug/pathtrace_target/run
+O=/pt/out
+export PATHTRACE_STATE=/tmp/ptstate
+
+# work N: N rounds of target calls on each CPU at once.
+work() {
+	for c in 1 2; do
+		taskset $c sh -c "i=0; while [ \$i -lt $1 ]; do echo 'nested 3' > $R; \
+			echo \"switch \$i\" > $R; echo 'outer 2' > $R; i=\$((i + 1)); done" &
+	done
+	wait
+}
+
+summary() { trace-dump "$1" | tail -n 1; }
+field() { summary "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+positive() { [ "$(field "$1" "$2")" -gt 0 ]; }
+
+pathtracectl record >/dev/null 2>&1
+check "no -o: exit 2" test $? -eq 2
+pathtracectl record -o $O/x.bin --buffer-kb 0 >/dev/null 2>&1
+check "--buffer-kb 0: exit 2" test $? -eq 2
+pathtracectl record -o /nonexistent/dir/t.bin --duration 1 >/dev/null 2>&1
+check "unwritable output: exit 1" test $? -eq 1
+
+FUNCS="pt_target_nested pt_target_switch pt_target_outer pt_target_inner"
+pt-plan add --enter --bits --verify $FUNCS > /tmp/added
+check "plans for the 4 target functions" test "$(grep -c '^added' /tmp/added)" -eq 4
+
+# Plans added by hand have no stored code and CFG: recorded without them, loudly.
+expect_out "record warns about functions without stored CFG" "no stored code and CFG" \
+	pathtracectl record -o $O/t0.bin -- true
+# The real run: a workload on both CPUs.
+export R
+pathtracectl record -o $O/t1.bin -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 300 ]; do echo \"nested 3\" > $R;
+		echo \"switch \$i\" > $R; echo \"outer 2\" > $R; i=\$((i + 1)); done' & done; wait" \
+	2>$O/t1.err
+check "record with a command exits 0" test $? -eq 0
+trace-dump --records --streams $O/t1.bin > $O/t1.dump 2>&1
+check "trace-dump reads it without a problem" test $? -eq 0
+expect_out "complete, 4 functions" "complete=1 functions=4" summary $O/t1.bin
+expect_out "every CPU contributed pages" "cpus_with_pages=2" summary $O/t1.bin
+expect_out "no corrupt page, event or record" "bad_pages=0 bad_events=0 bad_records=0 unknown_records=0" summary $O/t1.bin
+check "ENTER records" positive $O/t1.bin enter
+check "BLOCK records (verify)" positive $O/t1.bin block
+check "BITS records" positive $O/t1.bin bits
+check "several owner streams" test "$(field $O/t1.bin streams)" -ge 2
+expect_out "no unattributed records" "unowned=0" summary $O/t1.bin
+expect_out "record reports pages per CPU" "cpu1" cat $O/t1.err
+
+# --duration with a workload running alongside.
+(work 100) &
+pathtracectl record -o $O/t2.bin --duration 1 2>/dev/null
+check "--duration exits 0" test $? -eq 0
+wait
+expect_out "--duration: complete" "complete=1" summary $O/t2.bin
+
+# SIGINT stops recording and still writes a complete file.
+pathtracectl record -o $O/t3.bin 2>$O/t3.err &
+pid=$!
+# A background job starts with SIGINT ignored until record installs its handler:
+# wait until tracing is armed (the handler is installed before START).
+n=0
+while ! pt-plan stats | grep -q "tracing=1" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+# In a subshell: work's own `wait` must not wait for the recorder.
+(work 50)
+kill -INT $pid
+(sleep 60; kill -KILL $pid 2>/dev/null) &
+wait $pid
+check "SIGINT: exit 0" test $? -eq 0
+expect_out "SIGINT: complete" "complete=1" summary $O/t3.bin
+check "SIGINT: records" positive $O/t3.bin enter
+
+# A buffer far too small: losses are counted and marked, the file stays valid.
+pathtracectl record -o $O/t4.bin --buffer-kb 8 -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 400 ]; do echo \"nested 6\" > $R;
+		i=\$((i + 1)); done' & done; wait" 2>$O/t4.err
+check "small buffer: exit 0" test $? -eq 0
+trace-dump $O/t4.bin > $O/t4.dump 2>&1
+check "small buffer: file reads cleanly" test $? -eq 0
+check "small buffer: LOSS totals count drops" sh -c "grep -q 'LOSS dropped=[1-9]' $O/t4.dump"
+check "small buffer: LOSS records in the pages" positive $O/t4.bin loss
+cat $O/t4.err
+finish
