@@ -220,12 +220,15 @@ static int pt_check_sites(const struct pt_func *f)
 }
 
 /*
- * The kernel must know a symbol @name starting at @addr, @len bytes long:
- * sprint_symbol prints "name+0x0/0x<len>", then " [module]" for modules.
+ * The kernel must know a symbol @name starting at @addr, at least @len
+ * bytes long: sprint_symbol prints "name+0x0/0x<size>" (" [module]" after
+ * it for modules). The kernel's size runs to the next symbol, padding
+ * included, so a plan may describe less (an ELF st_size), never more.
  */
 static int pt_check_symbol(const char *name, unsigned long addr, u32 len)
 {
-	char *have, *want;
+	char *have, *want, *end;
+	unsigned long size;
 	size_t n;
 	int err = 0;
 
@@ -241,13 +244,14 @@ static int pt_check_symbol(const char *name, unsigned long addr, u32 len)
 		err = -ENOENT;
 		goto out;
 	}
-	n = snprintf(want, KSYM_SYMBOL_LEN, "%s+%#lx/%#lx", name, 0ul,
-		     (unsigned long)len);
-	if (strncmp(have, want, n) || (have[n] && have[n] != ' '))
+	end = strchrnul(have + n, ' ');
+	*end = '\0';
+	if (kstrtoul(have + n, 16, &size) || len > size)
 		err = -ERANGE;
 out:
 	if (err == -ENOENT || err == -ERANGE)
-		pr_info("plan for %s: kernel has %s at %px\n", name, have, (void *)addr);
+		pr_info("plan for %s (%u bytes): kernel has %s at %px\n", name, len,
+			have, (void *)addr);
 	kfree(have);
 	kfree(want);
 	return err;

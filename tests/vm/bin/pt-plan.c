@@ -631,7 +631,7 @@ static int cmd_bad(int argc, char **argv)
 	else if (!strcmp(what, "addr_wrong"))
 		pl->addr += 1;
 	else if (!strcmp(what, "len_wrong"))
-		pl->len -= 1;
+		pl->len += 1;
 	else if (!strcmp(what, "cold_half"))
 		pl->cold_len = 16, pl->cold_addr = 0;
 	else if (!strcmp(what, "site_size"))

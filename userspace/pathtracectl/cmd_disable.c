@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pathtracectl disable FUNC...|--all: remove the plans (and their probes)
+ * of the named functions (shell globs allowed) or of all, and forget what
+ * enable stored for them. Exit status: 0 every name matched something, 1 a
+ * name matched nothing or the module refused, 2 bad command line.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <pathtrace/funcstore.h>
+
+#include "commands.h"
+#include "loaded.h"
+
+static int del_one(int fd, const struct pt_func_info *f)
+{
+	struct pt_del_arg d;
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.func_id = f->func_id;
+	if (ioctl(fd, PT_IOC_DEL_PLAN, &d) < 0) {
+		ctl_err(f->name, "PT_IOC_DEL_PLAN: %s", strerror(errno));
+		return 1;
+	}
+	funcstore_remove(f->func_id);
+	printf("disabled %s\n", f->name);
+	return 0;
+}
+
+static int cmd_disable(int argc, char **argv)
+{
+	struct pt_func_info *f;
+	int fd, n, i, a, all = 0, ret = 0;
+
+	for (a = 1; a < argc; a++)
+		if (!strcmp(argv[a], "--all"))
+			all = 1;
+		else if (argv[a][0] == '-')
+			break;
+	if (argc < 2 || a < argc || (all && argc != 2)) {
+		ctl_err("disable", "usage: pathtracectl disable FUNC...|--all");
+		return 2;
+	}
+	fd = loaded_open("disable");
+	if (fd < 0)
+		return 1;
+	n = loaded_list(fd, "disable", &f);
+	if (n < 0) {
+		close(fd);
+		return 1;
+	}
+	if (all) {
+		for (i = 0; i < n; i++)
+			ret |= del_one(fd, &f[i]);
+	} else {
+		for (a = 1; a < argc; a++) {
+			int matched = 0;
+
+			for (i = 0; i < n; i++) {
+				if (!f[i].size || fnmatch(argv[a], f[i].name, 0))
+					continue;
+				matched = 1;
+				ret |= del_one(fd, &f[i]);
+				f[i].size = 0;	/* done: a later pattern must not delete it again */
+			}
+			if (!matched) {
+				ctl_err(argv[a], "not enabled");
+				ret = 1;
+			}
+		}
+	}
+	free(f);
+	close(fd);
+	return ret;
+}
+
+CTL_COMMAND(disable, cmd_disable, "disable FUNC...|--all   remove plans and probes")
