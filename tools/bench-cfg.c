@@ -6,6 +6,7 @@
  *   bench-cfg [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
  *   bench-cfg --live               every text symbol of the running kernel
  *                                  (/proc/kallsyms + /proc/kcore; root)
+ * BENCH_CFG_VERBOSE=1 in the environment lists every refusal on stderr.
  */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
@@ -44,6 +45,8 @@ static void count_refusal(const struct cfg *c, const char *module)
 {
 	unsigned int i;
 
+	if (getenv("BENCH_CFG_VERBOSE"))	/* every refusal, for finding causes */
+		fprintf(stderr, "refused %s: %s: %s\n", module, c->refusal, c->detail);
 	for (i = 0; i < nreasons; i++)
 		if (!strcmp(reasons[i].tag, c->refusal))
 			break;

@@ -438,6 +438,37 @@ static void test_refusals(void)
 		       END("far"), "far", "bad-reloc");
 }
 
+/* Live code has no relocations: an absolute label address as an immediate still counts. */
+static void test_live_taken_address(void)
+{
+	static uint8_t code[] = {
+		0x48, 0xc7, 0xc0, 0x0c, 0x00, 0x00, 0x81,	/* mov $0xffffffff8100000c,%rax */
+		0xff, 0xe0,					/* jmp *%rax */
+		0x90, 0x90, 0x90,
+		0xc3,						/* c: ret */
+	};
+	struct cfg_input in;
+	struct cfg c;
+
+	memset(&in, 0, sizeof(in));
+	in.name = "live";
+	in.addr = 0xffffffff81000000ull;
+	in.code = code;
+	in.len = sizeof(code);
+	in.indirect_jumps_leave = 1;
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	CU_ASSERT(c.refusal && !strcmp(c.refusal, "indirect-jump"));
+	cfg_free(&c);
+	memset(code, 0x90, 7);	/* no address taken: the jmp is an indirect tail call */
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &c), 0);
+	CU_ASSERT_EQUAL(c.nblocks, 1);
+	CU_ASSERT_EQUAL(c.insns[c.ninsns - 1].kind, CFG_I_TAIL_CALL);
+	cfg_free(&c);
+	in.indirect_jumps_leave = 0;	/* no proof from the source: refused */
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	cfg_free(&c);
+}
+
 static void test_bad_input(void)
 {
 	struct cfg_input in;
@@ -465,4 +496,5 @@ UNIT_SUITE(cfg,
 	   { "mitigation return thunk is a return", test_mitigation_return_thunk },
 	   { "padding after a last call; a breakpoint is not padding", test_padding_after_call },
 	   { "refusals", test_refusals },
+	   { "live code: immediate label address blocks the tail call", test_live_taken_address },
 	   { "bad input", test_bad_input })

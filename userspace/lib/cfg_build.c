@@ -323,6 +323,12 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		    part_of(b, ref) >= 0)
 			b->taken_at = addr;
 	}
+	/* The same for an absolute address as an immediate (mov $label, %reg). */
+	for (i = 0; i < zi.operand_count_visible && !b->taken_at; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !ops[i].imm.is_relative &&
+		    part_of(b, ops[i].imm.is_signed ? (uint64_t)ops[i].imm.value.s :
+			    ops[i].imm.value.u) >= 0)
+			b->taken_at = addr;
 
 	key = key_at(in, addr);
 	if (key) {

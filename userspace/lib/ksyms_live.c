@@ -441,6 +441,14 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 			return -PT_EREFUSED;
 		}
 	} else {
+		uint64_t is = ksyms_addr(k->ks, "_sinittext"), ie = ksyms_addr(k->ks, "_einittext");
+
+		/* Init code is freed (poisoned with int3) after boot; kallsyms keeps its names. */
+		if (is && ie && s->addr >= is && s->addr < ie) {
+			*tag = "init-freed";
+			snprintf(detail, n, "%s: __init code, freed after boot", name);
+			return -PT_EREFUSED;
+		}
 		if (!k->vmlinux_read) {
 			err = read_vmlinux_tables(k);
 			if (err)
