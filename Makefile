@@ -96,7 +96,8 @@ checkpatch:
 	O=$(O) tools/checkpatch
 
 # libFuzzer over the trace.bin reader, stream assembly and the engine (ASan +
-# UBSan), for FUZZ_TIME seconds from the fixtures (tests/fuzz/fuzz_tracefile.c).
+# UBSan), for FUZZ_TIME seconds from the fixtures and tests/fuzz/seeds
+# (tests/fuzz/fuzz_tracefile.c).
 FUZZ_CC ?= clang-14
 FUZZ_TIME ?= 60
 FUZZ_SRC := $(LIB_SRC) $(REGEN_LIB_SRC) tests/fuzz/fuzz_tracefile.c
@@ -109,7 +110,7 @@ $(O)/fuzz/fuzz_tracefile: $(FUZZ_SRC)
 
 check-fuzz: $(O)/fuzz/fuzz_tracefile
 	@mkdir -p $(O)/fuzz/corpus
-	cp tests/fixtures/*.bin $(O)/fuzz/corpus/
+	cp tests/fixtures/*.bin tests/fuzz/seeds/*.bin $(O)/fuzz/corpus/
 	$(O)/fuzz/fuzz_tracefile -max_total_time=$(FUZZ_TIME) -max_len=32768 -timeout=10 \
 		-print_final_stats=1 $(O)/fuzz/corpus
 

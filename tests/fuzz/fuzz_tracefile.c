@@ -32,30 +32,17 @@ static int on_event(void *ctx, const struct regen_event *ev)
 	return ++c->events > MAX_EVENTS;
 }
 
-static void load_functions(const struct tracefile *tf, struct pr_model *m)
+/* The CFG blob decoder on its own too (pr_model_load stops at the first bad function part). */
+static void decode_cfgs(const struct tracefile *tf)
 {
 	uint32_t i;
 
-	m->funcs = calloc(tf->nfuncs + 1, sizeof(*m->funcs));
-	if (!m->funcs)
-		return;
 	for (i = 0; i < tf->nfuncs; i++) {
-		const struct tf_function *fn = &tf->funcs[i];
-		struct pr_func *f = &m->funcs[m->nfuncs];
 		struct cfg c;
 
-		/* The blob decoder on its own as well: it is what pr_func_from_tf builds on. */
-		if (!cfg_blob_decode(fn->cfg, fn->cfg_len, &c))
+		if (!cfg_blob_decode(tf->funcs[i].cfg, tf->funcs[i].cfg_len, &c))
 			cfg_blob_free(&c);
-		if (pr_func_from_tf(f, fn)) {
-			pr_func_free(f);
-			continue;
-		}
-		pr_bind_decoder(f, fn->plan, fn->plan_len);
-		m->nfuncs++;
 	}
-	if (pr_model_finish(m))
-		pr_model_free(m);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,16 +54,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct regen_streams ss;
 	struct pr_model m;
 	uint32_t i;
+	int model_ok;
 
 	memset(&rs, 0, sizeof(rs));
 	memset(&m, 0, sizeof(m));
 	/* A failed parse still leaves the valid prefix: use it, as pathregen does. */
 	if (tracefile_parse(data, size, &tf) == -PT_ENOMEM)
 		goto out_tf;
-	load_functions(&tf, &m);
+	decode_cfgs(&tf);
+	/* Functions exactly as pathregen loads them. */
+	model_ok = pr_model_load(&tf, &m, NULL, NULL) >= 0;
 	if (tr_decode_tracefile(&rs, &tf))
 		goto out;
-	if (regen_streams_build(&rs, &ss) == 0 && m.funcs) {
+	if (regen_streams_build(&rs, &ss) == 0 && model_ok) {
 		for (i = 0; i < ss.nstreams; i++) {
 			struct count c = { 0 };
 			const struct regen_stream *s = &ss.streams[i];
