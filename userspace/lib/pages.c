@@ -183,12 +183,18 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 	}
 	if (commit & RB_MISSED_STORED)
 		memcpy(&missed_stored, (const uint8_t *)page + PAGE_HDR + size, 8);
-	copy = calloc(1, page_size + SLACK);
-	kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
-	if (!copy || !kb) {
-		err = -PT_ENOMEM;
-		goto out;
+	if (rs->scratch_size < page_size + SLACK) {
+		free(rs->scratch);
+		rs->scratch = malloc(page_size + SLACK);
+		rs->scratch_size = rs->scratch ? page_size + SLACK : 0;
 	}
+	if (!rs->kb)
+		rs->kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
+	if (!rs->scratch || !rs->kb)
+		return -PT_ENOMEM;
+	copy = rs->scratch;
+	kb = rs->kb;
+	memset(copy + PAGE_HDR + size, 0, rs->scratch_size - PAGE_HDR - size);
 	/* Only the committed bytes: whatever follows them on the page is stale. */
 	memcpy(copy, page, PAGE_HDR + size);
 	memcpy(copy + 8, &commit, 8);
@@ -196,8 +202,7 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		memcpy(copy + PAGE_HDR + size, &missed_stored, 8);
 	if (kbuffer_load_subbuffer(kb, copy) < 0) {
 		rs->bad_pages++;
-		err = append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
-		goto out;
+		return append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
 	}
 	if (commit & RB_MISSED_EVENTS) {
 		rs->missed_pages++;
@@ -205,7 +210,7 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		err = append_loss(rs, cpu, page_ts, PT_LOSS_OVERRUN,
 				  (commit & RB_MISSED_STORED) ? missed_stored : 0);
 		if (err)
-			goto out;
+			return err;
 	}
 	for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
 		uint64_t off = (uint8_t *)data - copy;
@@ -222,9 +227,6 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		if (err)
 			break;
 	}
-out:
-	kbuffer_free(kb);
-	free(copy);
 	return err;
 }
 
@@ -248,6 +250,9 @@ int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 
 void tr_records_free(struct tr_records *rs)
 {
+	if (rs->kb)
+		kbuffer_free(rs->kb);
+	free(rs->scratch);
 	free(rs->recs);
 	free(rs->words);
 	memset(rs, 0, sizeof(*rs));

@@ -244,18 +244,13 @@ static int parse_header(struct tracefile *tf)
 	return size;
 }
 
-int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
+/* Parses tf->buf (tf->size bytes), which tf owns. */
+static int parse_owned(struct tracefile *tf)
 {
+	size_t size = tf->size;
 	uint64_t off;
 	int err;
 
-	memset(tf, 0, sizeof(*tf));
-	tf->buf = malloc(size ? size : 1);
-	if (!tf->buf)
-		return fail(tf, -PT_ENOMEM, 0, "out of memory");
-	if (size)
-		memcpy(tf->buf, data, size);
-	tf->size = size;
 	err = parse_header(tf);
 	if (err < 0)
 		return err;
@@ -313,6 +308,18 @@ int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
 	return fail(tf, -PT_ETRUNC, size, "no END section (file cut short?)");
 }
 
+int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
+{
+	memset(tf, 0, sizeof(*tf));
+	tf->buf = malloc(size ? size : 1);
+	if (!tf->buf)
+		return fail(tf, -PT_ENOMEM, 0, "out of memory");
+	if (size)
+		memcpy(tf->buf, data, size);
+	tf->size = size;
+	return parse_owned(tf);
+}
+
 int tracefile_read(const char *path, struct tracefile *tf)
 {
 	FILE *f = fopen(path, "rb");
@@ -347,9 +354,9 @@ int tracefile_read(const char *path, struct tracefile *tf)
 		return fail(tf, -PT_EIO, n, "%s", strerror(err));
 	}
 	fclose(f);
-	err = tracefile_parse(buf, n, tf);
-	free(buf);
-	return err;
+	tf->buf = buf;		/* no second copy: tf owns the bytes read */
+	tf->size = n;
+	return parse_owned(tf);
 }
 
 void tracefile_free(struct tracefile *tf)

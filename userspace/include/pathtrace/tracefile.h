@@ -168,6 +168,10 @@ struct tr_records {
 	uint64_t bad_records;	/* pt_rec that fails validation */
 	uint64_t unknown_records; /* valid framing, type this reader does not know: skipped */
 	uint64_t missed_pages;	/* pages flagged with missed events */
+	/* Reused between pages (private). */
+	void *kb;		/* struct kbuffer */
+	uint8_t *scratch;	/* zero-padded page copy */
+	uint32_t scratch_size;
 };
 
 /*
