@@ -47,6 +47,51 @@ struct stats {
 	char example[512];
 };
 
+/* Refusal reasons with their numbers (edge, block ids) replaced by N, counted. */
+#define NREASONS 64
+struct reason {
+	char text[200];
+	uint64_t count;
+	char example[160];
+};
+static struct reason reasons[NMODES][NREASONS];
+static uint64_t reasons_other[NMODES];
+
+static void count_reason(int m, const char *fn, const char *why)
+{
+	char key[200];
+	size_t i = 0, k;
+
+	for (; *why && i + 2 < sizeof(key); why++) {
+		if (*why >= '0' && *why <= '9') {
+			if (!i || key[i - 1] != 'N')
+				key[i++] = 'N';
+			continue;
+		}
+		key[i++] = *why;
+	}
+	key[i] = 0;
+	for (k = 0; k < NREASONS && reasons[m][k].count; k++)
+		if (!strcmp(reasons[m][k].text, key))
+			break;
+	if (k == NREASONS) {
+		reasons_other[m]++;
+		return;
+	}
+	if (!reasons[m][k].count) {
+		snprintf(reasons[m][k].text, sizeof(reasons[m][k].text), "%s", key);
+		snprintf(reasons[m][k].example, sizeof(reasons[m][k].example), "%s", fn);
+	}
+	reasons[m][k].count++;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct reason *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
 static struct stats st[NMODES];
 static uint64_t nmodules, nskipped, nfuncs, ncfg;
 
@@ -81,6 +126,7 @@ static void bench_cfg(const struct cfg *c)
 			if (!st[m].example[0])
 				snprintf(st[m].example, sizeof(st[m].example), "%s: %s", c->name,
 					 pl.reason);
+			count_reason(m, c->name, pl.reason);
 		} else {
 			st[m].planned++;
 			st[m].sites += pl.hdr.nr_sites;
@@ -188,6 +234,18 @@ int main(int argc, char **argv)
 	for (m = 0; m < NMODES; m++)
 		printf("  %-14s %" PRIu64 " / %" PRIu64 "  %s\n", modes[m].name,
 		       st[m].refused_overflow, st[m].refused_other, st[m].example);
+	printf("\nrefusal reasons per mode (numbers shown as N; count, example function):\n");
+	for (m = 0; m < NMODES; m++) {
+		uint32_t k;
+
+		qsort(reasons[m], NREASONS, sizeof(reasons[m][0]), by_count);
+		for (k = 0; k < NREASONS && reasons[m][k].count; k++)
+			printf("  %-14s %7" PRIu64 "  %s  (%s)\n", modes[m].name, reasons[m][k].count,
+			       reasons[m][k].text, reasons[m][k].example);
+		if (reasons_other[m])
+			printf("  %-14s %7" PRIu64 "  (other reasons)\n", modes[m].name,
+			       reasons_other[m]);
+	}
 	printf("\nprobes/every: probe sites placed (ENTER included) over one probe per block;\n"
 	       "opt%%: sites the kernel can jump-optimize; cost/every: per function, sum over\n"
 	       "sites of block frequency x (1 optimized, %d ftrace, %d int3) under the Section 5\n"
