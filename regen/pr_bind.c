@@ -5,8 +5,9 @@
  *
  * Path mode: the model (pathnum) depends only on the graph; the plan's
  * PATH_EMIT width is checked against it. Trace mode (witness or bit
- * codes): the plan's EMIT actions are mapped back to CFG edges and the
- * decoder tables rebuilt from those emissions (encoding_from_emissions),
+ * codes): the plan's EMIT actions are mapped back to CFG edges and call
+ * vertices (vertex emissions) and the decoder tables rebuilt from those
+ * emissions (encoding_from_emissions_v),
  * which refuses emissions that cannot be decoded exactly (-PT_EREFUSED:
  * e.g. a plan that breaks the blocking rule). Edge mode has
  * no stream to regenerate.
@@ -118,13 +119,15 @@ static int put_emission(uint8_t *nbits, uint64_t *value, uint32_t e, const struc
  *    block is entered, which is what the decoder must see relative to
  *    ENTER markers), a second one the block's single out-edge;
  *  - anywhere else, the block's single out-edge, unless the block is a call
- *    vertex: its probe fires before the call, so the emission would come
- *    before the callee's records although the edge is taken after them
- *    (-PT_EREFUSED).
+ *    vertex: its probe fires before the call, so the emission cannot be
+ *    the out-edge's (taken after the callee's records); it is the block's
+ *    vertex emission (encoding.h, ENC_F_VERTEX_EMIT: entering the block
+ *    emits, after the bits of the edge into it), one per block, never at
+ *    the entry block.
  * Anything else is refused (-PT_EFORMAT): no guessing.
  */
 static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, uint8_t *nbits,
-			  uint64_t *value)
+			  uint64_t *value, uint8_t *vnbits, uint64_t *vvalue)
 {
 	const struct cfg *c = &f->cfg;
 	uint32_t s, k;
@@ -171,12 +174,12 @@ static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, 
 				in_used = 1;
 				err = put_emission(nbits, value, in_edge, &a);
 			} else if (bl->flags & CFG_BF_CALL) {
-				/*
-				 * The out-edge of a call vertex is traversed after
-				 * the call returns, but a probe in the block fires
-				 * before it: the callee's records would come first.
-				 */
-				return -PT_EREFUSED;
+				/* Before the call: a vertex emission of b. */
+				if (b == 0 || vnbits[b] || !a.nbits || a.nbits > 64)
+					return -PT_EFORMAT;
+				vnbits[b] = a.nbits;
+				vvalue[b] = a.value;
+				err = 0;
 			} else {
 				err = put_emission(nbits, value, out_edge, &a);
 			}
@@ -195,21 +198,21 @@ static void encoding_model_free(void *model)
 
 static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
 {
-	uint32_t ne = f->g.ne ? f->g.ne : 1;
-	uint8_t *nbits = calloc(ne, 1);
-	uint64_t *value = calloc(ne, sizeof(*value));
+	uint32_t ne = f->g.ne ? f->g.ne : 1, nv = f->g.nv ? f->g.nv : 1, v;
+	uint8_t *nbits = calloc(ne, 1), *vnbits = calloc(nv, 1);
+	uint64_t *value = calloc(ne, sizeof(*value)), *vvalue = calloc(nv, sizeof(*vvalue));
 	struct encoding *enc = calloc(1, sizeof(*enc));
-	int err = -PT_ENOMEM;
+	int err = -PT_ENOMEM, any_v = 0;
 
-	if (!nbits || !value || !enc)
+	if (!nbits || !value || !vnbits || !vvalue || !enc)
 		goto out;
-	err = plan_emissions(f, pp, nbits, value);
-	if (err == -PT_EREFUSED)
-		snprintf(f->refusal, sizeof(f->refusal),
-			 "an emission of a call vertex's out-edge fires before its call");
+	err = plan_emissions(f, pp, nbits, value, vnbits, vvalue);
 	if (err)
 		goto out;
-	err = encoding_from_emissions(&f->g, f->encoding, nbits, value, 0, enc);
+	for (v = 0; v < f->g.nv; v++)
+		any_v |= vnbits[v] != 0;
+	err = encoding_from_emissions_v(&f->g, f->encoding, nbits, value, any_v ? vnbits : NULL,
+					any_v ? vvalue : NULL, 0, enc);
 	if (err) {
 		if (err != -PT_ENOMEM)
 			snprintf(f->refusal, sizeof(f->refusal),
@@ -224,6 +227,8 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
 out:
 	free(nbits);
 	free(value);
+	free(vnbits);
+	free(vvalue);
 	free(enc);
 	return err;
 }

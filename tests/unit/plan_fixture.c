@@ -141,6 +141,49 @@ void fx_bug_exit(struct cfg *c)
 	fx_cfg(c, "bug_exit", 0x4000, 0x11, 0, 0, in, 6, e, 4, 0);
 }
 
+void fx_call_chain(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x5000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x5005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x5008, 2, CFG_I_JCC, 4, 0, 0 },
+		{ 0x500a, 3, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x500d, 5, CFG_I_CALL, 0, 0, 1 },
+		{ 0x5012, 4, CFG_I_PLAIN, 0, T, 2 },
+		{ 0x5016, 5, CFG_I_CALL, 0, 0, 2 },
+		{ 0x501b, 3, CFG_I_PLAIN, 0, 0, 3 },
+		{ 0x501e, 1, CFG_I_RET, 0, 0, 3 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 2, CFG_E_TAKEN }, { 0, 1, CFG_E_FALL }, { 1, 2, CFG_E_CALL_RETURN },
+		{ 2, 3, CFG_E_CALL_RETURN }, { 3, 4, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "call_chain", 0x5000, 0x1f, 0, 0, in, 9, e, 5, (1u << 1) | (1u << 2));
+}
+
+void fx_key_critical(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x6000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x6005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x6008, 5, CFG_I_KEY, 0, 0, 0 },
+		{ 0x600d, 4, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x6011, 3, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x6014, 4, CFG_I_PLAIN, 0, T, 2 },
+		{ 0x6018, 3, CFG_I_PLAIN, 0, 0, 2 },
+		{ 0x601b, 5, CFG_I_CALL, 0, 0, 3 },
+		{ 0x6020, 3, CFG_I_PLAIN, 0, 0, 4 },
+		{ 0x6023, 1, CFG_I_RET, 0, 0, 4 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 1, CFG_E_KEY_FALL }, { 0, 2, CFG_E_KEY_JUMP }, { 1, 2, CFG_E_FALL },
+		{ 2, 3, CFG_E_FALL }, { 3, 4, CFG_E_CALL_RETURN }, { 4, 5, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "key_critical", 0x6000, 0x24, 0, 0, in, 10, e, 6, 1u << 3);
+}
+
 static void put_bits(struct fx_run *r, uint64_t v, unsigned int n)
 {
 	unsigned int i;

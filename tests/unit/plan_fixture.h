@@ -37,6 +37,18 @@ void fx_loop_cold(struct cfg *c);
 /* A BUG path: B0 jcc -> {B1 ret, B2 ud2}; B2's exit edge has no probe site. */
 void fx_bug_exit(struct cfg *c);
 
+/*
+ * A call straight into a shared call vertex: B0 jcc -> {B1 (call) -> B2,
+ * B2}; B2 (call) -> B3 ret. B2 needs a vertex emission.
+ */
+void fx_call_chain(struct cfg *c);
+
+/*
+ * A static key with an unobservable critical edge: B0 key -> {B1, B2},
+ * B1 -> B2 -> B3 (call) -> B4 ret. B0 -> B2 cannot be observed.
+ */
+void fx_key_critical(struct cfg *c);
+
 /* What executing a plan along an edge sequence produced. */
 struct fx_run {
 	uint64_t bits[64];

@@ -14,10 +14,59 @@
 #include <pathtrace/plan.h>
 
 #include "decode_paths.h"
+#include "out.h"
 #include "plan_fixture.h"
 #include "unit.h"
 
 typedef void (*fx_make)(struct cfg *c);
+
+/*
+ * Binds a decoder to the serialized plan the way pathregen does
+ * (pr_bind_decoder: emissions read back from the blob's sites) and decodes
+ * run's bits with it; compares with the walk.
+ */
+static int trace_decodes_back(const struct cfg *c, const struct plan *pl,
+			      const struct fx_run *run, const uint32_t *walk, uint32_t n)
+{
+	struct pr_func f;
+	struct regen_func rf = { 0 };
+	struct regen_bitreader br = { run->bits, run->nbits, 0, 0 };
+	uint64_t state[REGEN_STATE_WORDS];
+	int64_t partial = 0;
+	void *blob = NULL;
+	size_t len = 0;
+	uint32_t v, k;
+	int ok = 0;
+
+	if (plan_serialize(pl, &blob, &len) || pr_func_init(&f, pl->hdr.func_id, "f", 1)) {
+		free(blob);
+		return 0;
+	}
+	f.cfg = *c;	/* borrowed: zeroed again before pr_func_free */
+	f.addr = c->addr;
+	f.cold_addr = c->cold_addr;
+	f.mode = pl->hdr.mode;
+	f.encoding = pl->hdr.encoding;
+	if (pr_func_derive(&f) || pr_bind_decoder(&f, blob, (uint32_t)len))
+		goto out;
+	rf.g = &f.g;
+	rf.model = f.model;
+	rf.ops = f.ops;
+	rf.ops->begin(&rf, state);
+	for (k = 0, v = f.g.entry; k < n; k++) {
+		int64_t e = rf.ops->next_edge(&rf, state, &br, v, &partial);
+
+		if (e != walk[k])
+			goto out;
+		v = f.g.edges[e].dst;
+	}
+	ok = v == f.g.exit && br.pos == run->nbits && !br.eof;
+out:
+	memset(&f.cfg, 0, sizeof(f.cfg));
+	pr_func_free(&f);
+	free(blob);
+	return ok;
+}
 
 /* Decodes run's bits with the path decoder and compares with the walk. */
 static int decode_matches(const struct plan *pl, const struct fx_run *run,
@@ -90,17 +139,24 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 		} else {
 			struct fx_run want;
 
+			/* the encoding's contract: edge bits, then the vertex entered */
 			memset(&want, 0, sizeof(want));
 			for (k = 0; k < n; k++) {
+				uint32_t d = pl.g.edges[walk[k]].dst, b;
 				uint64_t v = pl.enc.edge_value[walk[k]];
-				uint32_t b;
+				uint64_t x = pl.enc.vertex_nbits ? pl.enc.vertex_value[d] : 0;
+				uint32_t xn = pl.enc.vertex_nbits ? pl.enc.vertex_nbits[d] : 0;
 
 				for (b = 0; b < pl.enc.edge_nbits[walk[k]]; b++, want.nbits++)
 					if (v >> b & 1)
 						want.bits[want.nbits / 64] |= 1ull << (want.nbits % 64);
+				for (b = 0; b < xn; b++, want.nbits++)
+					if (x >> b & 1)
+						want.bits[want.nbits / 64] |= 1ull << (want.nbits % 64);
 			}
 			CU_ASSERT_EQUAL(run.nbits, want.nbits);
 			CU_ASSERT(!memcmp(run.bits, want.bits, sizeof(want.bits)));
+			CU_ASSERT(trace_decodes_back(&c, &pl, &run, walk, n));
 		}
 	}
 	plan_free(&pl);
@@ -134,6 +190,80 @@ static void test_trace_modes(void)
 	check_mode(fx_loop_cold, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
 	check_mode(fx_call_diamond, PT_MODE_TRACE, PT_ENC_BITS, &n);
 	check_mode(fx_loop_cold, PT_MODE_TRACE, PT_ENC_BITS, &n);
+}
+
+/* Number of PT_OP_EMIT actions at the site on insn i (-1: no site there). */
+static int emits_at(const struct cfg *c, const struct plan *pl, uint32_t i)
+{
+	uint32_t s, a;
+	int n = 0;
+
+	for (s = 0; s < pl->hdr.nr_sites; s++) {
+		if (pl->site_insn[s] != i)
+			continue;
+		for (a = pl->sites[s].first_action;
+		     a < pl->sites[s].first_action + pl->sites[s].nr_actions; a++)
+			n += pl->actions[a].op == PT_OP_EMIT && pl->actions[a].when == PT_WHEN_ALWAYS;
+		return n;
+	}
+	(void)c;
+	return -1;
+}
+
+/*
+ * A call straight into a call vertex with other predecessors: the plan
+ * puts a vertex emission before that vertex's call (its first
+ * instruction), and executed runs decode back through pathregen's binding.
+ */
+static void test_trace_vertex_emission(void)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL };
+	uint32_t n, enc;
+
+	for (enc = PT_ENC_WITNESS; enc <= PT_ENC_BITS; enc++) {
+		check_mode(fx_call_chain, PT_MODE_TRACE, enc, &n);
+		fx_call_chain(&c);
+		o.encoding = enc;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT_FATAL(pl.enc.vertex_nbits != NULL);
+		CU_ASSERT(pl.enc.vertex_nbits[2] > 0);	/* B2, entered from B1's call */
+		CU_ASSERT_EQUAL(pl.enc.vertex_nbits[1], 0);
+		/* B2's first instruction (insn 5) carries exactly that emission */
+		CU_ASSERT_EQUAL(emits_at(&c, &pl, 5), 1);
+		plan_free(&pl);
+		fx_cfg_free(&c);
+	}
+}
+
+/*
+ * A static key whose jump edge no probe can observe: witness mode puts no
+ * witness on it (the blocker moves to the next observable edge) and runs
+ * decode back; bit tracing, which needs every branch's bits, refuses with
+ * the reason.
+ */
+static void test_trace_unobservable(void)
+{
+	struct cfg c;
+	struct plan pl;
+	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL };
+	uint32_t n, e;
+
+	check_mode(fx_key_critical, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
+	fx_key_critical(&c);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+	for (e = 0; e < c.nedges; e++)
+		if (pl.edge_site[e].how == PROBESITE_NONE)
+			CU_ASSERT_EQUAL(pl.enc.edge_nbits[e], 0);
+	CU_ASSERT_EQUAL(pl.edge_site[1].how, PROBESITE_NONE);	/* B0 -> B2 */
+	CU_ASSERT(pl.enc.edge_nbits[3] > 0);	/* B2 -> B3 blocks B3's call instead */
+	plan_free(&pl);
+	o.encoding = PT_ENC_BITS;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
+	CU_ASSERT(strstr(pl.reason, "every branch") != NULL);
+	plan_free(&pl);
+	fx_cfg_free(&c);
 }
 
 /* The placement itself on the call diamond, in paths mode. */
@@ -458,6 +588,8 @@ UNIT_SUITE(plan,
 	   { "paths mode: executed probes decode to the walk", test_paths_mode },
 	   { "edges mode: counters equal true counts", test_edges_mode },
 	   { "trace modes: emitted bits equal the encoding", test_trace_modes },
+	   { "trace modes: vertex emission before a shared call vertex", test_trace_vertex_emission },
+	   { "trace modes: no witness on an unobservable edge", test_trace_unobservable },
 	   { "paths placement on the call diamond", test_paths_placement },
 	   { "refusals", test_refusals },
 	   { "blob round trip", test_blob_round_trip },

@@ -9,10 +9,12 @@
  * sits on the call vertex's own out-edge: it executes no more often than
  * any later edge of that path. When that edge cannot emit (encoding.h's
  * timing rule: its target has other predecessors) the separator moves to
- * the target's out-edge; when the target is itself a call vertex, a vertex
- * separator on it (ENC_F_VERTEX_EMIT); when that is not allowed, or the
- * target is EXIT, or a predicate is also a call vertex with such an
- * out-edge, the function is refused.
+ * the target's out-edge (and on along the chain while an edge cannot emit:
+ * the timing rule, or no probe observes it); when the chain reaches a call
+ * vertex first, a vertex separator on it (ENC_F_VERTEX_EMIT); when that is
+ * not allowed, or the chain reaches EXIT, or a predicate is also a call
+ * vertex with such an out-edge, or a predicate's out-edge is unobservable,
+ * the function is refused.
  */
 #include <stdlib.h>
 
@@ -46,9 +48,10 @@ static int reaches_call_or_exit(const struct graph *g, const uint8_t *nbits,
 	return 0;	/* an emission-free cycle that never leaves */
 }
 
-int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *enc)
+int encoding_bits_opts(const struct graph *g, struct encoding_opts *o, struct encoding *enc)
 {
-	uint32_t v, k;
+	const uint8_t *no = o ? o->unobservable : NULL;
+	uint32_t v, k, flags = o ? o->flags : 0;
 	int err;
 
 	if (!g || !g->out_start || !enc)
@@ -56,7 +59,7 @@ int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *
 	err = enc_alloc(g, PT_ENC_BITS, flags & ENC_F_VERTEX_EMIT, enc);
 	if (err)
 		return err;
-	for (v = 0; v < g->nv; v++) {
+	for (v = 0; v < g->nv && !err; v++) {
 		uint32_t deg = graph_out_degree(g, v);
 
 		if (deg < 2)
@@ -64,45 +67,73 @@ int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			uint32_t e = g->out_edges[k];
 
-			if (!encoding_edge_can_emit(g, e)) {
-				encoding_free(enc);
-				return -PT_EREFUSED;
+			if (!enc_may_emit(g, no, e)) {
+				err = enc_refuse(o, v, !encoding_edge_can_emit(g, e) ?
+					"a call vertex is also a predicate (a call with a fixup edge) "
+					"and an out-edge enters a block with other predecessors" :
+					"a branch edge no probe can observe (static key or fault "
+					"fixup): bit tracing needs every branch's bits");
+				break;
 			}
 			enc->edge_nbits[e] = enc_bits_for(deg);
 			enc->edge_value[e] = k - g->out_start[v];
 			enc->edge_role[e] = ENC_ROLE_BRANCH;
 		}
 	}
-	for (v = 0; v < g->nv; v++) {
-		uint32_t e;
+	for (v = 0; v < g->nv && !err; v++) {
+		uint32_t e, x, steps = 0;
 
 		if (!(g->vflags[v] & GRAPH_V_CALL) || graph_out_degree(g, v) != 1)
 			continue;
 		e = g->out_edges[g->out_start[v]];
 		if (!reaches_call_or_exit(g, enc->edge_nbits, enc->vertex_nbits, g->edges[e].dst))
 			continue;
-		if (!encoding_edge_can_emit(g, e)) {
-			uint32_t x = g->edges[e].dst;
-
-			if ((g->vflags[x] & GRAPH_V_CALL) && enc->vertex_nbits && x != g->entry) {
-				enc->vertex_nbits[x] = 1;	/* entering x emits */
-				enc->vertex_value[x] = 1;
-				continue;
-			}
+		/*
+		 * The chain from v to the call vertex or EXIT it reaches has
+		 * single out-edges: the separator goes on the first that may
+		 * emit, else on that call vertex.
+		 */
+		for (x = g->edges[e].dst; !enc_may_emit(g, no, e) && steps++ <= g->nv;
+		     x = g->edges[e].dst) {
 			if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
-				encoding_free(enc);
-				return -PT_EREFUSED;
+				if ((g->vflags[x] & GRAPH_V_CALL) && enc->vertex_nbits &&
+				    x != g->entry) {
+					enc->vertex_nbits[x] = 1;	/* entering x emits */
+					enc->vertex_value[x] = 1;
+				} else {
+					err = enc_refuse(o, v, x == g->exit ?
+						"a call leads into EXIT with no edge between that a "
+						"probe can observe after the call" :
+						"a call leads straight into a call vertex with other "
+						"predecessors (needs vertex emissions)");
+				}
+				e = GRAPH_NONE;
+				break;
 			}
 			e = g->out_edges[g->out_start[x]];	/* x has one out-edge */
+		}
+		if (e == GRAPH_NONE)
+			continue;
+		if (!enc_may_emit(g, no, e)) {
+			err = enc_refuse(o, v, "an emission-free cycle of unobservable edges");
+			break;
 		}
 		enc->edge_nbits[e] = 1;
 		enc->edge_value[e] = 1;
 		enc->edge_role[e] = ENC_ROLE_SEPARATOR;
 	}
-	err = enc_finish_bits(g, enc, 0);
+	if (!err)
+		err = enc_finish_bits(g, enc, 0);
 	if (err)
 		encoding_free(enc);
 	return err;
+}
+
+int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *enc)
+{
+	struct encoding_opts o = { .flags = flags };
+
+	return encoding_bits_opts(g, &o, enc);
 }
 
 int encoding_bits(const struct graph *g, struct encoding *enc)

@@ -37,6 +37,20 @@ int encoding_edge_can_emit(const struct graph *g, uint32_t e)
 	return d != g->exit && graph_in_degree(g, d) == 1;
 }
 
+int enc_may_emit(const struct graph *g, const uint8_t *no, uint32_t e)
+{
+	return encoding_edge_can_emit(g, e) && !(no && no[e]);
+}
+
+int enc_refuse(struct encoding_opts *o, uint32_t where, const char *why)
+{
+	if (o) {
+		o->why = why;
+		o->where = where;
+	}
+	return -PT_EREFUSED;
+}
+
 /* Any emission the timing rule forbids (vertex emissions: not at ENTRY/EXIT). */
 static int bad_timing(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits)
 {

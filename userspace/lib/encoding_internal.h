@@ -13,4 +13,9 @@ int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encod
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags);
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);
 
+/* The timing rule and, with no (ne entries, may be NULL), observability. */
+int enc_may_emit(const struct graph *g, const uint8_t *no, uint32_t e);
+/* Records why (a static string) and where in o (may be NULL); returns -PT_EREFUSED. */
+int enc_refuse(struct encoding_opts *o, uint32_t where, const char *why);
+
 #endif

@@ -190,16 +190,33 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
 	return 0;
 }
 
+/*
+ * Trace mode: the encoding with vertex emissions allowed and the edges no
+ * probe can observe marked, so that no witness or separator lands on one.
+ * A vertex emission fires on entering its block, before the block's call:
+ * an unconditional EMIT at the block's first probeable instruction, after
+ * the actions of the edge into it (CLS_BLOCK).
+ */
 static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, uint16_t encoding)
 {
-	uint32_t e;
+	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT };
+	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
+	uint32_t e, v, i;
 	int err;
 
+	if (!unobservable)
+		return -PT_ENOMEM;
+	for (e = 0; e < c->nedges; e++)
+		unobservable[e] = pl->edge_site[e].how == PROBESITE_NONE;
+	eo.unobservable = unobservable;
 	if (encoding == PT_ENC_BITS)
-		err = encoding_bits(&pl->g, &pl->enc);
+		err = encoding_bits_opts(&pl->g, &eo, &pl->enc);
 	else
-		err = encoding_witness(&pl->g, cost, &pl->enc);
+		err = encoding_witness_opts(&pl->g, cost, &eo, &pl->enc);
+	free(unobservable);
+	if (err == -PT_EREFUSED && eo.why)
+		return refuse(pl, err, "encoding: %s (at block %u)", eo.why, eo.where);
 	if (err)
 		return refuse(pl, err, "encoding: %s", pt_strerror(err));
 	pl->have_enc = 1;
@@ -209,6 +226,22 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 			continue;
 		err = edge_action(pl, es, c, e, PT_OP_EMIT, pl->enc.edge_nbits[e], 0,
 				  pl->enc.edge_value[e]);
+		if (err)
+			return err;
+	}
+	for (v = 0; pl->enc.vertex_nbits && v < c->nblocks; v++) {
+		const struct cfg_block *bl = &c->blocks[v];
+
+		if (!pl->enc.vertex_nbits[v])
+			continue;
+		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
+			if (probesite_probeable(c, i))
+				break;
+		if (i == bl->first_insn + bl->ninsn)
+			return refuse(pl, -PT_EREFUSED, "call block %u needs a vertex emission "
+				      "but has no instruction a probe can sit on", v);
+		err = push(es, i, CLS_BLOCK, PT_OP_EMIT, PT_WHEN_ALWAYS, pl->enc.vertex_nbits[v], 0,
+			   pl->enc.vertex_value[v]);
 		if (err)
 			return err;
 	}

@@ -12,9 +12,11 @@
  * path leads from a branch point to a call vertex or EXIT.
  *
  * Timing (encoding.h): a call vertex's out-edge into a vertex x with other
- * predecessors cannot emit; its blocker moves to x's own out-edge (x is
- * not a branch point, so that edge is the only way on); when x is itself
- * the call vertex to block, only a vertex witness on x can (with
+ * predecessors cannot emit, nor can an edge no probe observes
+ * (encoding_opts.unobservable); its blocker moves to x's own out-edge (x
+ * is not a branch point, so that edge is the only way on), and on along
+ * the chain while that cannot emit either; when the chain reaches the
+ * call vertex to block, only a vertex witness on it can (with
  * ENC_F_VERTEX_EMIT; else, or at EXIT, the function is refused). Such
  * edges are forced into the spanning tree, so no chord lands on them.
  * A vertex witness t acts as an edge t'->t in front of t that all of t's
@@ -42,9 +44,13 @@ static int is_branch_point(const struct graph *g, uint32_t v)
 
 /*
  * Backward walk from every call and EXIT vertex through non-branch points
- * (which have a single out-edge: the one the walk came along).
+ * (which have a single out-edge: the one the walk came along). A blocker
+ * that cannot emit (timing rule, or no probe can observe it) moves forward
+ * along that single-out-edge chain to the first edge that may emit; when
+ * the chain reaches the call vertex itself first, a vertex witness on it.
  */
-static int mark_blockers(const struct graph *g, uint8_t *role, uint8_t *vwit)
+static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role, uint8_t *vwit,
+			 struct encoding_opts *o)
 {
 	uint8_t *seen = calloc(g->nv + 1, 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
@@ -65,25 +71,39 @@ static int mark_blockers(const struct graph *g, uint8_t *role, uint8_t *vwit)
 	while (sp && !err) {
 		v = stack[--sp];
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
-			uint32_t e = g->in_edges[k], u = g->edges[e].src;
+			uint32_t e = g->in_edges[k], u = g->edges[e].src, x = v, steps = 0;
 
 			if (!is_branch_point(g, u)) {
 				if (!seen[u]) {
 					seen[u] = 1;
 					stack[sp++] = u;
 				}
-			} else if (encoding_edge_can_emit(g, e)) {
-				role[e] = ENC_ROLE_BLOCKING;
-			} else if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
-				/* call straight into a shared call vertex (or EXIT) */
-				if (!vwit || v == g->exit || v == g->entry) {
-					err = -PT_EREFUSED;
+				continue;
+			}
+			while (!enc_may_emit(g, no, e) && steps++ <= g->nv) {
+				if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+					e = GRAPH_NONE;
+					if (vwit && x != g->exit && x != g->entry) {
+						vwit[x] = 1;
+						break;
+					}
+					err = enc_refuse(o, u, x == g->exit ?
+						"no edge a probe can observe lies between a branch point and "
+						"EXIT (a call's or an unobservable edge leads straight there)" :
+						"a call or an unobservable edge leads straight into a call "
+						"vertex with other predecessors (needs vertex emissions)");
 					break;
 				}
-				vwit[v] = 1;
-			} else {
-				role[g->out_edges[g->out_start[v]]] = ENC_ROLE_BLOCKING;
+				/* x is a non-branch point of the walk: one out-edge */
+				e = g->out_edges[g->out_start[x]];
+				x = g->edges[e].dst;
 			}
+			if (err)
+				break;
+			if (e != GRAPH_NONE && enc_may_emit(g, no, e))
+				role[e] = ENC_ROLE_BLOCKING;
+			else if (e != GRAPH_NONE)
+				err = enc_refuse(o, u, "an emission-free cycle of unobservable edges");
 		}
 	}
 	free(seen);
@@ -95,8 +115,8 @@ static int mark_blockers(const struct graph *g, uint8_t *role, uint8_t *vwit)
  * Spanning tree of the non-blocking edges (in-edges of a vertex witness t
  * enter a copy t' of t instead); the others become chords.
  */
-static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *role,
-		       const uint8_t *vwit)
+static int mark_chords(const struct graph *g, const uint64_t *weight, const uint8_t *no,
+		       uint8_t *role, const uint8_t *vwit, struct encoding_opts *o)
 {
 	struct graph sub;
 	uint32_t *map = malloc(((size_t)g->ne + 1) * sizeof(*map));
@@ -131,15 +151,16 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, uint8_t *r
 		if (graph_add_edge(&sub, g->edges[e].src, copy[g->edges[e].dst]) < 0)
 			err = -PT_ENOMEM;
 		map[n] = e;
-		forced[n] = !encoding_edge_can_emit(g, e);
+		forced[n] = !enc_may_emit(g, no, e);
 		w[n++] = weight ? weight[e] : 0;
 	}
 	if (!err)
 		err = graph_finish(&sub, g->entry, g->exit);
 	if (!err) {
 		err = spantree_max(&sub, w, forced, in_tree);
-		if (err == -PT_EINVAL)
-			err = -PT_EREFUSED;	/* edges that cannot emit form a cycle */
+		if (err == -PT_EINVAL)	/* edges that cannot emit form a cycle */
+			err = enc_refuse(o, g->entry, "edges that cannot emit (out of calls, or "
+					 "unobservable) form a cycle: one would have to be a chord");
 	}
 	for (e = 0; e < n && !err; e++)
 		if (!in_tree[e])
@@ -154,10 +175,11 @@ out:
 	return err;
 }
 
-int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,
-			   struct encoding *enc)
+int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
+			  struct encoding_opts *o, struct encoding *enc)
 {
-	uint32_t e, v, code = 0;
+	uint32_t e, v, code = 0, flags = o ? o->flags : 0;
+	const uint8_t *no = o ? o->unobservable : NULL;
 	unsigned int width;
 	int err;
 
@@ -166,9 +188,9 @@ int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32
 	err = enc_alloc(g, PT_ENC_WITNESS, flags & ENC_F_VERTEX_EMIT, enc);
 	if (err)
 		return err;
-	err = mark_blockers(g, enc->edge_role, enc->vertex_nbits);
+	err = mark_blockers(g, no, enc->edge_role, enc->vertex_nbits, o);
 	if (!err)
-		err = mark_chords(g, weight, enc->edge_role, enc->vertex_nbits);
+		err = mark_chords(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
 	if (err)
 		goto fail;
 	for (e = 0; e < g->ne; e++)
@@ -190,12 +212,23 @@ int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32
 		enc->vertex_value[v] = ++code;
 	}
 	err = enc_finish_witness(g, enc, 0);
+	if (err == -PT_EINVAL)	/* two out-edges of a predicate reach one witness */
+		err = enc_refuse(o, g->entry, "the witness sets of a branch point overlap "
+				 "(its edges cannot emit)");
 	if (err)
 		goto fail;
 	return 0;
 fail:
 	encoding_free(enc);
 	return err;
+}
+
+int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,
+			   struct encoding *enc)
+{
+	struct encoding_opts o = { .flags = flags };
+
+	return encoding_witness_opts(g, weight, &o, enc);
 }
 
 int encoding_witness(const struct graph *g, const uint64_t *weight, struct encoding *enc)

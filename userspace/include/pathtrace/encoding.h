@@ -113,6 +113,33 @@ int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32
 			   struct encoding *enc);
 int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *enc);
 
+/*
+ * UNOBSERVABLE EDGES: an edge no probe can observe (probesite.h's
+ * PROBESITE_NONE: a critical edge out of a static-key site or a fault
+ * fixup) must never emit. With encoding_opts.unobservable the encodings
+ * treat such an edge like one the timing rule forbids: its blocker moves
+ * forward along the single-successor chain it leads into (to the first
+ * edge that may emit, or a vertex emission on the call vertex it ends
+ * at), and it is forced into the witness spanning tree. Bit tracing needs
+ * every branch's bits, so there a predicate with an unobservable out-edge
+ * is refused.
+ */
+struct encoding_opts {
+	uint32_t flags;			/* ENC_F_VERTEX_EMIT or 0 */
+	const uint8_t *unobservable;	/* ne entries (non-zero: never emits), or NULL */
+	/* Out, on -PT_EREFUSED: a static reason and the vertex it is about. */
+	const char *why;
+	uint32_t where;
+};
+
+/*
+ * As encoding_witness / encoding_bits with options (o may be NULL: none).
+ * Returns as encoding_witness; on -PT_EREFUSED o->why and o->where say why.
+ */
+int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
+			  struct encoding_opts *o, struct encoding *enc);
+int encoding_bits_opts(const struct graph *g, struct encoding_opts *o, struct encoding *enc);
+
 /* Whether edge e may emit under the timing rule above. */
 int encoding_edge_can_emit(const struct graph *g, uint32_t e);
 

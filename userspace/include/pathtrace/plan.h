@@ -8,6 +8,11 @@
  * Modes:
  *  - PT_MODE_TRACE: the 1994 encodings of encoding.h (witness codes or
  *    predicate bits): every emitting edge gets PT_OP_EMIT at its site;
+ *    edges no probe can observe never emit (encoding_opts.unobservable);
+ *    a vertex emission (ENC_F_VERTEX_EMIT: a call straight into a call
+ *    vertex t with other predecessors) is an unconditional PT_OP_EMIT at
+ *    t's first probeable instruction, before t's call, after the actions
+ *    of an edge into t at the same site;
  *  - PT_MODE_PATHS: pathnum.h: PT_OP_PATH_ADD on chords with an
  *    increment, PT_OP_PATH_EMIT at path ends (exits, back edges, call
  *    vertices before their call) or at the last chord;
@@ -20,7 +25,8 @@
  * sites name their blocks).
  * Actions at one site run in this order: ENTER, actions of the edge into
  * the site's block, of the edge out of it, of the block itself (a call
- * vertex's path end), then the conditional actions of its branch.
+ * vertex's path end or vertex emission), then the conditional actions of
+ * its branch.
  */
 #ifndef PATHTRACE_PLAN_H
 #define PATHTRACE_PLAN_H
@@ -73,8 +79,9 @@ struct plan {
 
 /*
  * Builds c's plan. Returns 0; -PT_EREFUSED (pl->reason says why: an edge
- * that must be instrumented but no probe can observe, a jump back to the
- * fentry site);
+ * that must be instrumented but no probe can observe, an encoding that
+ * cannot avoid such edges (encoding_opts.why), a jump back to the fentry
+ * site);
  * -PT_EOVERFLOW (too many paths; pathnum); -PT_ENOTSUP (pathnum's
  * refusals); -PT_EINVAL (bad options or empty cfg); -PT_ENOMEM. Free pl
  * with plan_free either way.
