@@ -90,4 +90,24 @@ check "small buffer: file reads cleanly" test $? -eq 0
 check "small buffer: LOSS totals count drops" sh -c "grep -q 'LOSS dropped=[1-9]' $O/t4.dump"
 check "small buffer: LOSS records in the pages" positive $O/t4.bin loss
 cat $O/t4.err
+
+# Functions enabled by pathtracectl itself: record takes their code, CFG and
+# plan from the funcstore, so pathregen can regenerate (and verify) them.
+pt-plan del all
+echo "pathtrace_target.ko:" > /pt/modules.dep	# lets enable read the module's tables
+pathtracectl enable --mode paths --verify --moddir /pt $FUNCS > $O/t5.enable 2>&1
+check "enable the target functions" test $? -eq 0
+pathtracectl record -o $O/t5.bin -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 100 ]; do echo \"nested 3\" > $R;
+		echo \"switch \$i\" > $R; echo \"outer 2\" > $R; i=\$((i + 1)); done' & done; wait" \
+	2>$O/t5.err
+check "record of enabled functions exits 0" test $? -eq 0
+check "no warning about missing code or CFG" sh -c "! grep -q 'no stored code' $O/t5.err"
+trace-dump $O/t5.bin > $O/t5.dump 2>&1
+check "every recorded function carries its CFG" test "$(grep -c 'cfg=[0-9]* blocks' $O/t5.dump)" -eq 4
+expect_out "and the pages read cleanly" "bad_pages=0 bad_events=0 bad_records=0" summary $O/t5.bin
+pathregen --stats $O/t5.bin > $O/t5.stats 2>&1
+check "pathregen reads the recording" test $? -eq 0
+pathregen --verify $O/t5.bin > $O/t5.verify 2>&1
+check "pathregen --verify: regenerated equals the every-block truth" test $? -eq 0
 finish
