@@ -108,6 +108,10 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	local_irq_save(flags);
 	cs = pt_stream_enter_handler(f, p, smp_processor_id());
 	this_cpu_ptr(f->pcpu)->hits++;
+	if (unlikely(!cs)) {
+		local_irq_restore(flags);
+		return 0;
+	}
 	pt_check_missed(cs, pp);
 	if (s) {
 		if (s->cond != PT_COND_NONE)

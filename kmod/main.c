@@ -226,6 +226,7 @@ static long pt_ioctl_start(void)
 	list_for_each_entry(f, &pt_funcs, node)
 		for (i = 0; i < f->nr_probes; i++)
 			f->probes[i].missed_seen = READ_ONCE(f->probes[i].kp.nmissed);
+	/* Handlers that see the flag also see the reset state above. */
 	smp_store_release(&pt_armed, true);
 	return 0;
 }

@@ -250,8 +250,8 @@ static int pt_check_symbol(const char *name, unsigned long addr, u32 len)
 		err = -ERANGE;
 out:
 	if (err == -ENOENT || err == -ERANGE)
-		pr_info("plan for %s (%u bytes): kernel has %s at %px\n", name, len,
-			have, (void *)addr);
+		pr_info("plan for %s (%u bytes): the kernel's symbol there is %s\n",
+			name, len, have);
 	kfree(have);
 	kfree(want);
 	return err;

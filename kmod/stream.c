@@ -36,6 +36,8 @@ struct pt_cpu {
 	u64 dropped;		/* records refused since the last LOSS(OVERRUN) */
 	u64 records;		/* statistics: records written */
 	u64 dropped_total;	/* statistics: records refused */
+	bool busy;		/* a flush IPI is working on this state */
+	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -162,6 +164,19 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	struct pt_cpu *cs = pt_this_cpu();
 	struct pt_rec_owner o;
 
+	/*
+	 * Only an NMI can run a handler while this CPU's flush IPI holds the
+	 * state: its records are lost, and counted as a buffer drop.
+	 */
+	if (unlikely(READ_ONCE(cs->busy))) {
+		cs->busy_dropped++;
+		cs->dropped_total++;
+		return NULL;
+	}
+	if (unlikely(cs->busy_dropped)) {
+		cs->dropped += cs->busy_dropped;
+		cs->busy_dropped = 0;
+	}
 	o.owner = pt_current_owner(p, cpu);
 	if (likely(o.owner == cs->owner))
 		return cs;
@@ -249,10 +264,16 @@ static void pt_flush_cpu(void *unused)
 
 	local_irq_save(flags);
 	cs = pt_this_cpu();
+	cs->dropped += cs->busy_dropped;
+	cs->busy_dropped = 0;
+	WRITE_ONCE(cs->busy, true);
+	barrier();
 	pt_flush_bits(cs, NULL);
 	pt_flush_path(cs, NULL);
 	if (cs->dropped)
 		pt_write_overrun(cs);
+	barrier();
+	WRITE_ONCE(cs->busy, false);
 	local_irq_restore(flags);
 }
 
@@ -274,10 +295,14 @@ static void pt_counters_cpu(void *arg)
 
 	local_irq_save(flags);
 	c = this_cpu_ptr(f->counters);
+	WRITE_ONCE(pt_this_cpu()->busy, true);
+	barrier();
 	if (memchr_inv(c, 0, n * sizeof(*c)) &&
 	    pt_write(pt_this_cpu(), f, PT_REC_COUNTERS, f->func_id, c,
 		     n * sizeof(*c)))
 		memset(c, 0, n * sizeof(*c));
+	barrier();
+	WRITE_ONCE(pt_this_cpu()->busy, false);
 	local_irq_restore(flags);
 }
 
@@ -301,6 +326,7 @@ static void pt_reset_cpu(void *unused)
 	cs->dropped = 0;
 	cs->records = 0;
 	cs->dropped_total = 0;
+	cs->busy_dropped = 0;
 	local_irq_restore(flags);
 }
 

@@ -22,7 +22,8 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
-#define PT_TARGET noinline __attribute__((__noipa__))
+/* noipa implies noinline and forbids clones and IPA-propagated constants. */
+#define PT_TARGET __attribute__((__noipa__))
 
 /* Above this, the error paths below would run; the run file refuses it. */
 #define PT_TARGET_ARG_MAX 100000
