@@ -50,29 +50,195 @@ struct builder {
 	size_t nlosses, caplosses;
 };
 
-static const struct tr_records *sort_rs;
+/* A run of consecutive records of one CPU (records come page by page). */
+struct run {
+	uint32_t cpu;
+	size_t first, n;
+};
 
-static int by_cpu(const void *a, const void *b)
+static int by_cpu_then_position(const void *a, const void *b)
 {
-	size_t x = *(const size_t *)a, y = *(const size_t *)b;
-	uint32_t cx = sort_rs->recs[x].cpu, cy = sort_rs->recs[y].cpu;
+	const struct run *x = a, *y = b;
 
-	if (cx != cy)
-		return cx < cy ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-static int by_owner_stamp(const void *a, const void *b)
-{
-	const struct segment *x = a, *y = b;
-
-	if (x->owner != y->owner)
-		return x->owner < y->owner ? -1 : 1;
-	if (x->stamp != y->stamp)
-		return x->stamp < y->stamp ? -1 : 1;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/*
+ * Record indices grouped by CPU, each CPU's in recording order: sorts the
+ * runs of equal CPU (about one per page), not the records. Returns 0 or
+ * -PT_ENOMEM.
+ */
+static int order_by_cpu(const struct tr_records *rs, size_t *order)
+{
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0, i, k, o = 0;
+
+	for (i = 0; i < rs->n; i++) {
+		if (nruns && runs[nruns - 1].cpu == rs->recs[i].cpu) {
+			runs[nruns - 1].n++;
+			continue;
+		}
+		if (nruns == cap) {
+			struct run *g;
+
+			cap = cap ? cap * 2 : 64;
+			g = realloc(runs, cap * sizeof(*g));
+			if (!g) {
+				free(runs);
+				return -PT_ENOMEM;
+			}
+			runs = g;
+		}
+		runs[nruns++] = (struct run){ .cpu = rs->recs[i].cpu, .first = i, .n = 1 };
+	}
+	if (nruns > 1)
+		qsort(runs, nruns, sizeof(*runs), by_cpu_then_position);
+	for (k = 0; k < nruns; k++)
+		for (i = 0; i < runs[k].n; i++)
+			order[o++] = runs[k].first + i;
+	free(runs);
+	return 0;
+}
+
+/* Within one owner: by stamp, then CPU, then recording order. */
+static int seg_before(const struct segment *x, const struct segment *y)
+{
+	if (x->stamp != y->stamp)
+		return x->stamp < y->stamp;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu;
+	return x->seq < y->seq;
+}
+
+/*
+ * Stable natural merge sort of idx[0, n) by seg_before. An owner's
+ * segments arrive as one stamp-sorted run per CPU, so this is a few O(n)
+ * passes where a general sort would be O(n log n).
+ */
+static void sort_runs(const struct segment *segs, uint32_t *idx, uint32_t *tmp, size_t n)
+{
+	for (;;) {
+		size_t i = 0, merges = 0;
+
+		while (i < n) {
+			size_t mid = i + 1, end, l, r, o = i;
+
+			while (mid < n && !seg_before(&segs[idx[mid]], &segs[idx[mid - 1]]))
+				mid++;
+			end = mid;
+			if (end < n)
+				for (end = mid + 1; end < n && !seg_before(&segs[idx[end]], &segs[idx[end - 1]]);)
+					end++;
+			for (l = i, r = mid; l < mid || r < end;)
+				tmp[o++] = r >= end || (l < mid && !seg_before(&segs[idx[r]], &segs[idx[l]])) ?
+					   idx[l++] : idx[r++];
+			merges++;
+			i = end;
+		}
+		memcpy(idx, tmp, n * sizeof(*idx));
+		if (merges <= 1)
+			return;
+	}
+}
+
+struct owner_slot {
+	uint64_t owner;
+	uint32_t id;		/* in first-seen order */
+	uint32_t used;
+};
+
+struct owner_rank {
+	uint64_t owner;
+	uint32_t id;
+};
+
+static int by_owner(const void *a, const void *b)
+{
+	const struct owner_rank *x = a, *y = b;
+
+	return x->owner < y->owner ? -1 : x->owner > y->owner;
+}
+
+/*
+ * Sorts b->segs by (owner, stamp, CPU, recording order): owners through a
+ * hash table (few distinct), each owner's segments by sort_runs. Returns 0
+ * or -PT_ENOMEM.
+ */
+static int sort_segments(struct builder *b)
+{
+	size_t n = b->nsegs, cap = 16, i, nown = 0;
+	struct owner_slot *slots;
+	struct owner_rank *ranks = NULL;
+	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
+	struct segment *sorted = NULL;
+	int err = -PT_ENOMEM;
+
+	if (n < 2)
+		return 0;
+	while (cap < 2 * n)
+		cap *= 2;
+	slots = calloc(cap, sizeof(*slots));
+	sid = malloc(n * sizeof(*sid));
+	idx = malloc(n * sizeof(*idx));
+	tmp = malloc(n * sizeof(*tmp));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!slots || !sid || !idx || !tmp || !sorted)
+		goto out;
+	for (i = 0; i < n; i++) {
+		uint64_t o = b->segs[i].owner;
+		size_t h = (size_t)((o * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+
+		while (slots[h].used && slots[h].owner != o)
+			h = (h + 1) & (cap - 1);
+		if (!slots[h].used) {
+			slots[h].used = 1;
+			slots[h].owner = o;
+			slots[h].id = nown++;
+		}
+		sid[i] = slots[h].id;
+	}
+	ranks = malloc(nown * sizeof(*ranks));
+	rank = malloc(nown * sizeof(*rank));
+	start = calloc(nown + 1, sizeof(*start));
+	if (!ranks || !rank || !start)
+		goto out;
+	for (i = 0; i < cap; i++)
+		if (slots[i].used)
+			ranks[slots[i].id] = (struct owner_rank){ slots[i].owner, slots[i].id };
+	qsort(ranks, nown, sizeof(*ranks), by_owner);
+	for (i = 0; i < nown; i++)
+		rank[ranks[i].id] = i;
+	for (i = 0; i < n; i++)
+		start[rank[sid[i]] + 1]++;
+	for (i = 0; i < nown; i++)
+		start[i + 1] += start[i];
+	/* Scatter in creation order: each owner's segments stay in (CPU, position) order. */
+	for (i = 0; i < n; i++)
+		idx[start[rank[sid[i]]]++] = i;
+	for (i = nown; i > 0; i--)
+		start[i] = start[i - 1];
+	start[0] = 0;
+	for (i = 0; i < nown; i++)
+		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
+	for (i = 0; i < n; i++)
+		sorted[i] = b->segs[idx[i]];
+	free(b->segs);
+	b->segs = sorted;
+	b->capsegs = n;
+	sorted = NULL;
+	err = 0;
+out:
+	free(slots);
+	free(ranks);
+	free(sid);
+	free(rank);
+	free(start);
+	free(idx);
+	free(tmp);
+	free(sorted);
+	return err;
 }
 
 static struct segment *new_segment(struct builder *b)
@@ -378,17 +544,14 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 		if (!b.order)
 			return -PT_ENOMEM;
 	}
-	for (i = 0; i < rs->n; i++)
-		b.order[i] = i;
-	/* qsort is not reentrant-safe with a context; the builder is single-threaded. */
-	sort_rs = rs;
-	if (rs->n)
-		qsort(b.order, rs->n, sizeof(*b.order), by_cpu);
-	err = cut_segments(&b, out);
+	err = order_by_cpu(rs, b.order);
+	if (!err)
+		err = cut_segments(&b, out);
 	if (err)
 		goto out;
-	if (b.nsegs)
-		qsort(b.segs, b.nsegs, sizeof(*b.segs), by_owner_stamp);
+	err = sort_segments(&b);
+	if (err)
+		goto out;
 	for (i = 0; i < b.nsegs; i++)
 		if (i == 0 || b.segs[i].owner != b.segs[i - 1].owner)
 			nstreams++;

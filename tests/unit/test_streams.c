@@ -300,60 +300,90 @@ static void test_unowned_prefix_and_missed(void)
 	tr_records_free(&rs);
 }
 
-/* Property: random owners hopping between CPUs; each stream is its bits in stamp order. */
+/*
+ * Property: random owners hopping between CPUs, with OWNER stamps either
+ * increasing or in random order; each stream must be its segments' bits in
+ * stamp order (the test sorts its own list of segments by stamp).
+ */
+struct tseg {
+	uint64_t stamp;
+	uint32_t nbits[8];
+	uint64_t v[8];
+	uint32_t n;
+};
+
 static void test_random_streams(void)
 {
 	static struct rec_writer w;
+	static struct tseg segs[4][64];
 	unsigned int seed = unit_seed();
 	unsigned int round;
 
-	for (round = 0; round < 50; round++) {
-		uint64_t want[4][64] = { { 0 } }, nbits[4] = { 0 }, stamp = 1;
-		int on[NCPU] = { -1, -1 };
+	for (round = 0; round < 100; round++) {
+		uint32_t nseg[4] = { 0 };
+		int on[NCPU] = { -1, -1 }, cur[NCPU] = { -1, -1 };
 		struct tr_records rs;
 		struct regen_streams ss;
 		unsigned int step, o;
+		uint64_t stamp = 1;
 
 		rw_init(&w);
-		for (step = 0; step < 60; step++) {
+		for (step = 0; step < 80; step++) {
 			uint32_t cpu = rand_r(&seed) % NCPU;
 			uint32_t n = rand_r(&seed) % 64 + 1;
 			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
+			struct tseg *sg;
 
 			o = rand_r(&seed) % 4;
 			if (on[cpu] != (int)o) {
+				uint64_t st;
+
+				if (nseg[o] == 64)
+					continue;
 				/* An owner runs on one CPU at a time: evict it elsewhere. */
 				if (on[!cpu] == (int)o)
 					on[!cpu] = -1;
-				owner(&w, cpu, TASK(o + 1), stamp++);
+				/* Odd rounds: stamps in random order (unique: step in the low bits). */
+				st = round & 1 ? ((uint64_t)(rand_r(&seed) % 1000) << 8 | step) : stamp++;
+				owner(&w, cpu, TASK(o + 1), st);
 				on[cpu] = o;
+				cur[cpu] = nseg[o];
+				segs[o][nseg[o]++] = (struct tseg){ .stamp = st };
 			}
-			if (nbits[o] + n > 64 * 64)
+			sg = &segs[o][cur[cpu]];
+			if (sg->n == 8)
 				continue;
 			bits(&w, cpu, n, v);
-			if (n < 64)
-				v &= (1ull << n) - 1;
-			want[o][nbits[o] / 64] |= v << (nbits[o] % 64);
-			if (nbits[o] % 64 && nbits[o] % 64 + n > 64)
-				want[o][nbits[o] / 64 + 1] |= v >> (64 - nbits[o] % 64);
-			nbits[o] += n;
+			sg->nbits[sg->n] = n;
+			sg->v[sg->n++] = n < 64 ? v & ((1ull << n) - 1) : v;
 		}
-		rw_decode(&w, &rs, round & 1);
+		rw_decode(&w, &rs, round & 2);
 		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
 		for (o = 0; o < 4; o++) {
 			const struct regen_stream *s = regen_streams_find(&ss, TASK(o + 1));
-			uint64_t i;
+			uint64_t pos = 0;
+			uint32_t k, j, m;
 
-			if (!s) {
-				CU_ASSERT_EQUAL(nbits[o], 0);
+			if (!nseg[o]) {
+				CU_ASSERT_PTR_NULL(s);
 				continue;
 			}
-			CU_ASSERT_EQUAL_FATAL(s->nbits, nbits[o]);
-			for (i = 0; i < nbits[o] / 64; i++)
-				CU_ASSERT_EQUAL(s->bits[i], want[o][i]);
-			if (nbits[o] % 64)
-				CU_ASSERT_EQUAL(get_bits(s, nbits[o] / 64 * 64, nbits[o] % 64),
-						want[o][nbits[o] / 64]);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+			/* Insertion sort of the test's own segments by stamp. */
+			for (k = 1; k < nseg[o]; k++)
+				for (j = k; j > 0 && segs[o][j].stamp < segs[o][j - 1].stamp; j--) {
+					struct tseg t = segs[o][j];
+
+					segs[o][j] = segs[o][j - 1];
+					segs[o][j - 1] = t;
+				}
+			for (k = 0; k < nseg[o]; k++)
+				for (m = 0; m < segs[o][k].n; m++) {
+					CU_ASSERT_FATAL(pos + segs[o][k].nbits[m] <= s->nbits);
+					CU_ASSERT_EQUAL(get_bits(s, pos, segs[o][k].nbits[m]), segs[o][k].v[m]);
+					pos += segs[o][k].nbits[m];
+				}
+			CU_ASSERT_EQUAL(s->nbits, pos);
 			CU_ASSERT_EQUAL(nloss(s), 0);
 		}
 		regen_streams_free(&ss);
@@ -366,4 +396,4 @@ UNIT_SUITE(streams,
 	   { "migration mid-function, late flush, decode order", test_migration },
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
 	   { "unowned prefix and missed probe hits", test_unowned_prefix_and_missed },
-	   { "random owners across CPUs: stamp-ordered bitstrings", test_random_streams })
+	   { "random owners across CPUs, stamps in or out of order", test_random_streams })
