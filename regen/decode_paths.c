@@ -143,10 +143,18 @@ static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 	return -PT_EFORMAT;
 }
 
+/* A path number read: the path up to its end ran (it is emitted there). */
+static int paths_pending(const struct regen_func *f, const uint64_t *state)
+{
+	(void)f;
+	return state[ST_ACTIVE] != 0;
+}
+
 const struct regen_decoder_ops regen_decode_paths_ops = {
 	.name = "paths",
 	.begin = paths_begin,
 	.next_edge = paths_next_edge,
+	.pending = paths_pending,
 };
 
 int decode_paths_model(const struct graph *g, int plan_nbits, struct pathnum **out)

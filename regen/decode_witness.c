@@ -73,8 +73,16 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	return e;
 }
 
+/* A code read at a predicate and not yet reached: the path to its edge ran. */
+static int witness_pending(const struct regen_func *f, const uint64_t *state)
+{
+	(void)f;
+	return state[0] != 0;
+}
+
 const struct regen_decoder_ops regen_decode_witness_ops = {
 	.name = "witness",
 	.begin = witness_begin,
 	.next_edge = witness_next_edge,
+	.pending = witness_pending,
 };

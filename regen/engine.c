@@ -12,7 +12,11 @@
  *  - bits nobody can own (before the first ENTER, between activations) are
  *    a GAP with -PT_ENOENT: they belong to an activation whose ENTER is not
  *    in the stream (e.g. tracing started inside it);
- *  - running out of bits inside an activation is TRUNCATED, never EXIT.
+ *  - running out of bits inside an activation is TRUNCATED, never EXIT;
+ *  - at the end of the stream nothing is guessed: once every bit and
+ *    ENTER marker is consumed and the decoder holds no evidence read ahead
+ *    (regen_decoder_ops.pending), the engine stops where it stands with
+ *    TRUNCATED (regen.h says which blocks that reports).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +236,36 @@ static const struct regen_marker *next_enter(struct engine *en)
 	return NULL;
 }
 
+/*
+ * Nothing left that proves the activation went on: no bit, no ENTER
+ * marker (a LOSS or PARTIAL at the end was consumed by scan), no evidence
+ * the decoder read ahead.
+ */
+static int exhausted(const struct engine *en, const struct frame *fr)
+{
+	const struct regen_stream *s = en->s;
+	uint32_t i;
+
+	if (en->br.pos < s->nbits)
+		return 0;
+	for (i = en->mi; i < s->nmarkers; i++)
+		if (s->markers[i].type == REGEN_M_ENTER)
+			return 0;
+	return !(fr->f->ops->pending && fr->f->ops->pending(fr->f, fr->state));
+}
+
+/* The stream ends inside activations: TRUNCATED at the innermost one's vertex. */
+static int truncated(struct engine *en, const struct frame *fr)
+{
+	int rc = emit(en, REGEN_EV_TRUNCATED, fr->f, fr->v, GRAPH_NONE, en->depth - 1, -PT_ETRUNC,
+		      NULL);
+
+	en->depth = 0;
+	en->br.pos = en->s->nbits;
+	en->mi = en->s->nmarkers;
+	return rc;
+}
+
 static int step(struct engine *en)
 {
 	struct frame *fr = &en->stack[en->depth - 1];
@@ -248,6 +282,8 @@ static int step(struct engine *en)
 		en->depth--;
 		return rc;
 	}
+	if (exhausted(en, fr))
+		return truncated(en, fr);
 	if (g->vflags[fr->v] & GRAPH_V_CALL) {
 		uint32_t callee = f->call_callee ? f->call_callee[fr->v] : UINT32_MAX;
 
@@ -268,14 +304,8 @@ static int step(struct engine *en)
 		}
 	}
 	e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
-	if (e == -PT_ETRUNC || (e < 0 && en->br.eof)) {
-		rc = emit(en, REGEN_EV_TRUNCATED, f, fr->v, GRAPH_NONE, en->depth - 1, -PT_ETRUNC,
-			  NULL);
-		en->depth = 0;
-		en->br.pos = en->s->nbits;
-		en->mi = en->s->nmarkers;
-		return rc;
-	}
+	if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
+		return truncated(en, fr);
 	if (e < 0)
 		return gap(en, (int)e, NULL);
 	if ((uint64_t)e >= g->ne || g->edges[e].src != fr->v)

@@ -76,6 +76,13 @@ struct regen_decoder_ops {
 	int64_t (*next_edge)(const struct regen_func *f, uint64_t *state,
 			     struct regen_bitreader *br, uint32_t v,
 			     int64_t *partial /* pending PARTIAL sums, consumed by paths */);
+	/*
+	 * Optional (NULL: never). Non-zero when state holds evidence read
+	 * but not yet used up, which proves the walk ahead: a witness code
+	 * read at a predicate (the path to its edge ran), a path number (the
+	 * path up to its end ran). The engine asks at the end of a stream.
+	 */
+	int (*pending)(const struct regen_func *f, const uint64_t *state);
 };
 
 #define REGEN_STATE_WORDS 4
@@ -99,8 +106,32 @@ enum regen_event_type {
 	REGEN_EV_EXIT = 3,	/* func returned */
 	REGEN_EV_GAP = 4,	/* loss or undecodable stream: nothing until resync */
 	REGEN_EV_RESYNC = 5,	/* resumed at an ENTER after a gap */
-	REGEN_EV_TRUNCATED = 6,	/* stream ended inside activations */
+	REGEN_EV_TRUNCATED = 6,	/* stream ended inside activations (see below) */
 };
+
+/*
+ * The end of a stream: nothing after the last evidence is guessed.
+ * Evidence is a bit read (an edge's or vertex's emission, a witness code,
+ * a predicate's bits, a path number) or an ENTER marker. Mid-stream the
+ * engine walks edges that need no bits, because what follows in the stream
+ * proves the activation went on. Once every bit and ENTER is consumed and
+ * the decoder holds nothing read ahead (regen_decoder_ops.pending), the
+ * engine stops. The blocks reported are exactly:
+ *  - every block up to the last one the evidence names: the target of the
+ *    last edge whose emission was read (a vertex emission: its vertex;
+ *    the end of the path a path number describes; with a witness code read
+ *    ahead, the blocks up to that witness's edge and its target), or the
+ *    entry block of the last ENTER;
+ *  - after it nothing: no block reached by an edge that emits nothing, no
+ *    return past a call vertex whose call may not have returned, no EXIT.
+ * Then one REGEN_EV_TRUNCATED for the innermost open activation (func,
+ * block = the last block reported for it, depth = its depth; the
+ * activations at depths 0 .. depth are all still open, none gets an
+ * EXIT), reason -PT_ETRUNC. An activation whose last edge into EXIT
+ * emitted is complete: EXIT is reported. A stream that ends with no
+ * activation open ends without TRUNCATED. Bits that run out in the middle
+ * of a code are TRUNCATED the same way, at the vertex that needed them.
+ */
 
 struct regen_event {
 	uint32_t type;

@@ -69,12 +69,47 @@ static const char *evname(uint32_t t)
 	return t < 7 ? n[t] : "?";
 }
 
+/*
+ * Where the truth's prefix t[0..k) leaves the innermost open activation,
+ * after `popped` more of them returned: its func, depth and last block.
+ * Returns 0 when none is open.
+ */
+static int open_at(const struct sim_truth *t, uint32_t k, uint32_t popped, uint32_t *func,
+		   uint32_t *depth, uint32_t *block)
+{
+	uint32_t i, open = 0;
+
+	for (i = 0; i < k; i++) {
+		const struct sim_event *x = &t->ev[i];
+
+		if (x->type == REGEN_EV_ENTER)
+			open = x->depth + 1;
+		else if (x->type == REGEN_EV_EXIT)
+			open = x->depth;
+	}
+	if (open <= popped)
+		return 0;
+	open -= popped;
+	*depth = open - 1;
+	for (i = k; i-- > 0;) {
+		const struct sim_event *x = &t->ev[i];
+
+		if (x->type == REGEN_EV_BLOCK && x->depth == open - 1) {
+			*func = x->func;
+			*block = x->block;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 		 const struct sim_truth *t, uint32_t flags, char *msg, size_t len, uint32_t *nev)
 {
 	struct regen_stream rs;
 	struct collect c = { NULL, 0, 0, 0 };
-	uint32_t i;
+	uint32_t i, k, func = 0, depth = 0, block = 0, extra_exits = 0;
+	const struct regen_event *last;
 	int rc;
 
 	sim_stream_view(s, 1, &rs);
@@ -86,53 +121,69 @@ int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 	if (nev)
 		*nev = c.n;
 	rc = 0;
-	for (i = 0; i < t->nev && !rc; i++) {
-		const struct sim_event *x = &t->ev[i];
-		const struct regen_event *y = i < c.n ? &c.ev[i] : NULL;
+	last = c.n ? &c.ev[c.n - 1] : NULL;
+	/* The regenerated events before a final TRUNCATED (or GAP) are the truth's, in order. */
+	k = last && (last->type == REGEN_EV_TRUNCATED || last->type == REGEN_EV_GAP) ? c.n - 1 : c.n;
+	for (i = 0; i < k && !rc; i++) {
+		const struct sim_event *x = i < t->nev ? &t->ev[i] : NULL;
+		const struct regen_event *y = &c.ev[i];
 
-		if (y && (flags & SIMC_TRUNCATED) && i + 1 == c.n &&
-		    (y->type == REGEN_EV_TRUNCATED ||
-		     (y->type == REGEN_EV_GAP && y->reason == -PT_EMISMATCH)))
-			break;	/* bits ran out before the run's last events */
-		if (!y || y->type != x->type || y->func != x->func || y->depth != x->depth ||
+		if (!x && (flags & SIMC_TRUNCATED) && y->type == REGEN_EV_EXIT) {
+			extra_exits++;	/* stopped right after the proven edge into EXIT */
+			continue;
+		}
+		if (!x || y->type != x->type || y->func != x->func || y->depth != x->depth ||
 		    (x->type == REGEN_EV_BLOCK && (y->block != x->block || y->edge != x->edge))) {
 			snprintf(msg, len,
 				 "event %u: truth %s f%u b%u e%u d%u, regenerated %s f%u b%u e%u d%u reason %d pos %llu",
-				 i, evname(x->type), x->func, x->block, x->edge, x->depth,
-				 y ? evname(y->type) : "none", y ? y->func : 0, y ? y->block : 0,
-				 y ? y->edge : 0, y ? y->depth : 0, y ? y->reason : 0,
-				 y ? (unsigned long long)y->pos : 0ull);
+				 i, x ? evname(x->type) : "none", x ? x->func : 0, x ? x->block : 0,
+				 x ? x->edge : 0, x ? x->depth : 0, evname(y->type), y->func, y->block,
+				 y->edge, y->depth, y->reason, (unsigned long long)y->pos);
 			rc = -PT_EMISMATCH;
 		}
 	}
-	if (!rc && !(flags & SIMC_TRUNCATED) && c.n != t->nev) {
-		snprintf(msg, len, "%u events regenerated, %u executed; extra %s reason %d",
-			 c.n, t->nev, evname(c.ev[t->nev].type), c.ev[t->nev].reason);
+	if (rc || k == c.n) {
+		if (!rc && !(flags & SIMC_TRUNCATED) && c.n != t->nev) {
+			snprintf(msg, len, "%u events regenerated, %u executed", c.n, t->nev);
+			rc = -PT_EMISMATCH;
+		}
+		free(c.ev);
+		return rc;
+	}
+	/*
+	 * The stream ended inside activations: nothing after its last
+	 * evidence is reported. Every bit was consumed; no ENTER of the truth
+	 * is missing (an ENTER marker is evidence); the TRUNCATED event names
+	 * the innermost open activation where the truth had it.
+	 */
+	if (last->type == REGEN_EV_GAP) {
+		if (!(flags & SIMC_TRUNCATED) || last->reason != -PT_EMISMATCH) {
+			snprintf(msg, len, "gap at event %u reason %d", k, last->reason);
+			rc = -PT_EMISMATCH;
+		}
+		free(c.ev);
+		return rc;
+	}
+	if (last->pos != rs.nbits) {
+		snprintf(msg, len, "TRUNCATED at bit %llu of %llu", (unsigned long long)last->pos,
+			 (unsigned long long)rs.nbits);
 		rc = -PT_EMISMATCH;
 	}
-	if (!rc && (flags & SIMC_TRUNCATED)) {
-		/*
-		 * Past the truth only a continuation the stream determines (no
-		 * bits needed), then the end is marked; an end without bits
-		 * left cannot be told from a return (see the report).
-		 */
-		if (c.n == 0 && t->nev) {
-			snprintf(msg, len, "nothing regenerated from a stopped run");
+	for (i = k; i < t->nev && !rc; i++) {
+		if (t->ev[i].type == REGEN_EV_ENTER) {
+			snprintf(msg, len, "TRUNCATED at event %u before the truth's ENTER %u", k, i);
 			rc = -PT_EMISMATCH;
 		}
-		for (i = t->nev; i < c.n && !rc; i++) {
-			uint32_t ty = c.ev[i].type;
-			int last = i + 1 == c.n;
-
-			if (last ? !(ty == REGEN_EV_TRUNCATED ||
-				     (ty == REGEN_EV_GAP && c.ev[i].reason == -PT_EMISMATCH) ||
-				     ty == REGEN_EV_EXIT) :
-				   !(ty == REGEN_EV_BLOCK || ty == REGEN_EV_EXIT)) {
-				snprintf(msg, len, "after the truncated truth: event %u %s reason %d",
-					 i, evname(ty), c.ev[i].reason);
-				rc = -PT_EMISMATCH;
-			}
-		}
+	}
+	if (!rc && !(flags & SIMC_TRUNCATED) && t->nev == k) {
+		snprintf(msg, len, "TRUNCATED although the run ended");
+		rc = -PT_EMISMATCH;
+	}
+	if (!rc && (!open_at(t, k < t->nev ? k : t->nev, extra_exits, &func, &depth, &block) ||
+		    last->func != func || last->depth != depth || last->block != block)) {
+		snprintf(msg, len, "TRUNCATED f%u b%u d%u, the truth has f%u b%u d%u open",
+			 last->func, last->block, last->depth, func, block, depth);
+		rc = -PT_EMISMATCH;
 	}
 	free(c.ev);
 	return rc;

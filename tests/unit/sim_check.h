@@ -26,9 +26,17 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 #define SIMC_TRUNCATED (1u << 0)	/* the run stopped early: truth is a prefix */
 
 /*
- * Regenerates s and compares event by event with t. Returns 0 when equal
- * (under flags); -PT_EMISMATCH with msg describing the first difference;
- * -PT_ENOMEM. *nev gets the number of events regenerated (may be NULL).
+ * Regenerates s and compares event by event with t. Equal means: the
+ * events are the truth's; or (regen.h: nothing after the last evidence is
+ * guessed) a prefix of the truth, then TRUNCATED naming the innermost open
+ * activation at its last reported block, after every bit was read, with no
+ * ENTER of the truth left out. A complete run may end so only when its
+ * last events needed no bits. A stopped run (SIMC_TRUNCATED) never
+ * regenerates past its truth but for the EXIT of an edge into EXIT that
+ * emitted; it may also end in a GAP(-PT_EMISMATCH) (stopped between a call
+ * vertex and its callee's ENTER). Returns 0 when equal; -PT_EMISMATCH with
+ * msg describing the first difference; -PT_ENOMEM. *nev gets the number of
+ * events regenerated (may be NULL).
  */
 int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 		 const struct sim_truth *t, uint32_t flags, char *msg, size_t len, uint32_t *nev);

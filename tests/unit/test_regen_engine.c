@@ -109,9 +109,9 @@ static void expect(struct sim_stream *s, const struct ev *want, uint32_t n)
 		CU_ASSERT_EQUAL(got.ev[i].type, want[i].type);
 		CU_ASSERT_EQUAL(got.ev[i].func, want[i].func);
 		CU_ASSERT_EQUAL(got.ev[i].depth, want[i].depth);
-		if (want[i].type == REGEN_EV_BLOCK)
+		if (want[i].type == REGEN_EV_BLOCK || want[i].type == REGEN_EV_TRUNCATED)
 			CU_ASSERT_EQUAL(got.ev[i].block, want[i].block);
-		if (want[i].type == REGEN_EV_GAP)
+		if (want[i].type == REGEN_EV_GAP || want[i].type == REGEN_EV_TRUNCATED)
 			CU_ASSERT_EQUAL(got.ev[i].reason, want[i].reason);
 	}
 	sim_stream_free(s);
@@ -122,6 +122,7 @@ static void expect(struct sim_stream *s, const struct ev *want, uint32_t n)
 #define EX(f, d) { REGEN_EV_EXIT, f, 0, d, 0 }
 #define GAP(f, d, r) { REGEN_EV_GAP, f, 0, d, r }
 #define RS(f) { REGEN_EV_RESYNC, f, 0, 0, 0 }
+#define TR(f, b, d) { REGEN_EV_TRUNCATED, f, b, d, -PT_ETRUNC }
 
 /*
  * F is a call vertex, then one block, then EXIT: its separator bit
@@ -132,12 +133,12 @@ static void test_attribution(void)
 {
 	struct sim_stream s;
 	const struct ev nested[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
-				     EX(ID_G, 1), BL(ID_F, 2, 0), EX(ID_F, 0) };
+				     EX(ID_G, 1), BL(ID_F, 2, 0), TR(ID_F, 2, 0) };
 	const struct ev after[] = { EN(ID_F, 0), BL(ID_F, 0, 0), BL(ID_F, 2, 0), EX(ID_F, 0),
-				    EN(ID_G, 0), BL(ID_G, 0, 0), EX(ID_G, 0) };
+				    EN(ID_G, 0), BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
 	const struct ev two[] = { EN(ID_F, 0), BL(ID_F, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
 				  EX(ID_G, 1), EN(ID_G, 1), BL(ID_G, 0, 1), EX(ID_G, 1),
-				  BL(ID_F, 2, 0), EX(ID_F, 0) };
+				  BL(ID_F, 2, 0), TR(ID_F, 2, 0) };
 
 	CU_ASSERT_EQUAL(tf[0].enc.edge_role[0], ENC_ROLE_SEPARATOR);
 	memset(&s, 0, sizeof(s));
@@ -164,10 +165,10 @@ static void test_direct_call_checks(void)
 {
 	struct sim_stream s;
 	const struct ev good[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
-				   EX(ID_G, 1), BL(ID_K, 2, 0), EX(ID_K, 0) };
+				   EX(ID_G, 1), BL(ID_K, 2, 0), TR(ID_K, 2, 0) };
 	const struct ev wrong_ret[] = { EN(ID_K, 0), BL(ID_K, 0, 0),
 					GAP(ID_K, 0, -PT_EMISMATCH), RS(ID_G), EN(ID_G, 0),
-					BL(ID_G, 0, 0), EX(ID_G, 0) };
+					BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
 	/* after a gap the rest of the stream is skipped up to an ENTER: no second GAP */
 	const struct ev missing[] = { EN(ID_K, 0), BL(ID_K, 0, 0), GAP(ID_K, 0, -PT_EMISMATCH) };
 
@@ -193,7 +194,7 @@ static void test_loss_and_resync(void)
 	struct sim_stream s;
 	const struct ev want[] = { EN(ID_H, 0), BL(ID_H, 0, 0), GAP(ID_H, 0, -PT_EKERNEL),
 				   RS(ID_H), EN(ID_H, 0), BL(ID_H, 0, 0), BL(ID_H, 3, 0),
-				   EX(ID_H, 0) };
+				   TR(ID_H, 3, 0) };
 
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
@@ -205,16 +206,43 @@ static void test_loss_and_resync(void)
 	expect(&s, want, 8);
 }
 
-/* Running out of bits inside an activation is TRUNCATED, never EXIT. */
+/*
+ * Running out of bits inside an activation is TRUNCATED, never EXIT; and
+ * at the end of a stream nothing is walked that no bit or marker proves:
+ * not a leaf's bit-free way to EXIT, not past a call that may still be
+ * running (a task asleep in it when tracing stopped).
+ */
 static void test_truncated(void)
 {
 	struct sim_stream s;
 	const struct ev want[] = { EN(ID_H, 0), BL(ID_H, 0, 0),
-				   { REGEN_EV_TRUNCATED, ID_H, 0, 0, -PT_ETRUNC } };
+				   TR(ID_H, 0, 0) };
+	const struct ev leaf[] = { EN(ID_G, 0), BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
+	const struct ev in_call[] = { EN(ID_F, 0), BL(ID_F, 0, 0), TR(ID_F, 0, 0) };
+	const struct ev callee_open[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+					  TR(ID_G, 0, 1) };
+	const struct ev returned[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+				       EX(ID_G, 1), BL(ID_K, 2, 0), TR(ID_K, 2, 0) };
 
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
 	expect(&s, want, 3);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x99);
+	expect(&s, leaf, 3);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_F, 0, 0x99);
+	expect(&s, in_call, 3);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	expect(&s, callee_open, 5);
+	/* K's separator proves G returned and K went on to block 2, no further */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, returned, 7);
 }
 
 /* Bits before the first ENTER belong to an activation not in the stream. */
@@ -222,7 +250,7 @@ static void test_leading_bits_and_stale_enter(void)
 {
 	struct sim_stream s;
 	const struct ev lead[] = { GAP(UINT32_MAX, 0, -PT_ENOENT), RS(ID_G), EN(ID_G, 0),
-				   BL(ID_G, 0, 0), EX(ID_G, 0) };
+				   BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
 	const struct ev stale[] = { EN(ID_H, 0), BL(ID_H, 0, 0), GAP(ID_H, 0, -PT_EFORMAT) };
 
 	memset(&s, 0, sizeof(s));
@@ -272,6 +300,61 @@ static void test_fig14_multiprocedure(void)
 	expect(&s, want, sizeof(want) / sizeof(want[0]));
 }
 
+/*
+ * Fig. 14 streams cut after each emission of the execution above: the
+ * blocks up to the target of the last emitting edge come back (witness
+ * codes read ahead at predicates prove the way to their edge), then
+ * TRUNCATED there; nothing after it. The expected events come from the
+ * path, not from the decoder.
+ */
+static void test_fig14_cut(void)
+{
+	static const uint32_t path[] = { F14_PA, F14_AC, F14_CP, F14_PB, F14_BA, F14_AC,
+					 F14_CP, F14_PB, F14_BC, F14_CEXIT };
+	const uint32_t np = sizeof(path) / sizeof(path[0]);
+	const struct encoding *enc = &tf[4].enc;
+	const struct graph *g = &tf[4].g;
+	uint32_t cut, i, cuts = 0;
+
+	for (cut = 0; cut < np; cut++) {
+		struct ev want[64];
+		struct sim_stream s;
+		uint32_t n = 0;
+
+		if (!enc->edge_nbits[path[cut]])
+			continue;	/* streams end after an emission */
+		cuts++;
+		memset(&s, 0, sizeof(s));
+		sim_stream_marker(&s, REGEN_M_ENTER, ID_P14, 0, 0x99);
+		want[n++] = (struct ev)EN(ID_P14, 0);
+		want[n++] = (struct ev)BL(ID_P14, F14_P, 0);
+		for (i = 0; i <= cut; i++) {
+			uint32_t e = path[i], d = g->edges[e].dst;
+
+			sim_stream_emit(&s, enc->edge_nbits[e], enc->edge_value[e]);
+			if (d == g->exit) {
+				want[n++] = (struct ev)EX(ID_P14, 0);
+				continue;
+			}
+			want[n++] = (struct ev)BL(ID_P14, d, 0);
+			if (d == F14_B) {
+				sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x5678);
+				want[n++] = (struct ev)EN(ID_G, 1);
+				want[n++] = (struct ev)BL(ID_G, 0, 1);
+				if (i == cut) {
+					want[n++] = (struct ev)TR(ID_G, 0, 1);
+					break;
+				}
+				want[n++] = (struct ev)EX(ID_G, 1);
+			}
+			if (i == cut)
+				want[n++] = (struct ev)TR(ID_P14, d, 0);
+		}
+		expect(&s, want, n);
+	}
+	CU_ASSERT(cuts >= 3);
+}
+
 static void test_callback_stops(void)
 {
 	struct sim_stream s;
@@ -311,6 +394,7 @@ static void test_all(void)
 	test_truncated();
 	test_leading_bits_and_stale_enter();
 	test_fig14_multiprocedure();
+	test_fig14_cut();
 	test_callback_stops();
 	teardown();
 }
