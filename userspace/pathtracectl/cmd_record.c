@@ -3,10 +3,14 @@
  * pathtracectl record -o trace.bin [--duration S] [--buffer-kb N] [-- COMMAND ARGS]
  *
  * Arms the loaded plans, runs COMMAND (or waits for the duration or
- * SIGINT), reads every CPU's ring-buffer pages while tracing runs, then
- * stops, flushes, drains and writes trace.bin (trace-format/FORMAT.md):
+ * SIGINT/SIGTERM), reads every CPU's ring-buffer pages while tracing runs,
+ * then stops, flushes, drains and writes trace.bin (trace-format/FORMAT.md):
  * header, SYSTEM, one FUNCTION per loaded plan, PAGES as they were read,
- * LOSS totals, END.
+ * LOSS totals, END. Recording ends at whichever comes first: COMMAND exits
+ * (its non-zero status is reported, recording still succeeds), the duration
+ * ends (COMMAND, if still running, gets SIGTERM), or a signal. Exit 0 when
+ * trace.bin is complete, 1 on a failure (the file then has no END section),
+ * 2 for a bad command line.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -420,7 +424,7 @@ out:
 	if (started)
 		ioctl(r.fd, PT_IOC_STOP);
 	if (child > 0) {
-		/* We are failing: do not leave the command running untraced. */
+		/* Recording is over (duration, signal or failure): the command does not outlive it. */
 		kill(child, SIGTERM);
 		waitpid(child, NULL, 0);
 	}
