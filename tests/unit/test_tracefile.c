@@ -304,9 +304,70 @@ static void test_cfg_blob_malformed(void)
 	free(blob);
 }
 
+/* Writes a file with one section (id, payload) and END into memory; returns its bytes. */
+static uint8_t *one_section_file(uint32_t id, const void *payload, size_t n, size_t *size)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, size);
+	struct tf_writer w;
+
+	tfw_init(&w, f);
+	tfw_section(&w, id, payload, n);
+	tfw_close(&w);
+	fclose(f);
+	return (uint8_t *)buf;
+}
+
+/* Growth rules: smaller structs read missing fields as zero; larger ones only with zero tails. */
+static void test_growth_rules(void)
+{
+	uint8_t payload[256];
+	struct pt_sec_system sys = { .size = 16, .nr_cpus = 3, .page_size = 4096, .release_len = 2 };
+	struct pt_sec_loss loss = { .size = sizeof(loss) + 8, .nr_cpus = 2, .dropped = 5, .missed = 6 };
+	struct tracefile tf;
+	size_t size;
+	uint8_t *b;
+
+	/* SYSTEM of an older writer: 16 bytes, no start_ns. */
+	memcpy(payload, &sys, 16);
+	memcpy(payload + 16, "ab", 2);
+	b = one_section_file(PT_SEC_SYSTEM, payload, 18, &size);
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL(tf.nr_cpus, 3);
+	CU_ASSERT_EQUAL(tf.start_ns, 0);
+	CU_ASSERT_STRING_EQUAL(tf.release, "ab");
+	tracefile_free(&tf);
+	free(b);
+	/* Too small to hold release_len: refused. */
+	sys.size = 12;
+	memcpy(payload, &sys, 16);
+	b = one_section_file(PT_SEC_SYSTEM, payload, 18, &size);
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), -PT_EFORMAT);
+	tracefile_free(&tf);
+	free(b);
+
+	/* LOSS of a newer writer: 8 more bytes, zero: accepted. */
+	memset(payload, 0, sizeof(payload));
+	memcpy(payload, &loss, sizeof(loss));
+	b = one_section_file(PT_SEC_LOSS, payload, sizeof(loss) + 8, &size);
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL(tf.dropped, 5);
+	CU_ASSERT_EQUAL(tf.missed, 6);
+	tracefile_free(&tf);
+	free(b);
+	/* The same with a field this reader does not know set: refused. */
+	payload[sizeof(loss) + 3] = 1;
+	b = one_section_file(PT_SEC_LOSS, payload, sizeof(loss) + 8, &size);
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(tf.err_off, sizeof(struct pt_file_header));
+	tracefile_free(&tf);
+	free(b);
+}
+
 UNIT_SUITE(tracefile,
 	   { "round trip of every section", test_round_trip },
 	   { "malformed file header", test_malformed_header },
 	   { "malformed sections: error and offset, prefix kept", test_malformed_sections },
 	   { "truncation at every byte", test_truncation_everywhere },
-	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed })
+	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed },
+	   { "growth rules: older and newer struct sizes", test_growth_rules })
