@@ -356,6 +356,7 @@ static int cmd_record(int argc, char **argv)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;	/* writes and ioctls resume; the poll sleep ends early */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	if (ioctl(r.fd, PT_IOC_START) < 0) {
