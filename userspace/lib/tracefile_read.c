@@ -69,6 +69,7 @@ static int parse_system(struct tracefile *tf, const uint8_t *p, uint64_t n, uint
 {
 	struct pt_sec_system s;
 	int64_t used = load_sized(&s, sizeof(s), p, n, offsetof(struct pt_sec_system, start_ns));
+	uint32_t i;
 
 	if (used < 0)
 		return fail(tf, -PT_EFORMAT, off, "SYSTEM: bad struct size");
@@ -81,6 +82,10 @@ static int parse_system(struct tracefile *tf, const uint8_t *p, uint64_t n, uint
 		return fail(tf, -PT_EFORMAT, off, "SYSTEM: page_size %u", s.page_size);
 	if (memchr(p + used, 0, s.release_len))
 		return fail(tf, -PT_EFORMAT, off, "SYSTEM: NUL in release");
+	for (i = 0; i < tf->npages; i++)	/* PAGES written before SYSTEM */
+		if (tf->pages[i].cpu >= s.nr_cpus)
+			return fail(tf, -PT_EFORMAT, off, "SYSTEM: %u cpus, but PAGES of cpu %u",
+				    s.nr_cpus, tf->pages[i].cpu);
 	tf->release = malloc(s.release_len + 1);
 	if (!tf->release)
 		return fail(tf, -PT_ENOMEM, off, "out of memory");
