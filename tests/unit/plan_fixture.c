@@ -184,6 +184,26 @@ void fx_key_critical(struct cfg *c)
 	fx_cfg(c, "key_critical", 0x6000, 0x24, 0, 0, in, 10, e, 6, 1u << 3);
 }
 
+void fx_call_bug(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x7000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x7005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x7008, 2, CFG_I_JCC, 4, 0, 0 },
+		{ 0x700a, 3, CFG_I_PLAIN, 0, 0, 1 },
+		{ 0x700d, 5, CFG_I_CALL, 0, 0, 1 },
+		{ 0x7012, 2, CFG_I_BUG, 0, 0, 2 },
+		{ 0x7014, 4, CFG_I_PLAIN, 0, T, 3 },
+		{ 0x7018, 1, CFG_I_RET, 0, 0, 3 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 3, CFG_E_TAKEN }, { 0, 1, CFG_E_FALL }, { 1, 2, CFG_E_CALL_RETURN },
+		{ 2, 4, CFG_E_EXIT }, { 3, 4, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "call_bug", 0x7000, 0x19, 0, 0, in, 8, e, 5, 1u << 1);
+}
+
 static void put_bits(struct fx_run *r, uint64_t v, unsigned int n)
 {
 	unsigned int i;

@@ -49,6 +49,12 @@ void fx_call_chain(struct cfg *c);
  */
 void fx_key_critical(struct cfg *c);
 
+/*
+ * A call whose return runs straight into a BUG: B0 jcc -> {B1 (call) ->
+ * B2 ud2, B3 ret}. Nothing can observe B1 -> B2 after the call.
+ */
+void fx_call_bug(struct cfg *c);
+
 /* What executing a plan along an edge sequence produced. */
 struct fx_run {
 	uint64_t bits[64];

@@ -264,6 +264,19 @@ static void test_trace_unobservable(void)
 	CU_ASSERT(strstr(pl.reason, "every branch") != NULL);
 	plan_free(&pl);
 	fx_cfg_free(&c);
+
+	/*
+	 * A call returning into a lone ud2: the only site for B1 -> B2 is in
+	 * B1, before the call, so it cannot observe that edge; nothing after
+	 * the call can block EXIT, and both encodings refuse.
+	 */
+	fx_call_bug(&c);
+	for (o.encoding = PT_ENC_WITNESS; o.encoding <= PT_ENC_BITS; o.encoding++) {
+		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
+		CU_ASSERT(strstr(pl.reason, "EXIT") != NULL);
+		plan_free(&pl);
+	}
+	fx_cfg_free(&c);
 }
 
 /* The placement itself on the call diamond, in paths mode. */

@@ -207,8 +207,16 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 
 	if (!unobservable)
 		return -PT_ENOMEM;
+	/*
+	 * A call vertex's out-edge is taken after the call returns: a site
+	 * in the call block (SRC, when the target's first instruction cannot
+	 * be probed, e.g. a ud2) fires before the call, so it cannot observe
+	 * that edge either.
+	 */
 	for (e = 0; e < c->nedges; e++)
-		unobservable[e] = pl->edge_site[e].how == PROBESITE_NONE;
+		unobservable[e] = pl->edge_site[e].how == PROBESITE_NONE ||
+				  (pl->edge_site[e].how == PROBESITE_SRC &&
+				   (c->blocks[c->edges[e].src].flags & CFG_BF_CALL));
 	eo.unobservable = unobservable;
 	if (encoding == PT_ENC_BITS)
 		err = encoding_bits_opts(&pl->g, &eo, &pl->enc);
