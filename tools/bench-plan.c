@@ -10,10 +10,14 @@
  *
  * CFG recovery is timed apart (bench-cfg measures it): plans/s covers
  * weighting, probe sites, spanning tree, numbering or encoding, actions,
- * optimizability and serialization.
+ * optimizability and serialization. Untimed, every trace and paths plan is
+ * bound back the way pathregen does (pr_bind_decoder on the blob): a plan
+ * it cannot decode exactly is counted as a failure, with an example.
+ * Refusals are counted by reason.
  */
 #define _XOPEN_SOURCE 700
 #include <ftw.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +28,8 @@
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
+
+#include "out.h"
 
 enum { M_WITNESS, M_BITS, M_PATHS, M_EDGES, NMODES };
 
@@ -45,6 +51,8 @@ struct stats {
 	uint64_t cheaper;		/* functions whose plan costs no more than every-block */
 	double seconds;
 	char example[512];
+	uint64_t bound, bind_failed;	/* trace/paths: plans pathregen binds back (pr_bind) */
+	char bind_example[256];
 };
 
 /* Refusal reasons with their numbers (edge, block ids) replaced by N, counted. */
@@ -103,6 +111,32 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * Binds the serialized plan the way pathregen does (pr_bind_decoder reads
+ * the emissions back from the blob's sites and rebuilds the decoder
+ * tables). Returns 0 or its error.
+ */
+static int bind_back(const struct cfg *c, const void *blob, size_t len)
+{
+	struct pr_func f;
+	int err = pr_func_init(&f, 1, "f", 1);
+
+	if (err)
+		return err;
+	f.cfg = *c;	/* borrowed: zeroed again before pr_func_free */
+	f.addr = c->addr;
+	f.cold_addr = c->cold_addr;
+	memcpy(&f.mode, (const uint8_t *)blob + offsetof(struct pt_plan, mode), sizeof(f.mode));
+	memcpy(&f.encoding, (const uint8_t *)blob + offsetof(struct pt_plan, encoding),
+	       sizeof(f.encoding));
+	err = pr_func_derive(&f);
+	if (!err)
+		err = pr_bind_decoder(&f, blob, (uint32_t)len);
+	memset(&f.cfg, 0, sizeof(f.cfg));
+	pr_func_free(&f);
+	return err;
+}
+
 static void bench_cfg(const struct cfg *c)
 {
 	int m;
@@ -145,6 +179,19 @@ static void bench_cfg(const struct cfg *c)
 			if (pl.bits > st[m].bits_max)
 				st[m].bits_max = pl.bits;
 			st[m].blob_bytes += len;
+			if (modes[m].mode != PT_MODE_EDGES) {
+				int berr = bind_back(c, blob, len);
+
+				if (!berr) {
+					st[m].bound++;
+				} else {
+					st[m].bind_failed++;
+					if (!st[m].bind_example[0])
+						snprintf(st[m].bind_example,
+							 sizeof(st[m].bind_example), "%s: %s",
+							 c->name, pt_strerror(berr));
+				}
+			}
 		}
 		free(blob);
 		plan_free(&pl);
@@ -234,6 +281,11 @@ int main(int argc, char **argv)
 	for (m = 0; m < NMODES; m++)
 		printf("  %-14s %" PRIu64 " / %" PRIu64 "  %s\n", modes[m].name,
 		       st[m].refused_overflow, st[m].refused_other, st[m].example);
+	printf("\nplans pathregen binds back (pr_bind_decoder on the blob):\n");
+	for (m = 0; m < NMODES; m++)
+		if (modes[m].mode != PT_MODE_EDGES)
+			printf("  %-14s %9" PRIu64 " bound, %" PRIu64 " failed  %s\n", modes[m].name,
+			       st[m].bound, st[m].bind_failed, st[m].bind_example);
 	printf("\nrefusal reasons per mode (numbers shown as N; count, example function):\n");
 	for (m = 0; m < NMODES; m++) {
 		uint32_t k;
