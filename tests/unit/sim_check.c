@@ -175,6 +175,15 @@ int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 			rc = -PT_EMISMATCH;
 		}
 	}
+	/* ... and nothing is left out that a later bit proves */
+	for (i = k; i < t->nev && !rc; i++) {
+		if (t->ev[i].pos < rs.nbits) {
+			snprintf(msg, len, "TRUNCATED at event %u, but the truth's event %u came "
+				 "before bit %llu of %llu", k, i, (unsigned long long)t->ev[i].pos,
+				 (unsigned long long)rs.nbits);
+			rc = -PT_EMISMATCH;
+		}
+	}
 	if (!rc && !(flags & SIMC_TRUNCATED) && t->nev == k) {
 		snprintf(msg, len, "TRUNCATED although the run ended");
 		rc = -PT_EMISMATCH;

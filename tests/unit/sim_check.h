@@ -30,7 +30,8 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
  * events are the truth's; or (regen.h: nothing after the last evidence is
  * guessed) a prefix of the truth, then TRUNCATED naming the innermost open
  * activation at its last reported block, after every bit was read, with no
- * ENTER of the truth left out. A complete run may end so only when its
+ * ENTER of the truth left out and no event that happened before the
+ * stream's last bit (a later bit proves it) left out. A complete run may end so only when its
  * last events needed no bits. A stopped run (SIMC_TRUNCATED) never
  * regenerates past its truth but for the EXIT of an edge into EXIT that
  * emitted; it may also end in a GAP(-PT_EMISMATCH) (stopped between a call

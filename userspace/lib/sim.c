@@ -462,7 +462,7 @@ void sim_truth_free(struct sim_truth *t, const struct sim_program *p)
 }
 
 static void truth_add(struct sim_truth *t, uint32_t type, uint32_t func, uint32_t block,
-		      uint32_t edge, uint32_t depth)
+		      uint32_t edge, uint32_t depth, uint64_t pos)
 {
 	if (t->nomem)
 		return;
@@ -477,7 +477,7 @@ static void truth_add(struct sim_truth *t, uint32_t type, uint32_t func, uint32_
 		t->ev = ne;
 		t->cap = ncap;
 	}
-	t->ev[t->nev++] = (struct sim_event){ type, func, block, edge, depth };
+	t->ev[t->nev++] = (struct sim_event){ type, func, block, edge, depth, pos };
 }
 
 struct run {
@@ -504,8 +504,8 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	r->t->activations[fi]++;
 	if (f->traced) {
 		sim_stream_marker(r->s, REGEN_M_ENTER, f->func_id, 0, ret);
-		truth_add(r->t, REGEN_EV_ENTER, f->func_id, 0, GRAPH_NONE, tdepth);
-		truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, GRAPH_NONE, tdepth);
+		truth_add(r->t, REGEN_EV_ENTER, f->func_id, 0, GRAPH_NONE, tdepth, r->s->nbits);
+		truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, GRAPH_NONE, tdepth, r->s->nbits);
 	}
 	for (;;) {
 		int forced;
@@ -555,10 +555,10 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 			r->em->edge(r->em->ctx, f, e, state, r->s);
 		v = g->edges[e].dst;
 		if (f->traced && v != g->exit)
-			truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, e, tdepth);
+			truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, e, tdepth, r->s->nbits);
 	}
 	if (f->traced)
-		truth_add(r->t, REGEN_EV_EXIT, f->func_id, 0, GRAPH_NONE, tdepth);
+		truth_add(r->t, REGEN_EV_EXIT, f->func_id, 0, GRAPH_NONE, tdepth, r->s->nbits);
 	return 0;
 }
 

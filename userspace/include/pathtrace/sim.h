@@ -102,6 +102,8 @@ struct sim_event {
 	uint32_t block;
 	uint32_t edge;		/* BLOCK: edge that led here, GRAPH_NONE at entry */
 	uint32_t depth;		/* traced depth, 0 = outermost traced */
+	uint64_t pos;		/* bits in the stream when it happened (events before
+				 * the last emission have pos < the stream's nbits) */
 };
 
 struct sim_truth {
