@@ -109,6 +109,20 @@ static int cmp_fixup(const void *x, const void *y)
 	return a->insn < b->insn ? -1 : a->insn > b->insn;
 }
 
+static int cmp_key(const void *x, const void *y)
+{
+	const struct cfg_key_site *a = x, *b = y;
+
+	return a->code < b->code ? -1 : a->code > b->code;
+}
+
+static int cmp_bug(const void *x, const void *y)
+{
+	const struct cfg_bug_site *a = x, *b = y;
+
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
 /*
  * Reads a table of n-byte entries at addr (size bytes) from kcore and
  * resolves its self-relative fields (s32 at 0 and 4; bug flags u16 at 10).
@@ -161,8 +175,10 @@ static int read_table(struct klive *k, struct tables *t, int kind, uint64_t addr
 		qsort(t->fixups, n, sizeof(*t->fixups), cmp_fixup);
 	} else if (kind == 1) {
 		t->nkeys = n;
+		qsort(t->keys, n, sizeof(*t->keys), cmp_key);
 	} else {
 		t->nbugs = n;
+		qsort(t->bugs, n, sizeof(*t->bugs), cmp_bug);
 	}
 	err = 0;
 out:
@@ -298,7 +314,21 @@ static int load_module(struct klive *k, const char *name, struct kmod **out)
 	return 0;
 }
 
-/* Copies the entries of t that fall in [a, a+len) into k's scratch. */
+/* First index of a sorted table whose address field is >= a. */
+#define LOWER(arr, n, field, a)                                                   \
+	({                                                                        \
+		uint32_t l_ = 0, h_ = (n);                                        \
+		while (l_ < h_) {                                                 \
+			uint32_t m_ = l_ + (h_ - l_) / 2;                         \
+			if ((arr)[m_].field < (a))                                \
+				l_ = m_ + 1;                                      \
+			else                                                      \
+				h_ = m_;                                          \
+		}                                                                 \
+		l_;                                                               \
+	})
+
+/* Copies the entries of t (sorted) that fall in [a, a+len) into k's scratch. */
 static int pick(struct klive *k, const struct tables *t, uint64_t a, uint64_t len)
 {
 	struct tables *o = &k->in_t;
@@ -309,23 +339,21 @@ static int pick(struct klive *k, const struct tables *t, uint64_t a, uint64_t le
 	if (!p)
 		return -PT_ENOMEM;
 	o->fixups = p;
-	for (i = 0; i < t->nfixups; i++)
-		if (t->fixups[i].insn - a < len)
-			o->fixups[o->nfixups++] = t->fixups[i];
+	for (i = LOWER(t->fixups, t->nfixups, insn, a);
+	     i < t->nfixups && t->fixups[i].insn - a < len; i++)
+		o->fixups[o->nfixups++] = t->fixups[i];
 	p = realloc(o->keys, (o->nkeys + t->nkeys + 1) * sizeof(*o->keys));
 	if (!p)
 		return -PT_ENOMEM;
 	o->keys = p;
-	for (i = 0; i < t->nkeys; i++)
-		if (t->keys[i].code - a < len)
-			o->keys[o->nkeys++] = t->keys[i];
+	for (i = LOWER(t->keys, t->nkeys, code, a); i < t->nkeys && t->keys[i].code - a < len; i++)
+		o->keys[o->nkeys++] = t->keys[i];
 	p = realloc(o->bugs, (o->nbugs + t->nbugs + 1) * sizeof(*o->bugs));
 	if (!p)
 		return -PT_ENOMEM;
 	o->bugs = p;
-	for (i = 0; i < t->nbugs; i++)
-		if (t->bugs[i].addr - a < len)
-			o->bugs[o->nbugs++] = t->bugs[i];
+	for (i = LOWER(t->bugs, t->nbugs, addr, a); i < t->nbugs && t->bugs[i].addr - a < len; i++)
+		o->bugs[o->nbugs++] = t->bugs[i];
 	return 0;
 }
 
