@@ -66,7 +66,7 @@ static uint32_t remaining(const struct cfg_input *in, uint64_t a)
 static void check(const struct cfg_input *in, const struct cfg *c)
 {
 	uint32_t i, b, e, nb = c->nblocks;
-	uint8_t *seen, *reach, *live;
+	uint8_t *reach;
 	uint32_t *stack, sp;
 
 	CHECK(nb > 0 && c->blocks[0].addr == c->addr, "block 0 is not the entry\n");
@@ -133,12 +133,13 @@ static void check(const struct cfg_input *in, const struct cfg *c)
 				      "fall edge %u does not go to the next insn\n", e);
 		}
 	}
-	/* Reachable from entry, and every block reaches EXIT or a cycle. */
-	seen = calloc(nb + 1, 1);
+	/*
+	 * Every block has a successor (checked above), so every block reaches
+	 * EXIT or a cycle; check each is reachable from the entry.
+	 */
 	reach = calloc(nb + 1, 1);
-	live = calloc(nb + 1, 1);
 	stack = malloc((nb + 1) * sizeof(*stack));
-	if (!seen || !reach || !live || !stack)
+	if (!reach || !stack)
 		abort();
 	sp = 0;
 	stack[sp++] = 0;
@@ -156,13 +157,6 @@ static void check(const struct cfg_input *in, const struct cfg *c)
 	for (b = 0; b < nb; b++)
 		if (!reach[b])
 			break;
-	/*
-	 * A block with no successor cannot exist (nsucc checked above), so
-	 * "reaches EXIT or a cycle" holds by finiteness; check EXIT is
-	 * reachable from entry unless the function is one infinite loop.
-	 */
-	free(seen);
-	free(live);
 	free(stack);
 	free(reach);
 	CHECK(b == nb, "block %u unreachable from entry\n", b);

@@ -18,6 +18,9 @@
  *
  * Edge order per block: Jcc [FALL, TAKEN]; static key [KEY_FALL, KEY_JUMP];
  * faulting instruction [FALL, FIXUP]; call [CALL_RETURN]; exits [EXIT].
+ * A Jcc (or key site) whose target is its own fall-through has two
+ * parallel edges to the same block; both are kept (exact, and the kinds
+ * differ).
  *
  * Refusal tags: "indirect-jump", "runs-off-end", "undecodable",
  * "mid-insn-target", "jump-outside", "loop-insn" (jrcxz/loop*),
