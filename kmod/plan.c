@@ -82,7 +82,7 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 			return -EINVAL;
 		break;
 	case PT_MODE_EDGES:
-		if (pl->encoding < PT_ENC_WITNESS || pl->encoding > PT_ENC_PATH)
+		if (pl->encoding)	/* counters have no encoding */
 			return -EINVAL;
 		break;
 	default:

@@ -67,7 +67,7 @@ struct pt_plan {
 	__u32 flags;		/* PT_PLAN_* */
 	__u32 func_id;		/* caller-chosen, unique among loaded plans */
 	__u16 mode;		/* enum pt_mode */
-	__u16 encoding;		/* enum pt_encoding */
+	__u16 encoding;		/* enum pt_encoding; 0 for PT_MODE_EDGES */
 	__u64 addr;		/* function start (its symbol's address) */
 	__u64 cold_addr;	/* start of the .cold part, or 0 */
 	__u32 len;		/* bytes of the function */

@@ -90,6 +90,30 @@ tail -5 /tmp/verify.out
 check "pathregen --verify: regeneration equals the verify records" pathregen --verify /tmp/verify.bin
 check "disable by name and glob" pathtracectl disable vfs_read 'pt_target_*'
 check "the rest" pathtracectl disable --all
+
+# Phase 3: edge counters. The counts of 5 identical runs (spread over both
+# CPUs and several flushes) must be exactly 5 times the counts of one.
+check "edges plan" pathtracectl enable --mode edges --moddir /pt pt_target_switch
+id=$(pathtracectl list | awk '/pt_target_switch/ { print $1 }')
+edges_run() {
+	pt-plan start
+	for k in $(seq $1); do
+		taskset -c $((k % 2)) sh -c "for a in 1 5 17 40 99 4096 3 250; do echo \"switch \$a\" > $R; done"
+		[ $k = 3 ] && pt-plan flush
+	done
+	pt-plan stop
+	rm -rf $2
+	pt-plan dump $2 >/dev/null
+	pt-plan counters $2 $id
+}
+one=$(edges_run 1 /tmp/e1)
+five=$(edges_run 5 /tmp/e5)
+echo "one run: $one"
+echo "five runs: $five"
+check "counters were written" sh -c "echo '$one' | grep -q '[1-9]'"
+want=$(echo "$one" | awk '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? " " : ""), 5 * $i }')
+check "five runs count exactly five times one" [ "$want" = "$five" ]
+check "disable the edges plan" pathtracectl disable --all
 expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
 check "rmmod" rmmod pathtrace_target pathtrace
 finish

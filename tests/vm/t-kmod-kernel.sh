@@ -79,6 +79,25 @@ dropped=$(pt-plan stats | sed -n 's/.*dropped=\([0-9]*\).*/\1/p')
 reported=$(sed -n "s/.*loss_overrun_count=\([0-9]*\).*/\1/p" /tmp/full.out)
 check "reported drops never exceed counted drops ($reported <= $dropped)" sh -c "[ $reported -le $dropped ]"
 
+# Missed hits: the ENTER handler of vfs_statx reads the return address with
+# copy_from_kernel_nofault, whose own probe then hits inside a handler and
+# is skipped by the kernel (nmissed). Each miss becomes LOSS(MISSED).
+check "remove the plans" pt-plan del all
+check "config 1 MB again" pt-plan config 1024
+check "trace copy_from_kernel_nofault and an ENTER user of it" \
+	pt-plan add --enter --id 100 copy_from_kernel_nofault vfs_statx
+check "start missed" pt-plan start
+workload 3
+check "stop missed" pt-plan stop
+check "drain missed" pt-plan dump /tmp/miss
+pt-plan check /tmp/miss >/tmp/miss.out 2>&1
+cat /tmp/miss.out
+pt-plan fstats 100
+check "the kernel counted misses" sh -c '! pt-plan fstats 100 | grep -q "missed=0 "'
+check "LOSS(MISSED) records in the stream" sh -c '! grep -q "loss_missed_records=0" /tmp/miss.out'
+m=$(pt-plan fstats 100 | sed -n 's/.*missed=\([0-9]*\).*/\1/p')
+check "every miss is reported in the stream ($m)" grep -q "loss_missed_count=$m\$" /tmp/miss.out
+
 # Unload while tracing and a workload runs on both CPUs.
 check "config 1 MB" pt-plan config 1024
 check "start for unload" pt-plan start

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtracectl enable [--mode trace|paths] [--encoding witness|bits]
+ * pathtracectl enable [--mode trace|paths|edges] [--encoding witness|bits]
  *                     [--verify] [--moddir DIR] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
@@ -239,7 +239,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		}
 		if (!strcmp(argv[a], "--mode")) {
 			o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
-				  !strcmp(v, "paths") ? PT_MODE_PATHS : 0;
+				  !strcmp(v, "paths") ? PT_MODE_PATHS :
+				  !strcmp(v, "edges") ? PT_MODE_EDGES : 0;
 		} else if (!strcmp(argv[a], "--encoding")) {
 			o->encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
 				      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
@@ -254,13 +255,13 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			return 2;
 		}
 		if (!o->mode) {
-			ctl_err("enable", "--mode trace|paths, not %s", v);
+			ctl_err("enable", "--mode trace|paths|edges, not %s", v);
 			return 2;
 		}
 		a++;
 	}
 	if (a == argc) {
-		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths] "
+		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|edges] "
 			"[--encoding witness|bits] [--verify] [--moddir DIR] FUNC...");
 		return 2;
 	}
@@ -323,5 +324,5 @@ static int cmd_enable(int argc, char **argv)
 	return ret;
 }
 
-CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths] [--encoding witness|bits] "
+CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|edges] [--encoding witness|bits] "
 	    "[--verify] [--moddir DIR] FUNC...   plan and probe kernel functions (globs allowed)")

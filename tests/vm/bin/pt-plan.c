@@ -21,6 +21,8 @@
  *       parse DIR/cpu*.pages with libtraceevent's kbuffer, print record
  *       counts, and with --map check every BLOCK transition and every Jcc
  *       bit against the static successors (per owner stream).
+ *   pt-plan counters DIR FUNC_ID
+ *       FUNC_ID's edge counters summed over DIR's COUNTERS records.
  *   pt-plan bitseq DIR FUNC_ID
  *       print the bits of each activation of FUNC_ID (task owners only).
  * Exit status: 0 when the command did what it printed, 1 otherwise.
@@ -42,6 +44,8 @@
 #include <traceevent/kbuffer.h>
 
 #include "pathtrace_abi.h"
+
+#define PT_MAX_COUNTERS_TOOL 512
 
 static int dev = -1;
 
@@ -849,7 +853,7 @@ static struct owner_state *owner_get(uint64_t o)
 }
 
 static unsigned long counts[8], bad_len, checked, mismatches, gaps, owner_switches,
-	loss_overrun, loss_missed, order_violations;
+	loss_overrun, loss_missed, loss_missed_count, order_violations;
 
 static void check_block(struct owner_state *os, uint32_t func, uint32_t block)
 {
@@ -957,7 +961,11 @@ static void collect(const struct rec *r, void *ctx)
 			memcpy(&l, r->body, sizeof(l));
 			loss_overrun += l.count;
 		} else if (r->h.arg == PT_LOSS_MISSED) {
+			struct pt_rec_loss l;
+
+			memcpy(&l, r->body, sizeof(l));
 			loss_missed++;
+			loss_missed_count += l.count;
 		}
 	}
 	if (nall == capall) {
@@ -1073,7 +1081,8 @@ static int cmd_check(int argc, char **argv)
 	printf("bits=%lu enter=%lu block=%lu loss=%lu counters=%lu bad=%lu\n",
 	       counts[PT_REC_BITS], counts[PT_REC_ENTER], counts[PT_REC_BLOCK],
 	       counts[PT_REC_LOSS], counts[PT_REC_COUNTERS], bad_len);
-	printf("loss_overrun_count=%lu loss_missed_records=%lu\n", loss_overrun, loss_missed);
+	printf("loss_overrun_count=%lu loss_missed_records=%lu loss_missed_count=%lu\n",
+	       loss_overrun, loss_missed, loss_missed_count);
 	if (map)
 		printf("checked=%lu mismatches=%lu gaps=%lu\n", checked, mismatches, gaps);
 	return bad_len || mismatches || order_violations ? 1 : 0;
@@ -1111,6 +1120,41 @@ static int cmd_bitseq(const char *dir, const char *id)
 	if (in)
 		putchar('\n');
 	return 0;
+}
+
+/* Prints FUNC_ID's edge counters summed over every COUNTERS record of DIR. */
+static uint64_t csum[PT_MAX_COUNTERS_TOOL];
+static uint32_t cfunc, cmax;
+
+static void sum_counters(const struct rec *r, void *ctx)
+{
+	uint32_t n = (r->h.len - sizeof(r->h)) / 8, i;
+
+	(void)ctx;
+	if (r->h.type != PT_REC_COUNTERS || r->h.arg != cfunc)
+		return;
+	for (i = 0; i < n && i < PT_MAX_COUNTERS_TOOL; i++) {
+		uint64_t v;
+
+		memcpy(&v, r->body + 8 * i, 8);
+		csum[i] += v;
+	}
+	if (n > cmax)
+		cmax = n;
+}
+
+static int cmd_counters(const char *dir, const char *id)
+{
+	uint32_t cpu, i;
+
+	cfunc = (uint32_t)atoi(id);
+	for (cpu = 0; cpu < 256; cpu++)
+		if (for_each_record(dir, cpu, sum_counters, NULL) < 0)
+			break;
+	for (i = 0; i < cmax; i++)
+		printf("%s%llu", i ? " " : "", (unsigned long long)csum[i]);
+	printf("\n");
+	return cmax ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -1153,6 +1197,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argv[1]);
 	if (!strcmp(argv[0], "check"))
 		return cmd_check(argc, argv);
+	if (!strcmp(argv[0], "counters") && argc == 3)
+		return cmd_counters(argv[1], argv[2]);
 	if (!strcmp(argv[0], "bitseq") && argc == 3)
 		return cmd_bitseq(argv[1], argv[2]);
 usage:
