@@ -266,6 +266,26 @@ static int truncated(struct engine *en, const struct frame *fr)
 	return rc;
 }
 
+/*
+ * Bits read across a LOSS, or past an ENTER, are not this activation's:
+ * returns 1 with the GAP's rc in *rc, else 0.
+ */
+static int crossed(struct engine *en, int *rc)
+{
+	uint32_t i;
+
+	for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
+		const struct regen_marker *m = &en->s->markers[i];
+
+		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_ENTER) {
+			en->mi = i + 1;
+			*rc = gap(en, m->type == REGEN_M_LOSS ? -PT_EKERNEL : -PT_EFORMAT, m);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int step(struct engine *en)
 {
 	struct frame *fr = &en->stack[en->depth - 1];
@@ -287,6 +307,17 @@ static int step(struct engine *en)
 	if (g->vflags[fr->v] & GRAPH_V_CALL) {
 		uint32_t callee = f->call_callee ? f->call_callee[fr->v] : UINT32_MAX;
 
+		if (!fr->entered && f->ops->before_call) {
+			int err = f->ops->before_call(f, fr->state, &en->br, fr->v, &en->partial);
+
+			if (err == -PT_ETRUNC || (err < 0 && en->br.eof))
+				return truncated(en, fr);
+			if (err < 0)
+				return gap(en, err, NULL);
+			/* the markers up to the new position, as at the top of a step */
+			if (scan(en, &rc))
+				return rc;
+		}
 		m = next_enter(en);
 		if (callee != UINT32_MAX) {
 			if (!fr->entered) {
@@ -310,18 +341,8 @@ static int step(struct engine *en)
 		return gap(en, (int)e, NULL);
 	if ((uint64_t)e >= g->ne || g->edges[e].src != fr->v)
 		return gap(en, -PT_EFORMAT, NULL);
-	/* Bits read across a LOSS, or past an ENTER, are not this activation's. */
-	if (en->mi < en->s->nmarkers && en->s->markers[en->mi].pos < en->br.pos) {
-		uint32_t i;
-
-		for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
-			m = &en->s->markers[i];
-			if (m->type == REGEN_M_LOSS || m->type == REGEN_M_ENTER) {
-				en->mi = i + 1;
-				return gap(en, m->type == REGEN_M_LOSS ? -PT_EKERNEL : -PT_EFORMAT, m);
-			}
-		}
-	}
+	if (crossed(en, &rc))
+		return rc;
 	fr->v = g->edges[e].dst;
 	fr->entered = 0;
 	if (fr->v == g->exit)

@@ -83,6 +83,16 @@ struct regen_decoder_ops {
 	 * path up to its end ran). The engine asks at the end of a stream.
 	 */
 	int (*pending)(const struct regen_func *f, const uint64_t *state);
+	/*
+	 * Optional (NULL: none). Called once per visit of a call vertex v,
+	 * before the engine looks for its callees' ENTER markers: for what a
+	 * plan emits before the call instruction (e.g. a path end at a call
+	 * the decoder has not read yet). Reads what it needs; returns 0 or a
+	 * negative PT_E* as next_edge does (-PT_ETRUNC: bits ran out). Bits
+	 * read across a LOSS or ENTER marker are a gap, as for next_edge.
+	 */
+	int (*before_call)(const struct regen_func *f, uint64_t *state,
+			   struct regen_bitreader *br, uint32_t v, int64_t *partial);
 };
 
 #define REGEN_STATE_WORDS 4

@@ -355,6 +355,113 @@ static void test_fig14_cut(void)
 	CU_ASSERT(cuts >= 3);
 }
 
+/*
+ * The before_call hook: a decoder whose function X (call vertex 0, then
+ * block 2, then EXIT) emits 2 bits (value 2) before its call. The bits are
+ * read before the callee's ENTER is looked for; an ENTER recorded before
+ * those bits is a gap, not a child.
+ */
+static int pre_calls;
+
+static void pre_begin(const struct regen_func *f, uint64_t *state)
+{
+	(void)f;
+	state[0] = 0;
+}
+
+static int pre_before_call(const struct regen_func *f, uint64_t *state,
+			   struct regen_bitreader *br, uint32_t v, int64_t *partial)
+{
+	uint64_t x;
+
+	(void)f;
+	(void)v;
+	(void)partial;
+	pre_calls++;
+	x = regen_read_bits(br, 2);
+	if (br->eof)
+		return -PT_ETRUNC;
+	state[0] = 1;
+	return x == 2 ? 0 : -PT_EFORMAT;
+}
+
+static int64_t pre_next_edge(const struct regen_func *f, uint64_t *state,
+			     struct regen_bitreader *br, uint32_t v, int64_t *partial)
+{
+	(void)br;
+	(void)partial;
+	if ((f->g->vflags[v] & GRAPH_V_CALL) && !state[0])
+		return -PT_EFORMAT;	/* the hook did not run first */
+	return f->g->out_edges[f->g->out_start[v]];
+}
+
+static void test_before_call(void)
+{
+	static const uint32_t two[][2] = { { 0, 2 }, { 2, 1 } };
+	static const uint32_t call0[3] = { GRAPH_V_CALL, 0, 0 };
+	static const struct regen_decoder_ops pre_ops = {
+		.name = "pre", .begin = pre_begin, .next_edge = pre_next_edge,
+		.before_call = pre_before_call,
+	};
+	enum { ID_X = 9 };
+	const struct ev one_child[] = { EN(ID_X, 0), BL(ID_X, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+					TR(ID_G, 0, 1) };
+	const struct ev early[] = { EN(ID_X, 0), BL(ID_X, 0, 0), GAP(ID_X, 0, -PT_EFORMAT) };
+	const struct ev none[] = { EN(ID_X, 0), BL(ID_X, 0, 0), TR(ID_X, 0, 0) };
+	struct regen_func all[NFUNC + 1];
+	struct regen_funcs save = fs;
+	struct graph gx;
+	uint64_t ret[3] = { 0 };
+	uint32_t callee[3] = { UINT32_MAX, UINT32_MAX, UINT32_MAX };
+	struct sim_stream s;
+
+	pg_build(&gx, 3, two, 2, 0, 1, call0);
+	memcpy(all, rf, sizeof(rf));
+	all[NFUNC] = (struct regen_func){ .func_id = ID_X, .name = "x", .g = &gx,
+					  .call_ret_addr = ret, .call_callee = callee,
+					  .ops = &pre_ops };
+	fs = (struct regen_funcs){ all, NFUNC + 1 };
+	/* X's 2 bits, two children, then (after X returned) G at top level */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_X, 0, 0x99);
+	sim_stream_emit(&s, 2, 2);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_emit(&s, 1, 1);	/* a bit of someone after X: proves X went on */
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	pre_calls = 0;
+	/* G at top level then owns the bit: a gap (-PT_ENOENT) comes first */
+	{
+		const struct ev with_bit[] = { EN(ID_X, 0), BL(ID_X, 0, 0), EN(ID_G, 1),
+					       BL(ID_G, 0, 1), EX(ID_G, 1), EN(ID_G, 1),
+					       BL(ID_G, 0, 1), EX(ID_G, 1), BL(ID_X, 2, 0),
+					       EX(ID_X, 0), GAP(UINT32_MAX, 0, -PT_ENOENT),
+					       RS(ID_G), EN(ID_G, 0), BL(ID_G, 0, 0),
+					       TR(ID_G, 0, 0) };
+
+		expect(&s, with_bit, 15);
+	}
+	CU_ASSERT_EQUAL(pre_calls, 1);	/* once per visit, not after each child */
+	/* without the trailing bit: X after its children is not proven */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_X, 0, 0x99);
+	sim_stream_emit(&s, 2, 2);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	expect(&s, one_child, 5);
+	/* a child's ENTER before X's pre-call bits cannot be X's: a gap */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_X, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x77);
+	sim_stream_emit(&s, 2, 2);
+	expect(&s, early, 3);
+	/* the stream ends before the pre-call bits */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_X, 0, 0x99);
+	expect(&s, none, 3);
+	fs = save;
+	graph_free(&gx);
+}
+
 static void test_callback_stops(void)
 {
 	struct sim_stream s;
@@ -395,6 +502,7 @@ static void test_all(void)
 	test_leading_bits_and_stale_enter();
 	test_fig14_multiprocedure();
 	test_fig14_cut();
+	test_before_call();
 	test_callback_stops();
 	teardown();
 }
