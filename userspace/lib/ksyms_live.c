@@ -37,6 +37,7 @@ struct klive {
 	struct klive_paths p;
 	struct ksyms *ks;
 	struct kcore *kc;
+	uint64_t init_start, init_end;	/* vmlinux __init text, freed after boot */
 	int vmlinux_read;
 	char vmlinux_why[160];
 	struct tables vt;
@@ -71,6 +72,8 @@ int klive_open(const struct klive_paths *p, struct klive **out)
 		klive_close(k);
 		return err;
 	}
+	k->init_start = ksyms_addr(k->ks, "_sinittext");
+	k->init_end = ksyms_addr(k->ks, "_einittext");
 	*out = k;
 	return 0;
 }
@@ -469,10 +472,9 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 			return -PT_EREFUSED;
 		}
 	} else {
-		uint64_t is = ksyms_addr(k->ks, "_sinittext"), ie = ksyms_addr(k->ks, "_einittext");
-
 		/* Init code is freed (poisoned with int3) after boot; kallsyms keeps its names. */
-		if (is && ie && s->addr >= is && s->addr < ie) {
+		if (k->init_start && k->init_end && s->addr >= k->init_start &&
+		    s->addr < k->init_end) {
 			*tag = "init-freed";
 			snprintf(detail, n, "%s: __init code, freed after boot", name);
 			return -PT_EREFUSED;
