@@ -377,7 +377,7 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
  * after the last) is hit when stamp[j-1] < hi and stamp[j] > lo.
  */
 static void mark_boundaries(const struct segment *s, size_t n, const struct loss_event *le,
-			    struct boundary_loss *bl)
+			    uint64_t owner, struct boundary_loss *bl)
 {
 	size_t lo = 0, hi = n, j;
 
@@ -390,6 +390,15 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 			else
 				lo = mid + 1;
 		}
+		/*
+		 * The owner whose segment was open at the loss has the LOSS
+		 * record inline at that segment's end, which covers the
+		 * boundary right after it; its later boundaries up to hi can
+		 * still hide a dropped segment of its own (it may have run
+		 * elsewhere in between), so they are marked like anyone's.
+		 */
+		if (le->open_owner == owner)
+			lo++;
 	}
 	for (j = lo; j <= n; j++) {
 		if (j > 0 && le->hi_known && s[j - 1].stamp >= le->hi)
@@ -405,8 +414,6 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 
 static int affects(const struct loss_event *le, uint64_t owner)
 {
-	if (le->has_open_owner && le->open_owner == owner)
-		return 0;	/* its own stream has the LOSS record inline */
 	if (le->kind == PT_LOSS_MISSED)
 		return is_interrupt_owner_of(owner, le->cpu);
 	/* Idle and interrupt owners are per CPU: a loss elsewhere hides none of theirs. */
@@ -572,7 +579,7 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 		memset(bl, 0, (n + 1) * sizeof(*bl));
 		for (k = 0; k < b.nlosses; k++)
 			if (affects(&b.losses[k], b.segs[i].owner))
-				mark_boundaries(&b.segs[i], n, &b.losses[k], bl);
+				mark_boundaries(&b.segs[i], n, &b.losses[k], b.segs[i].owner, bl);
 		err = assemble(&b, &b.segs[i], n, bl, &out->streams[out->nstreams],
 			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams]);
 		out->nstreams++;

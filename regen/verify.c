@@ -73,16 +73,19 @@ static int verify_stream_begin(struct out_writer *w, const struct out_stream *st
 }
 
 /*
- * The next BLOCK marker at or after v->next, or NULL. Passing a LOSS marker
- * sets v->lost: BLOCK records may be missing from there on, and the
- * engine's blocks up to its gap are not comparable.
+ * The next BLOCK marker at or after v->next, or NULL. A LOSS marker on the
+ * way sets v->lost and stops the scan just past it: BLOCK records may be
+ * missing from there on, the engine's blocks up to its gap are not
+ * comparable, and the scan must not run past the ENTER the engine will
+ * resynchronize at.
  */
 static const struct regen_marker *next_block(struct verify *v, const struct regen_stream *s)
 {
 	while (v->next < s->nmarkers && s->markers[v->next].type != REGEN_M_BLOCK) {
-		if (s->markers[v->next].type == REGEN_M_LOSS)
+		if (s->markers[v->next++].type == REGEN_M_LOSS) {
 			v->lost = 1;
-		v->next++;
+			return NULL;
+		}
 	}
 	return v->next < s->nmarkers ? &s->markers[v->next] : NULL;
 }
@@ -125,6 +128,11 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 
 	switch (ev->type) {
 	case REGEN_EV_BLOCK:
+		/*
+		 * next_block may meet a LOSS marker on its way: then this
+		 * block's record was lost, and nothing is comparable until
+		 * the engine resynchronizes.
+		 */
 		mk = v->lost ? NULL : next_block(v, st->s);
 		if (v->lost) {
 			v->res->skipped++;

@@ -61,17 +61,21 @@ static void test_verify(void)
 	uint64_t n, blocks = 0, i, gap_at = 0;
 	uint32_t nm, k, mid;
 
-	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 7 + 1, 3, PT_MODE_TRACE, PT_ENC_WITNESS,
-					   PT_PLAN_VERIFY), 0);
-	ev = rt_truth_events(&c.r, RT_TASK(0), &n);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
-	for (i = 0; i < n; i++)
-		blocks += ev[i].type == REGEN_EV_BLOCK;
-	if (blocks < 4) {	/* too short a run to mutate; another task's then */
-		free(ev);
-		ev = rt_truth_events(&c.r, RT_TASK(1), &n);
-		for (i = 0, blocks = 0; i < n; i++)
-			blocks += ev[i].type == REGEN_EV_BLOCK;
+	/* A random run long enough to mutate: try tasks, then other seeds. */
+	for (k = 0, ev = NULL; k < 64 && blocks < 4; k++) {
+		uint32_t task;
+
+		CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 7 + 1 + k, 3, PT_MODE_TRACE,
+						   PT_ENC_WITNESS, PT_PLAN_VERIFY), 0);
+		for (task = 0; task < 3 && blocks < 4; task++) {
+			free(ev);
+			ev = rt_truth_events(&c.r, RT_TASK(task), &n);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
+			for (i = 0, blocks = 0; i < n; i++)
+				blocks += ev[i].type == REGEN_EV_BLOCK;
+		}
+		if (blocks < 4)
+			rt_case_free(&c);
 	}
 	CU_ASSERT_FATAL(blocks >= 4);
 	mk = markers_of(ev, n, &nm);
