@@ -72,8 +72,13 @@ int klive_open(const struct klive_paths *p, struct klive **out)
 		klive_close(k);
 		return err;
 	}
-	k->init_start = ksyms_addr(k->ks, "_sinittext");
-	k->init_end = ksyms_addr(k->ks, "_einittext");
+	/* __init_begin..__init_end holds .init.text and the built-ins' .exit.text. */
+	k->init_start = ksyms_addr(k->ks, "__init_begin");
+	k->init_end = ksyms_addr(k->ks, "__init_end");
+	if (!k->init_start || !k->init_end) {
+		k->init_start = ksyms_addr(k->ks, "_sinittext");
+		k->init_end = ksyms_addr(k->ks, "_einittext");
+	}
 	*out = k;
 	return 0;
 }
@@ -476,7 +481,7 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 		if (k->init_start && k->init_end && s->addr >= k->init_start &&
 		    s->addr < k->init_end) {
 			*tag = "init-freed";
-			snprintf(detail, n, "%s: __init code, freed after boot", name);
+			snprintf(detail, n, "%s: __init/__exit code, freed after boot", name);
 			return -PT_EREFUSED;
 		}
 		if (!k->vmlinux_read) {

@@ -15,8 +15,8 @@
  *    header (size). A module whose .ko cannot be read (missing or
  *    compressed) has unknown static keys and fixups: its functions are
  *    refused ("unknown-static-key").
- *  - vmlinux __init functions (between _sinittext and _einittext) were
- *    freed after boot: refused ("init-freed").
+ *  - vmlinux __init and built-in __exit functions (between __init_begin
+ *    and __init_end) were freed after boot: refused ("init-freed").
  *  - An indirect jmp is a tail call only where the module's .ko proves no
  *    address inside the function is taken (elfobj); in vmlinux it is
  *    refused.
