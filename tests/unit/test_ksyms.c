@@ -295,9 +295,16 @@ static void test_kallsyms_and_kcore(void)
 
 	snprintf(path, sizeof(path), "%s/kallsyms.dup", d);
 	write_file(path, "ffffffff81000000 t dup\nffffffff81000010 t dup\n"
-			 "ffffffff81000020 T dup\t[m1]\nffffffff81000030 D data\n");
+			 "ffffffff81000020 T dup\t[m1]\nffffffff81000030 D data\n"
+			 "ffffffff81000040 W weakfn\n"
+			 "ffffffff81000110 t dup.cold\nffffffff81000100 t dup.cold\n");
 	CU_ASSERT_EQUAL_FATAL(ksyms_load(path, &ks), 0);
-	CU_ASSERT_EQUAL(ksyms_count(ks), 3);
+	CU_ASSERT_EQUAL(ksyms_count(ks), 6);
+	CU_ASSERT(ksyms_find(ks, "weakfn", NULL) >= 0);	/* weak functions are text */
+	/* Two static dups with two cold parts: paired in address (link) order. */
+	CU_ASSERT_EQUAL(ksyms_get(ks, ksyms_get(ks, 0)->cold)->addr, 0xffffffff81000100ull);
+	CU_ASSERT_EQUAL(ksyms_get(ks, ksyms_get(ks, 1)->cold)->addr, 0xffffffff81000110ull);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 2)->cold, KSYMS_NONE);	/* [m1]'s dup has none */
 	CU_ASSERT_EQUAL(ksyms_find(ks, "dup", NULL), -PT_EINVAL);	/* two static dups */
 	CU_ASSERT(ksyms_find(ks, "dup", "m1") >= 0);
 	CU_ASSERT_EQUAL(ksyms_find(ks, "data", NULL), -PT_ENOENT);	/* not text */

@@ -40,12 +40,17 @@ static int cmp_name(const void *x, const void *y)
 	const struct ksym *b = &sort_ks->text[*(const uint32_t *)y];
 	int r = strcmp(a->name, b->name);
 
-	return r ? r : modcmp(a->module, b->module);
+	if (!r)
+		r = modcmp(a->module, b->module);
+	if (!r)	/* same name and module: address order (text[] is sorted by address) */
+		r = *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
+	return r;
 }
 
+/* Text symbols; weak functions are W/w (tail calls name them too). */
 static int is_text(char t)
 {
-	return t == 't' || t == 'T';
+	return t == 't' || t == 'T' || t == 'W' || t == 'w';
 }
 
 /* Range of by_name entries with name (and module, if any_module is 0). */
@@ -75,6 +80,17 @@ static void name_range(const struct ksyms *ks, const char *name, const char *mod
 		l++;
 	}
 	*hi = l;
+}
+
+/* Position of text index t among by_name[lo, hi). */
+static uint32_t ks_rank(const struct ksyms *ks, uint32_t lo, uint32_t hi, uint32_t t)
+{
+	uint32_t k;
+
+	for (k = lo; k < hi; k++)
+		if (ks->by_name[k] == t)
+			return k - lo;
+	return 0;
 }
 
 static char *keep(struct ksyms *ks, const char *s, size_t *cap)
@@ -177,7 +193,12 @@ int ksyms_load(const char *path, struct ksyms **out)
 	sort_ks = ks;
 	qsort(ks->by_name, ks->ntext, sizeof(*ks->by_name), cmp_name);
 	sort_ks = NULL;
-	/* Pair f with f.cold of the same module when both names are unique there. */
+	/*
+	 * Pair f with f.cold of the same module: unique names, or else the
+	 * k-th f with the k-th f.cold in address (link) order when the counts
+	 * match. A wrong pair can only make a jump land outside both parts,
+	 * a refusal, never a wrong CFG: the parts' ranges are disjoint.
+	 */
 	for (t = 0; t < ks->ntext; t++) {
 		struct ksym *s = &ks->text[t];
 		size_t n = strlen(s->name);
@@ -189,8 +210,9 @@ int ksyms_load(const char *path, struct ksyms **out)
 		name[n - 5] = 0;
 		name_range(ks, name, s->module, 0, &lo, &hi);
 		name_range(ks, s->name, s->module, 0, &clo, &chi);
-		if (hi - lo == 1 && chi - clo == 1)
-			ks->text[ks->by_name[lo]].cold = t;
+		if (hi - lo == chi - clo &&
+		    ks->text[ks->by_name[lo + (ks_rank(ks, clo, chi, t))]].cold == KSYMS_NONE)
+			ks->text[ks->by_name[lo + ks_rank(ks, clo, chi, t)]].cold = t;
 	}
 	*out = ks;
 	err = 0;

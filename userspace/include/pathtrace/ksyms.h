@@ -37,7 +37,8 @@ struct ksym {
 	const char *name;
 	const char *module;	/* NULL for vmlinux */
 	char type;		/* kallsyms type letter */
-	uint32_t cold;		/* the f.cold symbol of f (same module), or KSYMS_NONE */
+	uint32_t cold;		/* the f.cold symbol of f (same module), or KSYMS_NONE;
+				 * repeated names pair k-th with k-th in address order */
 };
 
 struct ksyms;
@@ -50,7 +51,7 @@ struct ksyms;
 int ksyms_load(const char *path, struct ksyms **out);
 void ksyms_free(struct ksyms *ks);
 
-/* Text symbols (t/T), sorted by address. */
+/* Text symbols (t/T, and W/w: weak functions), sorted by address. */
 uint32_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_get(const struct ksyms *ks, uint32_t i);
 
