@@ -305,10 +305,18 @@ static void test_kallsyms_and_kcore(void)
 	CU_ASSERT_EQUAL(ksyms_get(ks, ksyms_get(ks, 0)->cold)->addr, 0xffffffff81000100ull);
 	CU_ASSERT_EQUAL(ksyms_get(ks, ksyms_get(ks, 1)->cold)->addr, 0xffffffff81000110ull);
 	CU_ASSERT_EQUAL(ksyms_get(ks, 2)->cold, KSYMS_NONE);	/* [m1]'s dup has none */
+
 	CU_ASSERT_EQUAL(ksyms_find(ks, "dup", NULL), -PT_EINVAL);	/* two static dups */
 	CU_ASSERT(ksyms_find(ks, "dup", "m1") >= 0);
 	CU_ASSERT_EQUAL(ksyms_find(ks, "data", NULL), -PT_ENOENT);	/* not text */
 	CU_ASSERT_EQUAL(ksyms_addr(ks, "data"), 0xffffffff81000030ull);
+	ksyms_free(ks);
+	/* One cold part, two candidates: both get it (only its owner can reach it). */
+	write_file(path, "ffffffff81000000 t two\nffffffff81000010 t two\n"
+			 "ffffffff81000100 t two.cold\n");
+	CU_ASSERT_EQUAL_FATAL(ksyms_load(path, &ks), 0);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 0)->cold, 2);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 1)->cold, 2);
 	ksyms_free(ks);
 	write_file(path, "0000000000000000 T a\n0000000000000000 T b\n");
 	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_ENOENT);	/* kptr_restrict */

@@ -196,13 +196,14 @@ int ksyms_load(const char *path, struct ksyms **out)
 	/*
 	 * Pair f with f.cold of the same module: unique names, or else the
 	 * k-th f with the k-th f.cold in address (link) order when the counts
-	 * match. A wrong pair can only make a jump land outside both parts,
-	 * a refusal, never a wrong CFG: the parts' ranges are disjoint.
+	 * match, or the one f.cold to every f. A wrong pair can only make a
+	 * jump land outside both parts, a refusal, never a wrong CFG: the
+	 * parts' ranges are disjoint and only reachable code enters a CFG.
 	 */
 	for (t = 0; t < ks->ntext; t++) {
 		struct ksym *s = &ks->text[t];
 		size_t n = strlen(s->name);
-		uint32_t clo, chi;
+		uint32_t clo, chi, k;
 
 		if (n < 6 || n - 5 >= sizeof(name) || strcmp(s->name + n - 5, ".cold"))
 			continue;
@@ -211,8 +212,14 @@ int ksyms_load(const char *path, struct ksyms **out)
 		name_range(ks, name, s->module, 0, &lo, &hi);
 		name_range(ks, s->name, s->module, 0, &clo, &chi);
 		if (hi - lo == chi - clo &&
-		    ks->text[ks->by_name[lo + (ks_rank(ks, clo, chi, t))]].cold == KSYMS_NONE)
+		    ks->text[ks->by_name[lo + (ks_rank(ks, clo, chi, t))]].cold == KSYMS_NONE) {
 			ks->text[ks->by_name[lo + ks_rank(ks, clo, chi, t)]].cold = t;
+		} else if (chi - clo == 1) {
+			/* One f.cold for several f: each gets it; only its owner reaches it. */
+			for (k = lo; k < hi; k++)
+				if (ks->text[ks->by_name[k]].cold == KSYMS_NONE)
+					ks->text[ks->by_name[k]].cold = t;
+		}
 	}
 	*out = ks;
 	err = 0;

@@ -38,7 +38,8 @@ struct ksym {
 	const char *module;	/* NULL for vmlinux */
 	char type;		/* kallsyms type letter */
 	uint32_t cold;		/* the f.cold symbol of f (same module), or KSYMS_NONE;
-				 * repeated names pair k-th with k-th in address order */
+				 * repeated names pair k-th with k-th in address order,
+				 * or all share a single f.cold (see ksyms_load) */
 };
 
 struct ksyms;
