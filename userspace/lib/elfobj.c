@@ -470,7 +470,11 @@ static int local_noreturn(struct elfobj *o, const char *name)
 		return o->noreturn[f] == 1;
 	if (o->funcs[f].parent != ELFOBJ_NONE)
 		return 0;
+	/* Deep call chains are not followed (stack): unknown means it returns. */
+	if (o->noreturn_depth >= 32)
+		return 0;
 	o->noreturn[f] = 2;	/* recursion: assume it returns */
+	o->noreturn_depth++;
 	memset(&c, 0, sizeof(c));
 	memset(&sc, 0, sizeof(sc));
 	if (!fill_input(o, f, &in, &sc) && !cfg_build(&in, &c)) {
@@ -489,6 +493,7 @@ static int local_noreturn(struct elfobj *o, const char *name)
 	free(sc.ks);
 	free(sc.bs);
 	free(sc.as);
+	o->noreturn_depth--;
 	o->noreturn[f] = never;
 	return never;
 }

@@ -46,6 +46,7 @@ struct elfobj {
 	uint32_t *by_addr;	/* function indices sorted by addr */
 	uint32_t *by_name;	/* function indices sorted by name */
 	int8_t *noreturn;
+	int noreturn_depth;	/* nesting of the dead-end analysis */
 	uint8_t *taken_inside;	/* per function: a code pointer leads into its body */	/* per function: -1 unknown, 0 returns, 1 never, 2 in progress */
 	struct cfg_fixup *fixups;	/* sorted by insn */
 	uint32_t nfixups;
