@@ -63,7 +63,7 @@ awk -v t0=$t0 -v t1=$t1 '
 	/: enabled as/ { n++; p += $5; eb += $NF; sub(/\(/, "", $7); o += $7 }
 	END { printf "FIGURE plan: %d functions, %.1f probes/function (%.1f planned jump-optimizable) vs every-block %.1f\n", n, p / n, o / n, eb / n }' /tmp/en.out
 awk -v t0=$t0 -v t1=$t1 'NR > 2 { p += $3; o += $4; h += $5; b += $7 }
-	END { printf "FIGURE kernel: %d probes, %d jump-optimized (%.0f%%), %d hits, %d bytes, %.0f bytes/s over %.1f s\n", p, o, 100 * o / p, h, b, b / (t1 - t0), t1 - t0 }' /tmp/status.out
+	END { printf "FIGURE kernel: %d probes, %d jump-optimized (%.0f%%), %d hits, %d bytes (%d per workload round), %.0f bytes/s over %.1f s\n", p, o, 100 * o / p, h, b, b / 20, b / (t1 - t0), t1 - t0 }' /tmp/status.out
 check "optimized count agrees with debugfs" sh -c "[ $(grep -c '\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list) = $(awk 'NR > 2 { o += $4 } END { print o }' /tmp/status.out) ]"
 pathregen --stats /tmp/plan.bin >/tmp/stats.out 2>&1
 echo "pathregen --stats: $?"
@@ -75,6 +75,8 @@ check "nothing listed" sh -c '[ $(pathtracectl list | wc -l) = 1 ]'
 check "no probes left" sh -c '! grep -q . /sys/kernel/debug/kprobes/list'
 
 # Phase 2: the same functions with verify probes; regeneration must equal them.
+# Known failure (not the module's): vfs_open tail-calls do_dentry_open; pathregen
+# does not descend into the tail-callee's ENTER at the caller's call vertex.
 pathtracectl enable --verify $REAL >/tmp/env.out 2>&1
 # pt_target_bug is left out: its plan emits a call vertex's out-edge before
 # the call (pathregen refuses that function; a planner issue, reported).
@@ -83,6 +85,8 @@ pathtracectl enable --verify --mode paths --moddir /pt pt_target_untraced >>/tmp
 check "verify plans enabled" sh -c '[ $(grep -c ": enabled as" /tmp/env.out) -ge 28 ]'
 pathtracectl record -o /tmp/verify.bin -- sh /tmp/workload.sh 10 >/tmp/rec.out 2>&1
 cat /tmp/rec.out
+pathtracectl status | awk 'NR > 2 { p += $3; o += $4; b += $7 }
+	END { printf "FIGURE verify run (plan + every-block probes): %d probes, %d jump-optimized (%.0f%%), %d bytes (%d per workload round)\n", p, o, 100 * o / p, b, b / 10 }'
 check "every CPU contributed pages" sh -c 'grep -q "cpu0 [1-9][0-9]*, cpu1 [1-9]" /tmp/rec.out'
 pathregen --verify /tmp/verify.bin >/tmp/verify.out 2>&1
 echo "pathregen --verify: $?"
