@@ -14,6 +14,8 @@
 #include <pathtrace/ksyms.h>
 #include <pathtrace/noreturn.h>
 
+#include "ktables.h"
+
 #define MAX_LEN (1u << 20)	/* upper-bound sizes beyond this are cut (and refused if reached) */
 
 struct tables {
@@ -110,86 +112,31 @@ const struct ksyms *klive_ksyms(const struct klive *k)
 	return k->ks;
 }
 
-static int cmp_fixup(const void *x, const void *y)
-{
-	const struct cfg_fixup *a = x, *b = y;
-
-	return a->insn < b->insn ? -1 : a->insn > b->insn;
-}
-
-static int cmp_key(const void *x, const void *y)
-{
-	const struct cfg_key_site *a = x, *b = y;
-
-	return a->code < b->code ? -1 : a->code > b->code;
-}
-
-static int cmp_bug(const void *x, const void *y)
-{
-	const struct cfg_bug_site *a = x, *b = y;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
-}
-
 /*
- * Reads a table of n-byte entries at addr (size bytes) from kcore and
- * resolves its self-relative fields (s32 at 0 and 4; bug flags u16 at 10).
- * kind: 0 exception, 1 jump, 2 bug table.
+ * Reads a table of size bytes at addr from kcore and decodes it (kind: 0
+ * exception, 1 jump, 2 bug table); live fields hold their offsets.
  */
 static int read_table(struct klive *k, struct tables *t, int kind, uint64_t addr, uint64_t size)
 {
-	static const uint32_t esize[3] = { 12, 16, 12 };
-	uint32_t n, i;
+	struct ktable kt = { NULL, size, addr, NULL, NULL };
 	uint8_t *buf;
 	int err;
 
 	if (!size)
 		return 0;
-	if (size % esize[kind] || size > (64u << 20))
+	if (size > (64u << 20))
 		return -PT_EFORMAT;
-	n = size / esize[kind];
 	buf = malloc(size);
 	if (!buf)
 		return -PT_ENOMEM;
 	err = kcore_read(k->kc, addr, buf, size);
-	if (err)
-		goto out;
-	err = -PT_ENOMEM;
-	if (kind == 0 && !(t->fixups = calloc(n, sizeof(*t->fixups))))
-		goto out;
-	if (kind == 1 && !(t->keys = calloc(n, sizeof(*t->keys))))
-		goto out;
-	if (kind == 2 && !(t->bugs = calloc(n, sizeof(*t->bugs))))
-		goto out;
-	for (i = 0; i < n; i++) {
-		uint64_t f = addr + (uint64_t)i * esize[kind];
-		const uint8_t *e = buf + (size_t)i * esize[kind];
-		int32_t a, b;
-		uint16_t flags;
-
-		memcpy(&a, e, 4);
-		memcpy(&b, e + 4, 4);
-		if (kind == 0)
-			t->fixups[i] = (struct cfg_fixup){ f + a, f + 4 + b };
-		else if (kind == 1)
-			t->keys[i] = (struct cfg_key_site){ f + a, f + 4 + b };
-		else {
-			memcpy(&flags, e + 10, 2);
-			t->bugs[i] = (struct cfg_bug_site){ f + a, flags & 1 };	/* BUGFLAG_WARNING */
-		}
-	}
-	if (kind == 0) {
-		t->nfixups = n;
-		qsort(t->fixups, n, sizeof(*t->fixups), cmp_fixup);
-	} else if (kind == 1) {
-		t->nkeys = n;
-		qsort(t->keys, n, sizeof(*t->keys), cmp_key);
-	} else {
-		t->nbugs = n;
-		qsort(t->bugs, n, sizeof(*t->bugs), cmp_bug);
-	}
-	err = 0;
-out:
+	kt.data = buf;
+	if (!err && kind == 0)
+		err = ktable_read_fixups(&kt, &t->fixups, &t->nfixups);
+	else if (!err && kind == 1)
+		err = ktable_read_keys(&kt, &t->keys, &t->nkeys);
+	else if (!err)
+		err = ktable_read_bugs(&kt, &t->bugs, &t->nbugs);
 	free(buf);
 	return err;
 }

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ktables - decoding the kernel's exception, jump-label and bug tables
+ * (x86-64, Linux 6.1 layouts), wherever their bytes come from: an ELF
+ * object (elfobj_tables.c) or the running kernel (ksyms_live.c).
+ */
+#ifndef PATHTRACE_KTABLES_H
+#define PATHTRACE_KTABLES_H
+
+#include <stdint.h>
+
+#include <pathtrace/cfg.h>
+
+#define KTABLE_EX_ENTRY 12	/* s32 insn, s32 fixup, s32 data */
+#define KTABLE_JUMP_ENTRY 16	/* s32 code, s32 target, s64 key */
+#define KTABLE_BUG_ENTRY 12	/* s32 bug_addr, s32 file, u16 line, u16 flags (DEBUG_BUGVERBOSE) */
+
+/* What a field reader returns for a field whose target cannot be known. */
+#define KTABLE_UNKNOWN 1
+
+/* A table's bytes, where they are, and how its s32 self-relative fields resolve. */
+struct ktable {
+	const uint8_t *data;
+	uint64_t size;
+	uint64_t addr;		/* the address of data[0] */
+	/*
+	 * Resolves the s32 field at offset off into *target: 0, KTABLE_UNKNOWN,
+	 * or a negative PT_E* code. NULL: the field holds the offset itself.
+	 */
+	int (*field)(const struct ktable *t, uint64_t off, uint64_t *target);
+	const void *ctx;	/* for field */
+};
+
+/*
+ * The address the s32 field at offset off points at, through t->field.
+ * Returns 0, KTABLE_UNKNOWN, -PT_EFORMAT for a field outside the table, or
+ * what t->field returns.
+ */
+int ktable_field(const struct ktable *t, uint64_t off, uint64_t *target);
+
+/*
+ * Decodes an __ex_table, __jump_table or __bug_table into a new array
+ * (*out, free()d by the caller) of *n entries sorted by address.
+ * Returns 0, -PT_EFORMAT (size not a whole number of entries, a field
+ * outside the table or not known, or what t->field refuses) or -PT_ENOMEM.
+ */
+int ktable_read_fixups(const struct ktable *t, struct cfg_fixup **out, uint32_t *n);
+int ktable_read_keys(const struct ktable *t, struct cfg_key_site **out, uint32_t *n);
+int ktable_read_bugs(const struct ktable *t, struct cfg_bug_site **out, uint32_t *n);
+
+#endif
