@@ -13,6 +13,8 @@
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
 
+#include "abi_struct.h"
+
 int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 {
 	size_t n = pl->hdr.total_len;
@@ -51,14 +53,6 @@ bad(struct why *w, int err, const char *fmt, ...)
 	return err;
 }
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return 0;
-	return 1;
-}
-
 /* Copies count elements of in_size bytes into out (known bytes only). */
 static int copy_elems(void **out, const uint8_t *in, uint32_t count, uint32_t in_size,
 		      size_t known)
@@ -68,13 +62,11 @@ static int copy_elems(void **out, const uint8_t *in, uint32_t count, uint32_t in
 
 	if (!o)
 		return -PT_ENOMEM;
-	for (i = 0; i < count; i++) {
-		if (!all_zero(in + (size_t)i * in_size + known, in_size - known)) {
+	for (i = 0; i < count; i++)
+		if (abi_struct_load(o + (size_t)i * known, known, in + (size_t)i * in_size, in_size)) {
 			free(o);
 			return -PT_EFORMAT;
 		}
-		memcpy(o + (size_t)i * known, in + (size_t)i * in_size, known);
-	}
 	*out = o;
 	return 0;
 }
@@ -265,13 +257,12 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 			   sizeof(struct pt_plan));
 	if (len < h->size)
 		return bad(&w, -PT_ETRUNC, "blob of %zu bytes, header says %u", len, h->size);
-	if (!all_zero(b + sizeof(struct pt_plan), h->size - sizeof(struct pt_plan)))
+	if (abi_struct_load(&v->hdr, sizeof(v->hdr), b, h->size))
 		return bad(&w, -PT_EFORMAT, "header bytes unknown to ABI %u.%u are not zero",
 			   PT_ABI_MAJOR, PT_ABI_MINOR);
 	if (h->abi_major != PT_ABI_MAJOR)
 		return bad(&w, -PT_EVERSION, "ABI major %u, this build reads %u", h->abi_major,
 			   PT_ABI_MAJOR);
-	memcpy(&v->hdr, h, sizeof(v->hdr));
 	err = check_header(&v->hdr, len, &w);
 	if (err)
 		return err;

@@ -13,6 +13,8 @@
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
+#include "abi_struct.h"
+
 #define PAGE_SIZE_MIN 32u
 #define PAGE_SIZE_MAX (1u << 20)
 #define NAME_MAX_LEN 4096u
@@ -33,14 +35,6 @@ static int fail(struct tracefile *tf, int err, uint64_t off, const char *fmt, ..
 	return err;
 }
 
-static int all_zero(const uint8_t *p, size_t n)
-{
-	while (n--)
-		if (*p++)
-			return 0;
-	return 1;
-}
-
 /*
  * Loads a self-sized struct (first u32 is its size) from avail bytes into
  * dst (dst_size bytes) by the growth rules: a smaller size reads missing
@@ -58,9 +52,7 @@ static int64_t load_sized(void *dst, size_t dst_size, const uint8_t *src, uint64
 	memcpy(&size, src, 4);
 	if (size < min || size > avail)
 		return -PT_EFORMAT;
-	memset(dst, 0, dst_size);
-	memcpy(dst, src, size < dst_size ? size : dst_size);
-	if (size > dst_size && !all_zero(src + dst_size, size - dst_size))
+	if (abi_struct_load(dst, dst_size, src, size))
 		return -PT_EFORMAT;
 	return size;
 }
@@ -228,9 +220,7 @@ static int parse_header(struct tracefile *tf)
 	if (size > tf->size)
 		return fail(tf, -PT_ETRUNC, tf->size, "file header: size %u", size);
 	/* The size field sits after the magic, so load by hand (growth rules). */
-	memset(&h, 0, sizeof(h));
-	memcpy(&h, tf->buf, size < sizeof(h) ? size : sizeof(h));
-	if (size > sizeof(h) && !all_zero(tf->buf + sizeof(h), size - sizeof(h)))
+	if (abi_struct_load(&h, sizeof(h), tf->buf, size))
 		return fail(tf, -PT_EFORMAT, sizeof(h), "file header: unknown non-zero fields");
 	if (h.endian != PT_FILE_ENDIAN)
 		return fail(tf, -PT_EVERSION, offsetof(struct pt_file_header, endian),
