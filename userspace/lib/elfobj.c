@@ -14,6 +14,7 @@
 #include <pathtrace/noreturn.h>
 
 #include "elfobj_internal.h"
+#include "ktables.h"
 
 static int cmp_rel(const void *x, const void *y)
 {
@@ -498,46 +499,11 @@ static int local_noreturn(struct elfobj *o, const char *name)
 	return never;
 }
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	void *np;
-	uint32_t ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap : 16;
-	while (ncap < need)
-		ncap *= 2;
-	np = realloc(*p, ncap * elem);
-	if (!np)
-		return -PT_ENOMEM;
-	*p = np;
-	*cap = ncap;
-	return 0;
-}
-
-/* Entries of a table sorted by its first u64 field that fall in [a, a+len). */
-#define RANGE(arr, n, field, a, len, lo, hi)                                      \
-	do {                                                                      \
-		uint32_t l_ = 0, h_ = (n);                                        \
-		while (l_ < h_) {                                                 \
-			uint32_t m_ = l_ + (h_ - l_) / 2;                         \
-			if ((arr)[m_].field < (a))                                \
-				l_ = m_ + 1;                                      \
-			else                                                      \
-				h_ = m_;                                          \
-		}                                                                 \
-		(lo) = l_;                                                        \
-		while (l_ < (n) && (arr)[l_].field - (a) < (len))                 \
-			l_++;                                                     \
-		(hi) = l_;                                                        \
-	} while (0)
-
 static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct scratch *sc)
 {
 	const struct elfobj_func *f, *cold;
 	uint64_t pa[2];
-	uint32_t pl[2], p, lo, hi, nf = 0, nk = 0, nb = 0, na = 0;
+	uint32_t pl[2], p, nf = 0, nk = 0, nb = 0, na = 0;
 
 	if (i >= o->nfuncs || o->funcs[i].parent != ELFOBJ_NONE)
 		return -PT_EINVAL;
@@ -561,26 +527,15 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct
 	for (p = 0; p < 2; p++) {
 		if (!pl[p])
 			continue;
-		RANGE(o->fixups, o->nfixups, insn, pa[p], pl[p], lo, hi);
-		if (grow((void **)&sc->fx, &sc->capf, nf + hi - lo, sizeof(*sc->fx)))
+		if (ktable_append_range((void **)&sc->fx, &nf, &sc->capf, o->fixups, o->nfixups,
+					sizeof(*sc->fx), pa[p], pl[p]) ||
+		    ktable_append_range((void **)&sc->ks, &nk, &sc->capk, o->keys, o->nkeys,
+					sizeof(*sc->ks), pa[p], pl[p]) ||
+		    ktable_append_range((void **)&sc->bs, &nb, &sc->capb, o->bugs, o->nbugs,
+					sizeof(*sc->bs), pa[p], pl[p]) ||
+		    ktable_append_range((void **)&sc->as, &na, &sc->capa, o->alts, o->nalts,
+					sizeof(*sc->as), pa[p], pl[p]))
 			return -PT_ENOMEM;
-		memcpy(sc->fx + nf, o->fixups + lo, (hi - lo) * sizeof(*sc->fx));
-		nf += hi - lo;
-		RANGE(o->keys, o->nkeys, code, pa[p], pl[p], lo, hi);
-		if (grow((void **)&sc->ks, &sc->capk, nk + hi - lo, sizeof(*sc->ks)))
-			return -PT_ENOMEM;
-		memcpy(sc->ks + nk, o->keys + lo, (hi - lo) * sizeof(*sc->ks));
-		nk += hi - lo;
-		RANGE(o->bugs, o->nbugs, addr, pa[p], pl[p], lo, hi);
-		if (grow((void **)&sc->bs, &sc->capb, nb + hi - lo, sizeof(*sc->bs)))
-			return -PT_ENOMEM;
-		memcpy(sc->bs + nb, o->bugs + lo, (hi - lo) * sizeof(*sc->bs));
-		nb += hi - lo;
-		RANGE(o->alts, o->nalts, addr, pa[p], pl[p], lo, hi);
-		if (grow((void **)&sc->as, &sc->capa, na + hi - lo, sizeof(*sc->as)))
-			return -PT_ENOMEM;
-		memcpy(sc->as + na, o->alts + lo, (hi - lo) * sizeof(*sc->as));
-		na += hi - lo;
 	}
 	in->fixups = sc->fx;
 	in->nfixups = nf;

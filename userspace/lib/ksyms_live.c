@@ -25,6 +25,7 @@ struct tables {
 	uint32_t nkeys;
 	struct cfg_bug_site *bugs;
 	uint32_t nbugs;
+	uint32_t cap_fixups, cap_keys, cap_bugs;	/* klive_input's scratch only */
 };
 
 struct kmod {
@@ -269,47 +270,21 @@ static int load_module(struct klive *k, const char *name, struct kmod **out)
 	return 0;
 }
 
-/* First index of a sorted table whose address field is >= a. */
-#define LOWER(arr, n, field, a)                                                   \
-	({                                                                        \
-		uint32_t l_ = 0, h_ = (n);                                        \
-		while (l_ < h_) {                                                 \
-			uint32_t m_ = l_ + (h_ - l_) / 2;                         \
-			if ((arr)[m_].field < (a))                                \
-				l_ = m_ + 1;                                      \
-			else                                                      \
-				h_ = m_;                                          \
-		}                                                                 \
-		l_;                                                               \
-	})
-
-/* Copies the entries of t (sorted) that fall in [a, a+len) into k's scratch. */
+/* Copies the entries of t that fall in [a, a+len) into k's scratch. */
 static int pick(struct klive *k, const struct tables *t, uint64_t a, uint64_t len)
 {
 	struct tables *o = &k->in_t;
-	uint32_t i;
-	void *p;
+	int err;
 
-	p = realloc(o->fixups, (o->nfixups + t->nfixups + 1) * sizeof(*o->fixups));
-	if (!p)
-		return -PT_ENOMEM;
-	o->fixups = p;
-	for (i = LOWER(t->fixups, t->nfixups, insn, a);
-	     i < t->nfixups && t->fixups[i].insn - a < len; i++)
-		o->fixups[o->nfixups++] = t->fixups[i];
-	p = realloc(o->keys, (o->nkeys + t->nkeys + 1) * sizeof(*o->keys));
-	if (!p)
-		return -PT_ENOMEM;
-	o->keys = p;
-	for (i = LOWER(t->keys, t->nkeys, code, a); i < t->nkeys && t->keys[i].code - a < len; i++)
-		o->keys[o->nkeys++] = t->keys[i];
-	p = realloc(o->bugs, (o->nbugs + t->nbugs + 1) * sizeof(*o->bugs));
-	if (!p)
-		return -PT_ENOMEM;
-	o->bugs = p;
-	for (i = LOWER(t->bugs, t->nbugs, addr, a); i < t->nbugs && t->bugs[i].addr - a < len; i++)
-		o->bugs[o->nbugs++] = t->bugs[i];
-	return 0;
+	err = ktable_append_range((void **)&o->fixups, &o->nfixups, &o->cap_fixups, t->fixups,
+				  t->nfixups, sizeof(*t->fixups), a, len);
+	if (!err)
+		err = ktable_append_range((void **)&o->keys, &o->nkeys, &o->cap_keys, t->keys,
+					  t->nkeys, sizeof(*t->keys), a, len);
+	if (!err)
+		err = ktable_append_range((void **)&o->bugs, &o->nbugs, &o->cap_bugs, t->bugs,
+					  t->nbugs, sizeof(*t->bugs), a, len);
+	return err;
 }
 
 static const char *live_name_at(void *ctx, uint64_t addr)

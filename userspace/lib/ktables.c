@@ -140,3 +140,44 @@ int ktable_read_bugs(const struct ktable *t, struct cfg_bug_site **out, uint32_t
 	*n = count;
 	return 0;
 }
+
+/* The address an entry starts with (insn, code or addr: each entry's first field). */
+static uint64_t entry_addr(const uint8_t *table, size_t elem, uint32_t i)
+{
+	uint64_t a;
+
+	memcpy(&a, table + (size_t)i * elem, sizeof(a));
+	return a;
+}
+
+int ktable_append_range(void **dst, uint32_t *n, uint32_t *cap, const void *table,
+			uint32_t count, size_t elem, uint64_t a, uint64_t len)
+{
+	uint32_t lo = 0, hi = count, end, ncap;
+	void *p;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (entry_addr(table, elem, mid) < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < count && entry_addr(table, elem, end) - a < len; end++)
+		;
+	if (*n + (end - lo) > *cap) {
+		ncap = *cap ? *cap : 16;
+		while (ncap < *n + (end - lo))
+			ncap *= 2;
+		p = realloc(*dst, (size_t)ncap * elem);
+		if (!p)
+			return -PT_ENOMEM;
+		*dst = p;
+		*cap = ncap;
+	}
+	memcpy((uint8_t *)*dst + (size_t)*n * elem, (const uint8_t *)table + (size_t)lo * elem,
+	       (size_t)(end - lo) * elem);
+	*n += end - lo;
+	return 0;
+}

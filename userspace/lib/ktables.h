@@ -48,4 +48,13 @@ int ktable_read_fixups(const struct ktable *t, struct cfg_fixup **out, uint32_t 
 int ktable_read_keys(const struct ktable *t, struct cfg_key_site **out, uint32_t *n);
 int ktable_read_bugs(const struct ktable *t, struct cfg_bug_site **out, uint32_t *n);
 
+/*
+ * Appends to *dst (*n entries, room for *cap) the entries of a sorted
+ * table (count entries of elem bytes, each starting with its u64 address)
+ * whose address lies in [a, a + len): one function's share of a table.
+ * Returns 0, or -PT_ENOMEM with *dst, *n and *cap unchanged.
+ */
+int ktable_append_range(void **dst, uint32_t *n, uint32_t *cap, const void *table,
+			uint32_t count, size_t elem, uint64_t a, uint64_t len);
+
 #endif
