@@ -30,6 +30,7 @@
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
+	u64 owner_gen;		/* a task owner's se.nr_migrations when it opened */
 	u64 acc;		/* pending bits, LSB first */
 	unsigned int nbits;	/* how many of acc are pending (< 64) */
 	u64 path;		/* path register */
@@ -51,12 +52,19 @@ static struct pt_cpu *pt_this_cpu(void)
 	return this_cpu_ptr(&pt_cpus);
 }
 
-/* Writes LOSS(OVERRUN) for the pending drops; false if the buffer is still full. */
+/*
+ * Writes LOSS(OVERRUN) for the pending drops, then reopens the current
+ * owner's segment with a fresh OWNER record: the drops may have swallowed
+ * the OWNER record of the segment the next records belong to, and without
+ * one the reader could attribute nothing until the next owner switch.
+ * Returns false if the buffer is still full (the drops stay pending).
+ */
 static bool pt_write_overrun(struct pt_cpu *cs)
 {
 	struct ring_buffer_event *ev;
 	struct pt_rec *r;
 	struct pt_rec_loss *l;
+	struct pt_rec_owner *o;
 
 	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*l));
 	if (!ev)
@@ -72,6 +80,24 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	cs->dropped = 0;
+	if (cs->owner == PT_OWNER_NONE)
+		return true;
+	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*o));
+	if (!ev) {
+		/* Still full: the reopening OWNER is itself a drop, retried. */
+		cs->dropped = 1;
+		cs->dropped_total++;
+		return false;
+	}
+	r = ring_buffer_event_data(ev);
+	r->type = PT_REC_OWNER;
+	r->len = sizeof(*r) + sizeof(*o);
+	r->arg = smp_processor_id();
+	o = (struct pt_rec_owner *)(r + 1);
+	o->owner = cs->owner;
+	o->stamp = ktime_get_mono_fast_ns();
+	ring_buffer_unlock_commit(pt_buffer, ev);
+	cs->records++;
 	return true;
 }
 
@@ -163,6 +189,7 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 {
 	struct pt_cpu *cs = pt_this_cpu();
 	struct pt_rec_owner o;
+	u64 gen;
 
 	/*
 	 * Only an NMI can run a handler while this CPU's flush IPI holds the
@@ -178,7 +205,14 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 		cs->busy_dropped = 0;
 	}
 	o.owner = pt_current_owner(p, cpu);
-	if (likely(o.owner == cs->owner))
+	/*
+	 * A task that left this CPU and came back with no other owner writing
+	 * here in between must still open a new segment, or its records would
+	 * join the old one and sort before what it wrote elsewhere meanwhile.
+	 */
+	gen = PT_OWNER_KIND(o.owner) == PT_OWNER_TASK ?
+	      READ_ONCE(current->se.nr_migrations) : 0;
+	if (likely(o.owner == cs->owner && gen == cs->owner_gen))
 		return cs;
 	pt_flush_bits(cs, f);
 	pt_flush_path(cs, f);
@@ -186,9 +220,11 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	pt_write(cs, f, PT_REC_OWNER, cpu, &o, sizeof(o));
 	/*
 	 * Even if that write was refused, the segment belongs to the new
-	 * owner now: the LOSS(OVERRUN) that follows tells the reader.
+	 * owner now: the LOSS(OVERRUN) and the reopening OWNER that follow
+	 * tell the reader.
 	 */
 	cs->owner = o.owner;
+	cs->owner_gen = gen;
 	return cs;
 }
 
@@ -320,6 +356,7 @@ static void pt_reset_cpu(void *unused)
 	local_irq_save(flags);
 	cs = pt_this_cpu();
 	cs->owner = PT_OWNER_NONE;
+	cs->owner_gen = 0;
 	cs->acc = 0;
 	cs->nbits = 0;
 	cs->path = 0;

@@ -303,6 +303,7 @@ struct cpu_state {
 	uint32_t dropping;	/* records still to refuse */
 	uint64_t dropped;	/* refused since the last write */
 	uint64_t owner;		/* UINT64_MAX: none yet */
+	uint64_t owner_gen;	/* a task owner's migration count when it opened */
 	uint64_t acc;
 	uint32_t nacc;
 	uint64_t reg;
@@ -317,6 +318,7 @@ struct exec {
 	uint64_t clock;
 	uint64_t owner;		/* the running task */
 	uint32_t cur;		/* its cpu */
+	uint64_t task_gen[SYNTH_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 	uint64_t steps;
 };
 
@@ -345,6 +347,19 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 		if (r->nomem)
 			return;
+		/* As the module: reopen the current owner's segment after a loss. */
+		if (cs->owner != UINT64_MAX) {
+			uint64_t body[2] = { cs->owner, ++x->clock };
+
+			add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
+			if (r->nomem)
+				return;
+			if (cs->dropped) {	/* that OWNER was refused: so is this record */
+				cs->dropped++;
+				r->dropped++;
+				return;
+			}
+		}
 	}
 
 	if (r->nrecs == r->cap) {
@@ -393,13 +408,23 @@ static void emit_bits(struct exec *x, uint32_t cpu, uint32_t nbits, uint64_t val
 	}
 }
 
-/* What every handler does first: a new owner on this CPU closes the old segment. */
+static uint64_t owner_gen(const struct exec *x, uint64_t owner)
+{
+	uint32_t t = PT_OWNER_ID(owner) - 100;
+
+	return PT_OWNER_KIND(owner) == PT_OWNER_TASK && t < SYNTH_MAX_TASKS ? x->task_gen[t] : 0;
+}
+
+/*
+ * What every handler does first: a new owner on this CPU, or a task that
+ * migrated since it opened its segment here, closes the old segment.
+ */
 static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint64_t body[2];
+	uint64_t body[2], gen = owner_gen(x, owner);
 
-	if (cs->owner == owner)
+	if (cs->owner == owner && cs->owner_gen == gen)
 		return;
 	flush(x, cpu);
 	if (cs->reg) {
@@ -410,15 +435,18 @@ static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
 	body[1] = ++x->clock;
 	add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
 	cs->owner = owner;
+	cs->owner_gen = gen;
 }
 
 /* A probe hit of the running task: maybe migrate first, then the owner check. */
 static uint32_t handler_cpu(struct exec *x)
 {
 	if (x->o->nr_cpus > 1 && below(x->rng, 100) < x->o->migrate_pct) {
-		uint32_t old = x->cur;
+		uint32_t old = x->cur, t = PT_OWNER_ID(x->owner) - 100;
 
 		x->cur = (x->cur + 1 + below(x->rng, x->o->nr_cpus - 1)) % x->o->nr_cpus;
+		if (t < SYNTH_MAX_TASKS)
+			x->task_gen[t]++;
 		if (below(x->rng, 100) < x->o->irq_pct)
 			switch_owner(x, old, PT_OWNER(PT_OWNER_HARDIRQ, old));
 	}

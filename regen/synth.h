@@ -31,6 +31,7 @@
 #define SYNTH_BASE 0xffffffffc0100000ull	/* function i at SYNTH_BASE + i * SYNTH_STRIDE */
 #define SYNTH_STRIDE 0x10000ull
 #define SYNTH_MAX_CODE 0x8000u
+#define SYNTH_MAX_TASKS 64	/* tasks whose migrations are counted (ntasks beyond share none) */
 
 struct synth_func {
 	uint32_t func_id;

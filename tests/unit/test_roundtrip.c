@@ -89,7 +89,7 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	struct synth_opts so = { .nfuncs = nfuncs, .max_labels = 14, .mode = md->mode,
 				 .encoding = md->encoding, .plan_flags = PT_PLAN_VERIFY };
 	struct synth_run_opts ro = { .nr_cpus = nr_cpus, .ntasks = 3, .activations = 12,
-				     .max_steps = 60, .migrate_pct = migrate, .irq_pct = 100 };
+				     .max_steps = 60, .migrate_pct = migrate, .irq_pct = 50 };
 	struct synth_program p;
 	struct synth_run r = { 0 };
 	struct rt_result res;
@@ -236,7 +236,7 @@ static void test_losses(void)
 			struct synth_opts so = { .nfuncs = 4, .max_labels = 14, .mode = modes[m].mode,
 						 .encoding = modes[m].encoding, .plan_flags = PT_PLAN_VERIFY };
 			struct synth_run_opts ro = { .nr_cpus = 2, .ntasks = 3, .activations = 16,
-						     .max_steps = 60, .migrate_pct = 10, .irq_pct = 100,
+						     .max_steps = 60, .migrate_pct = 10, .irq_pct = 50,
 						     .drop_permille = 15 };
 			struct synth_program p;
 			struct synth_run r = { 0 };
