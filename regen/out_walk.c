@@ -125,29 +125,47 @@ static int on_event(void *ctx, const struct regen_event *ev)
 	return 0;
 }
 
-int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
-		    struct out_writer *const *ws, unsigned int n)
+/* Every writer's stream_begin, in order. Returns the first error. */
+static int begin_stream(const struct walk *w)
 {
-	struct walk w = { .m = m, .st = st, .ws = ws, .n = n };
 	unsigned int i;
-	int err = 0, ret;
+	int err = 0;
 
-	for (i = 0; i < n && !err; i++)
-		if (ws[i]->ops->stream_begin)
-			err = ws[i]->ops->stream_begin(ws[i], st);
-	if (!err) {
-		ret = regen_stream(&m->fs, st->s, on_event, &w);
-		err = w.err ? w.err : (ret < 0 ? ret : 0);
-	}
-	for (i = 0; i < n; i++) {
-		if (ws[i]->ops->stream_end) {
-			ret = ws[i]->ops->stream_end(ws[i], st);
+	for (i = 0; i < w->n && !err; i++)
+		if (w->ws[i]->ops->stream_begin)
+			err = w->ws[i]->ops->stream_begin(w->ws[i], w->st);
+	return err;
+}
+
+/* Every writer's stream_end, even after an error. Returns err, else the first error. */
+static int end_stream(struct walk *w, int err)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < w->n; i++) {
+		if (w->ws[i]->ops->stream_end) {
+			ret = w->ws[i]->ops->stream_end(w->ws[i], w->st);
 			if (!err)
 				err = ret;
 		}
 	}
-	free(w.stack);
+	free(w->stack);
 	return err;
+}
+
+int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
+		    struct out_writer *const *ws, unsigned int n)
+{
+	struct walk w = { .m = m, .st = st, .ws = ws, .n = n };
+	int err, ret;
+
+	err = begin_stream(&w);
+	if (!err) {
+		ret = regen_stream(&m->fs, st->s, on_event, &w);
+		err = w.err ? w.err : (ret < 0 ? ret : 0);
+	}
+	return end_stream(&w, err);
 }
 
 int out_walk_events(const struct pr_model *m, const struct out_stream *st,
@@ -155,24 +173,13 @@ int out_walk_events(const struct pr_model *m, const struct out_stream *st,
 		    unsigned int nws)
 {
 	struct walk w = { .m = m, .st = st, .ws = ws, .n = nws };
-	unsigned int i;
 	uint64_t k;
-	int err = 0, ret;
+	int err;
 
-	for (i = 0; i < nws && !err; i++)
-		if (ws[i]->ops->stream_begin)
-			err = ws[i]->ops->stream_begin(ws[i], st);
+	err = begin_stream(&w);
 	for (k = 0; k < n && !err; k++)
 		err = on_event(&w, &ev[k]);
-	for (i = 0; i < nws; i++) {
-		if (ws[i]->ops->stream_end) {
-			ret = ws[i]->ops->stream_end(ws[i], st);
-			if (!err)
-				err = ret;
-		}
-	}
-	free(w.stack);
-	return err;
+	return end_stream(&w, err);
 }
 
 int out_open_all(struct out_writer *const *ws, unsigned int n)
