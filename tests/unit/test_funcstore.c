@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pathtrace/error.h>
@@ -76,4 +77,63 @@ static void test_save_load(void)
 	free(blob);
 }
 
-UNIT_SUITE(funcstore, { "save, load, mismatch, damage, remove", test_save_load })
+/* The store's directory and its missing parents are created, private (0700). */
+static void test_save_creates_dirs(void)
+{
+	char top[] = "/tmp/pt-funcstore-XXXXXX";
+	char mid[64], dir[96], path[128];
+	struct tf_function fn;
+	struct tracefile tf;
+	struct stat st;
+	struct cfg c;
+	uint8_t *blob;
+	uint32_t blob_len;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(top));
+	snprintf(mid, sizeof(mid), "%s/run", top);
+	snprintf(dir, sizeof(dir), "%s/pathtrace", mid);
+	setenv("PATHTRACE_STATE", dir, 1);
+	CU_ASSERT_NOT_EQUAL(stat(mid, &st), 0);
+	sample_cfg(&c);
+	CU_ASSERT_EQUAL_FATAL(cfg_blob_encode(&c, &blob, &blob_len), 0);
+	memset(&fn, 0, sizeof(fn));
+	fn.func_id = 7;
+	fn.addr = SAMPLE_ADDR;
+	fn.len = SAMPLE_LEN;
+	fn.name = "sample_fn";
+	fn.name_len = 9;
+	fn.code = sample_code;
+	fn.cfg = blob;
+	fn.cfg_len = blob_len;
+	fn.plan = sample_plan(&fn.plan_len);
+
+	CU_ASSERT_EQUAL_FATAL(funcstore_save(&fn), 0);
+	CU_ASSERT_EQUAL_FATAL(stat(mid, &st), 0);
+	CU_ASSERT(S_ISDIR(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0700);
+	CU_ASSERT_EQUAL_FATAL(stat(dir, &st), 0);
+	CU_ASSERT(S_ISDIR(st.st_mode));
+	CU_ASSERT_EQUAL(st.st_mode & 0777, 0700);
+	CU_ASSERT_EQUAL_FATAL(funcstore_load(7, &tf), 0);
+	CU_ASSERT_EQUAL(tf.funcs[0].addr, SAMPLE_ADDR);
+	tracefile_free(&tf);
+	/* Saving again into the existing directories works too. */
+	CU_ASSERT_EQUAL(funcstore_save(&fn), 0);
+
+	/* A parent that is a file: -PT_EIO, nothing created. */
+	snprintf(path, sizeof(path), "%s/func-7.bin/sub", dir);
+	setenv("PATHTRACE_STATE", path, 1);
+	CU_ASSERT_EQUAL(funcstore_save(&fn), -PT_EIO);
+
+	CU_ASSERT_EQUAL(funcstore_remove(7), -PT_EIO);	/* path under a file */
+	setenv("PATHTRACE_STATE", dir, 1);
+	CU_ASSERT_EQUAL(funcstore_remove(7), 0);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	CU_ASSERT_EQUAL(rmdir(mid), 0);
+	CU_ASSERT_EQUAL(rmdir(top), 0);
+	unsetenv("PATHTRACE_STATE");
+	free(blob);
+}
+
+UNIT_SUITE(funcstore, { "save, load, mismatch, damage, remove", test_save_load },
+	   { "save creates missing parent directories 0700", test_save_creates_dirs })

@@ -17,6 +17,33 @@ const char *funcstore_dir(void)
 	return d && *d ? d : "/run/pathtrace";
 }
 
+/*
+ * Creates dir and every missing parent (mode 0700: plans name kernel
+ * addresses). Returns 0, or -PT_EIO with errno set.
+ */
+static int make_dirs(const char *dir)
+{
+	char buf[4096];
+	size_t i, n = strlen(dir);
+
+	if (!n || n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -PT_EIO;
+	}
+	memcpy(buf, dir, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		if (buf[i - 1] == '/')
+			continue;	/* "//" */
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) && errno != EEXIST)
+			return -PT_EIO;
+		buf[i] = i == n ? '\0' : '/';
+	}
+	return 0;
+}
+
 static void path_of(uint32_t func_id, char *buf, size_t n, const char *suffix)
 {
 	snprintf(buf, n, "%s/func-%u.bin%s", funcstore_dir(), func_id, suffix);
@@ -28,7 +55,7 @@ int funcstore_save(const struct tf_function *fn)
 	struct tf_writer w;
 	int err;
 
-	if (mkdir(funcstore_dir(), 0700) && errno != EEXIST)
+	if (make_dirs(funcstore_dir()))
 		return -PT_EIO;
 	path_of(fn->func_id, tmp, sizeof(tmp), ".tmp");
 	path_of(fn->func_id, final, sizeof(final), "");

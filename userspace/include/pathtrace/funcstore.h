@@ -21,7 +21,8 @@
 const char *funcstore_dir(void);
 
 /*
- * Saves fn (creating the directory, replacing an older file atomically).
+ * Saves fn (creating the directory and its missing parents, mode 0700;
+ * replacing an older file atomically).
  * Returns 0; -PT_EIO (errno set); -PT_EINVAL for NULLs with lengths.
  */
 int funcstore_save(const struct tf_function *fn);
