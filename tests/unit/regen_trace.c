@@ -280,3 +280,30 @@ struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, u
 	}
 	return ev;
 }
+
+int rt_feed_truth(const struct rt_case *c, struct out_writer *const *ws, unsigned int n)
+{
+	uint64_t t, nev;
+	int err = out_open_all(ws, n);
+
+	for (t = 0; t < RT_NTASKS && !err; t++) {
+		struct regen_stream s = { .owner = RT_TASK(t) };
+		struct out_stream st = { .s = &s, .index = (uint32_t)t };
+		struct regen_event *ev = rt_truth_events(&c->r, RT_TASK(t), &nev);
+
+		err = out_walk_events(&c->m, &st, ev, nev, ws, n);
+		free(ev);
+	}
+	return err;
+}
+
+uint64_t rt_truth_insns(const struct rt_case *c)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < c->r.ntruth; i++)
+		if (c->r.truth[i].type == REGEN_EV_BLOCK)
+			n += pr_model_func(&c->m, c->r.truth[i].func)
+				     ->cfg.blocks[c->r.truth[i].block].ninsn;
+	return n;
+}

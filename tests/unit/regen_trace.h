@@ -68,3 +68,13 @@ struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, u
 
 #define RT_TASK(i) PT_OWNER(PT_OWNER_TASK, 100 + (i))
 #define RT_NTASKS 3
+
+/*
+ * Opens the writers ws[0..n) and feeds them every task's truth, task after
+ * task (stream index = task number); closing is the caller's. Returns 0 or
+ * the first writer error (-PT_ENOMEM).
+ */
+int rt_feed_truth(const struct rt_case *c, struct out_writer *const *ws, unsigned int n);
+
+/* How many instructions the truth executes, all tasks together. */
+uint64_t rt_truth_insns(const struct rt_case *c);

@@ -110,28 +110,17 @@ static void check_seed(uint64_t seed)
 	struct out_writer *ws[1] = { &w };
 	char *buf = NULL;
 	size_t len = 0;
-	uint64_t expect = 0, i, k = 0, t;
+	uint64_t expect, i, k = 0, t;
 	int ok_ip = 1, ok_branch = 1, ok_taken = 1, ok_type = 1, ok_mem = 1;
 
 	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_TRACE, PT_ENC_BITS, 0), 0);
 	w.m = &c.m;
 	w.fp = open_memstream(&buf, &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
-	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
-	for (t = 0; t < RT_NTASKS; t++) {
-		struct regen_stream s = { .owner = RT_TASK(t) };
-		struct out_stream st = { .s = &s, .index = (uint32_t)t };
-		uint64_t nev;
-		struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
-
-		CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, ws, 1), 0);
-		free(ev);
-	}
+	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 1), 0);
 	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
 	fclose(w.fp);
-	for (i = 0; i < c.r.ntruth; i++)
-		if (c.r.truth[i].type == REGEN_EV_BLOCK)
-			expect += pr_model_func(&c.m, c.r.truth[i].func)->cfg.blocks[c.r.truth[i].block].ninsn;
+	expect = rt_truth_insns(&c);
 	CU_ASSERT_EQUAL(len % REC, 0);
 	CU_ASSERT_EQUAL(len / REC, expect);
 	for (t = 0; t < RT_NTASKS && len / REC == expect; t++) {

@@ -89,7 +89,7 @@ static void check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
 	struct out_writer *ws[1] = { &w };
 	char *text = NULL;
 	size_t len = 0;
-	uint64_t expect = 0, i, k = 0, t;
+	uint64_t expect, i, k = 0, t;
 	struct din_rec *recs;
 	int64_t n;
 	int ok = 1;
@@ -98,24 +98,10 @@ static void check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
 	w.m = &c.m;
 	w.fp = open_memstream(&text, &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
-	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
-	for (t = 0; t < RT_NTASKS; t++) {
-		struct regen_stream s = { .owner = RT_TASK(t) };
-		struct out_stream st = { .s = &s, .index = (uint32_t)t };
-		uint64_t nev;
-		struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
-
-		CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, ws, 1), 0);
-		free(ev);
-	}
+	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 1), 0);
 	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
 	fclose(w.fp);
-	for (i = 0; i < c.r.ntruth; i++)
-		if (c.r.truth[i].type == REGEN_EV_BLOCK) {
-			const struct pr_func *f = pr_model_func(&c.m, c.r.truth[i].func);
-
-			expect += f->cfg.blocks[c.r.truth[i].block].ninsn;
-		}
+	expect = rt_truth_insns(&c);
 	recs = malloc((expect + 1) * sizeof(*recs));
 	n = din_read(text, len, recs, expect + 1);
 	CU_ASSERT_EQUAL(n, (int64_t)expect);

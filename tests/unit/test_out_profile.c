@@ -18,22 +18,6 @@
 #include "regen_trace.h"
 #include "unit.h"
 
-static void feed(struct rt_case *c, struct out_writer *const *ws, unsigned int n)
-{
-	uint64_t t;
-
-	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, n), 0);
-	for (t = 0; t < RT_NTASKS; t++) {
-		struct regen_stream s = { .owner = RT_TASK(t) };
-		struct out_stream st = { .s = &s, .index = (uint32_t)t };
-		uint64_t nev;
-		struct regen_event *ev = rt_truth_events(&c->r, RT_TASK(t), &nev);
-
-		CU_ASSERT_EQUAL(out_walk_events(&c->m, &st, ev, nev, ws, n), 0);
-		free(ev);
-	}
-}
-
 static void check_seed(uint64_t seed)
 {
 	struct rt_case c;
@@ -48,7 +32,7 @@ static void check_seed(uint64_t seed)
 	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_PATHS, PT_ENC_PATH, 0), 0);
 	we.m = wp.m = &c.m;
 	we.fp = wp.fp = open_memstream(&txt, &len);
-	feed(&c, ws, 2);
+	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 2), 0);
 	for (fi = 0; fi < c.m.nfuncs; fi++) {
 		const struct pr_func *f = &c.m.funcs[fi];
 		const uint64_t *ec = out_profile_edges(&we, fi), *bc = out_profile_blocks(&we, fi);
