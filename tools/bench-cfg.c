@@ -11,6 +11,7 @@
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <ftw.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,14 +63,49 @@ static void count_refusal(const struct cfg *c, const char *module)
 	reasons[i].n++;
 }
 
+/* Recovers in's CFG and counts the outcome; module names where it came from. */
+static void recover(const struct cfg_input *in, const char *module)
+{
+	struct cfg c;
+	int err;
+
+	nbytes += in->len + in->cold_len;
+	err = cfg_build(in, &c);
+	if (!err) {
+		nrecovered++;
+		nblocks += c.nblocks;
+		ninsns += c.ninsns;
+	} else if (err == -PT_EREFUSED) {
+		nrefused++;
+		count_refusal(&c, module);
+	} else {
+		fprintf(stderr, "bench-cfg: %s: %s: %s\n", module, in->name, pt_strerror(err));
+	}
+	cfg_free(&c);
+}
+
+/* Counts a function refused before there was an input to recover. */
+static void __attribute__((format(printf, 3, 4)))
+count_input_refusal(const char *tag, const char *module, const char *fmt, ...)
+{
+	struct cfg c;
+	va_list ap;
+
+	memset(&c, 0, sizeof(c));
+	c.refusal = tag;
+	va_start(ap, fmt);
+	vsnprintf(c.detail, sizeof(c.detail), fmt, ap);
+	va_end(ap);
+	nrefused++;
+	count_refusal(&c, module);
+}
+
 static void bench_module(const char *path)
 {
 	struct elfobj *o;
 	struct cfg_input in;
-	struct cfg c;
 	uint32_t i;
 	double t0;
-	int err;
 
 	if (elfobj_open(path, &o)) {
 		nskipped++;
@@ -83,19 +119,7 @@ static void bench_module(const char *path)
 		if (elfobj_input(o, i, &in))
 			continue;
 		nfuncs++;
-		nbytes += in.len + in.cold_len;
-		err = cfg_build(&in, &c);
-		if (!err) {
-			nrecovered++;
-			nblocks += c.nblocks;
-			ninsns += c.ninsns;
-		} else if (err == -PT_EREFUSED) {
-			nrefused++;
-			count_refusal(&c, path);
-		} else {
-			fprintf(stderr, "bench-cfg: %s: %s: %s\n", path, in.name, pt_strerror(err));
-		}
-		cfg_free(&c);
+		recover(&in, path);
 	}
 	seconds += now() - t0;
 	elfobj_close(o);
@@ -125,42 +149,22 @@ static int bench_live(void)
 	t0 = now();
 	for (i = 0; i < ksyms_count(ks); i++) {
 		const struct ksym *s = ksyms_get(ks, i);
+		const char *module = s->module ? s->module : "vmlinux";
 		size_t n = strlen(s->name);
 		struct cfg_input in;
 		const char *tag;
-		struct cfg c;
 
 		if (n > 5 && !strcmp(s->name + n - 5, ".cold"))
 			continue;
 		nfuncs++;
 		err = klive_input_sym(k, i, &in, &tag, detail, sizeof(detail));
-		if (err == -PT_EREFUSED) {
-			memset(&c, 0, sizeof(c));
-			c.refusal = tag;
-			snprintf(c.detail, sizeof(c.detail), "%s", detail);
-			nrefused++;
-			count_refusal(&c, s->module ? s->module : "vmlinux");
-			continue;
-		}
-		if (err) {
-			memset(&c, 0, sizeof(c));
-			c.refusal = "source-error";
-			snprintf(c.detail, sizeof(c.detail), "%s: %s", s->name, pt_strerror(err));
-			nrefused++;
-			count_refusal(&c, s->module ? s->module : "vmlinux");
-			continue;
-		}
-		nbytes += in.len + in.cold_len;
-		err = cfg_build(&in, &c);
-		if (!err) {
-			nrecovered++;
-			nblocks += c.nblocks;
-			ninsns += c.ninsns;
-		} else if (err == -PT_EREFUSED) {
-			nrefused++;
-			count_refusal(&c, s->module ? s->module : "vmlinux");
-		}
-		cfg_free(&c);
+		if (err == -PT_EREFUSED)
+			count_input_refusal(tag, module, "%s", detail);
+		else if (err)
+			count_input_refusal("source-error", module, "%s: %s", s->name,
+					    pt_strerror(err));
+		else
+			recover(&in, module);
 	}
 	seconds = now() - t0;
 	klive_close(k);
