@@ -4,6 +4,8 @@
 #include <pathtrace/error.h>
 #include <pathtrace/spantree.h>
 
+#include "edge_order.h"
+
 struct dsu {
 	uint32_t *parent;
 };
@@ -26,17 +28,6 @@ static int dsu_union(struct dsu *d, uint32_t a, uint32_t b)
 		return 0;
 	d->parent[a] = b;
 	return 1;
-}
-
-
-static int by_weight_desc(const void *pa, const void *pb, void *ctx)
-{
-	const uint64_t *w = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	if (w[a] != w[b])
-		return w[a] > w[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
 }
 
 int spantree_max(const struct graph *g, const uint64_t *weight, const uint8_t *forced,
@@ -68,7 +59,7 @@ int spantree_max(const struct graph *g, const uint64_t *weight, const uint8_t *f
 			order[n++] = e;
 		}
 	}
-	qsort_r(order, n, sizeof(*order), by_weight_desc, (void *)weight);
+	edges_by_weight_desc(order, n, weight);
 	for (v = 0; v < n; v++) {
 		e = order[v];
 		if (dsu_union(&d, g->edges[e].src, g->edges[e].dst))

@@ -16,6 +16,7 @@
 #include <pathtrace/error.h>
 
 #include "counters_internal.h"
+#include "edge_order.h"
 
 /* The spanning tree rooted: parent edge (GRAPH_NONE at a root) and depth. */
 struct rooted {
@@ -132,16 +133,6 @@ static int enters(const struct graph *g, uint32_t e, uint32_t v)
 	return edst(g, e) == v;
 }
 
-static int by_weight_desc(const void *pa, const void *pb, void *ctx)
-{
-	const uint64_t *w = ctx;
-	uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-
-	if (w[a] != w[b])
-		return w[a] > w[b] ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 int vprof_place(const struct graph *g, const uint64_t *weight, struct counters *c)
 {
 	struct rooted r = { NULL, NULL };
@@ -167,7 +158,7 @@ int vprof_place(const struct graph *g, const uint64_t *weight, struct counters *
 	if (err)
 		goto out;
 	memcpy(order, c->edge, c->ncounters * sizeof(*order));
-	qsort_r(order, c->ncounters, sizeof(*order), by_weight_desc, (void *)weight);
+	edges_by_weight_desc(order, c->ncounters, weight);
 	for (i = 0; i < c->ncounters; i++) {
 		int ok = 1;
 
