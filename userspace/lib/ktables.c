@@ -26,119 +26,97 @@ int ktable_field(const struct ktable *t, uint64_t off, uint64_t *target)
 	return 0;
 }
 
-/* Both s32 fields at off and off + 4, each known. Returns 0 or -PT_EFORMAT (or t->field's error). */
-static int field_pair(const struct ktable *t, uint64_t off, uint64_t *a, uint64_t *b)
+/* The s32 field at off, which must be known. Returns 0 or -PT_EFORMAT (or t->field's error). */
+static int known_field(const struct ktable *t, uint64_t off, uint64_t *target)
 {
-	int err = ktable_field(t, off, a);
+	int err = ktable_field(t, off, target);
 
-	if (!err)
-		err = ktable_field(t, off + 4, b);
-	if (err == KTABLE_UNKNOWN)
+	return err == KTABLE_UNKNOWN ? -PT_EFORMAT : err;
+}
+
+static int decode_fixup(const struct ktable *t, uint64_t off, void *entry)
+{
+	struct cfg_fixup *f = entry;
+	int err = known_field(t, off, &f->insn);
+
+	return err ? err : known_field(t, off + 4, &f->fixup);
+}
+
+static int decode_key(const struct ktable *t, uint64_t off, void *entry)
+{
+	struct cfg_key_site *k = entry;
+	int err = known_field(t, off, &k->code);
+
+	return err ? err : known_field(t, off + 4, &k->target);
+}
+
+static int decode_bug(const struct ktable *t, uint64_t off, void *entry)
+{
+	struct cfg_bug_site *b = entry;
+	int err = known_field(t, off, &b->addr);
+	uint16_t flags;
+
+	if (err)
+		return err;
+	memcpy(&flags, t->data + off + 10, 2);
+	b->warning = !!(flags & BUGFLAG_WARNING);
+	return 0;
+}
+
+/* Orders decoded entries by the u64 address each starts with (insn, code, addr). */
+static int cmp_addr(const void *x, const void *y)
+{
+	uint64_t a, b;
+
+	memcpy(&a, x, sizeof(a));
+	memcpy(&b, y, sizeof(b));
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * Decodes every entry (entry bytes in the table, elem bytes decoded) into
+ * a new array sorted by address. Returns as ktable_read_fixups.
+ */
+static int read_table(const struct ktable *t, uint32_t entry, size_t elem,
+		      int (*decode)(const struct ktable *t, uint64_t off, void *entry),
+		      void **out, uint32_t *n)
+{
+	uint32_t i, count;
+	uint8_t *e;
+	int err;
+
+	if (t->size % entry)
 		return -PT_EFORMAT;
-	return err;
-}
-
-static int cmp_fixup(const void *x, const void *y)
-{
-	const struct cfg_fixup *a = x, *b = y;
-
-	return a->insn < b->insn ? -1 : a->insn > b->insn;
-}
-
-static int cmp_key(const void *x, const void *y)
-{
-	const struct cfg_key_site *a = x, *b = y;
-
-	return a->code < b->code ? -1 : a->code > b->code;
-}
-
-static int cmp_bug(const void *x, const void *y)
-{
-	const struct cfg_bug_site *a = x, *b = y;
-
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	count = t->size / entry;
+	e = calloc((size_t)count + 1, elem);	/* + 1: an empty table is no failure */
+	if (!e)
+		return -PT_ENOMEM;
+	for (i = 0; i < count; i++) {
+		err = decode(t, (uint64_t)i * entry, e + (size_t)i * elem);
+		if (err) {
+			free(e);
+			return err;
+		}
+	}
+	qsort(e, count, elem, cmp_addr);
+	*out = e;
+	*n = count;
+	return 0;
 }
 
 int ktable_read_fixups(const struct ktable *t, struct cfg_fixup **out, uint32_t *n)
 {
-	struct cfg_fixup *e;
-	uint32_t i, count;
-	int err;
-
-	if (t->size % KTABLE_EX_ENTRY)
-		return -PT_EFORMAT;
-	count = t->size / KTABLE_EX_ENTRY;
-	e = calloc((size_t)count + 1, sizeof(*e));	/* + 1: an empty table is no failure */
-	if (!e)
-		return -PT_ENOMEM;
-	for (i = 0; i < count; i++) {
-		err = field_pair(t, (uint64_t)i * KTABLE_EX_ENTRY, &e[i].insn, &e[i].fixup);
-		if (err) {
-			free(e);
-			return err;
-		}
-	}
-	qsort(e, count, sizeof(*e), cmp_fixup);
-	*out = e;
-	*n = count;
-	return 0;
+	return read_table(t, KTABLE_EX_ENTRY, sizeof(**out), decode_fixup, (void **)out, n);
 }
 
 int ktable_read_keys(const struct ktable *t, struct cfg_key_site **out, uint32_t *n)
 {
-	struct cfg_key_site *e;
-	uint32_t i, count;
-	int err;
-
-	if (t->size % KTABLE_JUMP_ENTRY)
-		return -PT_EFORMAT;
-	count = t->size / KTABLE_JUMP_ENTRY;
-	e = calloc((size_t)count + 1, sizeof(*e));
-	if (!e)
-		return -PT_ENOMEM;
-	for (i = 0; i < count; i++) {
-		err = field_pair(t, (uint64_t)i * KTABLE_JUMP_ENTRY, &e[i].code, &e[i].target);
-		if (err) {
-			free(e);
-			return err;
-		}
-	}
-	qsort(e, count, sizeof(*e), cmp_key);
-	*out = e;
-	*n = count;
-	return 0;
+	return read_table(t, KTABLE_JUMP_ENTRY, sizeof(**out), decode_key, (void **)out, n);
 }
 
 int ktable_read_bugs(const struct ktable *t, struct cfg_bug_site **out, uint32_t *n)
 {
-	struct cfg_bug_site *e;
-	uint32_t i, count;
-	uint16_t flags;
-	uint64_t off;
-	int err;
-
-	if (t->size % KTABLE_BUG_ENTRY)
-		return -PT_EFORMAT;
-	count = t->size / KTABLE_BUG_ENTRY;
-	e = calloc((size_t)count + 1, sizeof(*e));
-	if (!e)
-		return -PT_ENOMEM;
-	for (i = 0; i < count; i++) {
-		off = (uint64_t)i * KTABLE_BUG_ENTRY;
-		err = ktable_field(t, off, &e[i].addr);
-		if (err == KTABLE_UNKNOWN)
-			err = -PT_EFORMAT;
-		if (err) {
-			free(e);
-			return err;
-		}
-		memcpy(&flags, t->data + off + 10, 2);
-		e[i].warning = !!(flags & BUGFLAG_WARNING);
-	}
-	qsort(e, count, sizeof(*e), cmp_bug);
-	*out = e;
-	*n = count;
-	return 0;
+	return read_table(t, KTABLE_BUG_ENTRY, sizeof(**out), decode_bug, (void **)out, n);
 }
 
 /* The address an entry starts with (insn, code or addr: each entry's first field). */
