@@ -5,7 +5,9 @@
  * and applies docs/runtime.md's rules:
  *  - at a call vertex standing at bit position p, descend into every ENTER
  *    marker at p, in order (one only, with the right return address, when
- *    the call is direct to a traced callee);
+ *    the call is direct to a traced callee); after a callee left through a
+ *    tail call, the ENTERs its jump leads to, at the same position
+ *    (regen.h, "Tail calls");
  *  - a LOSS marker, an ENTER left behind, an impossible code or a wrong
  *    return address is a GAP: the stack is dropped and the engine resyncs
  *    at the next ENTER;
@@ -29,6 +31,16 @@ struct frame {
 	const struct regen_func *f;
 	uint32_t v;		/* current vertex */
 	uint32_t entered;	/* ENTERs consumed at the current call vertex */
+	uint32_t last_edge;	/* the edge that led to v, GRAPH_NONE at entry */
+	/*
+	 * At a call vertex, set when a callee's activation returned: the
+	 * traced function its tail call jumped to (its ENTER comes next), or
+	 * REGEN_TAIL_NONE.
+	 */
+	uint32_t tail;
+	uint64_t tail_ret;	/* the return address its ENTER must carry */
+	uint64_t ret;		/* this activation's return address (its ENTER's) */
+	int open;		/* a callee tail-called untraced code: any ENTER at v's position is v's */
 	uint64_t state[REGEN_STATE_WORDS];
 };
 
@@ -133,6 +145,11 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	fr->f = f;
 	fr->v = f->g->entry;
 	fr->entered = 0;
+	fr->last_edge = GRAPH_NONE;
+	fr->tail = REGEN_TAIL_NONE;
+	fr->tail_ret = 0;
+	fr->ret = m->value;
+	fr->open = 0;
 	memset(fr->state, 0, sizeof(fr->state));
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
@@ -298,8 +315,19 @@ static int step(struct engine *en)
 	if (scan(en, &rc))
 		return rc;
 	if (fr->v == g->exit) {
+		uint32_t tail = f->tail_callee && fr->last_edge < g->ne ?
+				f->tail_callee[fr->last_edge] : REGEN_TAIL_NONE;
+
 		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
 		en->depth--;
+		if (en->depth) {	/* the caller stands at its call vertex */
+			struct frame *up = &en->stack[en->depth - 1];
+
+			up->tail = tail == REGEN_TAIL_OTHER ? REGEN_TAIL_NONE : tail;
+			up->tail_ret = en->stack[en->depth].ret;
+			if (tail == REGEN_TAIL_OTHER)
+				up->open = 1;
+		}
 		return rc;
 	}
 	if (exhausted(en, fr))
@@ -319,7 +347,17 @@ static int step(struct engine *en)
 				return rc;
 		}
 		m = next_enter(en);
-		if (callee != UINT32_MAX) {
+		if (fr->entered && fr->tail != REGEN_TAIL_NONE) {
+			/*
+			 * The callee jumped to a traced function: its ENTER is
+			 * next, with the callee's own return address (V's when it
+			 * was V's direct callee; one inside untraced code when
+			 * that code called it).
+			 */
+			if (!m || m->func != fr->tail || m->value != fr->tail_ret)
+				return gap(en, -PT_EMISMATCH, m);
+			fr->tail = REGEN_TAIL_NONE;
+		} else if (callee != UINT32_MAX && !fr->open) {
 			if (!fr->entered) {
 				if (!m || m->func != callee ||
 				    (f->call_ret_addr && m->value != f->call_ret_addr[fr->v]))
@@ -344,7 +382,10 @@ static int step(struct engine *en)
 	if (crossed(en, &rc))
 		return rc;
 	fr->v = g->edges[e].dst;
+	fr->last_edge = (uint32_t)e;
 	fr->entered = 0;
+	fr->tail = REGEN_TAIL_NONE;
+	fr->open = 0;
 	if (fr->v == g->exit)
 		return 0;
 	return emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);

@@ -2,7 +2,8 @@
 /*
  * func_model - a traced function as pathregen needs it (out.h): its CFG and
  * graph, the call-vertex tables of struct regen_func (return addresses,
- * direct traced callees), per-block exit edges and names.
+ * direct traced callees), its tail-call edges, per-block exit edges and
+ * names.
  *
  * The decoder tables (rf.ops, rf.model) are bound by the caller
  * (pr_bind.c for trace.bin plans, tests with their own encodings), because
@@ -85,6 +86,30 @@ int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t n
 	return f->name ? 0 : -PT_ENOMEM;
 }
 
+/*
+ * Whether edge ei (into EXIT) leaves through a tail call: a jmp to another
+ * function, or the taken side of a Jcc that leaves for one (not for a
+ * return thunk: that Jcc is a conditional return).
+ */
+static int is_tail_edge(const struct cfg *c, uint32_t ei, uint64_t *target)
+{
+	const struct cfg_edge *ce = &c->edges[ei];
+	const struct cfg_block *bl = &c->blocks[ce->src];
+	const struct cfg_insn *in;
+	size_t n;
+
+	if (ce->dst != c->nblocks || !bl->ninsn)
+		return 0;
+	in = &c->insns[bl->first_insn + bl->ninsn - 1];
+	*target = in->target;
+	if (in->kind == CFG_I_TAIL_CALL)
+		return 1;
+	if (in->kind != CFG_I_JCC || !(in->flags & CFG_IF_LEAVES) || ce->kind != CFG_E_TAKEN)
+		return 0;
+	n = in->target_name ? strlen(in->target_name) : 0;
+	return !(n >= 12 && !strcmp(in->target_name + n - 12, "return_thunk"));
+}
+
 int pr_func_derive(struct pr_func *f)
 {
 	const struct cfg *c = &f->cfg;
@@ -103,6 +128,22 @@ int pr_func_derive(struct pr_func *f)
 	f->call_callee = malloc(f->g.nv * sizeof(*f->call_callee));
 	if (!f->exit_edge || !f->call_ret_addr || !f->call_callee)
 		return -PT_ENOMEM;
+	for (i = 0; i < c->nedges; i++) {
+		uint64_t target;
+
+		if (!is_tail_edge(c, i, &target))
+			continue;
+		if (!f->tail_callee) {
+			uint32_t j;
+
+			f->tail_callee = malloc(c->nedges * sizeof(*f->tail_callee));
+			if (!f->tail_callee)
+				return -PT_ENOMEM;
+			for (j = 0; j < c->nedges; j++)
+				f->tail_callee[j] = REGEN_TAIL_NONE;
+		}
+		f->tail_callee[i] = REGEN_TAIL_OTHER;	/* pr_model_finish names traced targets */
+	}
 	for (i = 0; i < f->g.nv; i++)
 		f->call_callee[i] = UINT32_MAX;
 	for (b = 0; b < c->nblocks; b++) {
@@ -136,6 +177,7 @@ void pr_func_free(struct pr_func *f)
 	free(f->exit_edge);
 	free(f->call_ret_addr);
 	free(f->call_callee);
+	free(f->tail_callee);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -224,6 +266,17 @@ int pr_model_finish(struct pr_model *m)
 				if (m->funcs[j].addr == in->target)
 					f->call_callee[b] = m->funcs[j].func_id;
 		}
+		for (b = 0; f->tail_callee && b < f->cfg.nedges; b++) {
+			uint64_t target;
+
+			if (f->tail_callee[b] == REGEN_TAIL_NONE ||
+			    !is_tail_edge(&f->cfg, b, &target) || !target)
+				continue;
+			f->tail_callee[b] = REGEN_TAIL_OTHER;
+			for (j = 0; j < m->nfuncs; j++)
+				if (m->funcs[j].addr == target)
+					f->tail_callee[b] = m->funcs[j].func_id;
+		}
 	}
 	free(m->rfuncs);
 	m->rfuncs = calloc(m->nfuncs ? m->nfuncs : 1, sizeof(*m->rfuncs));
@@ -244,6 +297,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->g = &f->g;
 		rf->call_ret_addr = f->call_ret_addr;
 		rf->call_callee = f->call_callee;
+		rf->tail_callee = f->tail_callee;
 		rf->ops = f->ops;
 		rf->model = f->model;
 	}

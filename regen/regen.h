@@ -97,6 +97,30 @@ struct regen_decoder_ops {
 
 #define REGEN_STATE_WORDS 4
 
+/* regen_func.tail_callee values besides a func_id. */
+#define REGEN_TAIL_NONE UINT32_MAX		/* not a tail call */
+#define REGEN_TAIL_OTHER (UINT32_MAX - 1)	/* tail call to untraced or indirect code */
+
+/*
+ * Tail calls (docs/runtime.md, "Which call an ENTER belongs to"). A
+ * callee that leaves through a tail-call edge jumps to its target with
+ * the caller's return address still on the stack, so the target runs as
+ * part of the same call: the caller stands at call vertex V, at the bit
+ * position p where the callee's activation ended. The engine then
+ * descends, at V and at p:
+ *  - after a tail call to a traced function T, into the next ENTER
+ *    marker, which must be T's with the return address of the activation
+ *    that jumped (V's own when that was V's direct callee; anything else
+ *    is a GAP, -PT_EMISMATCH); T's activation may again end in a tail
+ *    call (chained);
+ *  - after a tail call to untraced or indirect code, into every ENTER at
+ *    p, as for an untraced callee: that code may call traced functions
+ *    (return addresses inside it) or tail-call one (V's return address).
+ * Exact because an ENTER at p can belong to no call vertex but V (the
+ * blocking rule: reaching another call vertex or EXIT of V's function
+ * emits a bit first), and the decoded exit edge proves the jump was taken.
+ */
+
 /* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
@@ -106,6 +130,15 @@ struct regen_func {
 	 * instruction and the func_id of its direct traced callee or UINT32_MAX. */
 	const uint64_t *call_ret_addr;	/* nv entries, 0 for non-call vertices */
 	const uint32_t *call_callee;	/* nv entries */
+	/*
+	 * Per edge (ne entries), or NULL when the function has no tail call:
+	 * for an edge into EXIT that is a tail call (the block ends in a jmp,
+	 * or a Jcc taken, to another function: cfg CFG_I_TAIL_CALL or a
+	 * CFG_IF_LEAVES Jcc not to a return thunk), the func_id of its traced
+	 * target, or REGEN_TAIL_OTHER when the target is untraced or
+	 * indirect; REGEN_TAIL_NONE for every other edge.
+	 */
+	const uint32_t *tail_callee;
 	const struct regen_decoder_ops *ops;
 	const void *model;		/* the decoder's tables (witness sets, path numbering) */
 };

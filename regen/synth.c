@@ -27,13 +27,14 @@ static uint32_t below(uint64_t *rng, uint32_t n)
 
 /* ------------------------------------------------------------ code */
 
-enum term { T_FALL, T_JCC, T_JMP, T_CALL, T_RET };
+/* T_TAIL: jmp to a later function; T_JCC_TAIL: a Jcc to one (a conditional tail call). */
+enum term { T_FALL, T_JCC, T_JMP, T_CALL, T_RET, T_TAIL, T_JCC_TAIL };
 
 struct label {
 	uint32_t off;
 	uint8_t term;
 	uint8_t cc;
-	uint32_t target;	/* label (JCC, JMP) or function index (CALL) */
+	uint32_t target;	/* label (JCC, JMP) or function index (CALL, TAIL, JCC_TAIL) */
 	uint32_t patch;		/* offset of the rel32 */
 };
 
@@ -81,6 +82,10 @@ static uint32_t gen_code(uint8_t *code, uint32_t fi, uint32_t nfuncs, uint32_t n
 			lab[k].term = T_JMP;
 		else if (r < 85)
 			lab[k].term = fi + 1 < nfuncs ? T_CALL : T_FALL;
+		else if (r < 89)
+			lab[k].term = fi + 1 < nfuncs ? T_TAIL : T_RET;
+		else if (r < 92)
+			lab[k].term = fi + 1 < nfuncs ? T_JCC_TAIL : T_FALL;
 		else
 			lab[k].term = T_RET;
 		switch (lab[k].term) {
@@ -99,10 +104,19 @@ static uint32_t gen_code(uint8_t *code, uint32_t fi, uint32_t nfuncs, uint32_t n
 			off += 5;
 			break;
 		case T_CALL:
+		case T_TAIL:
 			lab[k].target = fi + 1 + below(rng, nfuncs - fi - 1);
-			code[off] = 0xe8;
+			code[off] = lab[k].term == T_CALL ? 0xe8 : 0xe9;
 			lab[k].patch = off + 1;
 			off += 5;
+			break;
+		case T_JCC_TAIL:
+			lab[k].cc = (uint8_t)below(rng, 16);
+			lab[k].target = fi + 1 + below(rng, nfuncs - fi - 1);
+			code[off] = 0x0f;
+			code[off + 1] = (uint8_t)(0x80 + lab[k].cc);
+			lab[k].patch = off + 2;
+			off += 6;
 			break;
 		case T_RET:
 			code[off++] = 0xc3;
@@ -117,7 +131,8 @@ static uint32_t gen_code(uint8_t *code, uint32_t fi, uint32_t nfuncs, uint32_t n
 		if (lab[k].term == T_JCC || lab[k].term == T_JMP) {
 			to = lab[lab[k].target].off;
 			put32(code + lab[k].patch, (int32_t)(to - from));
-		} else if (lab[k].term == T_CALL) {
+		} else if (lab[k].term == T_CALL || lab[k].term == T_TAIL ||
+			   lab[k].term == T_JCC_TAIL) {
 			to = (int64_t)(lab[k].target * SYNTH_STRIDE) - (int64_t)(fi * SYNTH_STRIDE);
 			put32(code + lab[k].patch, (int32_t)(to - from));
 		}
@@ -556,16 +571,34 @@ static uint32_t choose_edge(struct exec *x, const struct synth_func *f, uint32_t
 	return best;
 }
 
+/* The function edge e (into EXIT) tail-calls, or UINT32_MAX for a return. */
+static uint32_t tail_target(const struct synth_program *p, const struct synth_func *f,
+			    uint32_t e)
+{
+	const struct cfg_block *bl = &f->cfg.blocks[f->cfg.edges[e].src];
+	const struct cfg_insn *last = &f->cfg.insns[bl->first_insn + bl->ninsn - 1];
+
+	if (!(last->kind == CFG_I_TAIL_CALL ||
+	      (last->kind == CFG_I_JCC && (last->flags & CFG_IF_LEAVES) &&
+	       f->cfg.edges[e].kind == CFG_E_TAKEN)))
+		return UINT32_MAX;
+	if (last->target < SYNTH_BASE || (last->target - SYNTH_BASE) % SYNTH_STRIDE ||
+	    (last->target - SYNTH_BASE) / SYNTH_STRIDE >= p->nfuncs)
+		return UINT32_MAX;
+	return (uint32_t)((last->target - SYNTH_BASE) / SYNTH_STRIDE);
+}
+
 static void run_func(struct exec *x, uint32_t fi, uint64_t ret_addr)
 {
 	const struct synth_func *f = &x->p->funcs[fi];
-	uint32_t b = 0, in_edge = UINT32_MAX;
+	uint32_t b = 0, in_edge = UINT32_MAX, out, tail;
 
 	truth(x, REGEN_EV_ENTER, f->func_id, 0, UINT32_MAX);
 	for (;;) {
 		const struct cfg_block *bl = &f->cfg.blocks[b];
-		uint32_t out = choose_edge(x, f, b), i;
+		uint32_t i;
 
+		out = choose_edge(x, f, b);
 		truth(x, REGEN_EV_BLOCK, f->func_id, b, in_edge);
 		x->steps++;
 		for (i = 0; i < bl->ninsn; i++) {
@@ -581,6 +614,9 @@ static void run_func(struct exec *x, uint32_t fi, uint64_t ret_addr)
 		b = f->cfg.edges[out].dst;
 	}
 	truth(x, REGEN_EV_EXIT, f->func_id, 0, UINT32_MAX);
+	tail = tail_target(x->p, f, out);
+	if (tail != UINT32_MAX)		/* runs in its place, returning where it would have */
+		run_func(x, tail, ret_addr);
 }
 
 int synth_execute(const struct synth_program *p, const struct synth_run_opts *o, uint64_t *rng,

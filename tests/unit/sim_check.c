@@ -26,6 +26,7 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 		rf[n].g = &f->g;
 		rf[n].call_ret_addr = f->ret_addr;
 		rf[n].call_callee = f->callee_id;
+		rf[n].tail_callee = f->tail_id;
 		rf[n].ops = ops;
 		rf[n].model = models ? models[i] : (const void *)&f->enc;
 		n++;

@@ -36,6 +36,7 @@ struct stats {
 	uint64_t cfgs, programs, executions, events, bits[2], stopped;
 	/* coverage: what the random programs exercised */
 	uint64_t irreducible, loops, calls, recursive, via_untraced, shared_pos;
+	uint64_t tail_traced, tail_untraced;	/* tail calls run, by their target */
 	uint64_t refused[2];	/* CFGs an encoding refused (encoding.h's timing rule) */
 	uint64_t refused_plain[2];	/* the same without vertex emissions */
 	uint64_t vertex_emits;
@@ -74,11 +75,23 @@ static int is_irreducible(const struct graph *g, const uint8_t *back)
 	return done != g->nv;
 }
 
-/* Recursion, ENTERs through untraced code and ENTERs sharing a position. */
+/* Recursion, ENTERs through untraced code, sharing a position, tail calls. */
 static void coverage(const struct sim_program *p, const struct sim_stream *s,
 		     const struct sim_truth *t, struct stats *st)
 {
 	uint32_t i, j, stack[64], depth = 0;
+
+	for (i = 0; i < p->nfuncs; i++)
+		for (j = 0; j < p->funcs[i].g.ne; j++) {
+			uint32_t c = p->funcs[i].tail[j];
+
+			if (c == SIM_CALL_NONE)
+				continue;
+			if (p->funcs[c].traced)
+				st->tail_traced += t->edge_count[i][j];
+			else
+				st->tail_untraced += t->edge_count[i][j];
+		}
 
 	for (i = 0; i < s->nmarkers; i++) {
 		uint64_t caller = (s->markers[i].value >> 32) - 1;
@@ -361,11 +374,14 @@ static void test_random_programs(void)
 	CU_ASSERT(st.unobs_edges > 0 && st.unobs_refused * 10 < st.cfgs);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
 	       "%llu recursive activations, %llu ENTERs through untraced code, "
-	       "%llu ENTERs sharing a bit position\n",
+	       "%llu ENTERs sharing a bit position, tail calls to %llu traced and %llu untraced "
+	       "functions\n",
 	       (unsigned long long)st.irreducible, (unsigned long long)st.loops,
 	       (unsigned long long)st.calls, (unsigned long long)st.recursive,
-	       (unsigned long long)st.via_untraced, (unsigned long long)st.shared_pos);
+	       (unsigned long long)st.via_untraced, (unsigned long long)st.shared_pos,
+	       (unsigned long long)st.tail_traced, (unsigned long long)st.tail_untraced);
 	CU_ASSERT(st.irreducible && st.loops && st.recursive && st.via_untraced && st.shared_pos);
+	CU_ASSERT(st.tail_traced && st.tail_untraced);
 	CU_ASSERT(st.cfgs >= MIN_CFGS);
 }
 

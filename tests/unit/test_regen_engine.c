@@ -3,7 +3,8 @@
  * The regeneration engine on hand-made streams: ENTER attribution at call
  * vertices (docs/runtime.md), gaps and resync, return-address checks,
  * truncation, the callback's stop, the bit reader, and the Fig. 14 graph
- * traced with witnesses while B calls a traced function (Section 4.2).
+ * traced with witnesses while B calls a traced function (Section 4.2),
+ * and tail calls (path_openat -> vfs_open -jmp-> do_dentry_open).
  */
 #include <string.h>
 
@@ -492,6 +493,157 @@ static void test_bitreader(void)
 	CU_ASSERT_EQUAL(br.pos, 66);
 }
 
+
+/*
+ * Tail calls (regen.h, "Tail calls"), as in the VM: path_openat (P) calls
+ * vfs_open (V) directly; V ends in `jmp do_dentry_open` (D), so D's ENTER
+ * comes at the position where V's activation ended, with P's return
+ * address. V and D: one predicate, 0->2->EXIT returns, 0->3->EXIT is the
+ * tail call (edge 3). E: a leaf D may tail-call. P: calls, then one
+ * separator bit.
+ */
+static void test_tail_calls(void)
+{
+	enum { TP = 11, TV = 12, TD = 13, TE = 14, TG = 15 };
+	static const uint32_t one[][2] = { { 0, 1 } };
+	static const uint32_t two[][2] = { { 0, 2 }, { 2, 1 } };
+	static const uint32_t diamond[][2] = { { 0, 2 }, { 0, 3 }, { 2, 1 }, { 3, 1 } };
+	static const uint32_t call0[3] = { GRAPH_V_CALL, 0, 0 };
+	const uint64_t R = 0xffffffff81234b7dull;	/* path_openat+0xb7d */
+	struct graph g[5];
+	struct encoding enc[5];
+	struct regen_func trf[5];
+	struct regen_funcs tfs = { trf, 5 };
+	uint64_t pret[3] = { R, 0, 0 };
+	uint32_t pcallee[3] = { TV, UINT32_MAX, UINT32_MAX };
+	uint32_t vtail[4] = { REGEN_TAIL_NONE, REGEN_TAIL_NONE, REGEN_TAIL_NONE, TD };
+	uint32_t dtail[4] = { REGEN_TAIL_NONE, REGEN_TAIL_NONE, REGEN_TAIL_NONE, TE };
+	struct regen_funcs saved = fs;
+	struct sim_stream s;
+	uint32_t i;
+	/* V returns through its tail call into D, D returns: both P's callees */
+	const struct ev tail[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1), BL(TV, 3, 1),
+				   EX(TV, 1), EN(TD, 1), BL(TD, 0, 1), BL(TD, 2, 1), EX(TD, 1),
+				   BL(TP, 2, 0), TR(TP, 2, 0) };
+	/* chained: V -jmp-> D -jmp-> E */
+	const struct ev chain[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1), BL(TV, 3, 1),
+				    EX(TV, 1), EN(TD, 1), BL(TD, 0, 1), BL(TD, 3, 1), EX(TD, 1),
+				    EN(TE, 1), BL(TE, 0, 1), EX(TE, 1), BL(TP, 2, 0),
+				    TR(TP, 2, 0) };
+	/* D's ENTER with another return address: not guessed to be P's */
+	const struct ev wrong_ret[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1),
+					BL(TV, 3, 1), EX(TV, 1), GAP(TP, 0, -PT_EMISMATCH),
+					RS(TD), EN(TD, 0), BL(TD, 0, 0), BL(TD, 2, 0), EX(TD, 0),
+					GAP(UINT32_MAX, 0, -PT_ENOENT) };
+	/* the tail call's traced target did not enter: no guessing either */
+	const struct ev missing[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1),
+				      BL(TV, 3, 1), EX(TV, 1), GAP(TP, 0, -PT_EMISMATCH) };
+	/*
+	 * V returned (0->2): a second ENTER at that position is not P's call;
+	 * P's bit read past it is a gap (which consumes that ENTER).
+	 */
+	const struct ev no_tail[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1),
+				      BL(TV, 2, 1), EX(TV, 1), GAP(TP, 0, -PT_EFORMAT) };
+	/*
+	 * V tail-calls untraced code, which calls G (its own return address)
+	 * and then tail-calls D (P's return address): all P's callees.
+	 */
+	const struct ev other[] = { EN(TP, 0), BL(TP, 0, 0), EN(TV, 1), BL(TV, 0, 1), BL(TV, 3, 1),
+				    EX(TV, 1), EN(TG, 1), BL(TG, 0, 1), EX(TG, 1), EN(TD, 1),
+				    BL(TD, 0, 1), BL(TD, 2, 1), EX(TD, 1), BL(TP, 2, 0),
+				    TR(TP, 2, 0) };
+	/* P's direct callee is untraced and tail-calls D: D is P's callee */
+	const struct ev untraced[] = { EN(TP, 0), BL(TP, 0, 0), EN(TD, 1), BL(TD, 0, 1),
+				       BL(TD, 2, 1), EX(TD, 1), BL(TP, 2, 0), TR(TP, 2, 0) };
+
+	pg_build(&g[0], 3, two, 2, 0, 1, call0);
+	pg_build(&g[1], 4, diamond, 4, 0, 1, NULL);
+	pg_build(&g[2], 4, diamond, 4, 0, 1, NULL);
+	pg_build(&g[3], 2, one, 1, 0, 1, NULL);
+	pg_build(&g[4], 2, one, 1, 0, 1, NULL);
+	for (i = 0; i < 5; i++) {
+		CU_ASSERT_FATAL(encoding_bits(&g[i], &enc[i]) == 0);
+		trf[i] = (struct regen_func){
+			.func_id = TP + i, .name = "t", .g = &g[i], .ops = &regen_decode_bits_ops,
+			.model = &enc[i],
+		};
+	}
+	trf[0].call_ret_addr = pret;
+	trf[0].call_callee = pcallee;
+	trf[1].tail_callee = vtail;
+	trf[2].tail_callee = dtail;
+	fs = tfs;	/* expect() regenerates fs */
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 1);	/* V: 0->3, the jmp */
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, R);
+	sim_stream_emit(&s, 1, 0);	/* D: 0->2, returns to P */
+	sim_stream_emit(&s, 1, 1);	/* P's separator */
+	expect(&s, tail, 12);
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, R);
+	sim_stream_emit(&s, 1, 1);	/* D: 0->3, jmp E */
+	sim_stream_marker(&s, REGEN_M_ENTER, TE, 0, R);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, chain, 15);
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, 0x4444);
+	sim_stream_emit(&s, 1, 0);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, wrong_ret, 13);
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, missing, 7);
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 0);	/* V: 0->2, a plain return */
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, R);
+	sim_stream_emit(&s, 1, 0);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, no_tail, 7);
+
+	vtail[3] = REGEN_TAIL_OTHER;
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TV, 0, R);
+	sim_stream_emit(&s, 1, 1);
+	sim_stream_marker(&s, REGEN_M_ENTER, TG, 0, 0x4444);
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, R);
+	sim_stream_emit(&s, 1, 0);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, other, 15);
+
+	pcallee[0] = UINT32_MAX;
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, TP, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, TD, 0, R);
+	sim_stream_emit(&s, 1, 0);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, untraced, 8);
+
+	fs = saved;
+	for (i = 0; i < 5; i++) {
+		encoding_free(&enc[i]);
+		graph_free(&g[i]);
+	}
+}
+
 static void test_all(void)
 {
 	setup();
@@ -504,6 +656,7 @@ static void test_all(void)
 	test_fig14_cut();
 	test_before_call();
 	test_callback_stops();
+	test_tail_calls();
 	teardown();
 }
 

@@ -9,7 +9,8 @@
  * vertex is reachable from ENTRY and reaches EXIT, as the paper assumes.
  * Calls that might recurse (direct calls to a function with a lower or equal
  * index) are always bypassable, so "forced" executions (past the depth or
- * step limit) follow the path with the fewest of them and terminate.
+ * step limit) follow the path with the fewest of them and terminate. Tail
+ * calls go to higher indices only, so chains of them end.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -254,8 +255,17 @@ static int gen_func(struct sim_program *p, uint32_t fi, uint64_t *rng, uint32_t 
 	f->ret_addr = calloc(f->g.nv + 1, sizeof(*f->ret_addr));
 	f->recursive = calloc(f->g.nv + 1, 1);
 	f->forced_cost = malloc(((size_t)f->g.nv + 1) * sizeof(*f->forced_cost));
-	if (!f->callee || !f->callee_id || !f->ret_addr || !f->recursive || !f->forced_cost)
+	f->tail = malloc(((size_t)f->g.ne + 1) * sizeof(*f->tail));
+	f->tail_id = malloc(((size_t)f->g.ne + 1) * sizeof(*f->tail_id));
+	if (!f->callee || !f->callee_id || !f->ret_addr || !f->recursive || !f->forced_cost ||
+	    !f->tail || !f->tail_id)
 		return -PT_ENOMEM;
+	/* About a third of the edges into EXIT are tail calls to a later function. */
+	for (i = 0; i < f->g.ne; i++) {
+		f->tail[i] = SIM_CALL_NONE;
+		if (f->g.edges[i].dst == f->g.exit && fi + 1 < p->nfuncs && !sim_below(rng, 3))
+			f->tail[i] = fi + 1 + sim_below(rng, p->nfuncs - fi - 1);
+	}
 	for (v = 0; v < f->g.nv; v++) {
 		f->callee[v] = SIM_CALL_NONE;
 		if (!(f->g.vflags[v] & GRAPH_V_CALL))
@@ -306,6 +316,12 @@ int sim_generate(struct sim_program *p, uint64_t *rng, uint32_t nfuncs, uint32_t
 			f->callee_id[v] = c < nfuncs && p->funcs[c].traced ? p->funcs[c].func_id :
 									     UINT32_MAX;
 		}
+		for (v = 0; v < f->g.ne; v++) {
+			uint32_t c = f->tail[v];
+
+			f->tail_id[v] = c == SIM_CALL_NONE ? REGEN_TAIL_NONE :
+					p->funcs[c].traced ? p->funcs[c].func_id : REGEN_TAIL_OTHER;
+		}
 	}
 	if (err)
 		sim_free(p);
@@ -325,6 +341,8 @@ void sim_free(struct sim_program *p)
 		free(f->ret_addr);
 		free(f->recursive);
 		free(f->forced_cost);
+		free(f->tail);
+		free(f->tail_id);
 		encoding_free(&f->enc);
 	}
 	free(p->funcs);
@@ -499,7 +517,7 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	const struct sim_func *f = &r->p->funcs[fi];
 	const struct graph *g = &f->g;
 	uint64_t state[REGEN_STATE_WORDS] = { 0 };
-	uint32_t v = g->entry, steps = 0, e;
+	uint32_t v = g->entry, steps = 0, e = GRAPH_NONE;
 
 	r->t->activations[fi]++;
 	if (f->traced) {
@@ -559,6 +577,12 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	}
 	if (f->traced)
 		truth_add(r->t, REGEN_EV_EXIT, f->func_id, 0, GRAPH_NONE, tdepth, r->s->nbits);
+	/*
+	 * A tail call: the target runs in place of this activation, with the
+	 * same return address and at the same traced depth.
+	 */
+	if (e != GRAPH_NONE && f->tail[e] != SIM_CALL_NONE)
+		return activation(r, f->tail[e], ret, tdepth, depth + 1);
 	return 0;
 }
 

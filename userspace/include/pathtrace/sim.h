@@ -3,8 +3,10 @@
  * sim - the simulator the property tests use as their oracle: random
  * programs (several functions with random CFGs: nested and multi-exit
  * loops, irreducible gotos, early returns, multiway branches, calls
- * between functions including recursion, indirect calls, and untraced
- * functions that call traced ones) and random executions of them.
+ * between functions including recursion, indirect calls, untraced
+ * functions that call traced ones, and tail calls: an edge into EXIT that
+ * jumps to another function, traced or not, which then runs with the
+ * caller's return address) and random executions of them.
  *
  * An execution produces both the truth (the block sequence of every traced
  * activation, nested in execution order; per-function edge counts) and the
@@ -35,6 +37,9 @@ struct sim_func {
 	uint64_t *ret_addr;	/* nv: address after the call instruction; 0 for other vertices */
 	uint8_t *recursive;	/* nv: call that may recurse (always bypassable) */
 	uint64_t *forced_cost;	/* nv: cost to EXIT when forced (recursive calls first, then steps) */
+	uint32_t *tail;		/* ne: for an edge into EXIT, the function index it tail-calls
+				 * (always a higher index), or SIM_CALL_NONE (a return) */
+	uint32_t *tail_id;	/* ne: regen_func.tail_callee (REGEN_TAIL_NONE, _OTHER or a func_id) */
 	struct encoding enc;	/* traced functions, for sim_emit_encoding (set by the caller) */
 };
 
