@@ -301,6 +301,14 @@ static int read_functions(struct elfobj *o)
 	return 0;
 }
 
+static void scratch_free(struct elfobj_scratch *sc)
+{
+	free(sc->fx);
+	free(sc->ks);
+	free(sc->bs);
+	free(sc->as);
+}
+
 void elfobj_close(struct elfobj *o)
 {
 	size_t i;
@@ -319,11 +327,8 @@ void elfobj_close(struct elfobj *o)
 	free(o->fixups);
 	free(o->keys);
 	free(o->bugs);
-	free(o->in_fixups);
-	free(o->in_keys);
-	free(o->in_bugs);
 	free(o->alts);
-	free(o->in_alts);
+	scratch_free(&o->in);
 	if (o->elf)
 		elf_end(o->elf);
 	if (o->fd >= 0)
@@ -444,19 +449,12 @@ static int is_noreturn(void *ctx, const char *name)
 	return noreturn_builtin(name) || local_noreturn(ctx, name);
 }
 
-struct scratch {
-	struct cfg_fixup *fx;
-	struct cfg_key_site *ks;
-	struct cfg_bug_site *bs;
-	struct cfg_alt_site *as;
-	uint32_t capf, capk, capb, capa;
-};
-
-static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct scratch *sc);
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
+		      struct elfobj_scratch *sc);
 
 static int local_noreturn(struct elfobj *o, const char *name)
 {
-	struct scratch sc;
+	struct elfobj_scratch sc;
 	uint32_t lo, hi, e;
 	struct cfg_input in;
 	struct cfg c;
@@ -490,16 +488,14 @@ static int local_noreturn(struct elfobj *o, const char *name)
 		}
 	}
 	cfg_free(&c);
-	free(sc.fx);
-	free(sc.ks);
-	free(sc.bs);
-	free(sc.as);
+	scratch_free(&sc);
 	o->noreturn_depth--;
 	o->noreturn[f] = never;
 	return never;
 }
 
-static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct scratch *sc)
+static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
+		      struct elfobj_scratch *sc)
 {
 	const struct elfobj_func *f, *cold;
 	uint64_t pa[2];
@@ -555,19 +551,7 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in, struct
 
 int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in)
 {
-	struct scratch sc = { o->in_fixups, o->in_keys, o->in_bugs, o->in_alts,
-			      o->cap_fixups, o->cap_keys, o->cap_bugs, o->cap_alts };
-	int err = fill_input(o, i, in, &sc);
-
-	o->in_fixups = sc.fx;
-	o->in_keys = sc.ks;
-	o->in_bugs = sc.bs;
-	o->in_alts = sc.as;
-	o->cap_fixups = sc.capf;
-	o->cap_keys = sc.capk;
-	o->cap_bugs = sc.capb;
-	o->cap_alts = sc.capa;
-	return err;
+	return fill_input(o, i, in, &o->in);
 }
 
 int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size)

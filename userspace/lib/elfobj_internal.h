@@ -33,6 +33,15 @@ struct elfobj_sym {
 	uint8_t type;
 };
 
+/* A function's share of the tables, as a cfg_input points at it. */
+struct elfobj_scratch {
+	struct cfg_fixup *fx;
+	struct cfg_key_site *ks;
+	struct cfg_bug_site *bs;
+	struct cfg_alt_site *as;
+	uint32_t capf, capk, capb, capa;
+};
+
 struct elfobj {
 	int fd;
 	Elf *elf;
@@ -56,12 +65,7 @@ struct elfobj {
 	uint32_t nbugs;
 	struct cfg_alt_site *alts;	/* sorted by addr */
 	uint32_t nalts;
-	/* elfobj_input's scratch */
-	struct cfg_fixup *in_fixups;
-	struct cfg_key_site *in_keys;
-	struct cfg_bug_site *in_bugs;
-	struct cfg_alt_site *in_alts;
-	uint32_t cap_fixups, cap_keys, cap_bugs, cap_alts;
+	struct elfobj_scratch in;	/* elfobj_input's */
 };
 
 /* The relocation of section s at exactly off, or NULL. */
