@@ -28,6 +28,7 @@
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/static_calls.h>
 
 #include "out.h"
 
@@ -102,6 +103,7 @@ static int by_count(const void *a, const void *b)
 
 static struct stats st[NMODES];
 static uint64_t nmodules, nskipped, nfuncs, ncfg;
+static uint64_t nstatic;	/* instructions on static-call sites: never probed */
 
 static double now(void)
 {
@@ -202,10 +204,16 @@ static void bench_module(const char *path)
 {
 	struct elfobj *o;
 	struct cfg_input in;
+	struct static_calls sc;
 	struct cfg c;
 	uint32_t i;
 
 	if (elfobj_open(path, &o)) {
+		nskipped++;
+		return;
+	}
+	if (static_calls_elf(path, &sc)) {	/* kprobes refuse their sites */
+		elfobj_close(o);
 		nskipped++;
 		return;
 	}
@@ -216,10 +224,12 @@ static void bench_module(const char *path)
 		nfuncs++;
 		if (!cfg_build(&in, &c)) {
 			ncfg++;
+			nstatic += static_calls_mark(&sc, &c);
 			bench_cfg(&c);
 		}
 		cfg_free(&c);
 	}
+	static_calls_free(&sc);
 	elfobj_close(o);
 }
 
@@ -258,7 +268,8 @@ int main(int argc, char **argv)
 		printf("%s%s", a ? " " : "", argv[a]);
 	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
 	printf("modules %" PRIu64 " (skipped %" PRIu64 "), functions %" PRIu64
-	       ", CFGs recovered %" PRIu64 "\n\n", nmodules, nskipped, nfuncs, ncfg);
+	       ", CFGs recovered %" PRIu64 ", static-call site instructions (never probed) %" PRIu64
+	       "\n\n", nmodules, nskipped, nfuncs, ncfg, nstatic);
 	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %9s %9s %8s %8s\n", "mode", "planned",
 	       "refused", "plans/s", "probes", "/every", "opt%", "every-opt%", "cost/every",
 	       "cheaper%", "bits avg", "bits max");

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Probe sites: DST / SRC / BRANCH choice, costs and the optprobe rules. */
+#include <stdio.h>
+#include <string.h>
+
 #include <pathtrace_abi.h>
+#include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
 #include <pathtrace/probesite.h>
+#include <pathtrace/static_calls.h>
 
 #include "plan_fixture.h"
 #include "unit.h"
@@ -134,8 +139,169 @@ static void test_unprobeable(void)
 	fx_cfg_free(&c);
 }
 
+/*
+ * The shape kprobes refused in 6.1's vfs_write+0x121 and five others:
+ * preempt_enable()'s unlikely __preempt_schedule() is a static call
+ * patched to a 5-byte nop, alone in a block with a jmp back.
+ *   0x1000 nop5 (fentry)  0x1005 test %rax,%rax  0x1008 je 0x1011
+ *   0x100a nop5 (static-call site)  0x100f jmp 0x1011  0x1011 ret
+ */
+static const uint8_t vfs_write_like[] = {
+	0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0x85, 0xc0, 0x74, 0x07,
+	0x0f, 0x1f, 0x44, 0x00, 0x00, 0xeb, 0x00, 0xc3,
+};
+
+/* The same without the jmp: the site's block has nothing else to probe. */
+static const uint8_t site_alone[] = {
+	0x0f, 0x1f, 0x44, 0x00, 0x00, 0x48, 0x85, 0xc0, 0x74, 0x05,
+	0x0f, 0x1f, 0x44, 0x00, 0x00, 0xc3,
+};
+
+static void build(struct cfg *c, const uint8_t *code, uint32_t len)
+{
+	struct cfg_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.name = "f";
+	in.addr = 0x1000;
+	in.code = code;
+	in.len = len;
+	memset(c, 0, sizeof(*c));
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, c), 0);
+}
+
+static uint32_t insn_at(const struct cfg *c, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ninsns; i++)
+		if (c->insns[i].addr == addr)
+			return i;
+	return PROBESITE_NO_INSN;
+}
+
+static void test_static_call_sites(void)
+{
+	uint64_t one[] = { 0x100a }, straddle[] = { 0x1008 };
+	struct static_calls sc = { one, 1 };
+	struct probesite s[8], before[8];
+	struct cfg c;
+	uint32_t e, site, jmp;
+
+	build(&c, vfs_write_like, sizeof(vfs_write_like));
+	CU_ASSERT_EQUAL_FATAL(c.nblocks, 3);
+	site = insn_at(&c, 0x100a);
+	jmp = insn_at(&c, 0x100f);
+	CU_ASSERT_FATAL(site != PROBESITE_NO_INSN && jmp != PROBESITE_NO_INSN);
+	CU_ASSERT_EQUAL_FATAL(probesite_edges(&c, NULL, before), 0);
+	/* unmarked, the planner's first choice for B0 -> B1 is the site itself */
+	for (e = 0; e < c.nedges; e++)
+		if (c.edges[e].src == 0 && c.edges[e].dst == 1)
+			CU_ASSERT_EQUAL(before[e].insn, site);
+
+	/* the site's 5 bytes cover the nop only, not the jmp right after */
+	CU_ASSERT_EQUAL(static_calls_mark(&sc, &c), 1);
+	CU_ASSERT(c.insns[site].flags & CFG_IF_STATIC_CALL);
+	CU_ASSERT(!(c.insns[jmp].flags & CFG_IF_STATIC_CALL));
+	CU_ASSERT(!probesite_probeable(&c, site));
+	CU_ASSERT(probesite_probeable(&c, jmp));
+	CU_ASSERT_EQUAL_FATAL(probesite_edges(&c, NULL, s), 0);
+	for (e = 0; e < c.nedges; e++) {
+		const struct cfg_edge *ce = &c.edges[e];
+
+		CU_ASSERT(s[e].insn == PROBESITE_NO_INSN || probesite_probeable(&c, s[e].insn));
+		CU_ASSERT(s[e].insn != site);
+		if (ce->src == 0 && ce->dst == 1) {	/* at the branch instead, not taken */
+			CU_ASSERT_EQUAL(s[e].how, PROBESITE_BRANCH);
+			CU_ASSERT_EQUAL(s[e].insn, insn_at(&c, 0x1008));
+			CU_ASSERT_EQUAL(s[e].when, PT_WHEN_NOT_TAKEN);
+		}
+		if (ce->src == 1) {	/* anywhere in B1: the jmp */
+			CU_ASSERT_EQUAL(s[e].how, PROBESITE_SRC);
+			CU_ASSERT_EQUAL(s[e].insn, jmp);
+		}
+	}
+	/* no jump-optimization window may copy a site either */
+	c.insns[site].flags &= ~CFG_IF_STATIC_CALL;
+	sc.site = straddle;	/* overlaps the je (2 bytes) and the nop's first 3 */
+	CU_ASSERT_EQUAL(static_calls_mark(&sc, &c), 2);
+	CU_ASSERT(!probesite_probeable(&c, insn_at(&c, 0x1008)));
+	CU_ASSERT(!probesite_probeable(&c, site));
+	CU_ASSERT(!(c.insns[insn_at(&c, 0x1005)].flags & CFG_IF_STATIC_CALL));
+	cfg_free(&c);
+
+	/* a block holding only the site: its out-edge cannot be observed */
+	build(&c, site_alone, sizeof(site_alone));
+	sc.site = one;
+	CU_ASSERT_EQUAL(static_calls_mark(&sc, &c), 1);
+	CU_ASSERT_EQUAL_FATAL(probesite_edges(&c, NULL, s), 0);
+	for (e = 0; e < c.nedges; e++)
+		if (c.edges[e].src == 1) {
+			CU_ASSERT_EQUAL(s[e].how, PROBESITE_NONE);
+			CU_ASSERT_EQUAL(s[e].cost, PROBESITE_COST_NONE);
+		}
+	cfg_free(&c);
+}
+
+/*
+ * A module's .static_call_sites, read from its relocations: every site is
+ * the start of a call or tail call (`call __SCT__...`, unpatched in the
+ * .ko) in a function of that module. Skipped without the module.
+ */
+static void test_static_calls_elf(void)
+{
+	static const char *const kos[] = {
+		"/lib/modules/6.1.0-56-amd64/kernel/net/bluetooth/bluetooth.ko",
+		"/lib/modules/6.1.0-56-amd64/kernel/net/ieee802154/ieee802154.ko",
+	};
+	struct static_calls sc;
+	struct elfobj *o;
+	uint32_t k, i, j, found = 0, checked = 0;
+
+	CU_ASSERT_EQUAL(static_calls_elf("/nonexistent.ko", &sc), -PT_EIO);
+	for (k = 0; k < sizeof(kos) / sizeof(kos[0]); k++) {
+		if (static_calls_elf(kos[k], &sc))
+			continue;
+		CU_ASSERT_FATAL(elfobj_open(kos[k], &o) == 0);
+		found += sc.n;
+		for (i = 0; i < elfobj_nfuncs(o); i++) {
+			struct cfg_input in;
+			struct cfg c;
+
+			if (elfobj_func(o, i)->parent != ELFOBJ_NONE || elfobj_input(o, i, &in))
+				continue;
+			memset(&c, 0, sizeof(c));
+			if (cfg_build(&in, &c)) {
+				cfg_free(&c);
+				continue;
+			}
+			static_calls_mark(&sc, &c);
+			for (j = 0; j < sc.n; j++) {
+				uint32_t ii = insn_at(&c, sc.site[j]);
+
+				if (sc.site[j] < c.addr || sc.site[j] >= c.addr + c.len)
+					continue;
+				checked++;
+				CU_ASSERT_FATAL(ii != PROBESITE_NO_INSN);
+				CU_ASSERT(c.insns[ii].kind == CFG_I_CALL ||
+					  c.insns[ii].kind == CFG_I_TAIL_CALL);
+				CU_ASSERT(!probesite_probeable(&c, ii));
+			}
+			cfg_free(&c);
+		}
+		elfobj_close(o);
+		static_calls_free(&sc);
+	}
+	if (!found)
+		printf("[probesite: no module with static calls found, .ko test skipped] ");
+	else
+		CU_ASSERT(checked > 0);
+}
+
 UNIT_SUITE(probesite,
 	   { "DST, SRC and BRANCH sites with costs", test_edge_sites },
 	   { "entry block counts its caller; cold part", test_entry_counts_its_caller },
 	   { "jump-optimization windows", test_windows },
-	   { "unprobeable instructions and edges", test_unprobeable })
+	   { "unprobeable instructions and edges", test_unprobeable },
+	   { "static-call sites are never probe sites", test_static_call_sites },
+	   { "static-call sites of a module's .ko", test_static_calls_elf })

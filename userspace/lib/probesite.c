@@ -42,6 +42,8 @@ int probesite_probeable(const struct cfg *c, uint32_t i)
 {
 	const struct cfg_insn *in = &c->insns[i];
 
+	if (in->flags & CFG_IF_STATIC_CALL)
+		return 0;	/* static_call_text_reserved: kprobes refuse it */
 	switch (in->kind) {
 	case CFG_I_BUG:
 	case CFG_I_WARN:
@@ -70,7 +72,9 @@ uint32_t probesite_window(const struct cfg *c, uint32_t i)
 
 		if (in->addr != next || in->addr + in->len > end)
 			return 0;
-		if (in->kind != CFG_I_PLAIN || (in->flags & CFG_IF_OPTPROBE_UNSAFE))
+		/* a static-call site is rewritten at run time: not copied into a window */
+		if (in->kind != CFG_I_PLAIN ||
+		    (in->flags & (CFG_IF_OPTPROBE_UNSAFE | CFG_IF_STATIC_CALL)))
 			return 0;
 		if (j != i && (in->flags & CFG_IF_BRANCH_TARGET))
 			return 0;

@@ -9,7 +9,8 @@
  * build the plan, store code + CFG + plan for `record` (funcstore), and
  * hand the plan to pathtrace.ko (PT_IOC_ADD_PLAN), which registers the
  * probes. A function that is refused (CFG, plan or kernel) is reported
- * with its reason; the others go ahead.
+ * with its reason; the others go ahead. Static-call sites of vmlinux
+ * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
  * 1 something named was refused or matched nothing, 2 bad command line.
  */
@@ -27,6 +28,7 @@
 #include <pathtrace/funcstore.h>
 #include <pathtrace/ksyms.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/static_calls.h>
 #include <pathtrace/tracefile.h>
 
 #include "commands.h"
@@ -41,6 +43,7 @@ struct enabler {
 	int nloaded;
 	uint64_t *done;			/* addresses enabled by this run */
 	size_t ndone;
+	struct static_calls sc;		/* vmlinux static-call sites */
 };
 
 static int already(const struct enabler *e, uint64_t addr)
@@ -168,6 +171,7 @@ static int enable_sym(struct enabler *e, uint32_t i)
 		cfg_free(&c);
 		return 1;
 	}
+	static_calls_mark(&e->sc, &c);
 	err = plan_build(&c, &e->o, &pl);
 	if (err) {
 		printf("%s: refused: no plan: %s\n", s->name,
@@ -275,6 +279,21 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	return 0;
 }
 
+/* vmlinux's static-call sites from kcore. Returns what static_calls_live returns. */
+static int read_static_calls(const struct klive_paths *p, const struct ksyms *ks,
+			     struct static_calls *sc)
+{
+	struct kcore *kc;
+	int err = kcore_open(p->kcore, &kc);
+
+	memset(sc, 0, sizeof(*sc));
+	if (err)
+		return err;
+	err = static_calls_live(ks, kc, sc);
+	kcore_close(kc);
+	return err;
+}
+
 static int cmd_enable(int argc, char **argv)
 {
 	struct enabler e;
@@ -315,9 +334,14 @@ static int cmd_enable(int argc, char **argv)
 		close(e.fd);
 		return 1;
 	}
+	err = read_static_calls(&p, klive_ksyms(e.k), &e.sc);
+	if (err)	/* the kernel then refuses probes on them: reported per function */
+		ctl_err("static calls", "%s: probes may land on static-call sites",
+			pt_strerror(err));
 	for (a = first; a < argc; a++)
 		ret |= enable_pattern(&e, argv[a]);
 	klive_close(e.k);
+	static_calls_free(&e.sc);
 	free(e.loaded);
 	free(e.done);
 	close(e.fd);

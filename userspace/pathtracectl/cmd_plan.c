@@ -18,6 +18,7 @@
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/static_calls.h>
 #include <pathtrace/weight.h>
 
 #include "commands.h"
@@ -274,6 +275,7 @@ static int cmd_plan(int argc, char **argv)
 	struct cfg_input in;
 	struct cfg c;
 	struct plan pl;
+	struct static_calls sc;
 	int dot = 0, err;
 	int64_t i;
 
@@ -305,6 +307,15 @@ static int cmd_plan(int argc, char **argv)
 		elfobj_close(obj);
 		return 1;
 	}
+	err = static_calls_elf(elf, &sc);	/* kprobes refuse their sites */
+	if (err) {
+		ctl_err(elf, "static-call sites: %s", pt_strerror(err));
+		cfg_free(&c);
+		elfobj_close(obj);
+		return 1;
+	}
+	static_calls_mark(&sc, &c);
+	static_calls_free(&sc);
 	err = plan_build(&c, &o, &pl);
 	if (err) {
 		ctl_err(func, "plan refused: %s", pl.reason);

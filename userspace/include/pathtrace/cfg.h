@@ -69,6 +69,12 @@ enum cfg_insn_kind {
  * the last instruction of its part, so the compiler knew it never returns.
  */
 #define CFG_IF_NORETURN_INFERRED (1u << 5)
+/*
+ * A static-call site (.static_call_sites) covers the instruction: kprobes
+ * refuse it (static_call_text_reserved). Set by static_calls_mark, not by
+ * cfg_build.
+ */
+#define CFG_IF_STATIC_CALL	(1u << 6)
 
 struct cfg_insn {
 	uint64_t addr;

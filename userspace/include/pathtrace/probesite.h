@@ -16,6 +16,14 @@
  * cannot be observed: PROBESITE_NONE, and its cost is PROBESITE_COST_NONE
  * so that the maximum spanning tree takes it before anything else.
  *
+ * Never a site: what register_kprobe refuses with -EINVAL (6.1,
+ * check_kprobe_address_safe): static-key sites (jump_label_text_reserved,
+ * CFG_I_KEY), ud2 sites in the bug table (find_bug: CFG_I_BUG, CFG_I_WARN),
+ * static-call sites (static_call_text_reserved: CFG_IF_STATIC_CALL, set
+ * by static_calls_mark), and the fentry site other than the function's
+ * own first instruction. DST then falls back to BRANCH at p, SRC to
+ * another instruction of p; with none, the edge is PROBESITE_NONE.
+ *
  * Cost of an edge = the frequency of its site (DST: the edge's weight; SRC:
  * the edge's weight; BRANCH: all of p's out-edges' weight) times 1 for a
  * site that can be jump-optimized or PROBESITE_INT3_FACTOR for an int3
@@ -79,7 +87,10 @@ int probesite_edges(const struct cfg *c, const uint64_t *weight, struct probesit
 int probesite_in_block(const struct cfg *c, uint32_t b, const uint64_t *weight,
 		       struct probesite *out);
 
-/* Whether kprobes can sit on insn i at all (not ud2, not a static-key site, fentry only at 0). */
+/*
+ * Whether kprobes can sit on insn i at all (not ud2, not a static-key or
+ * static-call site, fentry only at 0).
+ */
 int probesite_probeable(const struct cfg *c, uint32_t i);
 
 /*
