@@ -157,6 +157,8 @@ struct out_writer_ops {
 	int (*close)(struct out_writer *w);	/* summaries; frees priv */
 };
 
+struct edge_counts;
+
 struct out_writer {
 	const struct out_writer_ops *ops;
 	FILE *fp;
@@ -168,6 +170,8 @@ struct out_writer {
 	uint64_t total_bits;		/* --stats: filled by the driver before close */
 	uint64_t loss_dropped, loss_missed;	/* from trace.bin's LOSS section */
 	int have_loss_section;
+	/* --edges / --blocks: edges-mode functions' counts (edge_counts.h), or NULL */
+	const struct edge_counts *counts;
 };
 
 extern const struct out_writer_ops out_text_ops;

@@ -4,13 +4,20 @@
  * each CFG edge was taken and each block executed, over every stream,
  * per function, from the regenerated execution (exact counts, not
  * samples). Edges into EXIT are counted when an activation returns.
+ * Edges-mode functions have no stream to regenerate: their counts come
+ * from the COUNTERS records (edge_counts.h, w->counts), or the function
+ * says why it has none.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pathtrace/error.h>
 
+#include "edge_counts.h"
 #include "out.h"
+#include "pathtrace_abi.h"
 
 static const char *const edge_kind_names[] = {
 	"fall", "taken", "jump", "key-jump", "key-fall", "call-return", "fixup", "exit",
@@ -74,6 +81,48 @@ static int profile_step(struct out_writer *w, const struct out_stream *st, const
 	return 0;
 }
 
+/*
+ * For an edges-mode function: its counted edges and blocks in place of the
+ * regenerated ones (none), and the header's note. Returns 0 to print the
+ * counts, 1 when there are none to print (the note says why).
+ */
+static int counted(const struct out_writer *w, const struct profile *p, uint32_t i,
+		   char *note, size_t n)
+{
+	const struct edge_counts_func *ef;
+	const struct pr_func *f = &w->m->funcs[i];
+
+	note[0] = 0;
+	if (f->mode != PT_MODE_EDGES)
+		return 0;
+	if (!w->counts || i >= w->counts->nfuncs) {
+		snprintf(note, n, " (edges mode: counters not read)");
+		return 1;
+	}
+	ef = &w->counts->f[i];
+	switch (ef->status) {
+	case 0:
+		memcpy(p->edge[i], ef->edge, f->cfg.nedges * sizeof(uint64_t));
+		memcpy(p->block[i], ef->block, f->cfg.nblocks * sizeof(uint64_t));
+		p->entries[i] = ef->activations;
+		snprintf(note, n, " (edges mode: %u chord counters in %" PRIu64
+			 " COUNTERS records, the other edges by the flow law)", ef->chords,
+			 ef->records);
+		return 0;
+	case -PT_ETRUNC:
+		snprintf(note, n, " (edges mode: not counted: %" PRIu64 " ENTERs but %" PRIu64
+			 " activations by the counters: activations were open when recording "
+			 "started or stopped)", ef->enters, ef->activations);
+		return 1;
+	case -PT_EINVAL:
+		snprintf(note, n, " (edges mode: not counted: the counters contradict the flow law)");
+		return 1;
+	default:
+		snprintf(note, n, " (edges mode: not counted: malformed plan or COUNTERS record)");
+		return 1;
+	}
+}
+
 static void print_blocks(struct out_writer *w, const struct profile *p)
 {
 	const struct pr_model *m = w->m;
@@ -83,10 +132,12 @@ static void print_blocks(struct out_writer *w, const struct profile *p)
 	fprintf(w->fp, "# block profile: executions per block, per function\n");
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct pr_func *f = &m->funcs[i];
+		char note[256];
+		int none = counted(w, p, i, note, sizeof(note));
 
-		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations\n", f->name, f->func_id,
-			p->entries[i]);
-		for (b = 0; b < f->cfg.nblocks; b++)
+		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations%s\n", f->name, f->func_id,
+			p->entries[i], note);
+		for (b = 0; !none && b < f->cfg.nblocks; b++)
 			fprintf(w->fp, "%12" PRIu64 "  %s\n", p->block[i][b],
 				pr_block_name(f, b, buf, sizeof(buf)));
 	}
@@ -101,10 +152,12 @@ static void print_edges(struct out_writer *w, const struct profile *p)
 	fprintf(w->fp, "# edge profile: traversals per CFG edge, per function\n");
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct pr_func *f = &m->funcs[i];
+		char note[256];
+		int none = counted(w, p, i, note, sizeof(note));
 
-		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations\n", f->name, f->func_id,
-			p->entries[i]);
-		for (e = 0; e < f->cfg.nedges; e++) {
+		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations%s\n", f->name, f->func_id,
+			p->entries[i], note);
+		for (e = 0; !none && e < f->cfg.nedges; e++) {
 			const struct cfg_edge *ce = &f->cfg.edges[e];
 			uint32_t k = ce->kind;
 

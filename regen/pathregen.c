@@ -21,6 +21,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
+#include "edge_counts.h"
 #include "out.h"
 #include "streams.h"
 
@@ -264,6 +265,7 @@ int main(int argc, char **argv)
 	struct out_writer out = { 0 }, ver = { 0 };
 	struct out_writer *ws[2];
 	struct verify_result vr = { 0 };
+	struct edge_counts ec = { 0 };
 	unsigned int nws = 0;
 	FILE *fp = stdout;
 	int status = 0, err, fatal;
@@ -338,6 +340,21 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops) {
+		/* edges-mode functions: counts from their COUNTERS records */
+		err = edge_counts_build(&m, &tf, &rs, &ec);
+		if (err == -PT_ENOMEM)
+			goto nomem;
+		for (i = 0; i < ec.nfuncs; i++)
+			if (ec.f[i].status && ec.f[i].status != -PT_ENOENT) {
+				err_msg(m.funcs[i].name, "edge counters not counted (see the profile)");
+				status = EXIT_BAD_FILE;
+			}
+		if (ec.stray)
+			err_msg("counters", "%" PRIu64 " COUNTERS records of no edges-mode function",
+				ec.stray);
+		out.counts = &ec;
+	}
 	if (o.ops) {
 		out.ops = o.ops;
 		out.fp = fp;
@@ -401,6 +418,7 @@ close_fp:
 		status = EXIT_BAD_FILE;
 	}
 out:
+	edge_counts_free(&ec);
 	regen_streams_free(&ss);
 	tr_records_free(&rs);
 	pr_model_free(&m);

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Edges mode: random programs (real x86 code through cfg_build, planned
+ * in PT_MODE_EDGES by plan_build), random activations walked on their CFGs
+ * (the truth), and the COUNTERS records the module would write for them:
+ * each chord's count split at random over two CPUs and several records
+ * (each record holds the counts since the previous one of its CPU). The
+ * counts edge_counts_build recovers from the records and the plan blobs,
+ * and the --edges / --blocks writers print, must equal the truth for every
+ * edge and block. Then what must be refused: an ENTER count that differs
+ * from the activations, a malformed record, a count on a tree edge.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+
+#include "edge_counts.h"
+#include "out.h"
+#include "pathtrace_abi.h"
+#include "synth.h"
+#include "unit.h"
+
+#define MAX_E 4096
+
+struct fake {
+	struct tracefile tf;
+	struct tr_records rs;
+	uint64_t **truth_edge;	/* per function */
+	uint64_t **truth_block;
+	uint64_t *activations;
+};
+
+static void add_rec(struct tr_records *rs, uint16_t type, uint32_t cpu, uint32_t arg,
+		    const uint64_t *body, uint16_t nwords)
+{
+	struct tr_rec *r;
+
+	rs->recs = realloc(rs->recs, (rs->n + 1) * sizeof(*rs->recs));
+	rs->words = realloc(rs->words, (rs->nwords + nwords + 1) * sizeof(*rs->words));
+	CU_ASSERT_FATAL(rs->recs && rs->words);
+	r = &rs->recs[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	r->cpu = cpu;
+	r->arg = arg;
+	r->nwords = nwords;
+	r->len = (uint16_t)(8 + 8 * nwords);
+	r->body = rs->nwords;
+	memcpy(rs->words + rs->nwords, body, nwords * sizeof(*body));
+	rs->nwords += nwords;
+}
+
+/* One activation of f from ENTRY to EXIT: random, then shortest to EXIT. */
+static void walk(const struct synth_func *f, uint64_t *rng, uint64_t *edge, uint64_t *block)
+{
+	const struct cfg *c = &f->cfg;
+	uint32_t b = 0, steps = 0;
+
+	for (;;) {
+		const struct cfg_block *bl = &c->blocks[b];
+		uint32_t k, e = bl->first_succ + (uint32_t)(synth_rand(rng) % bl->nsucc);
+
+		block[b]++;
+		if (++steps > 40)	/* head for EXIT */
+			for (k = bl->first_succ; k < bl->first_succ + bl->nsucc; k++) {
+				uint32_t d = c->edges[k].dst, de = c->edges[e].dst;
+
+				if (d >= c->nblocks ||
+				    (de < c->nblocks && f->dist[d] < f->dist[de]))
+					e = k;
+			}
+		edge[e]++;
+		if (c->edges[e].dst >= c->nblocks)
+			return;
+		b = c->edges[e].dst;
+	}
+}
+
+static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng)
+{
+	uint32_t i, e;
+
+	memset(fk, 0, sizeof(*fk));
+	fk->tf.nfuncs = p->nfuncs;
+	fk->tf.funcs = calloc(p->nfuncs, sizeof(*fk->tf.funcs));
+	fk->truth_edge = calloc(p->nfuncs, sizeof(*fk->truth_edge));
+	fk->truth_block = calloc(p->nfuncs, sizeof(*fk->truth_block));
+	fk->activations = calloc(p->nfuncs, sizeof(*fk->activations));
+	CU_ASSERT_FATAL(fk->tf.funcs && fk->truth_edge && fk->truth_block && fk->activations);
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct synth_func *f = &p->funcs[i];
+		struct tf_function *fn = &fk->tf.funcs[i];
+		uint64_t left[MAX_E], enter[1] = { 0xffffffff81000000ull };
+		uint32_t n = (uint32_t)(synth_rand(rng) % 50), a, r, nrec;
+
+		CU_ASSERT_FATAL(f->cfg.nedges < MAX_E);
+		fn->func_id = f->func_id;
+		fn->addr = f->addr;
+		fn->len = f->len;
+		fn->name = f->name;
+		fn->name_len = (uint32_t)strlen(f->name);
+		fn->code = f->code;
+		fn->cfg = f->cfg_blob;
+		fn->cfg_len = f->cfg_len;
+		fn->plan = f->plan_blob;
+		fn->plan_len = (uint32_t)f->plan_len;
+		fk->truth_edge[i] = calloc(f->cfg.nedges + 1, sizeof(uint64_t));
+		fk->truth_block[i] = calloc(f->cfg.nblocks + 1, sizeof(uint64_t));
+		CU_ASSERT_FATAL(fk->truth_edge[i] && fk->truth_block[i]);
+		for (a = 0; a < n; a++) {
+			add_rec(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
+			walk(f, rng, fk->truth_edge[i], fk->truth_block[i]);
+		}
+		fk->activations[i] = n;
+		/* the module counts chords only (the planner's own tree here) */
+		for (e = 0; e < f->cfg.nedges; e++)
+			left[e] = f->plan.in_tree[e] ? 0 : fk->truth_edge[i][e];
+		nrec = 1 + (uint32_t)(synth_rand(rng) % 4);
+		for (r = 0; r < nrec; r++) {
+			uint64_t body[MAX_E];
+
+			for (e = 0; e < f->cfg.nedges; e++) {
+				body[e] = r + 1 == nrec ? left[e] :
+					  synth_rand(rng) % (left[e] + 1);
+				left[e] -= body[e];
+			}
+			add_rec(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
+				(uint16_t)f->cfg.nedges);
+		}
+	}
+}
+
+static void unmake(struct fake *fk, uint32_t nfuncs)
+{
+	uint32_t i;
+
+	for (i = 0; i < nfuncs; i++) {
+		free(fk->truth_edge[i]);
+		free(fk->truth_block[i]);
+	}
+	free(fk->truth_edge);
+	free(fk->truth_block);
+	free(fk->activations);
+	free(fk->tf.funcs);
+	free(fk->rs.recs);
+	free(fk->rs.words);
+}
+
+/* The --edges writer's text for function index i has "count  src -> dst" lines equal to want. */
+static void check_writer(const struct pr_model *m, const struct edge_counts *ec, uint32_t i,
+			 const uint64_t *want)
+{
+	struct out_writer w = { .ops = &out_edges_ops, .m = m, .counts = ec };
+	struct out_writer *ws[1] = { &w };
+	char *text = NULL, head[128], *at;
+	size_t len = 0;
+	uint32_t e;
+
+	w.fp = open_memstream(&text, &len);
+	CU_ASSERT_FATAL(w.fp != NULL);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	snprintf(head, sizeof(head), "%s (func %u): ", m->funcs[i].name, m->funcs[i].func_id);
+	at = strstr(text, head);
+	CU_ASSERT_FATAL(at != NULL);
+	at = strchr(at, '\n');
+	for (e = 0; at && e < m->funcs[i].cfg.nedges; e++) {
+		unsigned long long v = ~0ull;
+
+		CU_ASSERT(sscanf(at + 1, "%llu", &v) == 1);
+		CU_ASSERT_EQUAL(v, want[e]);
+		at = strchr(at + 1, '\n');
+	}
+	free(text);
+}
+
+static void test_counters_round_trip(void)
+{
+	uint64_t seed = unit_seed(), rng = seed ? seed : 1;
+	uint32_t prog, i, funcs = 0, chords = 0;
+	uint64_t edges = 0;
+
+	for (prog = 0; prog < 40; prog++) {
+		struct synth_opts so = { .nfuncs = 1 + (uint32_t)(synth_rand(&rng) % 4),
+					 .max_labels = 14, .mode = PT_MODE_EDGES };
+		struct synth_program p;
+		struct pr_model m;
+		struct edge_counts ec;
+		struct fake fk;
+
+		CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
+		make(&fk, &p, &rng);
+		CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
+		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
+		CU_ASSERT_EQUAL(ec.stray, 0);
+		for (i = 0; i < p.nfuncs; i++) {
+			const struct pr_func *f = pr_model_func(&m, p.funcs[i].func_id);
+			const struct edge_counts_func *ef = &ec.f[f->index];
+
+			CU_ASSERT_EQUAL(ef->status, 0);
+			CU_ASSERT_EQUAL(ef->activations, fk.activations[i]);
+			CU_ASSERT_EQUAL(ef->enters, fk.activations[i]);
+			CU_ASSERT(memcmp(ef->edge, fk.truth_edge[i],
+					 f->cfg.nedges * sizeof(uint64_t)) == 0);
+			CU_ASSERT(memcmp(ef->block, fk.truth_block[i],
+					 f->cfg.nblocks * sizeof(uint64_t)) == 0);
+			check_writer(&m, &ec, f->index, fk.truth_edge[i]);
+			funcs++;
+			chords += ef->chords;
+			edges += f->cfg.nedges;
+		}
+		edge_counts_free(&ec);
+
+		/* one ENTER record missing: an activation open at start */
+		for (i = 0; i < fk.rs.n; i++)
+			if (fk.rs.recs[i].type == PT_REC_ENTER) {
+				fk.rs.recs[i].type = PT_REC_BITS;
+				break;
+			}
+		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
+		if (i < fk.rs.n) {
+			const struct pr_func *f = pr_model_func(&m, fk.rs.recs[i].arg);
+
+			CU_ASSERT_EQUAL(ec.f[f->index].status, -PT_ETRUNC);
+		}
+		edge_counts_free(&ec);
+
+		/* a COUNTERS record of the wrong size */
+		for (i = 0; i < fk.rs.n; i++)
+			if (fk.rs.recs[i].type == PT_REC_COUNTERS) {
+				fk.rs.recs[i].nwords--;
+				break;
+			}
+		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
+		CU_ASSERT_EQUAL(ec.f[pr_model_func(&m, fk.rs.recs[i].arg)->index].status,
+				-PT_EFORMAT);
+		edge_counts_free(&ec);
+		pr_model_free(&m);
+		unmake(&fk, p.nfuncs);
+		synth_free(&p);
+	}
+	printf("[edge counts: %u functions, %llu edges, %u chord counters, seed %llu] ", funcs,
+	       (unsigned long long)edges, chords, (unsigned long long)seed);
+	CU_ASSERT(funcs > 40 && chords > 0);
+}
+
+/* A count on an edge the plan does not count (a tree edge) is no count: refused. */
+static void test_count_on_tree_edge(void)
+{
+	struct synth_opts so = { .nfuncs = 1, .max_labels = 10, .mode = PT_MODE_EDGES };
+	uint64_t rng = 7, sum[MAX_E] = { 0 }, out[MAX_E], act;
+	struct synth_program p;
+	struct plan_view pv;
+	struct pr_model m;
+	struct fake fk;
+	uint32_t e, chords;
+
+	CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
+	make(&fk, &p, &rng);
+	CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(plan_parse(p.funcs[0].plan_blob, p.funcs[0].plan_len, &pv, NULL, 0),
+			      0);
+	for (e = 0; e < p.funcs[0].cfg.nedges && !p.funcs[0].plan.in_tree[e]; e++)
+		;
+	CU_ASSERT_FATAL(e < p.funcs[0].cfg.nedges);
+	sum[e] = 1;
+	CU_ASSERT_EQUAL(edge_counts_func(&m.funcs[0].g, &pv, sum, out, &act, &chords),
+			-PT_EFORMAT);
+	sum[e] = 0;
+	CU_ASSERT_EQUAL(edge_counts_func(&m.funcs[0].g, &pv, sum, out, &act, &chords), 0);
+	CU_ASSERT_EQUAL(act, 0);
+	pv.hdr.mode = PT_MODE_TRACE;
+	CU_ASSERT_EQUAL(edge_counts_func(&m.funcs[0].g, &pv, sum, out, &act, &chords),
+			-PT_EFORMAT);
+	plan_view_free(&pv);
+	pr_model_free(&m);
+	unmake(&fk, p.nfuncs);
+	synth_free(&p);
+}
+
+UNIT_SUITE(edge_counts,
+	   { "COUNTERS records over CPUs give every edge and block count", test_counters_round_trip },
+	   { "a count on a tree edge or a non-edges plan is refused", test_count_on_tree_edge })
