@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
 
 #include "out.h"
@@ -178,7 +179,32 @@ void pr_func_free(struct pr_func *f)
 	free(f->call_ret_addr);
 	free(f->call_callee);
 	free(f->tail_callee);
+	free(f->verify_block);
 	memset(f, 0, sizeof(*f));
+}
+
+/*
+ * Which blocks have a verify site (f->verify_block). A plan that does not
+ * parse leaves it NULL: the decoder binding reports that plan.
+ */
+static int verify_blocks(struct pr_func *f, const struct tf_function *fn)
+{
+	struct plan_view pv;
+	uint32_t i;
+	int err;
+
+	memset(&pv, 0, sizeof(pv));
+	err = plan_parse(fn->plan, fn->plan_len, &pv, NULL, 0);
+	if (!err) {
+		f->verify_block = calloc(f->cfg.nblocks + 1, 1);
+		if (!f->verify_block)
+			err = -PT_ENOMEM;
+		for (i = 0; f->verify_block && i < pv.hdr.nr_verify; i++)
+			if (pv.verify[i].block < f->cfg.nblocks)
+				f->verify_block[pv.verify[i].block] = 1;
+	}
+	plan_view_free(&pv);
+	return err == -PT_ENOMEM ? err : 0;
 }
 
 int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
@@ -216,7 +242,10 @@ int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
 	f->mode = plan.mode;
 	f->encoding = plan.encoding;
 	f->plan_flags = plan.flags;
-	return pr_func_derive(f);
+	err = pr_func_derive(f);
+	if (!err && (plan.flags & PT_PLAN_VERIFY))
+		err = verify_blocks(f, fn);
+	return err;
 }
 
 static int cmp_func_id(const void *a, const void *b)

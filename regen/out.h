@@ -29,6 +29,12 @@ struct pr_func {
 	const uint8_t *code;		/* len + cold_len bytes as traced (owned copy) */
 	uint16_t mode, encoding;	/* the plan's (pathtrace_abi.h) */
 	uint32_t plan_flags;
+	/*
+	 * Verify plans: per block, 1 when the plan has a verify site in it.
+	 * A block with no instruction kprobes accept (a lone static-call
+	 * site, a ud2) has none, so it records no BLOCK. NULL: not known.
+	 */
+	uint8_t *verify_block;
 	struct cfg cfg;			/* owned */
 	int cfg_from_blob;		/* free with cfg_blob_free, else cfg_free */
 	struct graph g;			/* cfg_to_graph(cfg) */
@@ -196,6 +202,7 @@ struct verify_result {
 	uint64_t compared;		/* blocks equal to their BLOCK markers */
 	uint64_t unverified;		/* markers after a stream's truncation */
 	uint64_t skipped;		/* markers inside gaps */
+	uint64_t no_site;		/* regenerated blocks without a verify site (nothing to compare) */
 	int mismatch;			/* 1 at the first difference */
 	char detail[256];		/* stream, function and position */
 };

@@ -408,8 +408,9 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(o.ops ? stderr : fp,
 				"verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64
-				" in gaps, %" PRIu64 " after truncation, 0 differences\n",
-				vr.compared, vr.skipped, vr.unverified);
+				" in gaps, %" PRIu64 " after truncation, %" PRIu64
+				" without a verify site, 0 differences\n",
+				vr.compared, vr.skipped, vr.unverified, vr.no_site);
 		}
 	}
 close_fp:

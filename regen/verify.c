@@ -10,7 +10,9 @@
  * markers recorded before the ENTER it resumed at are skipped (counted),
  * as are the blocks it regenerated between the LOSS and its gap. A stream that ends inside activations may have
  * markers for blocks whose outgoing edge was never traced: they are
- * counted as unverified, not as differences.
+ * counted as unverified, not as differences. A block with no verify
+ * site (no instruction kprobes accept: a lone static-call site, a ud2)
+ * records nothing: it is counted (no_site), not compared.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -128,6 +130,12 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 
 	switch (ev->type) {
 	case REGEN_EV_BLOCK:
+		/* No instruction of it could be probed: it recorded nothing. */
+		if (sp->f && sp->f->verify_block && ev->block < sp->f->cfg.nblocks &&
+		    !sp->f->verify_block[ev->block]) {
+			v->res->no_site++;
+			return 0;
+		}
 		/*
 		 * next_block may meet a LOSS marker on its way: then this
 		 * block's record was lost, and nothing is comparable until

@@ -86,6 +86,37 @@ static void test_verify(void)
 	CU_ASSERT_EQUAL(vr.mismatch, 0);
 	CU_ASSERT_EQUAL(vr.compared, blocks);
 
+	/*
+	 * A block with no verify site (no instruction kprobes accept, e.g. a
+	 * lone static-call site) records nothing: its regenerated executions
+	 * are counted, not compared, and the other blocks still must match.
+	 */
+	{
+		struct pr_func *f = (struct pr_func *)pr_model_func(&c.m, mk[0].func);
+		uint32_t b = mk[0].arg, nm2 = 0, dropped = 0, j;
+		struct regen_marker *mk2 = calloc(nm + 1, sizeof(*mk2));
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mk2);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f->verify_block);
+		for (j = 0; j < f->cfg.nblocks; j++)	/* synthetic code: every block probeable */
+			CU_ASSERT_EQUAL(f->verify_block[j], 1);
+		for (j = 0; j < nm; j++) {
+			if (mk[j].func == f->func_id && mk[j].arg == b)
+				dropped++;
+			else
+				mk2[nm2++] = mk[j];
+		}
+		/* unmarked, the missing records are differences */
+		CU_ASSERT_EQUAL(run_verify(&c, ev, n, mk2, nm2, &vr), -PT_EMISMATCH);
+		f->verify_block[b] = 0;
+		CU_ASSERT_EQUAL(run_verify(&c, ev, n, mk2, nm2, &vr), 0);
+		CU_ASSERT_EQUAL(vr.mismatch, 0);
+		CU_ASSERT_EQUAL(vr.no_site, dropped);
+		CU_ASSERT_EQUAL(vr.compared, blocks - dropped);
+		f->verify_block[b] = 1;
+		free(mk2);
+	}
+
 	/* One block recorded differently. */
 	mid = nm / 2;
 	mk[mid].arg ^= 1;
