@@ -1,6 +1,26 @@
-# The README demo, run inside the VM by tools/vm-run: load pathtrace.ko and
-# show what it can do so far.
+# The README demo, run inside the VM by tools/vm-run: trace real kernel
+# functions under a small workload, regenerate every execution from the
+# compact trace, and check it against the every-block records of the same run.
 set -e
 insmod /pt/pathtrace.ko
 pathtracectl version
+echo "== enable (plans from the live code; --verify adds a probe per block)"
+pathtracectl enable --verify vfs_read ksys_read vfs_write ksys_write do_sys_openat2 'vfs_stat*'
+pathtracectl list
+echo "== record a workload on both CPUs"
+pathtracectl record -o /tmp/trace.bin -- sh -c '
+	for cpu in 0 1; do
+		taskset -c $cpu sh -c "for i in 1 2 3 4 5; do cat /proc/version >/dev/null; echo x > /tmp/x.\$i; ls /pt >/dev/null; done" &
+	done
+	wait'
+pathtracectl status
+echo "== pathregen --stats"
+pathregen --stats /tmp/trace.bin
+echo "== pathregen (first activations, nested like function_graph)"
+pathregen /tmp/trace.bin | head -40
+echo "== pathregen --paths (hottest Ball-Larus paths)"
+pathregen --paths --top 5 /tmp/trace.bin | head -30
+echo "== pathregen --verify"
+pathregen --verify /tmp/trace.bin
+pathtracectl disable --all
 rmmod pathtrace
