@@ -74,13 +74,10 @@ check "disable --all" pathtracectl disable --all
 check "nothing listed" sh -c '[ $(pathtracectl list | wc -l) = 1 ]'
 check "no probes left" sh -c '! grep -q . /sys/kernel/debug/kprobes/list'
 
-# Phase 2: the same functions with verify probes; regeneration must equal them.
-# Known failure (not the module's): vfs_open tail-calls do_dentry_open; pathregen
-# does not descend into the tail-callee's ENTER at the caller's call vertex.
+# Phase 2: the same functions with verify probes; regeneration must equal them
+# (vfs_open's tail call into do_dentry_open included).
 pathtracectl enable --verify $REAL >/tmp/env.out 2>&1
-# pt_target_bug is left out: its plan emits a call vertex's out-edge before
-# the call (pathregen refuses that function; a planner issue, reported).
-pathtracectl enable --verify --moddir /pt $(echo $TARGET | sed 's/pt_target_bug//') >>/tmp/env.out 2>&1
+pathtracectl enable --verify --moddir /pt $TARGET >>/tmp/env.out 2>&1
 pathtracectl enable --verify --mode paths --moddir /pt pt_target_untraced >>/tmp/env.out 2>&1
 check "verify plans enabled" sh -c '[ $(grep -c ": enabled as" /tmp/env.out) -ge 28 ]'
 pathtracectl record -o /tmp/verify.bin -- sh /tmp/workload.sh 10 >/tmp/rec.out 2>&1
