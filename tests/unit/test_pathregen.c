@@ -329,14 +329,21 @@ static void test_bad_files(void)
 	free_trace(&t);
 }
 
-static void test_cleanup(void)
+/* Reserves a unique name for the output file the tests below write. */
+static void test_setup(void)
 {
 	CU_ASSERT_EQUAL(setup(), 0);
-	unlink(out);
+}
+
+/* Removes that output file: every run would otherwise leave one in /tmp. */
+static void test_cleanup(void)
+{
+	CU_ASSERT_EQUAL(unlink(out), 0);
 }
 
 UNIT_SUITE(pathregen,
-	   { "setup", test_cleanup },
+	   { "setup", test_setup },
 	   { "outputs of a synthetic trace count what ran", test_outputs },
 	   { "bad command lines exit 2", test_command_line },
-	   { "truncated and corrupted files: exit 1, no crash, no hang", test_bad_files })
+	   { "truncated and corrupted files: exit 1, no crash, no hang", test_bad_files },
+	   { "cleanup", test_cleanup })
