@@ -113,6 +113,7 @@ check-fuzz: $(O)/fuzz/fuzz_tracefile
 	@mkdir -p $(O)/fuzz/corpus
 	cp tests/fixtures/*.bin tests/fuzz/seeds/*.bin $(O)/fuzz/corpus/
 	$(O)/fuzz/fuzz_tracefile -max_total_time=$(FUZZ_TIME) -max_len=32768 -timeout=10 \
+		-artifact_prefix=$(O)/fuzz/ \
 		-print_final_stats=1 $(O)/fuzz/corpus
 
 check: check-unit checkpatch check-fuzz check-vm

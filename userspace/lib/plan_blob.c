@@ -243,7 +243,9 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 {
 	const uint8_t *b = blob;
 	struct why w = { why, whylen };
-	const struct pt_plan *h = blob;
+	/* The blob may sit at any alignment (inside trace.bin): read a copy. */
+	const struct pt_plan *h = &v->hdr;
+	uint32_t hsize;
 	uint64_t off;
 	int err;
 
@@ -252,12 +254,13 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 		why[0] = 0;
 	if (!blob || len < sizeof(uint32_t) * 2)
 		return bad(&w, -PT_ETRUNC, "blob of %zu bytes has no header", len);
-	if (h->size < sizeof(struct pt_plan))
-		return bad(&w, -PT_EFORMAT, "header size %u below %zu", h->size,
+	memcpy(&hsize, b, sizeof(hsize));
+	if (hsize < sizeof(struct pt_plan))
+		return bad(&w, -PT_EFORMAT, "header size %u below %zu", hsize,
 			   sizeof(struct pt_plan));
-	if (len < h->size)
-		return bad(&w, -PT_ETRUNC, "blob of %zu bytes, header says %u", len, h->size);
-	if (abi_struct_load(&v->hdr, sizeof(v->hdr), b, h->size))
+	if (len < hsize)
+		return bad(&w, -PT_ETRUNC, "blob of %zu bytes, header says %u", len, hsize);
+	if (abi_struct_load(&v->hdr, sizeof(v->hdr), b, hsize))
 		return bad(&w, -PT_EFORMAT, "header bytes unknown to ABI %u.%u are not zero",
 			   PT_ABI_MAJOR, PT_ABI_MINOR);
 	if (h->abi_major != PT_ABI_MAJOR)
