@@ -12,6 +12,10 @@ expect_out "vfs_read from kcore" "fentry: vfs_read+0x0" pathtracectl cfg vfs_rea
 check "ksys_read from kcore" pathtracectl cfg ksys_read --live
 check "vfs_read as Graphviz" sh -c 'pathtracectl cfg vfs_read --live --dot | grep -q "B0 -> "'
 expect_fail "unknown function" pathtracectl cfg no_such_function_xyz --live
+expect_out "plan from the live kernel" "vs every-block" pathtracectl plan vfs_read --live
+expect_out "paths plan from the live kernel" "vs every-block" \
+	pathtracectl plan ksys_read --live --mode paths
+expect_fail "plan: unknown live function" pathtracectl plan no_such_function_xyz --live
 expect_out "module tables unknown without its .ko" "unknown-static-key" \
 	pathtracectl cfg pt_target_nested --live --module pathtrace_target --moddir /nonexistent
 

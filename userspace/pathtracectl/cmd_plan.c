@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtracectl plan FUNC --elf FILE [--mode trace|paths|edges]
+ * pathtracectl plan FUNC --elf FILE|--live [--module M] [--mode trace|paths|edges]
  *                  [--encoding witness|bits] [--verify] [--dot]
  * The plan for one function of an ELF object, for a human: the CFG with
  * edge weights, chords and what each instrumented edge does (witness code,
@@ -13,10 +13,12 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
 #include <pathtrace/plan.h>
 #include <pathtrace/static_calls.h>
 #include <pathtrace/weight.h>
@@ -208,7 +210,7 @@ static void print_dot(const struct cfg *c, const struct plan *pl)
 }
 
 static int parse_args(int argc, char **argv, const char **func, const char **elf,
-		      struct plan_opts *o, int *dot)
+		      const char **module, int *live, struct plan_opts *o, int *dot)
 {
 	int a;
 
@@ -217,10 +219,12 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 
 		if (!strcmp(arg, "--dot")) {
 			*dot = 1;
+		} else if (!strcmp(arg, "--live")) {
+			*live = 1;
 		} else if (!strcmp(arg, "--verify")) {
 			o->flags |= PT_PLAN_VERIFY;
 		} else if (!strcmp(arg, "--elf") || !strcmp(arg, "--mode") ||
-			   !strcmp(arg, "--encoding")) {
+			   !strcmp(arg, "--encoding") || !strcmp(arg, "--module")) {
 			const char *v = ++a < argc ? argv[a] : NULL;
 
 			if (!v) {
@@ -229,6 +233,8 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 			}
 			if (!strcmp(arg, "--elf")) {
 				*elf = v;
+			} else if (!strcmp(arg, "--module")) {
+				*module = v;
 			} else if (!strcmp(arg, "--mode")) {
 				o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
 					  !strcmp(v, "paths") ? PT_MODE_PATHS :
@@ -255,9 +261,9 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 			return 2;
 		}
 	}
-	if (!*func || !*elf) {
-		ctl_err("plan", "usage: pathtracectl plan FUNC --elf FILE [--mode trace|paths|edges] "
-			"[--encoding witness|bits] [--verify] [--dot]");
+	if (!*func || !*elf == !*live || (*module && !*live)) {
+		ctl_err("plan", "usage: pathtracectl plan FUNC --elf FILE|--live [--module M] "
+			"[--mode trace|paths|edges] [--encoding witness|bits] [--verify] [--dot]");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
@@ -267,51 +273,126 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 	return 0;
 }
 
-static int cmd_plan(int argc, char **argv)
-{
-	const char *func = NULL, *elf = NULL;
-	struct plan_opts o = { PT_MODE_TRACE, 0, 1, 0, NULL };
+/*
+ * Where the function comes from: an ELF object, or the running kernel
+ * (/proc/kallsyms and /proc/kcore, as enable reads it). The source stays
+ * open while the plan is printed: the CFG's callee names point into it.
+ */
+struct plan_source {
 	struct elfobj *obj;
-	struct cfg_input in;
-	struct cfg c;
-	struct plan pl;
-	struct static_calls sc;
-	int dot = 0, err;
-	int64_t i;
+	struct klive *live;
+};
 
-	err = parse_args(argc, argv, &func, &elf, &o, &dot);
-	if (err)
-		return err;
-	err = elfobj_open(elf, &obj);
+static void source_close(struct plan_source *src)
+{
+	if (src->obj)
+		elfobj_close(src->obj);
+	if (src->live)
+		klive_close(src->live);
+}
+
+/* Fills in from the ELF object; returns 0 or an exit status (errors printed). */
+static int input_elf(const char *func, const char *elf, struct plan_source *src,
+		     struct cfg_input *in, struct static_calls *sc)
+{
+	int64_t i;
+	int err = elfobj_open(elf, &src->obj);
+
 	if (err) {
 		ctl_err(elf, "%s", pt_strerror(err));
 		return 1;
 	}
-	i = elfobj_find(obj, func);
-	if (i < 0 || elfobj_func(obj, i)->parent != ELFOBJ_NONE) {
+	i = elfobj_find(src->obj, func);
+	if (i < 0 || elfobj_func(src->obj, i)->parent != ELFOBJ_NONE) {
 		ctl_err(func, i < 0 ? "no such function in %s" : "is a .cold part in %s", elf);
-		elfobj_close(obj);
 		return 1;
 	}
-	memset(&c, 0, sizeof(c));
-	err = elfobj_input(obj, i, &in);
-	if (!err)
-		err = cfg_build(&in, &c);
+	err = elfobj_input(src->obj, i, in);
 	if (err) {
-		ctl_err(func, "%s%s%s", err == -PT_EREFUSED ? "CFG refused: " : pt_strerror(err),
-			err == -PT_EREFUSED ? c.refusal : "",
-			err == -PT_EREFUSED ? "" : "");
+		ctl_err(func, "%s", pt_strerror(err));
+		return 1;
+	}
+	err = static_calls_elf(elf, sc);	/* kprobes refuse their sites */
+	if (err) {
+		ctl_err(elf, "static-call sites: %s", pt_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/* Fills in from the running kernel; returns 0 or an exit status (errors printed). */
+static int input_live(const char *func, const char *module, struct plan_source *src,
+		      struct cfg_input *in, struct static_calls *sc)
+{
+	char moddir[300], detail[160];
+	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", moddir };
+	struct kcore *kc;
+	struct utsname u;
+	const char *tag;
+	int err;
+
+	uname(&u);
+	snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
+	err = klive_open(&p, &src->live);
+	if (err) {
+		ctl_err("live kernel", "%s (kallsyms and kcore need root)", pt_strerror(err));
+		return 1;
+	}
+	err = klive_input(src->live, func, module, in, &tag, detail, sizeof(detail));
+	if (err == -PT_EREFUSED) {
+		ctl_err(func, "CFG refused: %s", tag);
+		fprintf(stderr, "  %s\n", detail);
+		return 1;
+	}
+	if (err) {
+		ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
+			err == -PT_EINVAL ? "several functions have this name" : pt_strerror(err),
+			module ? " in module " : "", module ? module : "");
+		return 1;
+	}
+	err = kcore_open(p.kcore, &kc);
+	if (!err) {
+		err = static_calls_live(klive_ksyms(src->live), kc, sc);
+		kcore_close(kc);
+	}
+	if (err) {
+		ctl_err("live kernel", "static-call sites: %s", pt_strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+	const char *func = NULL, *elf = NULL, *module = NULL;
+	struct plan_opts o = { PT_MODE_TRACE, 0, 1, 0, NULL };
+	struct plan_source src = { NULL, NULL };
+	struct static_calls sc;
+	struct cfg_input in;
+	struct cfg c;
+	struct plan pl;
+	int dot = 0, live = 0, err;
+
+	err = parse_args(argc, argv, &func, &elf, &module, &live, &o, &dot);
+	if (err)
+		return err;
+	memset(&sc, 0, sizeof(sc));
+	err = live ? input_live(func, module, &src, &in, &sc) : input_elf(func, elf, &src, &in, &sc);
+	if (err) {
+		static_calls_free(&sc);
+		source_close(&src);
+		return err;
+	}
+	memset(&c, 0, sizeof(c));
+	err = cfg_build(&in, &c);
+	if (err) {
+		ctl_err(func, "%s%s", err == -PT_EREFUSED ? "CFG refused: " : pt_strerror(err),
+			err == -PT_EREFUSED ? c.refusal : "");
 		if (err == -PT_EREFUSED)
 			fprintf(stderr, "  %s\n", c.detail);
 		cfg_free(&c);
-		elfobj_close(obj);
-		return 1;
-	}
-	err = static_calls_elf(elf, &sc);	/* kprobes refuse their sites */
-	if (err) {
-		ctl_err(elf, "static-call sites: %s", pt_strerror(err));
-		cfg_free(&c);
-		elfobj_close(obj);
+		static_calls_free(&sc);
+		source_close(&src);
 		return 1;
 	}
 	static_calls_mark(&sc, &c);
@@ -326,9 +407,9 @@ static int cmd_plan(int argc, char **argv)
 	}
 	plan_free(&pl);
 	cfg_free(&c);
-	elfobj_close(obj);
+	source_close(&src);
 	return err ? 1 : 0;
 }
 
-CTL_COMMAND(plan, cmd_plan, "plan FUNC --elf FILE [--mode trace|paths|edges] [--encoding "
-	    "witness|bits] [--verify] [--dot]  instrumentation plan and its static cost")
+CTL_COMMAND(plan, cmd_plan, "plan FUNC --elf FILE|--live [--module M] [--mode trace|paths|edges] "
+	    "[--encoding witness|bits] [--verify] [--dot]  instrumentation plan and its static cost")
