@@ -231,10 +231,46 @@ static void test_random_pages(void)
 	}
 }
 
+/*
+ * Length fields that read as negative: kbuffer would walk backwards forever
+ * (a check-fuzz hang). The page is cut before them, the prefix kept.
+ */
+static void test_backward_lengths(void)
+{
+	static const uint32_t bad[][2] = {
+		{ 29 | (1u << 5), 0xfffffff0u },	/* padding, delta 1 */
+		{ 29, 0xfffffffcu },			/* padding, delta 0 */
+		{ 0, 0 },				/* type_len 0 with array[0] < 4 */
+		{ 0, 0x80000000u },			/* type_len 0, huge */
+	};
+	uint64_t owner[2] = { PT_OWNER(PT_OWNER_TASK, 7), 1 };
+	uint32_t k;
+
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		struct tr_records rs = { 0 };
+		struct rbpage pg;
+		uint64_t c;
+
+		rbpage_init(&pg, page, PS, 0);
+		add(&pg, 1, PT_REC_OWNER, 0, owner, 2);
+		memcpy(page + 16 + pg.tail, bad[k], 8);
+		pg.tail += 64;	/* committed bytes run on past the bad header */
+		c = pg.tail;
+		memcpy(page + 8, &c, 8);
+		CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+		CU_ASSERT_EQUAL(rs.n, 2);
+		CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_OWNER);
+		CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_LOSS);
+		CU_ASSERT_EQUAL(rs.bad_events, 1);
+		tr_records_free(&rs);
+	}
+}
+
 UNIT_SUITE(pages,
 	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },
 	   { "invalid records: loss, unknown types skipped", test_bad_records },
-	   { "random pages round trip", test_random_pages })
+	   { "random pages round trip", test_random_pages },
+	   { "length fields that read as negative: cut, no hang", test_backward_lengths })

@@ -158,11 +158,63 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	return append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
 }
 
+/* Event header type_len values of the kernel ring buffer (ring_buffer.h). */
+#define RB_TYPE_DATA_MAX 28	/* 1..28: 4 * type_len data bytes follow */
+#define RB_TYPE_PADDING 29
+#define RB_TYPE_TIME_EXTEND 30
+#define RB_TYPE_TIME_STAMP 31
+
+/*
+ * The end of the longest run of event headers from off that each move
+ * forward and stay inside the committed bytes [off, end): end itself when
+ * all do. kbuffer trusts these lengths: a padding or long event whose
+ * length field reads as negative sends its internal loop backwards forever
+ * (found by check-fuzz). This only checks the lengths as the kernel writes
+ * them; kbuffer still does the reading.
+ */
+static uint64_t page_sane_prefix(const uint8_t *p, uint64_t off, uint64_t end)
+{
+	while (off < end) {
+		uint64_t left = end - off, step;
+		uint32_t h, a0 = 0, type;
+
+		if (left < 4)
+			return off;
+		memcpy(&h, p + off, 4);
+		type = h & 31;
+		if (type == 0 || type == RB_TYPE_PADDING) {
+			if (left < 8)	/* only a tail null padding event may be this short */
+				return type == RB_TYPE_PADDING && !(h >> 5) ? end : off;
+			memcpy(&a0, p + off + 4, 4);
+		}
+		if (type == 0) {
+			/* array[0] counts itself and the data, rounded to 4 by readers */
+			if (a0 < 4 || a0 > left - 4)
+				return off;
+			step = 4 + (((uint64_t)a0 + 3) & ~3ull);
+		} else if (type == RB_TYPE_PADDING) {
+			if (a0 > left - 4)
+				return off;
+			step = 4 + (uint64_t)a0;
+			if (step < 8)
+				step = 8;
+		} else if (type == RB_TYPE_TIME_EXTEND || type == RB_TYPE_TIME_STAMP) {
+			step = 8;
+		} else {
+			step = 4 + 4 * (uint64_t)type;	/* 1 .. RB_TYPE_DATA_MAX */
+		}
+		if (step > left)
+			return off;
+		off += step;
+	}
+	return end;
+}
+
 int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32_t page_size)
 {
 	struct kbuffer *kb;
 	uint8_t *copy;
-	uint64_t page_ts, commit, size, missed_stored = 0;
+	uint64_t page_ts, commit, size, sane, missed_stored = 0;
 	unsigned long long ts;
 	uint32_t guard = 0;
 	void *data;
@@ -172,6 +224,7 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		return -PT_EINVAL;
 	rs->pages++;
 	memcpy(&page_ts, page, 8);
+	ts = page_ts;	/* the loss stamp when no event precedes a cut */
 	memcpy(&commit, (const uint8_t *)page + 8, 8);
 	size = commit & COMMIT_SIZE_MASK;
 	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
@@ -200,6 +253,14 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 	memcpy(copy + 8, &commit, 8);
 	if (commit & RB_MISSED_STORED)
 		memcpy(copy + PAGE_HDR + size, &missed_stored, 8);
+	/* Events after a malformed header are cut off (a loss, below). */
+	sane = page_sane_prefix(copy, PAGE_HDR, PAGE_HDR + size);
+	if (sane < PAGE_HDR + size) {
+		uint64_t cut = (commit & ~COMMIT_SIZE_MASK) | (sane - PAGE_HDR);
+
+		memset(copy + sane, 0, PAGE_HDR + size - sane);
+		memcpy(copy + 8, &cut, 8);
+	}
 	if (kbuffer_load_subbuffer(kb, copy) < 0) {
 		rs->bad_pages++;
 		return append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
@@ -221,11 +282,15 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		    off + (uint64_t)esize > PAGE_HDR + size) {
 			rs->bad_events++;
 			err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
-			break;
+			return err;
 		}
 		err = take_record(rs, cpu, ts, data, esize);
 		if (err)
 			break;
+	}
+	if (!err && sane < PAGE_HDR + size) {
+		rs->bad_events++;
+		err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
 	}
 	return err;
 }
