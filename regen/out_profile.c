@@ -123,6 +123,18 @@ static int counted(const struct out_writer *w, const struct profile *p, uint32_t
 	}
 }
 
+/* Prints function i's heading; returns non-zero when it has no counts to list. */
+static int print_heading(struct out_writer *w, const struct profile *p, uint32_t i)
+{
+	const struct pr_func *f = &w->m->funcs[i];
+	char note[256];
+	int none = counted(w, p, i, note, sizeof(note));
+
+	fprintf(w->fp, "%s (func %u): %" PRIu64 " activations%s\n", f->name, f->func_id,
+		p->entries[i], note);
+	return none;
+}
+
 static void print_blocks(struct out_writer *w, const struct profile *p)
 {
 	const struct pr_model *m = w->m;
@@ -132,11 +144,8 @@ static void print_blocks(struct out_writer *w, const struct profile *p)
 	fprintf(w->fp, "# block profile: executions per block, per function\n");
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct pr_func *f = &m->funcs[i];
-		char note[256];
-		int none = counted(w, p, i, note, sizeof(note));
+		int none = print_heading(w, p, i);
 
-		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations%s\n", f->name, f->func_id,
-			p->entries[i], note);
 		for (b = 0; !none && b < f->cfg.nblocks; b++)
 			fprintf(w->fp, "%12" PRIu64 "  %s\n", p->block[i][b],
 				pr_block_name(f, b, buf, sizeof(buf)));
@@ -152,11 +161,8 @@ static void print_edges(struct out_writer *w, const struct profile *p)
 	fprintf(w->fp, "# edge profile: traversals per CFG edge, per function\n");
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct pr_func *f = &m->funcs[i];
-		char note[256];
-		int none = counted(w, p, i, note, sizeof(note));
+		int none = print_heading(w, p, i);
 
-		fprintf(w->fp, "%s (func %u): %" PRIu64 " activations%s\n", f->name, f->func_id,
-			p->entries[i], note);
 		for (e = 0; !none && e < f->cfg.nedges; e++) {
 			const struct cfg_edge *ce = &f->cfg.edges[e];
 			uint32_t k = ce->kind;
