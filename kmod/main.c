@@ -316,6 +316,7 @@ static long pt_ioctl_func_stats(void __user *uarg)
 	for_each_possible_cpu(cpu) {
 		s.hits += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->hits);
 		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->bytes);
+		s.dropped += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->dropped);
 	}
 	if (copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;

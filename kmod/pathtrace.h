@@ -38,6 +38,7 @@ struct pt_probe {
 struct pt_func_pcpu {
 	u64 hits;
 	u64 bytes;
+	u64 dropped;		/* its records a full buffer refused */
 };
 
 /* One installed plan. */

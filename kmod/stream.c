@@ -129,6 +129,8 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 drop:
 	cs->dropped++;
 	cs->dropped_total++;
+	if (f)
+		this_cpu_ptr(f->pcpu)->dropped++;
 	return false;
 }
 

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 1
+#define PT_ABI_MINOR 2
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -200,7 +200,8 @@ struct pt_func_stats {
 	__u64 hits;		/* out: handler runs */
 	__u64 missed;		/* out: hits the kernel skipped (kprobe nmissed) */
 	__u64 bytes;		/* out: record bytes this function caused */
-	__u64 reserved[2];
+	__u64 dropped;		/* out: its records a full ring buffer refused (ABI 1.2) */
+	__u64 reserved[1];
 };
 
 /* PT_IOC_STATS: global statistics. */

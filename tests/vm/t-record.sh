@@ -90,6 +90,15 @@ check "small buffer: file reads cleanly" test $? -eq 0
 check "small buffer: LOSS totals count drops" sh -c "grep -q 'LOSS dropped=[1-9]' $O/t4.dump"
 check "small buffer: LOSS records in the pages" positive $O/t4.bin loss
 cat $O/t4.err
+# Refused records are counted per function too (records written by the stop
+# flush or the reopening OWNER after a loss belong to none, so only the
+# global count has those).
+pathtracectl status > $O/t4.status
+head -3 $O/t4.status
+total=$(sed -n 's/.* \([0-9]*\) dropped (buffer full).*/\1/p' $O/t4.status)
+per=$(awk 'NR > 2 { d += $8 } END { print d + 0 }' $O/t4.status)
+check "small buffer: status shows drops per function ($per of $total)" \
+	sh -c "[ '$per' -gt 0 ] && [ '$per' -le '$total' ]"
 
 # Functions enabled by pathtracectl itself: record takes their code, CFG and
 # plan from the funcstore, so pathregen can regenerate (and verify) them.

@@ -47,8 +47,8 @@ static int cmd_status(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	printf("%-6s %-40s %7s %9s %12s %8s %12s\n", "id", "function", "probes", "optimized",
-	       "hits", "misses", "bytes");
+	printf("%-6s %-40s %7s %9s %12s %8s %12s %8s\n", "id", "function", "probes", "optimized",
+	       "hits", "misses", "bytes", "dropped");
 	for (i = 0; i < n; i++) {
 		struct pt_func_stats fs;
 
@@ -60,9 +60,9 @@ static int cmd_status(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		printf("%-6u %-40s %7u %9u %12" PRIu64 " %8" PRIu64 " %12" PRIu64 "\n", f[i].func_id,
-		       f[i].name, fs.nr_probes, fs.nr_optimized, (uint64_t)fs.hits,
-		       (uint64_t)fs.missed, (uint64_t)fs.bytes);
+		printf("%-6u %-40s %7u %9u %12" PRIu64 " %8" PRIu64 " %12" PRIu64 " %8" PRIu64 "\n",
+		       f[i].func_id, f[i].name, fs.nr_probes, fs.nr_optimized, (uint64_t)fs.hits,
+		       (uint64_t)fs.missed, (uint64_t)fs.bytes, (uint64_t)fs.dropped);
 	}
 	free(f);
 	close(fd);
