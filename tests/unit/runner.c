@@ -3,6 +3,7 @@
  * The CUnit runner: registers every suite, runs them in basic mode and exits
  * non-zero on any failure. `unit-tests SUITE...` runs only the named suites.
  */
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,23 @@ static unsigned long seed;
 unsigned long unit_seed(void)
 {
 	return seed;
+}
+
+const char *unit_modules_dir(void)
+{
+	static char dir[512];
+	glob_t g;
+	size_t i;
+
+	if (dir[0])
+		return dir;
+	if (glob("/lib/modules/*/kernel", GLOB_ONLYDIR, NULL, &g))
+		return NULL;
+	for (i = 0; i < g.gl_pathc; i++)	/* the highest release, as sort -V would */
+		if (!dir[0] || strverscmp(g.gl_pathv[i], dir) > 0)
+			snprintf(dir, sizeof(dir), "%s", g.gl_pathv[i]);
+	globfree(&g);
+	return dir[0] ? dir : NULL;
 }
 
 void unit_add_suite(const char *name, const struct unit_test *tests, unsigned int n)

@@ -176,7 +176,8 @@ static void test_corpus(void)
 		struct elfobj *o;
 		uint32_t i;
 
-		snprintf(path, sizeof(path), "/lib/modules/6.1.0-56-amd64/kernel/%s", modules[m]);
+		snprintf(path, sizeof(path), "%s/%s", unit_modules_dir() ? unit_modules_dir() :
+			 "/lib/modules/none", modules[m]);
 		if (access(path, R_OK))
 			snprintf(path, sizeof(path), "/lib/modules/%s/kernel/%s", u.release,
 				 modules[m]);
@@ -220,7 +221,9 @@ static void test_corpus(void)
 		fprintf(stderr, "%s %s=%lu", k ? "," : ":", why[k].tag, why[k].n);
 	fprintf(stderr, "; %lu invariant violations\n", violations);
 	CU_ASSERT_EQUAL(violations, 0);
-	CU_ASSERT(funcs == 0 || refused * 100 < funcs);	/* under 1% refused */
+	/* The corpus is installed by tools/install-deps: a run that read none proves nothing. */
+	CU_ASSERT(funcs > 0);
+	CU_ASSERT(refused * 100 < funcs);	/* under 1% refused */
 }
 
 UNIT_SUITE(cfg_corpus, { "every function of ext4, btrfs, xfs, nf_tables", test_corpus })

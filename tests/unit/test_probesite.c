@@ -251,18 +251,21 @@ static void test_static_call_sites(void)
 static void test_static_calls_elf(void)
 {
 	static const char *const kos[] = {
-		"/lib/modules/6.1.0-56-amd64/kernel/net/bluetooth/bluetooth.ko",
-		"/lib/modules/6.1.0-56-amd64/kernel/net/ieee802154/ieee802154.ko",
+		"net/bluetooth/bluetooth.ko",
+		"net/ieee802154/ieee802154.ko",
 	};
 	struct static_calls sc;
 	struct elfobj *o;
 	uint32_t k, i, j, found = 0, checked = 0;
+	char ko[512];
 
 	CU_ASSERT_EQUAL(static_calls_elf("/nonexistent.ko", &sc), -PT_EIO);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(unit_modules_dir());
 	for (k = 0; k < sizeof(kos) / sizeof(kos[0]); k++) {
-		if (static_calls_elf(kos[k], &sc))
+		snprintf(ko, sizeof(ko), "%s/%s", unit_modules_dir(), kos[k]);
+		if (static_calls_elf(ko, &sc))
 			continue;
-		CU_ASSERT_FATAL(elfobj_open(kos[k], &o) == 0);
+		CU_ASSERT_FATAL(elfobj_open(ko, &o) == 0);
 		found += sc.n;
 		for (i = 0; i < elfobj_nfuncs(o); i++) {
 			struct cfg_input in;
@@ -292,10 +295,9 @@ static void test_static_calls_elf(void)
 		elfobj_close(o);
 		static_calls_free(&sc);
 	}
-	if (!found)
-		printf("[probesite: no module with static calls found, .ko test skipped] ");
-	else
-		CU_ASSERT(checked > 0);
+	/* Both modules ship with linux-image-amd64 (tools/install-deps) and have sites. */
+	CU_ASSERT(found > 0);
+	CU_ASSERT(checked > 0);
 }
 
 UNIT_SUITE(probesite,

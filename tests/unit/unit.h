@@ -27,4 +27,10 @@ void unit_add_suite(const char *name, const struct unit_test *tests, unsigned in
 /* Seed for randomized tests: $PT_SEED if set, else time; printed by the runner. */
 unsigned long unit_seed(void);
 
+/*
+ * The newest installed Debian kernel's module tree, /lib/modules/<release>/kernel
+ * (tools/install-deps installs it), or NULL when there is none.
+ */
+const char *unit_modules_dir(void);
+
 #endif
