@@ -7,7 +7,8 @@
 #   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
 #   make check-fuzz      libFuzzer over the trace.bin reader and regenerator (FUZZ_TIME s)
 #   make check           all of them
-#   make O=dir           userspace objects in dir (default build/)
+#   make O=dir           userspace objects in dir (default build/; the module
+#                        always builds in-tree, so kbuild gets O= cleared)
 
 O ?= build
 CC ?= cc
@@ -85,7 +86,7 @@ $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
 
 module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) O= modules
 
 check-unit: $(O)/unit-tests
 	$(O)/unit-tests
@@ -120,6 +121,6 @@ check: check-unit checkpatch check-fuzz check-vm
 
 clean:
 	rm -rf $(O)
-	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -n "$(KDIR)" ] && [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) O= clean; fi
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
