@@ -113,23 +113,23 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	pt_check_missed(cs, pp);
+	i = 0;
 	if (s) {
 		if (s->cond != PT_COND_NONE)
 			taken = pt_cc_holds(s->cond, regs->flags);
-		for (i = 0; i < s->nr_actions; i++) {
-			a = pt_action_at(f, s->first_action + i);
-			if (a->op == PT_OP_ENTER)
-				pt_run_action(cs, f, a, regs);
+		/* plan.c lets ENTER only lead its site. */
+		a = pt_action_at(f, s->first_action);
+		if (a->op == PT_OP_ENTER) {
+			pt_run_action(cs, f, a, regs);
+			i = 1;
 		}
 	}
 	if (pp->block >= 0)
 		pt_stream_block(cs, f, (u32)pp->block);
-	if (s) {
-		for (i = 0; i < s->nr_actions; i++) {
-			a = pt_action_at(f, s->first_action + i);
-			if (a->op != PT_OP_ENTER && pt_applies(a, taken))
-				pt_run_action(cs, f, a, regs);
-		}
+	for (; s && i < s->nr_actions; i++) {
+		a = pt_action_at(f, s->first_action + i);
+		if (pt_applies(a, taken))
+			pt_run_action(cs, f, a, regs);
 	}
 	local_irq_restore(flags);
 	return 0;

@@ -189,8 +189,12 @@ static int pt_check_sites(const struct pt_func *f)
 		    s->nr_actions > pl->nr_actions - s->first_action)
 			return -EINVAL;
 		for (j = 0; j < s->nr_actions; j++) {
-			err = pt_check_action(pl, s,
-					      pt_action_at(f, s->first_action + j));
+			const struct pt_action *a = pt_action_at(f, s->first_action + j);
+
+			/* ENTER leads its site, so the handler runs it first in one pass. */
+			if (j && a->op == PT_OP_ENTER)
+				return -EINVAL;
+			err = pt_check_action(pl, s, a);
 			if (err)
 				return err;
 		}

@@ -111,7 +111,7 @@ struct pt_site {
 #define PT_SITE_OPTIMIZABLE (1u << 0)	/* the planner expects a jump-optimized probe */
 
 enum pt_op {
-	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address) */
+	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
 	PT_OP_EMIT = 2,		/* append value's low nbits bits */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
 	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0 */

@@ -56,6 +56,7 @@ bad action_nbits EINVAL
 bad action_value EINVAL
 bad action_count EINVAL
 bad enter_not_at_entry EINVAL
+bad enter_not_first EINVAL
 bad verify_dup EINVAL
 bad verify_offset ERANGE
 bad verify_reserved EINVAL

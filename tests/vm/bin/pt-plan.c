@@ -605,6 +605,17 @@ static int cmd_bad(int argc, char **argv)
 			.op = PT_OP_COUNT, .arg = 0 };	/* nr_counters is 0 */
 	} else if (!strcmp(what, "enter_not_at_entry")) {
 		b.acts[b.sites[jcc].first_action] = (struct pt_action){ .op = PT_OP_ENTER };
+	} else if (!strcmp(what, "enter_not_first")) {
+		/* A valid action before the entry site's ENTER (room: acts has 2 * total + 2). */
+		if (b.sites[0].offset || b.sites[0].first_action ||
+		    b.acts[0].op != PT_OP_ENTER)
+			return fprintf(stderr, "pt-plan: entry site is not site 0\n"), 1;
+		memmove(&b.acts[1], &b.acts[0], b.na * sizeof(b.acts[0]));
+		b.acts[0] = (struct pt_action){ .op = PT_OP_PATH_ADD };
+		b.na++;
+		b.sites[0].nr_actions++;
+		for (i = 1; i < b.ns; i++)
+			b.sites[i].first_action++;
 	} else if (!strcmp(what, "verify_dup")) {
 		b.ver[1].offset = b.ver[0].offset;
 	} else if (!strcmp(what, "verify_offset")) {
