@@ -10,7 +10,11 @@
  * exact: from a predicate, every path meets one of this function's own
  * witnesses before a call or EXIT, so the code read is this activation's.
  * A vertex witness (encoding.h) is consumed on entering its vertex, after
- * the edge's own code.
+ * the edge's own code. An entry witness is read from the ENTER marker that
+ * waits at the current position (br->enter) when it names one of this
+ * function's entry-witnessed calls: no bits were emitted since, so the
+ * walk runs emission-free to that call; codes read from the bits are
+ * never entry codes.
  */
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
@@ -21,6 +25,23 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 {
 	(void)f;
 	state[0] = 0;
+}
+
+/* The next code at a predicate: an entry witness's ENTER, else the bits (0 at EOF). */
+static uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
+			  struct regen_bitreader *br, int *bad)
+{
+	uint64_t code;
+
+	if (br->enter && enc->enter_code) {
+		uint32_t v = regen_call_vertex(f, br->enter->func, br->enter->value);
+
+		if (v != GRAPH_NONE && enc->enter_code[v])
+			return enc->enter_code[v];
+	}
+	code = regen_read_bits(br, enc->width);
+	*bad = code == 0 || code > enc->nemit;
+	return code;
 }
 
 static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
@@ -35,12 +56,14 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
 	if (deg >= 2) {
+		int bad = 0;
+
 		if (!code) {
-			code = regen_read_bits(br, enc->width);
+			code = next_code(f, enc, br, &bad);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
-		if (code == 0 || code > enc->nwit)
+		if (bad || code == 0 || code > enc->nwit)
 			return -PT_EFORMAT;
 		e = enc->next[(size_t)enc->pred_row[v] * (enc->nwit + 1) + code];
 		if (e == GRAPH_NONE)
@@ -66,6 +89,11 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 				return -PT_ETRUNC;
 		}
 		if (code != enc->vertex_value[v])
+			return -PT_EFORMAT;
+		code = 0;
+	} else if (enc->enter_code && enc->enter_code[v]) {
+		/* reached with its own code pending, or with none needed */
+		if (code && code != enc->enter_code[v])
 			return -PT_EFORMAT;
 		code = 0;
 	}

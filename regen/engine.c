@@ -5,7 +5,8 @@
  * and applies docs/runtime.md's rules:
  *  - at a call vertex standing at bit position p, descend into every ENTER
  *    marker at p, in order (one only, with the right return address, when
- *    the call is direct to a traced callee); after a callee left through a
+ *    the call is direct to a traced callee; none that returns to one of
+ *    this function's own direct calls, which is that call's); after a callee left through a
  *    tail call, the ENTERs its jump leads to, at the same position
  *    (regen.h, "Tail calls");
  *  - a LOSS marker, an ENTER left behind, an impossible code or a wrong
@@ -66,6 +67,19 @@ const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_
 		if (fs->funcs[i].func_id == func_id)
 			return &fs->funcs[i];
 	return NULL;
+}
+
+uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret)
+{
+	uint32_t v;
+
+	if (!f->call_callee || !f->call_ret_addr)
+		return GRAPH_NONE;
+	for (v = 0; v < f->g->nv; v++)
+		if ((f->g->vflags[v] & GRAPH_V_CALL) && f->call_callee[v] == func &&
+		    f->call_ret_addr[v] == ret)
+			return v;
+	return GRAPH_NONE;
 }
 
 static int by_id(const void *a, const void *b)
@@ -365,6 +379,19 @@ static int step(struct engine *en)
 			} else {
 				m = NULL;	/* a direct call enters once */
 			}
+		} else if (m) {
+			/*
+			 * Untraced or indirect code cannot return into this
+			 * function after another of its direct calls: such an
+			 * ENTER belongs to that later call vertex (an entry
+			 * witness, encoding.h). V's own return address is V's
+			 * (its callee tail-called untraced code, which jumped
+			 * back to V's callee).
+			 */
+			uint32_t w = regen_call_vertex(f, m->func, m->value);
+
+			if (w != GRAPH_NONE && w != fr->v)
+				m = NULL;
 		}
 		if (m) {
 			en->mi = (uint32_t)(m - en->s->markers) + 1;
@@ -372,6 +399,7 @@ static int step(struct engine *en)
 			return enter(en, m);
 		}
 	}
+	en->br.enter = next_enter(en);
 	e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
 	if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
 		return truncated(en, fr);

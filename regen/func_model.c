@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
@@ -87,30 +88,6 @@ int pr_func_init(struct pr_func *f, uint32_t func_id, const char *name, size_t n
 	return f->name ? 0 : -PT_ENOMEM;
 }
 
-/*
- * Whether edge ei (into EXIT) leaves through a tail call: a jmp to another
- * function, or the taken side of a Jcc that leaves for one (not for a
- * return thunk: that Jcc is a conditional return).
- */
-static int is_tail_edge(const struct cfg *c, uint32_t ei, uint64_t *target)
-{
-	const struct cfg_edge *ce = &c->edges[ei];
-	const struct cfg_block *bl = &c->blocks[ce->src];
-	const struct cfg_insn *in;
-	size_t n;
-
-	if (ce->dst != c->nblocks || !bl->ninsn)
-		return 0;
-	in = &c->insns[bl->first_insn + bl->ninsn - 1];
-	*target = in->target;
-	if (in->kind == CFG_I_TAIL_CALL)
-		return 1;
-	if (in->kind != CFG_I_JCC || !(in->flags & CFG_IF_LEAVES) || ce->kind != CFG_E_TAKEN)
-		return 0;
-	n = in->target_name ? strlen(in->target_name) : 0;
-	return !(n >= 12 && !strcmp(in->target_name + n - 12, "return_thunk"));
-}
-
 int pr_func_derive(struct pr_func *f)
 {
 	const struct cfg *c = &f->cfg;
@@ -132,7 +109,7 @@ int pr_func_derive(struct pr_func *f)
 	for (i = 0; i < c->nedges; i++) {
 		uint64_t target;
 
-		if (!is_tail_edge(c, i, &target))
+		if (!cfg_tail_call(c, i, &target))
 			continue;
 		if (!f->tail_callee) {
 			uint32_t j;
@@ -299,7 +276,7 @@ int pr_model_finish(struct pr_model *m)
 			uint64_t target;
 
 			if (f->tail_callee[b] == REGEN_TAIL_NONE ||
-			    !is_tail_edge(&f->cfg, b, &target) || !target)
+			    !cfg_tail_call(&f->cfg, b, &target) || !target)
 				continue;
 			f->tail_callee[b] = REGEN_TAIL_OTHER;
 			for (j = 0; j < m->nfuncs; j++)
@@ -346,15 +323,41 @@ void pr_model_free(struct pr_model *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/*
+ * Entry witnesses (entry_witness.h) over every function the trace holds:
+ * closed[i] for m->funcs[i]. Returns 0 or -PT_ENOMEM.
+ */
+static int model_closed(const struct pr_model *m, uint8_t *closed)
+{
+	const struct cfg **c = malloc(((size_t)m->nfuncs + 1) * sizeof(*c));
+	uint64_t *addr = malloc(((size_t)m->nfuncs + 1) * sizeof(*addr));
+	uint32_t i;
+	int err = -PT_ENOMEM;
+
+	if (c && addr) {
+		for (i = 0; i < m->nfuncs; i++) {
+			c[i] = &m->funcs[i].cfg;
+			addr[i] = m->funcs[i].addr;
+		}
+		err = entry_closed_cfgs(m->nfuncs, c, addr, closed);
+	}
+	free(c);
+	free(addr);
+	return err;
+}
+
 int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn report, void *ctx)
 {
-	uint32_t i, bad = 0;
-	int err;
+	uint32_t i, bad = 0, *from = NULL;
+	uint64_t *addr = NULL;
+	uint8_t *closed = NULL, *ewit = NULL;
+	int err = -PT_ENOMEM;
 
 	memset(m, 0, sizeof(*m));
 	m->funcs = calloc(tf->nfuncs + 1, sizeof(*m->funcs));
-	if (!m->funcs)
-		return -PT_ENOMEM;
+	from = calloc(tf->nfuncs + 1, sizeof(*from));
+	if (!m->funcs || !from)
+		goto out;
 	for (i = 0; i < tf->nfuncs; i++) {
 		const struct tf_function *fn = &tf->funcs[i];
 		struct pr_func *f = &m->funcs[m->nfuncs];
@@ -363,16 +366,36 @@ int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn r
 		if (err) {
 			pr_func_free(f);
 			if (err == -PT_ENOMEM)
-				return err;
+				goto out;
 			if (report)
 				report(ctx, fn, NULL, err);
 			bad++;
 			continue;
 		}
-		m->nfuncs++;	/* kept for names and profiles even without a decoder */
-		err = pr_bind_decoder(f, fn->plan, fn->plan_len);
+		from[m->nfuncs++] = i;	/* kept for names and profiles even without a decoder */
+	}
+	/* A decoder needs the entry witnesses, which need every function. */
+	closed = calloc(m->nfuncs + 1, 1);
+	addr = calloc(m->nfuncs + 1, sizeof(*addr));
+	err = closed && addr ? model_closed(m, closed) : -PT_ENOMEM;
+	if (err)
+		goto out;
+	for (i = 0; i < m->nfuncs; i++)
+		addr[i] = m->funcs[i].addr;
+	for (i = 0; i < m->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[from[i]];
+		struct pr_func *f = &m->funcs[i];
+
+		free(ewit);
+		ewit = malloc(f->cfg.nblocks + 1);
+		if (!ewit) {
+			err = -PT_ENOMEM;
+			goto out;
+		}
+		entry_witnessed_calls(&f->cfg, m->nfuncs, addr, closed, ewit);
+		err = pr_bind_decoder(f, fn->plan, fn->plan_len, ewit);
 		if (err == -PT_ENOMEM)
-			return err;
+			goto out;
 		if (err && !(err == -PT_ENOTSUP && f->mode == PT_MODE_EDGES)) {
 			if (report)
 				report(ctx, fn, f, err);
@@ -380,5 +403,10 @@ int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn r
 		}
 	}
 	err = pr_model_finish(m);
+out:
+	free(from);
+	free(addr);
+	free(closed);
+	free(ewit);
 	return err ? err : (int)bad;
 }

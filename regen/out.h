@@ -46,7 +46,7 @@ struct pr_func {
 	void *model;			/* the decoder's tables (owned, freed by model_free) */
 	void (*model_free)(void *model);
 	uint32_t index;			/* in pr_model.funcs */
-	char refusal[96];		/* why pr_bind_decoder refused, for a human */
+	char refusal[160];		/* why pr_bind_decoder refused, for a human */
 };
 
 struct pr_model {
@@ -83,13 +83,15 @@ void pr_func_free(struct pr_func *f);
 
 /*
  * Binds f's decoder (ops, model, model_free) from its mode and encoding
- * and the plan blob. Returns 0; -PT_ENOTSUP when no decoder handles that
+ * and the plan blob; ewit (g.nv entries, or NULL): f's entry witnesses in
+ * this trace (entry_witness.h), for witness plans. Returns 0; -PT_ENOTSUP when no decoder handles that
  * mode/encoding (edge-counter mode has no stream); -PT_EFORMAT,
  * -PT_ETRUNC for a malformed plan or one that disagrees with the CFG;
  * -PT_EREFUSED when the plan's emissions cannot be decoded exactly (two
  * codes on one edge, the blocking rule broken); -PT_ENOMEM.
  */
-int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len);
+int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
+		    const uint8_t *ewit);
 
 /*
  * After every function is in m->funcs (malloc'd array, nfuncs set) and its

@@ -9,7 +9,8 @@
  * vertices (vertex emissions) and the decoder tables rebuilt from those
  * emissions (encoding_from_emissions_v),
  * which refuses emissions that cannot be decoded exactly (-PT_EREFUSED:
- * e.g. a plan that breaks the blocking rule). Edge mode has
+ * e.g. a plan that breaks the blocking rule, or one planned with entry
+ * witnesses whose callees this trace does not trace). Edge mode has
  * no stream to regenerate.
  */
 #include <stddef.h>
@@ -196,7 +197,7 @@ static void encoding_model_free(void *model)
 	free(model);
 }
 
-static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
+static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint8_t *ewit)
 {
 	uint32_t ne = f->g.ne ? f->g.ne : 1, nv = f->g.nv ? f->g.nv : 1, v;
 	uint8_t *nbits = calloc(ne, 1), *vnbits = calloc(nv, 1);
@@ -211,12 +212,13 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp)
 		goto out;
 	for (v = 0; v < f->g.nv; v++)
 		any_v |= vnbits[v] != 0;
-	err = encoding_from_emissions_v(&f->g, f->encoding, nbits, value, any_v ? vnbits : NULL,
-					any_v ? vvalue : NULL, 0, enc);
+	err = encoding_from_emissions_ve(&f->g, f->encoding, nbits, value, any_v ? vnbits : NULL,
+					 any_v ? vvalue : NULL, ewit, 0, enc);
 	if (err) {
 		if (err != -PT_ENOMEM)
 			snprintf(f->refusal, sizeof(f->refusal),
-				 "its emissions cannot be decoded exactly (encoding_from_emissions)");
+				 "its emissions cannot be decoded exactly (encoding_from_emissions; "
+				 "a plan that assumed callees this trace does not trace?)");
 		err = err == -PT_ENOMEM ? err : -PT_EREFUSED;
 		goto out;
 	}
@@ -233,7 +235,8 @@ out:
 	return err;
 }
 
-int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len)
+int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
+		    const uint8_t *ewit)
 {
 	struct plan_parts pp;
 	struct pathnum *pn = NULL;
@@ -258,6 +261,6 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len)
 	}
 	if (f->mode == PT_MODE_TRACE &&
 	    (f->encoding == PT_ENC_WITNESS || f->encoding == PT_ENC_BITS))
-		return bind_trace(f, &pp);
+		return bind_trace(f, &pp, ewit);
 	return -PT_ENOTSUP;
 }

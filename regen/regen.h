@@ -54,6 +54,12 @@ struct regen_bitreader {
 	uint64_t nbits;
 	uint64_t pos;
 	int eof;
+	/*
+	 * Set by the engine before it asks a decoder for an edge: the ENTER
+	 * marker waiting at pos, or NULL. An entry witness (encoding.h) is
+	 * read from it instead of from the bits.
+	 */
+	const struct regen_marker *enter;
 };
 
 /* Reads n (0..64) bits LSB first; on running out sets br->eof and returns 0. */
@@ -202,6 +208,12 @@ struct regen_funcs {
 	const struct regen_func *funcs;	/* indexed by lookup, not by func_id */
 	uint32_t nfuncs;
 };
+
+/*
+ * The call vertex of f whose call is direct to the traced function func
+ * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE.
+ */
+uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret);
 
 /* The function with func_id, or NULL. */
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id);

@@ -133,7 +133,7 @@ static int bind_back(const struct cfg *c, const void *blob, size_t len)
 	       sizeof(f.encoding));
 	err = pr_func_derive(&f);
 	if (!err)
-		err = pr_bind_decoder(&f, blob, (uint32_t)len);
+		err = pr_bind_decoder(&f, blob, (uint32_t)len, NULL);
 	memset(&f.cfg, 0, sizeof(f.cfg));
 	pr_func_free(&f);
 	return err;
@@ -144,7 +144,7 @@ static void bench_cfg(const struct cfg *c)
 	int m;
 
 	for (m = 0; m < NMODES; m++) {
-		struct plan_opts o = { modes[m].mode, modes[m].encoding, 1, 0, NULL };
+		struct plan_opts o = { modes[m].mode, modes[m].encoding, 1, 0, NULL, NULL };
 		struct plan pl;
 		void *blob = NULL;
 		size_t len = 0;

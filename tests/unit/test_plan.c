@@ -30,7 +30,7 @@ static int trace_decodes_back(const struct cfg *c, const struct plan *pl,
 {
 	struct pr_func f;
 	struct regen_func rf = { 0 };
-	struct regen_bitreader br = { run->bits, run->nbits, 0, 0 };
+	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits };
 	uint64_t state[REGEN_STATE_WORDS];
 	int64_t partial = 0;
 	void *blob = NULL;
@@ -47,7 +47,7 @@ static int trace_decodes_back(const struct cfg *c, const struct plan *pl,
 	f.cold_addr = c->cold_addr;
 	f.mode = pl->hdr.mode;
 	f.encoding = pl->hdr.encoding;
-	if (pr_func_derive(&f) || pr_bind_decoder(&f, blob, (uint32_t)len))
+	if (pr_func_derive(&f) || pr_bind_decoder(&f, blob, (uint32_t)len, NULL))
 		goto out;
 	rf.g = &f.g;
 	rf.model = f.model;
@@ -73,7 +73,7 @@ static int decode_matches(const struct plan *pl, const struct fx_run *run,
 			  const uint32_t *walk, uint32_t n)
 {
 	struct regen_func f = { 0 };
-	struct regen_bitreader br = { run->bits, run->nbits, 0, 0 };
+	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits };
 	uint64_t state[REGEN_STATE_WORDS];
 	int64_t partial = 0;
 	uint32_t v = 0, k;
@@ -96,7 +96,7 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { mode, enc, 7, PT_PLAN_VERIFY, NULL };
+	struct plan_opts o = { mode, enc, 7, PT_PLAN_VERIFY, NULL, NULL };
 	unsigned int seed = 12345;
 	uint32_t walk[64], n, k, t, e;
 	int err;
@@ -219,7 +219,7 @@ static void test_trace_vertex_emission(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL };
+	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL, NULL };
 	uint32_t n, enc;
 
 	for (enc = PT_ENC_WITNESS; enc <= PT_ENC_BITS; enc++) {
@@ -247,7 +247,7 @@ static void test_trace_unobservable(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL };
+	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL, NULL };
 	uint32_t n, e;
 
 	check_mode(fx_key_critical, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
@@ -284,7 +284,7 @@ static void test_paths_placement(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL };
+	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL, NULL };
 	uint32_t k, call_site = UINT32_MAX;
 
 	fx_call_diamond(&c);
@@ -315,7 +315,7 @@ static void test_refusals(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL };
+	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL, NULL };
 
 	fx_loop_cold(&c);
 	c.edges[3].dst = 0;	/* the back edge now jumps to the fentry site */
@@ -353,7 +353,7 @@ static void *valid_blob(size_t *len, uint16_t mode)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { mode, 0, 3, PT_PLAN_VERIFY, NULL };
+	struct plan_opts o = { mode, 0, 3, PT_PLAN_VERIFY, NULL, NULL };
 	void *b = NULL;
 
 	fx_loop_cold(&c);
@@ -372,7 +372,7 @@ static void test_blob_round_trip(void)
 	for (m = 0; m < 3; m++) {
 		struct cfg c;
 		struct plan pl;
-		struct plan_opts o = { modes[m], 0, 3, PT_PLAN_VERIFY, NULL };
+		struct plan_opts o = { modes[m], 0, 3, PT_PLAN_VERIFY, NULL, NULL };
 		struct plan_view v;
 		char why[200];
 		void *b;

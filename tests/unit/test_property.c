@@ -14,13 +14,17 @@
  *    never past it; a complete one to the truth, or to a prefix ending at
  *    the stream's last evidence (regen.h) and an end marker;
  *  - in witness mode, with some critical edges marked unobservable (as
- *    static-key sites are), no witness lands on one.
+ *    static-key sites are), no witness lands on one;
+ *  - in witness mode, every other pair of programs plans with entry
+ *    witnesses (encoding.h: a direct call to a traced function is
+ *    witnessed by its callee's ENTER) and is regenerated exactly the same.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pathtrace/encoding.h>
+#include <pathtrace/entry_witness.h>
 #include <pathtrace/eprof.h>
 #include <pathtrace/error.h>
 #include <pathtrace/sim.h>
@@ -40,6 +44,8 @@ struct stats {
 	uint64_t refused[2];	/* CFGs an encoding refused (encoding.h's timing rule) */
 	uint64_t refused_plain[2];	/* the same without vertex emissions */
 	uint64_t vertex_emits;
+	/* witness mode with entry witnesses: programs, entry witnesses, witness bits */
+	uint64_t entry_programs, entry_wits, entry_bits, entry_execs, plain_bits, plain_execs;
 	/* witness: critical edges marked unobservable (as static keys are) */
 	uint64_t unobs_edges, unobs_refused;
 };
@@ -122,6 +128,26 @@ static int same_tables(const struct encoding *a, const struct encoding *b)
 	       !memcmp(a->next, b->next, (size_t)a->npred * (a->nwit + 1) * sizeof(*a->next));
 }
 
+/* Which functions are closed (entry_witness.h), from the simulator's tail calls. */
+static void closed_funcs(const struct sim_program *p, uint8_t *closed)
+{
+	uint32_t start[9], to[512], n = 0, i, e;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct sim_func *f = &p->funcs[i];
+
+		start[i] = n;
+		for (e = 0; e < f->g.ne && n < 512; e++) {
+			if (f->tail_id[e] == REGEN_TAIL_NONE)
+				continue;
+			to[n++] = f->tail_id[e] == REGEN_TAIL_OTHER ? ENTRY_TAIL_OPEN :
+				  f->tail_id[e] - p->funcs[0].func_id;
+		}
+	}
+	start[p->nfuncs] = n;
+	CU_ASSERT_FATAL(n < 512 && entry_closed(p->nfuncs, start, to, closed) == 0);
+}
+
 /* Eprof and Vprof of function fi against the truth; 0 or a message. */
 static int check_profiles(const struct sim_program *p, uint32_t fi, const uint64_t *weight,
 			  const struct sim_truth *t, char *msg, size_t len)
@@ -193,13 +219,17 @@ static void one_program(uint64_t *rng, struct stats *st)
 	struct encoding wit[8], bits[8], rebuilt;
 	uint64_t *weight[8] = { NULL };
 	uint32_t nfuncs = 1 + sim_below(rng, 5), i, mode, run;
-	int refused[2] = { 0, 0 };
+	int refused[2] = { 0, 0 }, entry;
+	uint8_t closed[8];
 	char msg[256];
 	int ok = 1;
 
 	CU_ASSERT_FATAL(sim_generate(&p, rng, nfuncs, 24) == 0);
 	st->programs++;
 	st->cfgs += nfuncs;
+	entry = (st->programs & 2) != 0;
+	st->entry_programs += entry;
+	closed_funcs(&p, closed);
 	memset(wit, 0, sizeof(wit));
 	memset(bits, 0, sizeof(bits));
 	for (i = 0; i < nfuncs; i++) {
@@ -207,6 +237,12 @@ static void one_program(uint64_t *rng, struct stats *st)
 		uint32_t bad = GRAPH_NONE, e, v;
 		int err;
 		uint8_t *back = malloc(g->ne + 1), unobs[256];
+		uint8_t *ewit = calloc(g->nv + 1, 1);
+
+		CU_ASSERT_FATAL(ewit != NULL);
+		for (v = 0; entry && v < g->nv; v++)
+			ewit[v] = (g->vflags[v] & GRAPH_V_CALL) && p.funcs[i].callee_id[v] != UINT32_MAX &&
+				  closed[p.funcs[i].callee_id[v] - p.funcs[0].func_id];
 
 		CU_ASSERT_FATAL(back && weight_loops(g, back, NULL) == 0);
 		st->irreducible += is_irreducible(g, back);
@@ -234,8 +270,9 @@ static void one_program(uint64_t *rng, struct stats *st)
 		}
 		for (mode = 0; mode < 2; mode++) {
 			struct encoding *enc = mode ? &bits[i] : &wit[i], plain;
-			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0 };
-			struct encoding_opts po = { 0, unobs, NULL, 0 };
+			const uint8_t *ew = mode ? NULL : ewit;
+			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew };
+			struct encoding_opts po = { 0, unobs, NULL, 0, ew };
 			int perr;
 
 			/* with vertex emissions (what is regenerated below) */
@@ -246,7 +283,9 @@ static void one_program(uint64_t *rng, struct stats *st)
 				/* refused because of the unobservable edges alone? */
 				struct encoding x;
 
-				if (!encoding_witness_flags(g, weight[i], ENC_F_VERTEX_EMIT, &x)) {
+				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew };
+
+				if (!encoding_witness_opts(g, weight[i], &xo, &x)) {
 					st->unobs_refused++;
 					encoding_free(&x);
 				}
@@ -270,18 +309,21 @@ static void one_program(uint64_t *rng, struct stats *st)
 				continue;
 			}
 			/* the blocking property, checked on the emissions alone */
-			CU_ASSERT(encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits,
-							    &bad) == 0);
-			for (v = 0; v < g->nv; v++)
+			CU_ASSERT(encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits,
+							     ew, &bad) == 0);
+			for (v = 0; v < g->nv; v++) {
 				st->vertex_emits += enc->vertex_nbits[v] != 0;
-			CU_ASSERT_FATAL(encoding_from_emissions_v(g, mode ? PT_ENC_BITS : PT_ENC_WITNESS,
-								  enc->edge_nbits, enc->edge_value,
-								  enc->vertex_nbits, enc->vertex_value,
-								  0, &rebuilt) == 0);
+				st->entry_wits += enc->enter_code && enc->enter_code[v];
+			}
+			CU_ASSERT_FATAL(encoding_from_emissions_ve(g, mode ? PT_ENC_BITS : PT_ENC_WITNESS,
+								   enc->edge_nbits, enc->edge_value,
+								   enc->vertex_nbits, enc->vertex_value,
+								   ew, 0, &rebuilt) == 0);
 			if (!mode)
 				CU_ASSERT(same_tables(enc, &rebuilt));
 			encoding_free(&rebuilt);
 		}
+		free(ewit);
 	}
 	for (mode = 0; mode < 2 && ok; mode++) {
 		struct regen_func *arr;
@@ -331,6 +373,15 @@ static void one_program(uint64_t *rng, struct stats *st)
 			st->executions += !refused[mode];
 			st->events += nev;
 			st->bits[mode] += s.nbits;
+			if (mode == 0 && !refused[0]) {
+				if (entry) {
+					st->entry_bits += s.nbits;
+					st->entry_execs += nev;
+				} else {
+					st->plain_bits += s.nbits;
+					st->plain_execs += nev;
+				}
+			}
 			st->stopped += t.stopped;
 			sim_truth_free(&t, &p);
 			sim_stream_free(&s);
@@ -372,6 +423,12 @@ static void test_random_programs(void)
 	/* bits refuses more: gotos out of call vertices make call+predicate vertices */
 	CU_ASSERT((st.refused[0] - st.unobs_refused) * 20 < st.cfgs && st.refused[1] * 8 < st.cfgs);
 	CU_ASSERT(st.unobs_edges > 0 && st.unobs_refused * 10 < st.cfgs);
+	printf("property: entry witnesses: %llu programs planned with them, %llu placed; "
+	       "witness bits per regenerated event %.3f with, %.3f without\n",
+	       (unsigned long long)st.entry_programs, (unsigned long long)st.entry_wits,
+	       st.entry_execs ? (double)st.entry_bits / (double)st.entry_execs : 0.0,
+	       st.plain_execs ? (double)st.plain_bits / (double)st.plain_execs : 0.0);
+	CU_ASSERT(st.entry_programs * 3 > st.programs && st.entry_wits > 0);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
 	       "%llu recursive activations, %llu ENTERs through untraced code, "
 	       "%llu ENTERs sharing a bit position, tail calls to %llu traced and %llu untraced "

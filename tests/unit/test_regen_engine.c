@@ -4,7 +4,8 @@
  * vertices (docs/runtime.md), gaps and resync, return-address checks,
  * truncation, the callback's stop, the bit reader, and the Fig. 14 graph
  * traced with witnesses while B calls a traced function (Section 4.2),
- * and tail calls (path_openat -> vfs_open -jmp-> do_dentry_open).
+ * tail calls (path_openat -> vfs_open -jmp-> do_dentry_open), and an entry
+ * witness: a call witnessed by its traced callee's ENTER (encoding.h).
  */
 #include <string.h>
 
@@ -23,7 +24,7 @@ struct tfunc {
 	uint32_t callee[8];
 };
 
-enum { ID_F = 1, ID_G = 2, ID_H = 3, ID_K = 4, ID_P14 = 5, NFUNC = 5 };
+enum { ID_F = 1, ID_G = 2, ID_H = 3, ID_K = 4, ID_P14 = 5, ID_E = 6, NFUNC = 6 };
 
 static struct tfunc tf[NFUNC];
 static struct regen_func rf[NFUNC];
@@ -35,6 +36,10 @@ static void setup(void)
 	static const uint32_t two[][2] = { { 0, 2 }, { 2, 1 } };
 	static const uint32_t diamond[][2] = { { 0, 2 }, { 0, 3 }, { 2, 1 }, { 3, 1 } };
 	static const uint32_t call0[3] = { GRAPH_V_CALL, 0, 0 };
+	/* E: ENTRY branches to A (calls G directly) or B; both join at J */
+	static const uint32_t armed[][2] = { { 0, 2 }, { 0, 3 }, { 2, 4 }, { 3, 4 }, { 4, 1 } };
+	static const uint32_t call2[5] = { 0, 0, GRAPH_V_CALL, 0, 0 };
+	static const uint8_t ewit2[5] = { 0, 0, 1, 0, 0 };
 	static const uint64_t w14[F14_NE] = { 1, 1, 1, 1, 1, 1, 1 };
 	uint32_t i, v;
 
@@ -44,22 +49,27 @@ static void setup(void)
 	pg_build(&tf[2].g, 4, diamond, 4, 0, 1, NULL);	/* H: one predicate */
 	pg_build(&tf[3].g, 3, two, 2, 0, 1, call0);	/* K: calls G directly */
 	pg_fig14(&tf[4].g, GRAPH_V_CALL);		/* Fig. 14, B calls G */
+	pg_build(&tf[5].g, 5, armed, 5, 0, 1, call2);	/* E: an entry witness at A */
 	for (i = 0; i < NFUNC; i++) {
+		struct encoding_opts eo = { .enter_witnessed = ewit2 };
 		int err;
 
 		for (v = 0; v < 8; v++)
 			tf[i].callee[v] = UINT32_MAX;
 		err = i == 4 ? encoding_witness(&tf[i].g, w14, &tf[i].enc) :
+		      i == 5 ? encoding_witness_opts(&tf[i].g, NULL, &eo, &tf[i].enc) :
 			       encoding_bits(&tf[i].g, &tf[i].enc);
 
 		CU_ASSERT_FATAL(err == 0);
 		rf[i] = (struct regen_func){
 			.func_id = i + 1, .name = "t", .g = &tf[i].g, .call_ret_addr = tf[i].ret,
 			.call_callee = tf[i].callee,
-			.ops = i == 4 ? &regen_decode_witness_ops : &regen_decode_bits_ops,
+			.ops = i >= 4 ? &regen_decode_witness_ops : &regen_decode_bits_ops,
 			.model = &tf[i].enc,
 		};
 	}
+	tf[5].ret[2] = 0x2468;
+	tf[5].callee[2] = ID_G;
 	tf[3].ret[0] = 0x1234;
 	tf[3].callee[0] = ID_G;
 	tf[4].ret[F14_B] = 0x5678;
@@ -482,7 +492,7 @@ static void test_callback_stops(void)
 static void test_bitreader(void)
 {
 	const uint64_t w[2] = { 0xf000000000000001ull, 0x5ull };
-	struct regen_bitreader br = { w, 67, 0, 0 };
+	struct regen_bitreader br = { .bits = w, .nbits = 67 };
 
 	CU_ASSERT_EQUAL(regen_read_bits(&br, 1), 1);
 	CU_ASSERT_EQUAL(regen_read_bits(&br, 59), 0);
@@ -644,6 +654,60 @@ static void test_tail_calls(void)
 	}
 }
 
+/*
+ * E = ENTRY ? A[call G] : B, then J, EXIT. With A an entry witness, one
+ * code remains (on ENTRY->B, blocking EXIT); without, three (blockers of
+ * A, of EXIT after A's call, of EXIT via B). The way through A costs no
+ * bit: the ENTER of G with A's return address is the witness.
+ */
+static void test_entry_witness(void)
+{
+	const struct encoding *enc = &tf[5].enc;
+	const struct graph *g = &tf[5].g;
+	struct encoding strict;
+	struct sim_stream s;
+	const struct ev via_a[] = { EN(ID_E, 0), BL(ID_E, 0, 0), BL(ID_E, 2, 0), EN(ID_G, 1),
+				    BL(ID_G, 0, 1), EX(ID_G, 1), BL(ID_E, 4, 0), EX(ID_E, 0),
+				    EN(ID_G, 0), BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
+	const struct ev via_b[] = { EN(ID_E, 0), BL(ID_E, 0, 0), BL(ID_E, 3, 0), BL(ID_E, 4, 0),
+				    EX(ID_E, 0), EN(ID_G, 0), BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
+	/* G's ENTER lost: nothing says which way E went */
+	const struct ev lost[] = { EN(ID_E, 0), BL(ID_E, 0, 0), TR(ID_E, 0, 0) };
+	/* an ENTER of G from elsewhere (another return address) is no witness: E's code read past it */
+	const struct ev other[] = { EN(ID_E, 0), BL(ID_E, 0, 0), GAP(ID_E, 0, -PT_EFORMAT) };
+
+	CU_ASSERT_EQUAL(enc->nemit, 1);
+	CU_ASSERT_EQUAL(enc->nwit, 2);
+	CU_ASSERT_EQUAL(enc->edge_nbits[1], 1);	/* ENTRY->B */
+	CU_ASSERT_EQUAL(enc->enter_code[2], 2);
+	CU_ASSERT_EQUAL(enc->wit_vertex[2], 2);
+	CU_ASSERT_EQUAL(enc->next[(size_t)enc->pred_row[0] * 3 + 2], 0);	/* toward A */
+	/* the ENTER is what makes it exact: without it the emissions break blocking */
+	CU_ASSERT_EQUAL(encoding_check_blocking_v(g, enc->edge_nbits, NULL, NULL), -PT_EINVAL);
+	CU_ASSERT_FATAL(encoding_witness(g, NULL, &strict) == 0);
+	CU_ASSERT_EQUAL(strict.nemit, 3);
+	encoding_free(&strict);
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_E, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x2468);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x55);	/* E's caller calls G next */
+	expect(&s, via_a, sizeof(via_a) / sizeof(via_a[0]));
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_E, 0, 0x99);
+	sim_stream_emit(&s, enc->edge_nbits[1], enc->edge_value[1]);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x55);
+	expect(&s, via_b, sizeof(via_b) / sizeof(via_b[0]));
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_E, 0, 0x99);
+	expect(&s, lost, sizeof(lost) / sizeof(lost[0]));
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_E, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x55);
+	sim_stream_emit(&s, enc->edge_nbits[1], enc->edge_value[1]);	/* read past G's ENTER */
+	expect(&s, other, sizeof(other) / sizeof(other[0]));
+}
+
 static void test_all(void)
 {
 	setup();
@@ -657,6 +721,7 @@ static void test_all(void)
 	test_before_call();
 	test_callback_stops();
 	test_tail_calls();
+	test_entry_witness();
 	teardown();
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cfg_graph - the algorithms' view of a recovered CFG, and address lookup. */
+#include <string.h>
+
 #include <pathtrace/cfg.h>
 #include <pathtrace/error.h>
 
@@ -63,4 +65,23 @@ int cfg_to_graph(const struct cfg *c, struct graph *g)
 fail:
 	graph_free(g);
 	return (int)r;
+}
+
+int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target)
+{
+	const struct cfg_edge *ce = &c->edges[ei];
+	const struct cfg_block *bl = &c->blocks[ce->src];
+	const struct cfg_insn *in;
+	size_t n;
+
+	if (ce->dst != c->nblocks || !bl->ninsn)
+		return 0;
+	in = &c->insns[bl->first_insn + bl->ninsn - 1];
+	*target = in->target;
+	if (in->kind == CFG_I_TAIL_CALL)
+		return 1;
+	if (in->kind != CFG_I_JCC || !(in->flags & CFG_IF_LEAVES) || ce->kind != CFG_E_TAKEN)
+		return 0;
+	n = in->target_name ? strlen(in->target_name) : 0;
+	return !(n >= 12 && !strcmp(in->target_name + n - 12, "return_thunk"));
 }

@@ -7,7 +7,8 @@
  *
  * With vertex emissions a path is emission-free when none of its edges
  * emits and none of the vertices it enters emits; entering the target of a
- * vertex witness is the emission of that witness.
+ * vertex witness is the emission of that witness. An entry witness (a call
+ * vertex whose traced callee's ENTER names it) counts as such a vertex.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ void encoding_free(struct encoding *enc)
 	free(enc->edge_role);
 	free(enc->vertex_nbits);
 	free(enc->vertex_value);
+	free(enc->enter_code);
 	free(enc->wit_edge);
 	free(enc->wit_vertex);
 	free(enc->pred_row);
@@ -100,9 +102,24 @@ int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encod
 	return 0;
 }
 
-static int silent(const uint8_t *vnbits, uint32_t v)
+/*
+ * Per vertex: entering it is an emission (a vertex emission or an entry
+ * witness: vnbits, ewit or ecode non-zero; each may be NULL). NULL on ENOMEM.
+ */
+static uint8_t *loud_vertices(const struct graph *g, const uint8_t *vnbits, const uint8_t *ewit,
+			      const uint32_t *ecode)
 {
-	return !vnbits || !vnbits[v];
+	uint8_t *loud = calloc(g->nv + 1, 1);
+	uint32_t v;
+
+	for (v = 0; loud && v < g->nv; v++)
+		loud[v] = (vnbits && vnbits[v]) || (ewit && ewit[v]) || (ecode && ecode[v]);
+	return loud;
+}
+
+static int silent(const uint8_t *loud, uint32_t v)
+{
+	return !loud[v];
 }
 
 /*
@@ -110,7 +127,7 @@ static int silent(const uint8_t *vnbits, uint32_t v)
  * looked for. Extends enter[] to every vertex from which an emission-free
  * path (silent vertices, silent edges) enters a seed. stack: nv entries.
  */
-static void enter_back(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
+static void enter_back(const struct graph *g, const uint8_t *nbits, const uint8_t *loud,
 		       uint8_t *enter, uint32_t *stack)
 {
 	uint32_t sp = 0, v, k;
@@ -123,7 +140,7 @@ static void enter_back(const struct graph *g, const uint8_t *nbits, const uint8_
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k], u = g->edges[e].src;
 
-			if (!nbits[e] && !enter[u] && silent(vnbits, u)) {
+			if (!nbits[e] && !enter[u] && silent(loud, u)) {
 				enter[u] = 1;
 				stack[sp++] = u;
 			}
@@ -131,24 +148,27 @@ static void enter_back(const struct graph *g, const uint8_t *nbits, const uint8_
 	}
 }
 
-int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
-			      uint32_t *bad_vertex)
+int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
+			       const uint8_t *vnbits, const uint8_t *ewit, uint32_t *bad_vertex)
 {
-	uint8_t *enter = calloc(g->nv + 1, 1);
+	uint8_t *enter = calloc(g->nv + 1, 1), *loud = loud_vertices(g, vnbits, ewit, NULL);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	uint32_t v, k;
 	int err = 0;
 
-	if (!enter || !stack) {
+	if (!enter || !stack || !loud) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
 	/* entering a silent call or EXIT vertex is what must not happen emission-free */
 	for (v = 0; v < g->nv; v++)
-		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(vnbits, v);
-	enter_back(g, nbits, vnbits, enter, stack);
+		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(loud, v);
+	enter_back(g, nbits, loud, enter, stack);
 	for (v = 0; v < g->nv && !err; v++) {
-		if (graph_out_degree(g, v) < 2 && !(g->vflags[v] & GRAPH_V_CALL))
+		/* an entry witness's call enters once: it attributes nothing after it */
+		int call = (g->vflags[v] & GRAPH_V_CALL) && !(ewit && ewit[v]);
+
+		if (graph_out_degree(g, v) < 2 && !call)
 			continue;
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			uint32_t e = g->out_edges[k];
@@ -163,8 +183,15 @@ int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const
 	}
 out:
 	free(enter);
+	free(loud);
 	free(stack);
 	return err;
+}
+
+int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
+			      uint32_t *bad_vertex)
+{
+	return encoding_check_blocking_ve(g, nbits, vnbits, NULL, bad_vertex);
 }
 
 int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_t *bad_vertex)
@@ -177,11 +204,12 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 {
 	uint32_t cols = enc->nwit + 1, v, w, k, row;
 	uint8_t *enter = malloc(g->nv + 1);
+	uint8_t *loud = loud_vertices(g, enc->vertex_nbits, NULL, enc->enter_code);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	int err = 0;
 
 	enc->pred_row = malloc(((size_t)g->nv + 1) * sizeof(*enc->pred_row));
-	if (!enter || !stack || !enc->pred_row) {
+	if (!enter || !stack || !enc->pred_row || !loud) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -199,15 +227,16 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 		memset(enter, 0, g->nv);
 		/*
 		 * Column 0 (EOF): entering EXIT. An edge witness x->y: entering
-		 * x silently (then taking x->y). A vertex witness t: entering t.
+		 * x silently (then taking x->y). A vertex witness t (or an
+		 * entry witness): entering t.
 		 */
 		if (!w)
-			enter[g->exit] = silent(enc->vertex_nbits, g->exit);
+			enter[g->exit] = silent(loud, g->exit);
 		else if (we != GRAPH_NONE)
-			enter[g->edges[we].src] = silent(enc->vertex_nbits, g->edges[we].src);
+			enter[g->edges[we].src] = silent(loud, g->edges[we].src);
 		else
 			enter[enc->wit_vertex[w]] = 1;
-		enter_back(g, enc->edge_nbits, enc->vertex_nbits, enter, stack);
+		enter_back(g, enc->edge_nbits, loud, enter, stack);
 		for (v = 0; v < g->nv; v++) {
 			uint32_t found = GRAPH_NONE;
 
@@ -233,20 +262,29 @@ static int witness_tables(const struct graph *g, struct encoding *enc)
 	}
 out:
 	free(enter);
+	free(loud);
 	free(stack);
 	return err;
 }
 
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags)
 {
-	uint32_t e;
+	uint32_t e, v, nentry = 0;
 	int err;
 
-	enc->wit_edge = malloc(((size_t)enc->nwit + 1) * sizeof(*enc->wit_edge));
-	enc->wit_vertex = malloc(((size_t)enc->nwit + 1) * sizeof(*enc->wit_vertex));
+	/* enter_code[] holds marks: an entry witness gets no code where it emits itself */
+	for (v = 0; enc->enter_code && v < g->nv; v++) {
+		if (enc->enter_code[v] && !(g->vflags[v] & GRAPH_V_CALL))
+			return -PT_EINVAL;
+		if (enc->vertex_nbits && enc->vertex_nbits[v])
+			enc->enter_code[v] = 0;
+		nentry += enc->enter_code[v] != 0;
+	}
+	enc->wit_edge = malloc(((size_t)enc->nwit + nentry + 1) * sizeof(*enc->wit_edge));
+	enc->wit_vertex = malloc(((size_t)enc->nwit + nentry + 1) * sizeof(*enc->wit_vertex));
 	if (!enc->wit_edge || !enc->wit_vertex)
 		return -PT_ENOMEM;
-	for (e = 0; e <= enc->nwit; e++)
+	for (e = 0; e <= enc->nwit + nentry; e++)
 		enc->wit_edge[e] = enc->wit_vertex[e] = GRAPH_NONE;
 	enc->width = enc_bits_for((uint64_t)enc->nwit + 1);
 	enc->nemit = 0;
@@ -270,8 +308,19 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 	}
 	if (enc->nemit != enc->nwit || bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
+	/* entry witnesses: the codes after the emitted ones, never in the bits */
+	for (v = 0; nentry && v < g->nv; v++) {
+		if (!enc->enter_code[v])
+			continue;
+		enc->enter_code[v] = ++enc->nwit;
+		enc->wit_vertex[enc->nwit] = v;
+	}
 	if (!(flags & ENC_F_SINGLE_PROCEDURE)) {
-		err = encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits, NULL);
+		uint8_t *ewit = loud_vertices(g, NULL, NULL, enc->enter_code);
+
+		err = ewit ? encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits,
+							ewit, NULL) : -PT_ENOMEM;
+		free(ewit);
 		if (err)
 			return err;
 	}
@@ -311,9 +360,10 @@ int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)
 	return 0;
 }
 
-int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_t *nbits,
-			      const uint64_t *value, const uint8_t *vnbits,
-			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc)
+int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			       const uint64_t *value, const uint8_t *vnbits,
+			       const uint64_t *vvalue, const uint8_t *ewit, uint32_t flags,
+			       struct encoding *enc)
 {
 	uint32_t e, v;
 	int err;
@@ -324,6 +374,15 @@ int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_
 	err = enc_alloc(g, kind, vnbits ? ENC_F_VERTEX_EMIT : 0, enc);
 	if (err)
 		return err;
+	if (ewit && kind == PT_ENC_WITNESS) {
+		enc->enter_code = calloc(g->nv + 1, sizeof(*enc->enter_code));
+		if (!enc->enter_code) {
+			encoding_free(enc);
+			return -PT_ENOMEM;
+		}
+		for (v = 0; v < g->nv; v++)
+			enc->enter_code[v] = ewit[v] != 0;
+	}
 	for (e = 0; e < g->ne; e++) {
 		enc->edge_nbits[e] = nbits[e];
 		enc->edge_value[e] = nbits[e] >= 64 ? value[e] : value[e] & ((1ull << nbits[e]) - 1);
@@ -354,6 +413,14 @@ int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_
 	if (err)
 		encoding_free(enc);
 	return err;
+}
+
+int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			      const uint64_t *value, const uint8_t *vnbits,
+			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc)
+{
+	return encoding_from_emissions_ve(g, kind, nbits, value, vnbits, vvalue, NULL, flags,
+					  enc);
 }
 
 int encoding_from_emissions(const struct graph *g, uint32_t kind, const uint8_t *nbits,

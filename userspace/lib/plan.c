@@ -198,9 +198,9 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
  * the actions of the edge into it (CLS_BLOCK).
  */
 static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
-		      const uint64_t *cost, uint16_t encoding)
+		      const uint64_t *cost, uint16_t encoding, const uint8_t *ewit)
 {
-	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT };
+	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT, .enter_witnessed = ewit };
 	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
 	uint32_t e, v, i;
 	int err;
@@ -468,7 +468,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		break;
 	default:
 		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
-		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding);
+		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed);
 		break;
 	}
 	if (err)

@@ -23,6 +23,11 @@
  * in-edges enter: the spanning tree is computed on that split graph, so
  * the emission-free edges still form a forest.
  *
+ * Entry witnesses (encoding.h, encoding_opts.enter_witnessed): a call
+ * vertex whose traced callee's ENTER names it is neither a call vertex to
+ * block nor a branch point, and a walk that meets it is blocked there; in
+ * the spanning tree it is split like a vertex witness. It costs no probe.
+ *
  * Completion: the blockers may not be tree edges (the paper's footnote 5:
  * the "tree" may then be a forest); every other edge outside the maximum
  * spanning tree becomes a witness, so the emission-free edges form a
@@ -37,9 +42,20 @@
 
 #include "encoding_internal.h"
 
-static int is_branch_point(const struct graph *g, uint32_t v)
+static int is_entry_witness(const uint8_t *ewit, uint32_t v)
 {
-	return graph_out_degree(g, v) >= 2 || (g->vflags[v] & GRAPH_V_CALL);
+	return ewit && ewit[v];
+}
+
+/* A call vertex to block: its callee's ENTERs do not name it. */
+static int is_blocked_call(const struct graph *g, const uint8_t *ewit, uint32_t v)
+{
+	return (g->vflags[v] & GRAPH_V_CALL) && !is_entry_witness(ewit, v);
+}
+
+static int is_branch_point(const struct graph *g, const uint8_t *ewit, uint32_t v)
+{
+	return graph_out_degree(g, v) >= 2 || is_blocked_call(g, ewit, v);
 }
 
 /*
@@ -52,6 +68,7 @@ static int is_branch_point(const struct graph *g, uint32_t v)
 static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role, uint8_t *vwit,
 			 struct encoding_opts *o)
 {
+	const uint8_t *ewit = o ? o->enter_witnessed : NULL;
 	uint8_t *seen = calloc(g->nv + 1, 1);
 	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	uint32_t sp = 0, v, k;
@@ -63,7 +80,7 @@ static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role
 		return -PT_ENOMEM;
 	}
 	for (v = 0; v < g->nv; v++) {
-		if (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+		if (is_blocked_call(g, ewit, v) || v == g->exit) {
 			seen[v] = 1;
 			stack[sp++] = v;
 		}
@@ -73,7 +90,9 @@ static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k], u = g->edges[e].src, x = v, steps = 0;
 
-			if (!is_branch_point(g, u)) {
+			if (is_entry_witness(ewit, u))
+				continue;	/* entering u was a witness */
+			if (!is_branch_point(g, ewit, u)) {
 				if (!seen[u]) {
 					seen[u] = 1;
 					stack[sp++] = u;
@@ -81,6 +100,10 @@ static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role
 				continue;
 			}
 			while (!enc_may_emit(g, no, e) && steps++ <= g->nv) {
+				if (is_entry_witness(ewit, x)) {
+					e = GRAPH_NONE;	/* x's ENTER blocks */
+					break;
+				}
 				if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
 					e = GRAPH_NONE;
 					if (vwit && x != g->exit && x != g->entry) {
@@ -139,7 +162,8 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, const uint
 		if (graph_add_vertex(&sub, 0) < 0)
 			err = -PT_ENOMEM;
 	for (v = 0; v < g->nv && !err; v++) {
-		int64_t c = vwit && vwit[v] ? graph_add_vertex(&sub, 0) : (int64_t)v;
+		int split = (vwit && vwit[v]) || (o && is_entry_witness(o->enter_witnessed, v));
+		int64_t c = split ? graph_add_vertex(&sub, 0) : (int64_t)v;
 
 		if (c < 0)
 			err = -PT_ENOMEM;
@@ -188,6 +212,16 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 	err = enc_alloc(g, PT_ENC_WITNESS, flags & ENC_F_VERTEX_EMIT, enc);
 	if (err)
 		return err;
+	if (o && o->enter_witnessed) {
+		enc->enter_code = calloc(g->nv + 1, sizeof(*enc->enter_code));
+		if (!enc->enter_code) {
+			err = -PT_ENOMEM;
+			goto fail;
+		}
+		for (v = 0; v < g->nv; v++)
+			enc->enter_code[v] = is_blocked_call(g, NULL, v) &&
+					     o->enter_witnessed[v];	/* marks */
+	}
 	err = mark_blockers(g, no, enc->edge_role, enc->vertex_nbits, o);
 	if (!err)
 		err = mark_chords(g, weight, no, enc->edge_role, enc->vertex_nbits, o);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <pathtrace/cfg.h>
+#include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
 #include <pathtrace/ksyms.h>
@@ -33,6 +34,8 @@
 
 #include "commands.h"
 #include "loaded.h"
+
+struct target;
 
 struct enabler {
 	int fd;
@@ -44,6 +47,13 @@ struct enabler {
 	uint64_t *done;			/* addresses enabled by this run */
 	size_t ndone;
 	struct static_calls sc;		/* vmlinux static-call sites */
+	struct target *targets;		/* what the arguments name, in order */
+	uint32_t ntargets, cap;
+	struct {
+		char tag[40];
+		uint32_t n;
+	} reasons[32];			/* refusals by reason, for the summary */
+	uint32_t nreasons;
 };
 
 static int already(const struct enabler *e, uint64_t addr)
@@ -136,62 +146,294 @@ static int install(struct enabler *e, const struct cfg_input *in, const struct c
 	return 0;
 }
 
-/* Enables text symbol i. Returns 0 enabled, 1 refused (reported). */
-static int enable_sym(struct enabler *e, uint32_t i)
+/*
+ * A function named on the command line, through the two passes. The first
+ * pass keeps its live bytes and CFG: once any plan is installed, kcore
+ * shows patched code, so the second pass (and a re-plan) reads neither.
+ */
+struct target {
+	uint32_t sym;		/* text symbol index */
+	uint64_t addr;
+	uint32_t pattern;	/* the first argument that named it */
+	int state;		/* enum target_state */
+	uint64_t *tails;	/* its tail calls' targets (0: indirect) */
+	uint32_t ntails;
+	uint8_t *ewit;		/* the entry witnesses its installed plan assumed, or NULL */
+	uint32_t nblocks;
+	uint32_t func_id;
+	struct cfg_input in;	/* addresses and lengths; code points into code */
+	uint8_t *code;		/* len + cold_len live bytes */
+	uint8_t *cfg_blob;	/* its CFG (cfg_blob_encode), static-call sites marked */
+	uint32_t cfg_len;
+};
+
+enum target_state { T_PENDING, T_INSTALLED, T_REFUSED };
+
+/* Counts one refusal under its reason tag for the summary. */
+static void count_refusal(struct enabler *e, const char *tag)
 {
-	const struct ksym *s = ksyms_get(klive_ksyms(e->k), i);
-	struct cfg_input in;
-	struct cfg c;
-	struct plan pl;
+	uint32_t i;
+
+	for (i = 0; i < e->nreasons; i++) {
+		if (!strcmp(e->reasons[i].tag, tag)) {
+			e->reasons[i].n++;
+			return;
+		}
+	}
+	if (e->nreasons < sizeof(e->reasons) / sizeof(e->reasons[0])) {
+		snprintf(e->reasons[e->nreasons].tag, sizeof(e->reasons[0].tag), "%s", tag);
+		e->reasons[e->nreasons++].n = 1;
+	}
+}
+
+/* The live input and CFG of t. Returns 0, or 1 refused (reported and counted). */
+static int recover(struct enabler *e, const struct target *t, struct cfg_input *in,
+		   struct cfg *c)
+{
+	const struct ksym *s = ksyms_get(klive_ksyms(e->k), t->sym);
 	const char *tag = NULL;
 	char detail[160] = "";
-	void *blob = NULL;
-	size_t len = 0;
-	int err, ret = 1;
+	int err;
 
-	if (already(e, s->addr)) {
-		printf("%s: already enabled\n", s->name);
-		return 0;
-	}
-	err = klive_input_sym(e->k, i, &in, &tag, detail, sizeof(detail));
+	memset(c, 0, sizeof(*c));
+	err = klive_input_sym(e->k, t->sym, in, &tag, detail, sizeof(detail));
 	if (err) {
 		if (err == -PT_EREFUSED)
 			printf("%s: refused: %s (%s)\n", s->name, tag, detail);
 		else
 			printf("%s: cannot read it: %s\n", s->name, pt_strerror(err));
+		count_refusal(e, err == -PT_EREFUSED && tag ? tag : "unreadable");
 		return 1;
 	}
-	memset(&c, 0, sizeof(c));
-	err = cfg_build(&in, &c);
+	err = cfg_build(in, c);
 	if (err) {
 		if (err == -PT_EREFUSED)
-			printf("%s: refused: %s (%s)\n", s->name, c.refusal, c.detail);
+			printf("%s: refused: %s (%s)\n", s->name, c->refusal, c->detail);
 		else
 			printf("%s: no CFG: %s\n", s->name, pt_strerror(err));
-		cfg_free(&c);
+		count_refusal(e, err == -PT_EREFUSED && c->refusal ? c->refusal : "no-cfg");
+		cfg_free(c);
 		return 1;
 	}
-	static_calls_mark(&e->sc, &c);
+	static_calls_mark(&e->sc, c);
+	return 0;
+}
+
+/* First pass: t's CFG is recoverable; keep its tail calls for the closure. */
+static void survey(struct enabler *e, struct target *t)
+{
+	struct cfg_input in;
+	struct cfg c;
+	uint64_t target;
+	uint32_t i;
+
+	if (recover(e, t, &in, &c)) {
+		t->state = T_REFUSED;
+		return;
+	}
+	t->nblocks = c.nblocks;
+	t->tails = calloc(c.nedges + 1, sizeof(*t->tails));
+	t->code = malloc((size_t)in.len + in.cold_len + 1);
+	if (!t->tails || !t->code || cfg_blob_encode(&c, &t->cfg_blob, &t->cfg_len)) {
+		ctl_err(in.name, "out of memory");
+		count_refusal(e, "no-memory");
+		t->state = T_REFUSED;
+		cfg_free(&c);
+		return;
+	}
+	memcpy(t->code, in.code, in.len);
+	if (in.cold_len)
+		memcpy(t->code + in.len, in.cold_code, in.cold_len);
+	memset(&t->in, 0, sizeof(t->in));
+	t->in.name = ksyms_get(klive_ksyms(e->k), t->sym)->name;
+	t->in.addr = in.addr;
+	t->in.code = t->code;
+	t->in.len = in.len;
+	t->in.cold_addr = in.cold_addr;
+	t->in.cold_code = t->code + in.len;
+	t->in.cold_len = in.cold_len;
+	for (i = 0; t->tails && i < c.nedges; i++)
+		if (cfg_tail_call(&c, i, &target))
+			t->tails[t->ntails++] = target;
+	cfg_free(&c);
+}
+
+/*
+ * The entry witnesses of every pending or installed target: closed[i] over
+ * the targets still in the running (entry_witness.h). Functions installed
+ * before this run are left out: their tail calls are not known here, so
+ * calls to them keep their bits (pathregen, which knows them, only ever
+ * finds more entry witnesses than such a plan assumed, which is exact).
+ */
+static int closure(struct enabler *e, uint8_t *closed, uint64_t *addr)
+{
+	uint32_t *start = calloc(e->ntargets + 1, sizeof(*start)), *to, i, k, j, n = 0;
+	int err;
+
+	for (i = 0; i < e->ntargets; i++)
+		n += e->targets[i].ntails;
+	to = calloc(n + 1, sizeof(*to));
+	if (!start || !to) {
+		free(start);
+		free(to);
+		return -PT_ENOMEM;
+	}
+	for (i = 0, n = 0; i < e->ntargets; i++) {
+		const struct target *t = &e->targets[i];
+
+		addr[i] = t->state == T_REFUSED ? 0 : t->addr;
+		start[i] = n;
+		for (k = 0; k < t->ntails; k++) {
+			to[n] = ENTRY_TAIL_OPEN;
+			for (j = 0; j < e->ntargets; j++)
+				if (e->targets[j].state != T_REFUSED && t->tails[k] &&
+				    e->targets[j].addr == t->tails[k])
+					to[n] = j;
+			n++;
+		}
+	}
+	start[e->ntargets] = n;
+	err = entry_closed(e->ntargets, start, to, closed);
+	free(start);
+	free(to);
+	return err;
+}
+
+static void del_plan(struct enabler *e, uint32_t func_id)
+{
+	struct pt_del_arg d;
+
+	memset(&d, 0, sizeof(d));
+	d.size = sizeof(d);
+	d.func_id = func_id;
+	if (ioctl(e->fd, PT_IOC_DEL_PLAN, &d) < 0)
+		ctl_err("enable", "PT_IOC_DEL_PLAN %u: %s", func_id, strerror(errno));
+	funcstore_remove(func_id);
+}
+
+/* Whether t's plan must be (re)made: never installed, or its entry witnesses changed. */
+static int stale(const struct target *t, const uint8_t *ewit)
+{
+	if (t->state != T_INSTALLED)
+		return 1;
+	if (!t->ewit || !ewit)
+		return t->ewit != ewit;
+	return memcmp(t->ewit, ewit, t->nblocks) != 0;
+}
+
+/*
+ * Second pass for t: plans it, in witness mode with the entry witnesses
+ * that closed[]/addr[] (over e->targets) give, and installs it; an
+ * installed t whose entry witnesses changed is replaced. Returns 0
+ * (installed, or unchanged), 1 refused (reported and counted), or -PT_ENOMEM.
+ */
+static int install_target(struct enabler *e, struct target *t, const uint8_t *closed,
+			  const uint64_t *addr)
+{
+	const struct ksym *s = ksyms_get(klive_ksyms(e->k), t->sym);
+	struct cfg c;
+	struct plan pl;
+	uint8_t *ewit = NULL;
+	void *blob = NULL;
+	size_t len = 0;
+	uint32_t k, nw = 0;
+	int err, ret = 1;
+
+	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
+	if (err)
+		return err == -PT_ENOMEM ? err : 1;
+	if (closed) {
+		ewit = calloc(c.nblocks + 1, 1);
+		if (!ewit) {
+			cfg_blob_free(&c);
+			return -PT_ENOMEM;
+		}
+		entry_witnessed_calls(&c, e->ntargets, addr, closed, ewit);
+	}
+	if (!stale(t, ewit)) {
+		free(ewit);
+		cfg_blob_free(&c);
+		return 0;
+	}
+	e->o.func_id = t->state == T_INSTALLED ? t->func_id : e->next_id;
+	e->o.enter_witnessed = ewit;
 	err = plan_build(&c, &e->o, &pl);
+	e->o.enter_witnessed = NULL;
+	if (t->state == T_INSTALLED) {
+		del_plan(e, t->func_id);
+		printf("%s: re-planned: a function its plan assumed traced was refused\n",
+		       s->name);
+	}
 	if (err) {
 		printf("%s: refused: no plan: %s\n", s->name,
 		       pl.reason[0] ? pl.reason : pt_strerror(err));
+		count_refusal(e, "no-plan");
 	} else if (plan_serialize(&pl, &blob, &len)) {
 		ctl_err(s->name, "out of memory");
-	} else if (!install(e, &in, &c, blob, len)) {
-		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u\n",
+		count_refusal(e, "no-memory");
+	} else if (!install(e, &t->in, &c, blob, len)) {
+		for (k = 0; ewit && k < c.nblocks; k++)
+			nw += ewit[k];
+		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
 		       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
 		       pl.noptimizable, pl.every_block_probes);
-		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
-		if (e->done)
-			e->done[e->ndone++] = s->addr;
-		e->o.func_id++;
+		printf(nw ? "; %u calls witnessed by their callee's ENTER\n" : "\n", nw);
+		if (t->state != T_INSTALLED)
+			e->next_id++;
+		t->func_id = e->o.func_id;
+		free(t->ewit);
+		t->ewit = ewit;
+		ewit = NULL;
 		ret = 0;
+	} else {
+		count_refusal(e, "kernel");
 	}
+	free(ewit);
 	free(blob);
 	plan_free(&pl);
-	cfg_free(&c);
+	cfg_blob_free(&c);
 	return ret;
+}
+
+/*
+ * Second pass over every target: plan with the entry witnesses of the
+ * functions still in the running; when one is refused, the plans that
+ * assumed it are made again (the set only shrinks, so this ends).
+ */
+static int install_all(struct enabler *e)
+{
+	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS;
+	uint8_t *closed = calloc(e->ntargets + 1, 1);
+	uint64_t *addr = calloc(e->ntargets + 1, sizeof(*addr));
+	int again = 1, err = 0;
+	uint32_t i;
+
+	if (!closed || !addr)
+		err = -PT_ENOMEM;
+	while (again && !err) {
+		again = 0;
+		if (witness && (err = closure(e, closed, addr)))
+			break;
+		for (i = 0; i < e->ntargets && !err; i++) {
+			struct target *t = &e->targets[i];
+
+			if (t->state == T_REFUSED)
+				continue;
+			err = install_target(e, t, witness ? closed : NULL, addr);
+			if (err == 1) {
+				t->state = T_REFUSED;
+				again = 1;	/* plans that assumed t change */
+				err = 0;
+			} else if (!err) {
+				t->state = T_INSTALLED;
+			}
+		}
+	}
+	free(closed);
+	free(addr);
+	if (err)
+		ctl_err("enable", "%s", pt_strerror(err));
+	return err;
 }
 
 static int is_cold(const char *name)
@@ -201,29 +443,83 @@ static int is_cold(const char *name)
 	return d && (d[5] == 0 || d[5] == '.');
 }
 
-/* Enables every text symbol that pattern names. Returns the exit status. */
-static int enable_pattern(struct enabler *e, const char *pattern)
+/* First pass over what pattern names. Returns 0, or 1 when it names nothing. */
+static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 {
 	const struct ksyms *ks = klive_ksyms(e->k);
-	uint32_t n = ksyms_count(ks), i, matched = 0, ok = 0;
+	uint32_t n = ksyms_count(ks), i, matched = 0;
 	int glob = strpbrk(pattern, "*?[") != NULL;
 
 	for (i = 0; i < n; i++) {
 		const struct ksym *s = ksyms_get(ks, i);
+		struct target *t;
 
 		if (is_cold(s->name) || (glob ? fnmatch(pattern, s->name, 0) :
 					 strcmp(pattern, s->name)))
 			continue;
 		matched++;
-		ok += !enable_sym(e, i);
+		if (already(e, s->addr)) {
+			printf("%s: already enabled\n", s->name);
+			continue;
+		}
+		if (e->ntargets == e->cap) {
+			uint32_t cap = e->cap ? 2 * e->cap : 64;
+			struct target *nt = realloc(e->targets, cap * sizeof(*nt));
+
+			if (!nt) {
+				ctl_err(pattern, "out of memory");
+				return 1;
+			}
+			e->targets = nt;
+			e->cap = cap;
+		}
+		t = &e->targets[e->ntargets++];
+		memset(t, 0, sizeof(*t));
+		t->sym = i;
+		t->addr = s->addr;
+		t->pattern = pi;
+		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
+		if (e->done)
+			e->done[e->ndone++] = s->addr;
+		survey(e, t);
 	}
 	if (!matched) {
 		ctl_err(pattern, "no such function in /proc/kallsyms");
 		return 1;
 	}
-	if (glob)
-		printf("%s: %u of %u matching functions enabled\n", pattern, ok, matched);
-	return ok && (glob || ok == matched) ? 0 : 1;
+	return 0;
+}
+
+/* Per argument: what it named and what was enabled. Returns the exit status. */
+static int report(const struct enabler *e, char **pats, int npats)
+{
+	uint32_t i, ok = 0, refused = 0;
+	int p, ret = 0;
+
+	for (p = 0; p < npats; p++) {
+		uint32_t named = 0, on = 0;
+		int glob = strpbrk(pats[p], "*?[") != NULL;
+
+		for (i = 0; i < e->ntargets; i++) {
+			if (e->targets[i].pattern != (uint32_t)p)
+				continue;
+			named++;
+			on += e->targets[i].state == T_INSTALLED;
+		}
+		if (glob && named)
+			printf("%s: %u of %u matching functions enabled\n", pats[p], on, named);
+		if (named && !(on && (glob || on == named)))
+			ret = 1;
+	}
+	for (i = 0; i < e->ntargets; i++) {
+		ok += e->targets[i].state == T_INSTALLED;
+		refused += e->targets[i].state == T_REFUSED;
+	}
+	printf("enable: %u enabled, %u refused", ok, refused);
+	for (i = 0; i < e->nreasons; i++)
+		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
+	printf("\n");
+	return ret;
 }
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir, int *first)
@@ -339,7 +635,17 @@ static int cmd_enable(int argc, char **argv)
 		ctl_err("static calls", "%s: probes may land on static-call sites",
 			pt_strerror(err));
 	for (a = first; a < argc; a++)
-		ret |= enable_pattern(&e, argv[a]);
+		ret |= collect(&e, argv[a], (uint32_t)(a - first));
+	if (install_all(&e))
+		ret = 1;
+	ret |= report(&e, argv + first, argc - first);
+	for (a = 0; a < (int)e.ntargets; a++) {
+		free(e.targets[a].tails);
+		free(e.targets[a].ewit);
+		free(e.targets[a].code);
+		free(e.targets[a].cfg_blob);
+	}
+	free(e.targets);
 	klive_close(e.k);
 	static_calls_free(&e.sc);
 	free(e.loaded);

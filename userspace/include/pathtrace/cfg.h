@@ -243,4 +243,13 @@ uint32_t cfg_block_at(const struct cfg *c, uint64_t addr);
  */
 int cfg_to_graph(const struct cfg *c, struct graph *g);
 
+/*
+ * Whether edge ei (into EXIT) is a tail call: the block ends in a jmp to
+ * another function (CFG_I_TAIL_CALL), or in a Jcc whose taken edge leaves
+ * the function for anything but a return thunk (that Jcc is a conditional
+ * return). *target: where it goes, 0 when indirect or unknown. Returns 1
+ * or 0.
+ */
+int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target);
+
 #endif

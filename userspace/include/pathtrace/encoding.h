@@ -49,6 +49,21 @@
  * vertex or to EXIT ("a call vertex is treated like a predicate"). A
  * "predicate" here is any vertex with two or more out-edges, even to the
  * same successor, so that edges (not only vertices) are recovered exactly.
+ *
+ * ENTRY WITNESSES (witness encoding, opt-in: encoding_opts.enter_witnessed):
+ * a call vertex t whose callee is a direct call to a traced function needs
+ * no bits of its own. The callee's ENTER marker is written at t's bit
+ * position and its return address (the address after t's call) names t
+ * exactly, so the marker is a witness of t that costs the caller nothing.
+ * Such a t is a vertex witness with a code above every emitted one
+ * (nemit < code <= nwit, enter_code[t]; never in the bits); it is neither
+ * a blocking target nor a branch point (its call enters exactly once), so
+ * paths from a predicate or another call vertex to t, and from t on, need
+ * no emission for t's sake. The decoder takes the code from the ENTER
+ * marker at its position (regen/decode_witness.c). The plan is exact only
+ * while t's callee is traced, so the regenerator derives the entry
+ * witnesses from the functions the trace holds and refuses a plan that
+ * assumed more (its blocking check fails).
  */
 #ifndef PATHTRACE_ENCODING_H
 #define PATHTRACE_ENCODING_H
@@ -79,8 +94,12 @@ struct encoding {
 	uint8_t *vertex_nbits;	/* nv */
 	uint64_t *vertex_value;	/* nv */
 
+	/* Entry witnesses (witness encoding only, else NULL): code or 0. */
+	uint32_t *enter_code;	/* nv */
+
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
-	uint32_t nwit;		/* witness: codes are 1..nwit (edges and vertices) */
+	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
+				 * witnesses); the emitted ones are 1..nemit */
 	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge, or GRAPH_NONE */
 	uint32_t *wit_vertex;	/* witness: nwit + 1; the vertex of a vertex witness, or GRAPH_NONE */
 	uint32_t *pred_row;	/* witness: nv; row of a predicate in next[], or GRAPH_NONE */
@@ -130,6 +149,8 @@ struct encoding_opts {
 	/* Out, on -PT_EREFUSED: a static reason and the vertex it is about. */
 	const char *why;
 	uint32_t where;
+	/* nv entries, or NULL: call vertices that are entry witnesses (above) */
+	const uint8_t *enter_witnessed;
 };
 
 /*
@@ -163,6 +184,17 @@ int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_
 			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc);
 
 /*
+ * As encoding_from_emissions_v, with entry witnesses (ewit: nv entries, or
+ * NULL; witness encoding only: ignored for bits; a call vertex with a
+ * vertex emission of its own gets no entry code). Also -PT_EINVAL when ewit
+ * marks a vertex that is not a call vertex.
+ */
+int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8_t *nbits,
+			       const uint64_t *value, const uint8_t *vnbits,
+			       const uint64_t *vvalue, const uint8_t *ewit, uint32_t flags,
+			       struct encoding *enc);
+
+/*
  * Checks the strong attribution rule: no emission-free directed path from
  * a predicate or call vertex to a call vertex or EXIT. Returns 0; -PT_EINVAL
  * with *bad_vertex (may be NULL) set to the source of such a path; -PT_ENOMEM.
@@ -172,6 +204,13 @@ int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_
 /* The same with vertex emissions (vnbits: nv entries, or NULL). */
 int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const uint8_t *vnbits,
 			      uint32_t *bad_vertex);
+
+/*
+ * The same with entry witnesses too (ewit: nv entries, or NULL): entering
+ * one is an emission, and one is no branch point.
+ */
+int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
+			       const uint8_t *vnbits, const uint8_t *ewit, uint32_t *bad_vertex);
 
 /* Frees the arrays; enc is zeroed. */
 void encoding_free(struct encoding *enc);

@@ -47,6 +47,12 @@ struct plan_opts {
 	uint32_t func_id;
 	uint32_t flags;		/* PT_PLAN_VERIFY */
 	const uint64_t *weight;	/* per CFG edge (weight.h units); NULL: Section 5 heuristic */
+	/*
+	 * Witness encoding: per CFG block, its call is direct to a traced,
+	 * closed function whose ENTER witnesses it (entry_witness.h), or
+	 * NULL: none. The regenerator must see the same callees traced.
+	 */
+	const uint8_t *enter_witnessed;
 };
 
 struct plan {
