@@ -2,20 +2,20 @@
 # VM. This is t-kmod-kernel's sequence that once hung the kernel (issue 10):
 # 29 VFS/slab functions with --enter --bits --verify, trace, overrun 8 KB
 # buffers, drain, remove every plan - repeated CYCLES times (the first
-# argument, default 6) while `ls`/`cat` path walks keep running on both CPUs the whole time.
+# argument, default 4) while `ls`/`cat` path walks run on both CPUs.
 #
 # The hang was QEMU's multi-threaded TCG executing a stale translation of
-# code that the kernel's text_poke_bp had already rewritten on another vCPU
-# (see docs/runtime.md, "VM harness"); tools/vm-run now runs the guest with
-# one TCG thread. A hang here fails the run: vm-run's timeout (exit 124) or
-# the soft-lockup / RCU-stall lines its dmesg check rejects.
+# kernel text that text_poke had already rewritten (tools/vm-run's header
+# says how); vm-run now runs the guest with one TCG thread. A hang here
+# fails the run: vm-run's timeout (exit 124), or the soft-lockup lines its
+# dmesg check rejects, or the RCU-stall check below.
 #
-# A second argument `native` runs the same cycles without pathtrace.ko: the kernel's
-# own function tracer and kprobe events on the same functions, armed and
-# disarmed under the same path walks - to tell QEMU from the module.
+# A second argument `native` runs the same cycles without pathtrace.ko: the
+# kernel's own function tracer and kprobe events at the plans' probe sites,
+# armed and disarmed under the same path walks - to tell QEMU from the module.
 . /pt/lib/check.sh
 
-cycles=${1:-6}
+cycles=${1:-4}
 FUNCS="vfs_read vfs_write ksys_read ksys_write do_sys_openat2 do_filp_open path_openat
 link_path_walk getname_flags filp_close __fput vfs_getattr generic_file_read_iter
 filemap_read pipe_read pipe_write do_dentry_open may_open dput walk_component

@@ -59,14 +59,40 @@ static int is_branch_point(const struct graph *g, const uint8_t *ewit, uint32_t 
 }
 
 /*
+ * Any edge of the chain from e on to the vertex it ends at blocks the same
+ * paths (every vertex after e's source is a non-branch point with one
+ * out-edge): the cheapest that may emit, by weight (the plan's site cost).
+ * On ties the first, as far from the call as possible (the paper's Fig. 16
+ * rule: no blocker redundant, more diamonds broken for Trace(Ewit)). Under
+ * site costs the edges of a chain differ: a critical edge after a Jcc costs
+ * an int3 at the branch on every execution of the branch, an edge into a
+ * single-predecessor block further on a probe at that block's entry, often
+ * jump-optimized.
+ */
+static uint32_t cheapest_on_chain(const struct graph *g, const uint8_t *no, const uint8_t *ewit,
+				  const uint64_t *weight, uint32_t e)
+{
+	uint32_t best = e, y = g->edges[e].dst, steps = 0;
+
+	while (weight && !(g->vflags[y] & (GRAPH_V_CALL | GRAPH_V_EXIT)) &&
+	       !is_branch_point(g, ewit, y) && steps++ <= g->nv) {
+		e = g->out_edges[g->out_start[y]];
+		if (enc_may_emit(g, no, e) && weight[e] < weight[best])
+			best = e;
+		y = g->edges[e].dst;
+	}
+	return best;
+}
+
+/*
  * Backward walk from every call and EXIT vertex through non-branch points
  * (which have a single out-edge: the one the walk came along). A blocker
- * that cannot emit (timing rule, or no probe can observe it) moves forward
- * along that single-out-edge chain to the first edge that may emit; when
- * the chain reaches the call vertex itself first, a vertex witness on it.
+ * goes on the cheapest edge of that single-out-edge chain that may emit
+ * (timing rule, observability); when none can, a vertex witness on the call
+ * vertex the chain ends at.
  */
-static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role, uint8_t *vwit,
-			 struct encoding_opts *o)
+static int mark_blockers(const struct graph *g, const uint64_t *weight, const uint8_t *no,
+			 uint8_t *role, uint8_t *vwit, struct encoding_opts *o)
 {
 	const uint8_t *ewit = o ? o->enter_witnessed : NULL;
 	uint8_t *seen = calloc(g->nv + 1, 1);
@@ -124,7 +150,7 @@ static int mark_blockers(const struct graph *g, const uint8_t *no, uint8_t *role
 			if (err)
 				break;
 			if (e != GRAPH_NONE && enc_may_emit(g, no, e))
-				role[e] = ENC_ROLE_BLOCKING;
+				role[cheapest_on_chain(g, no, ewit, weight, e)] = ENC_ROLE_BLOCKING;
 			else if (e != GRAPH_NONE)
 				err = enc_refuse(o, u, "an emission-free cycle of unobservable edges");
 		}
@@ -222,7 +248,7 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			enc->enter_code[v] = is_blocked_call(g, NULL, v) &&
 					     o->enter_witnessed[v];	/* marks */
 	}
-	err = mark_blockers(g, no, enc->edge_role, enc->vertex_nbits, o);
+	err = mark_blockers(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
 	if (!err)
 		err = mark_chords(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
 	if (err)
