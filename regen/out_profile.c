@@ -19,10 +19,6 @@
 #include "out.h"
 #include "pathtrace_abi.h"
 
-static const char *const edge_kind_names[] = {
-	"fall", "taken", "jump", "key-jump", "key-fall", "call-return", "fixup", "exit",
-};
-
 struct profile {
 	uint64_t **edge;	/* per function: cfg.nedges counts */
 	uint64_t **block;	/* per function: cfg.nblocks counts */
@@ -173,8 +169,7 @@ static void print_edges(struct out_writer *w, const struct profile *p)
 			else
 				pr_block_name(f, ce->dst, dst, sizeof(dst));
 			fprintf(w->fp, "%12" PRIu64 "  %s -> %s (%s)\n", p->edge[i][e], src, dst,
-				k < sizeof(edge_kind_names) / sizeof(edge_kind_names[0]) ?
-				edge_kind_names[k] : "?");
+				cfg_edge_kind_name(k));
 		}
 	}
 	if (p->ambiguous)

@@ -85,3 +85,14 @@ int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target)
 	n = in->target_name ? strlen(in->target_name) : 0;
 	return !(n >= 12 && !strcmp(in->target_name + n - 12, "return_thunk"));
 }
+
+const char *cfg_edge_kind_name(uint32_t kind)
+{
+	static const char *const names[] = {
+		[CFG_E_FALL] = "fall", [CFG_E_TAKEN] = "taken", [CFG_E_JUMP] = "jump",
+		[CFG_E_KEY_JUMP] = "key-jump", [CFG_E_KEY_FALL] = "key-fall",
+		[CFG_E_CALL_RETURN] = "call-return", [CFG_E_FIXUP] = "fixup", [CFG_E_EXIT] = "exit",
+	};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}

@@ -21,12 +21,6 @@
 
 #include "commands.h"
 
-static const char *const edge_kind[] = {
-	[CFG_E_FALL] = "fall", [CFG_E_TAKEN] = "taken", [CFG_E_JUMP] = "jump",
-	[CFG_E_KEY_JUMP] = "key-jump", [CFG_E_KEY_FALL] = "key-fall",
-	[CFG_E_CALL_RETURN] = "call-return", [CFG_E_FIXUP] = "fixup", [CFG_E_EXIT] = "exit",
-};
-
 /* x86 condition codes by the low nibble of the Jcc opcode. */
 static const char *const cond[16] = {
 	"o", "no", "b", "ae", "e", "ne", "be", "a", "s", "ns", "p", "np", "l", "ge", "le", "g",
@@ -128,9 +122,9 @@ static void print_text(const struct cfg *c)
 				printf("    %s: __fentry__ site\n", where(c, c->insns[i].addr, w2, sizeof(w2)));
 		for (e = bl->first_succ; e < bl->first_succ + bl->nsucc; e++) {
 			if (c->edges[e].dst == c->nblocks)
-				printf("    -> EXIT %s\n", edge_kind[c->edges[e].kind]);
+				printf("    -> EXIT %s\n", cfg_edge_kind_name(c->edges[e].kind));
 			else
-				printf("    -> B%u %s\n", c->edges[e].dst, edge_kind[c->edges[e].kind]);
+				printf("    -> B%u %s\n", c->edges[e].dst, cfg_edge_kind_name(c->edges[e].kind));
 		}
 	}
 }
@@ -154,10 +148,10 @@ static void print_dot(const struct cfg *c)
 		const struct cfg_edge *ed = &c->edges[e];
 
 		if (ed->dst == c->nblocks)
-			printf("\tB%u -> EXIT [label=\"%s\"];\n", ed->src, edge_kind[ed->kind]);
+			printf("\tB%u -> EXIT [label=\"%s\"];\n", ed->src, cfg_edge_kind_name(ed->kind));
 		else
 			printf("\tB%u -> B%u [label=\"%s\"];\n", ed->src, ed->dst,
-			       edge_kind[ed->kind]);
+			       cfg_edge_kind_name(ed->kind));
 	}
 	printf("}\n");
 }

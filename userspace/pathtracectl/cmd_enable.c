@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pathtracectl enable [--mode trace|paths|edges] [--encoding witness|bits]
- *                     [--verify] [--moddir DIR] FUNC...
+ *                     [--verify] [--moddir DIR] [--weights FILE] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
  * module functions included): find it and its .cold part in
@@ -9,7 +9,10 @@
  * build the plan, store code + CFG + plan for `record` (funcstore), and
  * hand the plan to pathtrace.ko (PT_IOC_ADD_PLAN), which registers the
  * probes. A function that is refused (CFG, plan or kernel) is reported
- * with its reason; the others go ahead. Static-call sites of vmlinux
+ * with its reason; the others go ahead. --weights FILE plans from the
+ * measured edge counts of an earlier run (`pathregen --edges` of a trace
+ * of the same functions) instead of the Section 5 heuristic; a function
+ * the profile does not hold, or whose code changed, keeps the heuristic. Static-call sites of vmlinux
  * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
  * 1 something named was refused or matched nothing, 2 bad command line.
@@ -24,6 +27,7 @@
 #include <unistd.h>
 
 #include <pathtrace/cfg.h>
+#include <pathtrace/edge_profile.h>
 #include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
@@ -54,6 +58,7 @@ struct enabler {
 		uint32_t n;
 	} reasons[32];			/* refusals by reason, for the summary */
 	uint32_t nreasons;
+	struct edge_profile *profile;	/* --weights, or NULL */
 };
 
 static int already(const struct enabler *e, uint64_t addr)
@@ -334,10 +339,11 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	struct cfg c;
 	struct plan pl;
 	uint8_t *ewit = NULL;
+	uint64_t *weight = NULL;
 	void *blob = NULL;
 	size_t len = 0;
 	uint32_t k, nw = 0;
-	int err, ret = 1;
+	int err, ret = 1, profiled = 0;
 
 	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
 	if (err)
@@ -355,10 +361,21 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		cfg_blob_free(&c);
 		return 0;
 	}
+	if (e->profile) {
+		weight = calloc(c.nedges + 1, sizeof(*weight));
+		if (!weight) {
+			free(ewit);
+			cfg_blob_free(&c);
+			return -PT_ENOMEM;
+		}
+		profiled = !edge_profile_weights(e->profile, &c, weight);
+	}
 	e->o.func_id = t->state == T_INSTALLED ? t->func_id : e->next_id;
 	e->o.enter_witnessed = ewit;
+	e->o.weight = profiled ? weight : NULL;
 	err = plan_build(&c, &e->o, &pl);
 	e->o.enter_witnessed = NULL;
+	e->o.weight = NULL;
 	if (t->state == T_INSTALLED) {
 		del_plan(e, t->func_id);
 		printf("%s: re-planned: a function its plan assumed traced was refused\n",
@@ -377,7 +394,12 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
 		       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
 		       pl.noptimizable, pl.every_block_probes);
-		printf(nw ? "; %u calls witnessed by their callee's ENTER\n" : "\n", nw);
+		if (nw)
+			printf("; %u calls witnessed by their callee's ENTER", nw);
+		if (e->profile)
+			printf(profiled ? "; profile weights" :
+			       "; not in the profile: heuristic weights");
+		printf("\n");
 		if (t->state != T_INSTALLED)
 			e->next_id++;
 		t->func_id = e->o.func_id;
@@ -389,6 +411,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		count_refusal(e, "kernel");
 	}
 	free(ewit);
+	free(weight);
 	free(blob);
 	plan_free(&pl);
 	cfg_blob_free(&c);
@@ -522,7 +545,8 @@ static int report(const struct enabler *e, char **pats, int npats)
 	return ret;
 }
 
-static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir, int *first)
+static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
+		 const char **weights, int *first)
 {
 	int a;
 
@@ -550,6 +574,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			}
 		} else if (!strcmp(argv[a], "--moddir")) {
 			*moddir = v;
+		} else if (!strcmp(argv[a], "--weights")) {
+			*weights = v;
 		} else {
 			ctl_err("enable", "unknown option %s", argv[a]);
 			return 2;
@@ -562,7 +588,7 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	}
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|edges] "
-			"[--encoding witness|bits] [--verify] [--moddir DIR] FUNC...");
+			"[--encoding witness|bits] [--verify] [--moddir DIR] [--weights FILE] FUNC...");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
@@ -590,19 +616,48 @@ static int read_static_calls(const struct klive_paths *p, const struct ksyms *ks
 	return err;
 }
 
+/* --weights FILE: an edge profile (`pathregen --edges`). Returns 0, or 1 reported. */
+static int read_profile(const char *path, struct edge_profile *p)
+{
+	FILE *fp = fopen(path, "r");
+	uint32_t line = 0;
+	int err;
+
+	if (!fp) {
+		ctl_err(path, "%s", strerror(errno));
+		return 1;
+	}
+	err = edge_profile_read(fp, p, &line);
+	fclose(fp);
+	if (err == -PT_EFORMAT)
+		ctl_err(path, "line %u: not an edge profile (pathregen --edges writes one)", line);
+	else if (err)
+		ctl_err(path, "%s", pt_strerror(err));
+	if (err)
+		edge_profile_free(p);
+	return err ? 1 : 0;
+}
+
 static int cmd_enable(int argc, char **argv)
 {
 	struct enabler e;
 	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", NULL };
 	char moddir[300];
+	const char *weights = NULL;
+	struct edge_profile profile;
 	struct utsname u;
 	int a, first, err, ret = 0;
 
 	memset(&e, 0, sizeof(e));
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &first);
 	if (err)
 		return err;
+	if (weights) {
+		if (read_profile(weights, &profile))
+			return 1;
+		e.profile = &profile;
+	}
 	if (e.o.mode == PT_MODE_TRACE && !e.o.encoding)
 		e.o.encoding = PT_ENC_WITNESS;
 	if (!p.moddir) {
@@ -611,12 +666,14 @@ static int cmd_enable(int argc, char **argv)
 		p.moddir = moddir;
 	}
 	e.fd = loaded_open("enable");
-	if (e.fd < 0)
-		return 1;
+	if (e.fd < 0) {
+		ret = 1;
+		goto out_profile;
+	}
 	e.nloaded = loaded_list(e.fd, "enable", &e.loaded);
 	if (e.nloaded < 0) {
-		close(e.fd);
-		return 1;
+		ret = 1;
+		goto out_fd;
 	}
 	e.next_id = 1;
 	for (a = 0; a < e.nloaded; a++)
@@ -626,9 +683,8 @@ static int cmd_enable(int argc, char **argv)
 	err = klive_open(&p, &e.k);
 	if (err) {
 		ctl_err("live kernel", "%s (kallsyms and kcore need root)", pt_strerror(err));
-		free(e.loaded);
-		close(e.fd);
-		return 1;
+		ret = 1;
+		goto out_loaded;
 	}
 	err = read_static_calls(&p, klive_ksyms(e.k), &e.sc);
 	if (err)	/* the kernel then refuses probes on them: reported per function */
@@ -648,11 +704,17 @@ static int cmd_enable(int argc, char **argv)
 	free(e.targets);
 	klive_close(e.k);
 	static_calls_free(&e.sc);
-	free(e.loaded);
 	free(e.done);
+out_loaded:
+	free(e.loaded);
+out_fd:
 	close(e.fd);
+out_profile:
+	if (e.profile)
+		edge_profile_free(e.profile);
 	return ret;
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|edges] [--encoding witness|bits] "
-	    "[--verify] [--moddir DIR] FUNC...   plan and probe kernel functions (globs allowed)")
+	    "[--verify] [--moddir DIR] [--weights FILE] FUNC...   plan and probe kernel functions "
+	    "(globs allowed; --weights: an edge profile from pathregen --edges)")

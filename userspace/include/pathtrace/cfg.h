@@ -252,4 +252,7 @@ int cfg_to_graph(const struct cfg *c, struct graph *g);
  */
 int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target);
 
+/* An edge kind's name ("fall", "taken", ... "exit"), "?" for an unknown kind. */
+const char *cfg_edge_kind_name(uint32_t kind);
+
 #endif
