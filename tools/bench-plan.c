@@ -10,7 +10,20 @@
  *
  * CFG recovery is timed apart (bench-cfg measures it): plans/s covers
  * weighting, probe sites, spanning tree, numbering or encoding, actions,
- * optimizability and serialization. Untimed, every trace and paths plan is
+ * optimizability and serialization. Per mode it ends with one line,
+ *
+ *   mode=witness cost_ratio_aggregate=R cost_ratio_mean4=R probe_ratio=R optimizable_pct=P
+ *
+ * cost_ratio_aggregate: sum over planned functions of plan cost over the
+ * sum of every-block cost (weighted by frequency, so loop-heavy functions
+ * dominate it); cost_ratio_mean4: the mean of per-function cost ratios
+ * over functions of at least 4 blocks (the all-function mean also counts
+ * the many 1-3 block functions, where a plan has little or nothing to save
+ * over a probe per block);
+ * probe_ratio: sum of plan probe sites (pt_plan.nr_sites, ENTER included,
+ * as the probes column) over the sum of every-block probes;
+ * optimizable_pct: jump-optimizable share of those plan sites, in percent.
+ * Untimed, every trace and paths plan is
  * bound back the way pathregen does (pr_bind_decoder on the blob): a plan
  * it cannot decode exactly is counted as a failure, with an example.
  * Refusals are counted by reason.
@@ -35,21 +48,29 @@
 enum { M_WITNESS, M_BITS, M_PATHS, M_EDGES, NMODES };
 
 static const struct {
-	const char *name;
+	const char *name, *key;	/* key: the summary line's mode= */
 	uint16_t mode, encoding;
 } modes[NMODES] = {
-	{ "trace/witness", PT_MODE_TRACE, PT_ENC_WITNESS },
-	{ "trace/bits", PT_MODE_TRACE, PT_ENC_BITS },
-	{ "paths", PT_MODE_PATHS, 0 },
-	{ "edges", PT_MODE_EDGES, 0 },
+	{ "trace/witness", "witness", PT_MODE_TRACE, PT_ENC_WITNESS },
+	{ "trace/bits", "bits", PT_MODE_TRACE, PT_ENC_BITS },
+	{ "paths", "paths", PT_MODE_PATHS, 0 },
+	{ "edges", "edges", PT_MODE_EDGES, 0 },
 };
+
+#define MIN_BLOCKS_MEAN4 4
 
 struct stats {
 	uint64_t planned, refused_overflow, refused_other, sites, opt, every, every_opt;
 	uint64_t bits_sum, bits_max, blob_bytes;
 	long double cost, every_cost;
 	double cost_ratio_sum;		/* per function: cost / every-block cost */
+	uint64_t nratio;		/* functions with a cost ratio (every-block cost > 0) */
+	double cost_ratio_sum4;		/* the same over functions of >= MIN_BLOCKS_MEAN4 blocks */
+	uint64_t nratio4;
 	uint64_t cheaper;		/* functions whose plan costs no more than every-block */
+	long double top_every_cost;	/* the function with the largest every-block cost */
+	long double top_cost;
+	char top_name[160];
 	double seconds;
 	char example[512];
 	uint64_t bound, bind_failed;	/* trace/paths: plans pathregen binds back (pr_bind) */
@@ -175,7 +196,17 @@ static void bench_cfg(const struct cfg *c)
 				double r = (double)pl.cost / (double)pl.every_block_cost;
 
 				st[m].cost_ratio_sum += r;
+				st[m].nratio++;
+				if (c->nblocks >= MIN_BLOCKS_MEAN4) {
+					st[m].cost_ratio_sum4 += r;
+					st[m].nratio4++;
+				}
 				st[m].cheaper += r <= 1.0;
+			}
+			if (pl.every_block_cost > st[m].top_every_cost) {
+				st[m].top_every_cost = pl.every_block_cost;
+				st[m].top_cost = pl.cost;
+				snprintf(st[m].top_name, sizeof(st[m].top_name), "%s", c->name);
 			}
 			st[m].bits_sum += pl.bits;
 			if (pl.bits > st[m].bits_max)
@@ -270,21 +301,23 @@ int main(int argc, char **argv)
 	printf("modules %" PRIu64 " (skipped %" PRIu64 "), functions %" PRIu64
 	       ", CFGs recovered %" PRIu64 ", static-call site instructions (never probed) %" PRIu64
 	       "\n\n", nmodules, nskipped, nfuncs, ncfg, nstatic);
-	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %9s %9s %8s %8s\n", "mode", "planned",
-	       "refused", "plans/s", "probes", "/every", "opt%", "every-opt%", "cost/every",
-	       "cheaper%", "bits avg", "bits max");
+	printf("%-14s %9s %8s %9s %10s %8s %9s %9s %10s %8s %8s %9s %8s %8s\n", "mode",
+	       "planned", "refused", "plans/s", "probes", "/every", "opt%", "every-opt%",
+	       "cost/every", "mean4", "agg", "cheaper%", "bits avg", "bits max");
 	for (m = 0; m < NMODES; m++) {
 		struct stats *s = &st[m];
 
 		printf("%-14s %9" PRIu64 " %8" PRIu64 " %9.0f %10" PRIu64 " %8.3f %8.1f%% %9.1f%% "
-		       "%10.3f %8.1f%% %8.2f %8" PRIu64 "\n", modes[m].name, s->planned,
+		       "%10.3f %8.3f %8.3f %8.1f%% %8.2f %8" PRIu64 "\n", modes[m].name, s->planned,
 		       s->refused_overflow + s->refused_other,
 		       s->seconds > 0 ? (s->planned + s->refused_overflow + s->refused_other) /
 		       s->seconds : 0, s->sites,
 		       s->every ? (double)s->sites / s->every : 0,
 		       s->sites ? 100.0 * s->opt / s->sites : 0,
 		       s->every ? 100.0 * s->every_opt / s->every : 0,
-		       s->planned ? s->cost_ratio_sum / s->planned : 0,
+		       s->nratio ? s->cost_ratio_sum / s->nratio : 0,
+		       s->nratio4 ? s->cost_ratio_sum4 / s->nratio4 : 0,
+		       s->every_cost > 0 ? (double)(s->cost / s->every_cost) : 0,
 		       s->planned ? 100.0 * s->cheaper / s->planned : 0,
 		       s->planned ? (double)s->bits_sum / s->planned : 0, s->bits_max);
 	}
@@ -309,11 +342,33 @@ int main(int argc, char **argv)
 			printf("  %-14s %7" PRIu64 "  (other reasons)\n", modes[m].name,
 			       reasons_other[m]);
 	}
-	printf("\nprobes/every: probe sites placed (ENTER included) over one probe per block;\n"
-	       "opt%%: sites the kernel can jump-optimize; cost/every: per function, sum over\n"
-	       "sites of block frequency x (1 optimized, %d ftrace, %d int3) under the Section 5\n"
-	       "weighting over the same for one probe per block, averaged over functions;\n"
-	       "cheaper%%: functions whose plan costs no more than every-block probing.\n",
-	       PROBESITE_FTRACE_FACTOR, PROBESITE_INT3_FACTOR);
+	printf("\nthe function with the largest every-block cost (its share of the mode's\n"
+	       "every-block cost sum, and its own cost ratio):\n");
+	for (m = 0; m < NMODES; m++)
+		printf("  %-14s %s  %.1f%%  %.3f\n", modes[m].name, st[m].top_name,
+		       st[m].every_cost > 0 ?
+		       (double)(100 * st[m].top_every_cost / st[m].every_cost) : 0,
+		       st[m].top_every_cost > 0 ?
+		       (double)(st[m].top_cost / st[m].top_every_cost) : 0);
+	printf("\nprobes/every: probe sites placed (pt_plan.nr_sites, ENTER included) over one\n"
+	       "probe per block; opt%%: sites the kernel can jump-optimize; cost/every: per\n"
+	       "function, sum over sites of block frequency x (1 optimized, %d ftrace, %d int3)\n"
+	       "under the Section 5 weighting over the same for one probe per block, averaged\n"
+	       "over functions; mean4: that average over functions of at least %d blocks;\n"
+	       "agg: sum of plan cost over sum of every-block cost (frequency-weighted, so\n"
+	       "loop-heavy functions dominate); cheaper%%: functions whose plan costs no more\n"
+	       "than every-block probing.\n",
+	       PROBESITE_FTRACE_FACTOR, PROBESITE_INT3_FACTOR, MIN_BLOCKS_MEAN4);
+	printf("\nsummary (probe_ratio = probes/every, optimizable_pct = opt%%):\n");
+	for (m = 0; m < NMODES; m++) {
+		struct stats *s = &st[m];
+
+		printf("mode=%s cost_ratio_aggregate=%.2f cost_ratio_mean4=%.2f probe_ratio=%.2f "
+		       "optimizable_pct=%.0f\n", modes[m].key,
+		       s->every_cost > 0 ? (double)(s->cost / s->every_cost) : 0,
+		       s->nratio4 ? s->cost_ratio_sum4 / s->nratio4 : 0,
+		       s->every ? (double)s->sites / s->every : 0,
+		       s->sites ? 100.0 * s->opt / s->sites : 0);
+	}
 	return 0;
 }
