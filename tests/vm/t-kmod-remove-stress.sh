@@ -49,7 +49,9 @@ if [ "${2:-}" = native ]; then
 			echo "p:ptstress/k$n $site" >> $T/kprobe_events 2>/dev/null && n=$((n + 1))
 		done
 		check "cycle $i: hundreds of kprobe events ($n)" test $n -ge 200
-		check "cycle $i: ftrace filter set" sh -c "echo $(echo $FUNCS) > $T/set_ftrace_filter"
+		: > $T/set_ftrace_filter
+		for f in $FUNCS; do echo $f >> $T/set_ftrace_filter 2>/dev/null; done
+		check "cycle $i: ftrace filter set" sh -c "[ \$(wc -l < $T/set_ftrace_filter) -ge 20 ]"
 		check "cycle $i: kprobes armed" sh -c "echo 1 > $T/events/ptstress/enable"
 		check "cycle $i: function tracer on" sh -c "echo function > $T/current_tracer"
 		sleep 1
