@@ -5,10 +5,10 @@
  * and applies docs/runtime.md's rules:
  *  - at a call vertex standing at bit position p, descend into every ENTER
  *    marker at p, in order (one only, with the right return address, when
- *    the call is direct to a traced callee; none that returns to one of
- *    this function's own direct calls, which is that call's); after a callee left through a
- *    tail call, the ENTERs its jump leads to, at the same position
- *    (regen.h, "Tail calls");
+ *    the call is direct to a traced callee; none that returns after another
+ *    direct call of this function: that one is the later call's); after a
+ *    callee left through a tail call, the ENTERs its jump leads to, at the
+ *    same position (regen.h, "Tail calls");
  *  - a LOSS marker, an ENTER left behind, an impossible code or a wrong
  *    return address is a GAP: the stack is dropped and the engine resyncs
  *    at the next ENTER;

@@ -324,25 +324,22 @@ void pr_model_free(struct pr_model *m)
 }
 
 /*
- * Entry witnesses (entry_witness.h) over every function the trace holds:
- * closed[i] for m->funcs[i]. Returns 0 or -PT_ENOMEM.
+ * Entry witnesses (entry_witness.h) over every function the trace holds,
+ * by address addr[i] (0: none, its calls witness nothing): closed[i] for
+ * m->funcs[i]. Returns 0 or -PT_ENOMEM.
  */
-static int model_closed(const struct pr_model *m, uint8_t *closed)
+static int model_closed(const struct pr_model *m, const uint64_t *addr, uint8_t *closed)
 {
 	const struct cfg **c = malloc(((size_t)m->nfuncs + 1) * sizeof(*c));
-	uint64_t *addr = malloc(((size_t)m->nfuncs + 1) * sizeof(*addr));
 	uint32_t i;
 	int err = -PT_ENOMEM;
 
-	if (c && addr) {
-		for (i = 0; i < m->nfuncs; i++) {
+	if (c) {
+		for (i = 0; i < m->nfuncs; i++)
 			c[i] = &m->funcs[i].cfg;
-			addr[i] = m->funcs[i].addr;
-		}
 		err = entry_closed_cfgs(m->nfuncs, c, addr, closed);
 	}
 	free(c);
-	free(addr);
 	return err;
 }
 
@@ -377,11 +374,15 @@ int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn r
 	/* A decoder needs the entry witnesses, which need every function. */
 	closed = calloc(m->nfuncs + 1, 1);
 	addr = calloc(m->nfuncs + 1, sizeof(*addr));
-	err = closed && addr ? model_closed(m, closed) : -PT_ENOMEM;
+	err = -PT_ENOMEM;
+	if (!closed || !addr)
+		goto out;
+	/* a call is witnessed by its callee's ENTER: edges-mode plans need not write one */
+	for (i = 0; i < m->nfuncs; i++)
+		addr[i] = m->funcs[i].mode == PT_MODE_EDGES ? 0 : m->funcs[i].addr;
+	err = model_closed(m, addr, closed);
 	if (err)
 		goto out;
-	for (i = 0; i < m->nfuncs; i++)
-		addr[i] = m->funcs[i].addr;
 	for (i = 0; i < m->nfuncs; i++) {
 		const struct tf_function *fn = &tf->funcs[from[i]];
 		struct pr_func *f = &m->funcs[i];
