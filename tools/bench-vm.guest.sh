@@ -1,0 +1,335 @@
+# bench-vm.guest.sh - the guest half of tools/bench-vm (read that first).
+# tools/vm-run runs it as /pt/test.sh under busybox sh:
+#
+#   sh /pt/test.sh ROUNDS KEEP MODE...
+#
+# ROUNDS: workload rounds per CPU; KEEP: 1 to leave the traces in /pt/out
+# (vm-run -o copies them out); MODE: untraced witness
+# witness-verify paths paths-verify bits bits-verify edges witness-profiled
+# witness-profiled-verify ftrace-graph, in the order given. "untraced" must
+# come first (time_ratio divides by it), edges before witness-profiled (its
+# profile). After the last one the untraced workload runs again
+# (mode=untraced-again).
+#
+# Prints one "mode=..." line per measured configuration (the host keeps only
+# those) and "# ..." diagnostics. A failure prints "bench-vm: guest: <what>:
+# <why>" and exits non-zero.
+set -eu
+
+rounds=$1
+keep=$2
+shift 2
+
+# The fixed function set, 61 names: VFS (open, read, write, stat, readdir,
+# path walk), tmpfs (shmem_*: /tmp and the initramfs root are tmpfs), TCP/IP
+# over loopback, mm (faults, mmap areas, page and slab allocation). Every
+# name exists in Debian's 6.1 kernel, the witness mode enables all of them,
+# and the workload below executes every one. The other modes refuse some
+# (printed as "# " lines; functions= counts what each mode enabled).
+# Left out, and why:
+# - executed by nothing here: generic_file_read_iter, filemap_read and
+#   filemap_fault (tmpfs has its own), vfs_getattr, sock_sendmsg, netif_rx;
+# - refused by pathtracectl's witness plan: step_into, filp_close,
+#   pipe_read, pipe_write, copy_page_range, exit_mmap (no probe site for an
+#   emission), ip_rcv, sock_recvmsg (indirect jump);
+# - inlined, no symbol: link_path_walk, __netif_receive_skb_core,
+#   tcp_transmit_skb, do_anonymous_page, zap_pte_range, __do_munmap, dup_mm;
+# - large functions: under TCG, enable costs ~35 ms per probe, nearly all
+#   of it in the kernel registering the kprobes (planning a function in
+#   pathtracectl takes ~1 s per run), and each mode enables the set again.
+#   copy_process, load_elf_binary, bprm_execve, path_openat, path_init,
+#   tcp_v4_rcv, tcp_ack, tcp_write_xmit, tcp_rcv_state_process,
+#   tcp_rcv_established, tcp_data_queue, __dev_queue_xmit,
+#   __handle_mm_fault, get_page_from_freelist, do_mmap, mmap_region,
+#   wp_page_copy and shmem_undo_range take 49 to 371 witness probes each,
+#   2552 together against 1516 for the 61 kept: with them every enable took
+#   minutes and the whole run over half an hour;
+# - per-page loops that would dominate the executed blocks by themselves:
+#   release_pages, next_uptodate_page, do_set_pte, filemap_map_pages,
+#   unmap_page_range; and do_fault, whose name is on two symbols.
+FUNCS="vfs_read vfs_write ksys_read ksys_write rw_verify_area do_sys_openat2
+do_filp_open getname_flags do_dentry_open vfs_open may_open __fput dput
+walk_component lookup_fast complete_walk generic_permission inode_permission
+vfs_fstatat vfs_statx iterate_dir
+shmem_file_read_iter shmem_write_begin shmem_write_end shmem_get_folio_gfp
+shmem_alloc_and_acct_folio shmem_add_to_page_cache shmem_getattr shmem_fault
+shmem_mknod shmem_create shmem_unlink shmem_evict_inode
+tcp_sendmsg tcp_sendmsg_locked tcp_recvmsg tcp_recvmsg_locked tcp_poll __tcp_transmit_skb
+__ip_queue_xmit ip_output ip_finish_output2 loopback_xmit process_backlog
+ip_local_deliver tcp_v4_do_rcv inet_stream_connect __sys_connect
+__sys_accept4 tcp_close
+handle_mm_fault do_wp_page get_unmapped_area vm_area_alloc vm_area_dup
+free_pgtables folio_add_lru __alloc_pages kmem_cache_alloc kfree __kmalloc"
+
+# Per-CPU ring buffer for both pathtrace and ftrace: big enough that the
+# recorder (competing with the workload for the two emulated CPUs) never
+# has to keep up in real time.
+BUF_KB=65536
+T=/sys/kernel/debug/tracing
+
+say() { echo "# $*"; }
+die() { echo "bench-vm: guest: $*"; exit 1; }
+now_ms() { awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime; }
+# workload NAME ARGS...: run the workload; a round that went wrong anywhere
+# fails the benchmark.
+workload() {
+	wname=$1
+	shift
+	rm -f /tmp/workload.failed
+	sh /tmp/workload.sh "$@" || die "$wname: workload: exit $?"
+	workload_ok $wname
+}
+workload_ok() {
+	[ ! -e /tmp/workload.failed ] || die "$1: workload: $(sort -u /tmp/workload.failed)"
+}
+
+insmod /pt/pathtrace.ko || die "insmod pathtrace.ko: failed"
+ip link set lo up || die "lo: cannot bring it up"
+page=$(pathtracectl version | sed -n 's/.*cpus, \([0-9]*\)-byte pages.*/\1/p')
+[ -n "$page" ] || die "pathtracectl version: no page size"
+mkdir -p /pt/out
+
+# The workload: ROUNDS rounds on each CPU (taskset), every round the same
+# commands: a 64 KiB tmpfs file written (dd) and read (cat), path walks and
+# stats (ls -l), a pipe, the file sent over loopback TCP to an echo server
+# (nc -e cat) and back, the file removed. Every command is a fork+exec of
+# busybox, which is where the page faults, mmaps and allocations come from.
+# It writes its own elapsed time (ms, /proc/uptime: 10 ms resolution) to
+# MSFILE, from after its echo servers listen to after both CPUs finish, so
+# the recorder's start and final drain are not part of it.
+cat >/tmp/workload.sh <<'EOW'
+n=$1
+msfile=$2
+servers=
+for cpu in 0 1; do
+	taskset -c $cpu nc -ll -p $((5000 + cpu)) -e cat </dev/null >/dev/null 2>&1 &
+	servers="$servers $!"
+done
+sleep 1
+t0=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
+loops=
+for cpu in 0 1; do
+	taskset -c $cpu sh -c '
+		d=/tmp/w'$cpu'
+		mkdir -p $d
+		i=0
+		while [ $i -lt '$n' ]; do
+			dd if=/dev/zero of=$d/f$i bs=4k count=16 2>/dev/null
+			cat $d/f$i >/dev/null
+			ls -l $d /pt /pt/lib /proc/self >/dev/null
+			cat /proc/version /pt/lib/check.sh | wc -c >/dev/null
+			nc 127.0.0.1 '$((5000 + cpu))' <$d/f$i >$d/echo
+			[ $(wc -c <$d/echo) = 65536 ] || echo "nc: echo incomplete" >>/tmp/workload.failed
+			rm $d/f$i $d/echo
+			i=$((i + 1))
+		done' &
+	loops="$loops $!"
+done
+wait $loops
+t1=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
+kill $servers
+wait $servers 2>/dev/null
+echo $((t1 - t0)) >"$msfile"
+EOW
+
+# Warm-up, so the measured untraced run does not pay for first-time
+# dentry/page-cache population that later runs would not.
+workload warmup 1 /tmp/ms.warmup
+
+untraced_ms=
+
+ratio() { awk -v a="$1" -v b="$untraced_ms" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
+div() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0) printf f "\n", a / b; else print "n/a" }'; }
+
+# verify_diff FILE RC: the differences pathregen --verify found. It stops at
+# the first one, so a mismatch is reported as "1+" (at least one).
+verify_diff() {
+	if [ "$2" = 3 ]; then echo 1+
+	elif grep -q "^verify: .* 0 differences$" "$1"; then echo 0
+	else echo "n/a(pathregen-failed)"; fi
+}
+
+# A pathtrace configuration: enable FUNCS with ARGS, record the workload,
+# read status, disable, regenerate. Leaves key=value fields in $fields.
+pt_run() {
+	name=$1
+	shift
+	t0=$(now_ms)
+	pathtracectl enable "$@" $FUNCS >/tmp/en.$name 2>&1 || true
+	t1=$(now_ms)
+	functions=$(grep -c ": enabled as" /tmp/en.$name || true)
+	[ "$functions" -gt 0 ] || { cat /tmp/en.$name; die "$name: enable: no function enabled"; }
+	grep -v ": enabled as" /tmp/en.$name | sed "s/^/# $name: /" || true
+	say "$name: enable took $((t1 - t0)) ms"
+	rm -f /tmp/workload.failed
+	# In the background only to learn the recorder's pid (recorder_blocks).
+	pathtracectl record -o /tmp/$name.bin --buffer-kb $BUF_KB \
+		-- sh /tmp/workload.sh "$rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
+	recorder=$!
+	wait $recorder || { cat /tmp/rec.$name; die "$name: record: failed"; }
+	workload_ok $name
+	pathtracectl status >/tmp/st.$name || die "$name: status: failed"
+	t0=$(now_ms)
+	pathtracectl disable --all >/dev/null || die "$name: disable --all: failed"
+	t1=$(now_ms)
+	say "$name: $(grep 'record:' /tmp/rec.$name | sed 's/^pathtracectl: //')"
+	say "$name: disable took $((t1 - t0)) ms"
+	ms=$(cat /tmp/ms.$name)
+	# trace_bytes: every byte of page data in trace.bin (pages x page size,
+	# the page count as record reports it); dropped/missed: record's totals,
+	# which it also writes into trace.bin's LOSS section.
+	pages=$(sed -n 's/.*record: .*: \([0-9]*\) pages (.*/\1/p' /tmp/rec.$name)
+	dropped=$(sed -n 's/.* records, \([0-9]*\) dropped, .*/\1/p' /tmp/rec.$name)
+	missed=$(sed -n 's/.* dropped, \([0-9]*\) missed$/\1/p' /tmp/rec.$name)
+	grep -q "(cpu0 [1-9][0-9]*, cpu1 [1-9]" /tmp/rec.$name || say "$name: WARNING: not every CPU wrote pages"
+	trace_bytes=$((pages * page))
+	set -- $(awk 'NR > 2 { p += $3; o += $4; h += $5 } END { printf "%d %d %d\n", p, o, h }' /tmp/st.$name)
+	probes=$1 optimized=$2 hits=$3
+}
+
+for mode in "$@"; do
+	case $mode in
+	untraced)
+		workload untraced "$rounds" /tmp/ms.untraced
+		untraced_ms=$(cat /tmp/ms.untraced)
+		echo "mode=untraced workload_ms=$untraced_ms"
+		continue
+		;;
+	witness) args= ;;
+	witness-verify) args=--verify ;;
+	paths) args="--mode paths" ;;
+	paths-verify) args="--mode paths --verify" ;;
+	bits) args="--encoding bits" ;;
+	bits-verify) args="--encoding bits --verify" ;;
+	edges) args="--mode edges" ;;
+	witness-profiled | witness-profiled-verify)
+		# Witnesses placed by the edge profile the edges run measured
+		# in this boot (pathregen --edges of edges.bin), not by the
+		# static heuristic.
+		[ -s /tmp/profile.edges ] || die "$mode: no edge profile: the edges mode must run first"
+		args="--weights /tmp/profile.edges"
+		[ $mode = witness-profiled ] || args="$args --verify"
+		;;
+	ftrace-graph)
+		# The peer: function_graph restricted to the same names by
+		# set_ftrace_filter (set_graph_function would also trace every
+		# function they call). functions= counts the entries ftrace took
+		# (a duplicated name counts once per symbol, as in pathtracectl).
+		[ -d $T ] || die "ftrace-graph: $T: no tracefs"
+		echo 0 >$T/tracing_on
+		echo nop >$T/current_tracer
+		: >$T/set_ftrace_filter
+		for f in $FUNCS; do echo "$f" >>$T/set_ftrace_filter 2>/dev/null || say "ftrace-graph: $f: not accepted"; done
+		functions=$(wc -l <$T/set_ftrace_filter)
+		echo $BUF_KB >$T/buffer_size_kb
+		echo function_graph >$T/current_tracer
+		echo >$T/trace
+		echo 1 >$T/tracing_on
+		workload ftrace-graph "$rounds" /tmp/ms.ftrace
+		echo 0 >$T/tracing_on
+		ms=$(cat /tmp/ms.ftrace)
+		overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
+		# Drain every CPU's buffer through trace_pipe_raw (binary pages,
+		# like pathtrace's): it blocks when empty, so read until the
+		# buffers say empty and the files stop growing, then stop the
+		# readers.
+		pids=
+		for c in $(ls $T/per_cpu | sed 's/cpu//'); do
+			cat $T/per_cpu/cpu$c/trace_pipe_raw >/tmp/ftrace.cpu$c &
+			pids="$pids $!"
+		done
+		last=-1
+		k=0
+		while [ $k -lt 600 ]; do
+			sleep 1
+			size=$(cat /tmp/ftrace.cpu* | wc -c)
+			left=$(cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { s += $2 } END { print s + 0 }')
+			[ "$left" = 0 ] && [ "$size" = "$last" ] && break
+			last=$size
+			k=$((k + 1))
+		done
+		kill $pids
+		wait $pids 2>/dev/null || true
+		[ "$left" = 0 ] || die "ftrace-graph: trace_pipe_raw: $left entries not drained"
+		echo nop >$T/current_tracer
+		: >$T/set_ftrace_filter
+		echo 1408 >$T/buffer_size_kb
+		if [ "$keep" = 1 ]; then mv /tmp/ftrace.cpu* /pt/out/; else rm -f /tmp/ftrace.cpu*; fi
+		echo "mode=ftrace-graph functions=$functions workload_ms=$ms trace_bytes=$size overrun=$overrun time_ratio=$(ratio $ms)"
+		continue
+		;;
+	*) die "$mode: unknown mode" ;;
+	esac
+	[ -n "$untraced_ms" ] || die "$mode: the untraced run must come first"
+	pt_run $mode $args
+	t0=$(now_ms)
+	if [ $mode = edges ]; then
+		# Edges mode records counters, not an execution: blocks and Jcc
+		# are the counted profile (pathregen --blocks / --edges, the
+		# chords counted and the other edges by the flow law). A Jcc
+		# block is one with a "taken" out-edge; its executions are the
+		# traversals of all its out-edges.
+		pathregen --blocks /tmp/$mode.bin >/tmp/blocks.$mode 2>/tmp/err.$mode || say "$mode: pathregen --blocks: exit $?: $(head -3 /tmp/err.$mode)"
+		pathregen --edges /tmp/$mode.bin >/tmp/edges.$mode 2>>/tmp/err.$mode || say "$mode: pathregen --edges: exit $?"
+		pathregen --stats /tmp/$mode.bin >/tmp/stats.$mode 2>&1 || say "$mode: pathregen --stats: exit $?"
+		uncounted=$(grep -c "not counted" /tmp/blocks.$mode || true)
+		[ "$uncounted" = 0 ] || { say "$mode: $uncounted functions not counted:"; grep "not counted" /tmp/blocks.$mode | sed 's/^/#   /'; }
+		blocks=$(awk '/^ +[0-9]+  / { s += $1 } END { print s + 0 }' /tmp/blocks.$mode)
+		jcc=$(awk '
+			/^[^ #].* \(func [0-9]+\):/ { fn = $1 " " $3; next }
+			/^ +[0-9]+  / { k = fn SUBSEP $2; out[k] += $1; if ($NF == "(taken)") j[k] = 1 }
+			END { for (k in j) s += out[k]; print s + 0 }' /tmp/edges.$mode)
+		diff=n/a
+		verified=
+		recorder_blocks=n/a
+		cp /tmp/edges.$mode /tmp/profile.edges
+		[ "$keep" = 0 ] || cp /tmp/profile.edges /pt/out/
+	else
+		vflag=
+		case $mode in *-verify) vflag=--verify ;; esac
+		rc=0
+		pathregen --stats $vflag /tmp/$mode.bin >/tmp/stats.$mode 2>&1 || rc=$?
+		[ $rc = 0 ] || say "$mode: pathregen --stats $vflag: exit $rc: $(grep '^pathregen' /tmp/stats.$mode | head -3)"
+		blocks=$(awk '/^blocks executed/ { print $3 }' /tmp/stats.$mode)
+		jcc=$(awk '/^predicates executed/ { gsub(/\(/, "", $4); print $4 }' /tmp/stats.$mode)
+		[ -n "$blocks" ] && [ -n "$jcc" ] || { cat /tmp/stats.$mode; die "$mode: pathregen --stats: no figures"; }
+		diff=n/a
+		verified=
+		if [ -n "$vflag" ]; then
+			diff=$(verify_diff /tmp/stats.$mode $rc)
+			verified=" verified_blocks=$(sed -n 's/^verify: \([0-9]*\) blocks equal.*/\1/p' /tmp/stats.$mode)"
+			grep "^verify:\|^pathregen: verify" /tmp/stats.$mode | sed "s/^/# $mode: /"
+		fi
+		# The recorder drains the buffers while tracing runs and writes
+		# trace.bin to tmpfs through traced functions (vfs_write,
+		# shmem_*, __alloc_pages, ...): its own stream's blocks, counted
+		# from the regenerated execution (one "symbol+0xoff" line per
+		# block), are part of blocks.
+		recorder_blocks=$(pathregen /tmp/$mode.bin 2>/dev/null | awk -v own="task/$recorder," '
+			/^# stream / { on = ($4 == own); next }
+			on && /^ *[A-Za-z_.][A-Za-z0-9_.]*\+0x[0-9a-f]+$/ { n++ }
+			END { print n + 0 }')
+	fi
+	bits=$(awk '/^trace bits +[0-9]/ { print $3 }' /tmp/stats.$mode)
+	bits=${bits:-0}
+	t1=$(now_ms)
+	say "$mode: pathregen took $((t1 - t0)) ms"
+	sed "s/^/# $mode: /" /tmp/stats.$mode | grep -v "^# $mode: verify:" | head -20
+	# profiled: functions planned from the profile (the others kept the
+	# heuristic: not in the profile, or their code changed).
+	profiled=
+	case $mode in witness-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
+	echo "mode=$mode functions=$functions$profiled probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
+		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f)" \
+		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.1f)" \
+		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
+		"differences=$diff$verified"
+	if [ "$keep" = 1 ]; then mv /tmp/$mode.bin /pt/out/; else rm -f /tmp/$mode.bin; fi
+done
+# The untraced workload once more, after everything: how much the same
+# workload's time varies within this boot (the host may be busy).
+if [ $# -gt 1 ]; then
+	workload untraced-again "$rounds" /tmp/ms.again
+	echo "mode=untraced-again workload_ms=$(cat /tmp/ms.again)"
+fi
+rmmod pathtrace
