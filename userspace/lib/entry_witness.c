@@ -32,7 +32,7 @@ int entry_closed(uint32_t n, const uint32_t *tail_start, const uint32_t *tail_to
 	return 0;
 }
 
-static uint32_t index_of(uint32_t n, const uint64_t *addr, uint64_t a)
+uint32_t entry_index_of(uint32_t n, const uint64_t *addr, uint64_t a)
 {
 	uint32_t i;
 
@@ -63,7 +63,7 @@ int entry_closed_cfgs(uint32_t n, const struct cfg *const *c, const uint64_t *ad
 		start[i] = k;
 		for (e = 0; e < c[i]->nedges; e++)
 			if (cfg_tail_call(c[i], e, &target))
-				to[k++] = index_of(n, addr, target);
+				to[k++] = entry_index_of(n, addr, target);
 	}
 	start[n] = k;
 	err = entry_closed(n, start, to, closed);
@@ -88,7 +88,7 @@ void entry_witnessed_calls(const struct cfg *c, uint32_t n, const uint64_t *addr
 		in = &c->insns[bl->first_insn + bl->ninsn - 1];
 		if (in->kind != CFG_I_CALL || !in->target)
 			continue;
-		j = index_of(n, addr, in->target);
+		j = entry_index_of(n, addr, in->target);
 		ewit[b] = j != ENTRY_TAIL_OPEN && closed[j];
 	}
 }

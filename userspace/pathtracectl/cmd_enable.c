@@ -272,7 +272,7 @@ static void survey(struct enabler *e, struct target *t)
  */
 static int closure(struct enabler *e, uint8_t *closed, uint64_t *addr)
 {
-	uint32_t *start = calloc(e->ntargets + 1, sizeof(*start)), *to, i, k, j, n = 0;
+	uint32_t *start = calloc(e->ntargets + 1, sizeof(*start)), *to, i, k, n = 0;
 	int err;
 
 	for (i = 0; i < e->ntargets; i++)
@@ -283,19 +283,12 @@ static int closure(struct enabler *e, uint8_t *closed, uint64_t *addr)
 		free(to);
 		return -PT_ENOMEM;
 	}
+	for (i = 0; i < e->ntargets; i++)
+		addr[i] = e->targets[i].state == T_REFUSED ? 0 : e->targets[i].addr;
 	for (i = 0, n = 0; i < e->ntargets; i++) {
-		const struct target *t = &e->targets[i];
-
-		addr[i] = t->state == T_REFUSED ? 0 : t->addr;
 		start[i] = n;
-		for (k = 0; k < t->ntails; k++) {
-			to[n] = ENTRY_TAIL_OPEN;
-			for (j = 0; j < e->ntargets; j++)
-				if (e->targets[j].state != T_REFUSED && t->tails[k] &&
-				    e->targets[j].addr == t->tails[k])
-					to[n] = j;
-			n++;
-		}
+		for (k = 0; k < e->targets[i].ntails; k++)
+			to[n++] = entry_index_of(e->ntargets, addr, e->targets[i].tails[k]);
 	}
 	start[e->ntargets] = n;
 	err = entry_closed(e->ntargets, start, to, closed);

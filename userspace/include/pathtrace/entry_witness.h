@@ -35,6 +35,9 @@
 int entry_closed(uint32_t n, const uint32_t *tail_start, const uint32_t *tail_to,
 		 uint8_t *closed);
 
+/* The index i of the traced function with addr[i] == a (a != 0), or ENTRY_TAIL_OPEN. */
+uint32_t entry_index_of(uint32_t n, const uint64_t *addr, uint64_t a);
+
 /*
  * The same for n traced functions given by their CFGs (c[i]; addr[i] is
  * the function's address, what a direct call or a jmp to it targets): a
