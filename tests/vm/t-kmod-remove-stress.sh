@@ -2,7 +2,7 @@
 # VM. This is t-kmod-kernel's sequence that once hung the kernel (issue 10):
 # 29 VFS/slab functions with --enter --bits --verify, trace, overrun 8 KB
 # buffers, drain, remove every plan - repeated CYCLES times (the first
-# argument, default 4) while `ls`/`cat` path walks run on both CPUs.
+# argument, default 3) while `ls`/`cat` path walks run on both CPUs.
 #
 # The hang was QEMU's multi-threaded TCG executing a stale translation of
 # kernel text that text_poke had already rewritten (tools/vm-run's header
@@ -15,7 +15,7 @@
 # armed and disarmed under the same path walks - to tell QEMU from the module.
 . /pt/lib/check.sh
 
-cycles=${1:-4}
+cycles=${1:-3}
 FUNCS="vfs_read vfs_write ksys_read ksys_write do_sys_openat2 do_filp_open path_openat
 link_path_walk getname_flags filp_close __fput vfs_getattr generic_file_read_iter
 filemap_read pipe_read pipe_write do_dentry_open may_open dput walk_component
