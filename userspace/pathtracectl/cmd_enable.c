@@ -438,7 +438,7 @@ static int install_all(struct enabler *e)
 			err = install_target(e, t, witness ? closed : NULL, addr);
 			if (err == 1) {
 				t->state = T_REFUSED;
-				again = 1;	/* plans that assumed t change */
+				again = witness;	/* plans that assumed t change */
 				err = 0;
 			} else if (!err) {
 				t->state = T_INSTALLED;
