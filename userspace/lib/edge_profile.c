@@ -38,6 +38,22 @@ static int parse_kind(const char *s, uint8_t *kind)
 	return -PT_EFORMAT;
 }
 
+/* Room for one more element in *arr (n used of *cap). Returns 0 or -PT_ENOMEM. */
+static int room(void **arr, uint32_t n, uint32_t *cap, size_t size)
+{
+	uint32_t c = *cap ? *cap * 2 : 16;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	na = realloc(*arr, c * size);
+	if (!na)
+		return -PT_ENOMEM;
+	*arr = na;
+	*cap = c;
+	return 0;
+}
+
 /* One edge line of function f. Returns 0, -PT_EFORMAT, -PT_ENOMEM. */
 static int parse_edge(char *l, struct edge_profile_func *f, uint32_t *cap)
 {
@@ -56,15 +72,8 @@ static int parse_edge(char *l, struct edge_profile_func *f, uint32_t *cap)
 		e.dst_exit = 1;
 	else if (parse_place(dst, f->name, n, &e.dst_off, &e.dst_cold))
 		return -PT_EFORMAT;
-	if (f->nedges == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 16;
-		struct edge_profile_edge *ne = realloc(f->edges, c * sizeof(*ne));
-
-		if (!ne)
-			return -PT_ENOMEM;
-		f->edges = ne;
-		*cap = c;
-	}
+	if (room((void **)&f->edges, f->nedges, cap, sizeof(*f->edges)))
+		return -PT_ENOMEM;
 	f->edges[f->nedges++] = e;
 	return 0;
 }
@@ -77,15 +86,8 @@ static int parse_heading(const char *l, struct edge_profile *p, uint32_t *cap)
 
 	if (!par || par == l || !strstr(par, "): "))
 		return -PT_EFORMAT;
-	if (p->nfuncs == *cap) {
-		uint32_t c = *cap ? *cap * 2 : 16;
-		struct edge_profile_func *nf = realloc(p->funcs, c * sizeof(*nf));
-
-		if (!nf)
-			return -PT_ENOMEM;
-		p->funcs = nf;
-		*cap = c;
-	}
+	if (room((void **)&p->funcs, p->nfuncs, cap, sizeof(*p->funcs)))
+		return -PT_ENOMEM;
 	f = &p->funcs[p->nfuncs];
 	memset(f, 0, sizeof(*f));
 	f->name = strndup(l, (size_t)(par - l));
