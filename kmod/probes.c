@@ -6,6 +6,13 @@
  * Registration goes probe by probe so that a refusal names its site; on any
  * refusal the probes already registered are unregistered in one batch (one
  * synchronization), so no plan is ever left half installed.
+ *
+ * Probes are registered disabled and armed only once all of a plan's are
+ * in. Every armed probe kicks the kprobe optimizer, which holds
+ * kprobe_mutex across an RCU-tasks grace period; registering armed probes
+ * one by one therefore stalls each registration behind an optimizer round.
+ * Arming them together queues the whole plan for one round (under QEMU's
+ * software emulation: 35.6 s -> 11.7 s to enable bench-vm's 1470 probes).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -91,31 +98,45 @@ out:
 	return err;
 }
 
-/* Registers every probe of f, or none. Returns 0 or register_kprobe's errno. */
+/*
+ * Registers every probe of f and arms them, or leaves none. Returns 0 or
+ * the errno of register_kprobe (the site refused) or enable_kprobe.
+ */
 int pt_probes_register(struct pt_func *f)
 {
 	struct kprobe **kps;
-	u32 i;
-	int err;
+	u32 i, n = 0;
+	int err = 0;
 
 	kps = kvcalloc(f->nr_probes, sizeof(*kps), GFP_KERNEL);
 	if (!kps)
 		return -ENOMEM;
-	for (i = 0; i < f->nr_probes; i++) {
-		kps[i] = &f->probes[i].kp;
-		err = register_kprobe(kps[i]);
+	for (; n < f->nr_probes; n++) {
+		kps[n] = &f->probes[n].kp;
+		kps[n]->flags |= KPROBE_FLAG_DISABLED;
+		err = register_kprobe(kps[n]);
 		if (err) {
 			pr_info("%s: kprobes refused %pS (site %u of %u): %d\n",
-				f->plan->name, (void *)kps[i]->addr, i,
+				f->plan->name, (void *)kps[n]->addr, n,
 				f->nr_probes, err);
-			if (i)
-				unregister_kprobes(kps, i);
-			kvfree(kps);
-			return err;
+			goto unregister;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		err = enable_kprobe(kps[i]);
+		if (err) {
+			pr_info("%s: kprobes could not arm %pS: %d\n",
+				f->plan->name, (void *)kps[i]->addr, err);
+			goto unregister;
 		}
 	}
 	kvfree(kps);
 	return 0;
+unregister:
+	if (n)
+		unregister_kprobes(kps, n);
+	kvfree(kps);
+	return err;
 }
 
 /* Unregisters all probes of funcs[0..n) with one synchronization when possible. */
@@ -172,15 +193,5 @@ u32 pt_probes_optimized(const struct pt_func *f)
 
 	for (i = 0; i < f->nr_probes; i++)
 		n += pt_probe_optimized(&f->probes[i].kp);
-	return n;
-}
-
-u64 pt_probes_missed(const struct pt_func *f)
-{
-	u64 n = 0;
-	u32 i;
-
-	for (i = 0; i < f->nr_probes; i++)
-		n += READ_ONCE(f->probes[i].kp.nmissed);
 	return n;
 }

@@ -61,6 +61,9 @@ __sys_accept4 tcp_close
 handle_mm_fault do_wp_page get_unmapped_area vm_area_alloc vm_area_dup
 free_pgtables folio_add_lru __alloc_pages kmem_cache_alloc kfree __kmalloc"
 
+# The enable mode's set: over 500 functions of fs, tmpfs, TCP and mm.
+ENABLE_GLOBS="tcp_* shmem_* vfs_* do_sys_* filemap_*"
+
 # Per-CPU ring buffer for both pathtrace and ftrace: big enough that the
 # recorder (competing with the workload for the two emulated CPUs) never
 # has to keep up in real time.
@@ -209,6 +212,22 @@ for mode in "$@"; do
 		[ -s /tmp/profile.edges ] || die "$mode: no edge profile: the edges mode must run first"
 		args="--weights /tmp/profile.edges"
 		[ $mode = witness-profiled ] || args="$args --verify"
+		;;
+	enable)
+		# Enable at scale: every function the globs of ENABLE_GLOBS
+		# match (fs, tmpfs, TCP, mm), verify off, timed from the
+		# command's start to its exit; nothing is recorded.
+		t0=$(now_ms)
+		pathtracectl enable $ENABLE_GLOBS >/tmp/en.enable 2>&1 ||
+			say "enable: exit $? (some globs matched nothing enabled)"
+		t1=$(now_ms)
+		grep "^enable: " /tmp/en.enable | sed 's/^/# /'
+		set -- $(sed -n 's/^enable: \([0-9]*\) enabled, \([0-9]*\) refused.*/\1 \2/p' /tmp/en.enable)
+		[ $# -eq 2 ] || die "enable: no summary line"
+		probes=$(sed -n 's/^enable: \([0-9]*\) probes placed.*/\1/p' /tmp/en.enable)
+		pathtracectl disable all >/dev/null 2>&1 || die "enable: disable all failed"
+		echo "mode=enable functions=$1 enable_s=$(div $((t1 - t0)) 1000 %.1f) refused=$2 probes=$probes ms_per_probe=$(div $((t1 - t0)) "$probes" %.1f)"
+		continue
 		;;
 	ftrace-graph)
 		# The peer: function_graph restricted to the same names by

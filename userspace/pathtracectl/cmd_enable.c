@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pathtrace/cfg.h>
@@ -59,7 +60,36 @@ struct enabler {
 	} reasons[32];			/* refusals by reason, for the summary */
 	uint32_t nreasons;
 	struct edge_profile *profile;	/* --weights, or NULL */
+	double t0, shown;		/* start, last progress line (seconds) */
+	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * A large enable takes minutes under emulation (the kernel checks and
+ * patches every probe), so say how far it got: on a terminal a line that
+ * updates once a second, elsewhere one every ten seconds.
+ */
+static void progress(struct enabler *e, int last)
+{
+	int tty = isatty(STDERR_FILENO);
+	double t = now_s();
+
+	if (!last && t - e->shown < (tty ? 1.0 : 10.0))
+		return;
+	if (!last || tty)
+		fprintf(stderr, "%senable: %u of %u functions probed, %u probes, %.0f s%s",
+			tty ? "\r" : "", e->ninstalled, e->ntargets, e->nprobes, t - e->t0,
+			tty && !last ? "" : "\n");
+	e->shown = t;
+}
 
 static int already(const struct enabler *e, uint64_t addr)
 {
@@ -393,8 +423,12 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
 		printf("\n");
-		if (t->state != T_INSTALLED)
+		if (t->state != T_INSTALLED) {
 			e->next_id++;
+			e->ninstalled++;
+		}
+		e->nprobes += pl.hdr.nr_sites + pl.hdr.nr_verify;
+		progress(e, 0);
 		t->func_id = e->o.func_id;
 		free(t->ewit);
 		t->ewit = ewit;
@@ -534,7 +568,7 @@ static int report(const struct enabler *e, char **pats, int npats)
 	printf("enable: %u enabled, %u refused", ok, refused);
 	for (i = 0; i < e->nreasons; i++)
 		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
-	printf("\n");
+	printf("\nenable: %u probes placed in %.1f s\n", e->nprobes, now_s() - e->t0);
 	return ret;
 }
 
@@ -642,6 +676,9 @@ static int cmd_enable(int argc, char **argv)
 	int a, first, err, ret = 0;
 
 	memset(&e, 0, sizeof(e));
+	e.t0 = e.shown = now_s();
+	/* One line per function as it happens, also into a pipe or a log. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
 	err = parse(argc, argv, &e.o, &p.moddir, &weights, &first);
 	if (err)
@@ -687,6 +724,7 @@ static int cmd_enable(int argc, char **argv)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
 	if (install_all(&e))
 		ret = 1;
+	progress(&e, 1);
 	ret |= report(&e, argv + first, argc - first);
 	for (a = 0; a < (int)e.ntargets; a++) {
 		free(e.targets[a].tails);
