@@ -37,19 +37,6 @@ bool pt_cc_holds(u8 cc, unsigned long fl)
 	return base[(cc >> 1) & 7] != (cc & 1);
 }
 
-/* Reports the hits the kernel skipped on this probe since the last report. */
-static void pt_check_missed(struct pt_cpu *cs, struct pt_probe *pp)
-{
-	unsigned long now = READ_ONCE(pp->kp.nmissed);
-	unsigned long seen = READ_ONCE(pp->missed_seen);
-
-	if (likely(now == seen))
-		return;
-	/* Two CPUs may notice the same misses: only the one that claims them writes. */
-	if (cmpxchg(&pp->missed_seen, seen, now) == seen)
-		pt_stream_loss_missed(cs, pp->func, now - seen);
-}
-
 static bool pt_applies(const struct pt_action *a, bool taken)
 {
 	switch (a->when) {
@@ -112,7 +99,6 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		local_irq_restore(flags);
 		return 0;
 	}
-	pt_check_missed(cs, pp);
 	i = 0;
 	if (s) {
 		if (s->cond != PT_COND_NONE)

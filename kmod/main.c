@@ -17,13 +17,18 @@
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include "pathtrace.h"
 
 /* Per-CPU ring buffer size unless PT_IOC_CONFIG says otherwise. */
 #define PT_DEFAULT_BUFFER_KB	1024
 #define PT_MAX_BUFFER_KB	(256u * 1024)
+
+/* How often skipped probe hits are placed while tracing (missed.c). */
+#define PT_MISSED_PERIOD_MS	10
 
 /*
  * Copy a size-prefixed struct from userspace (as copy_struct_from_user does):
@@ -130,13 +135,8 @@ static long pt_ioctl_add_plan(void __user *uarg)
 			goto fail;
 		}
 	}
-	if (pt_armed) {
-		unsigned int i;
-
-		/* Misses from before arming are not this trace's. */
-		for (i = 0; i < f->nr_probes; i++)
-			f->probes[i].missed_seen = 0;
-	}
+	/* kprobes counts a probe's misses from its registration on. */
+	f->missed_since = ktime_get_mono_fast_ns();
 	err = pt_probes_register(f);
 	if (err)
 		goto fail;
@@ -154,8 +154,12 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	unsigned int i;
 
 	pt_probes_unregister(victims, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		/* Their last misses go into the trace before they do. */
+		if (pt_armed)
+			pt_missed_sweep_func(victims[i]);
 		pt_func_free(victims[i]);
+	}
 }
 
 static void pt_remove_all(void)
@@ -209,10 +213,27 @@ static long pt_ioctl_del_plan(void __user *uarg)
  * and exact for every function at once. A disarmed probe costs a trap or
  * trampoline that returns at once.
  */
+static void pt_missed_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(pt_missed_work, pt_missed_work_fn);
+
+/*
+ * The periodic sweep. It never waits for pt_ctl_mutex (STOP cancels it
+ * while holding the mutex): when an ioctl holds it, it tries next period.
+ */
+static void pt_missed_work_fn(struct work_struct *work)
+{
+	if (mutex_trylock(&pt_ctl_mutex)) {
+		if (pt_armed)
+			pt_missed_sweep(&pt_funcs);
+		mutex_unlock(&pt_ctl_mutex);
+	}
+	if (READ_ONCE(pt_armed))
+		queue_delayed_work(system_unbound_wq, &pt_missed_work,
+				   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
+}
+
 static long pt_ioctl_start(void)
 {
-	struct pt_func *f;
-	unsigned int i;
 	int err;
 
 	if (pt_armed)
@@ -223,32 +244,13 @@ static long pt_ioctl_start(void)
 			return err;
 	}
 	pt_stream_reset();
-	list_for_each_entry(f, &pt_funcs, node)
-		for (i = 0; i < f->nr_probes; i++)
-			f->probes[i].missed_seen = READ_ONCE(f->probes[i].kp.nmissed);
+	pt_missed_reset(&pt_funcs);
 	/* Handlers that see the flag also see the reset state above. */
 	smp_store_release(&pt_armed, true);
+	/* Unbound: a CPU busy in a long kernel loop must not delay it. */
+	queue_delayed_work(system_unbound_wq, &pt_missed_work,
+			   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
 	return 0;
-}
-
-static void pt_report_missed(void)
-{
-	struct pt_func *f;
-	unsigned int i;
-
-	list_for_each_entry(f, &pt_funcs, node) {
-		u64 n = 0;
-
-		for (i = 0; i < f->nr_probes; i++) {
-			struct pt_probe *pp = &f->probes[i];
-			unsigned long now = READ_ONCE(pp->kp.nmissed);
-
-			n += now - pp->missed_seen;
-			pp->missed_seen = now;
-		}
-		if (n)
-			pt_stream_missed_now(f, n);
-	}
 }
 
 static void pt_flush(void)
@@ -267,8 +269,15 @@ static long pt_ioctl_stop(void)
 	WRITE_ONCE(pt_armed, false);
 	/* Handlers run with preemption off: wait until none is in flight. */
 	synchronize_rcu();
-	pt_report_missed();
+	cancel_delayed_work_sync(&pt_missed_work);
+	pt_missed_sweep(&pt_funcs);
 	pt_flush();
+	return 0;
+}
+
+static long pt_missed_sweep_here(void *unused)
+{
+	pt_missed_sweep(&pt_funcs);
 	return 0;
 }
 
@@ -282,6 +291,14 @@ static long pt_ioctl_read_page(void __user *uarg)
 		return err;
 	if (r.flags || r.reserved0 || r.reserved[0] || r.reserved[1] || r.out_len)
 		return -EINVAL;
+	/*
+	 * LOSS(MISSED) records the stop's sweep could not write (that CPU's
+	 * buffer was full) are written once the reader has emptied a buffer,
+	 * into that buffer, by a sweep on its CPU.
+	 */
+	if (!pt_armed && pt_missed_pending() && r.cpu < nr_cpu_ids &&
+	    cpu_online(r.cpu) && pt_stream_cpu_empty(r.cpu))
+		work_on_cpu(r.cpu, pt_missed_sweep_here, NULL);
 	err = pt_stream_read_page(r.cpu, u64_to_user_ptr(r.buf), r.buf_len,
 				  &r.out_len);
 	if (err)
@@ -312,7 +329,7 @@ static long pt_ioctl_func_stats(void __user *uarg)
 	s.func_id = id;
 	s.nr_probes = f->nr_probes;
 	s.nr_optimized = pt_probes_optimized(f);
-	s.missed = pt_probes_missed(f);
+	s.missed = f->missed;
 	for_each_possible_cpu(cpu) {
 		s.hits += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->hits);
 		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->bytes);
@@ -326,7 +343,6 @@ static long pt_ioctl_func_stats(void __user *uarg)
 static long pt_ioctl_stats(void __user *uarg)
 {
 	struct pt_stats s;
-	struct pt_func *f;
 	int err;
 
 	err = pt_copy_arg(&s, sizeof(s), uarg);
@@ -337,8 +353,7 @@ static long pt_ioctl_stats(void __user *uarg)
 	s.nr_funcs = pt_nr_funcs;
 	s.tracing = pt_armed;
 	pt_stream_totals(&s.records, &s.dropped);
-	list_for_each_entry(f, &pt_funcs, node)
-		s.missed += pt_probes_missed(f);
+	s.missed = pt_missed_total();
 	if (copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;
 	return 0;

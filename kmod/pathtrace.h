@@ -7,6 +7,7 @@
  *   probes.c    turning a plan into kprobes and back
  *   handlers.c  the kprobe pre_handler: a site's actions
  *   stream.c    per-CPU stream state and the ring buffer records
+ *   missed.c    placing the probe hits kprobes skipped
  */
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
@@ -31,7 +32,7 @@ struct pt_probe {
 	struct pt_func *func;
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
-	unsigned long missed_seen;	/* kp.nmissed already reported */
+	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 
 /* Per-CPU statistics of one function. */
@@ -55,6 +56,9 @@ struct pt_func {
 	u32 nr_probes;
 	struct pt_func_pcpu __percpu *pcpu;
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
+	u64 missed;			/* hits skipped since START, placed */
+	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
+	u64 missed_since;		/* placed up to here (mono ns) */
 };
 
 static inline const struct pt_site *pt_site_at(const struct pt_func *f, u32 i)
@@ -88,7 +92,6 @@ int pt_probes_build(struct pt_func *f);
 int pt_probes_register(struct pt_func *f);
 void pt_probes_unregister(struct pt_func **funcs, unsigned int n);
 u32 pt_probes_optimized(const struct pt_func *f);
-u64 pt_probes_missed(const struct pt_func *f);
 
 /* handlers.c */
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
@@ -100,6 +103,7 @@ int pt_stream_init(void);
 void pt_stream_exit(void);
 int pt_stream_alloc(unsigned long bytes_per_cpu);
 bool pt_stream_ready(void);
+bool pt_stream_cpu_empty(unsigned int cpu);
 void pt_stream_reset(void);
 void pt_stream_flush_all(void);
 int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
@@ -109,7 +113,6 @@ void pt_stream_totals(u64 *records, u64 *dropped);
 struct pt_cpu;
 struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu);
-void pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n);
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);
 void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n);
@@ -118,6 +121,13 @@ void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 			 unsigned int n);
 void pt_stream_path_set(struct pt_cpu *cs, u64 v);
 void pt_stream_counters_flush(struct pt_func *f);
-void pt_stream_missed_now(struct pt_func *f, u64 n);
+bool pt_stream_missed(struct pt_func *f, u64 n, u64 since, u64 until);
+
+/* missed.c */
+void pt_missed_reset(struct list_head *funcs);
+void pt_missed_sweep(struct list_head *funcs);
+void pt_missed_sweep_func(struct pt_func *f);
+u64 pt_missed_total(void);
+bool pt_missed_pending(void);
 
 #endif

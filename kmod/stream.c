@@ -74,9 +74,8 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	r->len = sizeof(*r) + sizeof(*l);
 	r->arg = PT_LOSS_OVERRUN;
 	l = (struct pt_rec_loss *)(r + 1);
+	memset(l, 0, sizeof(*l));
 	l->count = cs->dropped;
-	l->func_id = 0;
-	l->reserved = 0;
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	cs->dropped = 0;
@@ -230,12 +229,19 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	return cs;
 }
 
-void pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n)
+/*
+ * LOSS(MISSED) on this CPU for hits of f's probes skipped in (since, until].
+ * Where it sits in the stream carries no meaning (see pt_rec_loss), so the
+ * pending bits stay pending. Callers hold off interrupts.
+ */
+static bool pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n,
+				  u64 since, u64 until)
 {
-	struct pt_rec_loss l = { .count = n, .func_id = f->func_id };
+	struct pt_rec_loss l = {
+		.count = n, .func_id = f->func_id, .since = since, .until = until,
+	};
 
-	pt_flush_bits(cs, f);
-	pt_write(cs, f, PT_REC_LOSS, PT_LOSS_MISSED, &l, sizeof(l));
+	return pt_write(cs, f, PT_REC_LOSS, PT_LOSS_MISSED, &l, sizeof(l));
 }
 
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
@@ -377,6 +383,12 @@ void pt_stream_reset(void)
 	on_each_cpu(pt_reset_cpu, NULL, 1);
 }
 
+/* True when @cpu's buffer holds nothing to read (or there is none). */
+bool pt_stream_cpu_empty(unsigned int cpu)
+{
+	return !pt_buffer || ring_buffer_empty_cpu(pt_buffer, cpu);
+}
+
 bool pt_stream_ready(void)
 {
 	return pt_buffer != NULL;
@@ -413,6 +425,14 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 		return -EINVAL;
 	if (!pt_buffer)
 		return -ENODATA;
+	/*
+	 * Drops still pending on a stopped CPU (its buffer was full when the
+	 * stop flushed it) get their LOSS record now that there is room: at
+	 * the end of that CPU's stream, where they happened.
+	 */
+	if (ring_buffer_empty_cpu(pt_buffer, cpu) && !READ_ONCE(pt_armed) &&
+	    READ_ONCE(per_cpu_ptr(&pt_cpus, cpu)->dropped) && cpu_online(cpu))
+		smp_call_function_single(cpu, pt_flush_cpu, NULL, 1);
 	if (ring_buffer_empty_cpu(pt_buffer, cpu))
 		return 0;
 	page = ring_buffer_alloc_read_page(pt_buffer, cpu);
@@ -456,12 +476,17 @@ void pt_stream_exit(void)
 	pt_buffer = NULL;
 }
 
-/* Reports misses found outside a handler (at stop) on the calling CPU. */
-void pt_stream_missed_now(struct pt_func *f, u64 n)
+/*
+ * Writes LOSS(MISSED) from process context on the calling CPU's stream.
+ * Returns false if the full buffer refused it (counted as a drop).
+ */
+bool pt_stream_missed(struct pt_func *f, u64 n, u64 since, u64 until)
 {
 	unsigned long flags;
+	bool ok;
 
 	local_irq_save(flags);
-	pt_stream_loss_missed(pt_this_cpu(), f, n);
+	ok = pt_stream_loss_missed(pt_this_cpu(), f, n, since, until);
 	local_irq_restore(flags);
+	return ok;
 }

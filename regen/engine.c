@@ -188,6 +188,10 @@ static int top_level(struct engine *en, int *done)
 				return rc;
 			continue;
 		}
+		if (m->type == REGEN_M_HIDDEN) {
+			en->mi++;	/* between executions: nothing open to cut */
+			continue;
+		}
 		if (m->type != REGEN_M_ENTER || m->pos < en->br.pos) {
 			en->mi++;	/* BLOCK, PARTIAL outside, or left behind */
 			continue;
@@ -235,6 +239,16 @@ static int scan(struct engine *en, int *rc)
 			en->mi++;
 			break;
 		case REGEN_M_LOSS:
+			en->mi++;
+			*rc = gap(en, -PT_EKERNEL, m);
+			return 1;
+		case REGEN_M_HIDDEN:
+			/*
+			 * The open activations must end here without another
+			 * bit: wait, and crossed() gaps them if they read on.
+			 */
+			if (m->pos == en->br.pos)
+				return 0;
 			en->mi++;
 			*rc = gap(en, -PT_EKERNEL, m);
 			return 1;
@@ -308,9 +322,10 @@ static int crossed(struct engine *en, int *rc)
 	for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
 		const struct regen_marker *m = &en->s->markers[i];
 
-		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_ENTER) {
+		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN ||
+		    m->type == REGEN_M_ENTER) {
 			en->mi = i + 1;
-			*rc = gap(en, m->type == REGEN_M_LOSS ? -PT_EKERNEL : -PT_EFORMAT, m);
+			*rc = gap(en, m->type == REGEN_M_ENTER ? -PT_EFORMAT : -PT_EKERNEL, m);
 			return 1;
 		}
 	}

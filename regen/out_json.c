@@ -111,7 +111,7 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_GAP:
 		fprintf(fp, "{\"ev\": \"gap\", \"pos\": %" PRIu64 ", \"reason\": ", ev->pos);
 		put_str(fp, pt_strerror(ev->reason));
-		if (mk && mk->type == REGEN_M_LOSS)
+		if (mk && regen_marker_is_loss(mk))
 			fprintf(fp, ", \"loss\": %u, \"count\": %" PRIu64 ", \"cpu\": %u", mk->arg,
 				mk->value, mk->cpu);
 		fputc('}', fp);

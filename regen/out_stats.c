@@ -47,7 +47,7 @@ static int stats_stream_begin(struct out_writer *w, const struct out_stream *st)
 		const struct regen_marker *mk = &st->s->markers[i];
 		uint32_t k;
 
-		if (mk->type != REGEN_M_LOSS)
+		if (!regen_marker_is_loss(mk))
 			continue;
 		k = mk->arg >= 1 && mk->arg <= 3 ? mk->arg : 0;
 		s->loss_markers[k]++;
@@ -137,11 +137,14 @@ static int stats_close(struct out_writer *w)
 	fprintf(fp, "truncated streams               %" PRIu64 "\n", s->truncated);
 	for (i = 0; i < 4; i++)
 		if (s->loss_markers[i])
-			fprintf(fp, "loss records (%-13s)    %" PRIu64 " (count %" PRIu64 ")\n",
+			fprintf(fp, "loss markers (%-13s)    %" PRIu64 " (count %" PRIu64 ")\n",
 				loss_names[i], s->loss_markers[i], s->loss_counts[i]);
-	if (w->have_loss_section)
+	if (w->have_loss_section) {
 		fprintf(fp, "trace.bin losses                dropped %" PRIu64 ", missed %" PRIu64 "\n",
 			w->loss_dropped, w->loss_missed);
+		fprintf(fp, "losses located by records       dropped %" PRIu64 ", missed %" PRIu64 "\n",
+			w->located_dropped, w->located_missed);
+	}
 	free(s->func_entries);
 	free(s);
 	w->priv = NULL;

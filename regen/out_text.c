@@ -93,7 +93,7 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_GAP:
 		t->depth = 0;
 		fprintf(w->fp, "!! gap at bit %" PRIu64 ": ", ev->pos);
-		if (mk && mk->type == REGEN_M_LOSS) {
+		if (mk && regen_marker_is_loss(mk)) {
 			fprintf(w->fp, "%s (%" PRIu64 ", cpu %u)", loss_name(mk->arg), mk->value, mk->cpu);
 		} else if (mk && mk->type == REGEN_M_ENTER && ev->reason == -PT_ENOENT) {
 			const struct pr_func *mf = pr_model_func(w->m, mk->func);

@@ -212,12 +212,14 @@ static int report_records(const struct tr_records *rs, const struct regen_stream
  * count the records do not account for was lost somewhere unknown: say so.
  * Returns 1 when that happened.
  */
-static int report_unlocated_losses(const struct tracefile *tf, const struct tr_records *rs)
+static int report_unlocated_losses(const struct tracefile *tf, const struct tr_records *rs,
+				   uint64_t *located_dropped, uint64_t *located_missed)
 {
 	uint64_t dropped = 0, missed = 0;
 	size_t i;
 	int bad = 0;
 
+	*located_dropped = *located_missed = 0;
 	if (!tf->has_loss)
 		return 0;
 	for (i = 0; i < rs->n; i++) {
@@ -230,6 +232,8 @@ static int report_unlocated_losses(const struct tracefile *tf, const struct tr_r
 		else if (r->arg == PT_LOSS_MISSED)
 			missed += tr_body(rs, r)[0];
 	}
+	*located_dropped = dropped;
+	*located_missed = missed;
 	if (tf->dropped > dropped) {
 		err_msg("losses", "%" PRIu64 " records refused by full ring buffers, only %" PRIu64
 			" of them located by LOSS records: streams may miss records without a marked gap",
@@ -329,7 +333,7 @@ int main(int argc, char **argv)
 	}
 	if (report_records(&rs, &ss))
 		status = EXIT_BAD_FILE;
-	if (report_unlocated_losses(&tf, &rs))
+	if (report_unlocated_losses(&tf, &rs, &out.located_dropped, &out.located_missed))
 		status = EXIT_BAD_FILE;
 
 	if (o.out) {

@@ -28,6 +28,13 @@ enum regen_marker_type {
 	REGEN_M_BLOCK = 2,	/* func, arg = block (verify mode) */
 	REGEN_M_LOSS = 3,	/* arg = enum pt_loss, value = count */
 	REGEN_M_PARTIAL = 4,	/* value = partial path-register sum */
+	/*
+	 * Between two executions, whole executions of this owner may be
+	 * absent (skipped probe hits, arg PT_LOSS_MISSED, value = count):
+	 * none of its activations was open there, so one still open at this
+	 * point must end without reading further bits, or it was cut.
+	 */
+	REGEN_M_HIDDEN = 5,
 };
 
 struct regen_marker {
@@ -39,6 +46,12 @@ struct regen_marker {
 	uint64_t value;
 	uint64_t stamp;		/* segment stamp (for reports), 0 if unknown */
 };
+
+/* A LOSS or HIDDEN marker: something the trace says it does not hold. */
+static inline int regen_marker_is_loss(const struct regen_marker *m)
+{
+	return m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN;
+}
 
 struct regen_stream {
 	uint64_t owner;		/* PT_OWNER(...) */

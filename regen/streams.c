@@ -31,7 +31,15 @@ struct loss_event {
 	uint64_t open_owner;
 	int has_open_owner;
 	int hi_known;
+	int any_cpu;		/* a MISSED interval: interrupt owners of every CPU */
 };
+
+/* A LOSS(MISSED) record with its interval (ABI 1.3; body words 2, 3). */
+static int missed_with_interval(const struct tr_rec *r)
+{
+	return r->type == PT_REC_LOSS && r->arg == PT_LOSS_MISSED && !r->synthetic &&
+	       r->nwords * 8u >= sizeof(struct pt_rec_loss);
+}
 
 /* A loss to be marked between an owner's segments j-1 and j (j = nsegs: at the end). */
 struct boundary_loss {
@@ -39,6 +47,7 @@ struct boundary_loss {
 	uint32_t cpu;
 	uint64_t count;
 	int set;
+	int cut;		/* a loss other than MISSED: it may cut an activation */
 };
 
 struct builder {
@@ -326,7 +335,8 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 			if (r->type == PT_REC_LOSS)
 				out->loss_records++;
 			if (!open) {
-				out->unowned_records++;
+				/* A MISSED interval is nobody's, wherever it sits. */
+				out->unowned_records += !missed_with_interval(r);
 				if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
 					out->unowned_bits += r->arg;
 				/* A run of unowned records is itself a loss of unknown owner. */
@@ -340,7 +350,7 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 					le->lo = STAMP_MIN;
 					le->hi = STAMP_MAX;
 				}
-				unowned_run = 1;
+				unowned_run |= !missed_with_interval(r);
 				if (r->type != PT_REC_LOSS)
 					continue;
 			} else {
@@ -348,6 +358,24 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 			}
 			if (r->type != PT_REC_LOSS || r->arg == PT_LOSS_STATE)
 				continue;
+			if (missed_with_interval(r)) {
+				/*
+				 * Whole interrupt executions of (since, until] on
+				 * any CPU may be absent; where the record sits
+				 * says nothing (pathtrace_abi.h, pt_rec_loss).
+				 */
+				le = new_loss(b);
+				if (!le)
+					return -PT_ENOMEM;
+				le->cpu = cpu;
+				le->kind = PT_LOSS_MISSED;
+				le->count = body[0];
+				le->lo = body[2];
+				le->hi = body[3];
+				le->hi_known = 1;
+				le->any_cpu = 1;
+				continue;
+			}
 			/* OVERRUN, MISSED or CORRUPT: other owners may have lost segments. */
 			le = new_loss(b);
 			if (!le)
@@ -381,7 +409,7 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 {
 	size_t lo = 0, hi = n, j;
 
-	if (le->has_open_owner) {
+	if (le->has_open_owner || le->any_cpu) {
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
@@ -397,25 +425,27 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 		 * still hide a dropped segment of its own (it may have run
 		 * elsewhere in between), so they are marked like anyone's.
 		 */
-		if (le->open_owner == owner)
+		if (le->has_open_owner && le->open_owner == owner)
 			lo++;
 	}
 	for (j = lo; j <= n; j++) {
 		if (j > 0 && le->hi_known && s[j - 1].stamp >= le->hi)
 			break;
-		if (!bl[j].set) {
+		/* The kind shown is one that cuts, if any does. */
+		if (!bl[j].set || (le->kind != PT_LOSS_MISSED && !bl[j].cut)) {
 			bl[j].set = 1;
 			bl[j].kind = le->kind;
 			bl[j].cpu = le->cpu;
 		}
 		bl[j].count += le->count;
+		bl[j].cut |= le->kind != PT_LOSS_MISSED;
 	}
 }
 
 static int affects(const struct loss_event *le, uint64_t owner)
 {
 	if (le->kind == PT_LOSS_MISSED)
-		return is_interrupt_owner_of(owner, le->cpu);
+		return is_interrupt_owner_of(owner, le->any_cpu ? PT_OWNER_ID(owner) : le->cpu);
 	/* Idle and interrupt owners are per CPU: a loss elsewhere hides none of theirs. */
 	return PT_OWNER_KIND(owner) == PT_OWNER_TASK || PT_OWNER_ID(owner) == le->cpu;
 }
@@ -452,8 +482,9 @@ static void boundary_marker(struct regen_marker *m, uint64_t pos, const struct b
 {
 	memset(m, 0, sizeof(*m));
 	m->pos = pos;
-	m->type = REGEN_M_LOSS;
-	m->arg = bl->kind;
+	/* Skipped hits hide whole executions of interrupt owners only (missed.c). */
+	m->type = bl->cut ? REGEN_M_LOSS : REGEN_M_HIDDEN;
+	m->arg = bl->cut ? bl->kind : PT_LOSS_MISSED;
 	m->cpu = bl->cpu;
 	m->value = bl->count;
 }
@@ -523,6 +554,8 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				m++->arg = (uint32_t)body[0];
 				break;
 			case PT_REC_LOSS:
+				if (missed_with_interval(r))
+					break;	/* not this owner's: boundaries only */
 				marker_at(m, pos, REGEN_M_LOSS, &s[j]);
 				m->arg = r->arg;
 				m->func = (uint32_t)body[1];

@@ -98,7 +98,7 @@ static int loss_up_to(const struct verify *v, const struct regen_stream *s, uint
 	uint32_t i;
 
 	for (i = v->next; i < s->nmarkers && s->markers[i].pos <= pos; i++)
-		if (s->markers[i].type == REGEN_M_LOSS)
+		if (regen_marker_is_loss(&s->markers[i]))
 			return 1;
 	return 0;
 }
@@ -163,6 +163,21 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 		v->res->compared++;
 		v->next++;
 		return 0;
+	case REGEN_EV_ENTER:
+		/*
+		 * After a resync the activation resumed at may have been a
+		 * callee: when it returns, its lost caller runs on and records
+		 * BLOCKs (without bits) up to the next top-level ENTER. They
+		 * are the gap's, like the caller's bits of the -PT_ENOENT gap.
+		 */
+		if (v->resynced && !v->lost && !ev->depth && ev->marker &&
+		    ev->marker >= st->s->markers && ev->marker < st->s->markers + st->s->nmarkers) {
+			uint32_t to = (uint32_t)(ev->marker - st->s->markers);
+
+			for (; v->next < to; v->next++)
+				v->res->skipped += st->s->markers[v->next].type == REGEN_M_BLOCK;
+		}
+		return 0;
 	case REGEN_EV_RESYNC:
 		/* Markers before the ENTER the engine resumed at belong to the gap. */
 		if (ev->marker && ev->marker >= st->s->markers &&
@@ -180,7 +195,7 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 		 * A loss explains a gap (also when the engine read across one
 		 * before noticing it); bits that do not decode are a difference.
 		 */
-		if ((!ev->marker || ev->marker->type != REGEN_M_LOSS) && !v->lost &&
+		if ((!ev->marker || !regen_marker_is_loss(ev->marker)) && !v->lost &&
 		    !loss_up_to(v, st->s, ev->pos) &&
 		    !(v->resynced && ev->reason == -PT_ENOENT && !ev->marker))
 			return mismatch(w, st, "regeneration stopped at bit %" PRIu64 " in %s after %"

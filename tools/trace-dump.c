@@ -121,6 +121,8 @@ static void dump_record(const struct tr_records *rs, const struct tr_rec *r)
 		break;
 	case PT_REC_LOSS:
 		printf(" %s count=%" PRIu64 " func=%u", loss_name(r->arg), b[0], (uint32_t)b[1]);
+		if (r->nwords >= 4 && r->arg == PT_LOSS_MISSED)
+			printf(" since=%" PRIu64 " until=%" PRIu64, b[2], b[3]);
 		break;
 	case PT_REC_COUNTERS:
 		printf(" func=%u counters=%u", r->arg, r->nwords);
@@ -155,6 +157,9 @@ static void dump_streams(const struct regen_streams *ss)
 				break;
 			case REGEN_M_PARTIAL:
 				printf("PARTIAL %" PRIu64 "\n", m->value);
+				break;
+			case REGEN_M_HIDDEN:
+				printf("HIDDEN %s count=%" PRIu64 "\n", loss_name(m->arg), m->value);
 				break;
 			}
 		}

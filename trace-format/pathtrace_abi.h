@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 2
+#define PT_ABI_MINOR 3
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -198,7 +198,8 @@ struct pt_func_stats {
 	__u32 nr_probes;	/* out: probes registered */
 	__u32 nr_optimized;	/* out: of those, jump-optimized by the kernel */
 	__u64 hits;		/* out: handler runs */
-	__u64 missed;		/* out: hits the kernel skipped (kprobe nmissed) */
+	__u64 missed;		/* out: hits the kernel skipped since START, as
+				 * placed by LOSS(MISSED) records (ABI 1.3) */
 	__u64 bytes;		/* out: record bytes this function caused */
 	__u64 dropped;		/* out: its records a full ring buffer refused (ABI 1.2) */
 	__u64 reserved[1];
@@ -212,7 +213,8 @@ struct pt_stats {
 	__u32 reserved0;
 	__u64 records;		/* out: records written since START */
 	__u64 dropped;		/* out: records the full ring buffer refused since START */
-	__u64 missed;		/* out: probe hits the kernel skipped */
+	__u64 missed;		/* out: probe hits the kernel skipped since START,
+				 * all placed by LOSS(MISSED) records (ABI 1.3) */
 	__u64 reserved[2];
 };
 
@@ -314,11 +316,26 @@ enum pt_loss {
 	PT_LOSS_STATE = 3,	/* state lost (e.g. tracing stopped mid-function) */
 };
 
+/*
+ * Since ABI 1.3 the body is 32 bytes (readers accept the 16 of before).
+ * PT_LOSS_MISSED: count hits of func_id's probes that the kernel skipped
+ * during (since, until], ktime_get_mono_fast_ns() like OWNER stamps, on
+ * any CPU. kprobes skips a hit only while another probe's handling runs on
+ * the same CPU, so each skipped hit belongs to a whole execution nested in
+ * that handling (an interrupt or NMI, or code the handler called): such an
+ * execution is absent, no recorded activation is cut. Other kinds: since
+ * and until are 0, and the record sits where the loss happened.
+ */
 struct pt_rec_loss {
 	__u64 count;
 	__u32 func_id;		/* PT_LOSS_MISSED: whose probe; else 0 */
 	__u32 reserved;
+	__u64 since;
+	__u64 until;
 };
+
+/* The body before ABI 1.3: count, func_id, reserved. */
+#define PT_REC_LOSS_SIZE_V0 16
 
 /* ------------------------------------------------------------- trace.bin */
 
@@ -465,7 +482,7 @@ _Static_assert(sizeof(struct pt_stats) == 56, "pt_stats");
 _Static_assert(sizeof(struct pt_func_info) == 200, "pt_func_info");
 _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
-_Static_assert(sizeof(struct pt_rec_loss) == 16, "pt_rec_loss");
+_Static_assert(sizeof(struct pt_rec_loss) == 32, "pt_rec_loss");
 _Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
 _Static_assert(sizeof(struct pt_section) == 16, "pt_section");
 _Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");

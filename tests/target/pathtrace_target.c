@@ -6,6 +6,11 @@
  *   echo "FUNC ARG" > run     runs pt_target_FUNC(ARG) once
  *   cat run                   prints "FUNC ARG = RESULT" of the last run
  *
+ * "storm N" runs pt_target_nested N times while an hrtimer calls
+ * pt_target_tick from hardirq context every PT_TARGET_TICK_NS: probes hit
+ * in interrupts that arrive while a probe of the task is being handled,
+ * which kprobes skips (nmissed).
+ *
  * Every function is noipa (no inlining, cloning or IPA-propagated
  * constants), so its symbol is exactly the code a plan describes. The
  * error paths (BUG, WARN_ON_ONCE) are reachable only by arguments the run
@@ -16,6 +21,7 @@
 #include <linux/bug.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -188,6 +194,46 @@ PT_TARGET long pt_target_bug(long n)
 	return n * 2 + 1;
 }
 
+/* Runs in hardirq context (the storm's hrtimer): a loop and a branch. */
+PT_TARGET long pt_target_tick(long n)
+{
+	long i, s = 0;
+
+	for (i = 0; i < (n & 7); i++)
+		s += (n >> i) & 1 ? i : -1;
+	return s;
+}
+
+#define PT_TARGET_TICK_NS 50000
+
+static struct hrtimer pt_target_timer;
+static long pt_target_ticks;
+
+static enum hrtimer_restart pt_target_timer_fn(struct hrtimer *t)
+{
+	pt_target_ticks++;
+	WRITE_ONCE(pt_target_sink, pt_target_tick(pt_target_ticks));
+	hrtimer_forward_now(t, ns_to_ktime(PT_TARGET_TICK_NS));
+	return HRTIMER_RESTART;
+}
+
+/* Returns the ticks that ran: the run file shows them. */
+PT_TARGET long pt_target_storm(long n)
+{
+	long i, s = 0;
+
+	if (n < 0)
+		return 0;
+	pt_target_ticks = 0;
+	hrtimer_start(&pt_target_timer, ns_to_ktime(PT_TARGET_TICK_NS),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	for (i = 0; i < n; i++)
+		s += pt_target_nested(6);
+	hrtimer_cancel(&pt_target_timer);
+	WRITE_ONCE(pt_target_sink, s);
+	return pt_target_ticks;
+}
+
 struct pt_target_fn {
 	const char *name;
 	long (*fn)(long n);
@@ -204,6 +250,7 @@ static const struct pt_target_fn pt_target_fns[] = {
 	{ "outer", pt_target_outer },
 	{ "early", pt_target_early },
 	{ "bug", pt_target_bug },
+	{ "storm", pt_target_storm },
 };
 
 static DEFINE_MUTEX(pt_target_lock);
@@ -262,6 +309,8 @@ static const struct file_operations pt_target_fops = {
 
 static int __init pt_target_init(void)
 {
+	hrtimer_init(&pt_target_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	pt_target_timer.function = pt_target_timer_fn;
 	pt_target_dir = debugfs_create_dir("pathtrace_target", NULL);
 	debugfs_create_file("run", 0600, pt_target_dir, NULL, &pt_target_fops);
 	return 0;

@@ -12,6 +12,7 @@
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 #include <pathtrace/sim.h>
+#include "pathtrace_abi.h"
 
 #include "paper_graphs.h"
 #include "regen.h"
@@ -215,6 +216,36 @@ static void test_loss_and_resync(void)
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
 	sim_stream_emit(&s, 1, 1);	/* H takes 0->3 */
 	expect(&s, want, 8);
+}
+
+/*
+ * HIDDEN (skipped probe hits: whole executions may be absent here): an
+ * activation that ends without another bit ends before it, no gap; one
+ * that reads on across it was cut.
+ */
+static void test_hidden(void)
+{
+	struct sim_stream s;
+	const struct ev whole[] = { EN(ID_H, 0), BL(ID_H, 0, 0), BL(ID_H, 3, 0), EX(ID_H, 0),
+				    EN(ID_H, 0), BL(ID_H, 0, 0), BL(ID_H, 2, 0), TR(ID_H, 2, 0) };
+	const struct ev cut[] = { EN(ID_H, 0), BL(ID_H, 0, 0), GAP(ID_H, 0, -PT_EKERNEL),
+				  RS(ID_H), EN(ID_H, 0), BL(ID_H, 0, 0), BL(ID_H, 3, 0),
+				  TR(ID_H, 3, 0) };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);	/* H takes 0->3, then returns without a bit */
+	sim_stream_marker(&s, REGEN_M_HIDDEN, 0, PT_LOSS_MISSED, 4);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_emit(&s, 1, 0);
+	expect(&s, whole, sizeof(whole) / sizeof(whole[0]));
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_HIDDEN, 0, PT_LOSS_MISSED, 4);
+	sim_stream_emit(&s, 1, 0);	/* H's bit is after the marker: cut */
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, cut, sizeof(cut) / sizeof(cut[0]));
 }
 
 /*
@@ -714,6 +745,7 @@ static void test_all(void)
 	test_attribution();
 	test_direct_call_checks();
 	test_loss_and_resync();
+	test_hidden();
 	test_truncated();
 	test_leading_bits_and_stale_enter();
 	test_fig14_multiprocedure();

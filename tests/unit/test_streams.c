@@ -33,11 +33,10 @@ static void rw_init(struct rec_writer *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static void rw_add(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t arg,
-		   uint64_t w0, uint64_t w1, uint32_t nw)
+static void rw_addv(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t arg,
+		    const uint64_t *body, uint32_t nw)
 {
-	uint64_t body[2] = { w0, w1 };
-	uint8_t rec[24];
+	uint8_t rec[40];
 	uint32_t len = rbrec(rec, type, arg, body, nw);
 
 	w->ts[cpu] += 10;
@@ -46,6 +45,14 @@ static void rw_add(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t a
 		rbpage_init(&w->pg[cpu], w->pages[cpu][w->npages[cpu]++], PS, w->ts[cpu]);
 		CU_ASSERT_EQUAL_FATAL(rbpage_add(&w->pg[cpu], w->ts[cpu], rec, len), 0);
 	}
+}
+
+static void rw_add(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t arg,
+		   uint64_t w0, uint64_t w1, uint32_t nw)
+{
+	uint64_t body[2] = { w0, w1 };
+
+	rw_addv(w, cpu, type, arg, body, nw);
 }
 
 static void owner(struct rec_writer *w, uint32_t cpu, uint64_t o, uint64_t stamp)
@@ -184,17 +191,27 @@ static int has_loss_at(const struct regen_stream *s, uint64_t pos)
 	uint32_t i;
 
 	for (i = 0; i < s->nmarkers; i++)
-		if (s->markers[i].type == REGEN_M_LOSS && s->markers[i].pos == pos)
+		if (regen_marker_is_loss(&s->markers[i]) && s->markers[i].pos == pos)
 			return 1;
 	return 0;
 }
 
+/* LOSS and HIDDEN markers. */
 static uint32_t nloss(const struct regen_stream *s)
 {
 	uint32_t i, n = 0;
 
 	for (i = 0; i < s->nmarkers; i++)
-		n += s->markers[i].type == REGEN_M_LOSS;
+		n += regen_marker_is_loss(&s->markers[i]);
+	return n;
+}
+
+static uint32_t nhidden(const struct regen_stream *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nmarkers; i++)
+		n += s->markers[i].type == REGEN_M_HIDDEN;
 	return n;
 }
 
@@ -301,6 +318,57 @@ static void test_unowned_prefix_and_missed(void)
 }
 
 /*
+ * LOSS(MISSED) with its interval (ABI 1.3): no marker where it sits (the
+ * task whose segment holds it lost nothing); every CPU's interrupt owners
+ * are marked at the boundaries that fall inside (since, until].
+ */
+static void test_missed_interval(void)
+{
+	static struct rec_writer w;
+	struct tr_records rs;
+	struct regen_streams ss;
+	const struct regen_stream *t1, *t2, *irq0, *irq1;
+	const uint64_t missed[4] = { 3, 4, 25, 35 };	/* count, func_id, since, until */
+
+	rw_init(&w);
+	owner(&w, 0, PT_OWNER(PT_OWNER_HARDIRQ, 0), 10);
+	bits(&w, 0, 1, 1);
+	owner(&w, 0, TASK(1), 20);
+	bits(&w, 0, 2, 3);
+	owner(&w, 0, PT_OWNER(PT_OWNER_HARDIRQ, 0), 30);
+	bits(&w, 0, 1, 0);
+	owner(&w, 0, TASK(1), 40);
+	rw_addv(&w, 0, PT_REC_LOSS, PT_LOSS_MISSED, missed, 4);
+	bits(&w, 0, 1, 1);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 1), 5);
+	bits(&w, 1, 1, 1);
+	owner(&w, 1, TASK(2), 27);
+	bits(&w, 1, 1, 1);
+	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 1), 50);
+	bits(&w, 1, 1, 1);
+	rw_decode(&w, &rs, 0);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+	t1 = regen_streams_find(&ss, TASK(1));
+	t2 = regen_streams_find(&ss, TASK(2));
+	irq0 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 0));
+	irq1 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 1));
+	CU_ASSERT_FATAL(t1 && t2 && irq0 && irq1);
+	CU_ASSERT_EQUAL(t1->nbits, 3);
+	CU_ASSERT_EQUAL(nloss(t1), 0);
+	CU_ASSERT_EQUAL(nloss(t2), 0);
+	/* CPU 0's hardirq: between its segments (10, 30) and after the last (30 < 35). */
+	CU_ASSERT_EQUAL(nloss(irq0), 2);
+	CU_ASSERT_EQUAL(nhidden(irq0), 2);	/* whole executions: nothing is cut */
+	CU_ASSERT(has_loss_at(irq0, 1));
+	CU_ASSERT(has_loss_at(irq0, 2));
+	/* CPU 1's: only between 5 and 50; not before 5 (5 <= since) nor after 50. */
+	CU_ASSERT_EQUAL(nloss(irq1), 1);
+	CU_ASSERT(has_loss_at(irq1, 1));
+	regen_streams_free(&ss);
+	tr_records_free(&rs);
+}
+
+/*
  * Property: random owners hopping between CPUs, with OWNER stamps either
  * increasing or in random order; each stream must be its segments' bits in
  * stamp order (the test sorts its own list of segments by stamp).
@@ -396,4 +464,5 @@ UNIT_SUITE(streams,
 	   { "migration mid-function, late flush, decode order", test_migration },
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
 	   { "unowned prefix and missed probe hits", test_unowned_prefix_and_missed },
+	   { "missed probe hits with their interval", test_missed_interval },
 	   { "random owners across CPUs, stamps in or out of order", test_random_streams })

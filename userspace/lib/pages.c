@@ -97,7 +97,11 @@ static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_
 	return append(rs, cpu, ts, &h, body, 2, 1);
 }
 
-/* Body bytes each record type must have; -1: any multiple of 8; -2: unknown type. */
+/*
+ * Body bytes each record type must have; -1: any multiple of 8; -2: unknown
+ * type; -3: a bad arg. LOSS bodies may also be PT_REC_LOSS_SIZE_V0 bytes
+ * (before ABI 1.3: no interval).
+ */
 static int64_t body_size(uint16_t type, uint32_t arg)
 {
 	switch (type) {
@@ -135,6 +139,8 @@ int tr_check_record(const void *payload, size_t len)
 	want = body_size(h.type, h.arg);
 	if (want == -2)
 		return 0;	/* a newer minor version's record: skipped by the caller */
+	if (h.type == PT_REC_LOSS && want >= 0 && h.len - sizeof(h) == PT_REC_LOSS_SIZE_V0)
+		return 0;
 	if (want == -3 || (want >= 0 && (uint64_t)want != h.len - sizeof(h)))
 		return -PT_EFORMAT;
 	return 0;
