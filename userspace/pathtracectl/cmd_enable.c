@@ -34,6 +34,7 @@
 #include <pathtrace/funcstore.h>
 #include <pathtrace/ksyms.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/quiet_calls.h>
 #include <pathtrace/static_calls.h>
 #include <pathtrace/tracefile.h>
 
@@ -61,6 +62,8 @@ struct enabler {
 	uint32_t nreasons;
 	struct edge_profile *profile;	/* --weights, or NULL */
 	double t0, shown;		/* start, last progress line (seconds) */
+	struct quiet_calls *quiet;	/* NULL with --loud-calls */
+	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 };
 
@@ -365,12 +368,21 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	uint64_t *weight = NULL;
 	void *blob = NULL;
 	size_t len = 0;
-	uint32_t k, nw = 0;
+	uint32_t k, nw = 0, nquiet = 0;
 	int err, ret = 1, profiled = 0;
 
 	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
 	if (err)
 		return err == -PT_ENOMEM ? err : 1;
+	if (e->quiet) {
+		int nq = quiet_calls_mark(e->quiet, &c);
+
+		if (nq < 0) {
+			cfg_blob_free(&c);
+			return nq;
+		}
+		nquiet = (uint32_t)nq;
+	}
 	if (closed) {
 		ewit = calloc(c.nblocks + 1, 1);
 		if (!ewit) {
@@ -419,6 +431,9 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		       pl.noptimizable, pl.every_block_probes);
 		if (nw)
 			printf("; %u calls witnessed by their callee's ENTER", nw);
+		if (nquiet)
+			printf("; %u quiet calls", nquiet);
+		e->nquiet += nquiet;
 		if (e->profile)
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
@@ -443,6 +458,80 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	plan_free(&pl);
 	cfg_blob_free(&c);
 	return ret;
+}
+
+/*
+ * Refuses the pending targets that loaded plan i's quiet calls can reach:
+ * tracing one would run its ENTERs inside those calls, where that plan has
+ * no call vertex. Returns 0 or -PT_ENOMEM.
+ */
+static int quiet_conflicts(struct enabler *e, int i)
+{
+	struct tracefile tf;
+	struct cfg c;
+	uint32_t b, k;
+	int err = 0;
+
+	memset(&tf, 0, sizeof(tf));
+	if (funcstore_load(e->loaded[i].func_id, &tf) ||
+	    cfg_blob_decode(tf.funcs[0].cfg, tf.funcs[0].cfg_len, &c)) {
+		tracefile_free(&tf);
+		return 0;	/* no stored CFG: nothing was planned quiet */
+	}
+	for (b = 0; b < c.nblocks && !err; b++) {
+		const struct cfg_block *bl = &c.blocks[b];
+		uint64_t target;
+
+		if (!(bl->flags & CFG_BF_QUIET_CALL) || !bl->ninsn)
+			continue;
+		target = c.insns[bl->first_insn + bl->ninsn - 1].target;
+		err = quiet_call(e->quiet, target);	/* follows its callees */
+		if (err > 0)
+			err = 0;
+		for (k = 0; k < e->ntargets && !err; k++) {
+			struct target *t = &e->targets[k];
+
+			if (t->state == T_REFUSED || !quiet_call_reaches(e->quiet, target, t->addr))
+				continue;
+			printf("%s: refused: %s's plan took a call that can reach it as quiet "
+			       "(disable %s first)\n", ksyms_get(klive_ksyms(e->k), t->sym)->name,
+			       e->loaded[i].name, e->loaded[i].name);
+			count_refusal(e, "quiet-callee");
+			t->state = T_REFUSED;
+		}
+	}
+	cfg_blob_free(&c);
+	tracefile_free(&tf);
+	return err;
+}
+
+/*
+ * Quiet calls (quiet_calls.h) against every function traced after this
+ * run: the pending targets and the plans already loaded. A pending target
+ * that a loaded plan's quiet call can reach is refused. Returns 0 or
+ * -PT_ENOMEM.
+ */
+static int quiet_setup(struct enabler *e)
+{
+	uint64_t *traced = calloc(e->ntargets + (size_t)e->nloaded + 1, sizeof(*traced));
+	size_t n = 0;
+	uint32_t i;
+	int err;
+
+	if (!traced)
+		return -PT_ENOMEM;
+	for (i = 0; i < e->ntargets; i++)
+		if (e->targets[i].state != T_REFUSED)
+			traced[n++] = e->targets[i].addr;
+	for (i = 0; i < (uint32_t)e->nloaded; i++)
+		traced[n++] = e->loaded[i].addr;
+	err = quiet_calls_open(e->k, traced, n, &e->quiet);
+	free(traced);
+	if (err)
+		return err;
+	for (i = 0; i < (uint32_t)e->nloaded && !err; i++)
+		err = quiet_conflicts(e, (int)i);
+	return err;
 }
 
 /*
@@ -568,12 +657,13 @@ static int report(const struct enabler *e, char **pats, int npats)
 	printf("enable: %u enabled, %u refused", ok, refused);
 	for (i = 0; i < e->nreasons; i++)
 		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
-	printf("\nenable: %u probes placed in %.1f s\n", e->nprobes, now_s() - e->t0);
+	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as quiet\n",
+	       e->nprobes, now_s() - e->t0, e->nquiet);
 	return ret;
 }
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
-		 const char **weights, int *first)
+		 const char **weights, int *loud, int *first)
 {
 	int a;
 
@@ -582,6 +672,10 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 
 		if (!strcmp(argv[a], "--verify")) {
 			o->flags |= PT_PLAN_VERIFY;
+			continue;
+		}
+		if (!strcmp(argv[a], "--loud-calls")) {
+			*loud = 1;
 			continue;
 		}
 		if (!v) {
@@ -615,7 +709,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	}
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|edges] "
-			"[--encoding witness|bits] [--verify] [--moddir DIR] [--weights FILE] FUNC...");
+			"[--encoding witness|bits] [--verify] [--loud-calls] [--moddir DIR] "
+			"[--weights FILE] FUNC...");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
@@ -673,14 +768,14 @@ static int cmd_enable(int argc, char **argv)
 	const char *weights = NULL;
 	struct edge_profile profile;
 	struct utsname u;
-	int a, first, err, ret = 0;
+	int a, first, err, ret = 0, loud = 0;
 
 	memset(&e, 0, sizeof(e));
 	e.t0 = e.shown = now_s();
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &loud, &first);
 	if (err)
 		return err;
 	if (weights) {
@@ -722,8 +817,12 @@ static int cmd_enable(int argc, char **argv)
 			pt_strerror(err));
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	if (install_all(&e))
+	if (!loud && (err = quiet_setup(&e))) {
+		ctl_err("quiet calls", "%s", pt_strerror(err));
 		ret = 1;
+	} else if (install_all(&e)) {
+		ret = 1;
+	}
 	progress(&e, 1);
 	ret |= report(&e, argv + first, argc - first);
 	for (a = 0; a < (int)e.ntargets; a++) {
@@ -733,6 +832,7 @@ static int cmd_enable(int argc, char **argv)
 		free(e.targets[a].cfg_blob);
 	}
 	free(e.targets);
+	quiet_calls_close(e.quiet);
 	klive_close(e.k);
 	static_calls_free(&e.sc);
 	free(e.done);
@@ -747,5 +847,6 @@ out_profile:
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|edges] [--encoding witness|bits] "
-	    "[--verify] [--moddir DIR] [--weights FILE] FUNC...   plan and probe kernel functions "
-	    "(globs allowed; --weights: an edge profile from pathregen --edges)")
+	    "[--verify] [--loud-calls] [--moddir DIR] [--weights FILE] FUNC...   plan and probe "
+	    "kernel functions (globs allowed; --weights: an edge profile from pathregen --edges; "
+	    "--loud-calls: every call a call vertex, none proven quiet)")

@@ -110,6 +110,11 @@ struct cfg_edge {
 #define CFG_BF_CALL	(1u << 0)	/* ends in a call that returns (a call vertex) */
 #define CFG_BF_COLD	(1u << 1)	/* in the .cold part */
 #define CFG_BF_ENTRY	(1u << 2)	/* block 0 */
+/*
+ * Ends in a call proven quiet (quiet_calls.h): not a call vertex, the call
+ * is a plain instruction to the encoding. Set at enable, kept in the blob.
+ */
+#define CFG_BF_QUIET_CALL (1u << 3)
 
 struct cfg_block {
 	uint64_t addr;

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * quiet_calls on a fake live kernel: functions assembled and linked at
+ * vmlinux addresses, their image as /proc/kcore and `nm` of it as
+ * /proc/kallsyms (as test_ksyms does). Each callee's verdict is worked out
+ * by hand from the rules in quiet_calls.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/error.h>
+#include <pathtrace/ksyms.h>
+#include <pathtrace/quiet_calls.h>
+
+#include "cfg_asm.h"
+#include "fake_kcore.h"
+#include "unit.h"
+
+#define VBASE 0xffffffff81000000ull
+
+/* Each function starts at its __fentry__ site, patched to a nop5 as when untraced. */
+#define FN(name, code) \
+	"	.globl " name "\n	.type " name ",@function\n" name ":\n" \
+	"	.byte 0x0f,0x1f,0x44,0,0\n" code "	.size " name ", .-" name "\n	int3\n"
+
+static const char text[] =
+	"	.text\n"
+	FN("leaf", "	mov %edi,%eax\n	jmp __x86_return_thunk\n")
+	FN("mid", "	call leaf\n	test %eax,%eax\n	jne 1f\n	call leaf\n"
+	   "1:	jmp __x86_return_thunk\n")
+	FN("tail", "	jmp mid\n")
+	FN("indirect", "	call *%rax\n	jmp __x86_return_thunk\n")
+	FN("traced", "	jmp __x86_return_thunk\n")
+	FN("reaches_traced", "	call leaf\n	call traced\n	jmp __x86_return_thunk\n")
+	FN("rec_a", "	test %edi,%edi\n	je 1f\n	call rec_b\n1:	jmp __x86_return_thunk\n")
+	FN("rec_b", "	call rec_a\n	jmp __x86_return_thunk\n")
+	FN("outside", "	call 0xffffffff81003000\n	jmp __x86_return_thunk\n")
+	FN("caller", "	call leaf\n	call mid\n	call indirect\n	call reaches_traced\n"
+	   "	call tail\n	call traced\n	jmp __x86_return_thunk\n")
+	/* The kernel's tables, empty: klive needs to know there are none. */
+	"	.section .rodata\n"
+	"	.globl __start___ex_table, __stop___ex_table, __start___jump_table\n"
+	"	.globl __stop___jump_table, __start___bug_table, __stop___bug_table\n"
+	"__start___ex_table: __stop___ex_table: __start___jump_table: __stop___jump_table:\n"
+	"__start___bug_table: __stop___bug_table:\n"
+	"	.quad 0\n";
+
+static uint64_t addr_of(struct klive *k, const char *name)
+{
+	int64_t i = ksyms_find(klive_ksyms(k), name, NULL);
+
+	CU_ASSERT_FATAL(i >= 0);
+	return ksyms_get(klive_ksyms(k), (uint32_t)i)->addr;
+}
+
+static void test_quiet_calls(void)
+{
+	const char *d = cfg_asm_dir();
+	char cmd[1024], path[512], ks[512], kc[512];
+	struct klive_paths p;
+	struct quiet_calls *q;
+	struct klive *k;
+	struct cfg_input in;
+	struct cfg c;
+	const char *tag;
+	char detail[160];
+	uint64_t traced;
+	uint32_t b, quiet = 0, calls = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/q.s", d);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o q.o q.s && ld -o q.img -e 0 "
+		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0xffffffff81002000 q.o && "
+		 "nm q.img | grep -v ' A ' > kallsyms.q && "
+		 "printf 'ffffffff81002000 T __x86_return_thunk\\n' >> kallsyms.q", d);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	snprintf(kc, sizeof(kc), "%s/kcore.q", d);
+	snprintf(ks, sizeof(ks), "%s/kallsyms.q", d);
+	snprintf(path, sizeof(path), "%s/q.img", d);
+	CU_ASSERT_FATAL(make_kcore(path, kc, VBASE, 0x4000) >= 1);
+	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	traced = addr_of(k, "traced");
+	CU_ASSERT_EQUAL_FATAL(quiet_calls_open(k, &traced, 1, &q), 0);
+
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "leaf")), 1);
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "mid")), 1);		/* calls only leaf */
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "tail")), 1);		/* tail call to mid */
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "indirect")), 0);
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "traced")), 0);
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "reaches_traced")), 0);
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "rec_a")), 0);	/* recursion: unproven */
+	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "outside")), 0);	/* into no function */
+	CU_ASSERT_EQUAL(quiet_call(q, 0), 0);
+
+	/* What tracing a function would break. */
+	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "tail"), addr_of(k, "leaf")), 1);
+	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "mid"), addr_of(k, "leaf")), 1);
+	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "mid"), traced), 0);
+	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "reaches_traced"), traced), 1);
+
+	/* caller: leaf, mid and tail are quiet; indirect, reaches_traced and traced are not. */
+	CU_ASSERT_EQUAL_FATAL(klive_input(k, "caller", NULL, &in, &tag, detail, sizeof(detail)),
+			      0);
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &c), 0);
+	CU_ASSERT_EQUAL(quiet_calls_mark(q, &c), 3);
+	for (b = 0; b < c.nblocks; b++) {
+		calls += !!(c.blocks[b].flags & CFG_BF_CALL);
+		quiet += !!(c.blocks[b].flags & CFG_BF_QUIET_CALL);
+		CU_ASSERT_FALSE((c.blocks[b].flags & CFG_BF_CALL) &&
+				(c.blocks[b].flags & CFG_BF_QUIET_CALL));
+	}
+	CU_ASSERT_EQUAL(quiet, 3);
+	CU_ASSERT_EQUAL(calls, 3);
+	cfg_free(&c);
+	quiet_calls_close(q);
+	klive_close(k);
+}
+
+UNIT_SUITE(quiet_calls, { "direct callees proven quiet on a fake live kernel", test_quiet_calls })
