@@ -438,7 +438,13 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 	page = ring_buffer_alloc_read_page(pt_buffer, cpu);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
-	ret = ring_buffer_read_page(pt_buffer, &page, PAGE_SIZE, cpu, 0);
+	/*
+	 * While tracing, only pages the writer has left (full ones): a page
+	 * read under the writer is copied out half empty and the rest of it
+	 * is wasted in the file. After stop, what is left.
+	 */
+	ret = ring_buffer_read_page(pt_buffer, &page, PAGE_SIZE, cpu,
+				    READ_ONCE(pt_armed));
 	if (ret >= 0) {
 		if (copy_to_user(ubuf, page, PAGE_SIZE))
 			ret = -EFAULT;

@@ -225,7 +225,7 @@ for mode in "$@"; do
 		set -- $(sed -n 's/^enable: \([0-9]*\) enabled, \([0-9]*\) refused.*/\1 \2/p' /tmp/en.enable)
 		[ $# -eq 2 ] || die "enable: no summary line"
 		probes=$(sed -n 's/^enable: \([0-9]*\) probes placed.*/\1/p' /tmp/en.enable)
-		pathtracectl disable all >/dev/null 2>&1 || die "enable: disable all failed"
+		pathtracectl disable --all >/dev/null 2>&1 || die "enable: disable --all failed"
 		echo "mode=enable functions=$1 enable_s=$(div $((t1 - t0)) 1000 %.1f) refused=$2 probes=$probes ms_per_probe=$(div $((t1 - t0)) "$probes" %.1f)"
 		continue
 		;;

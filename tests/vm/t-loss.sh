@@ -62,7 +62,7 @@ check "tiny: records were dropped ($dropped)" test "$dropped" -gt 0
 check "tiny: hits were skipped ($missed)" test "$missed" -gt 0
 check "tiny: gaps where the drops were" sh -c "grep -q '^gaps *[1-9]' $O/tiny.stats"
 
-pathtracectl disable all > /dev/null 2>&1
+check "disable --all" pathtracectl disable --all
 check "rmmod the target" rmmod pathtrace_target
 check "rmmod pathtrace" rmmod pathtrace
 finish
