@@ -28,11 +28,15 @@
 
 #define PT_OWNER_NONE (~0ull)
 
+/* Pending bits are written in records of up to this many words (512 bits). */
+#define PT_BITS_WORDS 8
+
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
 	u64 owner_gen;		/* a task owner's se.nr_migrations when it opened */
-	u64 acc;		/* pending bits, LSB first */
-	unsigned int nbits;	/* how many of acc are pending (< 64) */
+	u64 words[PT_BITS_WORDS];	/* pending bits, LSB first: full words, */
+	unsigned int nwords;		/* then nbits (< 64) of the next one */
+	unsigned int nbits;
 	u64 path;		/* path register */
 	u64 dropped;		/* records refused since the last LOSS(OVERRUN) */
 	u64 records;		/* statistics: records written */
@@ -133,13 +137,28 @@ drop:
 	return false;
 }
 
+/*
+ * Writes the pending bits as one BITS record. They are written at the
+ * latest when the owner changes, so ENTER and BLOCK records name their
+ * place in them (pt_pending) instead of forcing a record per few bits.
+ */
 static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 {
-	if (!cs->nbits)
+	unsigned int n = cs->nwords + !!cs->nbits;
+
+	if (!n)
 		return;
-	pt_write(cs, f, PT_REC_BITS, cs->nbits, &cs->acc, sizeof(cs->acc));
-	cs->acc = 0;
+	pt_write(cs, f, PT_REC_BITS, cs->nwords * 64 + cs->nbits, cs->words,
+		 n * sizeof(cs->words[0]));
+	memset(cs->words, 0, n * sizeof(cs->words[0]));
+	cs->nwords = 0;
 	cs->nbits = 0;
+}
+
+/* Bits of the current owner emitted but not yet written. */
+static u32 pt_pending(const struct pt_cpu *cs)
+{
+	return cs->nwords * 64 + cs->nbits;
 }
 
 /* A non-zero path register leaves as a partial sum (docs/runtime.md rule 2). */
@@ -246,39 +265,51 @@ static bool pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n,
 
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 {
-	struct pt_rec_enter e = { .ret_addr = ret_addr };
+	/* Kernel and module text lie in the top 2 GiB: the low half says it. */
+	struct pt_rec_enter_at e = {
+		.ret_lo = (u32)ret_addr, .pending = pt_pending(cs),
+	};
 
-	pt_flush_bits(cs, f);
-	pt_write(cs, f, PT_REC_ENTER, f->func_id, &e, sizeof(e));
+	if (ret_addr >> 32 != 0xffffffffu)
+		e.ret_lo = 0;
+	pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e));
 }
 
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block)
 {
-	struct pt_rec_block b = { .block = block };
+	struct pt_rec_block b = { .block = block, .pending = pt_pending(cs) };
 
-	pt_flush_bits(cs, f);
 	pt_write(cs, f, PT_REC_BLOCK, f->func_id, &b, sizeof(b));
 }
 
-/* Appends the low n bits of v (n <= 64); a full word is written at once. */
+/* Appends the low n bits of v (n <= 64); full words wait in cs->words. */
 void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n)
 {
 	unsigned int room;
+	u64 *w;
 
 	if (!n)
 		return;
 	if (n < 64)
 		v &= (1ull << n) - 1;
+	w = &cs->words[cs->nwords];
 	room = 64 - cs->nbits;		/* 1..64: nbits never stays at 64 */
-	cs->acc |= v << cs->nbits;
+	*w |= v << cs->nbits;
 	if (n < room) {
 		cs->nbits += n;
 		return;
 	}
-	cs->nbits = 64;
-	pt_flush_bits(cs, f);
+	/* The word is full: keep it, and write them all when none is left. */
+	cs->nwords++;
+	cs->nbits = 0;
+	if (cs->nwords == PT_BITS_WORDS) {
+		pt_flush_bits(cs, f);
+		w = &cs->words[0];
+	} else {
+		w++;
+	}
 	if (n > room) {
-		cs->acc = v >> room;	/* room < n <= 64, so room <= 63 */
+		*w = v >> room;		/* room < n <= 64, so room <= 63 */
 		cs->nbits = n - room;
 	}
 }
@@ -365,7 +396,8 @@ static void pt_reset_cpu(void *unused)
 	cs = pt_this_cpu();
 	cs->owner = PT_OWNER_NONE;
 	cs->owner_gen = 0;
-	cs->acc = 0;
+	memset(cs->words, 0, sizeof(cs->words));
+	cs->nwords = 0;
 	cs->nbits = 0;
 	cs->path = 0;
 	cs->dropped = 0;

@@ -489,6 +489,30 @@ static void boundary_marker(struct regen_marker *m, uint64_t pos, const struct b
 	m->value = bl->count;
 }
 
+/*
+ * A segment's markers in bit order. Those placed by pending bits may lie
+ * beyond what the segment wrote (a drop cut the bits short: a LOSS record
+ * follows): they sit at its end. A LOSS record written while bits were
+ * pending sorts before them (it closes the segment anyway). Insertion
+ * sort: the markers are in order but for those.
+ */
+static void place_pending(struct regen_marker *first, struct regen_marker *end, uint64_t seg_end)
+{
+	struct regen_marker *p, *q, t;
+
+	for (p = first; p < end; p++)
+		if (p->pos > seg_end)
+			p->pos = seg_end;
+	for (p = first + 1; p < end; p++) {
+		if (p->pos >= p[-1].pos)
+			continue;
+		t = *p;
+		for (q = p; q > first && q[-1].pos > t.pos; q--)
+			*q = q[-1];
+		*q = t;
+	}
+}
+
 /* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
 static int assemble(struct builder *b, const struct segment *s, size_t n,
 		    const struct boundary_loss *bl, struct regen_stream *st,
@@ -496,7 +520,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 {
 	const struct tr_records *rs = b->rs;
 	uint64_t nbits = 0, nmarkers = 0, pos = 0;
-	struct regen_marker *m;
+	struct regen_marker *m, *seg_m;
 	uint64_t *bits;
 	size_t j, i;
 
@@ -529,6 +553,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
+		seg_m = m;
 		for (i = s[j].first; i < s[j].end; i++) {
 			const struct tr_rec *r = &rs->recs[b->order[i]];
 			const uint64_t *body = tr_body(rs, r);
@@ -544,12 +569,13 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				}
 				break;
 			case PT_REC_ENTER:
-				marker_at(m, pos, REGEN_M_ENTER, &s[j]);
+				/* pending: its place among bits its segment writes later */
+				marker_at(m, pos + r->pending, REGEN_M_ENTER, &s[j]);
 				m->func = r->arg;
 				m++->value = body[0];
 				break;
 			case PT_REC_BLOCK:
-				marker_at(m, pos, REGEN_M_BLOCK, &s[j]);
+				marker_at(m, pos + r->pending, REGEN_M_BLOCK, &s[j]);
 				m->func = r->arg;
 				m++->arg = (uint32_t)body[0];
 				break;
@@ -565,6 +591,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				break;
 			}
 		}
+		place_pending(seg_m, m, pos);
 	}
 	st->nbits = pos;
 	st->nmarkers = m - *markers_out;

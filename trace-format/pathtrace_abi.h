@@ -273,6 +273,7 @@ enum pt_rec_type {
 	PT_REC_LOSS = 5,	/* arg: enum pt_loss; body: pt_rec_loss */
 	PT_REC_COUNTERS = 6,	/* arg: func_id; body: nr_counters __u64, counts since the
 				 * previous COUNTERS record of func_id on this cpu */
+	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
 };
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
@@ -305,9 +306,22 @@ struct pt_rec_enter {
 	__u64 ret_addr;		/* the return address at entry (who called) */
 };
 
+/*
+ * ENTER as the module writes it since ABI 1.3. The owner's bits are not
+ * flushed for it: pending says how many of its bits, emitted before the
+ * entry, are still to come in the next BITS records of this segment (they
+ * are written at the latest when the owner changes). The return address
+ * is in the top 2 GiB, as kernel and module text are: ret_lo is its low
+ * half (0: unknown).
+ */
+struct pt_rec_enter_at {
+	__u32 ret_lo;
+	__u32 pending;
+};
+
 struct pt_rec_block {
 	__u32 block;
-	__u32 reserved;
+	__u32 pending;		/* as in pt_rec_enter_at (0 before ABI 1.3) */
 };
 
 enum pt_loss {
@@ -483,6 +497,7 @@ _Static_assert(sizeof(struct pt_func_info) == 200, "pt_func_info");
 _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
 _Static_assert(sizeof(struct pt_rec_loss) == 32, "pt_rec_loss");
+_Static_assert(sizeof(struct pt_rec_enter_at) == 8, "pt_rec_enter_at");
 _Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
 _Static_assert(sizeof(struct pt_section) == 16, "pt_section");
 _Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");

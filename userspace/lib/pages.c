@@ -63,6 +63,7 @@ static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct
 	r->len = h->len;
 	r->nwords = nwords;
 	r->synthetic = synthetic;
+	r->pending = 0;
 	if (nwords)
 		memcpy(rs->words + rs->nwords, body, nwords * 8u);
 	rs->nwords += nwords;
@@ -113,6 +114,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return ((uint64_t)arg + 63) / 64 * 8;
 	case PT_REC_ENTER:
 		return sizeof(struct pt_rec_enter);
+	case PT_REC_ENTER_AT:
+		return sizeof(struct pt_rec_enter_at);
 	case PT_REC_BLOCK:
 		return sizeof(struct pt_rec_block);
 	case PT_REC_LOSS:
@@ -150,6 +153,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		       uint32_t size)
 {
 	struct pt_rec h;
+	int err;
 
 	if (tr_check_record(data, size)) {
 		rs->bad_records++;
@@ -160,8 +164,25 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		rs->unknown_records++;
 		return 0;
 	}
+	if (h.type == PT_REC_ENTER_AT) {
+		struct pt_rec_enter_at e;
+		uint64_t ret;
+		int err;
+
+		/* Read as the ENTER it stands for, with its full return address. */
+		memcpy(&e, data + sizeof(h), sizeof(e));
+		ret = e.ret_lo ? 0xffffffff00000000ull | e.ret_lo : 0;
+		h.type = PT_REC_ENTER;
+		err = append(rs, cpu, ts, &h, &ret, 1, 0);
+		if (!err)
+			rs->recs[rs->n - 1].pending = e.pending;
+		return err;
+	}
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
-	return append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
+	err = append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
+	if (!err && h.type == PT_REC_BLOCK)
+		rs->recs[rs->n - 1].pending = (uint32_t)(rs->words[rs->recs[rs->n - 1].body] >> 32);
+	return err;
 }
 
 /* Event header type_len values of the kernel ring buffer (ring_buffer.h). */

@@ -921,7 +921,7 @@ static int for_each_record(const char *dir, uint32_t cpu,
 
 			memcpy(&r.h, data, sizeof(r.h));
 			if (r.h.len < sizeof(r.h) || r.h.len > size || r.h.len % 8 ||
-			    r.h.type < PT_REC_OWNER || r.h.type > PT_REC_COUNTERS) {
+			    r.h.type < PT_REC_OWNER || r.h.type > PT_REC_ENTER_AT) {
 				bad_len++;
 				continue;
 			}
@@ -955,7 +955,7 @@ static void collect(const struct rec *r, void *ctx)
 	struct seg_rec *s;
 
 	(void)ctx;
-	counts[r->h.type]++;
+	counts[r->h.type == PT_REC_ENTER_AT ? PT_REC_ENTER : r->h.type]++;
 	if (r->h.type == PT_REC_OWNER) {
 		struct pt_rec_owner o;
 
@@ -1009,6 +1009,126 @@ static int seg_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * Since ABI 1.3 an ENTER (ENTER_AT) or BLOCK record says how many of its
+ * owner's bits emitted before it are still to come (pending), and a BITS
+ * record carries up to 512 bits. The checks below read the stream as it
+ * was before: BITS of at most 64 bits, each marker right after the bits
+ * that precede it. norm_* rewrites `all` into that form, per segment.
+ */
+static struct seg_rec *norm;
+static size_t nnorm, capnorm;
+static struct seg_rec *held;	/* markers waiting for their bits */
+static uint32_t *held_left, nheld, capheld;
+
+static void norm_put(const struct seg_rec *r)
+{
+	if (nnorm == capnorm) {
+		capnorm = capnorm ? capnorm * 2 : 65536;
+		norm = realloc(norm, capnorm * sizeof(*norm));
+		if (!norm)
+			die("realloc");
+	}
+	norm[nnorm++] = *r;
+}
+
+static void norm_bits(const struct seg_rec *tmpl, const uint64_t *w, uint32_t from, uint32_t n)
+{
+	struct seg_rec b = *tmpl;
+	uint64_t v = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		v |= ((w[(from + i) / 64] >> ((from + i) % 64)) & 1) << i;
+	b.h.type = PT_REC_BITS;
+	b.h.arg = n;
+	b.h.len = sizeof(b.h) + 8;
+	memset(b.body, 0, sizeof(b.body));
+	memcpy(b.body, &v, sizeof(v));
+	norm_put(&b);
+}
+
+/* Emits the held markers whose bits have all come. */
+static void norm_release(bool all_of_them)
+{
+	uint32_t i, k = 0;
+
+	for (i = 0; i < nheld; i++) {
+		if (held_left[i] && !all_of_them) {
+			held[k] = held[i];
+			held_left[k++] = held_left[i];
+			continue;
+		}
+		norm_put(&held[i]);
+	}
+	nheld = k;
+}
+
+static void normalize(void)
+{
+	size_t k;
+
+	for (k = 0; k < nall; k++) {
+		struct seg_rec r = all[k];
+		bool same = k && all[k - 1].owner == r.owner && all[k - 1].stamp == r.stamp &&
+			    all[k - 1].cpu == r.cpu;
+
+		if (!same)
+			norm_release(true);
+		if (r.h.type == PT_REC_ENTER_AT || r.h.type == PT_REC_BLOCK) {
+			uint32_t pend, lo;
+			uint64_t ret;
+
+			memcpy(&lo, r.body, sizeof(lo));
+			memcpy(&pend, r.body + 4, sizeof(pend));
+			if (r.h.type == PT_REC_ENTER_AT) {
+				ret = lo ? 0xffffffff00000000ull | lo : 0;
+				r.h.type = PT_REC_ENTER;
+				memcpy(r.body, &ret, sizeof(ret));
+			}
+			if (nheld == capheld) {
+				capheld = capheld ? capheld * 2 : 256;
+				held = realloc(held, capheld * sizeof(*held));
+				held_left = realloc(held_left, capheld * sizeof(*held_left));
+				if (!held || !held_left)
+					die("realloc");
+			}
+			held[nheld] = r;
+			held_left[nheld++] = pend;
+			norm_release(false);
+		} else if (r.h.type == PT_REC_BITS && r.h.arg != PT_BITS_PARTIAL) {
+			uint64_t w[8] = { 0 };
+			uint32_t n = r.h.arg, at = 0, i;
+
+			memcpy(w, r.body, r.h.len - sizeof(r.h) < sizeof(w) ?
+			       r.h.len - sizeof(r.h) : sizeof(w));
+			while (at < n) {
+				/* Up to the first held marker still waiting, at most 64 bits. */
+				uint32_t take = n - at < 64 ? n - at : 64;
+
+				for (i = 0; i < nheld; i++)
+					if (held_left[i] && held_left[i] < take)
+						take = held_left[i];
+				norm_bits(&r, w, at, take);
+				at += take;
+				for (i = 0; i < nheld; i++)
+					held_left[i] -= held_left[i] < take ? held_left[i] : take;
+				norm_release(false);
+			}
+		} else {
+			norm_release(true);
+			norm_put(&r);
+		}
+	}
+	norm_release(true);
+	free(all);
+	all = norm;
+	nall = nnorm;
+	capall = capnorm;
+	norm = NULL;
+	nnorm = capnorm = 0;
+}
+
 static int load_all(const char *dir, int *cpus_with_pages, bool verbose)
 {
 	uint32_t cpu;
@@ -1025,6 +1145,7 @@ static int load_all(const char *dir, int *cpus_with_pages, bool verbose)
 			printf("cpu%u pages=%d\n", cpu, pages);
 	}
 	qsort(all, nall, sizeof(*all), seg_cmp);
+	normalize();
 	return 0;
 }
 

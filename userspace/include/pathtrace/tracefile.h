@@ -153,6 +153,12 @@ struct tr_rec {
 	uint16_t len;
 	uint16_t nwords;	/* body words */
 	uint16_t synthetic;
+	/*
+	 * ENTER and BLOCK: bits of this owner emitted before the record that
+	 * the next BITS records of its segment carry (ABI 1.3; else 0).
+	 * An ENTER_AT record is read as an ENTER with its full return address.
+	 */
+	uint32_t pending;
 };
 
 struct tr_records {
