@@ -2,6 +2,9 @@
 /*
  * pathtracectl record -o trace.bin [--duration S] [--buffer-kb N] [-- COMMAND ARGS]
  *
+ * --buffer-kb: per-CPU ring buffer; by default 8 MiB, 64 MiB when a loaded
+ * plan verifies (halved while the kernel cannot allocate it).
+ *
  * Arms the loaded plans, runs COMMAND (or waits for the duration or
  * SIGINT/SIGTERM), reads every CPU's ring-buffer pages while tracing runs,
  * then stops, flushes, drains and writes trace.bin (trace-format/FORMAT.md):
@@ -39,6 +42,15 @@
 #define POLL_NS 10000000L
 /* Pages read from one CPU before they are written out as one PAGES section. */
 #define BATCH_PAGES 256u
+
+/*
+ * The per-CPU buffer when --buffer-kb is not given: it must absorb the
+ * rate for as long as the recorder may not get to run (under a busy
+ * workload, or software emulation, that is easily a second). Verify mode
+ * writes a record per executed block, ten times the rate of the plans.
+ */
+#define DEFAULT_BUFFER_KB	8192L
+#define DEFAULT_VERIFY_BUFFER_KB 65536L
 
 static volatile sig_atomic_t stop_requested;
 
@@ -282,11 +294,60 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* 1 if any loaded plan has verify sites, 0 if none, -1 on an ioctl error (errno). */
+static int any_verify_plan(int fd)
+{
+	struct pt_func_info fi;
+	uint32_t i;
+
+	for (i = 0;; i++) {
+		memset(&fi, 0, sizeof(fi));
+		fi.size = sizeof(fi);
+		fi.index = i;
+		if (ioctl(fd, PT_IOC_LIST_FUNCS, &fi))
+			return errno == ENOENT ? 0 : -1;
+		if (fi.flags & PT_PLAN_VERIFY)
+			return 1;
+	}
+}
+
+/*
+ * Sizes the buffers: --buffer-kb, else the default for the loaded plans,
+ * halved while the kernel cannot allocate it (down to 1 MiB). Returns 0
+ * with *kb set, or -1 after reporting.
+ */
+static int configure_buffers(int fd, long asked, long *kb)
+{
+	struct pt_config cfg;
+	int verify;
+
+	*kb = asked;
+	if (!asked) {
+		verify = any_verify_plan(fd);
+		if (verify < 0) {
+			ctl_err("LIST_FUNCS", "%s", strerror(errno));
+			return -1;
+		}
+		*kb = verify ? DEFAULT_VERIFY_BUFFER_KB : DEFAULT_BUFFER_KB;
+	}
+	for (;;) {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.size = sizeof(cfg);
+		cfg.buffer_kb = (uint32_t)*kb;
+		if (!ioctl(fd, PT_IOC_CONFIG, &cfg))
+			return 0;
+		if (asked || errno != ENOMEM || *kb <= 1024) {
+			ctl_err("CONFIG", "%ld KiB per CPU: %s", *kb, strerror(errno));
+			return -1;
+		}
+		*kb /= 2;
+	}
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	struct recorder r = { .fd = -1 };
 	struct pt_version v;
-	struct pt_config cfg;
 	struct pt_stats st;
 	struct utsname un;
 	struct sigaction sa;
@@ -334,15 +395,8 @@ static int cmd_record(int argc, char **argv)
 		ctl_err("record", "out of memory");
 		goto out;
 	}
-	if (buffer_kb) {
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.size = sizeof(cfg);
-		cfg.buffer_kb = buffer_kb;
-		if (ioctl(r.fd, PT_IOC_CONFIG, &cfg) < 0) {
-			ctl_err("CONFIG", "--buffer-kb %ld: %s", buffer_kb, strerror(errno));
-			goto out;
-		}
-	}
+	if (configure_buffers(r.fd, buffer_kb, &buffer_kb))
+		goto out;
 	if (tfw_open(&r.w, out)) {
 		ctl_err(out, "%s", strerror(errno));
 		goto out;
