@@ -178,6 +178,7 @@ struct out_writer {
 	uint64_t total_bits;		/* --stats: filled by the driver before close */
 	uint64_t loss_dropped, loss_missed;	/* from trace.bin's LOSS section */
 	uint64_t located_dropped, located_missed;	/* the LOSS records' counts */
+	const struct tr_records *records;	/* --stats: page fill and framing */
 	int have_loss_section;
 	/* --edges / --blocks: edges-mode functions' counts (edge_counts.h), or NULL */
 	const struct edge_counts *counts;

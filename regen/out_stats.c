@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
 
 #include "pathtrace_abi.h"
 #include "out.h"
@@ -131,6 +132,23 @@ static int stats_close(struct out_writer *w)
 		fprintf(fp, "trace bits per predicate        n/a\n");
 	if (s->jcc)
 		fprintf(fp, "trace bits per Jcc              %.3f\n", (double)s->bits / (double)s->jcc);
+	if (w->records && w->records->page_bytes) {
+		const struct tr_records *r = w->records;
+
+		/* What the file spends on them: pages, events, record headers. */
+		fprintf(fp, "trace pages                     %" PRIu64 " (%" PRIu64 " bytes), "
+			"%.1f%% filled by events\n", r->pages, r->page_bytes,
+			100.0 * (double)r->committed_bytes / (double)r->page_bytes);
+		fprintf(fp, "record bytes                    %" PRIu64 " in %zu records "
+			"(%zu in their 8-byte headers; events add %" PRIu64 ")\n",
+			r->record_bytes, r->n, r->n * 8,
+			r->committed_bytes > r->record_bytes ?
+			r->committed_bytes - r->record_bytes : 0);
+		if (s->jcc)
+			fprintf(fp, "on-disk bits per Jcc            %.3f (pages; payload %.3f)\n",
+				8.0 * (double)r->page_bytes / (double)s->jcc,
+				(double)s->bits / (double)s->jcc);
+	}
 	fprintf(fp, "markers                         %" PRIu64 "\n", s->markers);
 	fprintf(fp, "gaps                            %" PRIu64 " (%" PRIu64 " resynchronized)\n",
 		s->gaps, s->resyncs);

@@ -368,6 +368,7 @@ int main(int argc, char **argv)
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;
 		out.loss_missed = tf.missed;
+		out.records = &rs;
 		ws[nws++] = &out;
 	}
 	if (o.verify) {

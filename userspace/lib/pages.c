@@ -160,6 +160,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
 	}
 	memcpy(&h, data, sizeof(h));
+	rs->record_bytes += h.len;
 	if (body_size(h.type, h.arg) == -2) {
 		rs->unknown_records++;
 		return 0;
@@ -254,11 +255,17 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 	ts = page_ts;	/* the loss stamp when no event precedes a cut */
 	memcpy(&commit, (const uint8_t *)page + 8, 8);
 	size = commit & COMMIT_SIZE_MASK;
+	if (PAGE_HDR + size <= page_size) {
+		rs->page_bytes += page_size;
+		rs->committed_bytes += size;
+	}
 	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
 	    ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS)) ||
 	    PAGE_HDR + size > page_size ||
 	    ((commit & RB_MISSED_STORED) && PAGE_HDR + size + 8 > page_size)) {
 		rs->bad_pages++;
+		if (PAGE_HDR + size > page_size)
+			rs->page_bytes += page_size;
 		return append_loss(rs, cpu, page_ts, TR_LOSS_CORRUPT, 1);
 	}
 	if (commit & RB_MISSED_STORED)

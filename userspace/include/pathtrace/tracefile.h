@@ -174,6 +174,10 @@ struct tr_records {
 	uint64_t bad_records;	/* pt_rec that fails validation */
 	uint64_t unknown_records; /* valid framing, type this reader does not know: skipped */
 	uint64_t missed_pages;	/* pages flagged with missed events */
+	/* Where the bytes go: pages, their committed event bytes, pt_rec bytes. */
+	uint64_t page_bytes;
+	uint64_t committed_bytes;	/* ring-buffer events: headers, records, padding */
+	uint64_t record_bytes;		/* pt_rec records, their 8-byte headers included */
 	/* Reused between pages (private). */
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */
