@@ -59,7 +59,8 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
 					     sizeof(ret_addr)))
 			ret_addr = 0;
-		pt_stream_enter(cs, f, ret_addr);
+		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr))
+			pt_stream_enter(cs, f, ret_addr);
 		break;
 	case PT_OP_EMIT:
 		pt_stream_bits(cs, f, a->value, a->nbits);

@@ -140,6 +140,7 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_probes_register(f);
 	if (err)
 		goto fail;
+	pt_implicit_installed(&pt_funcs, f);
 	list_add_tail(&f->node, &pt_funcs);
 	pt_nr_funcs++;
 	return 0;
@@ -153,6 +154,8 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 {
 	unsigned int i;
 
+	for (i = 0; i < n; i++)
+		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
 	for (i = 0; i < n; i++) {
 		/* Their last misses go into the trace before they do. */

@@ -8,6 +8,7 @@
  *   handlers.c  the kprobe pre_handler: a site's actions
  *   stream.c    per-CPU stream state and the ring buffer records
  *   missed.c    placing the probe hits kprobes skipped
+ *   implicit.c  entries the regenerator knows without an ENTER record
  */
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
@@ -21,6 +22,9 @@
 /* Limits: a plan blob, and the counters one COUNTERS record can carry. */
 #define PT_PLAN_MAX_BYTES	(16u << 20)
 #define PT_MAX_COUNTERS		480
+#define PT_MAX_IMPLICIT		65536
+/* Kernel and module text lie in the top 2 GiB (-mcmodel=kernel). */
+#define PT_KERNEL_TEXT_MIN	0xffffffff80000000ull
 
 /*
  * One kprobe per distinct probed address of a function. A plan site and a
@@ -56,6 +60,8 @@ struct pt_func {
 	u32 nr_probes;
 	struct pt_func_pcpu __percpu *pcpu;
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
+	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
+	u32 nr_implicit, implicit_size;
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
@@ -78,6 +84,11 @@ static inline const struct pt_verify_site *pt_verify_at(const struct pt_func *f,
 	return (const void *)((const u8 *)f->verify + (size_t)i * f->verify_size);
 }
 
+static inline struct pt_implicit *pt_implicit_at(const struct pt_func *f, u32 i)
+{
+	return (void *)((u8 *)f->implicit + (size_t)i * f->implicit_size);
+}
+
 static inline unsigned long pt_region_base(const struct pt_func *f, u16 region)
 {
 	return region == PT_REGION_COLD ? f->plan->cold_addr : f->plan->addr;
@@ -92,6 +103,11 @@ int pt_probes_build(struct pt_func *f);
 int pt_probes_register(struct pt_func *f);
 void pt_probes_unregister(struct pt_func **funcs, unsigned int n);
 u32 pt_probes_optimized(const struct pt_func *f);
+
+/* implicit.c */
+bool pt_implicit_entry(const struct pt_func *f, unsigned long ret_addr);
+void pt_implicit_installed(struct list_head *funcs, struct pt_func *f);
+void pt_implicit_removed(struct pt_func *f);
 
 /* handlers.c */
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);

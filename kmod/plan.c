@@ -72,6 +72,10 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 		return -EINVAL;
 	if (pl->reserved0 || memchr_inv(pl->reserved, 0, sizeof(pl->reserved)))
 		return -EINVAL;
+	if (pl->nr_implicit > PT_MAX_IMPLICIT ||
+	    (pl->nr_implicit && pl->implicit_size < sizeof(struct pt_implicit)) ||
+	    (pl->nr_implicit && pl->mode == PT_MODE_EDGES))	/* counts need ENTERs */
+		return -EINVAL;
 	switch (pl->mode) {
 	case PT_MODE_TRACE:
 		if (pl->encoding != PT_ENC_WITNESS && pl->encoding != PT_ENC_BITS)
@@ -112,14 +116,18 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 static int pt_check_layout(struct pt_func *f, u32 len)
 {
 	const struct pt_plan *pl = f->plan;
-	u64 s, a, v, end;
+	u64 s, a, v, m, end;
 
 	s = (u64)pl->nr_sites * pl->site_size;
 	a = (u64)pl->nr_actions * pl->action_size;
 	v = (u64)pl->nr_verify * pl->verify_size;
-	end = pl->size + s + a + v;	/* each term < 2^64 / 4 */
+	m = (u64)pl->nr_implicit * pl->implicit_size;
+	end = pl->size + s + a + v + m;	/* each term < 2^64 / 5 */
 	if (end != len)
 		return -EINVAL;
+	f->implicit_size = pl->implicit_size;
+	f->nr_implicit = pl->nr_implicit;
+	f->implicit = (void *)((u8 *)pl + pl->size + s + a + v);
 	f->site_size = pl->site_size;
 	f->action_size = pl->action_size;
 	f->verify_size = pl->verify_size;
@@ -291,6 +299,27 @@ void pt_func_free(struct pt_func *f)
  * Copies and validates the blob; returns the function (probes built, not
  * registered) or an ERR_PTR with the errno listed at the top of this file.
  */
+/* Implicit entries: sorted, each return address once, in kernel text. */
+static int pt_check_implicit(struct pt_func *f)
+{
+	u64 prev = 0;
+	u32 i;
+	int err;
+
+	for (i = 0; i < f->nr_implicit; i++) {
+		const struct pt_implicit *m = pt_implicit_at(f, i);
+
+		if (m->ret <= prev || m->ret < PT_KERNEL_TEXT_MIN || m->reserved ||
+		    m->caller_id >= PT_IMPLICIT_MAX_ID)
+			return -EINVAL;
+		err = pt_tail_zero(m, sizeof(*m), f->implicit_size);
+		if (err)
+			return err;
+		prev = m->ret;
+	}
+	return 0;
+}
+
 struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 {
 	struct pt_func *f;
@@ -322,6 +351,9 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	if (err)
 		goto fail;
 	err = pt_check_sites(f);
+	if (err)
+		goto fail;
+	err = pt_check_implicit(f);
 	if (err)
 		goto fail;
 	err = pt_check_kernel(f->plan);

@@ -57,6 +57,7 @@ struct engine {
 	int gapped;		/* after a GAP, until the next ENTER */
 	int64_t partial;
 	const struct regen_func **index;	/* by func_id */
+	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
 };
 
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
@@ -171,6 +172,26 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	if (!rc && fr->v != f->g->exit)
 		rc = emit(en, REGEN_EV_BLOCK, f, fr->v, GRAPH_NONE, en->depth - 1, 0, NULL);
 	return rc;
+}
+
+/*
+ * An implicit entry (regen.h call_implicit): the callee's activation starts
+ * here though no ENTER record says so. Any marker at this position stays
+ * for the callee (its own callees' ENTERs come after its entry).
+ */
+static int enter_implicit(struct engine *en, struct frame *fr, uint32_t callee)
+{
+	const struct regen_marker *prev = en->mi ? &en->s->markers[en->mi - 1] : NULL;
+
+	memset(&en->implicit, 0, sizeof(en->implicit));
+	en->implicit.pos = en->br.pos;
+	en->implicit.type = REGEN_M_ENTER;
+	en->implicit.func = callee;
+	en->implicit.value = fr->f->call_ret_addr ? fr->f->call_ret_addr[fr->v] : 0;
+	en->implicit.cpu = prev ? prev->cpu : 0;
+	en->implicit.stamp = prev ? prev->stamp : 0;
+	fr->entered++;
+	return enter(en, &en->implicit);
 }
 
 /* Outside any activation: find the next ENTER (resyncing after a gap). */
@@ -388,8 +409,12 @@ static int step(struct engine *en)
 			fr->tail = REGEN_TAIL_NONE;
 		} else if (callee != UINT32_MAX && !fr->open) {
 			if (!fr->entered) {
-				if (!m || m->func != callee ||
-				    (f->call_ret_addr && m->value != f->call_ret_addr[fr->v]))
+				int match = m && m->func == callee &&
+					    (!f->call_ret_addr || m->value == f->call_ret_addr[fr->v]);
+
+				if (!match && f->call_implicit && f->call_implicit[fr->v])
+					return enter_implicit(en, fr, callee);
+				if (!match)
 					return gap(en, -PT_EMISMATCH, m);
 			} else {
 				m = NULL;	/* a direct call enters once */

@@ -104,7 +104,8 @@ int pr_func_derive(struct pr_func *f)
 	f->exit_edge = malloc(c->nblocks * sizeof(*f->exit_edge));
 	f->call_ret_addr = calloc(f->g.nv, sizeof(*f->call_ret_addr));
 	f->call_callee = malloc(f->g.nv * sizeof(*f->call_callee));
-	if (!f->exit_edge || !f->call_ret_addr || !f->call_callee)
+	f->call_implicit = calloc(f->g.nv, sizeof(*f->call_implicit));
+	if (!f->exit_edge || !f->call_ret_addr || !f->call_callee || !f->call_implicit)
 		return -PT_ENOMEM;
 	for (i = 0; i < c->nedges; i++) {
 		uint64_t target;
@@ -155,16 +156,19 @@ void pr_func_free(struct pr_func *f)
 	free(f->exit_edge);
 	free(f->call_ret_addr);
 	free(f->call_callee);
+	free(f->call_implicit);
+	free(f->implicit);
 	free(f->tail_callee);
 	free(f->verify_block);
 	memset(f, 0, sizeof(*f));
 }
 
 /*
- * Which blocks have a verify site (f->verify_block). A plan that does not
- * parse leaves it NULL: the decoder binding reports that plan.
+ * Which blocks have a verify site (f->verify_block), and the plan's
+ * implicit entries (f->implicit). A plan that does not parse leaves them
+ * NULL: the decoder binding reports that plan.
  */
-static int verify_blocks(struct pr_func *f, const struct tf_function *fn)
+static int plan_tables(struct pr_func *f, const struct tf_function *fn)
 {
 	struct plan_view pv;
 	uint32_t i;
@@ -172,13 +176,20 @@ static int verify_blocks(struct pr_func *f, const struct tf_function *fn)
 
 	memset(&pv, 0, sizeof(pv));
 	err = plan_parse(fn->plan, fn->plan_len, &pv, NULL, 0);
-	if (!err) {
+	if (!err && (pv.hdr.flags & PT_PLAN_VERIFY)) {
 		f->verify_block = calloc(f->cfg.nblocks + 1, 1);
 		if (!f->verify_block)
 			err = -PT_ENOMEM;
 		for (i = 0; f->verify_block && i < pv.hdr.nr_verify; i++)
 			if (pv.verify[i].block < f->cfg.nblocks)
 				f->verify_block[pv.verify[i].block] = 1;
+	}
+	if (!err) {
+		/* Its implicit entries, for the callers' call vertices. */
+		f->implicit = pv.implicit;
+		f->nimplicit = pv.hdr.nr_implicit;
+		pv.implicit = NULL;
+		pv.hdr.nr_implicit = 0;
 	}
 	plan_view_free(&pv);
 	return err == -PT_ENOMEM ? err : 0;
@@ -220,8 +231,8 @@ int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
 	f->encoding = plan.encoding;
 	f->plan_flags = plan.flags;
 	err = pr_func_derive(f);
-	if (!err && (plan.flags & PT_PLAN_VERIFY))
-		err = verify_blocks(f, fn);
+	if (!err)
+		err = plan_tables(f, fn);
 	return err;
 }
 
@@ -268,9 +279,18 @@ int pr_model_finish(struct pr_model *m)
 			in = &f->cfg.insns[bl->first_insn + bl->ninsn - 1];
 			if (in->kind != CFG_I_CALL || !in->target)
 				continue;
-			for (j = 0; j < m->nfuncs; j++)
-				if (m->funcs[j].addr == in->target)
-					f->call_callee[b] = m->funcs[j].func_id;
+			for (j = 0; j < m->nfuncs; j++) {
+				const struct pr_func *g = &m->funcs[j];
+				struct plan_view pv = { .implicit = g->implicit };
+
+				if (g->addr != in->target)
+					continue;
+				f->call_callee[b] = g->func_id;
+				/* The callee's plan says this call writes no ENTER. */
+				pv.hdr.nr_implicit = g->nimplicit;
+				f->call_implicit[b] = plan_view_implicit(&pv, f->call_ret_addr[b],
+									 f->func_id);
+			}
 		}
 		for (b = 0; f->tail_callee && b < f->cfg.nedges; b++) {
 			uint64_t target;
@@ -303,6 +323,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->g = &f->g;
 		rf->call_ret_addr = f->call_ret_addr;
 		rf->call_callee = f->call_callee;
+		rf->call_implicit = f->call_implicit;
 		rf->tail_callee = f->tail_callee;
 		rf->ops = f->ops;
 		rf->model = f->model;

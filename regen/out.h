@@ -40,6 +40,9 @@ struct pr_func {
 	struct graph g;			/* cfg_to_graph(cfg) */
 	uint64_t *call_ret_addr;	/* g.nv */
 	uint32_t *call_callee;		/* g.nv */
+	uint8_t *call_implicit;		/* g.nv: regen_func.call_implicit */
+	struct pt_implicit *implicit;	/* its plan's implicit entries (pathtrace_abi.h) */
+	uint32_t nimplicit;
 	uint32_t *tail_callee;		/* g.ne: regen_func.tail_callee; NULL if no tail call */
 	uint32_t *exit_edge;		/* per block: its edge to EXIT, or UINT32_MAX */
 	const struct regen_decoder_ops *ops;	/* the decoder, bound by the caller */

@@ -150,6 +150,14 @@ struct regen_func {
 	const uint64_t *call_ret_addr;	/* nv entries, 0 for non-call vertices */
 	const uint32_t *call_callee;	/* nv entries */
 	/*
+	 * nv entries or NULL: 1 where the direct callee's plan lists this call
+	 * as an implicit entry (pathtrace_abi.h struct pt_implicit): the
+	 * callee may have been entered with no ENTER record. An ENTER that is
+	 * there anyway (the kernel writes it when it cannot leave it out) is
+	 * taken as usual.
+	 */
+	const uint8_t *call_implicit;
+	/*
 	 * Per edge (ne entries), or NULL when the function has no tail call:
 	 * for an edge into EXIT that is a tail call (the block ends in a jmp,
 	 * or a Jcc taken, to another function: cfg CFG_I_TAIL_CALL or a

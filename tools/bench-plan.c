@@ -165,7 +165,10 @@ static void bench_cfg(const struct cfg *c)
 	int m;
 
 	for (m = 0; m < NMODES; m++) {
-		struct plan_opts o = { modes[m].mode, modes[m].encoding, 1, 0, NULL, NULL };
+		struct plan_opts o = {
+			.mode = modes[m].mode, .encoding = modes[m].encoding,
+			.func_id = 1, .flags = 0
+		};
 		struct plan pl;
 		void *blob = NULL;
 		size_t len = 0;

@@ -79,10 +79,27 @@ struct pt_plan {
 	__u32 nr_verify;	/* verify sites (PT_PLAN_VERIFY) */
 	__u32 verify_size;	/* sizeof(struct pt_verify_site) */
 	__u32 nr_counters;	/* PT_OP_COUNT indices are < nr_counters */
-	__u32 reserved0;
+	__u32 nr_implicit;	/* implicit entries (ABI 1.3), after the verify sites */
 	char name[PT_NAME_MAX];	/* symbol name, checked against the kernel's */
-	__u64 reserved[4];
+	__u32 implicit_size;	/* sizeof(struct pt_implicit), or 0 with none */
+	__u32 reserved0;
+	__u64 reserved[3];
 };
+
+/*
+ * An implicit entry (ABI 1.3): the function's ENTER is not written when its
+ * return address is ret, a direct call site in traced function caller_id,
+ * while that function's plan is installed: the regenerator, walking the
+ * caller, knows the entry is there. Sorted by ret, each ret once; the
+ * kernel writes the ENTER anyway whenever the caller is not installed.
+ */
+struct pt_implicit {
+	__u64 ret;
+	__u32 caller_id;	/* < PT_IMPLICIT_MAX_ID */
+	__u32 reserved;
+};
+
+#define PT_IMPLICIT_MAX_ID	65536u
 
 /* Where a site is: which part of the function its offset is relative to. */
 enum pt_region {
@@ -498,6 +515,7 @@ _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
 _Static_assert(sizeof(struct pt_rec_loss) == 32, "pt_rec_loss");
 _Static_assert(sizeof(struct pt_rec_enter_at) == 8, "pt_rec_enter_at");
+_Static_assert(sizeof(struct pt_implicit) == 16, "pt_implicit");
 _Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
 _Static_assert(sizeof(struct pt_section) == 16, "pt_section");
 _Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");

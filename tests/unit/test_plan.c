@@ -96,7 +96,10 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { mode, enc, 7, PT_PLAN_VERIFY, NULL, NULL };
+	struct plan_opts o = {
+		.mode = mode, .encoding = enc,
+		.func_id = 7, .flags = PT_PLAN_VERIFY
+	};
 	unsigned int seed = 12345;
 	uint32_t walk[64], n, k, t, e;
 	int err;
@@ -219,7 +222,10 @@ static void test_trace_vertex_emission(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL, NULL };
+	struct plan_opts o = {
+		.mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+		.func_id = 7, .flags = 0
+	};
 	uint32_t n, enc;
 
 	for (enc = PT_ENC_WITNESS; enc <= PT_ENC_BITS; enc++) {
@@ -247,7 +253,10 @@ static void test_trace_unobservable(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_TRACE, PT_ENC_WITNESS, 7, 0, NULL, NULL };
+	struct plan_opts o = {
+		.mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+		.func_id = 7, .flags = 0
+	};
 	uint32_t n, e;
 
 	check_mode(fx_key_critical, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
@@ -284,7 +293,7 @@ static void test_paths_placement(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL, NULL };
+	struct plan_opts o = { .mode = PT_MODE_PATHS, .encoding = 0, .func_id = 1, .flags = 0 };
 	uint32_t k, call_site = UINT32_MAX;
 
 	fx_call_diamond(&c);
@@ -315,7 +324,7 @@ static void test_refusals(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { PT_MODE_PATHS, 0, 1, 0, NULL, NULL };
+	struct plan_opts o = { .mode = PT_MODE_PATHS, .encoding = 0, .func_id = 1, .flags = 0 };
 
 	fx_loop_cold(&c);
 	c.edges[3].dst = 0;	/* the back edge now jumps to the fentry site */
@@ -353,7 +362,7 @@ static void *valid_blob(size_t *len, uint16_t mode)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { mode, 0, 3, PT_PLAN_VERIFY, NULL, NULL };
+	struct plan_opts o = { .mode = mode, .encoding = 0, .func_id = 3, .flags = PT_PLAN_VERIFY };
 	void *b = NULL;
 
 	fx_loop_cold(&c);
@@ -372,7 +381,10 @@ static void test_blob_round_trip(void)
 	for (m = 0; m < 3; m++) {
 		struct cfg c;
 		struct plan pl;
-		struct plan_opts o = { modes[m], 0, 3, PT_PLAN_VERIFY, NULL, NULL };
+		struct plan_opts o = {
+			.mode = modes[m], .encoding = 0,
+			.func_id = 3, .flags = PT_PLAN_VERIFY
+		};
 		struct plan_view v;
 		char why[200];
 		void *b;

@@ -249,6 +249,41 @@ static void test_hidden(void)
 }
 
 /*
+ * Implicit entries: K's direct call to G is listed in G's plan, so G's
+ * activation starts at K's call vertex with no ENTER marker; an ENTER
+ * that is there anyway (the kernel wrote it) is taken as usual.
+ */
+static void test_implicit_entry(void)
+{
+	static const uint8_t imp[3] = { 1, 0, 0 };
+	struct sim_stream s;
+	const struct ev want[] = { EN(ID_K, 0), BL(ID_K, 0, 0), EN(ID_G, 1), BL(ID_G, 0, 1),
+				   EX(ID_G, 1), BL(ID_K, 2, 0), TR(ID_K, 2, 0) };
+
+	rf[3].call_implicit = imp;
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);	/* K's separator: G returned, K went on */
+	expect(&s, want, sizeof(want) / sizeof(want[0]));
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);	/* written anyway */
+	sim_stream_emit(&s, 1, 1);
+	expect(&s, want, sizeof(want) / sizeof(want[0]));
+	rf[3].call_implicit = NULL;
+	/* Without the plan's say-so, a missing ENTER is a mismatch. */
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_K, 0, 0x99);
+	sim_stream_emit(&s, 1, 1);
+	{
+		const struct ev gap_want[] = { EN(ID_K, 0), BL(ID_K, 0, 0),
+					       GAP(ID_K, 0, -PT_EMISMATCH) };
+
+		expect(&s, gap_want, 3);
+	}
+}
+
+/*
  * Running out of bits inside an activation is TRUNCATED, never EXIT; and
  * at the end of a stream nothing is walked that no bit or marker proves:
  * not a leaf's bit-free way to EXIT, not past a call that may still be
@@ -746,6 +781,7 @@ static void test_all(void)
 	test_direct_call_checks();
 	test_loss_and_resync();
 	test_hidden();
+	test_implicit_entry();
 	test_truncated();
 	test_leading_bits_and_stale_enter();
 	test_fig14_multiprocedure();

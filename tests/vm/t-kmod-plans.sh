@@ -40,6 +40,9 @@ bad cold_half EINVAL
 bad site_size EINVAL
 bad verify_flag EINVAL
 bad counters E2BIG
+bad implicit_count EINVAL
+bad implicit_unsorted EINVAL
+bad implicit_user EINVAL
 bad site_offset ERANGE
 bad site_region EINVAL
 bad site_cold_missing EINVAL

@@ -391,6 +391,35 @@ static int figures(struct plan *pl, const struct cfg *c)
 	return 0;
 }
 
+static int by_ret(const void *a, const void *b)
+{
+	const struct pt_implicit *x = a, *y = b;
+
+	return x->ret < y->ret ? -1 : x->ret > y->ret;
+}
+
+/* The implicit entries, sorted by return address, each address once. */
+static int build_implicit(struct plan *pl, const struct plan_opts *o)
+{
+	uint32_t i, n = 0;
+
+	pl->implicit = malloc(o->nimplicit * sizeof(*pl->implicit));
+	if (!pl->implicit)
+		return -PT_ENOMEM;
+	memcpy(pl->implicit, o->implicit, o->nimplicit * sizeof(*pl->implicit));
+	qsort(pl->implicit, o->nimplicit, sizeof(*pl->implicit), by_ret);
+	for (i = 0; i < o->nimplicit; i++) {
+		if (!pl->implicit[i].ret || pl->implicit[i].caller_id >= PT_IMPLICIT_MAX_ID ||
+		    (n && pl->implicit[n - 1].ret == pl->implicit[i].ret))
+			continue;
+		pl->implicit[n] = pl->implicit[i];
+		pl->implicit[n++].reserved = 0;
+	}
+	pl->hdr.nr_implicit = n;
+	pl->hdr.implicit_size = n ? sizeof(struct pt_implicit) : 0;
+	return 0;
+}
+
 int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 {
 	struct entries es = { 0 };
@@ -478,9 +507,12 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		err = build_verify(pl, c);
 	if (!err)
 		err = figures(pl, c);
+	if (!err && o->nimplicit && o->mode != PT_MODE_EDGES)
+		err = build_implicit(pl, o);
 	pl->hdr.total_len = sizeof(pl->hdr) + pl->hdr.nr_sites * sizeof(struct pt_site) +
 			    pl->hdr.nr_actions * sizeof(struct pt_action) +
-			    pl->hdr.nr_verify * sizeof(struct pt_verify_site);
+			    pl->hdr.nr_verify * sizeof(struct pt_verify_site) +
+			    pl->hdr.nr_implicit * sizeof(struct pt_implicit);
 out:
 	if (err && !pl->reason[0])
 		refuse(pl, err, "%s", pt_strerror(err));
@@ -491,6 +523,7 @@ out:
 
 void plan_free(struct plan *pl)
 {
+	free(pl->implicit);
 	free(pl->sites);
 	free(pl->actions);
 	free(pl->verify);

@@ -30,6 +30,9 @@ int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 	q += pl->hdr.nr_actions * sizeof(struct pt_action);
 	if (pl->hdr.nr_verify)
 		memcpy(q, pl->verify, pl->hdr.nr_verify * sizeof(struct pt_verify_site));
+	q += pl->hdr.nr_verify * sizeof(struct pt_verify_site);
+	if (pl->hdr.nr_implicit)
+		memcpy(q, pl->implicit, pl->hdr.nr_implicit * sizeof(struct pt_implicit));
 	*blob = b;
 	*len = n;
 	return 0;
@@ -124,9 +127,14 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if (!(h->flags & PT_PLAN_VERIFY) != !h->nr_verify)
 		return bad(w, -PT_EFORMAT, "%u verify sites with flags 0x%x", h->nr_verify,
 			   h->flags);
+	if (h->nr_implicit && (h->implicit_size < sizeof(struct pt_implicit) ||
+			       h->mode == PT_MODE_EDGES || h->nr_implicit > (1u << 16)))
+		return bad(w, -PT_EFORMAT, "%u implicit entries of %u bytes in mode %u",
+			   h->nr_implicit, h->implicit_size, h->mode);
 	if ((uint64_t)h->size + (uint64_t)h->nr_sites * h->site_size +
 	    (uint64_t)h->nr_actions * h->action_size +
-	    (uint64_t)h->nr_verify * h->verify_size != h->total_len)
+	    (uint64_t)h->nr_verify * h->verify_size +
+	    (uint64_t)h->nr_implicit * h->implicit_size != h->total_len)
 		return bad(w, -PT_EFORMAT, "array sizes do not add up to total_len %u",
 			   h->total_len);
 	return 0;
@@ -239,6 +247,22 @@ static int check_body(const struct plan_view *v, struct why *w)
 	return 0;
 }
 
+/* Implicit entries: sorted by return address, each once, reserved zero. */
+static int check_implicit(const struct plan_view *v, struct why *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->hdr.nr_implicit; i++) {
+		const struct pt_implicit *m = &v->implicit[i];
+
+		if (!m->ret || m->reserved || m->caller_id >= PT_IMPLICIT_MAX_ID ||
+		    (i && m->ret <= v->implicit[i - 1].ret))
+			return bad(w, -PT_EFORMAT, "implicit entry %u: ret 0x%llx caller %u", i,
+				   (unsigned long long)m->ret, m->caller_id);
+	}
+	return 0;
+}
+
 int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, size_t whylen)
 {
 	const uint8_t *b = blob;
@@ -280,6 +304,10 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!err && h->nr_verify)
 		err = copy_elems((void **)&v->verify, b + off, h->nr_verify, h->verify_size,
 				 sizeof(struct pt_verify_site));
+	off += (uint64_t)h->nr_verify * h->verify_size;
+	if (!err && h->nr_implicit)
+		err = copy_elems((void **)&v->implicit, b + off, h->nr_implicit,
+				 h->implicit_size, sizeof(struct pt_implicit));
 	if (err)
 		return bad(&w, err, err == -PT_ENOMEM ? "out of memory" :
 			   "element bytes unknown to this build are not zero");
@@ -288,11 +316,31 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	v->hdr.site_size = sizeof(struct pt_site);
 	v->hdr.action_size = sizeof(struct pt_action);
 	v->hdr.verify_size = sizeof(struct pt_verify_site);
-	return check_body(v, &w);
+	v->hdr.implicit_size = h->nr_implicit ? sizeof(struct pt_implicit) : 0;
+	err = check_implicit(v, &w);
+	return err ? err : check_body(v, &w);
+}
+
+int plan_view_implicit(const struct plan_view *v, uint64_t ret, uint32_t caller_id)
+{
+	uint32_t lo = 0, hi = v->hdr.nr_implicit;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v->implicit[mid].ret == ret)
+			return v->implicit[mid].caller_id == caller_id;
+		if (v->implicit[mid].ret < ret)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 void plan_view_free(struct plan_view *v)
 {
+	free(v->implicit);
 	free(v->sites);
 	free(v->actions);
 	free(v->verify);

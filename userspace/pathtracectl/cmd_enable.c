@@ -63,6 +63,8 @@ struct enabler {
 	struct edge_profile *profile;	/* --weights, or NULL */
 	double t0, shown;		/* start, last progress line (seconds) */
 	struct quiet_calls *quiet;	/* NULL with --loud-calls */
+	int explicit_entries;		/* --explicit-entries: no implicit entries */
+	uint32_t nimplicit;		/* implicit entries planned */
 	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 };
@@ -196,6 +198,8 @@ struct target {
 	int state;		/* enum target_state */
 	uint64_t *tails;	/* its tail calls' targets (0: indirect) */
 	uint32_t ntails;
+	uint64_t *calls;	/* its direct calls: target, return address, ... */
+	uint32_t ncalls;
 	uint8_t *ewit;		/* the entry witnesses its installed plan assumed, or NULL */
 	uint32_t nblocks;
 	uint32_t func_id;
@@ -293,6 +297,20 @@ static void survey(struct enabler *e, struct target *t)
 	for (i = 0; t->tails && i < c.nedges; i++)
 		if (cfg_tail_call(&c, i, &target))
 			t->tails[t->ntails++] = target;
+	/* Direct calls, for the callees' implicit entries. */
+	t->calls = malloc(((size_t)c.nblocks + 1) * 2 * sizeof(*t->calls));
+	for (i = 0; t->calls && i < c.nblocks; i++) {
+		const struct cfg_block *bl = &c.blocks[i];
+		const struct cfg_insn *in_;
+
+		if (!(bl->flags & CFG_BF_CALL) || !bl->ninsn)
+			continue;
+		in_ = &c.insns[bl->first_insn + bl->ninsn - 1];
+		if (in_->kind != CFG_I_CALL || !in_->target)
+			continue;
+		t->calls[2 * t->ncalls] = in_->target;
+		t->calls[2 * t->ncalls++ + 1] = in_->addr + in_->len;
+	}
 	cfg_free(&c);
 }
 
@@ -353,6 +371,47 @@ static int stale(const struct target *t, const uint8_t *ewit)
 }
 
 /*
+ * o->implicit: the direct call sites of the targets still in the running
+ * (t's own included) that call t: t's ENTER is not written for them while
+ * their function is installed (pathtrace_abi.h struct pt_implicit). None
+ * in edges mode or with --explicit-entries. Returns 0 or -PT_ENOMEM.
+ */
+static int implicit_entries(struct enabler *e, const struct target *t, struct plan_opts *o)
+{
+	struct pt_implicit *m = NULL;
+	uint32_t i, k, n = 0, cap = 0;
+
+	if (e->explicit_entries || o->mode == PT_MODE_EDGES)
+		return 0;
+	for (i = 0; i < e->ntargets; i++) {
+		const struct target *a = &e->targets[i];
+
+		if (a->state == T_REFUSED || a->func_id >= PT_IMPLICIT_MAX_ID)
+			continue;
+		for (k = 0; k < a->ncalls; k++) {
+			if (a->calls[2 * k] != t->addr)
+				continue;
+			if (n == cap) {
+				struct pt_implicit *g;
+
+				cap = cap ? cap * 2 : 16;
+				g = realloc(m, cap * sizeof(*m));
+				if (!g) {
+					free(m);
+					return -PT_ENOMEM;
+				}
+				m = g;
+			}
+			m[n++] = (struct pt_implicit){ .ret = a->calls[2 * k + 1],
+						       .caller_id = a->func_id };
+		}
+	}
+	o->implicit = m;
+	o->nimplicit = n;
+	return 0;
+}
+
+/*
  * Second pass for t: plans it, in witness mode with the entry witnesses
  * that closed[]/addr[] (over e->targets) give, and installs it; an
  * installed t whose entry witnesses changed is replaced. Returns 0
@@ -405,12 +464,24 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		}
 		profiled = !edge_profile_weights(e->profile, &c, weight);
 	}
-	e->o.func_id = t->state == T_INSTALLED ? t->func_id : e->next_id;
+	e->o.func_id = t->func_id;
 	e->o.enter_witnessed = ewit;
 	e->o.weight = profiled ? weight : NULL;
-	err = plan_build(&c, &e->o, &pl);
+	err = implicit_entries(e, t, &e->o);
+	if (!err)
+		err = plan_build(&c, &e->o, &pl);
+	free((void *)e->o.implicit);
+	e->o.implicit = NULL;
+	e->o.nimplicit = 0;
 	e->o.enter_witnessed = NULL;
 	e->o.weight = NULL;
+	if (err == -PT_ENOMEM) {
+		free(ewit);
+		free(weight);
+		plan_free(&pl);
+		cfg_blob_free(&c);
+		return err;
+	}
 	if (t->state == T_INSTALLED) {
 		del_plan(e, t->func_id);
 		printf("%s: re-planned: a function its plan assumed traced was refused\n",
@@ -433,18 +504,18 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			printf("; %u calls witnessed by their callee's ENTER", nw);
 		if (nquiet)
 			printf("; %u quiet calls", nquiet);
+		if (pl.hdr.nr_implicit)
+			printf("; entered without ENTER from %u call sites", pl.hdr.nr_implicit);
+		e->nimplicit += pl.hdr.nr_implicit;
 		e->nquiet += nquiet;
 		if (e->profile)
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
 		printf("\n");
-		if (t->state != T_INSTALLED) {
-			e->next_id++;
+		if (t->state != T_INSTALLED)
 			e->ninstalled++;
-		}
 		e->nprobes += pl.hdr.nr_sites + pl.hdr.nr_verify;
 		progress(e, 0);
-		t->func_id = e->o.func_id;
 		free(t->ewit);
 		t->ewit = ewit;
 		ewit = NULL;
@@ -541,7 +612,9 @@ static int quiet_setup(struct enabler *e)
  */
 static int install_all(struct enabler *e)
 {
-	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS;
+	/* Entry witnesses need the ENTER records implicit entries leave out. */
+	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS &&
+		      e->explicit_entries;
 	uint8_t *closed = calloc(e->ntargets + 1, 1);
 	uint64_t *addr = calloc(e->ntargets + 1, sizeof(*addr));
 	int again = 1, err = 0;
@@ -549,6 +622,9 @@ static int install_all(struct enabler *e)
 
 	if (!closed || !addr)
 		err = -PT_ENOMEM;
+	/* Ids first: a plan names its callers' in its implicit entries. */
+	for (i = 0; i < e->ntargets; i++)
+		e->targets[i].func_id = e->next_id + i;
 	while (again && !err) {
 		again = 0;
 		if (witness && (err = closure(e, closed, addr)))
@@ -657,8 +733,9 @@ static int report(const struct enabler *e, char **pats, int npats)
 	printf("enable: %u enabled, %u refused", ok, refused);
 	for (i = 0; i < e->nreasons; i++)
 		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
-	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as quiet\n",
-	       e->nprobes, now_s() - e->t0, e->nquiet);
+	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as "
+	       "quiet; %u call sites enter their traced callee without an ENTER record\n",
+	       e->nprobes, now_s() - e->t0, e->nquiet, e->nimplicit);
 	return ret;
 }
 
@@ -675,7 +752,11 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			continue;
 		}
 		if (!strcmp(argv[a], "--loud-calls")) {
-			*loud = 1;
+			*loud |= 1;
+			continue;
+		}
+		if (!strcmp(argv[a], "--explicit-entries")) {
+			*loud |= 2;
 			continue;
 		}
 		if (!v) {
@@ -709,8 +790,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	}
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|edges] "
-			"[--encoding witness|bits] [--verify] [--loud-calls] [--moddir DIR] "
-			"[--weights FILE] FUNC...");
+			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
+			"[--moddir DIR] [--weights FILE] FUNC...");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
@@ -817,7 +898,8 @@ static int cmd_enable(int argc, char **argv)
 			pt_strerror(err));
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	if (!loud && (err = quiet_setup(&e))) {
+	e.explicit_entries = !!(loud & 2);
+	if (!(loud & 1) && (err = quiet_setup(&e))) {
 		ctl_err("quiet calls", "%s", pt_strerror(err));
 		ret = 1;
 	} else if (install_all(&e)) {
@@ -827,6 +909,7 @@ static int cmd_enable(int argc, char **argv)
 	ret |= report(&e, argv + first, argc - first);
 	for (a = 0; a < (int)e.ntargets; a++) {
 		free(e.targets[a].tails);
+		free(e.targets[a].calls);
 		free(e.targets[a].ewit);
 		free(e.targets[a].code);
 		free(e.targets[a].cfg_blob);
@@ -847,6 +930,8 @@ out_profile:
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|edges] [--encoding witness|bits] "
-	    "[--verify] [--loud-calls] [--moddir DIR] [--weights FILE] FUNC...   plan and probe "
-	    "kernel functions (globs allowed; --weights: an edge profile from pathregen --edges; "
-	    "--loud-calls: every call a call vertex, none proven quiet)")
+	    "[--verify] [--loud-calls] [--explicit-entries] [--moddir DIR] [--weights FILE] FUNC... "
+	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
+	    "pathregen --edges; --loud-calls: every call a call vertex, none proven quiet; "
+	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
+	    "witnessed by them)")

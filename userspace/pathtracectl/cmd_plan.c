@@ -365,7 +365,7 @@ static int input_live(const char *func, const char *module, struct plan_source *
 static int cmd_plan(int argc, char **argv)
 {
 	const char *func = NULL, *elf = NULL, *module = NULL;
-	struct plan_opts o = { PT_MODE_TRACE, 0, 1, 0, NULL, NULL };
+	struct plan_opts o = { .mode = PT_MODE_TRACE, .func_id = 1 };
 	struct plan_source src = { NULL, NULL };
 	struct static_calls sc;
 	struct cfg_input in;

@@ -655,9 +655,30 @@ static int cmd_bad(int argc, char **argv)
 		pl->flags &= ~PT_PLAN_VERIFY;
 	else if (!strcmp(what, "counters"))
 		pl->nr_counters = 100000;
+	else if (!strcmp(what, "implicit_count"))
+		pl->nr_implicit = 1, pl->implicit_size = sizeof(struct pt_implicit);
 	if (strncmp(what, "tail_", 5) && strcmp(what, "short_blob") &&
-	    strcmp(what, "bad_pointer"))
+	    strcmp(what, "bad_pointer") && strncmp(what, "implicit_", 9))
 		err = add_blob(blob, len);
+	if (!strcmp(what, "implicit_count"))
+		err = add_blob(blob, len);
+	if (!strcmp(what, "implicit_unsorted") || !strcmp(what, "implicit_user")) {
+		/* Two implicit entries after the arrays: out of order, or not kernel text. */
+		struct pt_implicit m[2] = {
+			{ .ret = f.addr + 0x20, .caller_id = 1 }, { .ret = f.addr + 0x10, .caller_id = 1 },
+		};
+		uint8_t *big = calloc(1, len + sizeof(m));
+
+		if (!strcmp(what, "implicit_user"))
+			m[0].ret = 0x1000;
+		memcpy(big, blob, len);
+		memcpy(big + len, m, sizeof(m));
+		((struct pt_plan *)big)->nr_implicit = 2;
+		((struct pt_plan *)big)->implicit_size = sizeof(m[0]);
+		((struct pt_plan *)big)->total_len = len + sizeof(m);
+		err = add_blob(big, len + sizeof(m));
+		free(big);
+	}
 	if (!strcmp(what, "dup_func_id") && !err)
 		err = add_blob(blob, len);
 	if (!strcmp(what, "overlap") && !err) {

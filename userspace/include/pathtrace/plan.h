@@ -53,6 +53,14 @@ struct plan_opts {
 	 * NULL: none. The regenerator must see the same callees traced.
 	 */
 	const uint8_t *enter_witnessed;
+	/*
+	 * Implicit entries (pathtrace_abi.h struct pt_implicit): direct call
+	 * sites in other traced functions whose calls need no ENTER record,
+	 * any order (plan_build sorts them; one per return address). Not in
+	 * edges mode, whose counts come from ENTER records.
+	 */
+	const struct pt_implicit *implicit;
+	uint32_t nimplicit;
 };
 
 struct plan {
@@ -60,6 +68,7 @@ struct plan {
 	struct pt_site *sites;
 	struct pt_action *actions;
 	struct pt_verify_site *verify;
+	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
 	uint32_t *site_insn;	/* per site: its cfg insn index */
 	uint32_t *verify_insn;	/* per verify site: its cfg insn index */
 
@@ -105,7 +114,11 @@ struct plan_view {
 	struct pt_site *sites;
 	struct pt_action *actions;
 	struct pt_verify_site *verify;
+	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
 };
+
+/* 1 if v lists an implicit entry from ret in caller_id's code, else 0. */
+int plan_view_implicit(const struct plan_view *v, uint64_t ret, uint32_t caller_id);
 
 /*
  * Validates blob and copies it into v. Returns 0; -PT_ETRUNC when the blob
