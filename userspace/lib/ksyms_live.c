@@ -15,6 +15,7 @@
 #include <pathtrace/noreturn.h>
 
 #include "ktables.h"
+#include "ktext_refs.h"
 
 #define MAX_LEN (1u << 20)	/* upper-bound sizes beyond this are cut (and refused if reached) */
 
@@ -49,6 +50,8 @@ struct klive {
 	uint8_t *code, *cold_code;
 	struct tables in_t;
 	struct kmod *cur_mod;
+	struct ktext_refs refs;		/* vmlinux: data pointing into text */
+	int refs_tried;
 };
 
 static void free_tables(struct tables *t)
@@ -92,6 +95,7 @@ void klive_close(struct klive *k)
 
 	if (!k)
 		return;
+	ktext_refs_free(&k->refs);
 	for (m = k->mods; m; m = n) {
 		n = m->next;
 		elfobj_close(m->ko);
@@ -417,6 +421,13 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 			snprintf(detail, n, "%s: %s", name, k->vmlinux_why);
 			return -PT_EREFUSED;
 		}
+		if (!k->refs_tried) {
+			/* Without them indirect jmps stay unproven (refused), no more. */
+			k->refs_tried = 1;
+			err = ktext_refs_load(&k->refs, k->ks, k->kc);
+			if (err == -PT_ENOMEM)
+				return err;
+		}
 	}
 	if (!len || len > MAX_LEN)
 		len = MAX_LEN;	/* an upper bound; traversal stops at the real end */
@@ -465,6 +476,14 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 	in->names.ctx = k;
 	in->names.name_at = live_name_at;
 	in->names.is_noreturn = live_noreturn;
+	/*
+	 * vmlinux: an indirect jmp leaves the function unless some data word
+	 * points inside it (ktext_refs.c; code taking an inner address is
+	 * cfg_build's taken_at). len is an upper bound: stricter, never wrong.
+	 */
+	if (!module && k->refs.loaded)
+		ijmp = !ktext_refs_in(&k->refs, s->addr + 1, s->addr + len) &&
+		       (!cold_len || !ktext_refs_in(&k->refs, cold_addr, cold_addr + cold_len));
 	in->indirect_jumps_leave = ijmp;
 	return 0;
 }
