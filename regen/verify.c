@@ -37,6 +37,7 @@ struct verify {
 	 * engine's -PT_ENOENT gap): a consequence of the loss, not a difference.
 	 */
 	int resynced;
+	int entered;		/* an ENTER was seen in this stream */
 	uint64_t lost_blocks;	/* regenerated blocks not compared because of it */
 };
 
@@ -71,6 +72,7 @@ static int verify_stream_begin(struct out_writer *w, const struct out_stream *st
 	v->gapped = 0;
 	v->lost = 0;
 	v->resynced = 0;
+	v->entered = 0;
 	return 0;
 }
 
@@ -164,6 +166,7 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 		v->next++;
 		return 0;
 	case REGEN_EV_ENTER:
+		v->entered = 1;
 		/*
 		 * After a resync the activation resumed at may have been a
 		 * callee: when it returns, its lost caller runs on and records
@@ -195,9 +198,14 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 		 * A loss explains a gap (also when the engine read across one
 		 * before noticing it); bits that do not decode are a difference.
 		 */
+		/*
+		 * Bits before a stream's first ENTER are an activation that was
+		 * already running when tracing started: not regenerable, so its
+		 * BLOCK records are skipped up to the resync, like a loss's.
+		 */
 		if ((!ev->marker || !regen_marker_is_loss(ev->marker)) && !v->lost &&
 		    !loss_up_to(v, st->s, ev->pos) &&
-		    !(v->resynced && ev->reason == -PT_ENOENT && !ev->marker))
+		    !((v->resynced || !v->entered) && ev->reason == -PT_ENOENT && !ev->marker))
 			return mismatch(w, st, "regeneration stopped at bit %" PRIu64 " in %s after %"
 					PRIu64 " equal blocks: %s", ev->pos, sp->f ? sp->f->name : "?",
 					v->res->compared, pt_strerror(ev->reason));
