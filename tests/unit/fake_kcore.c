@@ -9,6 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <CUnit/CUnit.h>
+
+#include <pathtrace/ksyms.h>
+
+#include "cfg_asm.h"
 #include "fake_kcore.h"
 
 /* Writes a one-segment ELF core at path holding img's allocated sections from base. */
@@ -68,3 +73,34 @@ int make_kcore(const char *img, const char *path, uint64_t base, size_t size)
 	return ok;
 }
 
+
+struct klive *fake_kernel_open(const char *name, const char *asm_text, const char *drop)
+{
+	const char *d = cfg_asm_dir();
+	char cmd[1024], path[512], ks[512], kc[512];
+	struct klive_paths p;
+	struct klive *k = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.s", d, name);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL(f);
+	if (!f)
+		return NULL;
+	fputs(asm_text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o %s.o %s.s && ld -o %s.img -e 0 "
+		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0xffffffff81003000 "
+		 "%s.o && nm %s.img | grep -v ' A ' %s%s > kallsyms.%s && "
+		 "printf 'ffffffff81003000 T __x86_return_thunk\\n' >> kallsyms.%s",
+		 d, name, name, name, name, name, drop ? "| grep -v -e " : "", drop ? drop : "",
+		 name, name);
+	CU_ASSERT_EQUAL(system(cmd), 0);
+	snprintf(kc, sizeof(kc), "%s/kcore.%s", d, name);
+	snprintf(ks, sizeof(ks), "%s/kallsyms.%s", d, name);
+	snprintf(path, sizeof(path), "%s/%s.img", d, name);
+	CU_ASSERT(make_kcore(path, kc, 0xffffffff81000000ull, 0x4000) >= 1);
+	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_EQUAL(klive_open(&p, &k), 0);
+	return k;
+}

@@ -6,19 +6,12 @@
  * points into (a computed goto) is refused; without .rodata/.data bounds
  * in kallsyms nothing is proven and both are refused.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include <pathtrace/cfg.h>
 #include <pathtrace/error.h>
 #include <pathtrace/ksyms.h>
 
-#include "cfg_asm.h"
 #include "fake_kcore.h"
 #include "unit.h"
-
-#define VBASE 0xffffffff81000000ull
 
 static const char text[] =
 	"	.text\n	.globl _stext\n_stext:\n"
@@ -64,29 +57,11 @@ static int kind_of_jmp(struct klive *k, const char *fn, const char **refusal)
 
 static void run(int with_bounds)
 {
-	const char *d = cfg_asm_dir(), *why;
-	char cmd[1024], path[512], ks[512], kc[512];
-	struct klive_paths p;
-	struct klive *k;
-	FILE *f;
+	struct klive *k = fake_kernel_open("t", text,
+					   with_bounds ? NULL : "rodata -e _sdata -e _edata");
+	const char *why;
 
-	snprintf(path, sizeof(path), "%s/t.s", d);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o t.o t.s && ld -o t.img -e 0 "
-		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0xffffffff81003000 t.o && "
-		 "nm t.img | grep -v ' A ' %s > kallsyms.t && "
-		 "printf 'ffffffff81003000 T __x86_return_thunk\\n' >> kallsyms.t", d,
-		 with_bounds ? "" : "| grep -v -e rodata -e _sdata -e _edata");
-	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-	snprintf(kc, sizeof(kc), "%s/kcore.t", d);
-	snprintf(ks, sizeof(ks), "%s/kallsyms.t", d);
-	snprintf(path, sizeof(path), "%s/t.img", d);
-	CU_ASSERT_FATAL(make_kcore(path, kc, VBASE, 0x4000) >= 2);
-	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
-	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
 	if (with_bounds) {
 		CU_ASSERT_EQUAL(kind_of_jmp(k, "tailer", &why), CFG_I_TAIL_CALL);
 	} else {
