@@ -210,12 +210,6 @@ static long pt_ioctl_del_plan(void __user *uarg)
 	return 0;
 }
 
-/*
- * Arming is a flag, not registration: probes are registered (and may be
- * jump-optimized) from ADD_PLAN on, so START and STOP are instantaneous
- * and exact for every function at once. A disarmed probe costs a trap or
- * trampoline that returns at once.
- */
 static void pt_missed_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pt_missed_work, pt_missed_work_fn);
 
@@ -235,6 +229,12 @@ static void pt_missed_work_fn(struct work_struct *work)
 				   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
 }
 
+/*
+ * Arming is a flag, not registration: probes are registered (and may be
+ * jump-optimized) from ADD_PLAN on, so START and STOP are instantaneous
+ * and exact for every function at once. A disarmed probe costs a trap or
+ * trampoline that returns at once.
+ */
 static long pt_ioctl_start(void)
 {
 	int err;

@@ -14,7 +14,9 @@
  * reader marks the interrupt executions of that interval as possibly
  * incomplete and the counts add up exactly to what kprobes counted.
  *
- * Sweeps run under pt_ctl_mutex: periodically while armed, and at stop.
+ * Sweeps run under pt_ctl_mutex: every PT_MISSED_PERIOD_MS while armed,
+ * for a plan about to be freed, at stop, and after stop once the reader
+ * has emptied a buffer a refused LOSS(MISSED) could not go into.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
