@@ -3,12 +3,14 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cfg_asm.h"
 #include "fake_kcore.h"
 
 /* Writes a one-segment ELF core at path holding img's allocated sections from base. */
@@ -68,3 +70,30 @@ int make_kcore(const char *img, const char *path, uint64_t base, size_t size)
 	return ok;
 }
 
+
+int make_fake_kernel(const char *name, const char *text, uint64_t return_thunk,
+		     const char *drop, struct fake_kernel *fk)
+{
+	const char *d = cfg_asm_dir();
+	char cmd[2048], path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.s", d, name);
+	f = fopen(path, "w");
+	if (!f)
+		return 0;
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o %s.o %s.s && ld -o %s.img -e 0 "
+		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0x%" PRIx64 " %s.o && "
+		 "nm %s.img | grep -v ' A ' %s%s > kallsyms.%s && "
+		 "printf '%" PRIx64 " T __x86_return_thunk\\n' >> kallsyms.%s", d,
+		 name, name, name, return_thunk, name, name, drop ? "| grep -v " : "",
+		 drop ? drop : "", name, return_thunk, name);
+	if (system(cmd))
+		return 0;
+	snprintf(fk->kcore, sizeof(fk->kcore), "%s/kcore.%s", d, name);
+	snprintf(fk->kallsyms, sizeof(fk->kallsyms), "%s/kallsyms.%s", d, name);
+	snprintf(path, sizeof(path), "%s/%s.img", d, name);
+	return make_kcore(path, fk->kcore, 0xffffffff81000000ull, 0x4000);
+}

@@ -13,4 +13,19 @@
  */
 int make_kcore(const char *img, const char *path, uint64_t base, size_t size);
 
+/* A fake live kernel's /proc/kallsyms and /proc/kcore (make_fake_kernel). */
+struct fake_kernel {
+	char kallsyms[512], kcore[512];
+};
+
+/*
+ * Assembles text (in cfg_asm_dir(), files NAME.*) linked at
+ * 0xffffffff81000000, with __x86_return_thunk at return_thunk (in kallsyms
+ * only); kallsyms is `nm` of it without absolute symbols and without the
+ * lines matching the grep(1) arguments drop (NULL: none); kcore covers
+ * 0x4000 bytes. Returns make_kcore's count (0 if anything failed).
+ */
+int make_fake_kernel(const char *name, const char *text, uint64_t return_thunk,
+		     const char *drop, struct fake_kernel *fk);
+
 #endif

@@ -14,11 +14,8 @@
 #include <pathtrace/ksyms.h>
 #include <pathtrace/quiet_calls.h>
 
-#include "cfg_asm.h"
 #include "fake_kcore.h"
 #include "unit.h"
-
-#define VBASE 0xffffffff81000000ull
 
 /* Each function starts at its __fentry__ site, patched to a nop5 as when untraced. */
 #define FN(name, code) \
@@ -57,8 +54,7 @@ static uint64_t addr_of(struct klive *k, const char *name)
 
 static void test_quiet_calls(void)
 {
-	const char *d = cfg_asm_dir();
-	char cmd[1024], path[512], ks[512], kc[512];
+	struct fake_kernel fk;
 	struct klive_paths p;
 	struct quiet_calls *q;
 	struct klive *k;
@@ -68,23 +64,9 @@ static void test_quiet_calls(void)
 	char detail[160];
 	uint64_t traced;
 	uint32_t b, quiet = 0, calls = 0;
-	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/q.s", d);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o q.o q.s && ld -o q.img -e 0 "
-		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0xffffffff81002000 q.o && "
-		 "nm q.img | grep -v ' A ' > kallsyms.q && "
-		 "printf 'ffffffff81002000 T __x86_return_thunk\\n' >> kallsyms.q", d);
-	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
-	snprintf(kc, sizeof(kc), "%s/kcore.q", d);
-	snprintf(ks, sizeof(ks), "%s/kallsyms.q", d);
-	snprintf(path, sizeof(path), "%s/q.img", d);
-	CU_ASSERT_FATAL(make_kcore(path, kc, VBASE, 0x4000) >= 1);
-	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_FATAL(make_fake_kernel("q", text, 0xffffffff81002000ull, NULL, &fk) >= 1);
+	p = (struct klive_paths){ fk.kallsyms, fk.kcore, "/nonexistent", "/nonexistent" };
 	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
 	traced = addr_of(k, "traced");
 	CU_ASSERT_EQUAL_FATAL(quiet_calls_open(k, &traced, 1, &q), 0);
