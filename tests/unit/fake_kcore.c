@@ -3,15 +3,12 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <CUnit/CUnit.h>
-
-#include <pathtrace/ksyms.h>
 
 #include "cfg_asm.h"
 #include "fake_kcore.h"
@@ -74,33 +71,29 @@ int make_kcore(const char *img, const char *path, uint64_t base, size_t size)
 }
 
 
-struct klive *fake_kernel_open(const char *name, const char *asm_text, const char *drop)
+int make_fake_kernel(const char *name, const char *text, uint64_t return_thunk,
+		     const char *drop, struct fake_kernel *fk)
 {
 	const char *d = cfg_asm_dir();
-	char cmd[1024], path[512], ks[512], kc[512];
-	struct klive_paths p;
-	struct klive *k = NULL;
+	char cmd[2048], path[512];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s.s", d, name);
 	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL(f);
 	if (!f)
-		return NULL;
-	fputs(asm_text, f);
+		return 0;
+	fputs(text, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "cd %s && gcc -c -o %s.o %s.s && ld -o %s.img -e 0 "
-		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0xffffffff81003000 "
-		 "%s.o && nm %s.img | grep -v ' A ' %s%s > kallsyms.%s && "
-		 "printf 'ffffffff81003000 T __x86_return_thunk\\n' >> kallsyms.%s",
-		 d, name, name, name, name, name, drop ? "| grep -v -e " : "", drop ? drop : "",
-		 name, name);
-	CU_ASSERT_EQUAL(system(cmd), 0);
-	snprintf(kc, sizeof(kc), "%s/kcore.%s", d, name);
-	snprintf(ks, sizeof(ks), "%s/kallsyms.%s", d, name);
+		 "-Ttext=0xffffffff81000000 --defsym=__x86_return_thunk=0x%" PRIx64 " %s.o && "
+		 "nm %s.img | grep -v ' A ' %s%s > kallsyms.%s && "
+		 "printf '%" PRIx64 " T __x86_return_thunk\\n' >> kallsyms.%s", d,
+		 name, name, name, return_thunk, name, name, drop ? "| grep -v " : "",
+		 drop ? drop : "", name, return_thunk, name);
+	if (system(cmd))
+		return 0;
+	snprintf(fk->kcore, sizeof(fk->kcore), "%s/kcore.%s", d, name);
+	snprintf(fk->kallsyms, sizeof(fk->kallsyms), "%s/kallsyms.%s", d, name);
 	snprintf(path, sizeof(path), "%s/%s.img", d, name);
-	CU_ASSERT(make_kcore(path, kc, 0xffffffff81000000ull, 0x4000) >= 1);
-	p = (struct klive_paths){ ks, kc, "/nonexistent", "/nonexistent" };
-	CU_ASSERT_EQUAL(klive_open(&p, &k), 0);
-	return k;
+	return make_kcore(path, fk->kcore, 0xffffffff81000000ull, 0x4000);
 }

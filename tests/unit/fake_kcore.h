@@ -13,15 +13,19 @@
  */
 int make_kcore(const char *img, const char *path, uint64_t base, size_t size);
 
-struct klive;
+/* A fake live kernel's /proc/kallsyms and /proc/kcore (make_fake_kernel). */
+struct fake_kernel {
+	char kallsyms[512], kcore[512];
+};
 
 /*
- * A fake live vmlinux: asm (a .s file's text) assembled and linked with
- * .text at 0xffffffff81000000 and __x86_return_thunk at 0xffffffff81003000,
- * its image as kcore (16 KiB) and `nm` of it, minus the lines grep -v -e
- * drop matches (NULL: none), as kallsyms, under name in cfg_asm_dir().
- * Returns the klive over them, or NULL (CUnit failures recorded).
+ * Assembles text (in cfg_asm_dir(), files NAME.*) linked at
+ * 0xffffffff81000000, with __x86_return_thunk at return_thunk (in kallsyms
+ * only); kallsyms is `nm` of it without absolute symbols and without the
+ * lines matching the grep(1) arguments drop (NULL: none); kcore covers
+ * 0x4000 bytes. Returns make_kcore's count (0 if anything failed).
  */
-struct klive *fake_kernel_open(const char *name, const char *asm_text, const char *drop);
+int make_fake_kernel(const char *name, const char *text, uint64_t return_thunk,
+		     const char *drop, struct fake_kernel *fk);
 
 #endif

@@ -438,6 +438,17 @@ static void test_refusals(void)
 		       END("far"), "far", "bad-reloc");
 }
 
+/* Live code at 0xffffffff81000000 whose source proved its indirect jmps leave. */
+static void live_input(struct cfg_input *in, const uint8_t *code, uint32_t len)
+{
+	memset(in, 0, sizeof(*in));
+	in->name = "live";
+	in->addr = 0xffffffff81000000ull;
+	in->code = code;
+	in->len = len;
+	in->indirect_jumps_leave = 1;
+}
+
 /* Live code has no relocations: an absolute label address as an immediate still counts. */
 static void test_live_taken_address(void)
 {
@@ -450,12 +461,7 @@ static void test_live_taken_address(void)
 	struct cfg_input in;
 	struct cfg c;
 
-	memset(&in, 0, sizeof(in));
-	in.name = "live";
-	in.addr = 0xffffffff81000000ull;
-	in.code = code;
-	in.len = sizeof(code);
-	in.indirect_jumps_leave = 1;
+	live_input(&in, code, sizeof(code));
 	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
 	CU_ASSERT(c.refusal && !strcmp(c.refusal, "indirect-jump"));
 	cfg_free(&c);
@@ -466,6 +472,43 @@ static void test_live_taken_address(void)
 	cfg_free(&c);
 	in.indirect_jumps_leave = 0;	/* no proof from the source: refused */
 	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	cfg_free(&c);
+}
+
+/*
+ * What counts as taking an address inside, and what a refusal says: the
+ * entry is no inner address (a jmp there calls the function); an absolute
+ * displacement is one; the source's reason appears in the detail.
+ */
+static void test_live_taken_detail(void)
+{
+	static uint8_t entry[] = {
+		0x48, 0xc7, 0xc0, 0x00, 0x00, 0x00, 0x81,	/* mov $0xffffffff81000000,%rax */
+		0xff, 0xe0,					/* jmp *%rax */
+	};
+	static uint8_t disp[] = {
+		0x48, 0x8b, 0x04, 0xfd, 0x0e, 0x00, 0x00, 0x81,	/* mov 0xffffffff8100000e(,%rdi,8),%rax */
+		0xff, 0xe0,					/* jmp *%rax */
+		0x90, 0x90, 0x90, 0x90,
+		0xc3,						/* e: ret */
+	};
+	struct cfg_input in;
+	struct cfg c;
+
+	live_input(&in, entry, sizeof(entry));
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), 0);
+	cfg_free(&c);
+	live_input(&in, disp, sizeof(disp));
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	CU_ASSERT_STRING_EQUAL(c.detail, "live+0x8: indirect jmp, and the code at live+0x0 "
+			       "takes the address live+0xe");
+	cfg_free(&c);
+	live_input(&in, entry, sizeof(entry));
+	in.indirect_jumps_leave = 0;
+	in.ijmp_unproven = ".rodata word at 0x1000 points to live+0x2";
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	CU_ASSERT_STRING_EQUAL(c.detail, "live+0x7: jmp through a register [ff e0] (.rodata "
+			       "word at 0x1000 points to live+0x2)");
 	cfg_free(&c);
 }
 
@@ -497,4 +540,6 @@ UNIT_SUITE(cfg,
 	   { "padding after a last call; a breakpoint is not padding", test_padding_after_call },
 	   { "refusals", test_refusals },
 	   { "live code: immediate label address blocks the tail call", test_live_taken_address },
+	   { "live code: entry not inner, displacement inner, refusal detail",
+	     test_live_taken_detail },
 	   { "bad input", test_bad_input })

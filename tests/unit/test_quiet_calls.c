@@ -5,6 +5,8 @@
  * /proc/kallsyms (as test_ksyms does). Each callee's verdict is worked out
  * by hand from the rules in quiet_calls.h.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pathtrace/cfg.h>
@@ -31,7 +33,7 @@ static const char text[] =
 	FN("reaches_traced", "	call leaf\n	call traced\n	jmp __x86_return_thunk\n")
 	FN("rec_a", "	test %edi,%edi\n	je 1f\n	call rec_b\n1:	jmp __x86_return_thunk\n")
 	FN("rec_b", "	call rec_a\n	jmp __x86_return_thunk\n")
-	FN("outside", "	call 0xffffffff81003800\n	jmp __x86_return_thunk\n")
+	FN("outside", "	call 0xffffffff81003000\n	jmp __x86_return_thunk\n")
 	FN("caller", "	call leaf\n	call mid\n	call indirect\n	call reaches_traced\n"
 	   "	call tail\n	call traced\n	jmp __x86_return_thunk\n")
 	/* The kernel's tables, empty: klive needs to know there are none. */
@@ -52,8 +54,10 @@ static uint64_t addr_of(struct klive *k, const char *name)
 
 static void test_quiet_calls(void)
 {
+	struct fake_kernel fk;
+	struct klive_paths p;
 	struct quiet_calls *q;
-	struct klive *k = fake_kernel_open("q", text, NULL);
+	struct klive *k;
 	struct cfg_input in;
 	struct cfg c;
 	const char *tag;
@@ -61,7 +65,9 @@ static void test_quiet_calls(void)
 	uint64_t traced;
 	uint32_t b, quiet = 0, calls = 0;
 
-	CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+	CU_ASSERT_FATAL(make_fake_kernel("q", text, 0xffffffff81002000ull, NULL, &fk) >= 1);
+	p = (struct klive_paths){ fk.kallsyms, fk.kcore, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
 	traced = addr_of(k, "traced");
 	CU_ASSERT_EQUAL_FATAL(quiet_calls_open(k, &traced, 1, &q), 0);
 

@@ -55,10 +55,18 @@ struct builder {
 	uint32_t nwork, cap_work;
 	uint64_t first_ijmp;	/* first indirect jmp taken as a tail call, or 0 */
 	uint64_t taken_at;	/* an instruction taking an address inside, or 0 */
+	uint64_t taken;		/* the address it takes */
 };
 
 static int refuse(struct builder *b, const char *tag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* Why an indirect jmp is not known to leave, for a refusal's detail. */
+static const char *ijmp_unproven(const struct cfg_input *in)
+{
+	return in->ijmp_unproven ? in->ijmp_unproven :
+	       "the source cannot prove it leaves the function";
+}
 
 static int refuse(struct builder *b, const char *tag, const char *fmt, ...)
 {
@@ -105,8 +113,21 @@ static const char *hexbytes(const uint8_t *p, uint32_t n, char *buf)
 		n = 8;
 	buf[0] = 0;
 	for (i = 0; i < n; i++)
-		sprintf(buf + 3 * i, i ? " %02x" : "%02x", p[i]);
+		sprintf(buf + (i ? 3 * i - 1 : 0), i ? " %02x" : "%02x", p[i]);
 	return buf;
+}
+
+/*
+ * The instruction at addr materialises ref: if that is an address inside
+ * the function (its entry aside: a jmp there is a call of it), remember the
+ * first such instruction.
+ */
+static void note_taken(struct builder *b, uint64_t addr, uint64_t ref)
+{
+	if (!b->taken_at && ref != b->in->addr && part_of(b, ref) >= 0) {
+		b->taken_at = addr;
+		b->taken = ref;
+	}
 }
 
 static int push_work(struct builder *b, uint64_t addr)
@@ -317,18 +338,26 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		 * the address of its code (a computed-goto label): then an
 		 * indirect jmp may land inside and is not a tail call.
 		 */
-		if (!b->taken_at &&
-		    (!nm->branch_reloc || !nm->branch_reloc(nm->ctx, addr, zi.length, &target, &name)) &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[i], addr, &ref)) &&
-		    part_of(b, ref) >= 0)
-			b->taken_at = addr;
+		if ((!nm->branch_reloc || !nm->branch_reloc(nm->ctx, addr, zi.length, &target, &name)) &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[i], addr, &ref)))
+			note_taken(b, addr, ref);
 	}
-	/* The same for an absolute address as an immediate (mov $label, %reg). */
-	for (i = 0; i < zi.operand_count_visible && !b->taken_at; i++)
-		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !ops[i].imm.is_relative &&
-		    part_of(b, ops[i].imm.is_signed ? (uint64_t)ops[i].imm.value.s :
-			    ops[i].imm.value.u) >= 0)
-			b->taken_at = addr;
+	for (i = 0; i < zi.operand_count_visible; i++) {
+		/* The same for an absolute address as an immediate (mov $label, %reg). */
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !ops[i].imm.is_relative)
+			note_taken(b, addr, ops[i].imm.is_signed ? (uint64_t)ops[i].imm.value.s :
+				   ops[i].imm.value.u);
+		/*
+		 * And as a displacement (lea label(,%rdi,8), mov table(%rax)):
+		 * non-PIC code may address its own bytes that way. Only
+		 * kernel-half values: in a .ko's unrelocated code a small
+		 * displacement could match a section offset, and a relocated
+		 * one is taken_inside's to find.
+		 */
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.base != ZYDIS_REGISTER_RIP &&
+		    ops[i].mem.disp.has_displacement && ops[i].mem.disp.value < 0)
+			note_taken(b, addr, (uint64_t)ops[i].mem.disp.value);
+	}
 
 	key = key_at(in, addr);
 	if (key) {
@@ -373,11 +402,11 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 			break;
 		}
 		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
-			return refuse(b, "indirect-jump", "%s: jmp through %s (%s)",
+			return refuse(b, "indirect-jump", "%s: jmp through %s [%s] (%s)",
 				      where(b, addr, w, sizeof(w)),
 				      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ?
 				      "a register" : "memory",
-				      hexbytes(p->code + off, zi.length, hx));
+				      hexbytes(p->code + off, zi.length, hx), ijmp_unproven(in));
 		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
 		if (err)
 			return err;
@@ -393,9 +422,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 				      ", not a function", where(b, addr, w, sizeof(w)), target);
 		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
 			if (!in->indirect_jumps_leave)
-				return refuse(b, "indirect-jump", "%s: jmp %s (the source cannot "
-					      "prove it leaves the function)",
-					      where(b, addr, w, sizeof(w)), name);
+				return refuse(b, "indirect-jump", "%s: jmp %s (%s)",
+					      where(b, addr, w, sizeof(w)), name, ijmp_unproven(in));
 			target = 0;	/* an indirect tail call */
 			if (!b->first_ijmp)
 				b->first_ijmp = addr;
@@ -512,9 +540,9 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 				      ZydisMnemonicGetString(zi.mnemonic), target);
 		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) &&
 		    !in->indirect_jumps_leave)
-			return refuse(b, "indirect-jump", "%s: %s %s",
+			return refuse(b, "indirect-jump", "%s: %s %s (%s)",
 				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic), name);
+				      ZydisMnemonicGetString(zi.mnemonic), name, ijmp_unproven(in));
 		ins.flags |= CFG_IF_LEAVES;
 		ins.target_name = name;
 		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) && !b->first_ijmp)
@@ -881,11 +909,11 @@ int cfg_build(const struct cfg_input *in, struct cfg *c)
 	}
 	err = traverse(&b);
 	if (!err && b.first_ijmp && b.taken_at) {
-		char w1[96], w2[96];
+		char w1[96], w2[96], w3[96];
 
-		err = refuse(&b, "indirect-jump", "%s: indirect jmp, and %s takes an address "
-			     "inside the function", where(&b, b.first_ijmp, w1, sizeof(w1)),
-			     where(&b, b.taken_at, w2, sizeof(w2)));
+		err = refuse(&b, "indirect-jump", "%s: indirect jmp, and the code at %s takes "
+			     "the address %s", where(&b, b.first_ijmp, w1, sizeof(w1)),
+			     where(&b, b.taken_at, w2, sizeof(w2)), where(&b, b.taken, w3, sizeof(w3)));
 	}
 	if (!err)
 		err = check_alternatives(&b);

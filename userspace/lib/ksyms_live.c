@@ -51,7 +51,8 @@ struct klive {
 	struct tables in_t;
 	struct kmod *cur_mod;
 	struct ktext_refs refs;		/* vmlinux: data pointing into text */
-	int refs_tried;
+	int refs_tried, refs_err;	/* ktext_refs_load called, what it returned */
+	char ijmp_unproven[160];	/* the cfg_input's, for the refusal */
 };
 
 static void free_tables(struct tables *t)
@@ -348,6 +349,40 @@ static int from_ko(struct klive *k, struct kmod *m, const struct ksym *s, uint64
 	return -PT_ENOENT;
 }
 
+/*
+ * vmlinux: an indirect jmp leaves the function unless some data word points
+ * inside it (ktext_refs.c; code taking an inner address is cfg_build's
+ * taken_at). A word at the entry is a call of the function, not a jump
+ * inside. len is an upper bound: stricter, never wrong. Returns 1 if
+ * proven, else 0 with k->ijmp_unproven saying why.
+ */
+static int vmlinux_ijmp_leave(struct klive *k, const struct ksym *s, uint64_t len,
+			      uint64_t cold_addr, uint64_t cold_len)
+{
+	const struct ktext_ref *r;
+	const char *part = "";
+	uint64_t base = s->addr;
+
+	if (k->refs_err) {
+		snprintf(k->ijmp_unproven, sizeof(k->ijmp_unproven),
+			 "kernel data not scanned for pointers into text: %s",
+			 pt_strerror(k->refs_err));
+		return 0;
+	}
+	r = ktext_refs_in(&k->refs, s->addr + 1, s->addr + len);
+	if (!r && cold_len) {
+		r = ktext_refs_in(&k->refs, cold_addr, cold_addr + cold_len);
+		part = ".cold";
+		base = cold_addr;
+	}
+	if (!r)
+		return 1;
+	snprintf(k->ijmp_unproven, sizeof(k->ijmp_unproven),
+		 "%s word at 0x%" PRIx64 " points to %s%s+0x%" PRIx64,
+		 ktext_refs_section(&k->refs, r->at), r->at, s->name, part, r->target - base);
+	return 0;
+}
+
 int klive_input(struct klive *k, const char *name, const char *module, struct cfg_input *in,
 		const char **tag, char *detail, size_t n)
 {
@@ -424,9 +459,11 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 		if (!k->refs_tried) {
 			/* Without them indirect jmps stay unproven (refused), no more. */
 			k->refs_tried = 1;
-			err = ktext_refs_load(&k->refs, k->ks, k->kc);
-			if (err == -PT_ENOMEM)
-				return err;
+			k->refs_err = ktext_refs_load(&k->refs, k->ks, k->kc);
+			if (k->refs_err == -PT_ENOMEM) {
+				k->refs_tried = 0;	/* an error for this call, a retry for the next */
+				return -PT_ENOMEM;
+			}
 		}
 	}
 	if (!len || len > MAX_LEN)
@@ -476,14 +513,10 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 	in->names.ctx = k;
 	in->names.name_at = live_name_at;
 	in->names.is_noreturn = live_noreturn;
-	/*
-	 * vmlinux: an indirect jmp leaves the function unless some data word
-	 * points inside it (ktext_refs.c; code taking an inner address is
-	 * cfg_build's taken_at). len is an upper bound: stricter, never wrong.
-	 */
-	if (!module && k->refs.loaded)
-		ijmp = !ktext_refs_in(&k->refs, s->addr + 1, s->addr + len) &&
-		       (!cold_len || !ktext_refs_in(&k->refs, cold_addr, cold_addr + cold_len));
+	k->ijmp_unproven[0] = 0;
+	if (!module)
+		ijmp = vmlinux_ijmp_leave(k, s, len, cold_addr, cold_len);
 	in->indirect_jumps_leave = ijmp;
+	in->ijmp_unproven = ijmp || !k->ijmp_unproven[0] ? NULL : k->ijmp_unproven;
 	return 0;
 }

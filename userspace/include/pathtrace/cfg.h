@@ -216,14 +216,21 @@ struct cfg_input {
 	struct cfg_names names;
 	/*
 	 * Set only by a source that proved no code address inside the
-	 * function is taken (no jump table, no computed goto: no relocation
-	 * outside the CFG's own tables points into its body). Then an
+	 * function is taken (no jump table, no computed goto: for a .ko, no
+	 * relocation outside the CFG's own tables points into its body; for
+	 * vmlinux, no .rodata/.data word does, ktext_refs.c). Then an
 	 * indirect jmp (through a register, memory or an
 	 * __x86_indirect_thunk_*) can only leave the function: it is an
 	 * indirect tail call (CFG_I_TAIL_CALL, target 0). Otherwise such a
 	 * jmp is refused as "indirect-jump".
 	 */
 	int indirect_jumps_leave;
+	/*
+	 * Without that proof: what the source found against it (e.g. a data
+	 * word pointing inside), for the refusal's detail; NULL says only that
+	 * the source cannot prove it.
+	 */
+	const char *ijmp_unproven;
 	const struct cfg_alt_site *alts;
 	uint32_t nalts;
 };
