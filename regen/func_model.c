@@ -281,15 +281,13 @@ int pr_model_finish(struct pr_model *m)
 				continue;
 			for (j = 0; j < m->nfuncs; j++) {
 				const struct pr_func *g = &m->funcs[j];
-				struct plan_view pv = { .implicit = g->implicit };
 
 				if (g->addr != in->target)
 					continue;
 				f->call_callee[b] = g->func_id;
 				/* The callee's plan says this call writes no ENTER. */
-				pv.hdr.nr_implicit = g->nimplicit;
-				f->call_implicit[b] = plan_view_implicit(&pv, f->call_ret_addr[b],
-									 f->func_id);
+				f->call_implicit[b] = plan_implicit_has(g->implicit, g->nimplicit,
+									f->call_ret_addr[b], f->func_id);
 			}
 		}
 		for (b = 0; f->tail_callee && b < f->cfg.nedges; b++) {

@@ -321,16 +321,16 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	return err ? err : check_body(v, &w);
 }
 
-int plan_view_implicit(const struct plan_view *v, uint64_t ret, uint32_t caller_id)
+int plan_implicit_has(const struct pt_implicit *m, uint32_t n, uint64_t ret, uint32_t caller_id)
 {
-	uint32_t lo = 0, hi = v->hdr.nr_implicit;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (v->implicit[mid].ret == ret)
-			return v->implicit[mid].caller_id == caller_id;
-		if (v->implicit[mid].ret < ret)
+		if (m[mid].ret == ret)
+			return m[mid].caller_id == caller_id;
+		if (m[mid].ret < ret)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -739,8 +739,11 @@ static int report(const struct enabler *e, char **pats, int npats)
 	return ret;
 }
 
+/* What --loud-calls and --explicit-entries turn off. */
+enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2 };
+
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
-		 const char **weights, int *loud, int *first)
+		 const char **weights, int *off, int *first)
 {
 	int a;
 
@@ -752,11 +755,11 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			continue;
 		}
 		if (!strcmp(argv[a], "--loud-calls")) {
-			*loud |= 1;
+			*off |= OFF_QUIET_CALLS;
 			continue;
 		}
 		if (!strcmp(argv[a], "--explicit-entries")) {
-			*loud |= 2;
+			*off |= OFF_IMPLICIT_ENTRIES;
 			continue;
 		}
 		if (!v) {
@@ -849,14 +852,14 @@ static int cmd_enable(int argc, char **argv)
 	const char *weights = NULL;
 	struct edge_profile profile;
 	struct utsname u;
-	int a, first, err, ret = 0, loud = 0;
+	int a, first, err, ret = 0, off = 0;
 
 	memset(&e, 0, sizeof(e));
 	e.t0 = e.shown = now_s();
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &loud, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &off, &first);
 	if (err)
 		return err;
 	if (weights) {
@@ -898,8 +901,8 @@ static int cmd_enable(int argc, char **argv)
 			pt_strerror(err));
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	e.explicit_entries = !!(loud & 2);
-	if (!(loud & 1) && (err = quiet_setup(&e))) {
+	e.explicit_entries = !!(off & OFF_IMPLICIT_ENTRIES);
+	if (!(off & OFF_QUIET_CALLS) && (err = quiet_setup(&e))) {
 		ctl_err("quiet calls", "%s", pt_strerror(err));
 		ret = 1;
 	} else if (install_all(&e)) {

@@ -117,8 +117,8 @@ struct plan_view {
 	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
 };
 
-/* 1 if v lists an implicit entry from ret in caller_id's code, else 0. */
-int plan_view_implicit(const struct plan_view *v, uint64_t ret, uint32_t caller_id);
+/* 1 if m[0..n) (sorted by ret) has the implicit entry (ret, caller_id), else 0. */
+int plan_implicit_has(const struct pt_implicit *m, uint32_t n, uint64_t ret, uint32_t caller_id);
 
 /*
  * Validates blob and copies it into v. Returns 0; -PT_ETRUNC when the blob
