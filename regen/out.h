@@ -177,6 +177,7 @@ struct out_writer {
 	void *priv;
 	/* Options some writers read. */
 	uint32_t top;			/* --paths: paths per function */
+	uint32_t line;			/* --format din: cache line size (power of two), 0: 64 */
 	const char *trace_name;
 	uint64_t total_bits;		/* --stats: filled by the driver before close */
 	uint64_t loss_dropped, loss_missed;	/* from trace.bin's LOSS section */

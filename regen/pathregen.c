@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pathtrace/error.h>
@@ -32,14 +33,19 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--json|\n"
-		"                 --format text|din|champsim] [--top N] [--verify] [-o FILE]\n"
+		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--json|--streams|\n"
+		"                 --format text|din|champsim] [--stream ID] [--line BYTES] [--top N]\n"
+		"                 [--verify] [-o FILE|DIR/]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
 		"  --edges/--blocks edge and block profiles\n"
 		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
 		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
 		"  --format champsim  ChampSim binary trace (64-byte input_instr records)\n"
+		"                   (din, champsim: one stream each; -o DIR/ writes every stream)\n"
+		"  --streams        list the streams (one per task, interrupt context, CPU) by ID\n"
+		"  --stream ID      regenerate only stream ID\n"
+		"  --line BYTES     din: cache line size whose every touched line gets a reference (64)\n"
 		"  --json           the execution as JSON\n"
 		"  --verify         compare with the every-block records of a verify-mode run\n"
 		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch\n");
@@ -63,8 +69,34 @@ struct options {
 	const char *out;
 	const struct out_writer_ops *ops;	/* NULL: verify only */
 	int verify;
+	int list_streams;
+	int out_dir;			/* -o names a directory: one file per stream */
+	int one_stream;			/* --stream given */
+	uint32_t stream;
 	uint32_t top;
+	uint32_t line;			/* --line (din) */
 };
+
+/* A number for option what; returns 0, or -1 after saying why. */
+static int parse_u32(const char *what, const char *arg, uint32_t *v)
+{
+	unsigned long n;
+	char *end;
+
+	errno = 0;
+	n = strtoul(arg, &end, 0);
+	if (errno || *end || !*arg || *arg == '-' || n > UINT32_MAX) {
+		err_msg(what, "'%s' is not a number", arg);
+		return -1;
+	}
+	*v = (uint32_t)n;
+	return 0;
+}
+
+static int is_instruction_format(const struct out_writer_ops *ops)
+{
+	return ops == &out_din_ops || ops == &out_champsim_ops;
+}
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
@@ -77,16 +109,20 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "format", required_argument, NULL, 'F' },
 		{ "verify", no_argument, NULL, 'V' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "streams", no_argument, NULL, 'L' },
+		{ "stream", required_argument, NULL, 'I' },
+		{ "line", required_argument, NULL, 'C' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct out_writer_ops *chosen = NULL;
-	int c, nout = 0;
-	char *end;
+	int c, nout = 0, line_set = 0;
+	struct stat sb;
 
 	memset(o, 0, sizeof(*o));
 	o->top = 10;
+	o->line = 64;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		const struct out_writer_ops *ops = NULL;
@@ -123,12 +159,29 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->verify = 1;
 			break;
 		case 'T':
-			errno = 0;
-			o->top = (uint32_t)strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || !o->top) {
+			if (parse_u32("--top", optarg, &o->top))
+				return -1;
+			if (!o->top) {
 				err_msg("--top", "'%s' is not a positive number", optarg);
 				return -1;
 			}
+			break;
+		case 'L':
+			o->list_streams = 1;
+			break;
+		case 'I':
+			if (parse_u32("--stream", optarg, &o->stream))
+				return -1;
+			o->one_stream = 1;
+			break;
+		case 'C':
+			if (parse_u32("--line", optarg, &o->line))
+				return -1;
+			if (o->line < 4 || (o->line & (o->line - 1))) {
+				err_msg("--line", "%s is not a power of two of at least 4", optarg);
+				return -1;
+			}
+			line_set = 1;
 			break;
 		case 'o':
 			o->out = optarg;
@@ -157,7 +210,28 @@ static int parse_args(int argc, char **argv, struct options *o)
 		return -1;
 	}
 	o->trace = argv[optind];
+	if (o->list_streams) {
+		if (chosen || o->verify || o->one_stream) {
+			err_msg("--streams", "lists the streams: no output, --verify or --stream with it");
+			return -1;
+		}
+		return 0;
+	}
 	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
+	if (line_set && o->ops != &out_din_ops) {
+		err_msg("--line", "only --format din uses a line size");
+		return -1;
+	}
+	if (o->out) {
+		size_t n = strlen(o->out);
+
+		o->out_dir = (n && o->out[n - 1] == '/') ||
+			     (!stat(o->out, &sb) && S_ISDIR(sb.st_mode));
+		if (o->out_dir && !is_instruction_format(o->ops)) {
+			err_msg(o->out, "a directory: only --format din and champsim write one file per stream");
+			return -1;
+		}
+	}
 	if (o->ops == &out_champsim_ops && !o->out && isatty(STDOUT_FILENO)) {
 		err_msg("--format champsim", "binary output: redirect it or use -o FILE");
 		return -1;
@@ -259,6 +333,46 @@ static int first_marker_cpu(const struct regen_stream *s, uint32_t *cpu, uint64_
 	return 0;
 }
 
+/* --streams: one line per stream, by the ID --stream takes. */
+static void list_streams(FILE *fp, const char *trace, const struct regen_streams *ss)
+{
+	uint32_t i, k;
+
+	fprintf(fp, "# streams of %s: ID OWNER CPU ENTERS BITS\n", trace);
+	for (i = 0; i < ss->nstreams; i++) {
+		const struct regen_stream *s = &ss->streams[i];
+		uint64_t enters = 0, stamp;
+		uint32_t cpu;
+		char own[48];
+
+		for (k = 0; k < s->nmarkers; k++)
+			enters += s->markers[k].type == REGEN_M_ENTER;
+		first_marker_cpu(s, &cpu, &stamp);
+		fprintf(fp, "%u %s ", i, pr_owner_name(s->owner, own, sizeof(own)));
+		if (cpu == UINT32_MAX)
+			fputs("- ", fp);
+		else
+			fprintf(fp, "%u ", cpu);
+		fprintf(fp, "%" PRIu64 " %" PRIu64 "\n", enters, s->nbits);
+	}
+}
+
+/* DIR/stream-ID-OWNER.EXT for -o DIR/, into buf. */
+static const char *stream_path(char *buf, size_t len, const struct options *o, uint32_t id,
+			       const struct regen_stream *s)
+{
+	size_t n = strlen(o->out);
+	char own[48], *p;
+
+	pr_owner_name(s->owner, own, sizeof(own));
+	for (p = own; *p; p++)
+		if (*p == '/')
+			*p = '-';
+	snprintf(buf, len, "%s%sstream-%u-%s.%s", o->out, n && o->out[n - 1] == '/' ? "" : "/",
+		 id, own, o->ops->name);
+	return buf;
+}
+
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -336,7 +450,31 @@ int main(int argc, char **argv)
 	if (report_unlocated_losses(&tf, &rs, &out.located_dropped, &out.located_missed))
 		status = EXIT_BAD_FILE;
 
-	if (o.out) {
+	if (o.list_streams) {
+		list_streams(stdout, o.trace, &ss);
+		goto out;
+	}
+	if (o.one_stream && o.stream >= ss.nstreams) {
+		err_msg("--stream", "no stream %u: %s has %u (--streams lists them)", o.stream, o.trace,
+			ss.nstreams);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (is_instruction_format(o.ops) && !o.one_stream && !o.out_dir && ss.nstreams > 1) {
+		/* a simulator reads one instruction stream: never join two tasks' */
+		err_msg(o.ops->name, "%s has %u streams (tasks, interrupt contexts, CPUs): choose one "
+			"with --stream ID (--streams lists them) or write each to its file with -o DIR/",
+			o.trace, ss.nstreams);
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (o.out_dir) {
+		if (mkdir(o.out, 0777) && errno != EEXIST) {
+			err_msg(o.out, "%s", strerror(errno));
+			status = EXIT_BAD_FILE;
+			goto out;
+		}
+	} else if (o.out) {
 		fp = fopen(o.out, o.ops == &out_champsim_ops ? "wb" : "w");
 		if (!fp) {
 			err_msg(o.out, "%s", strerror(errno));
@@ -364,6 +502,7 @@ int main(int argc, char **argv)
 		out.fp = fp;
 		out.m = &m;
 		out.top = o.top;
+		out.line = o.line;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;
@@ -386,9 +525,29 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < ss.nstreams; i++) {
 		struct out_stream st = { .s = &ss.streams[i], .index = i };
+		char path[4096];
+		FILE *sfp = NULL;
 
+		if (o.one_stream && i != o.stream)
+			continue;
+		if (o.out_dir && o.ops) {
+			sfp = fopen(stream_path(path, sizeof(path), &o, i, st.s), "wb");
+			if (!sfp) {
+				err_msg(path, "%s", strerror(errno));
+				status = EXIT_BAD_FILE;
+				break;
+			}
+			out.fp = sfp;
+		}
 		first_marker_cpu(st.s, &st.cpu, &st.stamp);
 		err = out_walk_stream(&m, &st, ws, nws);
+		if (sfp) {
+			out.fp = stdout;
+			if (fclose(sfp) && !err) {
+				err_msg(path, "%s", strerror(errno));
+				status = EXIT_BAD_FILE;
+			}
+		}
 		if (err == -PT_EMISMATCH)
 			break;
 		if (err) {

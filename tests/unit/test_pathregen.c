@@ -23,6 +23,7 @@
 
 static char prog[4200];
 static char out[64] = "/tmp/pt-pathregen-out-XXXXXX";
+static char err_out[80];	/* the last run's stderr: out + ".err" */
 
 static int find_prog(void)
 {
@@ -45,7 +46,8 @@ static int run(const char *args)
 	char cmd[8192];
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "timeout -s KILL 30 %s %s > %s 2>/dev/null", prog, args, out);
+	snprintf(err_out, sizeof(err_out), "%s.err", out);
+	snprintf(cmd, sizeof(cmd), "timeout -s KILL 30 %s %s > %s 2>%s", prog, args, out, err_out);
 	st = system(cmd);
 	if (st == -1)
 		return -1000;
@@ -58,10 +60,10 @@ static int run(const char *args)
 	return WEXITSTATUS(st);
 }
 
-/* Occurrences of s in the output file. */
-static uint64_t count_in_out(const char *s)
+/* Occurrences of s in file path. */
+static uint64_t count_in(const char *path, const char *s)
 {
-	FILE *f = fopen(out, "r");
+	FILE *f = fopen(path, "r");
 	char line[4096];
 	uint64_t n = 0;
 
@@ -77,6 +79,25 @@ static uint64_t count_in_out(const char *s)
 	}
 	fclose(f);
 	return n;
+}
+
+/* Occurrences of s in the output file. */
+static uint64_t count_in_out(const char *s)
+{
+	return count_in(out, s);
+}
+
+/* The first line of the last run's stderr that contains s, into line; 0 if none. */
+static int err_line(const char *s, char *line, size_t len)
+{
+	FILE *f = fopen(err_out, "r");
+	int found = 0;
+
+	while (f && !found && fgets(line, (int)len, f))
+		found = strstr(line, s) != NULL;
+	if (f)
+		fclose(f);
+	return found;
 }
 
 static uint64_t size_of(const char *path)
@@ -189,7 +210,8 @@ static int setup(void)
 static void test_outputs(void)
 {
 	struct trace t;
-	char args[512], expect[128], f2[80];
+	char args[1024], expect[128], f2[80], dir[96], line[1024];
+	unsigned long long fetches = 0, crossings = 0, records = 0, n, i, nstreams;
 
 	if (!find_prog()) {
 		CU_FAIL("pathregen is not built next to unit-tests");
@@ -219,27 +241,63 @@ static void test_outputs(void)
 		 (unsigned long long)t.blocks);
 	CU_ASSERT_EQUAL(count_in_out(expect), 1);
 
+	/* one stream per task and interrupt context: an instruction format takes one */
+	snprintf(args, sizeof(args), "%s --streams", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	nstreams = count_in_out(" task/10") + count_in_out(" hardirq/") + count_in_out(" softirq/");
+	CU_ASSERT(nstreams >= 2);
 	snprintf(f2, sizeof(f2), "%s.din", out);
 	snprintf(args, sizeof(args), "%s --format din -o %s", t.path, f2);
-	CU_ASSERT_EQUAL(run(args), 0);
-	CU_ASSERT_EQUAL(size_of(out), 0);
-	{
-		FILE *f = fopen(f2, "r");
-		char line[64];
-		uint64_t n = 0;
+	CU_ASSERT_EQUAL(run(args), 2);
+	CU_ASSERT(err_line("choose one with --stream ID", line, sizeof(line)));
+	snprintf(args, sizeof(args), "%s --format din --stream %llu", t.path,
+		 (unsigned long long)nstreams);
+	CU_ASSERT_EQUAL(run(args), 2);
 
-		while (f && fgets(line, sizeof(line), f))
-			n += line[0] == '2' && line[1] == ' ';
-		if (f)
-			fclose(f);
-		CU_ASSERT_EQUAL(n, t.insns);
+	/* -o DIR/: one file per stream; every instruction fetched, plus each line it crosses */
+	snprintf(dir, sizeof(dir), "%s.d/", out);
+	snprintf(args, sizeof(args), "%s --format din --line 16 -o %s", t.path, dir);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(err_line("pathregen: din: ", line, sizeof(line)));
+	CU_ASSERT_EQUAL(sscanf(strstr(line, "din: "), "din: %llu instruction fetches (%llu",
+			       &fetches, &crossings), 2);
+	CU_ASSERT_EQUAL(fetches - crossings, t.insns);
+	n = 0;
+	for (i = 0; i < nstreams; i++) {
+		snprintf(args, sizeof(args), "ls %s | grep -q '^stream-%llu-.*[.]din$' && cat %sstream-%llu-*.din > %s",
+			 dir, (unsigned long long)i, dir, (unsigned long long)i, f2);
+		if (system(args) == 0)
+			n += count_in(f2, "2 ");
 	}
+	CU_ASSERT_EQUAL(n, fetches);
 	unlink(f2);
 
-	snprintf(args, sizeof(args), "%s --format champsim -o %s", t.path, f2);
+	/* champsim: every stream's records read back by ChampSim's rules (tools/champsim-check) */
+	snprintf(args, sizeof(args), "%s --format champsim -o %s", t.path, dir);
 	CU_ASSERT_EQUAL(run(args), 0);
-	CU_ASSERT_EQUAL(size_of(f2), t.insns * 64);
+	CU_ASSERT(err_line("pathregen: champsim: ", line, sizeof(line)));
+	CU_ASSERT_EQUAL(sscanf(strstr(line, "champsim: "), "champsim: %llu records", &records), 1);
+	CU_ASSERT_EQUAL(records, t.insns);	/* synthetic programs call no untraced code */
+	snprintf(args, sizeof(args), "%s --format champsim --stream 0 -o %s", t.path, f2);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT(size_of(f2) > 0 && size_of(f2) % 64 == 0 && size_of(f2) <= t.insns * 64);
 	unlink(f2);
+	{
+		char check[4400], *slash;
+
+		strcpy(check, prog);
+		slash = strrchr(check, '/');
+		strcpy(slash + 1, "tools/champsim-check");
+		snprintf(args, sizeof(args), "%s %s %s > %s 2>&1", check, t.path, dir, f2);
+		CU_ASSERT_EQUAL(system(args), 0);
+		CU_ASSERT_EQUAL(count_in(f2, "; errors 0"), nstreams + 1);
+		snprintf(line, sizeof(line), "total: %llu records (0 synthetic)",
+			 (unsigned long long)records);
+		CU_ASSERT_EQUAL(count_in(f2, line), 1);
+		unlink(f2);
+	}
+	snprintf(args, sizeof(args), "rm -rf %s", dir);
+	CU_ASSERT_EQUAL(system(args), 0);
 
 	snprintf(args, sizeof(args), "%s --json", t.path);
 	CU_ASSERT_EQUAL(run(args), 0);
@@ -263,6 +321,13 @@ static void test_command_line(void)
 	CU_ASSERT_EQUAL(run("x --paths --edges"), 2);
 	CU_ASSERT_EQUAL(run("x --top 0"), 2);
 	CU_ASSERT_EQUAL(run("x --bogus"), 2);
+	CU_ASSERT_EQUAL(run("x --stream"), 2);
+	CU_ASSERT_EQUAL(run("x --stream -1"), 2);
+	CU_ASSERT_EQUAL(run("x --stream 1x"), 2);
+	CU_ASSERT_EQUAL(run("x --line 48 --format din"), 2);
+	CU_ASSERT_EQUAL(run("x --line 64"), 2);
+	CU_ASSERT_EQUAL(run("x --streams --paths"), 2);
+	CU_ASSERT_EQUAL(run("x --paths -o /tmp/"), 2);
 	CU_ASSERT_EQUAL(run("--help"), 0);
 	CU_ASSERT_EQUAL(run("/nonexistent/trace.bin"), 1);
 }
@@ -339,6 +404,8 @@ static void test_setup(void)
 static void test_cleanup(void)
 {
 	CU_ASSERT_EQUAL(unlink(out), 0);
+	if (err_out[0])
+		CU_ASSERT_EQUAL(unlink(err_out), 0);
 }
 
 UNIT_SUITE(pathregen,
