@@ -390,6 +390,23 @@ static void make_synthetic(uint8_t *rec, uint64_t ip, enum cs_synth shape)
 	rec[12] = CS_RSP;
 }
 
+/*
+ * Where a call or jump goes, when the code names it: the CFG's target, or
+ * for one through a retpoline thunk (whose CFG target is 0: the callee is
+ * unknown) or a live __fentry__ call, the address its bytes name. Other
+ * targets of 0 are unknown (an indirect branch, or an ELF object's
+ * unresolved relocation, whose bytes name nothing).
+ */
+static uint64_t known_target(struct champsim *cs, const struct pr_func *f,
+			     const struct cfg_insn *in)
+{
+	if (in->target)
+		return in->target;
+	if (in->kind == CFG_I_FENTRY || insn_thunk_reg(in->target_name))
+		return insn_branch_target(&cs->dec, f, in);
+	return 0;
+}
+
 static int build_block(struct champsim *cs, const struct pr_func *f, uint32_t b)
 {
 	const struct cfg_block *bl = &f->cfg.blocks[b];
@@ -413,7 +430,7 @@ static int build_block(struct champsim *cs, const struct pr_func *f, uint32_t b)
 			cb->n++;
 			if (in->kind == CFG_I_FENTRY && rec[8]) {
 				/* ftrace's trampoline: its body left out, its return kept */
-				target = in->target ? in->target : insn_branch_target(&cs->dec, f, in);
+				target = known_target(cs, f, in);
 				make_synthetic(rec + CS_REC, target ? target : in->addr + in->len,
 					       CS_SYNTH_RET);
 				cb->n++;
@@ -421,7 +438,7 @@ static int build_block(struct champsim *cs, const struct pr_func *f, uint32_t b)
 			continue;
 		}
 		cb->tail_insn = in;
-		target = in->target ? in->target : insn_branch_target(&cs->dec, f, in);
+		target = known_target(cs, f, in);
 		cb->tail_target = target;
 		make_record(cs, f, in, cb->tail_rec, CS_AS_IS, 1);
 		switch (in->kind) {

@@ -144,6 +144,26 @@ untraced_ms=
 ratio() { awk -v a="$1" -v b="$untraced_ms" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
 div() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0) printf f "\n", a / b; else print "n/a" }'; }
 
+# champsim_line MODE: the trace's ChampSim input (pathregen --format
+# champsim, one file per stream) read back by ChampSim's rules
+# (champsim-check): one key=value line with the count of each branch type.
+champsim_line() {
+	rm -rf /tmp/cs
+	pathregen --format champsim -o /tmp/cs/ /tmp/$1.bin 2>/tmp/cs.err
+	grep "^pathregen: champsim:" /tmp/cs.err | sed "s/^pathregen: /# $1: /"
+	champsim-check /tmp/$1.bin /tmp/cs >/tmp/cs.out 2>&1
+	cs_rc=$?
+	[ $cs_rc = 0 ] || { say "$1: champsim-check: exit $cs_rc"; grep -v "^/tmp/cs/" /tmp/cs.out | head -5 | sed 's/^/# /'; }
+	sed -n 's/^total: //p' /tmp/cs.out | awk -v m=$1 -v rc=$cs_rc '{
+		line = "mode=champsim trace=" m " records=" $1 " synthetic=" substr($3, 2)
+		for (i = 5; i < NF; i += 2)
+			if ($i ~ /^(BRANCH_|NOT_BRANCH)/) { k = tolower($i); sub(/^branch_/, "", k); v = $(i + 1); sub(/;$/, "", v); line = line " " k "=" v }
+		match($0, /calls open at the end [0-9]+/); o = substr($0, RSTART + 22, RLENGTH - 22)
+		match($0, /errors [0-9]+/); e = substr($0, RSTART + 7, RLENGTH - 7)
+		print line " open_calls=" o " errors=" e " exit=" rc }'
+	rm -rf /tmp/cs
+}
+
 # verify_diff FILE RC: the differences pathregen --verify found. It stops at
 # the first one, so a mismatch is reported as "1+" (at least one).
 verify_diff() {
@@ -343,6 +363,7 @@ for mode in "$@"; do
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.1f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"
+	[ $mode != witness ] || champsim_line $mode
 	if [ "$keep" = 1 ]; then mv /tmp/$mode.bin /pt/out/; else rm -f /tmp/$mode.bin; fi
 done
 # The untraced workload once more, after everything: how much the same

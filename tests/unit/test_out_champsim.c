@@ -198,6 +198,182 @@ static void test_records_match_execution(void)
 		check_seed(seed * 17 + i);
 }
 
+/*
+ * Untraced code around traced functions, by hand: F calls untraced U
+ * (which calls traced T), then T directly, then tail-calls untraced U2;
+ * G calls F, and U2 calls T before it returns for F; U tail-calls T. Every record's ip
+ * and ChampSim type are fixed by the model in docs/pathregen.md.
+ */
+#define B 0xffffffff81000000ull
+#define F_AT B
+#define T_AT (B + 0x100)
+#define G_AT (B + 0x200)
+#define U_AT (B + 0x1000)
+#define U2_AT (B + 0x2000)
+
+static const char *hand_name_at(void *ctx, uint64_t a)
+{
+	(void)ctx;
+	return a == U_AT ? "untraced_u" : a == U2_AT ? "untraced_u2" : a == T_AT ? "t" :
+	       a == F_AT ? "f" : NULL;
+}
+
+static void put_rel(uint8_t *p, uint8_t op, uint64_t at, uint64_t target)
+{
+	int32_t d = (int32_t)(target - (at + 5));
+
+	p[0] = op;
+	memcpy(p + 1, &d, 4);
+}
+
+static int hand_func(struct pr_func *f, uint32_t id, const char *name, uint64_t addr,
+		     const uint8_t *code, uint32_t len)
+{
+	struct cfg_input in = { .name = name, .addr = addr, .code = code, .len = len,
+				.names = { .name_at = hand_name_at } };
+	uint8_t *copy = malloc(len);
+
+	if (!copy || pr_func_init(f, id, name, strlen(name))) {
+		free(copy);
+		return -1;
+	}
+	memcpy(copy, code, len);
+	f->code = copy;
+	f->addr = addr;
+	f->len = len;
+	return cfg_build(&in, &f->cfg) || pr_func_derive(f) ? -1 : 0;
+}
+
+struct want {
+	uint64_t ip;
+	enum cs_type type;
+};
+
+static void check_hand(const struct pr_model *m, const struct regen_event *ev, uint64_t nev,
+		       const struct want *want, unsigned int nwant)
+{
+	struct out_writer w = { .ops = &out_champsim_ops, .m = m };
+	struct out_writer *ws[1] = { &w };
+	struct regen_stream s = { .owner = 1 };
+	struct out_stream st = { .s = &s };
+	char *buf = NULL;
+	size_t len = 0;
+	uint64_t ras[16];
+	unsigned int i, depth = 0, ok = 1;
+
+	w.fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(out_walk_events(m, &st, ev, nev, ws, 1), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	CU_ASSERT_EQUAL(len, (size_t)nwant * REC);
+	for (i = 0; i < nwant && len == (size_t)nwant * REC; i++) {
+		struct input_instr r;
+		enum cs_type t;
+
+		decode((const uint8_t *)buf + (size_t)i * REC, &r);
+		t = classify(&r);
+		if (r.ip != want[i].ip || t != want[i].type) {
+			fprintf(stderr, "champsim by hand: record %u: ip %#llx type %d, want %#llx type %d\n",
+				i, (unsigned long long)r.ip, t, (unsigned long long)want[i].ip,
+				want[i].type);
+			ok = 0;
+		}
+		/* ChampSim's return-address stack: every call here is 5 bytes */
+		if (t == DIRECT_CALL && depth < 16)
+			ras[depth++] = r.ip + 5;
+		if (t == RETURN) {
+			ok &= depth > 0 && i + 1 < nwant && want[i + 1].ip == ras[depth - 1];
+			depth -= depth > 0;
+		}
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(depth, 0);
+	free(buf);
+}
+
+static void test_untraced_code(void)
+{
+	uint8_t fc[15], gc[6], tc[1] = { 0xc3 };
+	struct pr_model m = { 0 };
+	struct regen_marker mk[7] = {
+		{ .type = REGEN_M_ENTER, .func = 1, .value = 0xffffffff82000000ull },	/* F, outermost */
+		{ .type = REGEN_M_ENTER, .func = 2, .value = U_AT + 0x20 },	/* T, called by U */
+		{ .type = REGEN_M_ENTER, .func = 2, .value = F_AT + 10 },	/* T, called by F */
+		{ .type = REGEN_M_ENTER, .func = 3, .value = 0xffffffff82000000ull },	/* G, outermost */
+		{ .type = REGEN_M_ENTER, .func = 1, .value = G_AT + 5 },	/* F, called by G */
+		{ .type = REGEN_M_ENTER, .func = 2, .value = U2_AT + 0x10 },	/* T, called by U2 */
+		{ .type = REGEN_M_ENTER, .func = 2, .value = F_AT + 5 },	/* T, U jumped to it */
+	};
+#define E(t, fn, b, mi) { .type = REGEN_EV_##t, .func = fn, .block = b, \
+			  .marker = (mi) >= 0 ? &mk[(mi) < 0 ? 0 : (mi)] : NULL }
+	const struct regen_event one[] = {
+		E(ENTER, 1, 0, 0), E(BLOCK, 1, 0, -1),
+		E(ENTER, 2, 0, 1), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 1, 1, -1),
+		E(ENTER, 2, 0, 2), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 1, 2, -1), E(EXIT, 1, 0, -1),
+	};
+	const struct want want_one[] = {
+		{ F_AT, DIRECT_CALL }, { U_AT, NOT_BRANCH },	/* U's entry, then the T it calls */
+		{ T_AT, NOT_BRANCH },				/* T's call is not in the output */
+		{ U_AT, RETURN },				/* U returns after F's call */
+		{ F_AT + 5, DIRECT_CALL }, { T_AT, RETURN },
+		{ F_AT + 10, DIRECT_JUMP }, { U2_AT, NOT_BRANCH },	/* F is outermost */
+	};
+	const struct regen_event two[] = {
+		E(ENTER, 3, 0, 3), E(BLOCK, 3, 0, -1),
+		E(ENTER, 1, 0, 4), E(BLOCK, 1, 0, -1), E(BLOCK, 1, 1, -1),
+		E(ENTER, 2, 0, 2), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 1, 2, -1), E(EXIT, 1, 0, -1),
+		E(ENTER, 2, 0, 5), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 3, 1, -1), E(EXIT, 3, 0, -1),
+	};
+	const struct want want_two[] = {
+		{ G_AT, DIRECT_CALL }, { F_AT, DIRECT_CALL }, { U_AT, RETURN },	/* U: nothing traced */
+		{ F_AT + 5, DIRECT_CALL }, { T_AT, RETURN },
+		{ F_AT + 10, DIRECT_JUMP }, { U2_AT, NOT_BRANCH },	/* U2's entry: it calls T */
+		{ T_AT, NOT_BRANCH }, { U2_AT, RETURN },	/* U2 returns for F's call, to G */
+		{ G_AT + 5, NOT_BRANCH },			/* G is outermost */
+	};
+	const struct regen_event three[] = {
+		E(ENTER, 1, 0, 0), E(BLOCK, 1, 0, -1),
+		E(ENTER, 2, 0, 6), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 1, 1, -1),
+		E(ENTER, 2, 0, 2), E(BLOCK, 2, 0, -1), E(EXIT, 2, 0, -1),
+		E(BLOCK, 1, 2, -1), E(EXIT, 1, 0, -1),
+	};
+	const struct want want_three[] = {
+		{ F_AT, DIRECT_CALL }, { U_AT, DIRECT_JUMP },	/* U's tail call to T */
+		{ T_AT, RETURN },				/* T returns for F's call */
+		{ F_AT + 5, DIRECT_CALL }, { T_AT, RETURN },
+		{ F_AT + 10, DIRECT_JUMP }, { U2_AT, NOT_BRANCH },
+	};
+#undef E
+
+	put_rel(fc, 0xe8, F_AT, U_AT);
+	put_rel(fc + 5, 0xe8, F_AT + 5, T_AT);
+	put_rel(fc + 10, 0xe9, F_AT + 10, U2_AT);
+	put_rel(gc, 0xe8, G_AT, F_AT);
+	gc[5] = 0xc3;
+	m.funcs = calloc(3, sizeof(*m.funcs));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m.funcs);
+	m.nfuncs = 3;
+	CU_ASSERT_EQUAL_FATAL(hand_func(&m.funcs[0], 1, "f", F_AT, fc, sizeof(fc)), 0);
+	CU_ASSERT_EQUAL_FATAL(hand_func(&m.funcs[1], 2, "t", T_AT, tc, sizeof(tc)), 0);
+	CU_ASSERT_EQUAL_FATAL(hand_func(&m.funcs[2], 3, "g", G_AT, gc, sizeof(gc)), 0);
+	CU_ASSERT_EQUAL_FATAL(m.funcs[0].cfg.nblocks, 3);
+	CU_ASSERT_EQUAL_FATAL(pr_model_finish(&m), 0);
+	check_hand(&m, one, sizeof(one) / sizeof(one[0]), want_one,
+		   sizeof(want_one) / sizeof(want_one[0]));
+	check_hand(&m, two, sizeof(two) / sizeof(two[0]), want_two,
+		   sizeof(want_two) / sizeof(want_two[0]));
+	check_hand(&m, three, sizeof(three) / sizeof(three[0]), want_three,
+		   sizeof(want_three) / sizeof(want_three[0]));
+	pr_model_free(&m);
+}
+
 static void test_layout(void)
 {
 	CU_ASSERT_EQUAL(8 + 1 + 1 + 2 + 4 + 2 * 8 + 4 * 8, REC);
@@ -205,4 +381,5 @@ static void test_layout(void)
 
 UNIT_SUITE(out_champsim,
 	   { "input_instr is 64 bytes as ChampSim reads it", test_layout },
-	   { "records decode to the executed instructions and outcomes", test_records_match_execution })
+	   { "records decode to the executed instructions and outcomes", test_records_match_execution },
+	   { "untraced callees and tail calls keep calls and returns balanced", test_untraced_code })

@@ -75,6 +75,7 @@ pathregen --verify /tmp/t.bin >/tmp/verify.out 2>&1
 cat /tmp/verify.out
 check "regeneration equals the verify records: 0 differences" \
 	grep -q "^verify: .* 0 differences$" /tmp/verify.out
+check_champsim indirect-tail /tmp/t.bin
 pathregen --blocks /tmp/t.bin >/tmp/blocks.out 2>&1
 for f in $FUNCS; do
 	b=$(ijmp_block $f)

@@ -69,6 +69,7 @@ pathregen --stats /tmp/plan.bin >/tmp/stats.out 2>&1
 echo "pathregen --stats: $?"
 head -20 /tmp/stats.out
 check "pathregen reads the trace" grep -q "functions traced *[1-9]" /tmp/stats.out
+check_champsim witness /tmp/plan.bin
 echo "kprobes' refusals:"; dmesg | grep "kprobes refused" | head
 check "disable --all" pathtracectl disable --all
 check "nothing listed" sh -c '[ $(pathtracectl list | wc -l) = 1 ]'
@@ -89,6 +90,7 @@ pathregen --verify /tmp/verify.bin >/tmp/verify.out 2>&1
 echo "pathregen --verify: $?"
 tail -5 /tmp/verify.out
 check "pathregen --verify: regeneration equals the verify records" pathregen --verify /tmp/verify.bin
+check_champsim verify /tmp/verify.bin
 check "disable by name and glob" pathtracectl disable vfs_read 'pt_target_*'
 check "the rest" pathtracectl disable --all
 

@@ -49,6 +49,7 @@ run() {
 	pathregen --verify $O/$name.bin > $O/$name.verify 2>&1
 	check "$name: --verify: 0 differences" test $? -eq 0
 	tail -3 $O/$name.verify
+	check_champsim loss-$name $O/$name.bin
 	[ ! -d /pt/out ] || cp $O/$name.bin /pt/out/
 }
 
