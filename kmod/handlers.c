@@ -80,6 +80,32 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 	}
 }
 
+/*
+ * A plan that only counts (edges mode): the site's counters, nothing in
+ * the ring buffer; stop and plan removal flush the counters.
+ */
+static void pt_count_only(struct pt_func *f, const struct pt_site *s,
+			  struct pt_regs *regs)
+{
+	unsigned long flags;
+	bool taken = false;
+	u32 i;
+
+	local_irq_save(flags);
+	this_cpu_ptr(f->pcpu)->hits++;
+	if (s && !pt_stream_busy()) {
+		if (s->cond != PT_COND_NONE)
+			taken = pt_cc_holds(s->cond, regs->flags);
+		for (i = 0; i < s->nr_actions; i++) {
+			const struct pt_action *a = pt_action_at(f, s->first_action + i);
+
+			if (pt_applies(a, taken))
+				this_cpu_ptr(f->counters)[a->arg]++;
+		}
+	}
+	local_irq_restore(flags);
+}
+
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	struct pt_probe *pp = container_of(p, struct pt_probe, kp);
@@ -93,6 +119,10 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 
 	if (!READ_ONCE(pt_armed))
 		return 0;
+	if (f->counts_only) {
+		pt_count_only(f, s, regs);
+		return 0;
+	}
 	local_irq_save(flags);
 	cs = pt_stream_enter_handler(f, p, smp_processor_id());
 	this_cpu_ptr(f->pcpu)->hits++;

@@ -60,6 +60,7 @@ struct pt_func {
 	u32 nr_probes;
 	struct pt_func_pcpu __percpu *pcpu;
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
+	bool counts_only;		/* only PT_OP_COUNT, no verify: writes no record */
 	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
 	u32 nr_implicit, implicit_size;
 	u64 missed;			/* hits skipped since START, placed */
@@ -127,6 +128,7 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 void pt_stream_totals(u64 *records, u64 *dropped);
 
 struct pt_cpu;
+bool pt_stream_busy(void);
 struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu);
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);

@@ -320,6 +320,22 @@ static int pt_check_implicit(struct pt_func *f)
 	return 0;
 }
 
+/*
+ * A plan that only counts (edges mode, no verify sites): its handler
+ * touches no stream, so a profile writes nothing per event.
+ */
+static bool pt_counts_only(const struct pt_func *f)
+{
+	u32 i;
+
+	if (f->plan->nr_verify || !f->counters)
+		return false;
+	for (i = 0; i < f->plan->nr_actions; i++)
+		if (pt_action_at(f, i)->op != PT_OP_COUNT)
+			return false;
+	return true;
+}
+
 struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 {
 	struct pt_func *f;
@@ -372,6 +388,7 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 			goto fail;
 		}
 	}
+	f->counts_only = pt_counts_only(f);
 	err = pt_probes_build(f);
 	if (err)
 		goto fail;

@@ -201,8 +201,30 @@ static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
 }
 
 /*
- * Called first by every handler (interrupts off): opens a new segment when
- * the owner differs from the one that wrote last on this CPU.
+ * Only an NMI can run a handler while this CPU's flush IPI holds the
+ * state: what it would record or count is lost, and counted as a buffer
+ * drop. Returns true then; interrupts are off.
+ */
+bool pt_stream_busy(void)
+{
+	struct pt_cpu *cs = pt_this_cpu();
+
+	if (unlikely(READ_ONCE(cs->busy))) {
+		cs->busy_dropped++;
+		cs->dropped_total++;
+		return true;
+	}
+	if (unlikely(cs->busy_dropped)) {
+		cs->dropped += cs->busy_dropped;
+		cs->busy_dropped = 0;
+	}
+	return false;
+}
+
+/*
+ * Called first by every handler that records (interrupts off): opens a
+ * new segment when the owner differs from the one that wrote last on this
+ * CPU.
  */
 struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu)
@@ -211,19 +233,8 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	struct pt_rec_owner o;
 	u64 gen;
 
-	/*
-	 * Only an NMI can run a handler while this CPU's flush IPI holds the
-	 * state: its records are lost, and counted as a buffer drop.
-	 */
-	if (unlikely(READ_ONCE(cs->busy))) {
-		cs->busy_dropped++;
-		cs->dropped_total++;
+	if (pt_stream_busy())
 		return NULL;
-	}
-	if (unlikely(cs->busy_dropped)) {
-		cs->dropped += cs->busy_dropped;
-		cs->busy_dropped = 0;
-	}
 	o.owner = pt_current_owner(p, cpu);
 	/*
 	 * A task that left this CPU and came back with no other owner writing

@@ -17,7 +17,8 @@ int edge_counts_func(const struct graph *g, const struct plan_view *pv, const ui
 	int err;
 
 	*chords = 0;
-	if (pv->hdr.mode != PT_MODE_EDGES || pv->hdr.nr_counters != g->ne)
+	if (pv->hdr.mode != PT_MODE_EDGES ||
+	    (pv->hdr.nr_counters != g->ne && pv->hdr.nr_counters != g->ne + 1))
 		return -PT_EFORMAT;
 	memset(&c, 0, sizeof(c));
 	c.ne = g->ne;
@@ -37,8 +38,8 @@ int edge_counts_func(const struct graph *g, const struct plan_view *pv, const ui
 	for (i = 0; i < pv->hdr.nr_actions; i++) {
 		const struct pt_action *a = &pv->actions[i];
 
-		if (a->op != PT_OP_COUNT)
-			continue;
+		if (a->op != PT_OP_COUNT || (a->arg == g->ne && pv->hdr.nr_counters > g->ne))
+			continue;	/* (the activation counter is no edge's) */
 		if (a->arg >= g->ne) {
 			counters_free(&c);
 			return -PT_EFORMAT;
@@ -87,8 +88,12 @@ static void count_one(const struct tf_function *fn, const struct pr_func *f,
 
 	memset(&pv, 0, sizeof(pv));
 	err = plan_parse(fn->plan, fn->plan_len, &pv, NULL, 0);
+	if (!err && ef->counters && ef->counters != pv.hdr.nr_counters)
+		err = -PT_EFORMAT;	/* records of another plan's size */
 	if (!err)
 		err = edge_counts_func(&f->g, &pv, sum, ef->edge, &ef->activations, &ef->chords);
+	if (!err && pv.hdr.nr_counters > f->cfg.nedges)
+		ef->enters += sum[f->cfg.nedges];	/* entries counted in the kernel */
 	plan_view_free(&pv);
 	if (err) {
 		ef->status = err == -PT_ENOMEM ? err : (err == -PT_EINVAL ? err : -PT_EFORMAT);
@@ -130,7 +135,7 @@ int edge_counts_build(const struct pr_model *m, const struct tracefile *tf,
 		ef->status = 0;
 		ef->edge = calloc(f->cfg.nedges + 1, sizeof(*ef->edge));
 		ef->block = calloc(f->cfg.nblocks + 1, sizeof(*ef->block));
-		sum[i] = calloc(f->cfg.nedges + 1, sizeof(**sum));
+		sum[i] = calloc(f->cfg.nedges + 2, sizeof(**sum));
 		if (!ef->edge || !ef->block || !sum[i]) {
 			err = -PT_ENOMEM;
 			goto out;
@@ -156,10 +161,13 @@ int edge_counts_build(const struct pr_model *m, const struct tracefile *tf,
 			continue;
 		}
 		ef->records++;
-		if (rec->nwords != f->cfg.nedges) {
+		/* one counter per edge, and one for the activations since plans count them */
+		if ((rec->nwords != f->cfg.nedges && rec->nwords != f->cfg.nedges + 1) ||
+		    (ef->counters && rec->nwords != ef->counters)) {
 			ef->status = -PT_EFORMAT;
 			continue;
 		}
+		ef->counters = rec->nwords;
 		body = tr_body(rs, rec);
 		for (k = 0; k < rec->nwords; k++) {
 			if (sum[f->index][k] + body[k] < sum[f->index][k])

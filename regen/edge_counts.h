@@ -2,19 +2,24 @@
 /*
  * edge_counts - edges mode (pathtracectl enable --mode edges): the plan
  * counts the chords of its maximum spanning tree (PT_OP_COUNT, counter
- * index = CFG edge id, nr_counters = the CFG's edges), and the module
- * writes PT_REC_COUNTERS records: per function and CPU, the counts since
- * that CPU's previous COUNTERS record of the function. Summed over every
- * CPU and record, they are the chords' exact counts; every other edge's
- * count follows from the flow law (1994 paper, Fig. 6: eprof_counts), and
- * a block's count is the sum of its out-edges' counts.
+ * index = CFG edge id) and the activations (PT_OP_COUNT of counter nedges
+ * at the entry; nr_counters = nedges + 1), and the module writes
+ * PT_REC_COUNTERS records only when it flushes (stop, plan removal): per
+ * function and CPU, the counts since that CPU's previous COUNTERS record
+ * of the function; nothing per activation. Summed over every CPU and
+ * record, they are the chords' exact counts; every other edge's count
+ * follows from the flow law (1994 paper, Fig. 6: eprof_counts), and a
+ * block's count is the sum of its out-edges' counts. (Plans of earlier
+ * versions had nr_counters = nedges and an ENTER record per activation;
+ * such traces are read as before.)
  *
  * Exact when every activation counted began and ended while recording:
  * an activation open at start or stop breaks the flow law. Counts that
- * contradict it (a negative tree edge) are refused; an ENTER count that
- * differs from the recovered activations is reported (status
- * -PT_ETRUNC, counts kept but not exact). Both cannot always be seen: an
- * activation open at start and another open at stop can balance.
+ * contradict it (a negative tree edge) are refused; an entry count (the
+ * activation counter, or ENTER records) that differs from the recovered
+ * activations is reported (status -PT_ETRUNC, counts kept but not
+ * exact). Both cannot always be seen: an activation open at start and
+ * another open at stop can balance.
  */
 #ifndef PATHTRACE_EDGE_COUNTS_H
 #define PATHTRACE_EDGE_COUNTS_H
@@ -38,8 +43,9 @@ struct edge_counts_func {
 	uint64_t *edge;		/* cfg.nedges: every edge's count */
 	uint64_t *block;	/* cfg.nblocks: sum of its out-edges */
 	uint64_t activations;	/* recovered: the EXIT->ENTRY count */
-	uint64_t enters;	/* ENTER records of the function */
+	uint64_t enters;	/* entries counted: the activation counter, or ENTER records */
 	uint64_t records;	/* COUNTERS records summed */
+	uint32_t counters;	/* counters per COUNTERS record (nedges + 1; nedges: older plans) */
 	uint32_t chords;	/* edges with a counter */
 };
 
@@ -53,7 +59,8 @@ struct edge_counts {
  * Every edge count of one function: graph g (cfg_to_graph of its CFG),
  * its parsed plan pv (PT_MODE_EDGES), sum[pv->hdr.nr_counters] the summed
  * counters. Returns 0; -PT_EFORMAT (not an edges plan, a counter that is
- * not an edge of g, or nr_counters != g->ne); -PT_EINVAL (the flow law
+ * not an edge of g or the activation counter g->ne, or nr_counters not
+ * g->ne + 1 or, from older plans, g->ne); -PT_EINVAL (the flow law
  * contradicted); -PT_ENOMEM. edge_count gets g->ne entries.
  */
 int edge_counts_func(const struct graph *g, const struct plan_view *pv, const uint64_t *sum,

@@ -184,8 +184,10 @@ struct out_writer {
 	uint64_t located_dropped, located_missed;	/* the LOSS records' counts */
 	const struct tr_records *records;	/* --stats: page fill and framing */
 	int have_loss_section;
-	/* --edges / --blocks: edges-mode functions' counts (edge_counts.h), or NULL */
+	/* --edges / --blocks / --dot: edges-mode functions' counts (edge_counts.h), or NULL */
 	const struct edge_counts *counts;
+	const char *func;		/* --dot: only this function (by name), or NULL */
+	const struct tracefile *tf;	/* --dot: the plans (probe sites), or NULL */
 };
 
 extern const struct out_writer_ops out_text_ops;
@@ -196,6 +198,7 @@ extern const struct out_writer_ops out_stats_ops;
 extern const struct out_writer_ops out_din_ops;
 extern const struct out_writer_ops out_champsim_ops;
 extern const struct out_writer_ops out_json_ops;
+extern const struct out_writer_ops out_dot_ops;
 extern const struct out_writer_ops verify_ops;
 
 /* --edges / --blocks counts of function index i while the writer is open, or NULL. */
@@ -204,6 +207,16 @@ const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_ind
 
 /* --paths: how often path id of function index fi ran, while the writer is open. */
 uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id);
+
+/*
+ * --paths, while the writer is open: the hottest path of function index
+ * fi (the lowest id among the hottest), its blocks in order into
+ * blocks[0..max) and its count into *count. Returns the number of blocks;
+ * 0 when the function ran no complete path or its paths are not numbered;
+ * a negative PT_E* when the path cannot be decoded (pathnum_blocks).
+ */
+int out_paths_hottest(const struct out_writer *w, uint32_t fi, uint32_t *blocks, uint32_t max,
+		      uint64_t *count);
 
 /* Verify's outcome (verify_ops' priv is one; read after close). */
 struct verify_result {

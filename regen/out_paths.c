@@ -321,6 +321,27 @@ uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id)
 	return 0;
 }
 
+int out_paths_hottest(const struct out_writer *w, uint32_t fi, uint32_t *blocks, uint32_t max,
+		      uint64_t *count)
+{
+	const struct paths *p = w->priv;
+	const struct path_table *t;
+	const struct path_count *best = NULL;
+	uint64_t i;
+
+	*count = 0;
+	if (!p || fi >= w->m->nfuncs || !p->f[fi].ok)
+		return 0;
+	t = &p->f[fi].t;
+	for (i = 0; i < t->cap; i++)
+		if (t->slots[i].count && (!best || cmp_count_desc(&t->slots[i], best) < 0))
+			best = &t->slots[i];
+	if (!best)
+		return 0;
+	*count = best->count;
+	return pathnum_blocks(&p->f[fi].pn, best->id, blocks, max);
+}
+
 const struct out_writer_ops out_paths_ops = {
 	.name = "paths",
 	.open = paths_open,

@@ -106,9 +106,9 @@ static int counted(const struct out_writer *w, const struct profile *p, uint32_t
 			 ef->records);
 		return 0;
 	case -PT_ETRUNC:
-		snprintf(note, n, " (edges mode: not counted: %" PRIu64 " ENTERs but %" PRIu64
-			 " activations by the counters: activations were open when recording "
-			 "started or stopped)", ef->enters, ef->activations);
+		snprintf(note, n, " (edges mode: not counted: %" PRIu64 " entries counted but %"
+			 PRIu64 " activations by the flow law: activations were open when "
+			 "recording started or stopped)", ef->enters, ef->activations);
 		return 1;
 	case -PT_EINVAL:
 		snprintf(note, n, " (edges mode: not counted: the counters contradict the flow law)");

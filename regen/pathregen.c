@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <pathtrace/error.h>
@@ -47,6 +49,9 @@ static void usage(FILE *fp)
 		"  --stream ID      regenerate only stream ID\n"
 		"  --line BYTES     din: cache line size whose every touched line gets a reference (64)\n"
 		"  --json           the execution as JSON\n"
+		"  --dot [--func NAME]  each executed function's CFG for Graphviz: blocks and edges\n"
+		"                   shaded by count, hottest path in red, probe sites marked\n"
+		"  --svg [--func NAME]  the same drawn as SVG by Graphviz's dot\n"
 		"  --verify         compare with the every-block records of a verify-mode run\n"
 		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch\n");
 }
@@ -75,6 +80,8 @@ struct options {
 	uint32_t stream;
 	uint32_t top;
 	uint32_t line;			/* --line (din) */
+	const char *func;		/* --func (dot) */
+	int svg;			/* --svg: the dot output through dot -Tsvg */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -112,6 +119,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "streams", no_argument, NULL, 'L' },
 		{ "stream", required_argument, NULL, 'I' },
 		{ "line", required_argument, NULL, 'C' },
+		{ "dot", no_argument, NULL, 'D' },
+		{ "svg", no_argument, NULL, 'G' },
+		{ "func", required_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -169,6 +179,16 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'L':
 			o->list_streams = 1;
 			break;
+		case 'D':
+			ops = &out_dot_ops;
+			break;
+		case 'G':
+			ops = &out_dot_ops;
+			o->svg = 1;
+			break;
+		case 'N':
+			o->func = optarg;
+			break;
 		case 'I':
 			if (parse_u32("--stream", optarg, &o->stream))
 				return -1;
@@ -220,6 +240,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
 	if (line_set && o->ops != &out_din_ops) {
 		err_msg("--line", "only --format din uses a line size");
+		return -1;
+	}
+	if (o->func && o->ops != &out_dot_ops) {
+		err_msg("--func", "only --dot and --svg draw one function");
 		return -1;
 	}
 	if (o->out) {
@@ -333,6 +357,56 @@ static int first_marker_cpu(const struct regen_stream *s, uint32_t *cpu, uint64_
 	return 0;
 }
 
+/*
+ * --svg: Graphviz's dot reading the --dot text from the returned stream and
+ * writing SVG to out. Returns the stream, or NULL after saying why; *pid
+ * gets dot's process for finish_svg.
+ */
+static FILE *start_svg(FILE *out, pid_t *pid)
+{
+	char *const argv[] = { "dot", "-Tsvg", NULL };
+	posix_spawn_file_actions_t fa;
+	int p[2], err;
+	FILE *fp;
+
+	fflush(out);
+	if (pipe(p)) {
+		err_msg("--svg", "pipe: %s", strerror(errno));
+		return NULL;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, fileno(out), STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	err = posix_spawnp(pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(p[0]);
+	if (err) {
+		err_msg("--svg", "cannot run Graphviz's dot: %s (install graphviz, or use --dot)",
+			strerror(err));
+		close(p[1]);
+		return NULL;
+	}
+	fp = fdopen(p[1], "w");
+	if (!fp) {
+		close(p[1]);
+		waitpid(*pid, NULL, 0);
+	}
+	return fp;
+}
+
+/* Closes dot's input and waits for it. Returns 0, or -1 after saying why. */
+static int finish_svg(FILE *fp, pid_t pid)
+{
+	int st = 0, bad = fclose(fp) != 0;
+
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		err_msg("--svg", "dot failed (status %d)", st);
+		return -1;
+	}
+	return bad ? -1 : 0;
+}
+
 /* --streams: one line per stream, by the ID --stream takes. */
 static void list_streams(FILE *fp, const char *trace, const struct regen_streams *ss)
 {
@@ -387,6 +461,8 @@ int main(int argc, char **argv)
 	unsigned int nws = 0;
 	FILE *fp = stdout;
 	int status = 0, err, fatal;
+	FILE *svg = NULL;
+	pid_t svg_pid = 0;
 	uint32_t i;
 
 	if (parse_args(argc, argv, &o)) {
@@ -454,6 +530,15 @@ int main(int argc, char **argv)
 		list_streams(stdout, o.trace, &ss);
 		goto out;
 	}
+	if (o.func) {
+		for (i = 0; i < m.nfuncs && strcmp(m.funcs[i].name, o.func); i++)
+			;
+		if (i == m.nfuncs) {
+			err_msg("--func", "%s traced no function %s", o.trace, o.func);
+			status = EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (o.one_stream && o.stream >= ss.nstreams) {
 		err_msg("--stream", "no stream %u: %s has %u (--streams lists them)", o.stream, o.trace,
 			ss.nstreams);
@@ -482,7 +567,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops) {
+	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops || o.ops == &out_dot_ops) {
 		/* edges-mode functions: counts from their COUNTERS records */
 		err = edge_counts_build(&m, &tf, &rs, &ec);
 		if (err == -PT_ENOMEM)
@@ -497,12 +582,21 @@ int main(int argc, char **argv)
 				ec.stray);
 		out.counts = &ec;
 	}
+	if (o.svg) {
+		svg = start_svg(fp, &svg_pid);
+		if (!svg) {
+			status = EXIT_BAD_FILE;
+			goto close_fp;
+		}
+	}
 	if (o.ops) {
 		out.ops = o.ops;
-		out.fp = fp;
+		out.fp = svg ? svg : fp;
 		out.m = &m;
 		out.top = o.top;
 		out.line = o.line;
+		out.func = o.func;
+		out.tf = &tf;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;
@@ -565,6 +659,9 @@ int main(int argc, char **argv)
 		err_msg("output", "%s", pt_strerror(err));
 		status = EXIT_BAD_FILE;
 	}
+	if (svg && finish_svg(svg, svg_pid))
+		status = EXIT_BAD_FILE;
+	svg = NULL;
 	if (o.verify) {
 		if (vr.mismatch) {
 			err_msg("verify", "%s", vr.detail);
@@ -578,6 +675,8 @@ int main(int argc, char **argv)
 		}
 	}
 close_fp:
+	if (svg)
+		finish_svg(svg, svg_pid);
 	if (fp != stdout && fclose(fp)) {
 		err_msg(o.out, "%s", strerror(errno));
 		status = EXIT_BAD_FILE;

@@ -7,8 +7,10 @@
  * (each record holds the counts since the previous one of its CPU). The
  * counts edge_counts_build recovers from the records and the plan blobs,
  * and the --edges / --blocks writers print, must equal the truth for every
- * edge and block. Then what must be refused: an ENTER count that differs
- * from the activations, a malformed record, a count on a tree edge.
+ * edge and block; no ENTER record (the plan counts activations), or, for
+ * plans of earlier versions, an ENTER record per activation. Then what
+ * must be refused: an entry count that differs from the activations, a
+ * malformed record, a count on a tree edge.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +80,28 @@ static void walk(const struct synth_func *f, uint64_t *rng, uint64_t *edge, uint
 	}
 }
 
-static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng)
+/*
+ * An edges plan as it was before activations had a counter: ENTER instead
+ * of the COUNT first at the entry, nr_counters = nedges (in place).
+ */
+static void make_legacy_plan(const struct synth_func *f)
+{
+	struct pt_plan *h = f->plan_blob;
+	struct pt_action *a = (struct pt_action *)((uint8_t *)f->plan_blob + h->size +
+						   (size_t)h->nr_sites * h->site_size);
+
+	CU_ASSERT_FATAL(a->op == PT_OP_COUNT && a->arg == f->cfg.nedges);
+	a->op = PT_OP_ENTER;
+	a->arg = 0;
+	h->nr_counters = f->cfg.nedges;
+}
+
+/*
+ * legacy: as plans before the activation counter were read: an ENTER
+ * record per activation and COUNTERS of nedges words (the plan blob then
+ * has nr_counters = nedges and an ENTER: make_legacy_plan).
+ */
+static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng, int legacy)
 {
 	uint32_t i, e;
 
@@ -95,7 +118,7 @@ static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng)
 		uint64_t left[MAX_E], enter[1] = { 0xffffffff81000000ull };
 		uint32_t n = (uint32_t)(synth_rand(rng) % 50), a, r, nrec;
 
-		CU_ASSERT_FATAL(f->cfg.nedges < MAX_E);
+		CU_ASSERT_FATAL(f->cfg.nedges + 1 < MAX_E);
 		fn->func_id = f->func_id;
 		fn->addr = f->addr;
 		fn->len = f->len;
@@ -109,25 +132,31 @@ static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng)
 		fk->truth_edge[i] = calloc(f->cfg.nedges + 1, sizeof(uint64_t));
 		fk->truth_block[i] = calloc(f->cfg.nblocks + 1, sizeof(uint64_t));
 		CU_ASSERT_FATAL(fk->truth_edge[i] && fk->truth_block[i]);
+		/* the plan counts activations (counter nedges): no ENTER record */
+		CU_ASSERT_FATAL(f->plan.hdr.nr_counters == f->cfg.nedges + 1);
+		if (legacy)
+			make_legacy_plan(f);
 		for (a = 0; a < n; a++) {
-			add_rec(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
+			if (legacy)
+				add_rec(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
 			walk(f, rng, fk->truth_edge[i], fk->truth_block[i]);
 		}
 		fk->activations[i] = n;
 		/* the module counts chords only (the planner's own tree here) */
 		for (e = 0; e < f->cfg.nedges; e++)
 			left[e] = f->plan.in_tree[e] ? 0 : fk->truth_edge[i][e];
+		left[f->cfg.nedges] = legacy ? 0 : n;
 		nrec = 1 + (uint32_t)(synth_rand(rng) % 4);
 		for (r = 0; r < nrec; r++) {
 			uint64_t body[MAX_E];
 
-			for (e = 0; e < f->cfg.nedges; e++) {
+			for (e = 0; e <= f->cfg.nedges; e++) {
 				body[e] = r + 1 == nrec ? left[e] :
 					  synth_rand(rng) % (left[e] + 1);
 				left[e] -= body[e];
 			}
 			add_rec(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
-				(uint16_t)f->cfg.nedges);
+				(uint16_t)(f->cfg.nedges + !legacy));
 		}
 	}
 }
@@ -183,7 +212,8 @@ static void test_counters_round_trip(void)
 	uint32_t prog, i, funcs = 0, chords = 0;
 	uint64_t edges = 0;
 
-	for (prog = 0; prog < 40; prog++) {
+	for (prog = 0; prog < 60; prog++) {
+		int legacy = prog % 3 == 2;	/* every third: a trace of an older plan */
 		struct synth_opts so = { .nfuncs = 1 + (uint32_t)(synth_rand(&rng) % 4),
 					 .max_labels = 14, .mode = PT_MODE_EDGES };
 		struct synth_program p;
@@ -192,7 +222,7 @@ static void test_counters_round_trip(void)
 		struct fake fk;
 
 		CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
-		make(&fk, &p, &rng);
+		make(&fk, &p, &rng, legacy);
 		CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
 		CU_ASSERT_EQUAL(ec.stray, 0);
@@ -214,12 +244,22 @@ static void test_counters_round_trip(void)
 		}
 		edge_counts_free(&ec);
 
-		/* one ENTER record missing: an activation open at start */
-		for (i = 0; i < fk.rs.n; i++)
-			if (fk.rs.recs[i].type == PT_REC_ENTER) {
-				fk.rs.recs[i].type = PT_REC_BITS;
+		/*
+		 * One entry not counted, an activation open at start: an ENTER
+		 * record missing, or the activation counter one short.
+		 */
+		for (i = 0; i < fk.rs.n; i++) {
+			struct tr_rec *r = &fk.rs.recs[i];
+
+			if (legacy && r->type == PT_REC_ENTER) {
+				r->type = PT_REC_BITS;
 				break;
 			}
+			if (!legacy && r->type == PT_REC_COUNTERS && fk.rs.words[r->body + r->nwords - 1]) {
+				fk.rs.words[r->body + r->nwords - 1]--;
+				break;
+			}
+		}
 		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
 		if (i < fk.rs.n) {
 			const struct pr_func *f = pr_model_func(&m, fk.rs.recs[i].arg);
@@ -259,7 +299,7 @@ static void test_count_on_tree_edge(void)
 	uint32_t e, chords;
 
 	CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
-	make(&fk, &p, &rng);
+	make(&fk, &p, &rng, 0);
 	CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_parse(p.funcs[0].plan_blob, p.funcs[0].plan_len, &pv, NULL, 0),
 			      0);

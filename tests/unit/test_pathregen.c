@@ -299,6 +299,23 @@ static void test_outputs(void)
 	snprintf(args, sizeof(args), "rm -rf %s", dir);
 	CU_ASSERT_EQUAL(system(args), 0);
 
+	/* --dot: one cluster (the one function), every block a node, edges with counts */
+	snprintf(args, sizeof(args), "%s --dot", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("digraph pathtrace {"), 1);
+	CU_ASSERT_EQUAL(count_in_out("subgraph cluster_"), 1);
+	CU_ASSERT_EQUAL(count_in_out(" [label=\"synth_fn0+0x"), t.p.funcs[0].cfg.nblocks);
+	CU_ASSERT_EQUAL(count_in_out("\\nprobe: enter"), 1);
+	CU_ASSERT(count_in_out(", color=red") > 0);	/* the hottest path */
+	snprintf(args, sizeof(args), "%s --dot --func nosuch", t.path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	/* --svg: Graphviz draws it; every block is an SVG node */
+	snprintf(args, sizeof(args), "%s --svg --func synth_fn0", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("<svg"), 1);
+	CU_ASSERT_EQUAL(count_in_out("class=\"node\""), t.p.funcs[0].cfg.nblocks + 1);	/* + EXIT */
+	CU_ASSERT_EQUAL(count_in_out("<title>cluster_0</title>"), 1);
+
 	snprintf(args, sizeof(args), "%s --json", t.path);
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT_EQUAL(count_in_out("\"ev\": \"block\""), t.blocks);
@@ -328,6 +345,7 @@ static void test_command_line(void)
 	CU_ASSERT_EQUAL(run("x --line 64"), 2);
 	CU_ASSERT_EQUAL(run("x --streams --paths"), 2);
 	CU_ASSERT_EQUAL(run("x --paths -o /tmp/"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --func f"), 2);
 	CU_ASSERT_EQUAL(run("--help"), 0);
 	CU_ASSERT_EQUAL(run("/nonexistent/trace.bin"), 1);
 }

@@ -116,10 +116,17 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 				break;
 			}
 	CU_ASSERT_EQUAL(pl.hdr.nr_verify, t);
-	/* ENTER first, at the function's first instruction */
+	/* ENTER first, at the function's first instruction; edges mode counts activations there */
 	CU_ASSERT_EQUAL(pl.sites[0].offset, 0);
 	CU_ASSERT_EQUAL(pl.sites[0].region, PT_REGION_MAIN);
-	CU_ASSERT_EQUAL(pl.actions[0].op, PT_OP_ENTER);
+	if (mode == PT_MODE_EDGES) {
+		CU_ASSERT_EQUAL(pl.actions[0].op, PT_OP_COUNT);
+		CU_ASSERT_EQUAL(pl.actions[0].arg, c.nedges);
+		CU_ASSERT_EQUAL(pl.hdr.nr_counters, c.nedges + 1);
+		CU_ASSERT_FATAL(c.nedges < 63);
+	} else {
+		CU_ASSERT_EQUAL(pl.actions[0].op, PT_OP_ENTER);
+	}
 	for (t = 0; t < 300; t++) {
 		struct fx_run run;
 
@@ -127,8 +134,14 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 		CU_ASSERT_FATAL(n > 0);
 		fx_execute(&c, &pl.hdr, pl.sites, pl.actions, walk, n, &run);
 		CU_ASSERT_EQUAL(run.bad, 0);
-		CU_ASSERT_EQUAL(run.enters, 1);
-		CU_ASSERT_EQUAL(run.enter_pos[0], 0);
+		if (mode == PT_MODE_EDGES) {
+			/* no record per activation: its counter instead */
+			CU_ASSERT_EQUAL(run.enters, 0);
+			CU_ASSERT_EQUAL(run.counters[c.nedges], 1);
+		} else {
+			CU_ASSERT_EQUAL(run.enters, 1);
+			CU_ASSERT_EQUAL(run.enter_pos[0], 0);
+		}
 		if (mode == PT_MODE_PATHS) {
 			CU_ASSERT_EQUAL(run.reg, 0);
 			CU_ASSERT(decode_matches(&pl, &run, walk, n));

@@ -70,6 +70,12 @@ echo "pathregen --stats: $?"
 head -20 /tmp/stats.out
 check "pathregen reads the trace" grep -q "functions traced *[1-9]" /tmp/stats.out
 check_champsim witness /tmp/plan.bin
+pathregen --dot /tmp/plan.bin >/tmp/plan.dot 2>/tmp/dot.err
+check "--dot: exit 0" test $? -eq 0
+echo "--dot: $(grep -c 'subgraph cluster_' /tmp/plan.dot) clusters, $(grep -c ' -> ' /tmp/plan.dot) edges, $(grep -c 'peripheries=2' /tmp/plan.dot) blocks with probes"
+check "--dot: a cluster per executed function" sh -c '[ $(grep -c "subgraph cluster_" /tmp/plan.dot) -ge 10 ]'
+check "--dot: probe sites and hottest paths drawn" sh -c 'grep -q "probe: enter" /tmp/plan.dot && grep -q "color=red" /tmp/plan.dot'
+check "--dot --func: one function" sh -c '[ $(pathregen --dot --func do_sys_openat2 /tmp/plan.bin | grep -c "subgraph cluster_") = 1 ]'
 echo "kprobes' refusals:"; dmesg | grep "kprobes refused" | head
 check "disable --all" pathtracectl disable --all
 check "nothing listed" sh -c '[ $(pathtracectl list | wc -l) = 1 ]'
@@ -117,6 +123,55 @@ check "counters were written" sh -c "echo '$one' | grep -q '[1-9]'"
 want=$(echo "$one" | awk '{ for (i = 1; i <= NF; i++) printf "%s%d", (i > 1 ? " " : ""), 5 * $i }')
 check "five runs count exactly five times one" [ "$want" = "$five" ]
 check "disable the edges plan" pathtracectl disable --all
+
+# Phase 4: an edge profile costs nothing per event, and it is the trace's.
+# The same deterministic workload (the target module runs only when
+# written to) under edges plans and under witness plans: the counted edge
+# profile must equal the one regenerated from the trace, while the edges
+# run writes no record per activation (COUNTERS at stop only).
+EDGEF="pt_target_nested pt_target_multi_exit pt_target_irreducible pt_target_switch
+pt_target_recursive pt_target_inner pt_target_outer pt_target_early"
+cat >/tmp/det.sh <<'EOD'
+R=/sys/kernel/debug/pathtrace_target/run
+for cpu in 0 1; do
+	taskset -c $cpu sh -c '
+		i=0
+		while [ $i -lt 30 ]; do
+			for a in 0 5 17 40 4096 7; do echo "switch $a" > '$R'; done
+			echo "nested $((i % 13))" > '$R'
+			echo "recursive $((i % 9))" > '$R'
+			echo "outer $i" > '$R'
+			echo "irreducible $i" > '$R'
+			echo "multi_exit $((i * 3))" > '$R'
+			echo "early $((i - 2))" > '$R'
+			i=$((i + 1))
+		done' &
+done
+wait
+EOD
+# edge lines and activation counts per function, without func ids or notes
+profile_of() {
+	pathregen --edges "$1" | awk '
+		/ \(func [0-9]+\): / { sub(/ \(func [0-9]+\)/, ""); sub(/ activations.*/, " activations") }
+		!/^#/ { print }'
+}
+check "edges plans" pathtracectl enable --mode edges --moddir /pt $EDGEF
+check "record the edges run" pathtracectl record -o /tmp/edges.bin -- sh /tmp/det.sh
+profile_of /tmp/edges.bin >/tmp/edges.prof
+pathregen --edges /tmp/edges.bin | grep "^pt_target" | head -3
+set -- $(trace-dump /tmp/edges.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(enter\|counters\|records\)=//p')
+echo "edges run: $1 records, $2 ENTER, $3 COUNTERS"
+check "edges run: no ENTER record" test "$2" -eq 0
+check "edges run: COUNTERS at most one per CPU and function per flush ($3)" test "$3" -le 16
+check "edges run: every function counted" sh -c "! pathregen --edges /tmp/edges.bin | grep -q 'not counted'"
+check "disable" pathtracectl disable --all
+check "witness plans" pathtracectl enable --moddir /pt $EDGEF
+check "record the witness run" pathtracectl record -o /tmp/wit.bin -- sh /tmp/det.sh
+profile_of /tmp/wit.bin >/tmp/wit.prof
+check "the counted edge profile equals the regenerated one ($(grep -c . /tmp/edges.prof) lines)" \
+	cmp /tmp/edges.prof /tmp/wit.prof
+diff /tmp/edges.prof /tmp/wit.prof | head -10
+check "disable the witness plans" pathtracectl disable --all
 expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
 check "rmmod" rmmod pathtrace_target pathtrace
 finish

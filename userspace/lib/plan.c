@@ -186,7 +186,7 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
 		if (err)
 			return err;
 	}
-	pl->hdr.nr_counters = c->nedges;
+	pl->hdr.nr_counters = c->nedges + 1;	/* the chords' edge ids, and the activations */
 	return 0;
 }
 
@@ -483,7 +483,15 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	pl->hdr.verify_size = sizeof(struct pt_verify_site);
 	snprintf(pl->hdr.name, sizeof(pl->hdr.name), "%s", c->name ? c->name : "");
 
-	err = push(&es, entry_insn, CLS_ENTER, PT_OP_ENTER, PT_WHEN_ALWAYS, 0, 0, 0);
+	/*
+	 * Edges mode counts activations in a counter of their own (index
+	 * nedges) instead of writing an ENTER record each: a profile costs
+	 * nothing per event in the ring buffer.
+	 */
+	if (o->mode == PT_MODE_EDGES)
+		err = push(&es, entry_insn, CLS_ENTER, PT_OP_COUNT, PT_WHEN_ALWAYS, 0, c->nedges, 0);
+	else
+		err = push(&es, entry_insn, CLS_ENTER, PT_OP_ENTER, PT_WHEN_ALWAYS, 0, 0, 0);
 	if (err)
 		goto out;
 	switch (o->mode) {

@@ -233,7 +233,17 @@ static int check_body(const struct plan_view *v, struct why *w)
 	if (next_action != h->nr_actions)
 		return bad(w, -PT_EFORMAT, "%u actions belong to no site",
 			   h->nr_actions - next_action);
-	if (enters != 1)
+	/*
+	 * Edges mode counts activations (a COUNT first at the first
+	 * instruction) instead of recording them; plans before that had an
+	 * ENTER there, as every other mode has.
+	 */
+	if (h->mode == PT_MODE_EDGES && !enters &&
+	    (!h->nr_sites || v->sites[0].region != PT_REGION_MAIN || v->sites[0].offset ||
+	     v->actions[0].op != PT_OP_COUNT || v->actions[0].arg + 1 != h->nr_counters))
+		return bad(w, -PT_EFORMAT, "edges mode: no activation counter (COUNT of the last "
+			   "counter) first at the function's first instruction");
+	if (enters != 1 && h->mode != PT_MODE_EDGES)
 		return bad(w, -PT_EFORMAT, "no ENTER action at the function's first instruction");
 	for (i = 0; i < h->nr_verify; i++) {
 		const struct pt_verify_site *s = &v->verify[i];

@@ -17,10 +17,12 @@
  *    increment, PT_OP_PATH_EMIT at path ends (exits, back edges, call
  *    vertices before their call) or at the last chord;
  *  - PT_MODE_EDGES: PT_OP_COUNT on the chords of a maximum spanning tree
- *    of the CFG; counter index = CFG edge id (nr_counters = nedges), so a
- *    profile reader needs nothing but the CFG to propagate counts.
+ *    of the CFG; counter index = CFG edge id, so a profile reader needs
+ *    nothing but the CFG to propagate counts; counter nedges counts the
+ *    activations (nr_counters = nedges + 1).
  * Every plan has PT_OP_ENTER at the function's first instruction (the
- * fentry site). With PT_PLAN_VERIFY, one pt_verify_site per block that
+ * fentry site), except edges plans: PT_OP_COUNT of their activation
+ * counter is there instead, so that a profile records nothing per event. With PT_PLAN_VERIFY, one pt_verify_site per block that
  * has a probeable instruction (a block that is only a ud2 has none; the
  * sites name their blocks).
  * Actions at one site run in this order: ENTER, actions of the edge into
