@@ -37,18 +37,6 @@ bool pt_cc_holds(u8 cc, unsigned long fl)
 	return base[(cc >> 1) & 7] != (cc & 1);
 }
 
-static bool pt_applies(const struct pt_action *a, bool taken)
-{
-	switch (a->when) {
-	case PT_WHEN_TAKEN:
-		return taken;
-	case PT_WHEN_NOT_TAKEN:
-		return !taken;
-	default:
-		return true;
-	}
-}
-
 static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 			  const struct pt_action *a, struct pt_regs *regs)
 {
@@ -121,6 +109,10 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	if (f->counts_only) {
 		pt_count_only(f, s, regs);
+		return 0;
+	}
+	if (f->profile) {
+		pt_profile_hit(f, p, s, regs);
 		return 0;
 	}
 	local_irq_save(flags);

@@ -158,9 +158,12 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
 	for (i = 0; i < n; i++) {
-		/* Their last misses go into the trace before they do. */
-		if (pt_armed)
+		/* Their last misses and counts go into the trace before they do. */
+		if (pt_armed) {
 			pt_missed_sweep_func(victims[i]);
+			pt_stream_counters_flush(victims[i]);
+			pt_stream_paths_flush(victims[i]);
+		}
 		pt_func_free(victims[i]);
 	}
 }
@@ -261,8 +264,10 @@ static void pt_flush(void)
 	struct pt_func *f;
 
 	pt_stream_flush_all();
-	list_for_each_entry(f, &pt_funcs, node)
+	list_for_each_entry(f, &pt_funcs, node) {
 		pt_stream_counters_flush(f);
+		pt_stream_paths_flush(f);
+	}
 }
 
 static long pt_ioctl_stop(void)

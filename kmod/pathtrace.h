@@ -47,6 +47,29 @@ struct pt_func_pcpu {
 };
 
 /* One installed plan. */
+/*
+ * A PT_PLAN_PROFILE function's path counts on one CPU (profile.c): up to
+ * 2^PT_PROFILE_DENSE_BITS paths a plain array indexed by path number,
+ * more a hash table of path numbers (open addressing, a bounded probe);
+ * what fits in neither is counted in overflow, never dropped silently.
+ */
+#define PT_PROFILE_DENSE_BITS	9
+#define PT_PROFILE_SLOTS	256
+
+struct pt_path_slot {
+	u64 path;
+	u64 count;		/* 0: empty */
+};
+
+struct pt_profile {
+	u64 lost;		/* path ends not counted: a context switch cut the path */
+	u64 overflow;		/* path ends not counted: no room */
+	union {
+		u64 count[1u << PT_PROFILE_DENSE_BITS];
+		struct pt_path_slot slot[PT_PROFILE_SLOTS];
+	};
+};
+
 struct pt_func {
 	struct list_head node;		/* in pt_funcs, under pt_ctl_mutex */
 	u32 func_id;
@@ -61,6 +84,8 @@ struct pt_func {
 	struct pt_func_pcpu __percpu *pcpu;
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
 	bool counts_only;		/* only PT_OP_COUNT, no verify: writes no record */
+	struct pt_profile __percpu *profile;	/* PT_PLAN_PROFILE: path counts, or NULL */
+	u8 profile_bits;		/* its path numbers' width (PATH_EMIT nbits) */
 	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
 	u32 nr_implicit, implicit_size;
 	u64 missed;			/* hits skipped since START, placed */
@@ -114,6 +139,19 @@ void pt_implicit_removed(struct pt_func *f);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 bool pt_cc_holds(u8 cc, unsigned long flags);
 
+/* Whether action a runs when its site's branch goes taken (or not). */
+static inline bool pt_applies(const struct pt_action *a, bool taken)
+{
+	switch (a->when) {
+	case PT_WHEN_TAKEN:
+		return taken;
+	case PT_WHEN_NOT_TAKEN:
+		return !taken;
+	default:
+		return true;
+	}
+}
+
 /* stream.c */
 extern bool pt_armed;
 int pt_stream_init(void);
@@ -129,6 +167,8 @@ void pt_stream_totals(u64 *records, u64 *dropped);
 
 struct pt_cpu;
 bool pt_stream_busy(void);
+u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen);
+void pt_stream_paths_flush(struct pt_func *f);
 struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu);
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
@@ -139,6 +179,10 @@ void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 			 unsigned int n);
 void pt_stream_path_set(struct pt_cpu *cs, u64 v);
 void pt_stream_counters_flush(struct pt_func *f);
+
+int pt_profile_alloc(struct pt_func *f);
+void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
+		    struct pt_regs *regs);
 bool pt_stream_missed(struct pt_func *f, u64 n, u64 since, u64 until);
 
 /* missed.c */

@@ -68,7 +68,11 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 		return -E2BIG;
 	if (pl->total_len != len)
 		return -EINVAL;
-	if (pl->flags & ~PT_PLAN_VERIFY)
+	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
+		return -EINVAL;
+	/* a path profile counts path numbers: a paths plan with nothing to record */
+	if ((pl->flags & PT_PLAN_PROFILE) &&
+	    (pl->mode != PT_MODE_PATHS || (pl->flags & PT_PLAN_VERIFY) || pl->nr_implicit))
 		return -EINVAL;
 	if (pl->reserved0 || memchr_inv(pl->reserved, 0, sizeof(pl->reserved)))
 		return -EINVAL;
@@ -289,6 +293,7 @@ void pt_func_free(struct pt_func *f)
 	if (!f)
 		return;
 	free_percpu(f->counters);
+	free_percpu(f->profile);
 	free_percpu(f->pcpu);
 	kvfree(f->probes);
 	kvfree(f->plan);
@@ -389,6 +394,9 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 		}
 	}
 	f->counts_only = pt_counts_only(f);
+	err = pt_profile_alloc(f);
+	if (err)
+		goto fail;
 	err = pt_probes_build(f);
 	if (err)
 		goto fail;

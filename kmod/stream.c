@@ -201,6 +201,20 @@ static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
 }
 
 /*
+ * The owner a handler runs for, and for a task its se.nr_migrations
+ * (*gen; 0 for others): a task that left this CPU and came back is not the
+ * same run of that owner here.
+ */
+u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen)
+{
+	u64 owner = pt_current_owner(p, cpu);
+
+	*gen = PT_OWNER_KIND(owner) == PT_OWNER_TASK ?
+	       READ_ONCE(current->se.nr_migrations) : 0;
+	return owner;
+}
+
+/*
  * Only an NMI can run a handler while this CPU's flush IPI holds the
  * state: what it would record or count is lost, and counted as a buffer
  * drop. Returns true then; interrupts are off.
@@ -396,6 +410,81 @@ void pt_stream_counters_flush(struct pt_func *f)
 {
 	if (f->counters)
 		on_each_cpu(pt_counters_cpu, f, 1);
+}
+
+/* Path counts per PT_REC_PATHS record: a small body, written from an IPI. */
+#define PT_PATHS_PER_REC 32
+
+/*
+ * Writes one PT_REC_PATHS record (lost and overflow, then n pairs) and on
+ * success zeroes what it reported; on failure (a full buffer, counted as a
+ * drop) the counts stay for the next flush.
+ */
+static bool pt_paths_write(struct pt_func *f, struct pt_profile *pr, u64 *body,
+			   const u32 *idx, unsigned int n, bool dense)
+{
+	unsigned int i;
+
+	if (!pt_write(pt_this_cpu(), f, PT_REC_PATHS, f->func_id, body,
+		      (2 + 2 * n) * sizeof(u64)))
+		return false;
+	pr->lost -= body[0];
+	pr->overflow -= body[1];
+	for (i = 0; i < n; i++) {
+		if (dense)
+			pr->count[idx[i]] = 0;
+		else
+			pr->slot[idx[i]].count = 0;
+	}
+	return true;
+}
+
+/* Path-profile counts of this CPU: PT_REC_PATHS records, then zero. */
+static void pt_paths_cpu(void *arg)
+{
+	struct pt_func *f = arg;
+	bool dense = f->profile_bits <= PT_PROFILE_DENSE_BITS;
+	u32 size = dense ? 1u << PT_PROFILE_DENSE_BITS : PT_PROFILE_SLOTS;
+	u64 body[2 + 2 * PT_PATHS_PER_REC];
+	u32 idx[PT_PATHS_PER_REC];
+	struct pt_profile *pr;
+	unsigned long flags;
+	unsigned int n = 0;
+	u32 i;
+
+	local_irq_save(flags);
+	pr = this_cpu_ptr(f->profile);
+	WRITE_ONCE(pt_this_cpu()->busy, true);
+	barrier();
+	body[0] = pr->lost;
+	body[1] = pr->overflow;
+	for (i = 0; i < size; i++) {
+		u64 count = dense ? pr->count[i] : pr->slot[i].count;
+
+		if (!count)
+			continue;
+		body[2 + 2 * n] = dense ? i : pr->slot[i].path;
+		body[3 + 2 * n] = count;
+		idx[n++] = i;
+		if (n < PT_PATHS_PER_REC)
+			continue;
+		if (!pt_paths_write(f, pr, body, idx, n, dense))
+			goto out;
+		body[0] = body[1] = 0;
+		n = 0;
+	}
+	if (n || body[0] || body[1])
+		pt_paths_write(f, pr, body, idx, n, dense);
+out:
+	barrier();
+	WRITE_ONCE(pt_this_cpu()->busy, false);
+	local_irq_restore(flags);
+}
+
+void pt_stream_paths_flush(struct pt_func *f)
+{
+	if (f->profile)
+		on_each_cpu(pt_paths_cpu, f, 1);
 }
 
 static void pt_reset_cpu(void *unused)

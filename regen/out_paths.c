@@ -13,8 +13,10 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/pathnum.h>
+#include <pathtrace/tracefile.h>
 
 #include "out.h"
+#include "pathtrace_abi.h"
 
 struct path_count {
 	uint64_t id;
@@ -33,6 +35,8 @@ struct paths_func {
 	int err;
 	struct path_table t;
 	uint64_t completed;
+	/* a path profile counted in the kernel (PT_PLAN_PROFILE): its PT_REC_PATHS */
+	uint64_t records, lost, overflow, beyond;
 };
 
 struct paths_frame {
@@ -56,7 +60,8 @@ static uint64_t mix(uint64_t x)
 	return x;
 }
 
-static int table_add(struct path_table *t, uint64_t id)
+/* Adds n to path id's count. */
+static int table_add_n(struct path_table *t, uint64_t id, uint64_t n)
 {
 	uint64_t i;
 
@@ -79,13 +84,61 @@ static int table_add(struct path_table *t, uint64_t id)
 	}
 	for (i = mix(id) & (t->cap - 1); t->slots[i].count; i = (i + 1) & (t->cap - 1)) {
 		if (t->slots[i].id == id) {
-			t->slots[i].count++;
+			t->slots[i].count += n;
 			return 0;
 		}
 	}
 	t->slots[i].id = id;
-	t->slots[i].count = 1;
+	t->slots[i].count = n;
 	t->used++;
+	return 0;
+}
+
+static int table_add(struct path_table *t, uint64_t id)
+{
+	return table_add_n(t, id, 1);
+}
+
+/*
+ * Path profiles counted in the kernel (PT_PLAN_PROFILE functions): their
+ * PT_REC_PATHS records' (path, count) pairs, summed over every CPU and
+ * flush, are the counts; the planner numbered the paths as pathnum does
+ * here. A number beyond the function's paths is counted apart (beyond).
+ */
+static int add_kernel_counts(struct out_writer *w, struct paths *p)
+{
+	const struct tr_records *rs = w->records;
+	size_t r;
+	uint32_t k;
+	int err;
+
+	for (r = 0; rs && r < rs->n; r++) {
+		const struct tr_rec *rec = &rs->recs[r];
+		const struct pr_func *f;
+		struct paths_func *pf;
+		const uint64_t *b;
+
+		if (rec->type != PT_REC_PATHS || rec->nwords < 2)
+			continue;
+		f = pr_model_func(w->m, rec->arg);
+		if (!f || !(f->plan_flags & PT_PLAN_PROFILE))
+			continue;
+		pf = &p->f[f->index];
+		b = tr_body(rs, rec);
+		pf->records++;
+		pf->lost += b[0];
+		pf->overflow += b[1];
+		for (k = 2; k + 1 < rec->nwords; k += 2) {
+			if (!pf->ok || b[k] >= pf->pn.npaths) {
+				pf->beyond += b[k + 1];
+				continue;
+			}
+			err = table_add_n(&pf->t, b[k], b[k + 1]);
+			if (err)
+				return err;
+			pf->completed += b[k + 1];
+		}
+	}
 	return 0;
 }
 
@@ -106,7 +159,7 @@ static int paths_open(struct out_writer *w)
 		if (p->f[i].err == -PT_ENOMEM)
 			return -PT_ENOMEM;
 	}
-	return 0;
+	return add_kernel_counts(w, p);
 }
 
 static int end_path(struct paths *p, struct paths_frame *fr, uint64_t last_val)
@@ -250,8 +303,14 @@ static void print_function(struct out_writer *w, const struct pr_func *f, struct
 		return;
 	}
 	fprintf(w->fp, "%s (func %u): %" PRIu64 " paths executed, %" PRIu64 " distinct of %" PRIu64
-		" possible (%u-bit numbers)\n", f->name, f->func_id, pf->completed, pf->t.used,
+		" possible (%u-bit numbers)", f->name, f->func_id, pf->completed, pf->t.used,
 		pf->pn.npaths, pf->pn.width);
+	if (f->plan_flags & PT_PLAN_PROFILE)
+		fprintf(w->fp, " (counted in the kernel: %" PRIu64 " PATHS records; %" PRIu64
+			" path ends lost to a context switch mid-path, %" PRIu64 " to a full table, %"
+			PRIu64 " beyond the numbering)", pf->records, pf->lost, pf->overflow,
+			pf->beyond);
+	fputc('\n', w->fp);
 	all = malloc((pf->t.used + 1) * sizeof(*all));
 	blocks = malloc(((size_t)pf->pn.dag.nv + 1) * sizeof(*blocks));
 	if (!all || !blocks) {

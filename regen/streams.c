@@ -326,7 +326,8 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 				unowned_run = 0;
 				continue;
 			}
-			if (r->type == PT_REC_COUNTERS) {
+			if (r->type == PT_REC_COUNTERS || r->type == PT_REC_PATHS) {
+				/* profiles' records: counted, not part of a stream */
 				out->counters_records++;
 				if (open)
 					open->end = i + 1;
@@ -533,7 +534,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 
 			if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
 				nbits += r->arg;
-			else if (r->type != PT_REC_COUNTERS)
+			else if (r->type != PT_REC_COUNTERS && r->type != PT_REC_PATHS)
 				nmarkers++;
 		}
 	}

@@ -225,6 +225,25 @@ for mode in "$@"; do
 	bits) args="--encoding bits" ;;
 	bits-verify) args="--encoding bits --verify" ;;
 	edges) args="--mode edges" ;;
+	path-profile)
+		# The Ball-Larus path profile counted in the kernel: no record
+		# per event, PATHS records at stop; its cost beside the paths
+		# trace's (mode=paths) and its counter memory (struct
+		# pt_profile, 4112 bytes per function and CPU).
+		pt_run $mode --mode path-profile
+		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
+		pathregen --paths /tmp/$mode.bin >/tmp/paths.$mode 2>&1 || say "$mode: pathregen --paths: exit $?"
+		set -- "$@" $(awk '/\(counted in the kernel: / {
+				for (i = 1; i <= NF; i++) if ($i == "paths" && $(i + 1) == "executed,") n += $(i - 1)
+				match($0, /; [0-9]+ path ends lost/); l += substr($0, RSTART + 2, RLENGTH - 17)
+				match($0, /, [0-9]+ to a full table/); o += substr($0, RSTART + 2, RLENGTH - 17) }
+			END { print n + 0, l + 0, o + 0 }' /tmp/paths.$mode)
+		echo "mode=path-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
+			"paths_counted=$4 lost=$5 overflow=$6 counter_bytes=$((functions * 4112 * $(nproc)))" \
+			"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+		[ "$keep" = 1 ] && mv /tmp/$mode.bin /pt/out/ || rm -f /tmp/$mode.bin
+		continue
+		;;
 	witness-profiled | witness-profiled-verify)
 		# Witnesses placed by the edge profile the edges run measured
 		# in this boot (pathregen --edges of edges.bin), not by the
@@ -364,6 +383,15 @@ for mode in "$@"; do
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
+	if [ $mode = edges ]; then
+		# The profile's own cost: records in the ring buffer (no
+		# per-event record: COUNTERS at stop) and the counters' memory
+		# (nedges + 1 per function and CPU, 8 bytes each).
+		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|counters\)=//p')
+		counters=$(awk '/ \(func [0-9]+\): / { n++ } / -> / { e++ } END { print e + n }' /tmp/edges.$mode)
+		echo "mode=edges-profile functions=$functions records=$1 enter_records=$2 counters_records=$3" \
+			"counter_bytes=$((counters * 8 * $(nproc))) trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+	fi
 	if [ "$keep" = 1 ]; then mv /tmp/$mode.bin /pt/out/; else rm -f /tmp/$mode.bin; fi
 done
 # The untraced workload once more, after everything: how much the same

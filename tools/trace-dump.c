@@ -25,6 +25,7 @@ static const char *rec_name(uint16_t type)
 	static const char *names[] = {
 		[PT_REC_OWNER] = "OWNER", [PT_REC_BITS] = "BITS", [PT_REC_ENTER] = "ENTER",
 		[PT_REC_BLOCK] = "BLOCK", [PT_REC_LOSS] = "LOSS", [PT_REC_COUNTERS] = "COUNTERS",
+		[PT_REC_ENTER_AT] = "ENTER_AT", [PT_REC_PATHS] = "PATHS",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
@@ -127,6 +128,10 @@ static void dump_record(const struct tr_records *rs, const struct tr_rec *r)
 	case PT_REC_COUNTERS:
 		printf(" func=%u counters=%u", r->arg, r->nwords);
 		break;
+	case PT_REC_PATHS:
+		printf(" func=%u lost=%" PRIu64 " overflow=%" PRIu64 " paths=%u", r->arg, b[0], b[1],
+		       (r->nwords - 2) / 2);
+		break;
 	}
 	putchar('\n');
 }
@@ -173,7 +178,7 @@ int main(int argc, char **argv)
 	struct tracefile tf;
 	struct tr_records rs;
 	struct regen_streams ss;
-	uint64_t by_type[8] = { 0 }, cpus_with_pages = 0, *pages_per_cpu;
+	uint64_t by_type[16] = { 0 }, cpus_with_pages = 0, *pages_per_cpu;
 	uint32_t k, max_cpu = 0;
 	size_t r;
 
@@ -233,7 +238,7 @@ int main(int argc, char **argv)
 	if (records)
 		printf("RECORDS\n");
 	for (r = 0; r < rs.n; r++) {
-		if (rs.recs[r].type < 8)
+		if (rs.recs[r].type < 16)
 			by_type[rs.recs[r].type]++;
 		if (records)
 			dump_record(&rs, &rs.recs[r]);
@@ -249,11 +254,12 @@ int main(int argc, char **argv)
 		status = 1;
 	printf("summary: complete=%d functions=%u cpus_with_pages=%" PRIu64 " pages=%" PRIu64
 	       " records=%zu owner=%" PRIu64 " bits=%" PRIu64 " enter=%" PRIu64 " block=%" PRIu64
-	       " loss=%" PRIu64 " counters=%" PRIu64 " bad_pages=%" PRIu64 " bad_events=%" PRIu64
+	       " loss=%" PRIu64 " counters=%" PRIu64 " paths=%" PRIu64 " bad_pages=%" PRIu64 " bad_events=%" PRIu64
 	       " bad_records=%" PRIu64 " unknown_records=%" PRIu64 " streams=%u unowned=%" PRIu64
 	       "\n", tf.complete, tf.nfuncs, cpus_with_pages, rs.pages, rs.n,
 	       by_type[PT_REC_OWNER], by_type[PT_REC_BITS], by_type[PT_REC_ENTER],
 	       by_type[PT_REC_BLOCK], by_type[PT_REC_LOSS], by_type[PT_REC_COUNTERS],
+	       by_type[PT_REC_PATHS],
 	       rs.bad_pages, rs.bad_events, rs.bad_records, rs.unknown_records, ss.nstreams,
 	       ss.unowned_records);
 	regen_streams_free(&ss);

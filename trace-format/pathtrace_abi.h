@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 3
+#define PT_ABI_MINOR 4
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -58,6 +58,14 @@ enum pt_encoding {
  * PT_PLAN_VERIFY is set. Element sizes are given so arrays can grow.
  */
 #define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
+/*
+ * PT_MODE_PATHS only, without PT_PLAN_VERIFY (ABI 1.4): a path profile in
+ * the kernel. Each PT_OP_PATH_EMIT counts path number register + value in
+ * per-CPU counters instead of writing it; the module writes them as
+ * PT_REC_PATHS records when it flushes (stop, plan removal), nothing per
+ * event.
+ */
+#define PT_PLAN_PROFILE	(1u << 1)
 
 struct pt_plan {
 	__u32 size;		/* sizeof(struct pt_plan) */
@@ -291,6 +299,7 @@ enum pt_rec_type {
 	PT_REC_COUNTERS = 6,	/* arg: func_id; body: nr_counters __u64, counts since the
 				 * previous COUNTERS record of func_id on this cpu */
 	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
+	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
 };
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
@@ -334,6 +343,18 @@ struct pt_rec_enter {
 struct pt_rec_enter_at {
 	__u32 ret_lo;
 	__u32 pending;
+};
+
+/*
+ * PT_REC_PATHS (ABI 1.4): a PT_PLAN_PROFILE function's path counts on
+ * this CPU since its previous PT_REC_PATHS there: lost and overflow, then
+ * (path number, count) pairs to the end of the body. A flush writes as
+ * many records as its pairs need; lost and overflow are in the first.
+ */
+struct pt_rec_paths {
+	__u64 lost;		/* path ends not counted: a context switch cut the path */
+	__u64 overflow;		/* path ends not counted: the counter table was full */
+	/* then: { __u64 path; __u64 count; } pairs */
 };
 
 struct pt_rec_block {

@@ -13,6 +13,7 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/pathnum.h>
+#include <pathtrace/tracefile.h>
 
 #include "pathtrace_abi.h"
 #include "regen_trace.h"
@@ -109,6 +110,121 @@ static void check_seed(uint64_t seed)
 	rt_case_free(&c);
 }
 
+static void add_paths_rec(struct tr_records *rs, uint32_t cpu, uint32_t func_id,
+			  const uint64_t *body, uint16_t nwords)
+{
+	struct tr_rec *r;
+
+	rs->recs = realloc(rs->recs, (rs->n + 1) * sizeof(*rs->recs));
+	rs->words = realloc(rs->words, (rs->nwords + nwords + 1) * sizeof(*rs->words));
+	CU_ASSERT_FATAL(rs->recs && rs->words);
+	r = &rs->recs[rs->n++];
+	memset(r, 0, sizeof(*r));
+	r->type = PT_REC_PATHS;
+	r->cpu = cpu;
+	r->arg = func_id;
+	r->nwords = nwords;
+	r->len = (uint16_t)(8 + 8 * nwords);
+	r->body = rs->nwords;
+	memcpy(rs->words + rs->nwords, body, nwords * sizeof(*body));
+	rs->nwords += nwords;
+}
+
+/*
+ * A path profile counted in the kernel (PT_PLAN_PROFILE): the regenerated
+ * profile of a known execution, split into PATHS records over two CPUs as
+ * the module writes them, read back by --paths with no execution at all,
+ * must give every path the same count; lost and overflow are summed and a
+ * number beyond the function's paths is set apart, never counted.
+ */
+static void check_kernel_counts(uint64_t seed)
+{
+	struct rt_case c;
+	struct out_writer wp = { .ops = &out_paths_ops, .top = 3 };
+	struct out_writer wk = { .ops = &out_paths_ops, .top = 3 };
+	struct out_writer *ws[1] = { &wp }, *wks[1] = { &wk };
+	struct tr_records rs = { 0 };
+	char *txt = NULL, *ktxt = NULL;
+	size_t len = 0, klen = 0;
+	uint32_t fi;
+	int ok = 1;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_PATHS, PT_ENC_PATH, 0), 0);
+	wp.m = wk.m = &c.m;
+	wp.fp = open_memstream(&txt, &len);
+	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 1), 0);
+	for (fi = 0; fi < c.m.nfuncs; fi++) {
+		struct pathnum pn;
+		uint64_t id, body[2 + 2 * 8], n = 0, rec = 0;
+
+		if (pathnum_build(&pn, &c.m.funcs[fi].g, NULL, NULL))
+			continue;
+		body[0] = 1;	/* lost: one, in the first record */
+		body[1] = 2;	/* overflow: two */
+		for (id = 0; id < pn.npaths && id < 100000; id++) {
+			uint64_t cnt = out_paths_count(&wp, fi, id);
+
+			if (!cnt)
+				continue;
+			/* half on each CPU, as two CPUs' flushes would say */
+			body[2 + 2 * n] = id;
+			body[3 + 2 * n] = cnt / 2;
+			n++;
+			if (cnt - cnt / 2) {
+				uint64_t b2[4] = { 0, 0, id, cnt - cnt / 2 };
+
+				add_paths_rec(&rs, 1, c.m.funcs[fi].func_id, b2, 4);
+			}
+			if (n == 8) {
+				add_paths_rec(&rs, 0, c.m.funcs[fi].func_id, body, 2 + 2 * 8);
+				body[0] = body[1] = 0;
+				n = 0;
+				rec++;
+			}
+		}
+		body[2 + 2 * n] = pn.npaths;	/* no such path */
+		body[3 + 2 * n] = 5;
+		add_paths_rec(&rs, 0, c.m.funcs[fi].func_id, body, (uint16_t)(2 + 2 * (n + 1)));
+		c.m.funcs[fi].plan_flags |= PT_PLAN_PROFILE;
+		pathnum_free(&pn);
+	}
+	wk.records = &rs;
+	wk.fp = open_memstream(&ktxt, &klen);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(wks, 1), 0);
+	for (fi = 0; fi < c.m.nfuncs; fi++) {
+		struct pathnum pn;
+		uint64_t id;
+
+		if (pathnum_build(&pn, &c.m.funcs[fi].g, NULL, NULL))
+			continue;
+		for (id = 0; id < pn.npaths && id < 100000; id++)
+			ok &= out_paths_count(&wk, fi, id) == out_paths_count(&wp, fi, id);
+		pathnum_free(&pn);
+	}
+	CU_ASSERT(ok);
+	CU_ASSERT_EQUAL(out_close_all(wks, 1), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(wk.fp);
+	fclose(wp.fp);
+	CU_ASSERT_PTR_NOT_NULL(strstr(ktxt, "counted in the kernel: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(ktxt, "; 1 path ends lost to a context switch mid-path, 2 to a "
+				     "full table, 5 beyond the numbering)"));
+	free(txt);
+	free(ktxt);
+	free(rs.recs);
+	free(rs.words);
+	rt_case_free(&c);
+}
+
+static void test_kernel_path_counts(void)
+{
+	uint64_t seed = unit_seed();
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		check_kernel_counts(seed * 7 + 3 + i);
+}
+
 static void test_profiles_equal_truth(void)
 {
 	uint64_t seed = unit_seed();
@@ -119,4 +235,6 @@ static void test_profiles_equal_truth(void)
 }
 
 UNIT_SUITE(out_profile,
-	   { "edge, block and path profiles equal the truth's counts", test_profiles_equal_truth })
+	   { "edge, block and path profiles equal the truth's counts", test_profiles_equal_truth },
+	   { "a path profile counted in the kernel reads as the regenerated one",
+	     test_kernel_path_counts })

@@ -363,6 +363,30 @@ static void test_refusals(void)
 	o.mode = 9;
 	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
 	plan_free(&pl);
+	/* a path profile is a paths plan, without verify sites */
+	o.flags = PT_PLAN_PROFILE;
+	o.mode = PT_MODE_TRACE;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+	plan_free(&pl);
+	o.mode = PT_MODE_PATHS;
+	o.flags = PT_PLAN_PROFILE | PT_PLAN_VERIFY;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+	plan_free(&pl);
+	o.flags = PT_PLAN_PROFILE;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), 0);
+	{
+		struct plan_view v;
+		void *b = NULL;
+		size_t len = 0;
+
+		CU_ASSERT_EQUAL_FATAL(plan_serialize(&pl, &b, &len), 0);
+		CU_ASSERT_EQUAL(plan_parse(b, len, &v, NULL, 0), 0);
+		CU_ASSERT_EQUAL(v.hdr.flags, PT_PLAN_PROFILE);
+		plan_view_free(&v);
+		free(b);
+	}
+	plan_free(&pl);
+	o.flags = 0;
 	o.mode = PT_MODE_TRACE;
 	o.encoding = PT_ENC_PATH;
 	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
@@ -442,6 +466,8 @@ static void m_hdr_small(uint8_t *b, size_t *len) { (void)len; H(b)->size = 100; 
 static void m_trunc(uint8_t *b, size_t *len) { (void)b; *len -= 8; }
 static void m_major(uint8_t *b, size_t *len) { (void)len; H(b)->abi_major = 2; }
 static void m_flags(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= 0x100; }
+/* a path profile cannot have verify sites (valid_blob's have), nor be a trace */
+static void m_profile(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= PT_PLAN_PROFILE; }
 static void m_mode(uint8_t *b, size_t *len) { (void)len; H(b)->mode = 9; }
 static void m_enc(uint8_t *b, size_t *len) { (void)len; H(b)->encoding = PT_ENC_BITS; }
 static void m_counters(uint8_t *b, size_t *len) { (void)len; H(b)->nr_counters = 3; }
@@ -584,6 +610,8 @@ static void test_blob_validation(void)
 		{ "EMIT value", PT_MODE_TRACE, m_emit_value, -PT_EFORMAT, "EMIT of" },
 		{ "COUNT arg", PT_MODE_EDGES, m_count_arg, -PT_EFORMAT, "COUNT of counter" },
 		{ "dirty header tail", PT_MODE_PATHS, m_grow_dirty, -PT_EFORMAT, "not zero" },
+		{ "profile with verify", PT_MODE_PATHS, m_profile, -PT_EFORMAT, "a path profile" },
+		{ "profile of a trace", PT_MODE_TRACE, m_profile, -PT_EFORMAT, "a path profile" },
 	};
 	uint32_t i;
 

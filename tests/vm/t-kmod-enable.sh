@@ -172,6 +172,33 @@ check "the counted edge profile equals the regenerated one ($(grep -c . /tmp/edg
 	cmp /tmp/edges.prof /tmp/wit.prof
 diff /tmp/edges.prof /tmp/wit.prof | head -10
 check "disable the witness plans" pathtracectl disable --all
+
+# Phase 5: a Ball-Larus path profile counted in the kernel (path-profile:
+# PATH_EMIT counts per CPU, PATHS records at stop) equals the path profile
+# regenerated from a paths trace of the same deterministic workload.
+paths_of() {
+	pathregen --paths --top 100000 "$1" | awk '
+		/ \(func [0-9]+\): / { sub(/ \(func [0-9]+\)/, ""); sub(/ \(counted in the kernel.*/, "") }
+		!/^#/ { print }'
+}
+check "paths plans" pathtracectl enable --mode paths --moddir /pt $EDGEF
+check "record the paths trace" pathtracectl record -o /tmp/ptr.bin -- sh /tmp/det.sh
+paths_of /tmp/ptr.bin >/tmp/ptr.prof
+check "disable the paths plans" pathtracectl disable --all
+expect_fail "path-profile refuses --verify" pathtracectl enable --mode path-profile --verify --moddir /pt pt_target_switch
+check "path-profile plans" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
+check "record the path profile" pathtracectl record -o /tmp/pp.bin -- sh /tmp/det.sh
+paths_of /tmp/pp.bin >/tmp/pp.prof
+pathregen --paths /tmp/pp.bin | grep "counted in the kernel" | head -3
+set -- $(trace-dump /tmp/pp.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
+echo "path-profile run: $1 records, $2 ENTER, $3 PATHS"
+check "path profile: no ENTER record" test "$2" -eq 0
+check "path profile: PATHS records only at stop (at most a few per CPU and function: $3)" test "$3" -le 32
+check "path profile: no path end lost or overflowed" sh -c "! pathregen --paths /tmp/pp.bin | grep 'counted in the kernel' | grep -v '; 0 path ends lost to a context switch mid-path, 0 to a full table, 0 beyond'"
+check "the kernel's path profile equals the regenerated one ($(grep -c path /tmp/pp.prof) paths)" \
+	cmp /tmp/ptr.prof /tmp/pp.prof
+diff /tmp/ptr.prof /tmp/pp.prof | head -10
+check "disable the path-profile plans" pathtracectl disable --all
 expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
 check "rmmod" rmmod pathtrace_target pathtrace
 finish

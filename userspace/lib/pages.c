@@ -100,7 +100,7 @@ static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_
 
 /*
  * Body bytes each record type must have; -1: any multiple of 8; -2: unknown
- * type; -3: a bad arg. LOSS bodies may also be PT_REC_LOSS_SIZE_V0 bytes
+ * type; -3: a bad arg; -4: 16 plus a multiple of 16. LOSS bodies may also be PT_REC_LOSS_SIZE_V0 bytes
  * (before ABI 1.3: no interval).
  */
 static int64_t body_size(uint16_t type, uint32_t arg)
@@ -123,6 +123,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		       (int64_t)sizeof(struct pt_rec_loss) : -3;
 	case PT_REC_COUNTERS:
 		return -1;
+	case PT_REC_PATHS:
+		return -4;	/* lost, overflow, then (path, count) pairs */
 	default:
 		return -2;
 	}
@@ -145,6 +147,8 @@ int tr_check_record(const void *payload, size_t len)
 	if (h.type == PT_REC_LOSS && want >= 0 && h.len - sizeof(h) == PT_REC_LOSS_SIZE_V0)
 		return 0;
 	if (want == -3 || (want >= 0 && (uint64_t)want != h.len - sizeof(h)))
+		return -PT_EFORMAT;
+	if (want == -4 && (h.len - sizeof(h) < 16 || (h.len - sizeof(h)) % 16))
 		return -PT_EFORMAT;
 	return 0;
 }

@@ -432,8 +432,12 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	graph_init(&pl->pn.dag);
 	if (!c || !c->nblocks || !c->ninsns || !o)
 		return refuse(pl, -PT_EINVAL, "empty cfg");
-	if (o->flags & ~PT_PLAN_VERIFY)
+	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
 		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
+	if ((o->flags & PT_PLAN_PROFILE) &&
+	    (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_VERIFY) || o->nimplicit))
+		return refuse(pl, -PT_EINVAL, "a path profile is a paths plan without verify sites "
+			      "or implicit entries");
 	if (o->mode != PT_MODE_TRACE && o->mode != PT_MODE_PATHS && o->mode != PT_MODE_EDGES)
 		return refuse(pl, -PT_EINVAL, "unknown mode %u", o->mode);
 	if (o->mode == PT_MODE_TRACE && o->encoding && o->encoding != PT_ENC_WITNESS &&

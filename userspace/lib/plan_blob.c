@@ -86,7 +86,7 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if (h->total_len != len)
 		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
 			   "total_len %u but the blob has %zu bytes", h->total_len, len);
-	if (h->flags & ~PT_PLAN_VERIFY)
+	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
 		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
 	switch (h->mode) {
 	case PT_MODE_TRACE:
@@ -124,6 +124,10 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	    (h->nr_verify && h->verify_size < sizeof(struct pt_verify_site)))
 		return bad(w, -PT_EFORMAT, "element sizes %u/%u/%u below this build's",
 			   h->site_size, h->action_size, h->verify_size);
+	if ((h->flags & PT_PLAN_PROFILE) &&
+	    (h->mode != PT_MODE_PATHS || (h->flags & PT_PLAN_VERIFY) || h->nr_implicit))
+		return bad(w, -PT_EFORMAT, "a path profile (flags 0x%x) in mode %u with verify "
+			   "sites or implicit entries", h->flags, h->mode);
 	if (!(h->flags & PT_PLAN_VERIFY) != !h->nr_verify)
 		return bad(w, -PT_EFORMAT, "%u verify sites with flags 0x%x", h->nr_verify,
 			   h->flags);

@@ -381,7 +381,7 @@ static int implicit_entries(struct enabler *e, const struct target *t, struct pl
 	struct pt_implicit *m = NULL;
 	uint32_t i, k, n = 0, cap = 0;
 
-	if (e->explicit_entries || o->mode == PT_MODE_EDGES)
+	if (e->explicit_entries || o->mode == PT_MODE_EDGES || (o->flags & PT_PLAN_PROFILE))
 		return 0;
 	for (i = 0; i < e->ntargets; i++) {
 		const struct target *a = &e->targets[i];
@@ -769,7 +769,13 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		if (!strcmp(argv[a], "--mode")) {
 			o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
 				  !strcmp(v, "paths") ? PT_MODE_PATHS :
+				  !strcmp(v, "path-profile") ? PT_MODE_PATHS :
 				  !strcmp(v, "edges") ? PT_MODE_EDGES : 0;
+			/* a path profile: the paths plan, counted in the kernel */
+			if (!strcmp(v, "path-profile"))
+				o->flags |= PT_PLAN_PROFILE;
+			else
+				o->flags &= ~PT_PLAN_PROFILE;
 		} else if (!strcmp(argv[a], "--encoding")) {
 			o->encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
 				      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
@@ -786,19 +792,24 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			return 2;
 		}
 		if (!o->mode) {
-			ctl_err("enable", "--mode trace|paths|edges, not %s", v);
+			ctl_err("enable", "--mode trace|paths|path-profile|edges, not %s", v);
 			return 2;
 		}
 		a++;
 	}
 	if (a == argc) {
-		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|edges] "
+		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
 			"[--moddir DIR] [--weights FILE] FUNC...");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
 		ctl_err("enable", "--encoding applies to --mode trace only");
+		return 2;
+	}
+	if ((o->flags & PT_PLAN_PROFILE) && (o->flags & PT_PLAN_VERIFY)) {
+		ctl_err("enable", "--mode path-profile records nothing to verify: trace with "
+			"--mode paths --verify to check the numbering");
 		return 2;
 	}
 	if (o->mode == PT_MODE_PATHS)

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * profile.c - path profiles in the kernel (PT_PLAN_PROFILE, Ball & Larus
+ * 1996): the plan's path-register actions run as in a paths trace, but a
+ * path end counts its number in per-CPU counters (struct pt_profile)
+ * instead of writing it; stream.c writes the counts as PT_REC_PATHS records
+ * when the module flushes.
+ *
+ * The path register is per CPU and per context (task, idle, softirq,
+ * hardirq, NMI: contexts nest, so each keeps its own) and knows whose path
+ * it holds. Tasks share their CPU's task register: when a handler finds it
+ * holding another task's path, that path's partial sum (if not 0) is kept
+ * in a small global stash until its task comes back, on this CPU or
+ * another, and the new task's own partial sum is taken from there (0 when
+ * it has none: every path after a call starts at 0, docs/runtime.md). As
+ * in a paths trace, where the same switch writes a PARTIAL record, the
+ * count stays exact; a stash too full to keep a partial sum counts that
+ * path end as lost instead.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/smp.h>
+
+#include "pathtrace.h"
+
+/* How far the hash table is probed for a path's slot before it overflows. */
+#define PT_PROFILE_PROBES	16
+/* Partial sums of switched-out tasks kept at once. */
+#define PT_STASH_SLOTS		64
+
+struct pt_path_reg {
+	u64 owner;		/* whose path the register holds (0: none yet) */
+	u64 value;
+};
+
+static DEFINE_PER_CPU(struct pt_path_reg, pt_path_regs[PT_OWNER_NMI + 1]);
+
+/* Switched-out tasks' partial sums: owner 0 is a free slot. */
+static struct pt_path_reg pt_stash[PT_STASH_SLOTS];
+static DEFINE_RAW_SPINLOCK(pt_stash_lock);
+static atomic_t pt_stash_used = ATOMIC_INIT(0);
+
+/* Keeps owner's partial sum; false when the stash is full. */
+static bool pt_stash_put(u64 owner, u64 value)
+{
+	bool kept = false;
+	u32 i;
+
+	raw_spin_lock(&pt_stash_lock);
+	for (i = 0; i < PT_STASH_SLOTS && !kept; i++) {
+		if (pt_stash[i].owner)
+			continue;
+		pt_stash[i].owner = owner;
+		pt_stash[i].value = value;
+		atomic_inc(&pt_stash_used);
+		kept = true;
+	}
+	raw_spin_unlock(&pt_stash_lock);
+	return kept;
+}
+
+/* Owner's kept partial sum, removed from the stash; 0 if none. */
+static u64 pt_stash_take(u64 owner)
+{
+	u64 value = 0;
+	u32 i;
+
+	if (!atomic_read(&pt_stash_used))
+		return 0;
+	raw_spin_lock(&pt_stash_lock);
+	for (i = 0; i < PT_STASH_SLOTS; i++) {
+		if (pt_stash[i].owner != owner)
+			continue;
+		value = pt_stash[i].value;
+		pt_stash[i].owner = 0;
+		atomic_dec(&pt_stash_used);
+		break;
+	}
+	raw_spin_unlock(&pt_stash_lock);
+	return value;
+}
+
+int pt_profile_alloc(struct pt_func *f)
+{
+	u32 i;
+
+	if (!(f->plan->flags & PT_PLAN_PROFILE))
+		return 0;
+	/* plan.c: PT_MODE_PATHS, no verify sites, one width for every PATH_EMIT */
+	for (i = 0; i < f->plan->nr_actions; i++)
+		if (pt_action_at(f, i)->op == PT_OP_PATH_EMIT)
+			f->profile_bits = pt_action_at(f, i)->nbits;
+	f->profile = alloc_percpu(struct pt_profile);
+	return f->profile ? 0 : -ENOMEM;
+}
+
+/* Counts path number value (the low nbits bits, as a paths trace emits them). */
+static void pt_profile_count(struct pt_func *f, u64 value, unsigned int nbits)
+{
+	struct pt_profile *pr = this_cpu_ptr(f->profile);
+	u64 path = nbits < 64 ? value & ((1ull << nbits) - 1) : value;
+	u32 i, h;
+
+	if (f->profile_bits <= PT_PROFILE_DENSE_BITS) {
+		/* the plan numbers every path below 2^bits; anything else is no path */
+		if (path < (1ull << f->profile_bits))
+			pr->count[path]++;
+		else
+			pr->overflow++;
+		return;
+	}
+	h = hash_64(path, ilog2(PT_PROFILE_SLOTS));
+	for (i = 0; i < PT_PROFILE_PROBES; i++) {
+		struct pt_path_slot *s = &pr->slot[(h + i) % PT_PROFILE_SLOTS];
+
+		if (!s->count)
+			s->path = path;
+		if (s->path == path) {
+			s->count++;
+			return;
+		}
+	}
+	pr->overflow++;
+}
+
+void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
+		    struct pt_regs *regs)
+{
+	unsigned int cpu = smp_processor_id();
+	struct pt_path_reg *r;
+	unsigned long flags;
+	bool taken = false;
+	u64 owner, gen;
+	u32 i, kind;
+
+	local_irq_save(flags);
+	this_cpu_ptr(f->pcpu)->hits++;
+	if (!s || pt_stream_busy())
+		goto out;
+	owner = pt_stream_owner(p, cpu, &gen);
+	kind = PT_OWNER_KIND(owner) <= PT_OWNER_NMI ? PT_OWNER_KIND(owner) : PT_OWNER_TASK;
+	r = this_cpu_ptr(&pt_path_regs[kind]);
+	if (r->owner != owner) {
+		/*
+		 * Only tasks share a register: another context's owner is
+		 * this CPU, so it differs only on first use.
+		 */
+		if (kind == PT_OWNER_TASK && r->owner && r->value &&
+		    !pt_stash_put(r->owner, r->value))
+			this_cpu_ptr(f->profile)->lost++;
+		r->value = kind == PT_OWNER_TASK ? pt_stash_take(owner) : 0;
+		r->owner = owner;
+	}
+	if (s->cond != PT_COND_NONE)
+		taken = pt_cc_holds(s->cond, regs->flags);
+	for (i = 0; i < s->nr_actions; i++) {
+		const struct pt_action *a = pt_action_at(f, s->first_action + i);
+
+		if (!pt_applies(a, taken))
+			continue;
+		switch (a->op) {
+		case PT_OP_ENTER:	/* a path from the entry starts at 0 */
+			r->value = 0;
+			break;
+		case PT_OP_PATH_SET:
+			r->value = a->value;
+			break;
+		case PT_OP_PATH_ADD:
+			r->value += a->value;
+			break;
+		case PT_OP_PATH_EMIT:
+			pt_profile_count(f, r->value + a->value, a->nbits);
+			r->value = 0;
+			break;
+		}
+	}
+out:
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(pt_profile_hit);
