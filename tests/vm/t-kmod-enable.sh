@@ -128,7 +128,10 @@ check "disable the edges plan" pathtracectl disable --all
 # The same deterministic workload (the target module runs only when
 # written to) under edges plans and under witness plans: the counted edge
 # profile must equal the one regenerated from the trace, while the edges
-# run writes no record per activation (COUNTERS at stop only).
+# run writes no record per activation (COUNTERS at stop only). Each task
+# ends with a call of pt_target_switch, left out of the comparison: a
+# stream's last activation is regenerated only up to its last evidence
+# (an exit edge that emits nothing is not proven), the counters count it.
 EDGEF="pt_target_nested pt_target_multi_exit pt_target_irreducible pt_target_switch
 pt_target_recursive pt_target_inner pt_target_outer pt_target_early"
 cat >/tmp/det.sh <<'EOD'
@@ -145,15 +148,17 @@ for cpu in 0 1; do
 			echo "multi_exit $((i * 3))" > '$R'
 			echo "early $((i - 2))" > '$R'
 			i=$((i + 1))
-		done' &
+		done
+		echo "switch 0" > '$R'' &
 done
 wait
 EOD
 # edge lines and activation counts per function, without func ids or notes
 profile_of() {
 	pathregen --edges "$1" | awk '
-		/ \(func [0-9]+\): / { sub(/ \(func [0-9]+\)/, ""); sub(/ activations.*/, " activations") }
-		!/^#/ { print }'
+		/ \(func [0-9]+\): / { skip = $1 == "pt_target_switch"
+			sub(/ \(func [0-9]+\)/, ""); sub(/ activations.*/, " activations") }
+		!/^#/ && !skip { print }'
 }
 check "edges plans" pathtracectl enable --mode edges --moddir /pt $EDGEF
 check "record the edges run" pathtracectl record -o /tmp/edges.bin -- sh /tmp/det.sh
@@ -178,8 +183,9 @@ check "disable the witness plans" pathtracectl disable --all
 # regenerated from a paths trace of the same deterministic workload.
 paths_of() {
 	pathregen --paths --top 100000 "$1" | awk '
-		/ \(func [0-9]+\): / { sub(/ \(func [0-9]+\)/, ""); sub(/ \(counted in the kernel.*/, "") }
-		!/^#/ { print }'
+		/ \(func [0-9]+\): / { skip = $1 == "pt_target_switch"
+			sub(/ \(func [0-9]+\)/, ""); sub(/ \(counted in the kernel.*/, "") }
+		!/^#/ && !skip { print }'
 }
 check "paths plans" pathtracectl enable --mode paths --moddir /pt $EDGEF
 check "record the paths trace" pathtracectl record -o /tmp/ptr.bin -- sh /tmp/det.sh
