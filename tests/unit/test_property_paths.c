@@ -21,7 +21,7 @@
 #include "sim_check.h"
 #include "unit.h"
 
-#define NPROGRAMS 2500
+#define NPROGRAMS 6000	/* over 10,000 numbered CFGs */
 #define RUNS_PER_PROGRAM 4
 
 struct path_emitter {
@@ -104,16 +104,28 @@ static void pe_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint64_t 
 	}
 }
 
-/* PPP on the same CFG: a random set of interesting paths gets unique ids. */
-static void check_ppp(const struct pathnum *pn, uint64_t *rng, uint32_t *sets)
+/*
+ * PPP on the same CFG: a random set of interesting paths gets unique ids,
+ * and a profile counted by PPP ids equals the Ball-Larus one: every path
+ * (up to 256 of them, each with a random count, as an execution would
+ * give) is decoded to its DAG edges, its PPP id summed along them
+ * (ppp_path_id, what the PPP register holds at the path's end) and
+ * classified with its Ball-Larus number; the counts per interesting path
+ * and in the bucket of the others must be the Ball-Larus counts exactly.
+ */
+static void check_ppp(const struct pathnum *pn, uint64_t *rng, uint32_t *sets, uint64_t *paths)
 {
-	uint64_t limit = pn->npaths < 64 ? pn->npaths : 64, I[64], id;
-	uint32_t n = 0, i, j;
+	uint64_t limit = pn->npaths < 64 ? pn->npaths : 64, I[64], id, all = pn->npaths;
+	uint64_t bl_count[64] = { 0 }, ppp_count[64] = { 0 }, bl_other = 0, ppp_other = 0;
+	uint32_t n = 0, i, j, edges[512];
+	uint8_t interesting[256] = { 0 };
 	struct ppp pp;
 
 	for (id = 0; id < limit; id++)
-		if (sim_below(rng, 2))
+		if (sim_below(rng, 2)) {
+			interesting[id] = 1;
 			I[n++] = id;
+		}
 	if (!n || ppp_build(&pp, pn, I, n))
 		return;
 	for (i = 0; i < n; i++) {
@@ -121,6 +133,27 @@ static void check_ppp(const struct pathnum *pn, uint64_t *rng, uint32_t *sets)
 			CU_ASSERT(pp.id[i] != pp.id[j]);
 		CU_ASSERT_EQUAL(ppp_classify(&pp, pp.id[i], I[i]), i);
 	}
+	for (id = 0; id < all && id < 256; id++) {
+		uint64_t count = 1 + sim_below(rng, 1000);
+		int ne = pathnum_decode(pn, id, edges, 512);
+		int64_t k;
+
+		CU_ASSERT_FATAL(ne > 0);
+		k = ppp_classify(&pp, ppp_path_id(&pp, edges, (uint32_t)ne), id);
+		for (i = 0; interesting[id] && i < n && I[i] != id; i++)
+			;
+		if (interesting[id])
+			bl_count[i] += count;
+		else
+			bl_other += count;
+		if (k >= 0 && k < n)
+			ppp_count[k] += count;
+		else
+			ppp_other += count;
+		(*paths)++;
+	}
+	CU_ASSERT(memcmp(bl_count, ppp_count, sizeof(bl_count)) == 0);
+	CU_ASSERT_EQUAL(bl_other, ppp_other);
 	(*sets)++;
 	ppp_free(&pp);
 }
@@ -131,6 +164,7 @@ static void test_paths_regenerate(void)
 	uint32_t prog, i, run, cfgs = 0, runs = 0, refused = 0, failures = 0;
 	uint64_t events = 0, partials = 0;
 	uint32_t ppp_sets = 0;
+	uint64_t ppp_paths = 0;
 
 	for (prog = 0; prog < NPROGRAMS && failures < 3; prog++) {
 		struct sim_program p;
@@ -169,7 +203,7 @@ static void test_paths_regenerate(void)
 				continue;
 			}
 			cfgs++;
-			check_ppp(pn[i], &rng, &ppp_sets);
+			check_ppp(pn[i], &rng, &ppp_sets, &ppp_paths);
 		}
 		if (!skip)
 			CU_ASSERT_FATAL(simc_funcs(&p, &regen_decode_paths_ops,
@@ -238,12 +272,12 @@ static void test_paths_regenerate(void)
 		free(pn);
 		sim_free(&p);
 	}
-	CU_ASSERT(cfgs >= 2500);
+	CU_ASSERT(cfgs >= 10000);
 	fprintf(stderr, "\n[property paths: %u CFGs, %u executions, %llu events regenerated, "
-		"%llu partial sums, %u PPP sets unique, %u programs refused, seed %llu] ",
+		"%llu partial sums, %u PPP sets unique and counting as Ball-Larus over %llu paths, "
+		"%u programs refused, seed %llu] ",
 		cfgs, runs, (unsigned long long)events, (unsigned long long)partials, ppp_sets,
-		refused,
-		(unsigned long long)seed);
+		(unsigned long long)ppp_paths, refused, (unsigned long long)seed);
 }
 
 UNIT_SUITE(property_paths,
