@@ -34,7 +34,7 @@ static int cmd_list(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		printf("%-6u %-40s 0x%016" PRIx64 " %8u %-14s %s\n", f[i].func_id, f[i].name,
 		       (uint64_t)f[i].addr, f[i].len + f[i].cold_len,
-		       loaded_mode_name(f[i].mode, f[i].encoding),
+		       loaded_mode_name(f[i].mode, f[i].encoding, f[i].flags),
 		       (f[i].flags & PT_PLAN_VERIFY) ? "yes" : "no");
 	}
 	free(f);

@@ -64,13 +64,13 @@ int loaded_list(int fd, const char *who, struct pt_func_info **out)
 	return n;
 }
 
-const char *loaded_mode_name(uint16_t mode, uint16_t encoding)
+const char *loaded_mode_name(uint16_t mode, uint16_t encoding, uint32_t flags)
 {
 	switch (mode) {
 	case PT_MODE_TRACE:
 		return encoding == PT_ENC_BITS ? "trace/bits" : "trace/witness";
 	case PT_MODE_PATHS:
-		return "paths";
+		return flags & PT_PLAN_PROFILE ? "path-profile" : "paths";
 	case PT_MODE_EDGES:
 		return "edges";
 	default:

@@ -24,6 +24,6 @@ int loaded_open(const char *who);
 int loaded_list(int fd, const char *who, struct pt_func_info **out);
 
 /* "trace/witness", "paths", ... for a plan's mode and encoding. */
-const char *loaded_mode_name(uint16_t mode, uint16_t encoding);
+const char *loaded_mode_name(uint16_t mode, uint16_t encoding, uint32_t flags);
 
 #endif
