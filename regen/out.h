@@ -188,6 +188,10 @@ struct out_writer {
 	const struct edge_counts *counts;
 	const char *func;		/* --dot: only this function (by name), or NULL */
 	const struct tracefile *tf;	/* --dot: the plans (probe sites), or NULL */
+	/* --subpaths: exact counts (the oracle), hot-list size, longest length, sampling seed */
+	int sp_exact;
+	uint32_t sp_memory, sp_max_len;
+	uint64_t sp_seed;
 };
 
 extern const struct out_writer_ops out_text_ops;
@@ -199,6 +203,27 @@ extern const struct out_writer_ops out_din_ops;
 extern const struct out_writer_ops out_champsim_ops;
 extern const struct out_writer_ops out_json_ops;
 extern const struct out_writer_ops out_dot_ops;
+extern const struct out_writer_ops out_subpaths_ops;
+
+/* --subpaths: one of the hottest subpaths. */
+struct out_subpath {
+	uint64_t id;			/* the subpath's hash (its blocks and length) */
+	uint32_t len;			/* blocks */
+	uint64_t sampled;		/* its count in the hot list (exact: its count) */
+	double estimate;		/* its estimated count in the execution */
+	double stderr_est;		/* the estimate's standard error (0 when exact) */
+	uint32_t first_func, first_block;
+};
+
+/*
+ * --subpaths, while the writer is open: its k hottest subpaths into
+ * out[0..k), hottest first. Returns how many; -PT_ENOMEM.
+ */
+int out_subpaths_top(const struct out_writer *w, struct out_subpath *out, unsigned int k);
+/* The count of subpath id in the hot list (exact: in the execution), 0 if absent. */
+uint64_t out_subpaths_count(const struct out_writer *w, uint64_t id);
+/* Subpaths the writer holds now (OSP: never more than its memory). */
+uint64_t out_subpaths_entries(const struct out_writer *w);
 extern const struct out_writer_ops verify_ops;
 
 /* --edges / --blocks counts of function index i while the writer is open, or NULL. */

@@ -52,6 +52,9 @@ static void usage(FILE *fp)
 		"  --dot [--func NAME]  each executed function's CFG for Graphviz: blocks and edges\n"
 		"                   shaded by count, hottest path in red, probe sites marked\n"
 		"  --svg [--func NAME]  the same drawn as SVG by Graphviz's dot\n"
+		"  --subpaths [--osp-memory N] [--exact] [--top K]  hottest subpaths (2..64 blocks,\n"
+		"                   across calls): online subpath profiling, a hot list of at most N\n"
+		"                   (2048) sampled subpaths with estimated counts; --exact counts all\n"
 		"  --verify         compare with the every-block records of a verify-mode run\n"
 		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch\n");
 }
@@ -82,6 +85,8 @@ struct options {
 	uint32_t line;			/* --line (din) */
 	const char *func;		/* --func (dot) */
 	int svg;			/* --svg: the dot output through dot -Tsvg */
+	int sp_exact;			/* --exact (subpaths) */
+	uint32_t sp_memory;		/* --osp-memory (subpaths) */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -122,6 +127,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "dot", no_argument, NULL, 'D' },
 		{ "svg", no_argument, NULL, 'G' },
 		{ "func", required_argument, NULL, 'N' },
+		{ "subpaths", no_argument, NULL, 'U' },
+		{ "exact", no_argument, NULL, 'X' },
+		{ "osp-memory", required_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -189,6 +197,20 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'N':
 			o->func = optarg;
 			break;
+		case 'U':
+			ops = &out_subpaths_ops;
+			break;
+		case 'X':
+			o->sp_exact = 1;
+			break;
+		case 'M':
+			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
+				return -1;
+			if (o->sp_memory < 16) {
+				err_msg("--osp-memory", "%s: at least 16 subpaths", optarg);
+				return -1;
+			}
+			break;
 		case 'I':
 			if (parse_u32("--stream", optarg, &o->stream))
 				return -1;
@@ -240,6 +262,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
 	if (line_set && o->ops != &out_din_ops) {
 		err_msg("--line", "only --format din uses a line size");
+		return -1;
+	}
+	if ((o->sp_exact || o->sp_memory) && o->ops != &out_subpaths_ops) {
+		err_msg("--exact/--osp-memory", "only --subpaths takes them");
 		return -1;
 	}
 	if (o->func && o->ops != &out_dot_ops) {
@@ -597,6 +623,8 @@ int main(int argc, char **argv)
 		out.line = o.line;
 		out.func = o.func;
 		out.tf = &tf;
+		out.sp_exact = o.sp_exact;
+		out.sp_memory = o.sp_memory;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;

@@ -316,6 +316,19 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL(count_in_out("class=\"node\""), t.p.funcs[0].cfg.nblocks + 1);	/* + EXIT */
 	CU_ASSERT_EQUAL(count_in_out("<title>cluster_0</title>"), 1);
 
+	/* --subpaths: the OSP header and hot subpaths; --exact counts them all */
+	snprintf(args, sizeof(args), "%s --subpaths --osp-memory 32 --top 3", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("# online subpath profile (OSP): "), 1);
+	CU_ASSERT_EQUAL(count_in_out(" length "), 3);
+	snprintf(args, sizeof(args), "%s --subpaths --exact --top 2", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("# subpaths (exact): "), 1);
+	snprintf(args, sizeof(args), "%s --subpaths --osp-memory 8", t.path);
+	CU_ASSERT_EQUAL(run(args), 2);
+	snprintf(args, sizeof(args), "%s --paths --exact", t.path);
+	CU_ASSERT_EQUAL(run(args), 2);
+
 	snprintf(args, sizeof(args), "%s --json", t.path);
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT_EQUAL(count_in_out("\"ev\": \"block\""), t.blocks);
