@@ -348,6 +348,29 @@ static long pt_ioctl_func_stats(void __user *uarg)
 	return 0;
 }
 
+static long pt_ioctl_paths_read(void __user *uarg)
+{
+	struct pt_paths_read r;
+	struct pt_func *f;
+	long err;
+
+	err = pt_copy_arg(&r, sizeof(r), uarg);
+	if (err)
+		return err;
+	if (r.n || r.lost || r.overflow || r.more || r.reserved[0] || r.reserved[1])
+		return -EINVAL;
+	f = pt_find(r.func_id);
+	if (!f)
+		return -ENOENT;
+	err = pt_profile_read(f, &r);
+	if (err)
+		return err;
+	r.size = sizeof(r);
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
 static long pt_ioctl_stats(void __user *uarg)
 {
 	struct pt_stats s;
@@ -447,6 +470,9 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PT_IOC_LIST_FUNCS:
 		ret = pt_ioctl_list_funcs(uarg);
+		break;
+	case PT_IOC_PATHS_READ:
+		ret = pt_ioctl_paths_read(uarg);
 		break;
 	default:
 		ret = -ENOTTY;

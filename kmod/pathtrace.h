@@ -181,6 +181,7 @@ void pt_stream_path_set(struct pt_cpu *cs, u64 v);
 void pt_stream_counters_flush(struct pt_func *f);
 
 int pt_profile_alloc(struct pt_func *f);
+long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);
 void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
 		    struct pt_regs *regs);
 bool pt_stream_missed(struct pt_func *f, u64 n, u64 since, u64 until);

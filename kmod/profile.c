@@ -25,6 +25,7 @@
 #include <linux/percpu.h>
 #include <linux/ptrace.h>
 #include <linux/smp.h>
+#include <linux/uaccess.h>
 
 #include "pathtrace.h"
 
@@ -183,3 +184,41 @@ out:
 	local_irq_restore(flags);
 }
 NOKPROBE_SYMBOL(pt_profile_hit);
+
+/*
+ * PT_IOC_PATHS_READ: every CPU's nonzero counts of f, copied out as they
+ * are now (handlers may be adding to them: each word is read whole).
+ */
+long pt_profile_read(struct pt_func *f, struct pt_paths_read *r)
+{
+	bool dense = f->profile_bits <= PT_PROFILE_DENSE_BITS;
+	u32 size = dense ? 1u << PT_PROFILE_DENSE_BITS : PT_PROFILE_SLOTS, i;
+	u64 __user *out = u64_to_user_ptr(r->pairs);
+	unsigned int cpu;
+
+	if (!f->profile)
+		return -EINVAL;
+	r->n = 0;
+	for_each_possible_cpu(cpu) {
+		const struct pt_profile *pr = per_cpu_ptr(f->profile, cpu);
+
+		r->lost += READ_ONCE(pr->lost);
+		r->overflow += READ_ONCE(pr->overflow);
+		for (i = 0; i < size; i++) {
+			u64 pair[2];
+
+			pair[1] = dense ? READ_ONCE(pr->count[i]) : READ_ONCE(pr->slot[i].count);
+			if (!pair[1])
+				continue;
+			pair[0] = dense ? i : READ_ONCE(pr->slot[i].path);
+			if (r->n == r->max) {
+				r->more++;
+				continue;
+			}
+			if (copy_to_user(out + 2 * r->n, pair, sizeof(pair)))
+				return -EFAULT;
+			r->n++;
+		}
+	}
+	return 0;
+}

@@ -244,6 +244,26 @@ struct pt_stats {
 };
 
 /*
+ * PT_IOC_PATHS_READ (ABI 1.4): a PT_PLAN_PROFILE function's path counts
+ * since its last flush, read live (for pathtracectl top) without flushing
+ * or writing anything: up to @max {__u64 path; __u64 count} pairs at user
+ * address @pairs, one per CPU that counted the path (a path may appear
+ * once per CPU: add them). -ENOENT: no such function; -EINVAL: not a path
+ * profile, or reserved fields not zero.
+ */
+struct pt_paths_read {
+	__u32 size;
+	__u32 func_id;		/* in */
+	__u64 pairs;		/* in: user address of the pairs */
+	__u32 max;		/* in: room, in pairs */
+	__u32 n;		/* out: pairs written */
+	__u64 lost;		/* out: summed over CPUs (struct pt_rec_paths) */
+	__u64 overflow;		/* out: summed over CPUs */
+	__u64 more;		/* out: pairs that did not fit */
+	__u64 reserved[2];
+};
+
+/*
  * PT_IOC_LIST_FUNCS (ABI 1.1): the installed plan at position @index (0..,
  * in the order they were added; -ENOENT past the last). With @plan non-zero
  * and @plan_len large enough, the module's own copy of the plan blob is
@@ -278,6 +298,7 @@ struct pt_func_info {
 #define PT_IOC_FUNC_STATS	_IOWR(PT_IOC_MAGIC, 0x08, struct pt_func_stats)
 #define PT_IOC_STATS		_IOWR(PT_IOC_MAGIC, 0x09, struct pt_stats)
 #define PT_IOC_LIST_FUNCS	_IOWR(PT_IOC_MAGIC, 0x0a, struct pt_func_info)
+#define PT_IOC_PATHS_READ	_IOWR(PT_IOC_MAGIC, 0x0b, struct pt_paths_read)
 
 /* ------------------------------------------------- ring-buffer records */
 

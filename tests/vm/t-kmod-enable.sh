@@ -193,7 +193,15 @@ paths_of /tmp/ptr.bin >/tmp/ptr.prof
 check "disable the paths plans" pathtracectl disable --all
 expect_fail "path-profile refuses --verify" pathtracectl enable --mode path-profile --verify --moddir /pt pt_target_switch
 check "path-profile plans" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
+# pathtracectl top alongside: live hits and the kernel's hottest paths
+pathtracectl top -n 3 -d 0.5 -k 5 >/tmp/top.out 2>&1 &
+top_pid=$!
 check "record the path profile" pathtracectl record -o /tmp/pp.bin -- sh /tmp/det.sh
+wait $top_pid
+check "top: exit 0" test $? -eq 0
+head -16 /tmp/top.out
+check "top: functions by hits while tracing" grep -q "^ *[0-9]* *[1-9][0-9]* *[0-9]*  path-profile *pt_target_" /tmp/top.out
+check "top: the kernel's hottest paths, with their blocks" grep -q "^ *[1-9][0-9]*  pt_target_[a-z_]* path [0-9]*: pt_target_" /tmp/top.out
 paths_of /tmp/pp.bin >/tmp/pp.prof
 pathregen --paths /tmp/pp.bin | grep "counted in the kernel" | head -3
 set -- $(trace-dump /tmp/pp.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')

@@ -943,7 +943,7 @@ out_profile:
 	return ret;
 }
 
-CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|edges] [--encoding witness|bits] "
+CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
 	    "[--verify] [--loud-calls] [--explicit-entries] [--moddir DIR] [--weights FILE] FUNC... "
 	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
 	    "pathregen --edges; --loud-calls: every call a call vertex, none proven quiet; "
