@@ -43,6 +43,7 @@ struct pt_cpu {
 	u64 dropped_total;	/* statistics: records refused */
 	bool busy;		/* a flush IPI is working on this state */
 	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
+	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER_AT return addresses, for ENTER_S */
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -123,13 +124,16 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	r->type = type;
 	r->len = len;
 	r->arg = arg;
-	memcpy(r + 1, body, body_len);
+	if (body_len)
+		memcpy(r + 1, body, body_len);
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	if (f)
 		this_cpu_ptr(f->pcpu)->bytes += len;
 	return true;
 drop:
+	/* the reader empties its slots at the LOSS this drop leads to */
+	memset(cs->rets, 0, sizeof(cs->rets));
 	cs->dropped++;
 	cs->dropped_total++;
 	if (f)
@@ -224,6 +228,7 @@ bool pt_stream_busy(void)
 	struct pt_cpu *cs = pt_this_cpu();
 
 	if (unlikely(READ_ONCE(cs->busy))) {
+		memset(cs->rets, 0, sizeof(cs->rets));
 		cs->busy_dropped++;
 		cs->dropped_total++;
 		return true;
@@ -294,10 +299,20 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 	struct pt_rec_enter_at e = {
 		.ret_lo = (u32)ret_addr, .pending = pt_pending(cs),
 	};
+	u32 slot;
 
 	if (ret_addr >> 32 != 0xffffffffu)
 		e.ret_lo = 0;
-	pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e));
+	slot = PT_ENTER_S_SLOT(e.ret_lo);
+	/* a return address this CPU's reader already knows: 8 bytes */
+	if (e.ret_lo && cs->rets[slot] == e.ret_lo && f->func_id <= 0xffff &&
+	    e.pending <= 0x3ff) {
+		pt_write(cs, f, PT_REC_ENTER_S,
+			 PT_ENTER_S_ARG(f->func_id, e.pending, slot), NULL, 0);
+		return;
+	}
+	if (pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e)) && e.ret_lo)
+		cs->rets[slot] = e.ret_lo;
 }
 
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block)
@@ -504,6 +519,7 @@ static void pt_reset_cpu(void *unused)
 	cs->records = 0;
 	cs->dropped_total = 0;
 	cs->busy_dropped = 0;
+	memset(cs->rets, 0, sizeof(cs->rets));
 	local_irq_restore(flags);
 }
 

@@ -322,6 +322,7 @@ struct cpu_state {
 	uint64_t acc;
 	uint32_t nacc;
 	uint64_t reg;
+	uint32_t rets[PT_ENTER_S_SLOTS];	/* as the module: ENTER_AT returns, for ENTER_S */
 };
 
 struct exec {
@@ -353,6 +354,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		cs->dropping--;
 		cs->dropped++;
 		r->dropped++;
+		memset(cs->rets, 0, sizeof(cs->rets));	/* as the module at a refused write */
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -393,7 +395,8 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 	rec->cpu = cpu;
 	rec->len = h.len;
 	memcpy(rec->payload, &h, 8);
-	memcpy(rec->payload + 8, body, 8 * nwords);
+	if (nwords)
+		memcpy(rec->payload + 8, body, 8 * nwords);
 }
 
 static void flush(struct exec *x, uint32_t cpu)
@@ -499,6 +502,34 @@ static void truth(struct exec *x, uint32_t type, uint32_t func, uint32_t block, 
 		r->blocks++;
 }
 
+/*
+ * An ENTER as the module writes it (kmod/stream.c): ENTER_S when this
+ * CPU's slot already holds the return address, else ENTER_AT, whose
+ * return address then fills the slot (when the write was not refused).
+ * The bits are flushed before it, so nothing is pending.
+ */
+static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
+	uint32_t slot = PT_ENTER_S_SLOT(lo);
+	uint64_t before = x->r->nrecs, body = (uint64_t)lo;
+
+	if (lo && cs->rets[slot] == lo && func_id <= 0xffff) {
+		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 0, slot), NULL, 0);
+		return;
+	}
+	/* pt_rec_enter_at: ret_lo, then pending (0) */
+	add_rec(x, cpu, PT_REC_ENTER_AT, func_id, &body, 1);
+	if (lo && x->r->nrecs > before) {
+		struct pt_rec h;
+
+		memcpy(&h, x->r->recs[x->r->nrecs - 1].payload, sizeof(h));
+		if (h.type == PT_REC_ENTER_AT)	/* written, not refused */
+			cs->rets[slot] = lo;
+	}
+}
+
 /* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
 static void run_insn(struct exec *x, const struct synth_func *f, uint32_t i, uint32_t edge_out,
 		     uint64_t ret_addr)
@@ -524,7 +555,7 @@ static void run_insn(struct exec *x, const struct synth_func *f, uint32_t i, uin
 			switch (a->op) {
 			case PT_OP_ENTER:
 				flush(x, cpu);
-				add_rec(x, cpu, PT_REC_ENTER, f->func_id, &ret_addr, 1);
+				add_enter(x, cpu, f->func_id, ret_addr);
 				break;
 			case PT_OP_EMIT:
 				emit_bits(x, cpu, a->nbits, a->value);

@@ -321,7 +321,25 @@ enum pt_rec_type {
 				 * previous COUNTERS record of func_id on this cpu */
 	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
+	PT_REC_ENTER_S = 9,	/* arg: PT_ENTER_S_ARG(...); no body (ABI 1.4) */
 };
+
+/*
+ * PT_REC_ENTER_S (ABI 1.4): an ENTER in 8 bytes. Each CPU remembers the
+ * return addresses (low halves) of its ENTER_AT records in 64 slots, slot
+ * PT_ENTER_S_SLOT(ret_lo); an ENTER whose return address is in its slot is
+ * written short, naming the slot. The slots are emptied at START and
+ * whenever a write on that CPU is refused (so a reader empties them at
+ * every LOSS(OVERRUN) of that CPU, and at a page it cannot read).
+ * arg: func_id (< 65536) | pending bits (< 1024) << 16 | slot << 26.
+ */
+#define PT_ENTER_S_SLOTS	64
+#define PT_ENTER_S_SLOT(ret_lo)	((__u32)((__u32)(ret_lo) * 0x9e3779b1u) >> 26)
+#define PT_ENTER_S_ARG(func_id, pending, slot) \
+	((__u32)(func_id) | (__u32)(pending) << 16 | (__u32)(slot) << 26)
+#define PT_ENTER_S_FUNC(arg)	((arg) & 0xffffu)
+#define PT_ENTER_S_PENDING(arg)	(((arg) >> 16) & 0x3ffu)
+#define PT_ENTER_S_SLOT_OF(arg)	((arg) >> 26)
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

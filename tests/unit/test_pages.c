@@ -72,6 +72,55 @@ static void test_records_and_timestamps(void)
 	tr_records_free(&rs);
 }
 
+/*
+ * ENTER_AT and ENTER_S read as ENTERs with their full return address and
+ * pending bits; an ENTER_S names the return address its CPU's slot got from
+ * the last ENTER_AT there, on that CPU only, and forgets it at a
+ * LOSS(OVERRUN) of that CPU (the module's slots empty at a refused write).
+ */
+static void test_short_enters(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint32_t lo = 0x81234567u, lo2 = 0x8100aaa0u, slot = PT_ENTER_S_SLOT(lo);
+	uint64_t at = (uint64_t)lo | 5ull << 32, at2 = lo2, loss[4] = { 3, 0, 0, 0 };
+	uint64_t ret = 0xffffffff00000000ull | lo;
+
+	CU_ASSERT_NOT_EQUAL_FATAL(slot, PT_ENTER_S_SLOT(lo2));
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_ENTER_AT, 7, &at, 1);		/* fills the slot */
+	add(&pg, 11, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 300, slot), NULL, 0);
+	add(&pg, 12, PT_REC_ENTER_AT, 7, &at2, 1);		/* another slot */
+	add(&pg, 13, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 0, slot), NULL, 0);
+	add(&pg, 14, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 4);
+	add(&pg, 15, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 1, slot), NULL, 0);	/* forgotten */
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 1, page, PS), 0);
+	/* the same slot on another CPU was never filled */
+	rbpage_init(&pg, page, PS, 20);
+	add(&pg, 20, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 0, slot), NULL, 0);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 7);
+	CU_ASSERT_EQUAL(rs.bad_records, 0);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[0].arg, 7);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[0].pending, 5);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 9);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[1].pending, 300);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], 0);	/* not known: never guessed */
+	CU_ASSERT_EQUAL(rs.recs[5].pending, 1);
+	CU_ASSERT_EQUAL(rs.recs[6].cpu, 0);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[6])[0], 0);
+	tr_records_free(&rs);
+}
+
 static void test_missed_events(void)
 {
 	struct tr_records rs = { 0 };
@@ -268,6 +317,8 @@ static void test_backward_lengths(void)
 
 UNIT_SUITE(pages,
 	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
+	   { "ENTER_AT and ENTER_S: return addresses by slot, per CPU, forgotten at a loss",
+	     test_short_enters },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

@@ -72,7 +72,13 @@ static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct
 	return 0;
 }
 
-/* A loss the reader infers; consecutive CORRUPT losses on a CPU merge. */
+static void forget_slots(struct tr_records *rs, uint32_t cpu);
+
+/*
+ * A loss the reader infers; consecutive CORRUPT losses on a CPU merge.
+ * The ENTER_S slots of that CPU are forgotten: what was lost may have set
+ * them.
+ */
 static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_t kind,
 		       uint64_t count)
 {
@@ -81,6 +87,7 @@ static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_
 	uint64_t body[2];
 	size_t i;
 
+	forget_slots(rs, cpu);
 	if (kind == TR_LOSS_CORRUPT) {
 		for (i = rs->n; i-- > 0;) {
 			struct tr_rec *r = &rs->recs[i];
@@ -125,6 +132,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return -1;
 	case PT_REC_PATHS:
 		return -4;	/* lost, overflow, then (path, count) pairs */
+	case PT_REC_ENTER_S:
+		return 0;
 	default:
 		return -2;
 	}
@@ -153,6 +162,50 @@ int tr_check_record(const void *payload, size_t len)
 	return 0;
 }
 
+/*
+ * cpu's ENTER_S slots (pathtrace_abi.h), grown on demand; NULL without
+ * memory (the ENTER_S records of that CPU then read as unknown returns).
+ */
+static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
+{
+	if (cpu >= rs->enter_rets_cpus) {
+		uint32_t n = cpu + 1 > 2 * rs->enter_rets_cpus ? cpu + 1 : 2 * rs->enter_rets_cpus;
+		uint32_t (*t)[PT_ENTER_S_SLOTS] = realloc(rs->enter_rets, n * sizeof(*t));
+
+		if (!t || cpu >= (1u << 20))
+			return NULL;
+		memset(t + rs->enter_rets_cpus, 0, (n - rs->enter_rets_cpus) * sizeof(*t));
+		rs->enter_rets = t;
+		rs->enter_rets_cpus = n;
+	}
+	return rs->enter_rets[cpu];
+}
+
+/* What the module forgets when a write on cpu is refused: its ENTER_S slots. */
+static void forget_slots(struct tr_records *rs, uint32_t cpu)
+{
+	uint32_t *slots = cpu < rs->enter_rets_cpus ? rs->enter_rets[cpu] : NULL;
+
+	if (slots)
+		memset(slots, 0, PT_ENTER_S_SLOTS * sizeof(*slots));
+}
+
+/* An ENTER (from ENTER_AT or ENTER_S) with its full return address and pending bits. */
+static int append_enter(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
+			uint32_t func_id, uint32_t ret_lo, uint32_t pending)
+{
+	uint64_t ret = ret_lo ? 0xffffffff00000000ull | ret_lo : 0;
+	int err;
+
+	h.type = PT_REC_ENTER;
+	h.len = sizeof(h) + sizeof(ret);
+	h.arg = func_id;
+	err = append(rs, cpu, ts, &h, &ret, 1, 0);
+	if (!err)
+		rs->recs[rs->n - 1].pending = pending;
+	return err;
+}
+
 static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
 		       uint32_t size)
 {
@@ -171,18 +224,24 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_AT) {
 		struct pt_rec_enter_at e;
-		uint64_t ret;
-		int err;
+		uint32_t *slots = enter_slots(rs, cpu);
 
 		/* Read as the ENTER it stands for, with its full return address. */
 		memcpy(&e, data + sizeof(h), sizeof(e));
-		ret = e.ret_lo ? 0xffffffff00000000ull | e.ret_lo : 0;
-		h.type = PT_REC_ENTER;
-		err = append(rs, cpu, ts, &h, &ret, 1, 0);
-		if (!err)
-			rs->recs[rs->n - 1].pending = e.pending;
-		return err;
+		if (slots && e.ret_lo)
+			slots[PT_ENTER_S_SLOT(e.ret_lo)] = e.ret_lo;
+		return append_enter(rs, cpu, ts, h, h.arg, e.ret_lo, e.pending);
 	}
+	if (h.type == PT_REC_ENTER_S) {
+		/* The return address the slot holds; an empty slot: not known (0). */
+		uint32_t *slots = enter_slots(rs, cpu);
+
+		return append_enter(rs, cpu, ts, h, PT_ENTER_S_FUNC(h.arg),
+				    slots ? slots[PT_ENTER_S_SLOT_OF(h.arg)] : 0,
+				    PT_ENTER_S_PENDING(h.arg));
+	}
+	if (h.type == PT_REC_LOSS && h.arg == PT_LOSS_OVERRUN)
+		forget_slots(rs, cpu);
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
 	err = append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
 	if (!err && h.type == PT_REC_BLOCK)
@@ -358,5 +417,6 @@ void tr_records_free(struct tr_records *rs)
 	free(rs->scratch);
 	free(rs->recs);
 	free(rs->words);
+	free(rs->enter_rets);
 	memset(rs, 0, sizeof(*rs));
 }

@@ -182,6 +182,9 @@ struct tr_records {
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */
 	uint32_t scratch_size;
+	/* Per CPU: the return addresses ENTER_S records name (pathtrace_abi.h). */
+	uint32_t (*enter_rets)[PT_ENTER_S_SLOTS];
+	uint32_t enter_rets_cpus;
 };
 
 /*
