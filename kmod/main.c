@@ -135,11 +135,17 @@ static long pt_ioctl_add_plan(void __user *uarg)
 			goto fail;
 		}
 	}
+	/* its code counts as traced before any handler can see a call from it */
+	err = pt_ranges_rebuild(&pt_funcs, f);
+	if (err)
+		goto fail;
 	/* kprobes counts a probe's misses from its registration on. */
 	f->missed_since = ktime_get_mono_fast_ns();
 	err = pt_probes_register(f);
-	if (err)
+	if (err) {
+		pt_ranges_rebuild(&pt_funcs, NULL);	/* a stale range is harmless */
 		goto fail;
+	}
 	pt_implicit_installed(&pt_funcs, f);
 	list_add_tail(&f->node, &pt_funcs);
 	pt_nr_funcs++;
@@ -154,6 +160,11 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 {
 	unsigned int i;
 
+	/*
+	 * Off pt_funcs already. Without memory the old table stays: a range
+	 * of removed code only makes ENTERs keep their return address.
+	 */
+	pt_ranges_rebuild(&pt_funcs, NULL);
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
@@ -562,6 +573,7 @@ static void __exit pt_exit(void)
 	if (pt_armed)
 		pt_ioctl_stop();
 	pt_remove_all();
+	pt_ranges_free();
 	mutex_unlock(&pt_ctl_mutex);
 	pt_stream_exit();
 	pr_info("unloaded\n");

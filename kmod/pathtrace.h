@@ -180,6 +180,10 @@ void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 void pt_stream_path_set(struct pt_cpu *cs, u64 v);
 void pt_stream_counters_flush(struct pt_func *f);
 
+int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
+void pt_ranges_free(void);
+bool pt_ranges_traced(unsigned long addr);
+
 int pt_profile_alloc(struct pt_func *f);
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);
 void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,

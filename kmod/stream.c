@@ -111,7 +111,8 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 {
 	struct ring_buffer_event *ev;
 	struct pt_rec *r;
-	unsigned int len = sizeof(*r) + body_len;
+	/* ENTER_S is its arg alone: a 4-byte event takes 8 bytes of the page, 8 take 16 */
+	unsigned int len = type == PT_REC_ENTER_S ? sizeof(u32) : sizeof(*r) + body_len;
 
 	if (unlikely(!pt_buffer))
 		return false;
@@ -120,12 +121,17 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
 		goto drop;
+	if (type == PT_REC_ENTER_S) {
+		*(u32 *)ring_buffer_event_data(ev) = arg;
+		goto commit;
+	}
 	r = ring_buffer_event_data(ev);
 	r->type = type;
 	r->len = len;
 	r->arg = arg;
 	if (body_len)
 		memcpy(r + 1, body, body_len);
+commit:
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	if (f)
@@ -304,12 +310,21 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 	if (ret_addr >> 32 != 0xffffffffu)
 		e.ret_lo = 0;
 	slot = PT_ENTER_S_SLOT(e.ret_lo);
-	/* a return address this CPU's reader already knows: 8 bytes */
-	if (e.ret_lo && cs->rets[slot] == e.ret_lo && f->func_id <= 0xffff &&
-	    e.pending <= 0x3ff) {
-		pt_write(cs, f, PT_REC_ENTER_S,
-			 PT_ENTER_S_ARG(f->func_id, e.pending, slot), NULL, 0);
-		return;
+	/*
+	 * 8 bytes when the reader needs no return address: the caller is
+	 * untraced, or this CPU's reader already has it in its slot.
+	 */
+	if (e.ret_lo && f->func_id <= 0x7fff && e.pending <= 0x3ff) {
+		if (!pt_ranges_traced(ret_addr)) {
+			pt_write(cs, f, PT_REC_ENTER_S,
+				 PT_ENTER_S_ARG(f->func_id, 1, e.pending, 0), NULL, 0);
+			return;
+		}
+		if (cs->rets[slot] == e.ret_lo) {
+			pt_write(cs, f, PT_REC_ENTER_S,
+				 PT_ENTER_S_ARG(f->func_id, 0, e.pending, slot), NULL, 0);
+			return;
+		}
 	}
 	if (pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e)) && e.ret_lo)
 		cs->rets[slot] = e.ret_lo;

@@ -397,6 +397,10 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 	memcpy(rec->payload, &h, 8);
 	if (nwords)
 		memcpy(rec->payload + 8, body, 8 * nwords);
+	if (type == PT_REC_ENTER_S) {	/* as the module: a 4-byte event, the arg alone */
+		rec->len = sizeof(arg);
+		memcpy(rec->payload, &arg, sizeof(arg));
+	}
 }
 
 static void flush(struct exec *x, uint32_t cpu)
@@ -502,11 +506,23 @@ static void truth(struct exec *x, uint32_t type, uint32_t func, uint32_t block, 
 		r->blocks++;
 }
 
+/* Whether addr lies in one of the program's (traced) functions, as kmod/ranges.c tells. */
+static int traced_code(const struct synth_program *p, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (addr >= p->funcs[i].addr && addr < p->funcs[i].addr + p->funcs[i].len)
+			return 1;
+	return 0;
+}
+
 /*
- * An ENTER as the module writes it (kmod/stream.c): ENTER_S when this
- * CPU's slot already holds the return address, else ENTER_AT, whose
- * return address then fills the slot (when the write was not refused).
- * The bits are flushed before it, so nothing is pending.
+ * An ENTER as the module writes it (kmod/stream.c): ENTER_S when the
+ * caller is outside the traced code or this CPU's slot already holds the
+ * return address, else ENTER_AT, whose return address then fills the slot
+ * (when the write was not refused). The bits are flushed before it, so
+ * nothing is pending.
  */
 static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
 {
@@ -515,13 +531,17 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	uint32_t slot = PT_ENTER_S_SLOT(lo);
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo;
 
-	if (lo && cs->rets[slot] == lo && func_id <= 0xffff) {
-		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 0, slot), NULL, 0);
+	if (lo && func_id <= 0x7fff && !traced_code(x->p, ret_addr)) {
+		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 1, 0, 0), NULL, 0);
+		return;
+	}
+	if (lo && cs->rets[slot] == lo && func_id <= 0x7fff) {
+		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 0, 0, slot), NULL, 0);
 		return;
 	}
 	/* pt_rec_enter_at: ret_lo, then pending (0) */
 	add_rec(x, cpu, PT_REC_ENTER_AT, func_id, &body, 1);
-	if (lo && x->r->nrecs > before) {
+	if (lo && x->r->nrecs > before && x->r->recs[x->r->nrecs - 1].len > sizeof(uint32_t)) {
 		struct pt_rec h;
 
 		memcpy(&h, x->r->recs[x->r->nrecs - 1].payload, sizeof(h));

@@ -321,23 +321,31 @@ enum pt_rec_type {
 				 * previous COUNTERS record of func_id on this cpu */
 	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
-	PT_REC_ENTER_S = 9,	/* arg: PT_ENTER_S_ARG(...); no body (ABI 1.4) */
+	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
 };
 
 /*
- * PT_REC_ENTER_S (ABI 1.4): an ENTER in 8 bytes. Each CPU remembers the
- * return addresses (low halves) of its ENTER_AT records in 64 slots, slot
- * PT_ENTER_S_SLOT(ret_lo); an ENTER whose return address is in its slot is
- * written short, naming the slot. The slots are emptied at START and
- * whenever a write on that CPU is refused (so a reader empties them at
- * every LOSS(OVERRUN) of that CPU, and at a page it cannot read).
- * arg: func_id (< 65536) | pending bits (< 1024) << 16 | slot << 26.
+ * PT_REC_ENTER_S (ABI 1.4): an ENTER in 8 bytes, when its return address
+ * is one the reader needs no record of. Either it lies outside every
+ * installed plan's code (the caller is untraced: the regenerator matches
+ * no call site with it; read as 0, unknown), or it is in its slot: each
+ * CPU remembers the return addresses (low halves) of its ENTER_AT records
+ * in 64 slots, slot PT_ENTER_S_SLOT(ret_lo). The slots are emptied at
+ * START and whenever a write on that CPU is refused (so a reader empties
+ * them at every LOSS(OVERRUN) of that CPU, and at a page it cannot read).
+ * arg: func_id (< 32768) | outside << 15 | pending bits (< 1024) << 16 |
+ * slot << 26 (0 when outside). It is written as a ring-buffer event of 4
+ * data bytes, the arg alone with no struct pt_rec (8 bytes on the page,
+ * where an 8-byte record takes 16): an event of exactly 4 bytes is an
+ * ENTER_S.
  */
 #define PT_ENTER_S_SLOTS	64
 #define PT_ENTER_S_SLOT(ret_lo)	((__u32)((__u32)(ret_lo) * 0x9e3779b1u) >> 26)
-#define PT_ENTER_S_ARG(func_id, pending, slot) \
-	((__u32)(func_id) | (__u32)(pending) << 16 | (__u32)(slot) << 26)
-#define PT_ENTER_S_FUNC(arg)	((arg) & 0xffffu)
+#define PT_ENTER_S_ARG(func_id, outside, pending, slot) \
+	((__u32)(func_id) | (__u32)(outside) << 15 | (__u32)(pending) << 16 | \
+	 (__u32)(slot) << 26)
+#define PT_ENTER_S_FUNC(arg)	((arg) & 0x7fffu)
+#define PT_ENTER_S_OUTSIDE(arg)	(((arg) >> 15) & 1u)
 #define PT_ENTER_S_PENDING(arg)	(((arg) >> 16) & 0x3ffu)
 #define PT_ENTER_S_SLOT_OF(arg)	((arg) >> 26)
 

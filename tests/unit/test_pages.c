@@ -26,6 +26,12 @@ static void add(struct rbpage *pg, uint64_t ts, uint16_t type, uint32_t arg,
 	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, len), 0);
 }
 
+/* An ENTER_S as the module writes it: a 4-byte event, its arg alone. */
+static void add_enter_s(struct rbpage *pg, uint64_t ts, uint32_t arg)
+{
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, &arg, sizeof(arg)), 0);
+}
+
 static void test_records_and_timestamps(void)
 {
 	struct tr_records rs = { 0 };
@@ -76,7 +82,8 @@ static void test_records_and_timestamps(void)
  * ENTER_AT and ENTER_S read as ENTERs with their full return address and
  * pending bits; an ENTER_S names the return address its CPU's slot got from
  * the last ENTER_AT there, on that CPU only, and forgets it at a
- * LOSS(OVERRUN) of that CPU (the module's slots empty at a refused write).
+ * LOSS(OVERRUN) of that CPU (the module's slots empty at a refused write);
+ * one from a caller outside the traced code has none.
  */
 static void test_short_enters(void)
 {
@@ -89,19 +96,21 @@ static void test_short_enters(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(slot, PT_ENTER_S_SLOT(lo2));
 	rbpage_init(&pg, page, PS, 10);
 	add(&pg, 10, PT_REC_ENTER_AT, 7, &at, 1);		/* fills the slot */
-	add(&pg, 11, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 300, slot), NULL, 0);
+	add_enter_s(&pg, 11, PT_ENTER_S_ARG(9, 0, 300, slot));
 	add(&pg, 12, PT_REC_ENTER_AT, 7, &at2, 1);		/* another slot */
-	add(&pg, 13, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 0, slot), NULL, 0);
+	add_enter_s(&pg, 13, PT_ENTER_S_ARG(9, 0, 0, slot));
 	add(&pg, 14, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 4);
-	add(&pg, 15, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 1, slot), NULL, 0);	/* forgotten */
+	add_enter_s(&pg, 15, PT_ENTER_S_ARG(9, 0, 1, slot));	/* forgotten */
+	add(&pg, 16, PT_REC_ENTER_AT, 7, &at, 1);
+	add_enter_s(&pg, 17, PT_ENTER_S_ARG(11, 1, 2, 0));	/* untraced caller */
 	rbpage_pad(&pg);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 1, page, PS), 0);
 	/* the same slot on another CPU was never filled */
 	rbpage_init(&pg, page, PS, 20);
-	add(&pg, 20, PT_REC_ENTER_S, PT_ENTER_S_ARG(9, 0, slot), NULL, 0);
+	add_enter_s(&pg, 20, PT_ENTER_S_ARG(9, 0, 0, slot));
 	rbpage_pad(&pg);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 0, page, PS), 0);
-	CU_ASSERT_EQUAL_FATAL(rs.n, 7);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 9);
 	CU_ASSERT_EQUAL(rs.bad_records, 0);
 	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_ENTER);
 	CU_ASSERT_EQUAL(rs.recs[0].arg, 7);
@@ -116,8 +125,12 @@ static void test_short_enters(void)
 	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_ENTER);
 	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], 0);	/* not known: never guessed */
 	CU_ASSERT_EQUAL(rs.recs[5].pending, 1);
-	CU_ASSERT_EQUAL(rs.recs[6].cpu, 0);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[6])[0], 0);
+	/* outside the traced code: no return address, whatever the slots hold */
+	CU_ASSERT_EQUAL(rs.recs[7].arg, 11);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[7])[0], 0);
+	CU_ASSERT_EQUAL(rs.recs[7].pending, 2);
+	CU_ASSERT_EQUAL(rs.recs[8].cpu, 0);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[8])[0], 0);
 	tr_records_free(&rs);
 }
 

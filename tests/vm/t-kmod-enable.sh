@@ -193,15 +193,7 @@ paths_of /tmp/ptr.bin >/tmp/ptr.prof
 check "disable the paths plans" pathtracectl disable --all
 expect_fail "path-profile refuses --verify" pathtracectl enable --mode path-profile --verify --moddir /pt pt_target_switch
 check "path-profile plans" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
-# pathtracectl top alongside: live hits and the kernel's hottest paths
-pathtracectl top -n 3 -d 0.5 -k 5 >/tmp/top.out 2>&1 &
-top_pid=$!
 check "record the path profile" pathtracectl record -o /tmp/pp.bin -- sh /tmp/det.sh
-wait $top_pid
-check "top: exit 0" test $? -eq 0
-head -16 /tmp/top.out
-check "top: functions by hits while tracing" grep -q "^ *[0-9]* *[1-9][0-9]* *[0-9]*  path-profile *pt_target_" /tmp/top.out
-check "top: the kernel's hottest paths, with their blocks" grep -q "^ *[1-9][0-9]*  pt_target_[a-z_]* path [0-9]*: pt_target_" /tmp/top.out
 paths_of /tmp/pp.bin >/tmp/pp.prof
 pathregen --paths /tmp/pp.bin | grep "counted in the kernel" | head -3
 set -- $(trace-dump /tmp/pp.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
@@ -212,6 +204,18 @@ check "path profile: no path end lost or overflowed" sh -c "! pathregen --paths 
 check "the kernel's path profile equals the regenerated one ($(grep -c path /tmp/pp.prof) paths)" \
 	cmp /tmp/ptr.prof /tmp/pp.prof
 diff /tmp/ptr.prof /tmp/pp.prof | head -10
+# pathtracectl top during a longer path-profile run: live hits, the kernel's hottest paths
+pathtracectl record -o /tmp/pp2.bin -- sh -c 'end=$(($(cut -d. -f1 /proc/uptime) + 5))
+	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do sh /tmp/det.sh; done' >/tmp/rec2.out 2>&1 &
+rec_pid=$!
+sleep 1
+pathtracectl top -n 2 -d 0.5 -k 5 >/tmp/top.out 2>&1
+check "top: exit 0" test $? -eq 0
+wait $rec_pid
+check "the longer record exits 0" test $? -eq 0
+head -20 /tmp/top.out
+check "top: tracing on, functions by hits" sh -c 'grep -q "^pathtracectl top: tracing on" /tmp/top.out && grep -q "^ *[1-9][0-9]* *[1-9][0-9]* *[0-9]*  path-profile *pt_target_" /tmp/top.out'
+check "top: the kernel's hottest paths, with their blocks" grep -q "^ *[1-9][0-9]*  pt_target_[a-z_]* path [0-9]*: pt_target_" /tmp/top.out
 check "disable the path-profile plans" pathtracectl disable --all
 expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
 check "rmmod" rmmod pathtrace_target pathtrace

@@ -206,12 +206,32 @@ static int append_enter(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 	return err;
 }
 
+/*
+ * ENTER_S: the return address the slot holds; an empty slot, or a caller
+ * outside the traced code: not known (0).
+ */
+static int take_enter_s(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h)
+{
+	uint32_t *slots = enter_slots(rs, cpu);
+
+	return append_enter(rs, cpu, ts, h, PT_ENTER_S_FUNC(h.arg),
+			    slots && !PT_ENTER_S_OUTSIDE(h.arg) ? slots[PT_ENTER_S_SLOT_OF(h.arg)] : 0,
+			    PT_ENTER_S_PENDING(h.arg));
+}
+
 static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
 		       uint32_t size)
 {
 	struct pt_rec h;
 	int err;
 
+	if (size == sizeof(uint32_t)) {
+		/* the one record without a pt_rec header: ENTER_S, its arg alone */
+		memset(&h, 0, sizeof(h));
+		memcpy(&h.arg, data, sizeof(h.arg));
+		rs->record_bytes += size;
+		return take_enter_s(rs, cpu, ts, h);
+	}
 	if (tr_check_record(data, size)) {
 		rs->bad_records++;
 		return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
@@ -232,14 +252,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 			slots[PT_ENTER_S_SLOT(e.ret_lo)] = e.ret_lo;
 		return append_enter(rs, cpu, ts, h, h.arg, e.ret_lo, e.pending);
 	}
-	if (h.type == PT_REC_ENTER_S) {
-		/* The return address the slot holds; an empty slot: not known (0). */
-		uint32_t *slots = enter_slots(rs, cpu);
-
-		return append_enter(rs, cpu, ts, h, PT_ENTER_S_FUNC(h.arg),
-				    slots ? slots[PT_ENTER_S_SLOT_OF(h.arg)] : 0,
-				    PT_ENTER_S_PENDING(h.arg));
-	}
+	if (h.type == PT_REC_ENTER_S)
+		return take_enter_s(rs, cpu, ts, h);
 	if (h.type == PT_REC_LOSS && h.arg == PT_LOSS_OVERRUN)
 		forget_slots(rs, cpu);
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
