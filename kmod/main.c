@@ -160,14 +160,15 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 {
 	unsigned int i;
 
-	/*
-	 * Off pt_funcs already. Without memory the old table stays: a range
-	 * of removed code only makes ENTERs keep their return address.
-	 */
-	pt_ranges_rebuild(&pt_funcs, NULL);
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
+	/*
+	 * Off pt_funcs and silent: their code is untraced from now on. Without
+	 * memory the old table stays (a range of removed code only makes
+	 * ENTERs keep their return address).
+	 */
+	pt_ranges_rebuild(&pt_funcs, NULL);
 	for (i = 0; i < n; i++) {
 		/* Their last misses and counts go into the trace before they do. */
 		if (pt_armed) {

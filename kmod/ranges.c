@@ -84,7 +84,10 @@ void pt_ranges_free(void)
 		kvfree_rcu(old, rcu);
 }
 
-/* True when @addr lies in traced code, or when that is not known. */
+/*
+ * True when @addr lies in traced code (its end included: a call that is a
+ * part's last instruction returns there), or when that is not known.
+ */
 bool pt_ranges_traced(unsigned long addr)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
@@ -96,7 +99,7 @@ bool pt_ranges_traced(unsigned long addr)
 	while (lo < hi) {
 		unsigned int m = lo + (hi - lo) / 2;
 
-		if (t->r[m].end <= addr)
+		if (t->r[m].end < addr)
 			lo = m + 1;
 		else
 			hi = m;

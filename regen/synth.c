@@ -512,7 +512,7 @@ static int traced_code(const struct synth_program *p, uint64_t addr)
 	uint32_t i;
 
 	for (i = 0; i < p->nfuncs; i++)
-		if (addr >= p->funcs[i].addr && addr < p->funcs[i].addr + p->funcs[i].len)
+		if (addr >= p->funcs[i].addr && addr <= p->funcs[i].addr + p->funcs[i].len)
 			return 1;
 	return 0;
 }

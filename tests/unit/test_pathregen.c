@@ -258,7 +258,7 @@ static void test_outputs(void)
 	snprintf(dir, sizeof(dir), "%s.d/", out);
 	snprintf(args, sizeof(args), "%s --format din --line 16 -o %s", t.path, dir);
 	CU_ASSERT_EQUAL(run(args), 0);
-	CU_ASSERT(err_line("pathregen: din: ", line, sizeof(line)));
+	CU_ASSERT_FATAL(err_line("pathregen: din: ", line, sizeof(line)));
 	CU_ASSERT_EQUAL(sscanf(strstr(line, "din: "), "din: %llu instruction fetches (%llu",
 			       &fetches, &crossings), 2);
 	CU_ASSERT_EQUAL(fetches - crossings, t.insns);
@@ -275,7 +275,7 @@ static void test_outputs(void)
 	/* champsim: every stream's records read back by ChampSim's rules (tools/champsim-check) */
 	snprintf(args, sizeof(args), "%s --format champsim -o %s", t.path, dir);
 	CU_ASSERT_EQUAL(run(args), 0);
-	CU_ASSERT(err_line("pathregen: champsim: ", line, sizeof(line)));
+	CU_ASSERT_FATAL(err_line("pathregen: champsim: ", line, sizeof(line)));
 	CU_ASSERT_EQUAL(sscanf(strstr(line, "champsim: "), "champsim: %llu records", &records), 1);
 	CU_ASSERT_EQUAL(records, t.insns);	/* synthetic programs call no untraced code */
 	snprintf(args, sizeof(args), "%s --format champsim --stream 0 -o %s", t.path, f2);
