@@ -41,24 +41,18 @@
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
+#include "champsim_record.h"
 #include "insn_mem.h"
 #include "out.h"
 
-#define REC 64
+#define REC CS_RECORD_SIZE
 #define MAX_SHOWN 10
 
-enum cs_type { DIRECT_JUMP, INDIRECT, CONDITIONAL, DIRECT_CALL, INDIRECT_CALL, RETURN, OTHER,
-	       NOT_BRANCH, NTYPES };
+#define NTYPES CS_NBRANCH_TYPES
 
 static const char *const type_names[NTYPES] = {
 	"BRANCH_DIRECT_JUMP", "BRANCH_INDIRECT", "BRANCH_CONDITIONAL", "BRANCH_DIRECT_CALL",
 	"BRANCH_INDIRECT_CALL", "BRANCH_RETURN", "BRANCH_OTHER", "NOT_BRANCH",
-};
-
-struct rec {
-	uint64_t ip;
-	uint8_t taken;
-	uint8_t dst[2], src[4];
 };
 
 struct code_insn {
@@ -76,54 +70,6 @@ struct checker {
 	uint64_t count[NTYPES], synthetic, records, open_calls, errors;
 	const char *file;
 };
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void decode_rec(const uint8_t *p, struct rec *r)
-{
-	r->ip = get64(p);
-	r->taken = p[9];
-	memcpy(r->dst, p + 10, 2);
-	memcpy(r->src, p + 12, 4);
-}
-
-/* ChampSim's classification (inc/instruction.h), restated. */
-static enum cs_type classify(const struct rec *r)
-{
-	int wsp = 0, wip = 0, rsp = 0, rfl = 0, rip = 0, roth = 0, i;
-
-	for (i = 0; i < 2; i++) {
-		wsp |= r->dst[i] == 6;
-		wip |= r->dst[i] == 26;
-	}
-	for (i = 0; i < 4; i++) {
-		rsp |= r->src[i] == 6;
-		rfl |= r->src[i] == 25;
-		rip |= r->src[i] == 26;
-		roth |= r->src[i] && r->src[i] != 6 && r->src[i] != 25 && r->src[i] != 26;
-	}
-	if (!rsp && !rfl && wip && !roth)
-		return DIRECT_JUMP;
-	if (!rsp && !rip && !rfl && wip && roth)
-		return INDIRECT;
-	if (!rsp && rip && !wsp && wip && (rfl || roth))
-		return CONDITIONAL;
-	if (rsp && rip && wsp && wip && !rfl && !roth)
-		return DIRECT_CALL;
-	if (rsp && rip && wsp && wip && !rfl && roth)
-		return INDIRECT_CALL;
-	if (rsp && !rip && wsp && wip)
-		return RETURN;
-	return wip ? OTHER : NOT_BRANCH;
-}
 
 static int cmp_code(const void *a, const void *b)
 {
@@ -197,82 +143,82 @@ static int push(struct checker *c, uint64_t ret)
 }
 
 /* One record r (index k) with the next one n (NULL at the end). */
-static int check_one(struct checker *c, uint64_t k, const struct rec *r, const struct rec *n)
+static int check_one(struct checker *c, uint64_t k, const struct cs_record *r, const struct cs_record *n)
 {
 	const struct code_insn *ci = lookup(c, r->ip);
-	enum cs_type t = classify(r);
+	enum cs_branch t = cs_record_branch(r);
 	const struct cfg_insn *in = ci ? ci->in : NULL;
 	uint64_t next_fall = in ? in->addr + in->len : 0;
 
 	c->count[t]++;
 	c->records++;
-	if (t == OTHER)
+	if (t == CS_OTHER)
 		problem(c, k, "ip %#" PRIx64 " is BRANCH_OTHER", r->ip);
 	if (!ci) {
 		c->synthetic++;
-		if (t != RETURN && t != NOT_BRANCH && t != DIRECT_JUMP)
+		if (t != CS_RETURN && t != CS_NOT_BRANCH && t != CS_DIRECT_JUMP)
 			problem(c, k, "ip %#" PRIx64 " outside the traced code is %s", r->ip,
 				type_names[t]);
 	} else {
 		switch (in->kind) {
 		case CFG_I_JCC:
-			if (t != CONDITIONAL)
+			if (t != CS_CONDITIONAL)
 				problem(c, k, "Jcc at %#" PRIx64 " is %s", r->ip, type_names[t]);
-			else if (n && n->ip != (r->taken ? in->target : next_fall))
+			else if (n && n->ip != (r->branch_taken ? in->target : next_fall))
 				problem(c, k, "Jcc at %#" PRIx64 " %s, but the next ip is %#" PRIx64,
-					r->ip, r->taken ? "taken" : "not taken", n->ip);
+					r->ip, r->branch_taken ? "taken" : "not taken", n->ip);
 			break;
 		case CFG_I_CALL:
 		case CFG_I_CALL_NORETURN:
 		case CFG_I_CALL_INDIRECT:
 		case CFG_I_FENTRY:
-			if (t != DIRECT_CALL && t != INDIRECT_CALL && t != NOT_BRANCH)
+			if (t != CS_DIRECT_CALL && t != CS_INDIRECT_CALL && t != CS_NOT_BRANCH)
 				problem(c, k, "call at %#" PRIx64 " is %s", r->ip, type_names[t]);
-			else if (t == DIRECT_CALL && in->kind == CFG_I_CALL_INDIRECT &&
+			else if (t == CS_DIRECT_CALL && in->kind == CFG_I_CALL_INDIRECT &&
 				 call_reads_register(c, ci))
 				problem(c, k, "indirect call at %#" PRIx64 " reads no register", r->ip);
-			else if (t == INDIRECT_CALL && in->kind != CFG_I_CALL_INDIRECT)
+			else if (t == CS_INDIRECT_CALL && in->kind != CFG_I_CALL_INDIRECT)
 				problem(c, k, "direct call at %#" PRIx64 " reads a register", r->ip);
-			else if (t == DIRECT_CALL && in->target && n && n->ip != in->target)
+			else if (t == CS_DIRECT_CALL && in->target && n && n->ip != in->target)
 				problem(c, k, "call at %#" PRIx64 " to %#" PRIx64 ", next ip %#" PRIx64,
 					r->ip, in->target, n->ip);
 			break;
 		case CFG_I_RET:
-			if (t != RETURN && t != NOT_BRANCH)
+			if (t != CS_RETURN && t != CS_NOT_BRANCH)
 				problem(c, k, "return at %#" PRIx64 " is %s", r->ip, type_names[t]);
 			break;
 		case CFG_I_JMP:
-			if (t != DIRECT_JUMP)
+			if (t != CS_DIRECT_JUMP)
 				problem(c, k, "jmp at %#" PRIx64 " is %s", r->ip, type_names[t]);
 			else if (n && n->ip != in->target)
 				problem(c, k, "jmp at %#" PRIx64 " to %#" PRIx64 ", next ip %#" PRIx64,
 					r->ip, in->target, n->ip);
 			break;
 		case CFG_I_TAIL_CALL:
-			if (t != DIRECT_JUMP && t != INDIRECT && t != RETURN && t != NOT_BRANCH)
+			if (t != CS_DIRECT_JUMP && t != CS_INDIRECT && t != CS_RETURN && t != CS_NOT_BRANCH)
 				problem(c, k, "tail call at %#" PRIx64 " is %s", r->ip, type_names[t]);
-			else if (t == DIRECT_JUMP && in->target && n && n->ip != in->target)
+			else if (t == CS_DIRECT_JUMP && in->target && n && n->ip != in->target)
 				problem(c, k, "tail call at %#" PRIx64 " to %#" PRIx64 ", next ip %#"
 					PRIx64, r->ip, in->target, n->ip);
 			break;
 		case CFG_I_KEY:
-			if (t != DIRECT_JUMP && t != NOT_BRANCH)
+			if (t != CS_DIRECT_JUMP && t != CS_NOT_BRANCH)
 				problem(c, k, "static key at %#" PRIx64 " is %s", r->ip, type_names[t]);
 			break;
 		default:
-			if (t != NOT_BRANCH)
+			if (t != CS_NOT_BRANCH)
 				problem(c, k, "instruction at %#" PRIx64 " is %s", r->ip, type_names[t]);
 			break;
 		}
 	}
-	if (t == DIRECT_CALL || t == INDIRECT_CALL) {
+	if (t == CS_DIRECT_CALL || t == CS_INDIRECT_CALL) {
 		if (!ci) {
 			problem(c, k, "call at %#" PRIx64 " outside the traced code", r->ip);
 			return 0;
 		}
 		return push(c, next_fall);
 	}
-	if (t == RETURN) {
+	if (t == CS_RETURN) {
 		if (!c->depth) {
 			problem(c, k, "return at %#" PRIx64 " without a call", r->ip);
 			return 0;
@@ -300,7 +246,7 @@ static void print_counts(const char *what, const uint64_t *count, uint64_t recor
 static int check_file(struct checker *c, const char *path, uint64_t *tot)
 {
 	uint8_t buf[2][REC];
-	struct rec r[2];
+	struct cs_record r[2];
 	uint64_t k = 0, before[NTYPES], recs0 = c->records, syn0 = c->synthetic, err0 = c->errors;
 	FILE *fp = fopen(path, "rb");
 	size_t got;
@@ -315,13 +261,13 @@ static int check_file(struct checker *c, const char *path, uint64_t *tot)
 	memcpy(before, c->count, sizeof(before));
 	have = fread(buf[cur], REC, 1, fp) == 1;
 	if (have)
-		decode_rec(buf[cur], &r[cur]);
+		cs_record_decode(buf[cur], &r[cur]);
 	while (have) {
 		int nx = !cur;
 
 		got = fread(buf[nx], REC, 1, fp);
 		if (got == 1)
-			decode_rec(buf[nx], &r[nx]);
+			cs_record_decode(buf[nx], &r[nx]);
 		if (check_one(c, k++, &r[cur], got == 1 ? &r[nx] : NULL)) {
 			fclose(fp);
 			return -1;

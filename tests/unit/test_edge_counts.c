@@ -22,6 +22,7 @@
 #include "out.h"
 #include "pathtrace_abi.h"
 #include "synth.h"
+#include "fake_recs.h"
 #include "unit.h"
 
 #define MAX_E 4096
@@ -33,26 +34,6 @@ struct fake {
 	uint64_t **truth_block;
 	uint64_t *activations;
 };
-
-static void add_rec(struct tr_records *rs, uint16_t type, uint32_t cpu, uint32_t arg,
-		    const uint64_t *body, uint16_t nwords)
-{
-	struct tr_rec *r;
-
-	rs->recs = realloc(rs->recs, (rs->n + 1) * sizeof(*rs->recs));
-	rs->words = realloc(rs->words, (rs->nwords + nwords + 1) * sizeof(*rs->words));
-	CU_ASSERT_FATAL(rs->recs && rs->words);
-	r = &rs->recs[rs->n++];
-	memset(r, 0, sizeof(*r));
-	r->type = type;
-	r->cpu = cpu;
-	r->arg = arg;
-	r->nwords = nwords;
-	r->len = (uint16_t)(8 + 8 * nwords);
-	r->body = rs->nwords;
-	memcpy(rs->words + rs->nwords, body, nwords * sizeof(*body));
-	rs->nwords += nwords;
-}
 
 /* One activation of f from ENTRY to EXIT: random, then shortest to EXIT. */
 static void walk(const struct synth_func *f, uint64_t *rng, uint64_t *edge, uint64_t *block)
@@ -138,7 +119,7 @@ static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng, 
 			make_legacy_plan(f);
 		for (a = 0; a < n; a++) {
 			if (legacy)
-				add_rec(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
+				fake_rec_add(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
 			walk(f, rng, fk->truth_edge[i], fk->truth_block[i]);
 		}
 		fk->activations[i] = n;
@@ -155,7 +136,7 @@ static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng, 
 					  synth_rand(rng) % (left[e] + 1);
 				left[e] -= body[e];
 			}
-			add_rec(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
+			fake_rec_add(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
 				(uint16_t)(f->cfg.nedges + !legacy));
 		}
 	}

@@ -14,74 +14,28 @@
 
 #include <pathtrace/error.h>
 
+#include "champsim_record.h"
 #include "pathtrace_abi.h"
 #include "regen_trace.h"
 #include "unit.h"
 
-#define REC 64
+#define REC CS_RECORD_SIZE
 
-struct input_instr {
-	uint64_t ip;
-	uint8_t is_branch, branch_taken;
-	uint8_t dst[2], src[4];
-	uint64_t dmem[2], smem[4];
+/* ChampSim's names, short (champsim_record.h) */
+enum cs_type {
+	DIRECT_JUMP = CS_DIRECT_JUMP, INDIRECT = CS_INDIRECT, CONDITIONAL = CS_CONDITIONAL,
+	DIRECT_CALL = CS_DIRECT_CALL, INDIRECT_CALL = CS_INDIRECT_CALL, RETURN = CS_RETURN,
+	OTHER = CS_OTHER, NOT_BRANCH = CS_NOT_BRANCH
 };
 
-static uint64_t get64(const uint8_t *p)
+static void decode(const uint8_t *p, struct cs_record *r)
 {
-	uint64_t v = 0;
-	int i;
-
-	for (i = 7; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
+	cs_record_decode(p, r);
 }
 
-static void decode(const uint8_t *p, struct input_instr *r)
+static enum cs_type classify(const struct cs_record *r)
 {
-	int i;
-
-	r->ip = get64(p);
-	r->is_branch = p[8];
-	r->branch_taken = p[9];
-	memcpy(r->dst, p + 10, 2);
-	memcpy(r->src, p + 12, 4);
-	for (i = 0; i < 2; i++)
-		r->dmem[i] = get64(p + 16 + 8 * i);
-	for (i = 0; i < 4; i++)
-		r->smem[i] = get64(p + 32 + 8 * i);
-}
-
-enum cs_type { DIRECT_JUMP, INDIRECT, CONDITIONAL, DIRECT_CALL, INDIRECT_CALL, RETURN, OTHER, NOT_BRANCH };
-
-/* ChampSim's classification (inc/instruction.h), restated. */
-static enum cs_type classify(const struct input_instr *r)
-{
-	int wsp = 0, wip = 0, rsp = 0, rfl = 0, rip = 0, roth = 0, i;
-
-	for (i = 0; i < 2; i++) {
-		wsp |= r->dst[i] == 6;
-		wip |= r->dst[i] == 26;
-	}
-	for (i = 0; i < 4; i++) {
-		rsp |= r->src[i] == 6;
-		rfl |= r->src[i] == 25;
-		rip |= r->src[i] == 26;
-		roth |= r->src[i] && r->src[i] != 6 && r->src[i] != 25 && r->src[i] != 26;
-	}
-	if (!rsp && !rfl && wip && !roth)
-		return DIRECT_JUMP;
-	if (!rsp && !rip && !rfl && wip && roth)
-		return INDIRECT;
-	if (!rsp && rip && !wsp && wip && (rfl || roth))
-		return CONDITIONAL;
-	if (rsp && rip && wsp && wip && !rfl && !roth)
-		return DIRECT_CALL;
-	if (rsp && rip && wsp && wip && !rfl && roth)
-		return INDIRECT_CALL;
-	if (rsp && !rip && wsp && wip)
-		return RETURN;
-	return wip ? OTHER : NOT_BRANCH;
+	return (enum cs_type)cs_record_branch(r);
 }
 
 /*
@@ -146,7 +100,7 @@ static void check_seed(uint64_t seed)
 			b = &f->cfg.blocks[te->block];
 			for (j = 0; j < b->ninsn; j++, k++) {
 				const struct cfg_insn *in = &f->cfg.insns[b->first_insn + j];
-				struct input_instr r;
+				struct cs_record r;
 				enum cs_type want = expected_type(in->kind, depth - 1);
 
 				decode((const uint8_t *)buf + k * REC, &r);
@@ -269,7 +223,7 @@ static void check_hand(const struct pr_model *m, const struct regen_event *ev, u
 	fclose(w.fp);
 	CU_ASSERT_EQUAL(len, (size_t)nwant * REC);
 	for (i = 0; i < nwant && len == (size_t)nwant * REC; i++) {
-		struct input_instr r;
+		struct cs_record r;
 		enum cs_type t;
 
 		decode((const uint8_t *)buf + (size_t)i * REC, &r);

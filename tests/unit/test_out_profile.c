@@ -17,6 +17,7 @@
 
 #include "pathtrace_abi.h"
 #include "regen_trace.h"
+#include "fake_recs.h"
 #include "unit.h"
 
 static void check_seed(uint64_t seed)
@@ -110,26 +111,6 @@ static void check_seed(uint64_t seed)
 	rt_case_free(&c);
 }
 
-static void add_paths_rec(struct tr_records *rs, uint32_t cpu, uint32_t func_id,
-			  const uint64_t *body, uint16_t nwords)
-{
-	struct tr_rec *r;
-
-	rs->recs = realloc(rs->recs, (rs->n + 1) * sizeof(*rs->recs));
-	rs->words = realloc(rs->words, (rs->nwords + nwords + 1) * sizeof(*rs->words));
-	CU_ASSERT_FATAL(rs->recs && rs->words);
-	r = &rs->recs[rs->n++];
-	memset(r, 0, sizeof(*r));
-	r->type = PT_REC_PATHS;
-	r->cpu = cpu;
-	r->arg = func_id;
-	r->nwords = nwords;
-	r->len = (uint16_t)(8 + 8 * nwords);
-	r->body = rs->nwords;
-	memcpy(rs->words + rs->nwords, body, nwords * sizeof(*body));
-	rs->nwords += nwords;
-}
-
 /*
  * A path profile counted in the kernel (PT_PLAN_PROFILE): the regenerated
  * profile of a known execution, split into PATHS records over two CPUs as
@@ -173,10 +154,10 @@ static void check_kernel_counts(uint64_t seed)
 			if (cnt - cnt / 2) {
 				uint64_t b2[4] = { 0, 0, id, cnt - cnt / 2 };
 
-				add_paths_rec(&rs, 1, c.m.funcs[fi].func_id, b2, 4);
+				fake_rec_add(&rs, PT_REC_PATHS, 1, c.m.funcs[fi].func_id, b2, 4);
 			}
 			if (n == 8) {
-				add_paths_rec(&rs, 0, c.m.funcs[fi].func_id, body, 2 + 2 * 8);
+				fake_rec_add(&rs, PT_REC_PATHS, 0, c.m.funcs[fi].func_id, body, 2 + 2 * 8);
 				body[0] = body[1] = 0;
 				n = 0;
 				rec++;
@@ -184,7 +165,7 @@ static void check_kernel_counts(uint64_t seed)
 		}
 		body[2 + 2 * n] = pn.npaths;	/* no such path */
 		body[3 + 2 * n] = 5;
-		add_paths_rec(&rs, 0, c.m.funcs[fi].func_id, body, (uint16_t)(2 + 2 * (n + 1)));
+		fake_rec_add(&rs, PT_REC_PATHS, 0, c.m.funcs[fi].func_id, body, (uint16_t)(2 + 2 * (n + 1)));
 		c.m.funcs[fi].plan_flags |= PT_PLAN_PROFILE;
 		pathnum_free(&pn);
 	}

@@ -153,16 +153,18 @@ for cpu in 0 1; do
 done
 wait
 EOD
-# edge lines and activation counts per function, without func ids or notes
+# PROFILE's lines for TRACE (pathregen --edges or --paths, every path), without
+# func ids or notes, pt_target_switch left out
 profile_of() {
-	pathregen --edges "$1" | awk '
+	pathregen $1 --top 100000 "$2" | awk '
 		/ \(func [0-9]+\): / { skip = $1 == "pt_target_switch"
-			sub(/ \(func [0-9]+\)/, ""); sub(/ activations.*/, " activations") }
+			sub(/ \(func [0-9]+\)/, ""); sub(/ activations.*/, " activations")
+			sub(/ \(counted in the kernel.*/, "") }
 		!/^#/ && !skip { print }'
 }
 check "edges plans" pathtracectl enable --mode edges --moddir /pt $EDGEF
 check "record the edges run" pathtracectl record -o /tmp/edges.bin -- sh /tmp/det.sh
-profile_of /tmp/edges.bin >/tmp/edges.prof
+profile_of --edges /tmp/edges.bin >/tmp/edges.prof
 pathregen --edges /tmp/edges.bin | grep "^pt_target" | head -3
 set -- $(trace-dump /tmp/edges.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(enter\|counters\|records\)=//p')
 echo "edges run: $1 records, $2 ENTER, $3 COUNTERS"
@@ -172,7 +174,7 @@ check "edges run: every function counted" sh -c "! pathregen --edges /tmp/edges.
 check "disable" pathtracectl disable --all
 check "witness plans" pathtracectl enable --moddir /pt $EDGEF
 check "record the witness run" pathtracectl record -o /tmp/wit.bin -- sh /tmp/det.sh
-profile_of /tmp/wit.bin >/tmp/wit.prof
+profile_of --edges /tmp/wit.bin >/tmp/wit.prof
 check "the counted edge profile equals the regenerated one ($(grep -c . /tmp/edges.prof) lines)" \
 	cmp /tmp/edges.prof /tmp/wit.prof
 diff /tmp/edges.prof /tmp/wit.prof | head -10
@@ -181,20 +183,14 @@ check "disable the witness plans" pathtracectl disable --all
 # Phase 5: a Ball-Larus path profile counted in the kernel (path-profile:
 # PATH_EMIT counts per CPU, PATHS records at stop) equals the path profile
 # regenerated from a paths trace of the same deterministic workload.
-paths_of() {
-	pathregen --paths --top 100000 "$1" | awk '
-		/ \(func [0-9]+\): / { skip = $1 == "pt_target_switch"
-			sub(/ \(func [0-9]+\)/, ""); sub(/ \(counted in the kernel.*/, "") }
-		!/^#/ && !skip { print }'
-}
 check "paths plans" pathtracectl enable --mode paths --moddir /pt $EDGEF
 check "record the paths trace" pathtracectl record -o /tmp/ptr.bin -- sh /tmp/det.sh
-paths_of /tmp/ptr.bin >/tmp/ptr.prof
+profile_of --paths /tmp/ptr.bin >/tmp/ptr.prof
 check "disable the paths plans" pathtracectl disable --all
 expect_fail "path-profile refuses --verify" pathtracectl enable --mode path-profile --verify --moddir /pt pt_target_switch
 check "path-profile plans" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
 check "record the path profile" pathtracectl record -o /tmp/pp.bin -- sh /tmp/det.sh
-paths_of /tmp/pp.bin >/tmp/pp.prof
+profile_of --paths /tmp/pp.bin >/tmp/pp.prof
 pathregen --paths /tmp/pp.bin | grep "counted in the kernel" | head -3
 set -- $(trace-dump /tmp/pp.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
 echo "path-profile run: $1 records, $2 ENTER, $3 PATHS"
