@@ -912,6 +912,8 @@ static void check_block(struct owner_state *os, uint32_t func, uint32_t block)
 	os->bitval = 0;
 }
 
+static uint32_t enter_slots[256][PT_ENTER_S_SLOTS];
+
 static int for_each_record(const char *dir, uint32_t cpu,
 			   void (*fn)(const struct rec *r, void *ctx), void *ctx)
 {
@@ -940,6 +942,20 @@ static int for_each_record(const char *dir, uint32_t cpu,
 		for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
 			int size = kbuffer_event_size(kb);
 
+			if (size == sizeof(uint32_t)) {
+				/* ENTER_S: its arg alone; read as the ENTER_AT it stands for */
+				uint32_t arg, e[2];
+
+				memcpy(&arg, data, sizeof(arg));
+				e[0] = PT_ENTER_S_OUTSIDE(arg) || cpu >= 256 ? 0 :
+				       enter_slots[cpu][PT_ENTER_S_SLOT_OF(arg)];
+				e[1] = PT_ENTER_S_PENDING(arg);
+				r.h.type = PT_REC_ENTER_AT;
+				r.h.len = sizeof(r.h) + sizeof(e);
+				r.h.arg = PT_ENTER_S_FUNC(arg);
+				memcpy(r.body, e, sizeof(e));
+				goto take;
+			}
 			memcpy(&r.h, data, sizeof(r.h));
 			if (r.h.len < sizeof(r.h) || r.h.len > size || r.h.len % 8 ||
 			    r.h.type < PT_REC_OWNER || r.h.type > PT_REC_ENTER_AT) {
@@ -947,6 +963,17 @@ static int for_each_record(const char *dir, uint32_t cpu,
 				continue;
 			}
 			memcpy(r.body, (uint8_t *)data + sizeof(r.h), r.h.len - sizeof(r.h));
+			/* the module's ENTER_S slots, mirrored (pathtrace_abi.h) */
+			if (r.h.type == PT_REC_ENTER_AT && cpu < 256) {
+				uint32_t lo;
+
+				memcpy(&lo, r.body, sizeof(lo));
+				if (lo)
+					enter_slots[cpu][PT_ENTER_S_SLOT(lo)] = lo;
+			}
+			if (r.h.type == PT_REC_LOSS && r.h.arg == PT_LOSS_OVERRUN && cpu < 256)
+				memset(enter_slots[cpu], 0, sizeof(enter_slots[cpu]));
+take:
 			r.cpu = cpu;
 			r.seq = seq++;
 			r.ts = ts;
