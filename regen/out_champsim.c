@@ -250,13 +250,6 @@ static struct regset others(const struct regset *s)
 	return o;
 }
 
-static int is_return_thunk(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	return n >= 12 && !strcmp(name + n - 12, "return_thunk");
-}
-
 /*
  * The exact memory operands of in, into rec's destination (stores) and
  * source (loads) slots; adds to *exact those written, to *unknown the rest.
@@ -715,7 +708,7 @@ static int resolve_exit(struct out_writer *w, struct champsim *cs, const struct 
 		err = put(w, cs, rec, 1);
 		if (err)
 			return err;
-		if (is_return_thunk(cb->tail_insn->target_name)) {
+		if (cfg_is_return_thunk(cb->tail_insn->target_name)) {
 			/* a conditional return: the thunk's ret */
 			*popped = fr->call_written;
 			cs->st.rets_plain += !fr->call_written;

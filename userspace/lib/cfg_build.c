@@ -30,13 +30,6 @@
  */
 #define INDIRECT_THUNK "__x86_indirect_"
 
-static int is_return_thunk(const char *name)
-{
-	size_t n = strlen(name);
-
-	return n >= 12 && !strcmp(name + n - 12, "return_thunk");
-}
-
 struct part {
 	uint64_t addr;
 	const uint8_t *code;
@@ -431,7 +424,7 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
 			return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
 				      "patched this code)", where(b, addr, w, sizeof(w)), name);
-		ins.kind = is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
+		ins.kind = cfg_is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
 		ins.target = target;
 		ins.target_name = name;
 		break;

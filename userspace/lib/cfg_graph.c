@@ -72,7 +72,6 @@ int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target)
 	const struct cfg_edge *ce = &c->edges[ei];
 	const struct cfg_block *bl = &c->blocks[ce->src];
 	const struct cfg_insn *in;
-	size_t n;
 
 	if (ce->dst != c->nblocks || !bl->ninsn)
 		return 0;
@@ -82,8 +81,14 @@ int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target)
 		return 1;
 	if (in->kind != CFG_I_JCC || !(in->flags & CFG_IF_LEAVES) || ce->kind != CFG_E_TAKEN)
 		return 0;
-	n = in->target_name ? strlen(in->target_name) : 0;
-	return !(n >= 12 && !strcmp(in->target_name + n - 12, "return_thunk"));
+	return !cfg_is_return_thunk(in->target_name);
+}
+
+int cfg_is_return_thunk(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+
+	return n >= 12 && !strcmp(name + n - 12, "return_thunk");
 }
 
 const char *cfg_edge_kind_name(uint32_t kind)

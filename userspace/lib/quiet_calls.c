@@ -162,13 +162,6 @@ static uint32_t sym_at(const struct ksyms *ks, uint64_t addr)
 	return KSYMS_NONE;
 }
 
-static int ends_in_return_thunk(const char *name)
-{
-	size_t n = name ? strlen(name) : 0;
-
-	return n >= 12 && !strcmp(name + n - 12, "return_thunk");
-}
-
 /*
  * The callees of the function at addr into q->callees (from *first on):
  * 0 when its code allows quiet, 1 when the code itself is loud, or a
@@ -216,7 +209,7 @@ static int scan_code(struct quiet_calls *q, uint64_t addr)
 				err = push_callee(q, ins->target);
 			break;
 		case CFG_I_JCC:
-			if ((ins->flags & CFG_IF_LEAVES) && !ends_in_return_thunk(ins->target_name)) {
+			if ((ins->flags & CFG_IF_LEAVES) && !cfg_is_return_thunk(ins->target_name)) {
 				if (!ins->target)
 					loud = 1;
 				else

@@ -267,4 +267,11 @@ int cfg_tail_call(const struct cfg *c, uint32_t ei, uint64_t *target);
 /* An edge kind's name ("fall", "taken", ... "exit"), "?" for an unknown kind. */
 const char *cfg_edge_kind_name(uint32_t kind);
 
+/*
+ * 1 when name (NULL: no) is a return thunk: __x86_return_thunk, or what
+ * live code patched it to (retbleed_return_thunk, srso_return_thunk,
+ * its_return_thunk, ...): all end "return_thunk". A jmp to one is a ret.
+ */
+int cfg_is_return_thunk(const char *name);
+
 #endif
