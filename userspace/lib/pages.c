@@ -168,11 +168,13 @@ int tr_check_record(const void *payload, size_t len)
  */
 static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
 {
+	if (cpu >= (1u << 20))
+		return NULL;
 	if (cpu >= rs->enter_rets_cpus) {
 		uint32_t n = cpu + 1 > 2 * rs->enter_rets_cpus ? cpu + 1 : 2 * rs->enter_rets_cpus;
 		uint32_t (*t)[PT_ENTER_S_SLOTS] = realloc(rs->enter_rets, n * sizeof(*t));
 
-		if (!t || cpu >= (1u << 20))
+		if (!t)
 			return NULL;
 		memset(t + rs->enter_rets_cpus, 0, (n - rs->enter_rets_cpus) * sizeof(*t));
 		rs->enter_rets = t;
