@@ -693,18 +693,23 @@ int synth_execute(const struct synth_program *p, const struct synth_run_opts *o,
 		/* Another owner runs between activations: the task's segment is closed. */
 		switch_owner(&x, x.cur, PT_OWNER(PT_OWNER_SOFTIRQ, x.cur));
 	}
-	/* Stop: every CPU flushes (FLUSH IPI); a drop count still pending is written then. */
+	/*
+	 * Stop: every CPU flushes (FLUSH IPI) its bits and path register, then
+	 * the drop count still pending, the stop's own refused writes included
+	 * (kmod/stream.c pt_flush_cpu; at the latest once the reader emptied
+	 * the buffer, so this LOSS is never refused).
+	 */
 	for (c = 0; c < (o->nr_cpus ? o->nr_cpus : 1) && c < 8; c++) {
 		x.cpu[c].dropping = 0;
 		flush(&x, c);
+		if (x.cpu[c].reg)
+			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
 		if (x.cpu[c].dropped) {
 			uint64_t loss[2] = { x.cpu[c].dropped, 0 };
 
 			x.cpu[c].dropped = 0;
 			add_rec(&x, c, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 		}
-		if (x.cpu[c].reg)
-			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
 	}
 	return r->nomem ? -PT_ENOMEM : 0;
 }

@@ -226,6 +226,24 @@ static int stretches_in_truth(const struct synth_run *r, const struct rt_result 
 	return ok;
 }
 
+/* Drops the synthetic module's LOSS(OVERRUN) records locate: all of them, as the module's. */
+static uint64_t drops_located(const struct synth_run *r)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < r->nrecs; i++) {
+		struct pt_rec h;
+		uint64_t count;
+
+		memcpy(&h, r->recs[i].payload, sizeof(h));
+		if (r->recs[i].len < 16 || h.type != PT_REC_LOSS || h.arg != PT_LOSS_OVERRUN)
+			continue;
+		memcpy(&count, r->recs[i].payload + 8, sizeof(count));
+		n += count;
+	}
+	return n;
+}
+
 static void test_losses(void)
 {
 	uint64_t seed = unit_seed();
@@ -257,6 +275,7 @@ static void test_losses(void)
 			for (t = 0; t < 3; t++)
 				ok &= stretches_in_truth(&r, &res, PT_OWNER(PT_OWNER_TASK, 100 + t));
 			CU_ASSERT(ok);
+			CU_ASSERT_EQUAL(drops_located(&r), r.dropped);
 			if (r.dropped) {
 				lossy++;
 				CU_ASSERT(res.gaps > 0);
