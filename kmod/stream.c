@@ -30,6 +30,8 @@
 
 /* Pending bits are written in records of up to this many words (512 bits). */
 #define PT_BITS_WORDS 8
+/* ENTERs (u32 words) that wait for their BITS_ENTERS record. */
+#define PT_ENTS_WORDS 64
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
@@ -44,6 +46,8 @@ struct pt_cpu {
 	bool busy;		/* a flush IPI is working on this state */
 	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
 	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER_AT return addresses, for ENTER_S */
+	u32 ents[PT_ENTS_WORDS];	/* pending ENTERs (PT_REC_BITS_ENTERS) */
+	unsigned int nents;
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -105,14 +109,17 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	return true;
 }
 
-/* Writes one record on this CPU; counts it as dropped if the buffer is full. */
-static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
-		     const void *body, unsigned int body_len)
+/*
+ * Writes one record on this CPU, its body in two parts (the second may be
+ * empty) zero-padded to 8 bytes; counts it as dropped if the buffer is full.
+ */
+static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
+		      const void *body, unsigned int body_len,
+		      const void *body2, unsigned int body2_len)
 {
 	struct ring_buffer_event *ev;
 	struct pt_rec *r;
-	/* ENTER_S is its arg alone: a 4-byte event takes 8 bytes of the page, 8 take 16 */
-	unsigned int len = type == PT_REC_ENTER_S ? sizeof(u32) : sizeof(*r) + body_len;
+	unsigned int len = sizeof(*r) + ALIGN(body_len + body2_len, 8);
 
 	if (unlikely(!pt_buffer))
 		return false;
@@ -121,17 +128,17 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
 		goto drop;
-	if (type == PT_REC_ENTER_S) {
-		*(u32 *)ring_buffer_event_data(ev) = arg;
-		goto commit;
-	}
 	r = ring_buffer_event_data(ev);
 	r->type = type;
 	r->len = len;
 	r->arg = arg;
 	if (body_len)
 		memcpy(r + 1, body, body_len);
-commit:
+	if (body2_len)
+		memcpy((u8 *)(r + 1) + body_len, body2, body2_len);
+	if (len > sizeof(*r) + body_len + body2_len)
+		memset((u8 *)(r + 1) + body_len + body2_len, 0,
+		       len - sizeof(*r) - body_len - body2_len);
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	if (f)
@@ -147,22 +154,63 @@ drop:
 	return false;
 }
 
+static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
+		     const void *body, unsigned int body_len)
+{
+	return pt_write2(cs, f, type, arg, body, body_len, NULL, 0);
+}
+
 /*
- * Writes the pending bits as one BITS record. They are written at the
- * latest when the owner changes, so ENTER and BLOCK records name their
- * place in them (pt_pending) instead of forcing a record per few bits.
+ * Writes the pending bits as one BITS record, with the pending ENTERs as
+ * one BITS_ENTERS. They are written at the latest when the owner changes,
+ * so ENTER and BLOCK markers name their place in them (pt_pending) instead
+ * of forcing a record per few bits.
  */
 static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 {
 	unsigned int n = cs->nwords + !!cs->nbits;
+	u32 nbits = cs->nwords * 64 + cs->nbits;
 
+	if (cs->nents)
+		pt_write2(cs, f, PT_REC_BITS_ENTERS,
+			  PT_BITS_ENTERS_ARG(nbits, cs->nents), cs->words,
+			  n * sizeof(cs->words[0]), cs->ents,
+			  cs->nents * sizeof(cs->ents[0]));
+	else if (n)
+		pt_write(cs, f, PT_REC_BITS, nbits, cs->words,
+			 n * sizeof(cs->words[0]));
+	cs->nents = 0;
 	if (!n)
 		return;
-	pt_write(cs, f, PT_REC_BITS, cs->nwords * 64 + cs->nbits, cs->words,
-		 n * sizeof(cs->words[0]));
 	memset(cs->words, 0, n * sizeof(cs->words[0]));
 	cs->nwords = 0;
 	cs->nbits = 0;
+}
+
+/*
+ * The pending ENTERs alone (a BITS_ENTERS of no bits; the bits stay
+ * pending), before a record that names its own place in the bits: the
+ * reader keeps the order of markers at one bit position as written.
+ */
+static void pt_flush_enters(struct pt_cpu *cs, struct pt_func *f)
+{
+	if (!cs->nents)
+		return;
+	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, cs->nents),
+		 cs->ents, cs->nents * sizeof(cs->ents[0]));
+	cs->nents = 0;
+}
+
+/* Appends one ENTER (an ENTER_S arg, or PT_ENTERS_AT and its ret_lo). */
+static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 arg,
+			 bool at, u32 ret_lo)
+{
+	/* ENTERs alone: the bits stay pending, so the arg's pending holds. */
+	if (cs->nents + 2 > PT_ENTS_WORDS)
+		pt_flush_enters(cs, f);
+	cs->ents[cs->nents++] = arg;
+	if (at)
+		cs->ents[cs->nents++] = ret_lo;
 }
 
 /* Bits of the current owner emitted but not yet written. */
@@ -311,21 +359,27 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 		e.ret_lo = 0;
 	slot = PT_ENTER_S_SLOT(e.ret_lo);
 	/*
-	 * 8 bytes when the reader needs no return address: the caller is
-	 * untraced, or this CPU's reader already has it in its slot.
+	 * Packed with the bits (PT_REC_BITS_ENTERS): 4 bytes when the reader
+	 * needs no return address (the caller is untraced or unknown, or this
+	 * CPU's reader already has it in its slot), else 8. The slot is set
+	 * now; a refused write empties them all, as the reader does at the
+	 * LOSS that follows.
 	 */
-	if (e.ret_lo && f->func_id <= 0x7fff && e.pending <= 0x3ff) {
-		if (!pt_ranges_traced(ret_addr)) {
-			pt_write(cs, f, PT_REC_ENTER_S,
-				 PT_ENTER_S_ARG(f->func_id, 1, e.pending, 0), NULL, 0);
-			return;
+	if (f->func_id <= 0x7fff && e.pending <= 0x3ff) {
+		if (!e.ret_lo || !pt_ranges_traced(ret_addr)) {
+			pt_add_enter(cs, f, PT_ENTER_S_ARG(f->func_id, 1, e.pending, 0),
+				     false, 0);
+		} else if (cs->rets[slot] == e.ret_lo) {
+			pt_add_enter(cs, f, PT_ENTER_S_ARG(f->func_id, 0, e.pending, slot),
+				     false, 0);
+		} else {
+			pt_add_enter(cs, f, PT_ENTERS_AT(f->func_id, e.pending),
+				     true, e.ret_lo);
+			cs->rets[slot] = e.ret_lo;
 		}
-		if (cs->rets[slot] == e.ret_lo) {
-			pt_write(cs, f, PT_REC_ENTER_S,
-				 PT_ENTER_S_ARG(f->func_id, 0, e.pending, slot), NULL, 0);
-			return;
-		}
+		return;
 	}
+	pt_flush_enters(cs, f);
 	if (pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e)) && e.ret_lo)
 		cs->rets[slot] = e.ret_lo;
 }
@@ -334,6 +388,7 @@ void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block)
 {
 	struct pt_rec_block b = { .block = block, .pending = pt_pending(cs) };
 
+	pt_flush_enters(cs, f);
 	pt_write(cs, f, PT_REC_BLOCK, f->func_id, &b, sizeof(b));
 }
 
@@ -535,6 +590,7 @@ static void pt_reset_cpu(void *unused)
 	cs->dropped_total = 0;
 	cs->busy_dropped = 0;
 	memset(cs->rets, 0, sizeof(cs->rets));
+	cs->nents = 0;
 	local_irq_restore(flags);
 }
 

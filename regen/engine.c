@@ -14,7 +14,9 @@
  *    at the next ENTER;
  *  - bits nobody can own (before the first ENTER, between activations) are
  *    a GAP with -PT_ENOENT: they belong to an activation whose ENTER is not
- *    in the stream (e.g. tracing started inside it);
+ *    in the stream (e.g. tracing started inside it, or a loss took it);
+ *    so is an outermost activation's return into a traced function's call
+ *    site when another activation follows: that caller ran on unseen;
  *  - running out of bits inside an activation is TRUNCATED, never EXIT;
  *  - at the end of the stream nothing is guessed: once every bit and
  *    ENTER marker is consumed and the decoder holds no evidence read ahead
@@ -41,6 +43,7 @@ struct frame {
 	uint32_t tail;
 	uint64_t tail_ret;	/* the return address its ENTER must carry */
 	uint64_t ret;		/* this activation's return address (its ENTER's) */
+	const struct regen_marker *enter;	/* its ENTER */
 	int open;		/* a callee tail-called untraced code: any ENTER at v's position is v's */
 	uint64_t state[REGEN_STATE_WORDS];
 };
@@ -55,6 +58,14 @@ struct engine {
 	struct frame *stack;
 	uint32_t depth, cap;
 	int gapped;		/* after a GAP, until the next ENTER */
+	/*
+	 * The outermost activation returned into a traced caller that is not
+	 * on the stack (its ENTER, else NULL): whatever follows is not
+	 * contiguous with it.
+	 */
+	const struct regen_marker *orphaned;
+	uint64_t *rets;		/* every traced call site's return address, sorted */
+	size_t nrets;
 	int64_t partial;
 	const struct regen_func **index;	/* by func_id */
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
@@ -81,6 +92,13 @@ uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t r
 		    f->call_ret_addr[v] == ret)
 			return v;
 	return GRAPH_NONE;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 static int by_id(const void *a, const void *b)
@@ -134,6 +152,7 @@ static int gap(struct engine *en, int reason, const struct regen_marker *m)
 
 	en->depth = 0;
 	en->gapped = 1;
+	en->orphaned = NULL;
 	en->partial = 0;
 	return rc;
 }
@@ -164,6 +183,7 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	fr->tail = REGEN_TAIL_NONE;
 	fr->tail_ret = 0;
 	fr->ret = m->value;
+	fr->enter = m;
 	fr->open = 0;
 	memset(fr->state, 0, sizeof(fr->state));
 	if (f->ops->begin)
@@ -217,8 +237,8 @@ static int top_level(struct engine *en, int *done)
 			en->mi++;	/* BLOCK, PARTIAL outside, or left behind */
 			continue;
 		}
-		if (m->pos > en->br.pos && !en->gapped) {
-			rc = gap(en, -PT_ENOENT, NULL);
+		if ((m->pos > en->br.pos || en->orphaned) && !en->gapped) {
+			rc = gap(en, -PT_ENOENT, en->orphaned);
 			if (rc)
 				return rc;
 		}
@@ -233,7 +253,7 @@ static int top_level(struct engine *en, int *done)
 		return enter(en, m);
 	}
 	if (en->br.pos < s->nbits && !en->gapped) {
-		rc = gap(en, -PT_ENOENT, NULL);
+		rc = gap(en, -PT_ENOENT, en->orphaned);
 		if (rc)
 			return rc;
 	}
@@ -370,6 +390,9 @@ static int step(struct engine *en)
 
 		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
 		en->depth--;
+		if (!en->depth && fr->ret &&
+		    bsearch(&fr->ret, en->rets, en->nrets, sizeof(*en->rets), by_addr))
+			en->orphaned = fr->enter;
 		if (en->depth) {	/* the caller stands at its call vertex */
 			struct frame *up = &en->stack[en->depth - 1];
 
@@ -459,6 +482,29 @@ static int step(struct engine *en)
 	return emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);
 }
 
+/* en->rets: the return addresses of every traced function's call vertices. */
+static int collect_rets(struct engine *en)
+{
+	size_t n = 0, i;
+	uint32_t v;
+
+	for (i = 0; i < en->fs->nfuncs; i++)
+		if (en->fs->funcs[i].call_ret_addr)
+			n += en->fs->funcs[i].g->nv;
+	en->rets = malloc((n ? n : 1) * sizeof(*en->rets));
+	if (!en->rets)
+		return -PT_ENOMEM;
+	for (i = 0; i < en->fs->nfuncs; i++) {
+		const struct regen_func *f = &en->fs->funcs[i];
+
+		for (v = 0; f->call_ret_addr && v < f->g->nv; v++)
+			if (f->call_ret_addr[v])
+				en->rets[en->nrets++] = f->call_ret_addr[v];
+	}
+	qsort(en->rets, en->nrets, sizeof(*en->rets), by_addr);
+	return 0;
+}
+
 int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 		 regen_event_fn fn, void *ctx)
 {
@@ -479,6 +525,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	for (i = 0; i < fs->nfuncs; i++)
 		en.index[i] = &fs->funcs[i];
 	qsort(en.index, fs->nfuncs, sizeof(*en.index), by_id);
+	rc = collect_rets(&en);
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);
@@ -487,5 +534,6 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	}
 	free(en.stack);
 	free(en.index);
+	free(en.rets);
 	return rc;
 }

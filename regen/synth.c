@@ -314,6 +314,9 @@ void synth_free(struct synth_program *p)
 
 /* ------------------------------------------------------------- runs */
 
+/* ENTER words a CPU keeps for its next BITS_ENTERS (the module keeps 64). */
+#define SYNTH_ENTS 16
+
 struct cpu_state {
 	uint32_t dropping;	/* records still to refuse */
 	uint64_t dropped;	/* refused since the last write */
@@ -323,6 +326,8 @@ struct cpu_state {
 	uint32_t nacc;
 	uint64_t reg;
 	uint32_t rets[PT_ENTER_S_SLOTS];	/* as the module: ENTER_AT returns, for ENTER_S */
+	uint32_t ents[SYNTH_ENTS];	/* pending ENTERs, for a BITS_ENTERS record */
+	uint32_t nents;
 };
 
 struct exec {
@@ -397,21 +402,40 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 	memcpy(rec->payload, &h, 8);
 	if (nwords)
 		memcpy(rec->payload + 8, body, 8 * nwords);
-	if (type == PT_REC_ENTER_S) {	/* as the module: a 4-byte event, the arg alone */
-		rec->len = sizeof(arg);
-		memcpy(rec->payload, &arg, sizeof(arg));
+}
+
+/*
+ * The pending bits, with the pending ENTERs as one BITS_ENTERS (as
+ * kmod/stream.c pt_flush_bits); enters_only: the ENTERs alone, the bits
+ * stay pending (pt_flush_enters).
+ */
+static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint64_t body[1 + SYNTH_ENTS / 2] = { 0 };
+	uint32_t nbits = enters_only ? 0 : cs->nacc, w = 0;
+
+	if (!cs->nents && !nbits)
+		return;
+	if (nbits)
+		body[w++] = cs->acc;
+	if (!cs->nents) {
+		add_rec(x, cpu, PT_REC_BITS, nbits, body, w);
+	} else {
+		memcpy(body + w, cs->ents, cs->nents * sizeof(cs->ents[0]));
+		add_rec(x, cpu, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(nbits, cs->nents), body,
+			w + (cs->nents + 1) / 2);
+		cs->nents = 0;
+	}
+	if (nbits) {
+		cs->acc = 0;
+		cs->nacc = 0;
 	}
 }
 
 static void flush(struct exec *x, uint32_t cpu)
 {
-	struct cpu_state *cs = &x->cpu[cpu];
-
-	if (!cs->nacc)
-		return;
-	add_rec(x, cpu, PT_REC_BITS, cs->nacc, &cs->acc, 1);
-	cs->acc = 0;
-	cs->nacc = 0;
+	flush_recs(x, cpu, 0);
 }
 
 static void emit_bits(struct exec *x, uint32_t cpu, uint32_t nbits, uint64_t value)
@@ -422,11 +446,8 @@ static void emit_bits(struct exec *x, uint32_t cpu, uint32_t nbits, uint64_t val
 	x->r->bits += nbits;
 	for (i = 0; i < nbits; i++) {	/* bit by bit: clarity over speed, it is the oracle */
 		cs->acc |= ((value >> i) & 1) << cs->nacc;
-		if (++cs->nacc == 64) {
-			add_rec(x, cpu, PT_REC_BITS, 64, &cs->acc, 1);
-			cs->acc = 0;
-			cs->nacc = 0;
-		}
+		if (++cs->nacc == 64)
+			flush(x, cpu);
 	}
 }
 
@@ -517,29 +538,46 @@ static int traced_code(const struct synth_program *p, uint64_t addr)
 	return 0;
 }
 
+/* Appends an ENTER to cpu's pending ones (kmod/stream.c pt_add_enter). */
+static void pend_enter(struct exec *x, uint32_t cpu, uint32_t arg, int at, uint32_t ret_lo)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+
+	if (cs->nents + 2 > SYNTH_ENTS)
+		flush_recs(x, cpu, 1);
+	cs->ents[cs->nents++] = arg;
+	if (at)
+		cs->ents[cs->nents++] = ret_lo;
+}
+
 /*
- * An ENTER as the module writes it (kmod/stream.c): ENTER_S when the
- * caller is outside the traced code or this CPU's slot already holds the
- * return address, else ENTER_AT, whose return address then fills the slot
- * (when the write was not refused). The bits are flushed before it, so
- * nothing is pending.
+ * An ENTER as the module writes it (kmod/stream.c): packed with the bits
+ * pending at it (BITS_ENTERS), as an ENTER_S arg when the caller is outside
+ * the traced code or this CPU's slot already holds the return address, else
+ * as an ENTER_AT, whose return address fills the slot at once (a refused
+ * write empties them all). A func_id beyond the ENTER_S field: the pending
+ * ENTERs, then an ENTER_AT record.
  */
 static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
 	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
-	uint32_t slot = PT_ENTER_S_SLOT(lo);
-	uint64_t before = x->r->nrecs, body = (uint64_t)lo;
+	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
+	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
 
-	if (lo && func_id <= 0x7fff && !traced_code(x->p, ret_addr)) {
-		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 1, 0, 0), NULL, 0);
+	if (func_id <= 0x7fff) {
+		if (!lo || !traced_code(x->p, ret_addr)) {
+			pend_enter(x, cpu, PT_ENTER_S_ARG(func_id, 1, pending, 0), 0, 0);
+		} else if (cs->rets[slot] == lo) {
+			pend_enter(x, cpu, PT_ENTER_S_ARG(func_id, 0, pending, slot), 0, 0);
+		} else {
+			pend_enter(x, cpu, PT_ENTERS_AT(func_id, pending), 1, lo);
+			cs->rets[slot] = lo;
+		}
 		return;
 	}
-	if (lo && cs->rets[slot] == lo && func_id <= 0x7fff) {
-		add_rec(x, cpu, PT_REC_ENTER_S, PT_ENTER_S_ARG(func_id, 0, 0, slot), NULL, 0);
-		return;
-	}
-	/* pt_rec_enter_at: ret_lo, then pending (0) */
+	flush_recs(x, cpu, 1);
+	/* pt_rec_enter_at: ret_lo, then pending */
 	add_rec(x, cpu, PT_REC_ENTER_AT, func_id, &body, 1);
 	if (lo && x->r->nrecs > before && x->r->recs[x->r->nrecs - 1].len > sizeof(uint32_t)) {
 		struct pt_rec h;
@@ -574,7 +612,6 @@ static void run_insn(struct exec *x, const struct synth_func *f, uint32_t i, uin
 				continue;
 			switch (a->op) {
 			case PT_OP_ENTER:
-				flush(x, cpu);
 				add_enter(x, cpu, f->func_id, ret_addr);
 				break;
 			case PT_OP_EMIT:
@@ -596,9 +633,11 @@ static void run_insn(struct exec *x, const struct synth_func *f, uint32_t i, uin
 		}
 	}
 	if (v) {
-		uint64_t body = pl->verify[v - 1].block;
+		/* pt_rec_block: block, then the bits pending at it (after the ENTERs) */
+		uint64_t body;
 
-		flush(x, cpu);
+		flush_recs(x, cpu, 1);
+		body = pl->verify[v - 1].block | (uint64_t)x->cpu[cpu].nacc << 32;
 		add_rec(x, cpu, PT_REC_BLOCK, f->func_id, &body, 1);
 	}
 }

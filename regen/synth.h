@@ -82,7 +82,7 @@ struct synth_rec {
 	uint64_t ts;
 	uint32_t cpu;
 	uint16_t len;			/* payload bytes (pt_rec header included) */
-	uint8_t payload[40];
+	uint8_t payload[80];		/* the largest: BITS_ENTERS of 64 bits, 16 words */
 };
 
 struct synth_truth_ev {

@@ -203,9 +203,16 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 		 * already running when tracing started: not regenerable, so its
 		 * BLOCK records are skipped up to the resync, like a loss's.
 		 */
+		/*
+		 * An outermost activation that returned into a traced caller
+		 * the stream does not hold (the gap names its ENTER): that
+		 * caller began before tracing did or was lost, and runs on
+		 * unseen, so its BLOCKs up to the resync are skipped too.
+		 */
 		if ((!ev->marker || !regen_marker_is_loss(ev->marker)) && !v->lost &&
 		    !loss_up_to(v, st->s, ev->pos) &&
-		    !((v->resynced || !v->entered) && ev->reason == -PT_ENOENT && !ev->marker))
+		    !((v->resynced || !v->entered) && ev->reason == -PT_ENOENT && !ev->marker) &&
+		    !(ev->reason == -PT_ENOENT && ev->marker && ev->marker->type == REGEN_M_ENTER))
 			return mismatch(w, st, "regeneration stopped at bit %" PRIu64 " in %s after %"
 					PRIu64 " equal blocks: %s", ev->pos, sp->f ? sp->f->name : "?",
 					v->res->compared, pt_strerror(ev->reason));

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 4
+#define PT_ABI_MINOR 5
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -322,6 +322,7 @@ enum pt_rec_type {
 	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
 	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
+	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nents << 16; body: bits, then ENTERs (ABI 1.5) */
 };
 
 /*
@@ -348,6 +349,29 @@ enum pt_rec_type {
 #define PT_ENTER_S_OUTSIDE(arg)	(((arg) >> 15) & 1u)
 #define PT_ENTER_S_PENDING(arg)	(((arg) >> 16) & 0x3ffu)
 #define PT_ENTER_S_SLOT_OF(arg)	((arg) >> 26)
+
+/*
+ * PT_REC_BITS_ENTERS (ABI 1.5): the ENTERs a CPU's owner made since its
+ * last BITS, packed with the bits they sit in instead of a ring-buffer
+ * event each (4 bytes an ENTER instead of 8, and no event for an ENTER_AT).
+ * arg: nbits (< 65536) | nents << 16 (__u32 words of ENTERs); body:
+ * ceil(nbits / 64) __u64 of bits as in PT_REC_BITS, then nents __u32,
+ * zero-padded to 8 bytes. Each ENTER is one ENTER_S arg, its pending bits
+ * counted from the start of this record's bits (it may point past them
+ * when nbits is 0 or small: into the owner's next bits, as ENTER_S does),
+ * in the order they happened; the arg PT_ENTERS_AT(func_id, pending) is an
+ * ENTER_AT instead, the next word its ret_lo (which fills the slot as an
+ * ENTER_AT record does). A reader takes the record as those ENTER_S and
+ * ENTER_AT records, then a BITS record of the nbits (when nbits > 0).
+ * The module writes one whenever it would write the pending bits and has
+ * ENTERs pending, and writes the ENTERs alone (nbits 0) before any other
+ * record that carries a bit position (BLOCK, a lone ENTER_AT).
+ */
+#define PT_BITS_ENTERS_ARG(nbits, nents) ((__u32)(nbits) | (__u32)(nents) << 16)
+#define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0xffffu)
+#define PT_BITS_ENTERS_NENTS(arg)	((arg) >> 16)
+#define PT_ENTERS_AT(func_id, pending)	PT_ENTER_S_ARG(func_id, 1, pending, 1)
+#define PT_ENTERS_IS_AT(arg)	(PT_ENTER_S_OUTSIDE(arg) && PT_ENTER_S_SLOT_OF(arg) == 1)
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

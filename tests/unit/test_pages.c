@@ -134,6 +134,66 @@ static void test_short_enters(void)
 	tr_records_free(&rs);
 }
 
+/*
+ * BITS_ENTERS reads as its ENTERs in order (ENTER_S words and ENTER_AT
+ * pairs, the pair filling the slot for the words after it), then its bits
+ * as a BITS record; with no bits, as ENTERs alone (their pending bits point
+ * into the next BITS). An ENTER_AT without its return address is a corrupt
+ * record: a counted loss.
+ */
+static void test_bits_enters(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint32_t lo = 0x81234567u, slot = PT_ENTER_S_SLOT(lo);
+	uint64_t ret = 0xffffffff00000000ull | lo, body[4] = { 0x5a5a, 0 }, only[1];
+	uint32_t ents[5] = {
+		PT_ENTER_S_ARG(11, 1, 0, 0),	/* untraced caller, at bit 0 */
+		PT_ENTER_S_ARG(9, 0, 3, slot),	/* slot still empty here: unknown */
+		PT_ENTERS_AT(7, 5), lo,		/* fills the slot */
+		PT_ENTER_S_ARG(9, 0, 13, slot),
+	};
+	uint32_t bad[2] = { PT_ENTER_S_ARG(9, 1, 0, 0), PT_ENTERS_AT(7, 1) };
+
+	memcpy(body + 1, ents, sizeof(ents));	/* 13 bits, then 5 words, padded */
+	memcpy(only, bad, sizeof(bad));
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(13, 5), body, 4);
+	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, 1), (uint64_t *)ents, 1);
+	add(&pg, 12, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, 2), only, 1);
+	add(&pg, 13, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(64, 5), body, 3);	/* short body */
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 1, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 8);
+	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[0].arg, 11);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], 0);
+	CU_ASSERT_EQUAL(rs.recs[0].pending, 0);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 9);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], 0);	/* never guessed */
+	CU_ASSERT_EQUAL(rs.recs[1].pending, 3);
+	CU_ASSERT_EQUAL(rs.recs[2].arg, 7);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[2])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[2].pending, 5);
+	CU_ASSERT_EQUAL(rs.recs[3].arg, 9);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[3].pending, 13);
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[4].arg, 13);
+	CU_ASSERT_EQUAL(rs.recs[4].nwords, 1);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 0x5a5a);
+	/* ENTERs alone: no BITS record */
+	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[5].arg, 11);
+	/* the ENTER before the truncated pair is read, then the record is a loss */
+	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[7].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[7].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[7])[0], 2);	/* and the short body's, merged */
+	CU_ASSERT_EQUAL(rs.bad_records, 2);
+	tr_records_free(&rs);
+}
+
 static void test_missed_events(void)
 {
 	struct tr_records rs = { 0 };
@@ -332,6 +392,8 @@ UNIT_SUITE(pages,
 	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
 	   { "ENTER_AT and ENTER_S: return addresses by slot, per CPU, forgotten at a loss",
 	     test_short_enters },
+	   { "BITS_ENTERS: ENTERs in order with their slots, then the bits; corrupt ones lost",
+	     test_bits_enters },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

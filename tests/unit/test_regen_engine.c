@@ -4,8 +4,9 @@
  * vertices (docs/runtime.md), gaps and resync, return-address checks,
  * truncation, the callback's stop, the bit reader, and the Fig. 14 graph
  * traced with witnesses while B calls a traced function (Section 4.2),
- * tail calls (path_openat -> vfs_open -jmp-> do_dentry_open), and an entry
- * witness: a call witnessed by its traced callee's ENTER (encoding.h).
+ * tail calls (path_openat -> vfs_open -jmp-> do_dentry_open), an entry
+ * witness: a call witnessed by its traced callee's ENTER (encoding.h), and
+ * a return into a traced caller the stream does not hold.
  */
 #include <string.h>
 
@@ -216,6 +217,31 @@ static void test_loss_and_resync(void)
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_H, 0, 0x99);
 	sim_stream_emit(&s, 1, 1);	/* H takes 0->3 */
 	expect(&s, want, 8);
+}
+
+/*
+ * An outermost activation that returns into a traced call site (K's call
+ * of G, 0x1234) returns into a caller the stream does not hold (entered
+ * before tracing began, or lost): what follows is not contiguous with it,
+ * even an ENTER at the same bit position. Returning to untraced code, it is.
+ */
+static void test_orphan_return(void)
+{
+	struct sim_stream s;
+	const struct ev orphan[] = { EN(ID_G, 0), BL(ID_G, 0, 0), EX(ID_G, 0),
+				     GAP(UINT32_MAX, 0, -PT_ENOENT), RS(ID_G), EN(ID_G, 0),
+				     BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
+	const struct ev siblings[] = { EN(ID_G, 0), BL(ID_G, 0, 0), EX(ID_G, 0), EN(ID_G, 0),
+				       BL(ID_G, 0, 0), TR(ID_G, 0, 0) };
+
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	expect(&s, orphan, 8);
+	memset(&s, 0, sizeof(s));
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x99);
+	sim_stream_marker(&s, REGEN_M_ENTER, ID_G, 0, 0x1234);
+	expect(&s, siblings, 6);
 }
 
 /*
@@ -780,6 +806,7 @@ static void test_all(void)
 	test_attribution();
 	test_direct_call_checks();
 	test_loss_and_resync();
+	test_orphan_return();
 	test_hidden();
 	test_implicit_entry();
 	test_truncated();

@@ -134,6 +134,9 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return -4;	/* lost, overflow, then (path, count) pairs */
 	case PT_REC_ENTER_S:
 		return 0;
+	case PT_REC_BITS_ENTERS:
+		return ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + 63) / 64 * 8 +
+		       ((uint64_t)PT_BITS_ENTERS_NENTS(arg) * 4 + 7) / 8 * 8;
 	default:
 		return -2;
 	}
@@ -221,6 +224,46 @@ static int take_enter_s(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 			    PT_ENTER_S_PENDING(h.arg));
 }
 
+/*
+ * BITS_ENTERS: its ENTERs, as the ENTER_S and ENTER_AT records they stand
+ * for, then its bits as a BITS record. The record was checked: its body
+ * holds the words its arg names. An ENTER_AT without its ret_lo (the last
+ * word) is -PT_EFORMAT.
+ */
+static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
+			    const uint8_t *body)
+{
+	uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg), nents = PT_BITS_ENTERS_NENTS(h.arg), i;
+	uint32_t bit_bytes = (nbits + 63) / 64 * 8;
+	const uint8_t *ents = body + bit_bytes;
+	uint32_t *slots = enter_slots(rs, cpu);
+	int err = 0;
+
+	for (i = 0; i < nents && !err; i++) {
+		struct pt_rec e = { .type = PT_REC_ENTER_S };
+		uint32_t ret_lo;
+
+		memcpy(&e.arg, ents + 4 * i, sizeof(e.arg));
+		if (!PT_ENTERS_IS_AT(e.arg)) {
+			err = take_enter_s(rs, cpu, ts, e);
+			continue;
+		}
+		if (i + 1 == nents)
+			return -PT_EFORMAT;
+		memcpy(&ret_lo, ents + 4 * ++i, sizeof(ret_lo));
+		if (slots && ret_lo)
+			slots[PT_ENTER_S_SLOT(ret_lo)] = ret_lo;
+		err = append_enter(rs, cpu, ts, e, PT_ENTER_S_FUNC(e.arg), ret_lo,
+				   PT_ENTER_S_PENDING(e.arg));
+	}
+	if (!err && nbits) {
+		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + bit_bytes, .arg = nbits };
+
+		err = append(rs, cpu, ts, &b, body, bit_bytes / 8, 0);
+	}
+	return err;
+}
+
 static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
 		       uint32_t size)
 {
@@ -256,6 +299,14 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
+	if (h.type == PT_REC_BITS_ENTERS) {
+		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h));
+		if (err == -PT_EFORMAT) {
+			rs->bad_records++;
+			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+		}
+		return err;
+	}
 	if (h.type == PT_REC_LOSS && h.arg == PT_LOSS_OVERRUN)
 		forget_slots(rs, cpu);
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
