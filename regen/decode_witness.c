@@ -15,11 +15,51 @@
  * function's entry-witnessed calls: no bits were emitted since, so the
  * walk runs emission-free to that call; codes read from the bits are
  * never entry codes.
+ *
+ * Codes are read as the words of a prefix code (encoding.h: any
+ * prefix-free set, fixed-width ones included): the shortest word's bits
+ * at once, then a bit at a time until the bits read are a word.
  */
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
 #include "regen.h"
+
+/* The code of the word of n bits with value v, or 0. */
+static uint32_t word_code(const struct encoding *enc, unsigned int n, uint64_t v)
+{
+	uint32_t lo = 0, hi = enc->nemit;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (enc->word_nbits[mid] < n ||
+		    (enc->word_nbits[mid] == n && enc->word_value[mid] < v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < enc->nemit && enc->word_nbits[lo] == n && enc->word_value[lo] == v ?
+	       enc->word_code[lo] : 0;
+}
+
+/* The next emitted code from the bits: 1..nemit, or 0 (no word; eof is set at the end). */
+static uint64_t read_code(struct regen_bitreader *br, const struct encoding *enc)
+{
+	unsigned int n = enc->word_min;
+	uint64_t v = regen_read_bits(br, n);
+	uint32_t c;
+
+	while (!br->eof) {
+		c = word_code(enc, n, v);
+		if (c)
+			return c;
+		if (n >= enc->width)
+			return 0;
+		v |= regen_read_bits(br, 1) << n++;
+	}
+	return 0;
+}
 
 static void witness_begin(const struct regen_func *f, uint64_t *state)
 {
@@ -39,7 +79,7 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];
 	}
-	code = regen_read_bits(br, enc->width);
+	code = read_code(br, enc);
 	*bad = code == 0 || code > enc->nemit;
 	return code;
 }
@@ -73,22 +113,22 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	}
 	if (enc->edge_nbits[e]) {
 		if (!code) {
-			code = regen_read_bits(br, enc->width);
+			code = read_code(br, enc);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
-		if (code != enc->edge_value[e])
+		if (code != enc->edge_code[e])
 			return -PT_EFORMAT;
 		code = 0;
 	}
 	v = g->edges[e].dst;
 	if (enc->vertex_nbits && enc->vertex_nbits[v]) {
 		if (!code) {
-			code = regen_read_bits(br, enc->width);
+			code = read_code(br, enc);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
-		if (code != enc->vertex_value[v])
+		if (code != enc->vertex_code[v])
 			return -PT_EFORMAT;
 		code = 0;
 	} else if (enc->enter_code && enc->enter_code[v]) {

@@ -139,9 +139,10 @@ static int stats_close(struct out_writer *w)
 		fprintf(fp, "trace pages                     %" PRIu64 " (%" PRIu64 " bytes), "
 			"%.1f%% filled by events\n", r->pages, r->page_bytes,
 			100.0 * (double)r->committed_bytes / (double)r->page_bytes);
-		fprintf(fp, "record bytes                    %" PRIu64 " in %zu records "
-			"(%zu in their 8-byte headers; events add %" PRIu64 ")\n",
-			r->record_bytes, r->n, r->n * 8,
+		fprintf(fp, "record bytes                    %" PRIu64 " in %" PRIu64 " records "
+			"(%" PRIu64 " in their 8-byte headers, %" PRIu64 " in ENTERs; "
+			"events add %" PRIu64 ")\n",
+			r->record_bytes, r->records_read, r->header_bytes, r->enter_bytes,
 			r->committed_bytes > r->record_bytes ?
 			r->committed_bytes - r->record_bytes : 0);
 		if (s->jcc)

@@ -271,8 +271,10 @@ static void one_program(uint64_t *rng, struct stats *st)
 		for (mode = 0; mode < 2; mode++) {
 			struct encoding *enc = mode ? &bits[i] : &wit[i], plain;
 			const uint8_t *ew = mode ? NULL : ewit;
-			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew };
-			struct encoding_opts po = { 0, unobs, NULL, 0, ew };
+			/* a third of the programs: witness codes shaped by (skewed) weights */
+			const uint64_t *cwt = st->programs % 3 == 1 ? weight[i] : NULL;
+			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt };
+			struct encoding_opts po = { 0, unobs, NULL, 0, ew, cwt };
 			int perr;
 
 			/* with vertex emissions (what is regenerated below) */
@@ -283,7 +285,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 				/* refused because of the unobservable edges alone? */
 				struct encoding x;
 
-				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew };
+				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew, cwt };
 
 				if (!encoding_witness_opts(g, weight[i], &xo, &x)) {
 					st->unobs_refused++;

@@ -135,10 +135,10 @@ static void test_fig14_multiprocedure(void)
 		  enc.edge_role[F14_AC] == ENC_ROLE_CHORD);
 	CU_ASSERT_EQUAL(enc.edge_role[F14_CEXIT], ENC_ROLE_BLOCKING);
 	CU_ASSERT_EQUAL(encoding_check_blocking(&g, enc.edge_nbits, &bad), 0);
-	/* ceil(log2(|Ewit| + 1)) bits per code */
+	/* equal weights: a balanced prefix code over |Ewit| + 1 words (one reserved) */
 	CU_ASSERT((1u << enc.width) >= enc.nwit + 1 && (1u << (enc.width - 1)) < enc.nwit + 1);
 	for (e = 0; e < F14_NE; e++)
-		CU_ASSERT(!enc.edge_nbits[e] || enc.edge_nbits[e] == enc.width);
+		CU_ASSERT(!enc.edge_nbits[e] || enc.edge_nbits[e] + 1u >= enc.width);
 	encoding_free(&enc);
 	graph_free(&g);
 }
@@ -165,7 +165,19 @@ static void test_blocker_far_from_call(void)
 	CU_ASSERT_EQUAL(enc.edge_role[4], ENC_ROLE_NONE);
 	CU_ASSERT_EQUAL(enc.edge_role[5], ENC_ROLE_BLOCKING);
 	CU_ASSERT_EQUAL(enc.nwit, 3);
+	/* equal code weights: 3 witnesses and the reserved word, 2 bits each */
 	CU_ASSERT_EQUAL(enc.width, 2);
+	CU_ASSERT(enc.edge_nbits[0] == 2 && enc.edge_nbits[1] == 2 && enc.edge_nbits[5] == 2);
+	encoding_free(&enc);
+	/* counted weights: the likeliest witness (4->EXIT, 10) costs one bit, the others more */
+	{
+		struct encoding_opts o = { .code_weight = w };
+
+		CU_ASSERT_FATAL(encoding_witness_opts(&g, w, &o, &enc) == 0);
+		CU_ASSERT_EQUAL(enc.edge_nbits[5], 1);
+		CU_ASSERT(enc.edge_nbits[0] >= 2 && enc.edge_nbits[1] >= 2);
+		CU_ASSERT_EQUAL(enc.width, 3);
+	}
 	encoding_free(&enc);
 	graph_free(&g);
 }
@@ -198,10 +210,10 @@ static void test_timing_refusal(void)
 	encoding_free(&enc);
 	CU_ASSERT_FATAL(encoding_witness_flags(&g, w, ENC_F_VERTEX_EMIT, &enc) == 0);
 	CU_ASSERT(enc.vertex_nbits[2] != 0);
-	CU_ASSERT_EQUAL(enc.wit_vertex[enc.vertex_value[2]], 2);
+	CU_ASSERT_EQUAL(enc.wit_vertex[enc.vertex_code[2]], 2);
 	CU_ASSERT_EQUAL(enc.edge_nbits[2], 0);
 	/* predicate 0: toward 2's vertex witness along 0->2 (1 -> 2 passes 1's call) */
-	CU_ASSERT_EQUAL(enc.next[(size_t)enc.pred_row[0] * (enc.nwit + 1) + enc.vertex_value[2]],
+	CU_ASSERT_EQUAL(enc.next[(size_t)enc.pred_row[0] * (enc.nwit + 1) + enc.vertex_code[2]],
 			enc.edge_nbits[1] ? GRAPH_NONE : 1);
 	CU_ASSERT_EQUAL(encoding_check_blocking_v(&g, enc.edge_nbits, enc.vertex_nbits, NULL), 0);
 	encoding_free(&enc);

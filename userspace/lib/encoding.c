@@ -75,6 +75,11 @@ void encoding_free(struct encoding *enc)
 	free(enc->wit_vertex);
 	free(enc->pred_row);
 	free(enc->next);
+	free(enc->edge_code);
+	free(enc->vertex_code);
+	free(enc->word_nbits);
+	free(enc->word_value);
+	free(enc->word_code);
 	memset(enc, 0, sizeof(*enc));
 }
 
@@ -267,9 +272,59 @@ out:
 	return err;
 }
 
+struct word {
+	uint8_t nbits;
+	uint64_t value;
+	uint32_t code;
+};
+
+static int by_word(const void *a, const void *b)
+{
+	const struct word *x = a, *y = b;
+
+	if (x->nbits != y->nbits)
+		return x->nbits < y->nbits ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/*
+ * The decoding table of the emitted words (nemit of them in w): sorted by
+ * (nbits, value); -PT_EINVAL unless prefix-free in reading order (no word
+ * is the low bits of a longer one) and without a zero value.
+ */
+static int witness_words(struct encoding *enc, struct word *w)
+{
+	uint32_t i, j, n = enc->nemit;
+
+	qsort(w, n, sizeof(*w), by_word);
+	enc->word_nbits = malloc((n + 1) * sizeof(*enc->word_nbits));
+	enc->word_value = malloc((n + 1) * sizeof(*enc->word_value));
+	enc->word_code = malloc((n + 1) * sizeof(*enc->word_code));
+	if (!enc->word_nbits || !enc->word_value || !enc->word_code)
+		return -PT_ENOMEM;
+	enc->word_min = n ? w[0].nbits : 0;
+	enc->width = n ? w[n - 1].nbits : 0;
+	for (i = 0; i < n; i++) {
+		if (!w[i].value)
+			return -PT_EINVAL;
+		/* shorter words come first; equal ones collide too */
+		for (j = 0; j < i; j++) {
+			uint64_t mask = w[j].nbits >= 64 ? ~0ull : (1ull << w[j].nbits) - 1;
+
+			if ((w[i].value & mask) == w[j].value)
+				return -PT_EINVAL;
+		}
+		enc->word_nbits[i] = w[i].nbits;
+		enc->word_value[i] = w[i].value;
+		enc->word_code[i] = w[i].code;
+	}
+	return 0;
+}
+
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags)
 {
 	uint32_t e, v, nentry = 0;
+	struct word *words;
 	int err;
 
 	/* enter_code[] holds marks: an entry witness gets no code where it emits itself */
@@ -286,27 +341,45 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		return -PT_ENOMEM;
 	for (e = 0; e <= enc->nwit + nentry; e++)
 		enc->wit_edge[e] = enc->wit_vertex[e] = GRAPH_NONE;
-	enc->width = enc_bits_for((uint64_t)enc->nwit + 1);
+	enc->edge_code = calloc(g->ne + 1, sizeof(*enc->edge_code));
+	if (enc->vertex_nbits)
+		enc->vertex_code = calloc(g->nv + 1, sizeof(*enc->vertex_code));
+	words = malloc(((size_t)enc->nwit + 1) * sizeof(*words));
+	if (!enc->edge_code || (enc->vertex_nbits && !enc->vertex_code) || !words) {
+		free(words);
+		return -PT_ENOMEM;
+	}
+	/* codes 1..nemit in edge order, then vertices: each emitted word names one */
 	enc->nemit = 0;
 	for (e = 0; e < g->ne + g->nv; e++) {
 		int is_v = e >= g->ne;
 		uint32_t x = is_v ? e - g->ne : e;
 		uint8_t nb = is_v ? (enc->vertex_nbits ? enc->vertex_nbits[x] : 0) :
 				    enc->edge_nbits[x];
-		uint64_t c = is_v ? (nb ? enc->vertex_value[x] : 0) : enc->edge_value[x];
+		uint32_t c;
 
 		if (!nb)
 			continue;
-		if (nb != enc->width || c == 0 || c > enc->nwit ||
-		    enc->wit_edge[c] != GRAPH_NONE || enc->wit_vertex[c] != GRAPH_NONE)
+		if (nb > 64 || enc->nemit == enc->nwit) {
+			free(words);
 			return -PT_EINVAL;
-		if (is_v)
+		}
+		c = ++enc->nemit;
+		words[c - 1] = (struct word){ nb, is_v ? enc->vertex_value[x] : enc->edge_value[x],
+					      c };
+		if (is_v) {
 			enc->wit_vertex[c] = x;
-		else
+			enc->vertex_code[x] = c;
+		} else {
 			enc->wit_edge[c] = x;
-		enc->nemit++;
+			enc->edge_code[x] = c;
+		}
 	}
-	if (enc->nemit != enc->nwit || bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
+	err = enc->nemit == enc->nwit ? witness_words(enc, words) : -PT_EINVAL;
+	free(words);
+	if (err)
+		return err;
+	if (bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
 	/* entry witnesses: the codes after the emitted ones, never in the bits */
 	for (v = 0; nentry && v < g->nv; v++) {

@@ -275,6 +275,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		memset(&h, 0, sizeof(h));
 		memcpy(&h.arg, data, sizeof(h.arg));
 		rs->record_bytes += size;
+		rs->records_read++;
+		rs->enter_bytes += size;
 		return take_enter_s(rs, cpu, ts, h);
 	}
 	if (tr_check_record(data, size)) {
@@ -283,6 +285,12 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	memcpy(&h, data, sizeof(h));
 	rs->record_bytes += h.len;
+	rs->records_read++;
+	rs->header_bytes += sizeof(h);
+	if (h.type == PT_REC_ENTER || h.type == PT_REC_ENTER_AT)
+		rs->enter_bytes += h.len - sizeof(h);
+	if (h.type == PT_REC_BITS_ENTERS)
+		rs->enter_bytes += h.len - sizeof(h) - (PT_BITS_ENTERS_NBITS(h.arg) + 63) / 64 * 8;
 	if (body_size(h.type, h.arg) == -2) {
 		rs->unknown_records++;
 		return 0;

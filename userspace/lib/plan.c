@@ -197,10 +197,16 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
  * an unconditional EMIT at the block's first probeable instruction, after
  * the actions of the edge into it (CLS_BLOCK).
  */
+/*
+ * counts: measured edge counts (a profile), or NULL; they shape the witness
+ * codes (encoding_opts.code_weight), the heuristic's guesses do not.
+ */
 static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
-		      const uint64_t *cost, uint16_t encoding, const uint8_t *ewit)
+		      const uint64_t *cost, uint16_t encoding, const uint8_t *ewit,
+		      const uint64_t *counts)
 {
-	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT, .enter_witnessed = ewit };
+	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT, .enter_witnessed = ewit,
+				    .code_weight = counts };
 	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
 	uint32_t e, v, i;
 	int err;
@@ -509,7 +515,8 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		break;
 	default:
 		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
-		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed);
+		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
+				 o->weight ? pl->weight : NULL);
 		break;
 	}
 	if (err)

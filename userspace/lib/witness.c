@@ -32,11 +32,17 @@
  * the "tree" may then be a forest); every other edge outside the maximum
  * spanning tree becomes a witness, so the emission-free edges form a
  * forest: no diamonds or directed cycles, hence Trace(Ewit).
+ *
+ * Codes: a prefix code over Ewit (huffman.h) by encoding_opts.code_weight:
+ * an edge witness weighs its edge's count, a vertex witness the sum of its
+ * in-edges'. Without counts all weigh the same (the paper's fixed width,
+ * some codes a bit shorter).
  */
 #include <stdlib.h>
 
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
+#include <pathtrace/huffman.h>
 #include <pathtrace/spantree.h>
 #include <pathtrace_abi.h>
 
@@ -230,7 +236,9 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 {
 	uint32_t e, v, code = 0, flags = o ? o->flags : 0;
 	const uint8_t *no = o ? o->unobservable : NULL;
-	unsigned int width;
+	const uint64_t *cw = o ? o->code_weight : NULL;
+	uint64_t *ww = NULL, *wv = NULL;
+	uint8_t *wn = NULL;
 	int err;
 
 	if (!g || !g->out_start || !enc)
@@ -258,19 +266,51 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			enc->nwit++;
 	for (v = 0; enc->vertex_nbits && v < g->nv; v++)
 		enc->nwit += enc->vertex_nbits[v] != 0;
-	width = enc_bits_for((uint64_t)enc->nwit + 1);
+	ww = calloc((size_t)enc->nwit + 1, sizeof(*ww));
+	wv = calloc((size_t)enc->nwit + 1, sizeof(*wv));
+	wn = calloc((size_t)enc->nwit + 1, sizeof(*wn));
+	if (!ww || !wv || !wn) {
+		err = -PT_ENOMEM;
+		goto fail;
+	}
+	for (e = 0; e < g->ne; e++)
+		if (enc->edge_role[e] != ENC_ROLE_NONE)
+			ww[code++] = cw ? cw[e] : 1;
+	for (v = 0; enc->vertex_nbits && v < g->nv; v++) {
+		uint32_t k;
+
+		if (!enc->vertex_nbits[v])
+			continue;
+		for (k = g->in_start[v]; cw && k < g->in_start[v + 1]; k++) {
+			uint64_t x = cw[g->in_edges[k]];
+
+			ww[code] = ww[code] + x < ww[code] ? UINT64_MAX : ww[code] + x;
+		}
+		if (!cw)
+			ww[code] = 1;
+		code++;
+	}
+	err = enc->nwit ? huffman_code(ww, enc->nwit, wn, wv) : 0;
+	if (err)
+		goto fail;
+	code = 0;
 	for (e = 0; e < g->ne; e++) {
 		if (enc->edge_role[e] == ENC_ROLE_NONE)
 			continue;
-		enc->edge_nbits[e] = width;
-		enc->edge_value[e] = ++code;
+		enc->edge_nbits[e] = wn[code];
+		enc->edge_value[e] = wv[code++];
 	}
 	for (v = 0; enc->vertex_nbits && v < g->nv; v++) {
 		if (!enc->vertex_nbits[v])
 			continue;
-		enc->vertex_nbits[v] = width;	/* was the mark from mark_blockers */
-		enc->vertex_value[v] = ++code;
+		enc->vertex_nbits[v] = wn[code];	/* was the mark from mark_blockers */
+		enc->vertex_value[v] = wv[code++];
 	}
+	free(ww);
+	free(wv);
+	free(wn);
+	ww = wv = NULL;
+	wn = NULL;
 	err = enc_finish_witness(g, enc, 0);
 	if (err == -PT_EINVAL)	/* two out-edges of a predicate reach one witness */
 		err = enc_refuse(o, g->entry, "the witness sets of a branch point overlap "
@@ -279,6 +319,9 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 		goto fail;
 	return 0;
 fail:
+	free(ww);
+	free(wv);
+	free(wn);
 	encoding_free(enc);
 	return err;
 }

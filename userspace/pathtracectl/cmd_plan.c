@@ -168,7 +168,8 @@ static void print_text(const struct cfg *c, const struct plan *pl)
 	if (pl->have_pn)
 		printf("  paths %" PRIu64 ", %u bits per path number\n", pl->pn.npaths, pl->bits);
 	else if (pl->have_enc && pl->enc.kind == PT_ENC_WITNESS)
-		printf("  %u witnesses, %u bits per witness code\n", pl->enc.nwit, pl->bits);
+		printf("  %u witnesses, codes of %u to %u bits\n", pl->enc.nwit, pl->enc.word_min,
+		       pl->bits);
 	else if (pl->have_enc)
 		printf("  bit tracing: at most %u bits per edge\n", pl->bits);
 	else

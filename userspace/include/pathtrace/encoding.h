@@ -14,9 +14,14 @@
  * simulator emits exactly the same bits when it walks an edge.
  *
  *  - PT_ENC_WITNESS (Sections 4.1-4.2): the edges of Ewit emit their
- *    witness code 1..nwit in `width` = ceil(log2(nwit + 1)) bits (code 0 is
- *    never emitted). Ewit = blocking witnesses first, then the chords of a
- *    maximum spanning tree of the rest (Fig. 17 order).
+ *    witness code. Ewit = blocking witnesses first, then the chords of a
+ *    maximum spanning tree of the rest (Fig. 17 order). The codes are a
+ *    prefix code (huffman.h) over Ewit by encoding_opts.code_weight: a
+ *    likely witness costs fewer bits. With equal weights (the default)
+ *    that is the paper's ceil(log2(nwit + 1)) bits each or one less; the
+ *    all-zero word is never a code. The decoder takes any prefix-free set of (nbits, value) pairs
+ *    without a zero value, so plans of fixed-width codes (values 1..nwit in
+ *    ceil(log2(nwit + 1)) bits, before prefix codes) decode as before.
  *  - PT_ENC_BITS (Section 6.2): every out-edge i (CSR order,
  *    g->out_edges[g->out_start[v] + i]) of a vertex with k >= 2 out-edges
  *    emits i in ceil(log2 k) bits; an out-edge of a call vertex with one
@@ -88,7 +93,7 @@ struct encoding {
 	uint64_t *edge_value;	/* ne: their value */
 	uint8_t *edge_role;	/* ne: enum encoding_role */
 	uint32_t nemit;		/* edges that emit (witness: |Ewit|) */
-	uint32_t width;		/* witness: bits per code; bits: most bits on one edge */
+	uint32_t width;		/* witness: bits of the longest code; bits: most bits on one edge */
 
 	/* ENC_F_VERTEX_EMIT only, else NULL: emitted when a vertex is entered. */
 	uint8_t *vertex_nbits;	/* nv */
@@ -99,7 +104,15 @@ struct encoding {
 
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
 	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
-				 * witnesses); the emitted ones are 1..nemit */
+				 * witnesses); the emitted ones are 1..nemit, each
+				 * written as its edge's (nbits, value) */
+	uint32_t *edge_code;	/* witness: ne; the code of an emitting edge, else 0 */
+	uint32_t *vertex_code;	/* witness: nv with vertex emissions, else NULL */
+	/* witness: the emitted words sorted by (nbits, value), and their codes */
+	uint8_t *word_nbits;	/* nemit */
+	uint64_t *word_value;	/* nemit */
+	uint32_t *word_code;	/* nemit */
+	uint8_t word_min;	/* bits of the shortest word */
 	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge, or GRAPH_NONE */
 	uint32_t *wit_vertex;	/* witness: nwit + 1; the vertex of a vertex witness, or GRAPH_NONE */
 	uint32_t *pred_row;	/* witness: nv; row of a predicate in next[], or GRAPH_NONE */
@@ -151,6 +164,12 @@ struct encoding_opts {
 	uint32_t where;
 	/* nv entries, or NULL: call vertices that are entry witnesses (above) */
 	const uint8_t *enter_witnessed;
+	/*
+	 * ne entries, or NULL (equal weights): how often each edge runs, for
+	 * the witness codes' lengths. Only measured counts pay off: codes
+	 * shaped by guessed weights cost more bits than equal ones.
+	 */
+	const uint64_t *code_weight;
 };
 
 /*

@@ -178,6 +178,9 @@ struct tr_records {
 	uint64_t page_bytes;
 	uint64_t committed_bytes;	/* ring-buffer events: headers, records, padding */
 	uint64_t record_bytes;		/* pt_rec records, their 8-byte headers included */
+	uint64_t records_read;		/* ring-buffer events that were records */
+	uint64_t header_bytes;		/* of record_bytes: pt_rec headers */
+	uint64_t enter_bytes;		/* of record_bytes: ENTERs, alone or packed with bits */
 	/* Reused between pages (private). */
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */

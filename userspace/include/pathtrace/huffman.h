@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * huffman - prefix codes for witness codes (issue: entropy-coded traces):
+ * the likelier a witness, the fewer bits it costs, as the 1994 paper's
+ * fixed-width codes cannot.
+ *
+ * The codes are written LSB first, like every emission (encoding.h), so
+ * a code is prefix-free in that order: no code's value is the low bits of
+ * a longer one's. The all-zero word of the longest length is reserved and
+ * never assigned (as code 0 was with fixed widths), so a run of zero bits
+ * is never a code. With equal weights the lengths are those of a balanced
+ * tree over n + 1 words: ceil(log2(n + 1)) bits or one less.
+ */
+#ifndef PATHTRACE_HUFFMAN_H
+#define PATHTRACE_HUFFMAN_H
+
+#include <stdint.h>
+
+/* Longest code huffman_code makes; it flattens the weights until it fits. */
+#define HUFFMAN_MAX_BITS 32
+
+/*
+ * Codes for n symbols of weights weight[0..n-1] (expected uses; 0 counts as
+ * the least): nbits[i] (1..HUFFMAN_MAX_BITS) and value[i]. Deterministic:
+ * ties go to the lower index. Returns 0; -PT_EINVAL for n == 0 or n >=
+ * 2^HUFFMAN_MAX_BITS - 1, or NULL arrays; -PT_ENOMEM.
+ */
+int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *value);
+
+#endif

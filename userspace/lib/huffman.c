@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * huffman - length-limited prefix codes with a reserved all-zero word
+ * (huffman.h). Code lengths by Huffman's two-queue merge over the symbols
+ * plus one reserved symbol of weight 0 (the least, so its word is one of
+ * the longest); canonical codes in order of length, complemented so that
+ * the reserved symbol, last, gets the all-zero word; each word reversed
+ * so that its first bit is the first one written (LSB first).
+ */
+#include <stdlib.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/huffman.h>
+
+/* Weights above this are clamped, so that sums of 2^32 of them fit. */
+#define WEIGHT_MAX (1ull << 30)
+
+struct leaf {
+	uint64_t w;
+	uint32_t sym;
+};
+
+static int by_weight(const void *a, const void *b)
+{
+	const struct leaf *x = a, *y = b;
+
+	if (x->w != y->w)
+		return x->w < y->w ? -1 : 1;
+	return x->sym < y->sym ? 1 : x->sym > y->sym ? -1 : 0;	/* the lower index merges last */
+}
+
+/*
+ * The Huffman tree of w[0..m-1] (m >= 2): node i < m is leaf lv[i], nodes
+ * m .. 2m-2 are merges, each after its children, the root last. Sets
+ * depth[node]; returns the deepest leaf's depth.
+ */
+static unsigned int huffman_depths(const uint64_t *w, uint32_t m, struct leaf *lv, uint64_t *nw,
+				   uint32_t *parent, unsigned int *depth)
+{
+	uint32_t i, q1 = 0, q2 = m, next = m;
+	unsigned int deepest = 0;
+
+	for (i = 0; i < m; i++)
+		lv[i] = (struct leaf){ w[i], i };
+	qsort(lv, m, sizeof(*lv), by_weight);
+	for (i = 0; i < m; i++)
+		nw[i] = lv[i].w;
+	while (next < 2 * m - 1) {
+		uint32_t pick[2], k;
+
+		for (k = 0; k < 2; k++) {
+			if (q1 < m && (q2 == next || nw[q1] <= nw[q2]))
+				pick[k] = q1++;
+			else
+				pick[k] = q2++;
+		}
+		nw[next] = nw[pick[0]] + nw[pick[1]];
+		parent[pick[0]] = parent[pick[1]] = next++;
+	}
+	depth[2 * m - 2] = 0;
+	for (i = 2 * m - 2; i-- > 0;) {
+		depth[i] = depth[parent[i]] + 1;
+		if (i < m && depth[i] > deepest)
+			deepest = depth[i];
+	}
+	return deepest;
+}
+
+static uint64_t reverse_bits(uint64_t v, unsigned int n)
+{
+	uint64_t r = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		r |= ((v >> i) & 1) << (n - 1 - i);
+	return r;
+}
+
+struct canon {
+	uint8_t len;
+	uint32_t sym;
+};
+
+static int by_length(const void *a, const void *b)
+{
+	const struct canon *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->sym < y->sym ? -1 : x->sym > y->sym;
+}
+
+int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *value)
+{
+	uint32_t m = n + 1, i;
+	uint64_t *w = NULL, *nw = NULL, code = 0;
+	uint32_t *parent = NULL;
+	unsigned int *depth = NULL;
+	struct leaf *lv = NULL;
+	struct canon *c = NULL;
+	unsigned int deepest, prev;
+	int err = -PT_ENOMEM;
+
+	if (!weight || !nbits || !value || !n || n >= (1ull << HUFFMAN_MAX_BITS) - 1)
+		return -PT_EINVAL;
+	w = malloc(m * sizeof(*w));
+	nw = malloc(2 * (size_t)m * sizeof(*nw));
+	parent = malloc(2 * (size_t)m * sizeof(*parent));
+	depth = malloc(2 * (size_t)m * sizeof(*depth));
+	lv = malloc(m * sizeof(*lv));
+	c = malloc(m * sizeof(*c));
+	if (!w || !nw || !parent || !depth || !lv || !c)
+		goto out;
+	for (i = 0; i < n; i++)
+		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
+	w[n] = 0;	/* the reserved word */
+	for (;;) {
+		deepest = huffman_depths(w, m, lv, nw, parent, depth);
+		if (deepest <= HUFFMAN_MAX_BITS)
+			break;
+		for (i = 0; i < n; i++)	/* flatten, keeping every real symbol above 0 */
+			w[i] = (w[i] >> 1) | 1;
+	}
+	for (i = 0; i < m; i++)
+		c[i] = (struct canon){ (uint8_t)depth[i], lv[i].sym == n ? UINT32_MAX : lv[i].sym };
+	qsort(c, m, sizeof(*c), by_length);
+	prev = c[0].len;
+	for (i = 0; i < m; i++) {
+		code <<= c[i].len - prev;
+		prev = c[i].len;
+		if (c[i].sym != UINT32_MAX) {
+			uint64_t mask = c[i].len >= 64 ? ~0ull : (1ull << c[i].len) - 1;
+
+			nbits[c[i].sym] = c[i].len;
+			value[c[i].sym] = reverse_bits(~code & mask, c[i].len);
+		}
+		code++;
+	}
+	err = 0;
+out:
+	free(w);
+	free(nw);
+	free(parent);
+	free(depth);
+	free(lv);
+	free(c);
+	return err;
+}
