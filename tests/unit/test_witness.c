@@ -250,7 +250,37 @@ static void test_bits(void)
 	graph_free(&g);
 }
 
+/*
+ * Emissions read back from a plan: witness words of different lengths
+ * decode when prefix-free in reading order (LSB first); a word that is the
+ * low bits of another, or a zero word, is refused.
+ */
+static void test_prefix_words(void)
+{
+	/* 0 -> 1 | 2; 1, 2 -> EXIT(3) */
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 } };
+	uint8_t nb[4] = { 1, 2, 0, 0 };
+	uint64_t good[4] = { 1, 2, 0, 0 }, prefix[4] = { 1, 3, 0, 0 }, zero[4] = { 0, 1, 0, 0 };
+	struct graph g;
+	struct encoding enc;
+
+	pg_build(&g, 4, e, 4, 0, 3, NULL);
+	CU_ASSERT_FATAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, good,
+						ENC_F_SINGLE_PROCEDURE, &enc) == 0);
+	CU_ASSERT_EQUAL(enc.word_min, 1);
+	CU_ASSERT_EQUAL(enc.width, 2);
+	CU_ASSERT(enc.edge_code[0] && enc.edge_code[1] && enc.edge_code[0] != enc.edge_code[1]);
+	encoding_free(&enc);
+	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, prefix,
+						ENC_F_SINGLE_PROCEDURE, &enc), -PT_EINVAL);
+	nb[0] = 2;
+	CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb, zero,
+						ENC_F_SINGLE_PROCEDURE, &enc), -PT_EINVAL);
+	graph_free(&g);
+}
+
 UNIT_SUITE(witness,
+	   { "prefix-free witness words of several lengths; prefixes refused", test_prefix_words },
 	   { "Fig. 14/15: witness sets and regeneration of (t, u, v, EOF)",
 	     test_fig14_regeneration },
 	   { "Fig. 14 without t: overlapping witness sets refused", test_fig14_without_t },

@@ -276,6 +276,7 @@ struct word {
 	uint8_t nbits;
 	uint64_t value;
 	uint32_t code;
+	uint64_t key;	/* value's bits in reading order, from the top */
 };
 
 static int by_word(const void *a, const void *b)
@@ -287,15 +288,47 @@ static int by_word(const void *a, const void *b)
 	return x->value < y->value ? -1 : x->value > y->value;
 }
 
+static int by_reading(const void *a, const void *b)
+{
+	const struct word *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->nbits < y->nbits ? -1 : x->nbits > y->nbits;
+}
+
+static uint64_t reading_key(uint64_t v)
+{
+	uint64_t k = 0;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		k |= ((v >> i) & 1) << (63 - i);
+	return k;
+}
+
 /*
  * The decoding table of the emitted words (nemit of them in w): sorted by
  * (nbits, value); -PT_EINVAL unless prefix-free in reading order (no word
- * is the low bits of a longer one) and without a zero value.
+ * is the low bits of a longer one) and without a zero value. In reading
+ * order a word's extensions follow it at once, so neighbours suffice.
  */
 static int witness_words(struct encoding *enc, struct word *w)
 {
-	uint32_t i, j, n = enc->nemit;
+	uint32_t i, n = enc->nemit;
 
+	for (i = 0; i < n; i++) {
+		if (!w[i].value)
+			return -PT_EINVAL;
+		w[i].key = reading_key(w[i].value);
+	}
+	qsort(w, n, sizeof(*w), by_reading);
+	for (i = 1; i < n; i++) {
+		uint64_t mask = ~0ull << (64 - w[i - 1].nbits);	/* nbits 1..64 */
+
+		if ((w[i].key & mask) == w[i - 1].key)
+			return -PT_EINVAL;
+	}
 	qsort(w, n, sizeof(*w), by_word);
 	enc->word_nbits = malloc((n + 1) * sizeof(*enc->word_nbits));
 	enc->word_value = malloc((n + 1) * sizeof(*enc->word_value));
@@ -305,15 +338,6 @@ static int witness_words(struct encoding *enc, struct word *w)
 	enc->word_min = n ? w[0].nbits : 0;
 	enc->width = n ? w[n - 1].nbits : 0;
 	for (i = 0; i < n; i++) {
-		if (!w[i].value)
-			return -PT_EINVAL;
-		/* shorter words come first; equal ones collide too */
-		for (j = 0; j < i; j++) {
-			uint64_t mask = w[j].nbits >= 64 ? ~0ull : (1ull << w[j].nbits) - 1;
-
-			if ((w[i].value & mask) == w[j].value)
-				return -PT_EINVAL;
-		}
 		enc->word_nbits[i] = w[i].nbits;
 		enc->word_value[i] = w[i].value;
 		enc->word_code[i] = w[i].code;
@@ -366,7 +390,7 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		}
 		c = ++enc->nemit;
 		words[c - 1] = (struct word){ nb, is_v ? enc->vertex_value[x] : enc->edge_value[x],
-					      c };
+					      c, 0 };
 		if (is_v) {
 			enc->wit_vertex[c] = x;
 			enc->vertex_code[x] = c;
