@@ -30,8 +30,12 @@
 
 /* Pending bits are written in records of up to this many words (512 bits). */
 #define PT_BITS_WORDS 8
-/* ENTERs (u32 words) that wait for their BITS_ENTERS record. */
-#define PT_ENTS_WORDS 64
+/* ENTER codes that wait for their BITS_ENTERS record (1024 bits). */
+#define PT_EBITS_WORDS 16
+/* The longest ENTER code: kind, Rice(5) of 511, gamma of 2^20, ret_lo. */
+#define PT_ENTER_CODE_MAX 128
+/* ENTERs of larger func_ids are ENTER_AT records. */
+#define PT_ENTERS_FUNC_MAX (1u << 20)
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
@@ -45,9 +49,12 @@ struct pt_cpu {
 	u64 dropped_total;	/* statistics: records refused */
 	bool busy;		/* a flush IPI is working on this state */
 	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
-	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER_AT return addresses, for ENTER_S */
-	u32 ents[PT_ENTS_WORDS];	/* pending ENTERs (PT_REC_BITS_ENTERS) */
-	unsigned int nents;
+	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER return addresses, by slot */
+	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS) */
+	unsigned int nebits;
+	u32 epos;		/* position of the last pending ENTER */
+	u32 pred[PT_ENTERS_PRED];	/* the function that followed each one last */
+	u32 last_func;		/* the last ENTER's function (0: none) */
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -109,6 +116,14 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	return true;
 }
 
+/* What the reader forgets at a LOSS: return address slots and predictions. */
+static void pt_forget_enters(struct pt_cpu *cs)
+{
+	memset(cs->rets, 0, sizeof(cs->rets));
+	memset(cs->pred, 0, sizeof(cs->pred));
+	cs->last_func = 0;
+}
+
 /*
  * Writes one record on this CPU, its body in two parts (the second may be
  * empty) zero-padded to 8 bytes; counts it as dropped if the buffer is full.
@@ -145,8 +160,18 @@ static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 		this_cpu_ptr(f->pcpu)->bytes += len;
 	return true;
 drop:
-	/* the reader empties its slots at the LOSS this drop leads to */
-	memset(cs->rets, 0, sizeof(cs->rets));
+	/*
+	 * The reader empties its slots and predictions at the LOSS this drop
+	 * leads to; ENTERs coded against them go too (one more drop).
+	 */
+	pt_forget_enters(cs);
+	if (cs->nebits) {
+		memset(cs->ebits, 0, sizeof(cs->ebits));
+		cs->nebits = 0;
+		cs->epos = 0;
+		cs->dropped++;
+		cs->dropped_total++;
+	}
 	cs->dropped++;
 	cs->dropped_total++;
 	if (f)
@@ -161,6 +186,21 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 }
 
 /*
+ * Takes the pending ENTER codes for a record about to be written: its
+ * nebits and words (*n of them). A refusal of that record must not count
+ * them twice.
+ */
+static u32 pt_take_enters(struct pt_cpu *cs, unsigned int *n)
+{
+	u32 nebits = cs->nebits;
+
+	*n = DIV_ROUND_UP(nebits, 64);
+	cs->nebits = 0;
+	cs->epos = 0;
+	return nebits;
+}
+
+/*
  * Writes the pending bits as one BITS record, with the pending ENTERs as
  * one BITS_ENTERS. They are written at the latest when the owner changes,
  * so ENTER and BLOCK markers name their place in them (pt_pending) instead
@@ -168,18 +208,19 @@ static bool pt_write(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
  */
 static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 {
-	unsigned int n = cs->nwords + !!cs->nbits;
+	unsigned int n = cs->nwords + !!cs->nbits, ne;
 	u32 nbits = cs->nwords * 64 + cs->nbits;
+	u32 nebits = pt_take_enters(cs, &ne);
 
-	if (cs->nents)
+	if (nebits)
 		pt_write2(cs, f, PT_REC_BITS_ENTERS,
-			  PT_BITS_ENTERS_ARG(nbits, cs->nents), cs->words,
-			  n * sizeof(cs->words[0]), cs->ents,
-			  cs->nents * sizeof(cs->ents[0]));
+			  PT_BITS_ENTERS_ARG(nbits, nebits), cs->words,
+			  n * sizeof(cs->words[0]), cs->ebits,
+			  ne * sizeof(cs->ebits[0]));
 	else if (n)
 		pt_write(cs, f, PT_REC_BITS, nbits, cs->words,
 			 n * sizeof(cs->words[0]));
-	cs->nents = 0;
+	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 	if (!n)
 		return;
 	memset(cs->words, 0, n * sizeof(cs->words[0]));
@@ -194,23 +235,63 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
  */
 static void pt_flush_enters(struct pt_cpu *cs, struct pt_func *f)
 {
-	if (!cs->nents)
+	unsigned int ne;
+	u32 nebits = pt_take_enters(cs, &ne);
+
+	if (!nebits)
 		return;
-	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, cs->nents),
-		 cs->ents, cs->nents * sizeof(cs->ents[0]));
-	cs->nents = 0;
+	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, nebits),
+		 cs->ebits, ne * sizeof(cs->ebits[0]));
+	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 }
 
-/* Appends one ENTER (an ENTER_S arg, or PT_ENTERS_AT and its ret_lo). */
-static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 arg,
-			 bool at, u32 ret_lo)
+/* Appends the low n bits of v (n <= 32) to the ENTER codes; room is checked. */
+static void pt_ebits_put(struct pt_cpu *cs, u64 v, unsigned int n)
 {
-	/* ENTERs alone: the bits stay pending, so the arg's pending holds. */
-	if (cs->nents + 2 > PT_ENTS_WORDS)
-		pt_flush_enters(cs, f);
-	cs->ents[cs->nents++] = arg;
-	if (at)
-		cs->ents[cs->nents++] = ret_lo;
+	unsigned int w = cs->nebits / 64, off = cs->nebits % 64;
+
+	v &= (1ull << n) - 1;
+	cs->ebits[w] |= v << off;
+	if (off + n > 64)
+		cs->ebits[w + 1] |= v >> (64 - off);
+	cs->nebits += n;
+}
+
+/*
+ * Appends one ENTER's code (PT_REC_BITS_ENTERS): kind, the Rice-coded
+ * advance of its position, the function unless predicted, then its slot
+ * or its return address. kind: 1 predicted, 2 untraced caller, 4 slot,
+ * 0 address (their codes, LSB first: 1, 01, 001, 000).
+ */
+static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
+			 u32 ret_lo, u32 slot, unsigned int kind)
+{
+	u32 adv, q, id = f->func_id + 1;
+	unsigned int k;
+
+	if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
+		pt_flush_enters(cs, f);	/* the bits stay pending: positions hold */
+	adv = pending - cs->epos;
+	cs->epos = pending;
+	if (kind == 2 && cs->pred[cs->last_func % PT_ENTERS_PRED] == f->func_id &&
+	    cs->last_func)
+		kind = 1;
+	pt_ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
+	for (q = adv >> PT_ENTERS_RICE_K; q; q -= min(q, 32u))
+		pt_ebits_put(cs, ~0ull, min(q, 32u));
+	pt_ebits_put(cs, (u64)(adv & ((1u << PT_ENTERS_RICE_K) - 1)) << 1,
+		     PT_ENTERS_RICE_K + 1);
+	if (kind != 1) {
+		k = fls(id) - 1;
+		pt_ebits_put(cs, 1ull << k, k + 1);
+		pt_ebits_put(cs, id, k);
+	}
+	if (kind == 4)
+		pt_ebits_put(cs, slot, 6);
+	else if (kind == 0)
+		pt_ebits_put(cs, ret_lo, 32);
+	cs->pred[cs->last_func % PT_ENTERS_PRED] = f->func_id;
+	cs->last_func = f->func_id;
 }
 
 /* Bits of the current owner emitted but not yet written. */
@@ -282,7 +363,7 @@ bool pt_stream_busy(void)
 	struct pt_cpu *cs = pt_this_cpu();
 
 	if (unlikely(READ_ONCE(cs->busy))) {
-		memset(cs->rets, 0, sizeof(cs->rets));
+		pt_forget_enters(cs);
 		cs->busy_dropped++;
 		cs->dropped_total++;
 		return true;
@@ -359,22 +440,18 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 		e.ret_lo = 0;
 	slot = PT_ENTER_S_SLOT(e.ret_lo);
 	/*
-	 * Packed with the bits (PT_REC_BITS_ENTERS): 4 bytes when the reader
-	 * needs no return address (the caller is untraced or unknown, or this
-	 * CPU's reader already has it in its slot), else 8. The slot is set
-	 * now; a refused write empties them all, as the reader does at the
-	 * LOSS that follows.
+	 * Coded with the bits (PT_REC_BITS_ENTERS): the return address only
+	 * when the reader needs it (the caller is traced) and its slot does
+	 * not hold it already. The slot is set now; a refused write empties
+	 * them all, as the reader does at the LOSS that follows.
 	 */
-	if (f->func_id <= 0x7fff && e.pending <= 0x3ff) {
+	if (f->func_id < PT_ENTERS_FUNC_MAX) {
 		if (!e.ret_lo || !pt_ranges_traced(ret_addr)) {
-			pt_add_enter(cs, f, PT_ENTER_S_ARG(f->func_id, 1, e.pending, 0),
-				     false, 0);
+			pt_add_enter(cs, f, e.pending, 0, 0, 2);
 		} else if (cs->rets[slot] == e.ret_lo) {
-			pt_add_enter(cs, f, PT_ENTER_S_ARG(f->func_id, 0, e.pending, slot),
-				     false, 0);
+			pt_add_enter(cs, f, e.pending, 0, slot, 4);
 		} else {
-			pt_add_enter(cs, f, PT_ENTERS_AT(f->func_id, e.pending),
-				     true, e.ret_lo);
+			pt_add_enter(cs, f, e.pending, e.ret_lo, 0, 0);
 			cs->rets[slot] = e.ret_lo;
 		}
 		return;
@@ -589,8 +666,10 @@ static void pt_reset_cpu(void *unused)
 	cs->records = 0;
 	cs->dropped_total = 0;
 	cs->busy_dropped = 0;
-	memset(cs->rets, 0, sizeof(cs->rets));
-	cs->nents = 0;
+	pt_forget_enters(cs);
+	memset(cs->ebits, 0, sizeof(cs->ebits));
+	cs->nebits = 0;
+	cs->epos = 0;
 	local_irq_restore(flags);
 }
 

@@ -314,8 +314,9 @@ void synth_free(struct synth_program *p)
 
 /* ------------------------------------------------------------- runs */
 
-/* ENTER words a CPU keeps for its next BITS_ENTERS (the module keeps 64). */
-#define SYNTH_ENTS 16
+/* ENTER code bits a CPU keeps for its next BITS_ENTERS (the module keeps 1024). */
+#define SYNTH_EBITS 256
+#define SYNTH_ENTER_CODE_MAX 128	/* as the module's PT_ENTER_CODE_MAX */
 
 struct cpu_state {
 	uint32_t dropping;	/* records still to refuse */
@@ -326,8 +327,11 @@ struct cpu_state {
 	uint32_t nacc;
 	uint64_t reg;
 	uint32_t rets[PT_ENTER_S_SLOTS];	/* as the module: ENTER_AT returns, for ENTER_S */
-	uint32_t ents[SYNTH_ENTS];	/* pending ENTERs, for a BITS_ENTERS record */
-	uint32_t nents;
+	uint64_t ebits[SYNTH_EBITS / 64];	/* pending ENTER codes (BITS_ENTERS) */
+	uint32_t nebits;
+	uint32_t epos;			/* the last pending ENTER's position */
+	uint32_t pred[PT_ENTERS_PRED];	/* as the module: the function that followed each */
+	uint32_t last_func;
 };
 
 struct exec {
@@ -359,7 +363,17 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		cs->dropping--;
 		cs->dropped++;
 		r->dropped++;
-		memset(cs->rets, 0, sizeof(cs->rets));	/* as the module at a refused write */
+		/* as the module at a refused write: slots, predictions and pending ENTERs go */
+		memset(cs->rets, 0, sizeof(cs->rets));
+		memset(cs->pred, 0, sizeof(cs->pred));
+		cs->last_func = 0;
+		if (cs->nebits) {
+			memset(cs->ebits, 0, sizeof(cs->ebits));
+			cs->nebits = 0;
+			cs->epos = 0;
+			cs->dropped++;
+			r->dropped++;
+		}
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -412,20 +426,23 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint64_t body[1 + SYNTH_ENTS / 2] = { 0 };
-	uint32_t nbits = enters_only ? 0 : cs->nacc, w = 0;
+	uint64_t body[1 + SYNTH_EBITS / 64] = { 0 };
+	uint32_t nbits = enters_only ? 0 : cs->nacc, w = 0, nebits = cs->nebits;
 
-	if (!cs->nents && !nbits)
+	if (!nebits && !nbits)
 		return;
 	if (nbits)
 		body[w++] = cs->acc;
-	if (!cs->nents) {
+	/* taken before the write: its refusal does not count them twice */
+	cs->nebits = 0;
+	cs->epos = 0;
+	if (!nebits) {
 		add_rec(x, cpu, PT_REC_BITS, nbits, body, w);
 	} else {
-		memcpy(body + w, cs->ents, cs->nents * sizeof(cs->ents[0]));
-		add_rec(x, cpu, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(nbits, cs->nents), body,
-			w + (cs->nents + 1) / 2);
-		cs->nents = 0;
+		memcpy(body + w, cs->ebits, (nebits + 63) / 64 * 8);
+		memset(cs->ebits, 0, sizeof(cs->ebits));
+		add_rec(x, cpu, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(nbits, nebits), body,
+			w + (nebits + 63) / 64);
 	}
 	if (nbits) {
 		cs->acc = 0;
@@ -538,25 +555,57 @@ static int traced_code(const struct synth_program *p, uint64_t addr)
 	return 0;
 }
 
-/* Appends an ENTER to cpu's pending ones (kmod/stream.c pt_add_enter). */
-static void pend_enter(struct exec *x, uint32_t cpu, uint32_t arg, int at, uint32_t ret_lo)
+static void ebits_put(struct cpu_state *cs, uint64_t v, uint32_t n)
 {
-	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t i;
 
-	if (cs->nents + 2 > SYNTH_ENTS)
-		flush_recs(x, cpu, 1);
-	cs->ents[cs->nents++] = arg;
-	if (at)
-		cs->ents[cs->nents++] = ret_lo;
+	for (i = 0; i < n; i++, cs->nebits++)	/* bit by bit: it is the oracle */
+		cs->ebits[cs->nebits / 64] |= ((v >> i) & 1) << (cs->nebits % 64);
 }
 
 /*
- * An ENTER as the module writes it (kmod/stream.c): packed with the bits
- * pending at it (BITS_ENTERS), as an ENTER_S arg when the caller is outside
- * the traced code or this CPU's slot already holds the return address, else
- * as an ENTER_AT, whose return address fills the slot at once (a refused
- * write empties them all). A func_id beyond the ENTER_S field: the pending
- * ENTERs, then an ENTER_AT record.
+ * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
+ * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS): kind 2 untraced
+ * caller (1 when predicted), 4 slot, 0 return address given.
+ */
+static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t pending,
+		       uint32_t kind, uint32_t slot, uint32_t ret_lo)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t adv, q, k = 0, id = func_id + 1;
+
+	if (cs->nebits + SYNTH_ENTER_CODE_MAX > SYNTH_EBITS)
+		flush_recs(x, cpu, 1);
+	adv = pending - cs->epos;
+	cs->epos = pending;
+	if (kind == 2 && cs->last_func && cs->pred[cs->last_func % PT_ENTERS_PRED] == func_id)
+		kind = 1;
+	ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
+	for (q = adv >> PT_ENTERS_RICE_K; q; q--)
+		ebits_put(cs, 1, 1);
+	ebits_put(cs, 0, 1);
+	ebits_put(cs, adv, PT_ENTERS_RICE_K);
+	if (kind != 1) {
+		while (id >> (k + 1))
+			k++;
+		ebits_put(cs, 0, k);
+		ebits_put(cs, 1, 1);
+		ebits_put(cs, id, k);
+	}
+	if (kind == 4)
+		ebits_put(cs, slot, 6);
+	else if (kind == 0)
+		ebits_put(cs, ret_lo, 32);
+	cs->pred[cs->last_func % PT_ENTERS_PRED] = func_id;
+	cs->last_func = func_id;
+}
+
+/*
+ * An ENTER as the module writes it (kmod/stream.c): coded with the bits
+ * pending at it (BITS_ENTERS), without a return address when the caller is
+ * outside the traced code or this CPU's slot already holds it, else with
+ * one, which fills the slot at once (a refused write empties them all). A
+ * func_id of 2^20 or more: the pending ENTERs, then an ENTER_AT record.
  */
 static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
 {
@@ -565,13 +614,13 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
 
-	if (func_id <= 0x7fff) {
+	if (func_id < (1u << 20)) {
 		if (!lo || !traced_code(x->p, ret_addr)) {
-			pend_enter(x, cpu, PT_ENTER_S_ARG(func_id, 1, pending, 0), 0, 0);
+			pend_enter(x, cpu, func_id, pending, 2, 0, 0);
 		} else if (cs->rets[slot] == lo) {
-			pend_enter(x, cpu, PT_ENTER_S_ARG(func_id, 0, pending, slot), 0, 0);
+			pend_enter(x, cpu, func_id, pending, 4, slot, 0);
 		} else {
-			pend_enter(x, cpu, PT_ENTERS_AT(func_id, pending), 1, lo);
+			pend_enter(x, cpu, func_id, pending, 0, 0, lo);
 			cs->rets[slot] = lo;
 		}
 		return;

@@ -322,7 +322,7 @@ enum pt_rec_type {
 	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
 	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
-	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nents << 16; body: bits, then ENTERs (ABI 1.5) */
+	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
 };
 
 /*
@@ -352,26 +352,36 @@ enum pt_rec_type {
 
 /*
  * PT_REC_BITS_ENTERS (ABI 1.5): the ENTERs a CPU's owner made since its
- * last BITS, packed with the bits they sit in instead of a ring-buffer
- * event each (4 bytes an ENTER instead of 8, and no event for an ENTER_AT).
- * arg: nbits (< 65536) | nents << 16 (__u32 words of ENTERs); body:
- * ceil(nbits / 64) __u64 of bits as in PT_REC_BITS, then nents __u32,
- * zero-padded to 8 bytes. Each ENTER is one ENTER_S arg, its pending bits
- * counted from the start of this record's bits (it may point past them
- * when nbits is 0 or small: into the owner's next bits, as ENTER_S does),
- * in the order they happened; the arg PT_ENTERS_AT(func_id, pending) is an
- * ENTER_AT instead, the next word its ret_lo (which fills the slot as an
- * ENTER_AT record does). A reader takes the record as those ENTER_S and
- * ENTER_AT records, then a BITS record of the nbits (when nbits > 0).
- * The module writes one whenever it would write the pending bits and has
- * ENTERs pending, and writes the ENTERs alone (nbits 0) before any other
- * record that carries a bit position (BLOCK, a lone ENTER_AT).
+ * last bits record, coded into a bitstring of their own and written with
+ * the bits they sit in, instead of a ring-buffer event each.
+ * arg: nbits | nebits << 16 (both < 65536); body: ceil(nbits / 64) __u64
+ * of bits as in PT_REC_BITS, then ceil(nebits / 64) __u64 of ENTER codes
+ * (LSB first, bits above nebits zero). The ENTERs follow each other in the
+ * order they happened, each:
+ *   kind: 1 = from untraced code, the function predicted; 01 = from
+ *         untraced code; 001 = from traced code, return address in its
+ *         slot (PT_ENTER_S_SLOT); 000 = from traced code, address given;
+ *   Rice(5) of its position's advance over the previous ENTER of this
+ *         record (the first: over 0): q one bits, a zero, 5 low bits;
+ *         the position counts pending bits from the start of this
+ *         record's bits, and may point past nbits (into the owner's next
+ *         bits) when the ENTERs were written alone, before a BLOCK;
+ *   unless predicted, Elias gamma of func_id + 1: k zero bits, a one,
+ *         then the k low bits of func_id + 1;
+ *   slot: 6 bits; address given: 32 bits of ret_lo (it fills the slot).
+ * Prediction: each CPU keeps, per function (func_id % 256), the function
+ * of the ENTER that followed it last; "predicted" is the entry of the
+ * previous ENTER's function. A CPU empties that table and its return
+ * address slots at START and at any refused write (the ENTERs pending then
+ * are dropped with it, counted); a reader empties them at every
+ * LOSS(OVERRUN) and every loss it places. A reader takes the record as
+ * its ENTERs, then a BITS record of the nbits (when nbits > 0).
  */
-#define PT_BITS_ENTERS_ARG(nbits, nents) ((__u32)(nbits) | (__u32)(nents) << 16)
+#define PT_BITS_ENTERS_ARG(nbits, nebits) ((__u32)(nbits) | (__u32)(nebits) << 16)
 #define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0xffffu)
-#define PT_BITS_ENTERS_NENTS(arg)	((arg) >> 16)
-#define PT_ENTERS_AT(func_id, pending)	PT_ENTER_S_ARG(func_id, 1, pending, 1)
-#define PT_ENTERS_IS_AT(arg)	(PT_ENTER_S_OUTSIDE(arg) && PT_ENTER_S_SLOT_OF(arg) == 1)
+#define PT_BITS_ENTERS_NEBITS(arg)	((arg) >> 16)
+#define PT_ENTERS_PRED		256	/* prediction table entries */
+#define PT_ENTERS_RICE_K	5
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

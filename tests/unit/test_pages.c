@@ -134,34 +134,74 @@ static void test_short_enters(void)
 	tr_records_free(&rs);
 }
 
+/* A BITS_ENTERS record's ENTER codes, written by the rules of pathtrace_abi.h. */
+struct ewriter {
+	uint64_t w[8];
+	uint32_t n;
+};
+
+static void eput(struct ewriter *e, uint64_t v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++, e->n++)
+		e->w[e->n / 64] |= ((v >> i) & 1) << (e->n % 64);
+}
+
+/* kind 1 predicted, 2 untraced caller, 4 slot, 0 address; adv over the previous ENTER */
+static void ecode(struct ewriter *e, uint32_t kind, uint32_t adv, uint32_t func, uint32_t extra)
+{
+	uint32_t q, k = 0, id = func + 1;
+
+	eput(e, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
+	for (q = adv >> PT_ENTERS_RICE_K; q; q--)
+		eput(e, 1, 1);
+	eput(e, 0, 1);
+	eput(e, adv, PT_ENTERS_RICE_K);
+	if (kind != 1) {
+		while (id >> (k + 1))
+			k++;
+		eput(e, 1ull << k, k + 1);
+		eput(e, id, k);
+	}
+	if (kind == 4)
+		eput(e, extra, 6);
+	if (kind == 0)
+		eput(e, extra, 32);
+}
+
 /*
- * BITS_ENTERS reads as its ENTERs in order (ENTER_S words and ENTER_AT
- * pairs, the pair filling the slot for the words after it), then its bits
- * as a BITS record; with no bits, as ENTERs alone (their pending bits point
- * into the next BITS). An ENTER_AT without its return address is a corrupt
- * record: a counted loss.
+ * BITS_ENTERS reads as its ENTERs in order (positions from the record's
+ * first bit, functions given or predicted from the CPU's previous ENTER,
+ * return addresses given or from their slot, which a given one fills),
+ * then its bits as a BITS record; with no bits, as ENTERs alone. A code cut
+ * off, or a prediction after a loss emptied the table, is a corrupt record:
+ * a counted loss.
  */
 static void test_bits_enters(void)
 {
 	struct tr_records rs = { 0 };
 	struct rbpage pg;
 	uint32_t lo = 0x81234567u, slot = PT_ENTER_S_SLOT(lo);
-	uint64_t ret = 0xffffffff00000000ull | lo, body[4] = { 0x5a5a, 0 }, only[1];
-	uint32_t ents[5] = {
-		PT_ENTER_S_ARG(11, 1, 0, 0),	/* untraced caller, at bit 0 */
-		PT_ENTER_S_ARG(9, 0, 3, slot),	/* slot still empty here: unknown */
-		PT_ENTERS_AT(7, 5), lo,		/* fills the slot */
-		PT_ENTER_S_ARG(9, 0, 13, slot),
-	};
-	uint32_t bad[2] = { PT_ENTER_S_ARG(9, 1, 0, 0), PT_ENTERS_AT(7, 1) };
+	uint64_t ret = 0xffffffff00000000ull | lo, body[9] = { 0x5a5a };
+	struct ewriter a = { { 0 }, 0 }, b = { { 0 }, 0 }, cut = { { 0 }, 0 }, pred = { { 0 }, 0 };
 
-	memcpy(body + 1, ents, sizeof(ents));	/* 13 bits, then 5 words, padded */
-	memcpy(only, bad, sizeof(bad));
+	ecode(&a, 2, 0, 11, 0);		/* untraced caller, at bit 0 */
+	ecode(&a, 4, 3, 9, slot);	/* slot still empty here: unknown */
+	ecode(&a, 0, 2, 7, lo);		/* fills the slot */
+	ecode(&a, 4, 8, 9, slot);	/* at bit 13 */
+	ecode(&b, 1, 40, 0, 0);		/* after 9 came 7: predicted 7, at bit 40 */
+	ecode(&b, 2, 1, 300, 0);
+	ecode(&cut, 0, 0, 5, lo);
+	ecode(&pred, 1, 0, 0, 0);
+	memcpy(body + 1, a.w, sizeof(a.w));
 	rbpage_init(&pg, page, PS, 10);
-	add(&pg, 10, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(13, 5), body, 4);
-	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, 1), (uint64_t *)ents, 1);
-	add(&pg, 12, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, 2), only, 1);
-	add(&pg, 13, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(64, 5), body, 3);	/* short body */
+	add(&pg, 10, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(13, a.n), body, 1 + (a.n + 63) / 64);
+	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, b.n), b.w, (b.n + 63) / 64);
+	add(&pg, 12, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, cut.n - 8), cut.w,
+	    (cut.n + 63) / 64);	/* its address cut off */
+	add(&pg, 13, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, pred.n), pred.w, 1);
+	add(&pg, 14, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(64, 70), body, 2);	/* short body */
 	rbpage_pad(&pg);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 1, page, PS), 0);
 	CU_ASSERT_EQUAL_FATAL(rs.n, 8);
@@ -184,13 +224,15 @@ static void test_bits_enters(void)
 	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 0x5a5a);
 	/* ENTERs alone: no BITS record */
 	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_ENTER);
-	CU_ASSERT_EQUAL(rs.recs[5].arg, 11);
-	/* the ENTER before the truncated pair is read, then the record is a loss */
-	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[5].arg, 7);
+	CU_ASSERT_EQUAL(rs.recs[5].pending, 40);
+	CU_ASSERT_EQUAL(rs.recs[6].arg, 300);
+	CU_ASSERT_EQUAL(rs.recs[6].pending, 41);
+	/* the cut code, the prediction with nothing to predict from, the short body: one loss */
 	CU_ASSERT_EQUAL(rs.recs[7].type, PT_REC_LOSS);
 	CU_ASSERT_EQUAL(rs.recs[7].arg, TR_LOSS_CORRUPT);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[7])[0], 2);	/* and the short body's, merged */
-	CU_ASSERT_EQUAL(rs.bad_records, 2);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[7])[0], 3);
+	CU_ASSERT_EQUAL(rs.bad_records, 3);
 	tr_records_free(&rs);
 }
 
@@ -392,7 +434,7 @@ UNIT_SUITE(pages,
 	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
 	   { "ENTER_AT and ENTER_S: return addresses by slot, per CPU, forgotten at a loss",
 	     test_short_enters },
-	   { "BITS_ENTERS: ENTERs in order with their slots, then the bits; corrupt ones lost",
+	   { "BITS_ENTERS: ENTER codes in order, slots, predictions, then the bits; corrupt lost",
 	     test_bits_enters },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },

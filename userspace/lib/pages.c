@@ -136,7 +136,7 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return 0;
 	case PT_REC_BITS_ENTERS:
 		return ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + 63) / 64 * 8 +
-		       ((uint64_t)PT_BITS_ENTERS_NENTS(arg) * 4 + 7) / 8 * 8;
+		       ((uint64_t)PT_BITS_ENTERS_NEBITS(arg) + 63) / 64 * 8;
 	default:
 		return -2;
 	}
@@ -166,33 +166,39 @@ int tr_check_record(const void *payload, size_t len)
 }
 
 /*
- * cpu's ENTER_S slots (pathtrace_abi.h), grown on demand; NULL without
- * memory (the ENTER_S records of that CPU then read as unknown returns).
+ * cpu's ENTER state (slots, predictions), grown on demand; NULL without
+ * memory (that CPU's ENTERs then read as unknown returns, and its
+ * BITS_ENTERS as corrupt).
  */
-static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
+static struct tr_enter_state *enter_state(struct tr_records *rs, uint32_t cpu)
 {
 	if (cpu >= (1u << 20))
 		return NULL;
-	if (cpu >= rs->enter_rets_cpus) {
-		uint32_t n = cpu + 1 > 2 * rs->enter_rets_cpus ? cpu + 1 : 2 * rs->enter_rets_cpus;
-		uint32_t (*t)[PT_ENTER_S_SLOTS] = realloc(rs->enter_rets, n * sizeof(*t));
+	if (cpu >= rs->enter_state_cpus) {
+		uint32_t n = cpu + 1 > 2 * rs->enter_state_cpus ? cpu + 1 : 2 * rs->enter_state_cpus;
+		struct tr_enter_state *t = realloc(rs->enter_state, n * sizeof(*t));
 
 		if (!t)
 			return NULL;
-		memset(t + rs->enter_rets_cpus, 0, (n - rs->enter_rets_cpus) * sizeof(*t));
-		rs->enter_rets = t;
-		rs->enter_rets_cpus = n;
+		memset(t + rs->enter_state_cpus, 0, (n - rs->enter_state_cpus) * sizeof(*t));
+		rs->enter_state = t;
+		rs->enter_state_cpus = n;
 	}
-	return rs->enter_rets[cpu];
+	return &rs->enter_state[cpu];
 }
 
-/* What the module forgets when a write on cpu is refused: its ENTER_S slots. */
+static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
+{
+	struct tr_enter_state *st = enter_state(rs, cpu);
+
+	return st ? st->rets : NULL;
+}
+
+/* What the module forgets when a write on cpu is refused: slots and predictions. */
 static void forget_slots(struct tr_records *rs, uint32_t cpu)
 {
-	uint32_t *slots = cpu < rs->enter_rets_cpus ? rs->enter_rets[cpu] : NULL;
-
-	if (slots)
-		memset(slots, 0, PT_ENTER_S_SLOTS * sizeof(*slots));
+	if (cpu < rs->enter_state_cpus)
+		memset(&rs->enter_state[cpu], 0, sizeof(rs->enter_state[cpu]));
 }
 
 /* An ENTER (from ENTER_AT or ENTER_S) with its full return address and pending bits. */
@@ -224,37 +230,85 @@ static int take_enter_s(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 			    PT_ENTER_S_PENDING(h.arg));
 }
 
+/* LSB-first reading of a BITS_ENTERS record's ENTER codes. */
+struct ecode {
+	const uint8_t *p;	/* the code words, 4-aligned at best: read bytewise */
+	uint32_t n, pos;
+	int bad;
+};
+
+static uint32_t ecode_bit(struct ecode *c)
+{
+	uint32_t b;
+
+	if (c->pos >= c->n) {
+		c->bad = 1;
+		return 0;
+	}
+	b = (c->p[c->pos / 8] >> (c->pos % 8)) & 1;
+	c->pos++;
+	return b;
+}
+
+static uint32_t ecode_bits(struct ecode *c, unsigned int n)
+{
+	uint32_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v |= ecode_bit(c) << i;
+	return v;
+}
+
 /*
- * BITS_ENTERS: its ENTERs, as the ENTER_S and ENTER_AT records they stand
- * for, then its bits as a BITS record. The record was checked: its body
- * holds the words its arg names. An ENTER_AT without its ret_lo (the last
- * word) is -PT_EFORMAT.
+ * BITS_ENTERS: its ENTERs (pathtrace_abi.h codes), as the ENTER_S and
+ * ENTER_AT records they stand for, then its bits as a BITS record. The
+ * record was checked: its body holds the words its arg names. A code cut
+ * off by the end, or a prediction with nothing to predict from, is
+ * -PT_EFORMAT.
  */
 static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
 			    const uint8_t *body)
 {
-	uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg), nents = PT_BITS_ENTERS_NENTS(h.arg), i;
-	uint32_t bit_bytes = (nbits + 63) / 64 * 8;
-	const uint8_t *ents = body + bit_bytes;
-	uint32_t *slots = enter_slots(rs, cpu);
+	uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg), bit_bytes = (nbits + 63) / 64 * 8;
+	struct ecode c = { body + bit_bytes, PT_BITS_ENTERS_NEBITS(h.arg), 0, 0 };
+	struct tr_enter_state *st = enter_state(rs, cpu);
+	uint32_t pos = 0;
 	int err = 0;
 
-	for (i = 0; i < nents && !err; i++) {
+	if (!st)
+		return -PT_ENOMEM;
+	while (!err && c.pos < c.n) {
+		uint32_t kind, q = 0, func, ret_lo = 0, k = 0, id;
 		struct pt_rec e = { .type = PT_REC_ENTER_S };
-		uint32_t ret_lo;
 
-		memcpy(&e.arg, ents + 4 * i, sizeof(e.arg));
-		if (!PT_ENTERS_IS_AT(e.arg)) {
-			err = take_enter_s(rs, cpu, ts, e);
-			continue;
+		kind = ecode_bit(&c) ? 1 : ecode_bit(&c) ? 2 : ecode_bit(&c) ? 4 : 0;
+		while (ecode_bit(&c) && !c.bad && q < 32)
+			q++;
+		pos += q << PT_ENTERS_RICE_K | ecode_bits(&c, PT_ENTERS_RICE_K);
+		if (kind == 1) {
+			if (!st->last_func)
+				return -PT_EFORMAT;
+			func = st->pred[st->last_func % PT_ENTERS_PRED];
+		} else {
+			while (!ecode_bit(&c) && !c.bad && k < 31)
+				k++;
+			id = 1u << k | ecode_bits(&c, k);
+			func = id - 1;
 		}
-		if (i + 1 == nents)
+		if (kind == 0)
+			ret_lo = ecode_bits(&c, 32);
+		if (c.bad || q >= 32 || k >= 31 || pos > 0xffff)
 			return -PT_EFORMAT;
-		memcpy(&ret_lo, ents + 4 * ++i, sizeof(ret_lo));
-		if (slots && ret_lo)
-			slots[PT_ENTER_S_SLOT(ret_lo)] = ret_lo;
-		err = append_enter(rs, cpu, ts, e, PT_ENTER_S_FUNC(e.arg), ret_lo,
-				   PT_ENTER_S_PENDING(e.arg));
+		if (kind == 4)
+			ret_lo = st->rets[ecode_bits(&c, 6)];
+		if (c.bad)
+			return -PT_EFORMAT;
+		if (kind == 0 && ret_lo)
+			st->rets[PT_ENTER_S_SLOT(ret_lo)] = ret_lo;
+		st->pred[st->last_func % PT_ENTERS_PRED] = func;
+		st->last_func = func;
+		err = append_enter(rs, cpu, ts, e, func, ret_lo, pos);
 	}
 	if (!err && nbits) {
 		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + bit_bytes, .arg = nbits };
@@ -290,7 +344,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	if (h.type == PT_REC_ENTER || h.type == PT_REC_ENTER_AT)
 		rs->enter_bytes += h.len - sizeof(h);
 	if (h.type == PT_REC_BITS_ENTERS)
-		rs->enter_bytes += h.len - sizeof(h) - (PT_BITS_ENTERS_NBITS(h.arg) + 63) / 64 * 8;
+		rs->enter_bytes += (PT_BITS_ENTERS_NEBITS(h.arg) + 63) / 64 * 8;
 	if (body_size(h.type, h.arg) == -2) {
 		rs->unknown_records++;
 		return 0;
@@ -492,6 +546,6 @@ void tr_records_free(struct tr_records *rs)
 	free(rs->scratch);
 	free(rs->recs);
 	free(rs->words);
-	free(rs->enter_rets);
+	free(rs->enter_state);
 	memset(rs, 0, sizeof(*rs));
 }

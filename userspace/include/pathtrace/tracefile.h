@@ -161,6 +161,12 @@ struct tr_rec {
 	uint32_t pending;
 };
 
+struct tr_enter_state {
+	uint32_t rets[PT_ENTER_S_SLOTS];
+	uint32_t pred[PT_ENTERS_PRED];
+	uint32_t last_func;
+};
+
 struct tr_records {
 	struct tr_rec *recs;	/* every CPU's records; one CPU's in recording order */
 	size_t n, cap;
@@ -185,9 +191,12 @@ struct tr_records {
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */
 	uint32_t scratch_size;
-	/* Per CPU: the return addresses ENTER_S records name (pathtrace_abi.h). */
-	uint32_t (*enter_rets)[PT_ENTER_S_SLOTS];
-	uint32_t enter_rets_cpus;
+	/*
+	 * Per CPU: the return addresses ENTERs name by slot, and the
+	 * predictions of BITS_ENTERS (pathtrace_abi.h).
+	 */
+	struct tr_enter_state *enter_state;
+	uint32_t enter_state_cpus;
 };
 
 /*
