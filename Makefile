@@ -65,6 +65,10 @@ $(O)/pathregen: $(call obj,regen/pathregen.c) $(REGEN_LIB) $(LIB)
 $(O)/tools/%: $(O)/tools/%.o $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 
+# Intel PT side by side: libipt's encoder and block decoder (libipt-dev).
+$(O)/tools/bench-pt: $(O)/tools/bench-pt.o $(O)/tools/ipt/ipt.o $(REGEN_LIB) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) -lipt
+
 $(O)/tests/vm/bin/%: $(O)/tests/vm/bin/%.o $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 

@@ -164,6 +164,16 @@ champsim_line() {
 	rm -rf /tmp/cs
 }
 
+# pt_line MODE: Intel PT side by side (tools/bench-pt): the same execution
+# as the packets PT would write with IP filtering to the traced functions
+# (libipt's encoder), decoded again by libipt's block decoder and compared.
+pt_line() {
+	bench-pt /tmp/$1.bin >/tmp/pt.out 2>/tmp/pt.err
+	pt_rc=$?
+	[ $pt_rc = 0 ] || { say "$1: bench-pt: exit $pt_rc"; head -5 /tmp/pt.err | sed 's/^/# /'; }
+	sed -n "s/^pt_bytes=/mode=intel-pt trace=$1 pt_bytes=/p" /tmp/pt.out
+}
+
 # verify_diff FILE RC: the differences pathregen --verify found. It stops at
 # the first one, so a mismatch is reported as "1+" (at least one).
 verify_diff() {
@@ -383,6 +393,7 @@ for mode in "$@"; do
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
+	[ $mode != witness ] || pt_line $mode
 	if [ $mode = edges ]; then
 		# The profile's own cost: records in the ring buffer (no
 		# per-event record: COUNTERS at stop) and the counters' memory

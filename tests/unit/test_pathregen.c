@@ -296,6 +296,32 @@ static void test_outputs(void)
 		CU_ASSERT_EQUAL(count_in(f2, line), 1);
 		unlink(f2);
 	}
+	/* Intel PT side by side: libipt decodes what it encoded back to the same instructions */
+	{
+		char bench[4400], *slash;
+		unsigned long long insns = 0, jcc = 0, pt_bytes = 0;
+		FILE *fp;
+
+		strcpy(bench, prog);
+		slash = strrchr(bench, '/');
+		strcpy(slash + 1, "tools/bench-pt");
+		snprintf(args, sizeof(args), "%s %s > %s 2>&1", bench, t.path, f2);
+		CU_ASSERT_EQUAL(system(args), 0);
+		CU_ASSERT_EQUAL(count_in(f2, "sequences_equal=yes"), 1);
+		fp = fopen(f2, "r");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+		CU_ASSERT(fgets(line, sizeof(line), fp) != NULL);
+		fclose(fp);
+		CU_ASSERT(sscanf(line, "pt_bytes=%llu", &pt_bytes) == 1 && pt_bytes > 0);
+		CU_ASSERT(strstr(line, " instructions=") &&
+			  sscanf(strstr(line, " instructions="), " instructions=%llu jcc=%llu",
+				 &insns, &jcc) == 2);
+		/* every stream's instructions but a last branch whose outcome is not known */
+		CU_ASSERT(insns + nstreams >= t.insns && insns <= t.insns && jcc <= insns);
+		snprintf(args, sizeof(args), "%s /nonexistent.bin > %s 2>&1", bench, f2);
+		CU_ASSERT_EQUAL(WEXITSTATUS(system(args)), 1);
+		unlink(f2);
+	}
 	snprintf(args, sizeof(args), "rm -rf %s", dir);
 	CU_ASSERT_EQUAL(system(args), 0);
 
