@@ -665,6 +665,37 @@ static int count_blocks(void *ctx, const struct regen_event *ev)
 	return 0;
 }
 
+/* A trace.bin as pathregen reads it: file, records, streams, functions. */
+struct loaded {
+	struct tracefile tf;
+	struct tr_records rs;
+	struct regen_streams ss;
+	struct pr_model m;
+};
+
+static int load(const char *path, struct loaded *l)
+{
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	err = tracefile_read(path, &l->tf);
+	if (!err)
+		err = tr_decode_tracefile(&l->rs, &l->tf);
+	if (!err)
+		err = regen_streams_build(&l->rs, &l->ss);
+	if (!err && pr_model_load(&l->tf, &l->m, NULL, NULL) < 0)
+		err = -PT_EFORMAT;
+	return err;
+}
+
+static void unload(struct loaded *l)
+{
+	regen_streams_free(&l->ss);
+	tr_records_free(&l->rs);
+	pr_model_free(&l->m);
+	tracefile_free(&l->tf);
+}
+
 /* A whole pathregen-style run without output: blocks per second. */
 static double regen_speed(const char *path, uint64_t *blocks)
 {
@@ -672,33 +703,17 @@ static double regen_speed(const char *path, uint64_t *blocks)
 	int rep;
 
 	for (rep = 0; rep < 3; rep++) {
-		struct tracefile tf;
-		struct tr_records rs;
-		struct regen_streams ss;
-		struct pr_model m;
+		struct loaded l;
 		struct counting cnt = { 0 };
 		double t = now();
 		uint32_t i;
 		int err;
 
-		memset(&tf, 0, sizeof(tf));
-		memset(&rs, 0, sizeof(rs));
-		memset(&ss, 0, sizeof(ss));
-		memset(&m, 0, sizeof(m));
-		err = tracefile_read(path, &tf);
-		if (!err)
-			err = tr_decode_tracefile(&rs, &tf);
-		if (!err)
-			err = regen_streams_build(&rs, &ss);
-		if (!err && pr_model_load(&tf, &m, NULL, NULL) < 0)
-			err = -PT_EFORMAT;
-		for (i = 0; !err && i < ss.nstreams; i++)
-			regen_stream(&m.fs, &ss.streams[i], count_blocks, &cnt);
+		err = load(path, &l);
+		for (i = 0; !err && i < l.ss.nstreams; i++)
+			regen_stream(&l.m.fs, &l.ss.streams[i], count_blocks, &cnt);
 		t = now() - t;
-		regen_streams_free(&ss);
-		tr_records_free(&rs);
-		pr_model_free(&m);
-		tracefile_free(&tf);
+		unload(&l);
 		if (err)
 			return 0;
 		*blocks = cnt.blocks;
@@ -710,10 +725,7 @@ static double regen_speed(const char *path, uint64_t *blocks)
 
 int main(int argc, char **argv)
 {
-	struct tracefile tf;
-	struct tr_records rs;
-	struct regen_streams ss;
-	struct pr_model m;
+	struct loaded l;
 	struct code c;
 	struct enc e;
 	struct out_writer cs = { .ops = &out_champsim_ops };
@@ -739,35 +751,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench-pt TRACE.BIN [-v]\n");
 		return 2;
 	}
-	memset(&tf, 0, sizeof(tf));
-	memset(&rs, 0, sizeof(rs));
-	memset(&ss, 0, sizeof(ss));
-	memset(&m, 0, sizeof(m));
 	memset(&c, 0, sizeof(c));
 	memset(&e, 0, sizeof(e));
-	err = tracefile_read(path, &tf);
+	err = load(path, &l);
 	if (!err)
-		err = tr_decode_tracefile(&rs, &tf);
-	if (!err)
-		err = regen_streams_build(&rs, &ss);
-	if (!err && pr_model_load(&tf, &m, NULL, NULL) < 0)
-		err = -PT_EFORMAT;
-	if (!err)
-		err = code_build(&c, &m);
+		err = code_build(&c, &l.m);
 	if (err) {
 		fprintf(stderr, "bench-pt: %s: %s\n", path,
 			err == -PT_EIO ? strerror(errno) : pt_strerror(err));
 		return 1;
 	}
-	for (k = 0; k < tf.npages; k++)
-		page_bytes += (uint64_t)tf.pages[k].nr_pages * tf.pages[k].page_size;
+	for (k = 0; k < l.tf.npages; k++)
+		page_bytes += (uint64_t)l.tf.pages[k].nr_pages * l.tf.pages[k].page_size;
 	e.c = &c;
-	cs.m = &m;
+	cs.m = &l.m;
 	null = fopen("/dev/null", "w");
 	cs.fp = null;
 	err = out_open_all(ws, 1);
-	for (k = 0; !err && k < ss.nstreams; k++) {
-		struct out_stream st = { .s = &ss.streams[k], .index = k };
+	for (k = 0; !err && k < l.ss.nstreams; k++) {
+		struct out_stream st = { .s = &l.ss.streams[k], .index = k };
 		char *buf = NULL;
 		size_t len = 0;
 		FILE *mem = open_memstream(&buf, &len);
@@ -777,7 +779,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		cs.fp = mem;
-		err = out_walk_stream(&m, &st, ws, 1);
+		err = out_walk_stream(&l.m, &st, ws, 1);
 		fclose(mem);
 		cs.fp = null;
 		if (!err)
@@ -855,9 +857,6 @@ int main(int argc, char **argv)
 	free(c.r);
 	free(c.entry);
 	free(c.in);
-	regen_streams_free(&ss);
-	tr_records_free(&rs);
-	pr_model_free(&m);
-	tracefile_free(&tf);
+	unload(&l);
 	return equal ? 0 : 1;
 }
