@@ -72,6 +72,7 @@
 #include "ipt/ipt.h"
 #include "out.h"
 #include "streams.h"
+#include "trace_load.h"
 
 #define PSB_PERIOD 4096u
 #define RETSTACK 64
@@ -665,37 +666,6 @@ static int count_blocks(void *ctx, const struct regen_event *ev)
 	return 0;
 }
 
-/* A trace.bin as pathregen reads it: file, records, streams, functions. */
-struct loaded {
-	struct tracefile tf;
-	struct tr_records rs;
-	struct regen_streams ss;
-	struct pr_model m;
-};
-
-static int load(const char *path, struct loaded *l)
-{
-	int err;
-
-	memset(l, 0, sizeof(*l));
-	err = tracefile_read(path, &l->tf);
-	if (!err)
-		err = tr_decode_tracefile(&l->rs, &l->tf);
-	if (!err)
-		err = regen_streams_build(&l->rs, &l->ss);
-	if (!err && pr_model_load(&l->tf, &l->m, NULL, NULL) < 0)
-		err = -PT_EFORMAT;
-	return err;
-}
-
-static void unload(struct loaded *l)
-{
-	regen_streams_free(&l->ss);
-	tr_records_free(&l->rs);
-	pr_model_free(&l->m);
-	tracefile_free(&l->tf);
-}
-
 /* A whole pathregen-style run without output: blocks per second. */
 static double regen_speed(const char *path, uint64_t *blocks)
 {
@@ -703,17 +673,17 @@ static double regen_speed(const char *path, uint64_t *blocks)
 	int rep;
 
 	for (rep = 0; rep < 3; rep++) {
-		struct loaded l;
+		struct pr_trace l;
 		struct counting cnt = { 0 };
 		double t = now();
 		uint32_t i;
 		int err;
 
-		err = load(path, &l);
+		err = pr_trace_load(path, &l, 1);
 		for (i = 0; !err && i < l.ss.nstreams; i++)
 			regen_stream(&l.m.fs, &l.ss.streams[i], count_blocks, &cnt);
 		t = now() - t;
-		unload(&l);
+		pr_trace_free(&l);
 		if (err)
 			return 0;
 		*blocks = cnt.blocks;
@@ -725,7 +695,7 @@ static double regen_speed(const char *path, uint64_t *blocks)
 
 int main(int argc, char **argv)
 {
-	struct loaded l;
+	struct pr_trace l;
 	struct code c;
 	struct enc e;
 	struct out_writer cs = { .ops = &out_champsim_ops };
@@ -753,7 +723,7 @@ int main(int argc, char **argv)
 	}
 	memset(&c, 0, sizeof(c));
 	memset(&e, 0, sizeof(e));
-	err = load(path, &l);
+	err = pr_trace_load(path, &l, 1);
 	if (!err)
 		err = code_build(&c, &l.m);
 	if (err) {
@@ -857,6 +827,6 @@ int main(int argc, char **argv)
 	free(c.r);
 	free(c.entry);
 	free(c.in);
-	unload(&l);
+	pr_trace_free(&l);
 	return equal ? 0 : 1;
 }

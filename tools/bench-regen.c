@@ -29,6 +29,7 @@
 #include "pathtrace_abi.h"
 #include "streams.h"
 #include "synth.h"
+#include "trace_load.h"
 
 /* The kernel-format page builder the tests use (no library has one). */
 #include "../tests/unit/rbpage.c"
@@ -140,36 +141,6 @@ static int write_trace_to(struct tf_writer *w0, const struct synth_program *p, s
 	}
 	tfw_loss(&w, MAX_CPUS, 0, 0);
 	return tfw_close(&w);
-}
-
-struct loaded {
-	struct tracefile tf;
-	struct tr_records rs;
-	struct regen_streams ss;
-	struct pr_model m;
-};
-
-static int load(const char *path, struct loaded *l, int model)
-{
-	int err;
-
-	memset(l, 0, sizeof(*l));
-	err = tracefile_read(path, &l->tf);
-	if (!err)
-		err = tr_decode_tracefile(&l->rs, &l->tf);
-	if (!err)
-		err = regen_streams_build(&l->rs, &l->ss);
-	if (!err && model)
-		err = pr_model_load(&l->tf, &l->m, NULL, NULL) < 0 ? -PT_EFORMAT : 0;
-	return err;
-}
-
-static void unload(struct loaded *l)
-{
-	regen_streams_free(&l->ss);
-	tr_records_free(&l->rs);
-	pr_model_free(&l->m);
-	tracefile_free(&l->tf);
 }
 
 struct counts {
@@ -300,12 +271,12 @@ int main(int argc, char **argv)
 	t_gen = now() - t0;
 
 	for (rep = 0; rep < reps; rep++) {
-		struct loaded lc, lv;
+		struct pr_trace lc, lv;
 		struct counts cnt = { 0 };
 		double t;
 
 		t = now();
-		err = load(cpath, &lc, 1);
+		err = pr_trace_load(cpath, &lc, 1);
 		t_load_c = now() - t < t_load_c ? now() - t : t_load_c;
 		if (err) {
 			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));
@@ -339,10 +310,10 @@ int main(int argc, char **argv)
 			t_walk = t < t_walk ? t : t_walk;
 			fclose(devnull);
 		}
-		unload(&lc);
+		pr_trace_free(&lc);
 
 		t = now();
-		err = load(vpath, &lv, 0);
+		err = pr_trace_load(vpath, &lv, 0);
 		t_load_v = now() - t < t_load_v ? now() - t : t_load_v;
 		if (err) {
 			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));
@@ -369,7 +340,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "-");
 		}
 		t_rec = t < t_rec ? t : t_rec;
-		unload(&lv);
+		pr_trace_free(&lv);
 	}
 
 	printf("command: ");
