@@ -20,17 +20,22 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iuserspace/include -Itrace-format -Iregen -MMD -MP
+	-Iuserspace/include -Itrace-format -Iregen -Itests/oracle -MMD -MP
 LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 
-LIB_SRC := $(sort $(wildcard userspace/lib/*.c))
+# The library by layer (docs/architecture.md): base, source (kernel code),
+# cfg, placement (the papers' algorithms), plan, tracefile.
+LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
+# The test and benchmark oracles (simulator, synthetic module): not in what users link.
+ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c))
 CTL_SRC := $(sort $(wildcard userspace/pathtracectl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))
 
 LIB := $(O)/libpathtrace.a
 REGEN_LIB := $(O)/libregen.a
+ORACLE_LIB := $(O)/liboracle.a
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
 PROGS := $(O)/pathtracectl $(O)/pathregen
@@ -56,13 +61,17 @@ $(REGEN_LIB): $(call obj,$(REGEN_LIB_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(ORACLE_LIB): $(call obj,$(ORACLE_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 $(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB) $(LDLIBS_LIB)
 
 $(O)/pathregen: $(call obj,regen/pathregen.c) $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 
-$(O)/tools/%: $(O)/tools/%.o $(REGEN_LIB) $(LIB)
+$(O)/tools/%: $(O)/tools/%.o $(ORACLE_LIB) $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 
 # Intel PT side by side: libipt's encoder and block decoder (libipt-dev).
@@ -82,7 +91,8 @@ $(O)/tests/unit/suites.c: $(UNIT_SRC) Makefile
 	  for f in $(notdir $(basename $(UNIT_SRC))); do echo "	register_$$f();"; done; \
 	  echo "}"; } > $@.tmp && mv $@.tmp $@
 
-$(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.o $(REGEN_LIB) $(LIB)
+$(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.o $(ORACLE_LIB) \
+		$(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) -lcunit
 
 $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-regen - regeneration speed: basic blocks per second, single
- * threaded, on a large synthetic trace (regen/synth.h: real x86 code
+ * threaded, on a large synthetic trace (tests/oracle/synth.h: real x86 code
  * through cfg_build and plan_build, runs that execute the plans like the
  * module), compared in the same run with reading back the every-block
  * (verify-mode BLOCK) records of that same execution.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkseeds - writes the fuzzer's extra seeds, tests/fuzz/seeds/*.bin: small
- * synthetic traces (regen/synth.c programs and runs, written by the unit
+ * synthetic traces (tests/oracle/synth.c programs and runs, written by the unit
  * tests' regen_trace.c) in each decodable mode, so the fuzzer starts from
  * inputs that reach the decoders and the engine. Not built by make; run
  *

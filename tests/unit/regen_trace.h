@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * regen_trace - test support for pathregen's tests: writes a synthetic run
- * (regen/synth.h) as trace.bin (ring-buffer pages in the kernel's format,
+ * (tests/oracle/synth.h) as trace.bin (ring-buffer pages in the kernel's format,
  * rbpage.h) and regenerates a trace.bin the way pathregen does, collecting
  * the events.
  */

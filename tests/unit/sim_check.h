@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sim_check - glue between the simulator (pathtrace/sim.h) and the
+ * sim_check - glue between the simulator (tests/oracle/sim.h) and the
  * regeneration engine for tests: regen_funcs for a simulated program, and
  * the comparison of regenerated events with the simulator's truth. Any mode
  * can use it: pass that mode's decoder ops and models.
@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include <pathtrace/sim.h>
+#include "sim.h"
 
 #include "regen.h"
 

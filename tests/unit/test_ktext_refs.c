@@ -15,7 +15,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/ksyms.h>
 
-#include "../../userspace/lib/ktext_refs.h"
+#include "../../userspace/lib/source/ktext_refs.h"
 #include "fake_kcore.h"
 #include "unit.h"
 

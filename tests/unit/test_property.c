@@ -27,7 +27,7 @@
 #include <pathtrace/entry_witness.h>
 #include <pathtrace/eprof.h>
 #include <pathtrace/error.h>
-#include <pathtrace/sim.h>
+#include "sim.h"
 #include <pathtrace/weight.h>
 #include <pathtrace_abi.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Property test of path mode against the simulator (pathtrace/sim.h):
+ * Property test of path mode against the simulator (tests/oracle/sim.h):
  * random programs (several functions, loops, irreducible gotos, calls and
  * recursion, untraced functions calling traced ones), random executions,
  * path numbers emitted as the kernel would under docs/runtime.md (one
@@ -15,7 +15,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/pathnum.h>
 #include <pathtrace/ppp.h>
-#include <pathtrace/sim.h>
+#include "sim.h"
 
 #include "decode_paths.h"
 #include "sim_check.h"

@@ -12,7 +12,7 @@
 
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
-#include <pathtrace/sim.h>
+#include "sim.h"
 #include "pathtrace_abi.h"
 
 #include "paper_graphs.h"

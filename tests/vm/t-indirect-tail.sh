@@ -1,6 +1,6 @@
 # VM test: vmlinux functions that end in an indirect jmp (a retpoline thunk
 # tail call such as tcp_data_ready's sk->sk_data_ready(sk)) are enabled:
-# no .rodata/.data word points inside them (userspace/lib/ktext_refs.c), so
+# no .rodata/.data word points inside them (userspace/lib/source/ktext_refs.c), so
 # the jmp is an indirect tail call. They used to be refused as
 # indirect-jump. Under TCP over loopback and file I/O on both CPUs, every
 # function runs, the tail calls are taken, and the regeneration equals the

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include <pathtrace/error.h>
-#include <pathtrace/sim.h>
+#include "sim.h"
 
 uint64_t sim_rand(uint64_t *rng)
 {

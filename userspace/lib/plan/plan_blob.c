@@ -13,7 +13,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
 
-#include "abi_struct.h"
+#include "../base/abi_struct.h"
 
 int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 {

@@ -13,7 +13,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
-#include "abi_struct.h"
+#include "../base/abi_struct.h"
 
 #define PAGE_SIZE_MIN 32u
 #define PAGE_SIZE_MAX (1u << 20)
