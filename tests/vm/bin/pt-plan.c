@@ -913,6 +913,99 @@ static void check_block(struct owner_state *os, uint32_t func, uint32_t block)
 }
 
 static uint32_t enter_slots[256][PT_ENTER_S_SLOTS];
+/* The module's ENTER predictions per CPU (PT_REC_BITS_ENTERS), mirrored. */
+static uint32_t enter_pred[256][PT_ENTERS_PRED], enter_last[256];
+
+static void forget_enters(uint32_t cpu)
+{
+	memset(enter_slots[cpu], 0, sizeof(enter_slots[cpu]));
+	memset(enter_pred[cpu], 0, sizeof(enter_pred[cpu]));
+	enter_last[cpu] = 0;
+}
+
+/* The next n bits (n <= 32) of a BITS_ENTERS record's ENTER codes; *bad past the end. */
+static uint32_t ecode_get(const uint8_t *p, uint32_t nbits, uint32_t *pos, unsigned int n,
+			  int *bad)
+{
+	uint32_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++, (*pos)++) {
+		if (*pos >= nbits) {
+			*bad = 1;
+			return 0;
+		}
+		v |= (uint32_t)((p[*pos / 8] >> (*pos % 8)) & 1) << i;
+	}
+	return v;
+}
+
+/*
+ * A BITS_ENTERS record (pathtrace_abi.h): each ENTER as the ENTER_AT record
+ * it stands for (ret_lo, pending), then its bits as a BITS record, through
+ * fn. Returns 0, or -1 for a code cut off or a prediction from nothing.
+ */
+static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct rec *r, void *ctx),
+			    void *ctx, uint64_t *seq)
+{
+	uint32_t nbits = PT_BITS_ENTERS_NBITS(r->h.arg), nebits = PT_BITS_ENTERS_NEBITS(r->h.arg);
+	uint32_t bytes = (nbits + 63) / 64 * 8, pos = 0, at = 0;
+	uint8_t codes[2048], bits[64];
+	struct rec e = *r;
+	int bad = 0;
+
+	if (bytes > sizeof(bits) || (nebits + 63) / 64 * 8 > sizeof(codes) || cpu >= 256)
+		return -1;
+	memcpy(bits, r->body, bytes);
+	memcpy(codes, r->body + bytes, (nebits + 63) / 64 * 8);
+	while (pos < nebits) {
+		uint32_t kind, q = 0, func, ret = 0, k = 0, id, body[2];
+
+		kind = ecode_get(codes, nebits, &pos, 1, &bad) ? 1 :
+		       ecode_get(codes, nebits, &pos, 1, &bad) ? 2 :
+		       ecode_get(codes, nebits, &pos, 1, &bad) ? 4 : 0;
+		while (!bad && q < 32 && ecode_get(codes, nebits, &pos, 1, &bad))
+			q++;
+		at += q << PT_ENTERS_RICE_K | ecode_get(codes, nebits, &pos, PT_ENTERS_RICE_K, &bad);
+		if (kind == 1) {
+			if (!enter_last[cpu])
+				return -1;
+			func = enter_pred[cpu][enter_last[cpu] % PT_ENTERS_PRED];
+		} else {
+			while (!bad && k < 31 && !ecode_get(codes, nebits, &pos, 1, &bad))
+				k++;
+			id = 1u << k | ecode_get(codes, nebits, &pos, k, &bad);
+			func = id - 1;
+		}
+		if (kind == 4)
+			ret = enter_slots[cpu][ecode_get(codes, nebits, &pos, 6, &bad)];
+		else if (kind == 0)
+			ret = ecode_get(codes, nebits, &pos, 32, &bad);
+		if (bad || q >= 32 || k >= 31)
+			return -1;
+		if (kind == 0 && ret)
+			enter_slots[cpu][PT_ENTER_S_SLOT(ret)] = ret;
+		enter_pred[cpu][enter_last[cpu] % PT_ENTERS_PRED] = func;
+		enter_last[cpu] = func;
+		body[0] = ret;
+		body[1] = at;
+		e.h.type = PT_REC_ENTER_AT;
+		e.h.len = sizeof(e.h) + sizeof(body);
+		e.h.arg = func;
+		memcpy(e.body, body, sizeof(body));
+		e.seq = (*seq)++;
+		fn(&e, ctx);
+	}
+	if (nbits) {
+		e.h.type = PT_REC_BITS;
+		e.h.len = sizeof(e.h) + bytes;
+		e.h.arg = nbits;
+		memcpy(e.body, bits, bytes);
+		e.seq = (*seq)++;
+		fn(&e, ctx);
+	}
+	return 0;
+}
 
 static int for_each_record(const char *dir, uint32_t cpu,
 			   void (*fn)(const struct rec *r, void *ctx), void *ctx)
@@ -958,11 +1051,22 @@ static int for_each_record(const char *dir, uint32_t cpu,
 			}
 			memcpy(&r.h, data, sizeof(r.h));
 			if (r.h.len < sizeof(r.h) || r.h.len > size || r.h.len % 8 ||
-			    r.h.type < PT_REC_OWNER || r.h.type > PT_REC_ENTER_AT) {
+			    r.h.type < PT_REC_OWNER ||
+			    (r.h.type > PT_REC_ENTER_AT && r.h.type != PT_REC_BITS_ENTERS)) {
 				bad_len++;
 				continue;
 			}
 			memcpy(r.body, (uint8_t *)data + sizeof(r.h), r.h.len - sizeof(r.h));
+			if (r.h.type == PT_REC_BITS_ENTERS) {
+				r.cpu = cpu;
+				r.ts = ts;
+				if (take_bits_enters(&r, cpu, fn, ctx, &seq)) {
+					bad_len++;
+					if (cpu < 256)
+						forget_enters(cpu);
+				}
+				continue;
+			}
 			/* the module's ENTER_S slots, mirrored (pathtrace_abi.h) */
 			if (r.h.type == PT_REC_ENTER_AT && cpu < 256) {
 				uint32_t lo;
@@ -972,7 +1076,7 @@ static int for_each_record(const char *dir, uint32_t cpu,
 					enter_slots[cpu][PT_ENTER_S_SLOT(lo)] = lo;
 			}
 			if (r.h.type == PT_REC_LOSS && r.h.arg == PT_LOSS_OVERRUN && cpu < 256)
-				memset(enter_slots[cpu], 0, sizeof(enter_slots[cpu]));
+				forget_enters(cpu);
 take:
 			r.cpu = cpu;
 			r.seq = seq++;
