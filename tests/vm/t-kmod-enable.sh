@@ -70,6 +70,7 @@ echo "pathregen --stats: $?"
 head -20 /tmp/stats.out
 check "pathregen reads the trace" grep -q "functions traced *[1-9]" /tmp/stats.out
 check_champsim witness /tmp/plan.bin
+check_pt witness /tmp/plan.bin
 pathregen --dot /tmp/plan.bin >/tmp/plan.dot 2>/tmp/dot.err
 check "--dot: exit 0" test $? -eq 0
 echo "--dot: $(grep -c 'subgraph cluster_' /tmp/plan.dot) clusters, $(grep -c ' -> ' /tmp/plan.dot) edges, $(grep -c 'peripheries=2' /tmp/plan.dot) blocks with probes"

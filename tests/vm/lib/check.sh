@@ -54,3 +54,18 @@ check_champsim() {
 	fi
 	rm -rf "$cs_dir"
 }
+
+# check_pt NAME TRACE: tools/bench-pt writes the trace's execution as the
+# Intel PT packets it would cost (libipt's encoder) and decodes them with
+# libipt's block decoder: every instruction must come back as regenerated.
+check_pt() {
+	bench-pt "$2" >/tmp/pt.out 2>&1
+	pt_rc=$?
+	sed "s/^/FIGURE $1 bench-pt: /" /tmp/pt.out | head -3
+	if [ $pt_rc = 0 ] && grep -q "sequences_equal=yes" /tmp/pt.out; then
+		pass "$1: libipt decodes the PT model of the execution to the same instructions"
+	else
+		fail "$1: bench-pt exit $pt_rc"
+		head -8 /tmp/pt.out | sed 's/^/     | /'
+	fi
+}
