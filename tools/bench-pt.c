@@ -3,7 +3,8 @@
  * bench-pt - Intel PT side by side: what Intel PT would have written for
  * the execution a trace.bin holds, encoded and decoded with the real libipt.
  *
- *   bench-pt TRACE.BIN [-v]
+ *   bench-pt TRACE.BIN [-v]     (BENCH_PT_DEBUG=1 in the environment: a
+ *                                 differing segment's instructions, both sides)
  *
  * prints one line:
  *   pt_bytes= pt_bits_per_jcc= our_bytes= our_bits_per_jcc= libipt_blocks_per_s=
@@ -705,9 +706,9 @@ int main(int argc, char **argv)
 	uint64_t page_bytes = 0, regen_blocks = 0;
 	const char *path = NULL;
 	double regen_bps;
-	int verbose = 0, i, err, equal = 1, failed_decode = 0;
+	int verbose = 0, i, err, equal = 1, failed_decode = 0, status = 1;
 	uint32_t k;
-	FILE *null;
+	FILE *null = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-v"))
@@ -729,13 +730,17 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "bench-pt: %s: %s\n", path,
 			err == -PT_EIO ? strerror(errno) : pt_strerror(err));
-		return 1;
+		goto out;
 	}
 	for (k = 0; k < l.tf.npages; k++)
 		page_bytes += (uint64_t)l.tf.pages[k].nr_pages * l.tf.pages[k].page_size;
 	e.c = &c;
 	cs.m = &l.m;
 	null = fopen("/dev/null", "w");
+	if (!null) {
+		fprintf(stderr, "bench-pt: /dev/null: %s\n", strerror(errno));
+		goto out;
+	}
 	cs.fp = null;
 	err = out_open_all(ws, 1);
 	for (k = 0; !err && k < l.ss.nstreams; k++) {
@@ -769,10 +774,9 @@ int main(int argc, char **argv)
 			close(saved);
 		}
 	}
-	fclose(null);
 	if (err) {
 		fprintf(stderr, "bench-pt: %s: modelling: %s\n", path, pt_strerror(err));
-		return 1;
+		goto out;
 	}
 	for (si = 0; si < e.nseg; si++) {
 		const struct seg *s = &e.segs[si];
@@ -808,6 +812,7 @@ int main(int argc, char **argv)
 		}
 	}
 	regen_bps = regen_speed(path, &regen_blocks);
+	(void)regen_blocks;
 	printf("pt_bytes=%" PRIu64 " pt_bits_per_jcc=%.2f our_bytes=%" PRIu64
 	       " our_bits_per_jcc=%.2f libipt_blocks_per_s=%.0f regen_blocks_per_s=%.0f"
 	       " sequences_equal=%s segments=%zu instructions=%" PRIu64 " jcc=%" PRIu64 "\n",
@@ -818,6 +823,10 @@ int main(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "bench-pt: %d of %zu segments did not decode\n", failed_decode,
 			e.nseg);
+	status = equal ? 0 : 1;
+out:
+	if (null)
+		fclose(null);
 	free(d.bv);
 	for (si = 0; si < e.nseg; si++) {
 		free(e.segs[si].buf);
@@ -828,5 +837,5 @@ int main(int argc, char **argv)
 	free(c.entry);
 	free(c.in);
 	pr_trace_free(&l);
-	return equal ? 0 : 1;
+	return status;
 }
