@@ -2,12 +2,14 @@
 /*
  * stream.c - per-CPU stream state and the records it writes.
  *
- * Each CPU keeps {last owner, bit accumulator, path register, drops} and
- * writes pt_rec records into its part of one kernel ring buffer, allocated
- * non-overwriting: a full buffer refuses a write, the CPU counts it, and its
- * next successful write is preceded by LOSS(OVERRUN, count). Callers run
- * with interrupts off (handlers and the flush IPI), so the state of a CPU is
- * only ever touched by that CPU, never half-written under another writer.
+ * Each CPU keeps {last owner, bit accumulator, ENTER codes with the return
+ * address slots and predictions they are coded against, path register,
+ * drops} and writes pt_rec records into its part of one kernel ring buffer,
+ * allocated non-overwriting: a full buffer refuses a write, the CPU counts
+ * it, and its next successful write is preceded by LOSS(OVERRUN, count).
+ * Callers run with interrupts off (handlers and the flush IPI), so the state
+ * of a CPU is only ever touched by that CPU, never half-written under
+ * another writer.
  * See docs/runtime.md for the owner and path-register rules.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
