@@ -668,7 +668,7 @@ static int count_blocks(void *ctx, const struct regen_event *ev)
 }
 
 /* A whole pathregen-style run without output: blocks per second. */
-static double regen_speed(const char *path, uint64_t *blocks)
+static double regen_speed(const char *path)
 {
 	double best = 0;
 	int rep;
@@ -687,7 +687,6 @@ static double regen_speed(const char *path, uint64_t *blocks)
 		pr_trace_free(&l);
 		if (err)
 			return 0;
-		*blocks = cnt.blocks;
 		if (t > 0 && (double)cnt.blocks / t > best)
 			best = (double)cnt.blocks / t;
 	}
@@ -703,7 +702,7 @@ int main(int argc, char **argv)
 	struct out_writer *ws[1] = { &cs };
 	struct decoded d = { 0 };
 	size_t si;
-	uint64_t page_bytes = 0, regen_blocks = 0;
+	uint64_t page_bytes = 0;
 	const char *path = NULL;
 	double regen_bps;
 	int verbose = 0, i, err, equal = 1, failed_decode = 0, status = 1;
@@ -811,8 +810,7 @@ int main(int argc, char **argv)
 			equal = 0;
 		}
 	}
-	regen_bps = regen_speed(path, &regen_blocks);
-	(void)regen_blocks;
+	regen_bps = regen_speed(path);
 	printf("pt_bytes=%" PRIu64 " pt_bits_per_jcc=%.2f our_bytes=%" PRIu64
 	       " our_bits_per_jcc=%.2f libipt_blocks_per_s=%.0f regen_blocks_per_s=%.0f"
 	       " sequences_equal=%s segments=%zu instructions=%" PRIu64 " jcc=%" PRIu64 "\n",
