@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 5
+#define PT_ABI_MINOR 6
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -55,7 +55,8 @@ enum pt_encoding {
 /*
  * A plan is one blob: struct pt_plan, then nr_sites struct pt_site, then
  * nr_actions struct pt_action, then nr_blocks struct pt_verify_site when
- * PT_PLAN_VERIFY is set. Element sizes are given so arrays can grow.
+ * PT_PLAN_VERIFY is set, then nr_implicit struct pt_implicit, then nr_ppp
+ * struct pt_ppp_slot. Element sizes are given so arrays can grow.
  */
 #define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
 /*
@@ -66,6 +67,18 @@ enum pt_encoding {
  * event.
  */
 #define PT_PLAN_PROFILE	(1u << 1)
+/*
+ * With PT_PLAN_PROFILE only (ABI 1.6): preferential path profiling (Vaswani,
+ * Nori & Chilimbi 2007). PT_OP_PPP_* keep a second register beside the path
+ * register, whose value at a path end is the path's PPP id; ids
+ * ppp_min .. ppp_min + nr_ppp - 1 number the interesting paths densely. A
+ * path end counts in slot id - ppp_min of a per-CPU array of nr_ppp
+ * counters when that slot's pt_ppp_slot.path equals the path register (an
+ * uninteresting path may alias an id: the Ball-Larus number tells), and in
+ * one counter for every other path otherwise. The counts are reported by
+ * Ball-Larus number, the others as PT_PATH_OTHER.
+ */
+#define PT_PLAN_PPP	(1u << 2)
 
 struct pt_plan {
 	__u32 size;		/* sizeof(struct pt_plan) */
@@ -90,9 +103,24 @@ struct pt_plan {
 	__u32 nr_implicit;	/* implicit entries (ABI 1.3), after the verify sites */
 	char name[PT_NAME_MAX];	/* symbol name, checked against the kernel's */
 	__u32 implicit_size;	/* sizeof(struct pt_implicit), or 0 with none */
+	__u32 nr_ppp;		/* PT_PLAN_PPP (ABI 1.6): PPP slots after the implicit entries */
+	__s64 ppp_min;		/* PT_PLAN_PPP: the PPP id of slot 0 */
+	__u32 ppp_size;		/* PT_PLAN_PPP: sizeof(struct pt_ppp_slot) */
 	__u32 reserved0;
-	__u64 reserved[3];
+	__u64 reserved[1];
 };
+
+/*
+ * A PPP slot (ABI 1.6): the Ball-Larus number of the interesting path whose
+ * PPP id is ppp_min + its index, or PT_PATH_OTHER for an id no interesting
+ * path has (PPP numbering is compact, not always perfect).
+ */
+struct pt_ppp_slot {
+	__u64 path;
+};
+
+#define PT_PPP_MAX		65536u		/* nr_ppp at most */
+#define PT_PATH_OTHER		(~0ull)		/* every path PPP does not number */
 
 /*
  * An implicit entry (ABI 1.3): the function's ENTER is not written when its
@@ -139,9 +167,13 @@ enum pt_op {
 	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
 	PT_OP_EMIT = 2,		/* append value's low nbits bits */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
-	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0 */
+	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0
+				 * (PT_PLAN_PPP: counts it with the PPP register as
+				 * it is, then zeroes both) */
 	PT_OP_PATH_SET = 5,	/* register = value */
 	PT_OP_COUNT = 6,	/* counters[arg] += 1 */
+	PT_OP_PPP_ADD = 7,	/* PT_PLAN_PPP: PPP register += value (mod 2^64) */
+	PT_OP_PPP_SET = 8,	/* PT_PLAN_PPP: PPP register = value */
 };
 
 /* When an action applies at a conditional site. */
@@ -431,6 +463,11 @@ struct pt_rec_enter_at {
  * this CPU since its previous PT_REC_PATHS there: lost and overflow, then
  * (path number, count) pairs to the end of the body. A flush writes as
  * many records as its pairs need; lost and overflow are in the first.
+ */
+/*
+ * In a PT_PLAN_PPP function's record the pairs are its interesting paths'
+ * counts (by Ball-Larus number) and at most one PT_PATH_OTHER pair: the
+ * path ends of every other path.
  */
 struct pt_rec_paths {
 	__u64 lost;		/* path ends not counted: a context switch cut the path */

@@ -277,7 +277,18 @@ void fx_execute(const struct cfg *c, const struct pt_plan *h, const struct pt_si
 					break;
 				case PT_OP_PATH_EMIT:
 					put_bits(run, run->reg + x->value, x->nbits);
-					run->reg = 0;
+					if (run->nends < 16) {
+						run->end_path[run->nends] = run->reg + x->value;
+						run->end_ppp[run->nends] = run->reg2;
+					}
+					run->nends++;
+					run->reg = run->reg2 = 0;
+					break;
+				case PT_OP_PPP_ADD:
+					run->reg2 += x->value;
+					break;
+				case PT_OP_PPP_SET:
+					run->reg2 = x->value;
 					break;
 				case PT_OP_COUNT:
 					if (x->arg < 64)

@@ -63,6 +63,10 @@ struct fx_run {
 	uint64_t enter_pos[16];
 	uint64_t counters[64];
 	uint64_t reg;		/* path register at the end */
+	uint64_t reg2;		/* PPP register at the end */
+	uint32_t nends;		/* PATH_EMITs */
+	uint64_t end_path[16];	/* the first ones' path number (register + value) */
+	uint64_t end_ppp[16];	/* and PPP register */
 	int bad;		/* an action the executor cannot perform */
 };
 

@@ -474,7 +474,11 @@ static void m_counters(uint8_t *b, size_t *len) { (void)len; H(b)->nr_counters =
 static void m_len0(uint8_t *b, size_t *len) { (void)len; H(b)->len = 0; }
 static void m_cold(uint8_t *b, size_t *len) { (void)len; H(b)->cold_addr = 0; }
 static void m_name(uint8_t *b, size_t *len) { (void)len; memset(H(b)->name, 'x', PT_NAME_MAX); }
-static void m_res(uint8_t *b, size_t *len) { (void)len; H(b)->reserved[2] = 1; }
+static void m_res(uint8_t *b, size_t *len) { (void)len; H(b)->reserved[0] = 1; }
+/* PPP only in a path profile, its fields zero without it, its ops only with it */
+static void m_ppp_flag(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= PT_PLAN_PPP; }
+static void m_ppp_min(uint8_t *b, size_t *len) { (void)len; H(b)->ppp_min = -3; }
+static void m_ppp_op(uint8_t *b, size_t *len) { (void)len; ACTS(b)[1].op = PT_OP_PPP_ADD; }
 static void m_res0(uint8_t *b, size_t *len) { (void)len; H(b)->reserved0 = 1; }
 static void m_sitesz(uint8_t *b, size_t *len) { (void)len; H(b)->site_size = 8; }
 static void m_noverify(uint8_t *b, size_t *len) { (void)len; H(b)->flags = 0; }
@@ -584,7 +588,10 @@ static void test_blob_validation(void)
 		{ "len 0", PT_MODE_PATHS, m_len0, -PT_EFORMAT, "length is zero" },
 		{ "cold", PT_MODE_PATHS, m_cold, -PT_EFORMAT, "cold part" },
 		{ "name", PT_MODE_PATHS, m_name, -PT_EFORMAT, "name" },
-		{ "reserved", PT_MODE_PATHS, m_res, -PT_EFORMAT, "reserved[2]" },
+		{ "reserved", PT_MODE_PATHS, m_res, -PT_EFORMAT, "reserved[0]" },
+		{ "PPP without profile", PT_MODE_PATHS, m_ppp_flag, -PT_EFORMAT, "PPP:" },
+		{ "PPP field", PT_MODE_PATHS, m_ppp_min, -PT_EFORMAT, "PPP:" },
+		{ "PPP op", PT_MODE_PATHS, m_ppp_op, -PT_EFORMAT, "PPP register op" },
 		{ "reserved0", PT_MODE_PATHS, m_res0, -PT_EFORMAT, "reserved0" },
 		{ "site size", PT_MODE_PATHS, m_sitesz, -PT_EFORMAT, "element sizes" },
 		{ "verify flag", PT_MODE_PATHS, m_noverify, -PT_EFORMAT, "verify sites" },
@@ -650,6 +657,93 @@ static void test_blob_validation(void)
 	}
 }
 
+/*
+ * Preferential path profiling in a plan: on random walks of each fixture
+ * the executed PPP_ADD/PPP_SET actions leave the PPP register, at every
+ * PATH_EMIT, on the slot of the path just ended exactly when that path is
+ * one of the interesting ones (what the kernel counts densely), and the
+ * slots survive the blob round trip.
+ */
+static void test_ppp_plan(void)
+{
+	void (*const fixtures[])(struct cfg *) = { fx_call_diamond, fx_loop_cold, fx_call_chain,
+						   fx_key_critical };
+	uint64_t interesting = 0, other = 0;
+	unsigned int seed = 777;
+	uint32_t f, k, t, j, i;
+
+	for (f = 0; f < sizeof(fixtures) / sizeof(fixtures[0]); f++) {
+		for (k = 1; k <= 3; k++) {
+			struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 3,
+					       .flags = PT_PLAN_PROFILE | PT_PLAN_PPP,
+					       .ppp_hottest = k };
+			struct plan_view v;
+			struct plan pl;
+			struct cfg c;
+			uint32_t walk[64], n;
+			void *b = NULL;
+			size_t len = 0;
+
+			fixtures[f](&c);
+			CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+			CU_ASSERT(pl.hdr.nr_ppp >= pl.ppp_interesting);
+			CU_ASSERT_EQUAL(pl.ppp_interesting, k < pl.pn.npaths ? k : pl.pn.npaths);
+			CU_ASSERT_EQUAL_FATAL(plan_serialize(&pl, &b, &len), 0);
+			CU_ASSERT_EQUAL_FATAL(plan_parse(b, len, &v, NULL, 0), 0);
+			CU_ASSERT_EQUAL(v.hdr.nr_ppp, pl.hdr.nr_ppp);
+			CU_ASSERT_EQUAL(v.hdr.ppp_min, pl.hdr.ppp_min);
+			CU_ASSERT(!memcmp(v.ppp_slots, pl.ppp_slots,
+					  pl.hdr.nr_ppp * sizeof(*pl.ppp_slots)));
+			plan_view_free(&v);
+			free(b);
+			for (t = 0; t < 200; t++) {
+				struct fx_run run;
+
+				n = fx_random_walk(&c, walk, 64, &seed);
+				CU_ASSERT_FATAL(n > 0);
+				fx_execute(&c, &pl.hdr, pl.sites, pl.actions, walk, n, &run);
+				CU_ASSERT_EQUAL(run.bad, 0);
+				CU_ASSERT_EQUAL(run.reg2, 0);
+				for (j = 0; j < run.nends && j < 16; j++) {
+					uint64_t slot = run.end_ppp[j] - (uint64_t)pl.hdr.ppp_min;
+					int want = 0, got;
+
+					for (i = 0; i < pl.hdr.nr_ppp; i++)
+						want |= pl.ppp_slots[i].path == run.end_path[j];
+					got = slot < pl.hdr.nr_ppp &&
+					      pl.ppp_slots[slot].path == run.end_path[j];
+					CU_ASSERT_EQUAL(got, want);
+					interesting += want;
+					other += !want;
+				}
+			}
+			plan_free(&pl);
+			fx_cfg_free(&c);
+		}
+	}
+	CU_ASSERT(interesting > 0 && other > 0);
+	{
+		uint64_t beyond[2] = { 1ull << 40, 1ull << 41 };
+		struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 3,
+				       .flags = PT_PLAN_PPP, .ppp_hottest = 2 };
+		struct plan pl;
+		struct cfg c;
+
+		fx_call_diamond(&c);
+		/* PPP is a path profile */
+		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+		plan_free(&pl);
+		/* interesting paths of other code: none here */
+		o.flags = PT_PLAN_PROFILE | PT_PLAN_PPP;
+		o.ppp_paths = beyond;
+		o.nppp_paths = 2;
+		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
+		CU_ASSERT(strstr(pl.reason, "ppp:") != NULL);
+		plan_free(&pl);
+		fx_cfg_free(&c);
+	}
+}
+
 UNIT_SUITE(plan,
 	   { "paths mode: executed probes decode to the walk", test_paths_mode },
 	   { "edges mode: counters equal true counts", test_edges_mode },
@@ -659,4 +753,5 @@ UNIT_SUITE(plan,
 	   { "paths placement on the call diamond", test_paths_placement },
 	   { "refusals", test_refusals },
 	   { "blob round trip", test_blob_round_trip },
-	   { "blob validation errors", test_blob_validation })
+	   { "blob validation errors", test_blob_validation },
+	   { "PPP: the second register counts the interesting paths", test_ppp_plan })

@@ -31,6 +31,12 @@ struct path_emitter {
 	uint64_t rng;
 	uint64_t partials;
 	uint32_t bad;		/* register rules broken */
+	/* PPP's second register (pathnum_second), as a path profile keeps it */
+	struct ppp **pp;	/* per function index, or NULL */
+	uint64_t full;		/* the path register without owner switches */
+	uint64_t reg2;		/* the PPP register */
+	uint64_t ppp_ends, ppp_interesting;
+	uint32_t ppp_bad;	/* path ends PPP classified wrong */
 };
 
 /* An owner switch, now and then: the register leaves as a partial sum. */
@@ -45,22 +51,53 @@ static void maybe_switch(struct path_emitter *pe, struct sim_stream *s)
 	pe->reg = 0;
 }
 
-static void run_actions(struct path_emitter *pe, const struct pathnum *p, uint32_t d,
-			struct sim_stream *s)
+/*
+ * A path end under PPP: the PPP register must hold an interesting path's
+ * id exactly when the path is interesting (what the kernel's dense array
+ * counts), and never pass another path for one.
+ */
+static void ppp_end(struct path_emitter *pe, const struct ppp *pp, uint64_t bl, uint64_t id)
+{
+	int64_t want = -1;
+	uint32_t i;
+
+	for (i = 0; i < pp->n; i++)
+		if (pp->bl[i] == bl)
+			want = i;
+	if (ppp_classify(pp, (int64_t)id, bl) != want) {
+		if (getenv("PT_DEBUG"))
+			fprintf(stderr, "PPP: path %llu ended with id %lld\n",
+				(unsigned long long)bl, (long long)id);
+		pe->ppp_bad++;
+	}
+	pe->ppp_ends++;
+	pe->ppp_interesting += want >= 0;
+}
+
+static void run_actions(struct path_emitter *pe, const struct pathnum *p, const struct ppp *pp,
+			uint32_t d, struct sim_stream *s)
 {
 	if (d == GRAPH_NONE)
 		return;
 	if (p->act[d] & PATHNUM_ACT_ADD) {
 		maybe_switch(pe, s);
 		pe->reg += p->add[d];
+		pe->full += p->add[d];
+		if (p->inc2)
+			pe->reg2 += p->add2[d];
 	}
 	if (p->act[d] & PATHNUM_ACT_EMIT) {
 		maybe_switch(pe, s);
 		sim_stream_emit(s, p->width, pe->reg + p->emit[d]);
-		pe->reg = 0;
+		if (pp)
+			ppp_end(pe, pp, pe->full + p->emit[d], pe->reg2 + p->emit2[d]);
+		pe->reg = pe->full = pe->reg2 = 0;
 	}
-	if (p->act[d] & PATHNUM_ACT_SET)
-		pe->reg = p->set[d];	/* same probe as the EMIT: no switch between */
+	if (p->act[d] & PATHNUM_ACT_SET) {
+		pe->reg = pe->full = p->set[d];	/* same probe as the EMIT: no switch between */
+		if (p->inc2)
+			pe->reg2 = p->set2[d];
+	}
 }
 
 static void pe_edge(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,
@@ -73,7 +110,7 @@ static void pe_edge(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *s
 	/* A call vertex's end edge fired before its call (pe_vertex). */
 	if (p->cfg[e].role != PATHNUM_ROLE_CALL &&
 	    p->cfg[e].dag != p->call_end[f->g.edges[e].src])
-		run_actions(pe, p, p->cfg[e].dag, s);
+		run_actions(pe, p, pe->pp[f - pe->p->funcs], p->cfg[e].dag, s);
 }
 
 /*
@@ -95,7 +132,7 @@ static void pe_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint64_t 
 		pe->bad++;
 	}
 	if (d != GRAPH_NONE)
-		run_actions(pe, p, d, s);
+		run_actions(pe, p, pe->pp[f - pe->p->funcs], d, s);
 	if ((f->g.vflags[v] & GRAPH_V_CALL) && pe->reg) {
 		if (getenv("PT_DEBUG"))
 			fprintf(stderr, "f%u calls at %u with register %lld\n", f->func_id, v,
@@ -158,25 +195,52 @@ static void check_ppp(const struct pathnum *pn, uint64_t *rng, uint32_t *sets, u
 	ppp_free(&pp);
 }
 
+/*
+ * Half of the numbered functions run with PPP's second register: random
+ * interesting paths, numbered by ppp_build, moved onto the path register's
+ * probes by pathnum_second (which also reshapes the path register's
+ * actions; the regeneration checks that it still numbers right).
+ */
+static struct ppp *add_ppp(struct pathnum *pn, uint64_t *rng)
+{
+	uint64_t I[64], id, limit = pn->npaths < 64 ? pn->npaths : 64;
+	struct ppp *pp = calloc(1, sizeof(*pp));
+	uint32_t n = 0;
+
+	CU_ASSERT_FATAL(pp != NULL);
+	for (id = 0; id < limit; id++)
+		if (sim_below(rng, 3))
+			I[n++] = id;
+	if (!n || ppp_build(pp, pn, I, n)) {
+		free(pp);
+		return NULL;
+	}
+	CU_ASSERT_FATAL(pathnum_second(pn, (const uint64_t *)pp->inc) == 0);
+	CU_ASSERT_EQUAL(pathnum_second(pn, (const uint64_t *)pp->inc), -PT_EINVAL);
+	return pp;
+}
+
 static void test_paths_regenerate(void)
 {
 	uint64_t seed = unit_seed(), rng = seed ? seed : 1;
 	uint32_t prog, i, run, cfgs = 0, runs = 0, refused = 0, failures = 0;
 	uint64_t events = 0, partials = 0;
-	uint32_t ppp_sets = 0;
-	uint64_t ppp_paths = 0;
+	uint32_t ppp_sets = 0, ppp_funcs = 0, ppp_bad = 0;
+	uint64_t ppp_paths = 0, ppp_ends = 0, ppp_interesting = 0;
 
 	for (prog = 0; prog < NPROGRAMS && failures < 3; prog++) {
 		struct sim_program p;
 		struct pathnum **pn;
 		struct regen_func *arr = NULL;
 		struct regen_funcs fs;
+		struct ppp **pps;
 		int skip = 0;
 
 		CU_ASSERT_FATAL(sim_generate(&p, &rng, 1 + sim_below(&rng, 4),
 					     2 + sim_below(&rng, 14)) == 0);
 		pn = calloc(p.nfuncs, sizeof(*pn));
-		CU_ASSERT_FATAL(pn != NULL);
+		pps = calloc(p.nfuncs, sizeof(*pps));
+		CU_ASSERT_FATAL(pn != NULL && pps != NULL);
 		for (i = 0; i < p.nfuncs && !skip; i++) {
 			uint64_t *cost = malloc((p.funcs[i].g.ne + 1) * sizeof(*cost));
 			uint32_t e;
@@ -204,12 +268,14 @@ static void test_paths_regenerate(void)
 			}
 			cfgs++;
 			check_ppp(pn[i], &rng, &ppp_sets, &ppp_paths);
+			if (sim_below(&rng, 2) && (pps[i] = add_ppp(pn[i], &rng)))
+				ppp_funcs++;
 		}
 		if (!skip)
 			CU_ASSERT_FATAL(simc_funcs(&p, &regen_decode_paths_ops,
 						   (const void *const *)pn, &arr, &fs) == 0);
 		for (run = 0; !skip && run < RUNS_PER_PROGRAM; run++) {
-			struct path_emitter pe = { &p, pn, 0, rng ^ run, 0, 0 };
+			struct path_emitter pe = { &p, pn, 0, rng ^ run, 0, 0, pps, 0, 0, 0, 0, 0 };
 			struct sim_emitter em = { &pe, pe_vertex, pe_edge };
 			struct sim_run_opts o = { 0, 6, 400, 0 };
 			struct sim_stream s;
@@ -224,7 +290,12 @@ static void test_paths_regenerate(void)
 			CU_ASSERT_FATAL(sim_run(&p, &o, &rng, &em, &s, &t) == 0);
 			/* rule 3: the register is 0 whenever no path is open */
 			CU_ASSERT_EQUAL(pe.reg, 0);
+			CU_ASSERT_EQUAL(pe.reg2, 0);
 			CU_ASSERT_EQUAL(pe.bad, 0);
+			CU_ASSERT_EQUAL(pe.ppp_bad, 0);
+			ppp_bad += pe.ppp_bad;
+			ppp_ends += pe.ppp_ends;
+			ppp_interesting += pe.ppp_interesting;
 			rc = simc_compare(&fs, &s, &t, 0, msg, sizeof(msg), &nev);
 			CU_ASSERT_EQUAL(rc, 0);
 			if (rc) {
@@ -264,20 +335,31 @@ static void test_paths_regenerate(void)
 			sim_truth_free(&t, &p);
 		}
 		free(arr);
-		for (i = 0; i < p.nfuncs; i++)
+		for (i = 0; i < p.nfuncs; i++) {
 			if (pn[i]) {
 				pathnum_free(pn[i]);
 				free(pn[i]);
 			}
+			if (pps[i]) {
+				ppp_free(pps[i]);
+				free(pps[i]);
+			}
+		}
 		free(pn);
+		free(pps);
 		sim_free(&p);
 	}
 	CU_ASSERT(cfgs >= 10000);
+	/* the second register ran, on thousands of functions, and ended paths of both kinds */
+	CU_ASSERT(ppp_funcs >= 1000);
+	CU_ASSERT(ppp_interesting > 0 && ppp_interesting < ppp_ends);
 	fprintf(stderr, "\n[property paths: %u CFGs, %u executions, %llu events regenerated, "
 		"%llu partial sums, %u PPP sets unique and counting as Ball-Larus over %llu paths, "
+		"PPP register on %u functions: %llu path ends (%llu interesting), %u misclassified, "
 		"%u programs refused, seed %llu] ",
 		cfgs, runs, (unsigned long long)events, (unsigned long long)partials, ppp_sets,
-		(unsigned long long)ppp_paths, refused, (unsigned long long)seed);
+		(unsigned long long)ppp_paths, ppp_funcs, (unsigned long long)ppp_ends,
+		(unsigned long long)ppp_interesting, ppp_bad, refused, (unsigned long long)seed);
 }
 
 UNIT_SUITE(property_paths,

@@ -100,6 +100,11 @@ struct pathnum {
 	uint64_t *add;		/* per DAG edge: the ADD value */
 	uint64_t *emit;		/* per DAG edge: the EMIT value */
 	uint64_t *set;		/* per DAG edge: the SET value (BACK_END edges) */
+	/* A second register beside (pathnum_second), or NULL: the same shape. */
+	uint64_t *inc2;		/* per DAG edge: its chord increment (0 on tree edges) */
+	uint64_t *add2;		/* per DAG edge: its ADD value */
+	uint64_t *emit2;	/* per DAG edge: what it adds before the EMIT counts */
+	uint64_t *set2;		/* per DAG edge: its SET value */
 	uint8_t *call_start;	/* per vertex: a path starts there after a call */
 	uint64_t npaths;	/* NumPaths(ENTRY) */
 	unsigned int width;	/* bits per emitted path number */
@@ -130,6 +135,20 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
  * edges or an in-edge that is not a real CFG edge.
  */
 int pathnum_emit_earlier(struct pathnum *p, uint32_t d);
+
+/*
+ * Adds a second register that runs beside the path register on the same
+ * probes (preferential path profiling's PPP id, ppp.h): inc2[e] per DAG
+ * edge, nonzero only on chords (a numbering moved onto p's spanning tree),
+ * summing along each path to that path's second number. Re-derives the
+ * actions of both registers with one shape: an edge adds when either
+ * register has an increment there, so the path register may gain ADD
+ * actions of 0 (a planner writes no action for a 0). Call it before
+ * pathnum_emit_earlier. Returns 0; -PT_EINVAL when p has no numbering, has
+ * a second register already, or inc2 has an increment on a tree edge;
+ * -PT_ENOMEM.
+ */
+int pathnum_second(struct pathnum *p, const uint64_t *inc2);
 
 /* Frees what pathnum_build allocated (safe on a zeroed or refused struct). */
 void pathnum_free(struct pathnum *p);

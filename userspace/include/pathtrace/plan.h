@@ -63,7 +63,19 @@ struct plan_opts {
 	 */
 	const struct pt_implicit *implicit;
 	uint32_t nimplicit;
+	/*
+	 * PT_PLAN_PPP (with PT_PLAN_PROFILE): the interesting paths, by
+	 * Ball-Larus number (those beyond the function's paths are ignored,
+	 * e.g. from a profile of other code), or with ppp_paths NULL the
+	 * ppp_hottest most likely by the plan's weights (0:
+	 * PLAN_PPP_DEFAULT).
+	 */
+	const uint64_t *ppp_paths;
+	uint32_t nppp_paths;
+	uint32_t ppp_hottest;
 };
+
+#define PLAN_PPP_DEFAULT 16
 
 struct plan {
 	struct pt_plan hdr;
@@ -71,6 +83,8 @@ struct plan {
 	struct pt_action *actions;
 	struct pt_verify_site *verify;
 	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
+	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp (PT_PLAN_PPP) */
+	uint32_t ppp_interesting;	/* interesting paths among the slots */
 	uint32_t *site_insn;	/* per site: its cfg insn index */
 	uint32_t *verify_insn;	/* per verify site: its cfg insn index */
 
@@ -117,6 +131,7 @@ struct plan_view {
 	struct pt_action *actions;
 	struct pt_verify_site *verify;
 	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
+	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp */
 };
 
 /* 1 if m[0..n) (sorted by ret) has the implicit entry (ret, caller_id), else 0. */

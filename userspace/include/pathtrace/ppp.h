@@ -56,4 +56,19 @@ int64_t ppp_path_id(const struct ppp *pp, const uint32_t *edges, uint32_t n);
  */
 int64_t ppp_classify(const struct ppp *pp, int64_t ppp_id, uint64_t bl);
 
+/*
+ * The interesting paths by heuristic: the k (at most PPP_HOTTEST_MAX) most likely
+ * paths of pn under the edge weights cfg_weight (per CFG edge, weight.h
+ * units: a static estimate or a measured profile), a path's likelihood
+ * being how often it starts (the weight of ENTRY's edge, of the back edge
+ * or call it starts after) times its branch probabilities (weight of the
+ * edge over the weight of its source's out-edges). Writes their Ball-Larus
+ * numbers, most likely first, to bl (room for k) and their count (at most
+ * min(k, NumPaths)) to *n. Returns 0; -PT_EINVAL for k == 0; -PT_ENOMEM.
+ */
+#define PPP_HOTTEST_MAX 1024
+
+int ppp_hottest(const struct pathnum *pn, const uint64_t *cfg_weight, uint32_t k, uint64_t *bl,
+		uint32_t *n);
+
 #endif

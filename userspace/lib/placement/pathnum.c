@@ -34,6 +34,10 @@ void pathnum_free(struct pathnum *p)
 	free(p->add);
 	free(p->emit);
 	free(p->set);
+	free(p->inc2);
+	free(p->add2);
+	free(p->emit2);
+	free(p->set2);
 	free(p->call_start);
 	memset(p, 0, sizeof(*p));
 	graph_init(&p->dag);
@@ -318,7 +322,8 @@ static int can_push(const struct pathnum *p, uint32_t v)
 	return 1;
 }
 
-static void push(struct pathnum *p, uint32_t v, uint64_t carry)
+/* carry2: the second register's part (when there is one). */
+static void push(struct pathnum *p, uint32_t v, uint64_t carry, uint64_t carry2)
 {
 	const struct graph *d = &p->dag;
 	uint32_t i;
@@ -330,8 +335,12 @@ static void push(struct pathnum *p, uint32_t v, uint64_t carry)
 			p->act[f] = PATHNUM_ACT_EMIT;
 			p->emit[f] = p->add[f] + carry;
 			p->add[f] = 0;
+			if (p->inc2) {
+				p->emit2[f] = p->add2[f] + carry2;
+				p->add2[f] = 0;
+			}
 		} else {
-			push(p, d->edges[f].src, carry);
+			push(p, d->edges[f].src, carry, carry2);
 		}
 	}
 }
@@ -354,9 +363,15 @@ int pathnum_emit_earlier(struct pathnum *p, uint32_t d)
 		p->emit[f] = p->add[f] + p->emit[d];
 		p->add[f] = 0;
 		p->act[f] = PATHNUM_ACT_EMIT;
+		if (p->inc2) {
+			p->emit2[f] = p->add2[f] + p->emit2[d];
+			p->add2[f] = 0;
+		}
 	}
 	p->act[d] = 0;
 	p->emit[d] = 0;
+	if (p->inc2)
+		p->emit2[d] = 0;
 	return 0;
 }
 
@@ -403,6 +418,97 @@ static int check_graph(struct pathnum *p, const struct graph *g)
 						      v, d);
 		}
 	}
+	return 0;
+}
+
+/* Whether DAG edge e has an increment in either register. */
+static int has_inc(const struct pathnum *p, uint32_t e)
+{
+	return p->inc[e] || (p->inc2 && p->inc2[e]);
+}
+
+/*
+ * The run-time actions from the chord increments (inc, and inc2 when a
+ * second register runs beside): what each DAG edge does, then the
+ * paper's "count at the last chord". Both registers share one shape (an
+ * edge adds when either has an increment), so a moved EMIT carries both.
+ */
+static void derive_actions(struct pathnum *p)
+{
+	const struct graph *g = p->g;
+	uint32_t e, ne = p->dag.ne;
+
+	for (e = 0; e < ne; e++) {
+		const struct graph_edge *de = &p->dag.edges[e];
+
+		if (de->dst == g->exit) {
+			p->act[e] = PATHNUM_ACT_EMIT;
+			p->emit[e] = p->inc[e];
+			if (p->inc2)
+				p->emit2[e] = p->inc2[e];
+		} else if (p->kind[e] == PATHNUM_START) {
+			continue;	/* no probe of its own */
+		} else if (has_inc(p, e)) {
+			p->act[e] = PATHNUM_ACT_ADD;
+			p->add[e] = p->inc[e];
+			if (p->inc2)
+				p->add2[e] = p->inc2[e];
+		}
+	}
+	/* A back edge into a START edge with an increment sets it. */
+	for (e = 0; e < g->ne; e++) {
+		uint32_t d = p->cfg[e].dag, st = p->cfg[e].start;
+
+		if (p->cfg[e].role == PATHNUM_ROLE_BACK && st != GRAPH_NONE && has_inc(p, st)) {
+			p->act[d] |= PATHNUM_ACT_SET;
+			p->set[d] = p->inc[st];
+			if (p->inc2)
+				p->set2[d] = p->inc2[st];
+		}
+	}
+	/* Count (here: emit) at the last chord. */
+	for (e = 0; e < ne; e++) {
+		uint32_t s = p->dag.edges[e].src;
+
+		if (p->dag.edges[e].dst != g->exit || (p->act[e] & PATHNUM_ACT_SET) ||
+		    !can_push(p, s))
+			continue;
+		push(p, s, p->emit[e], p->inc2 ? p->emit2[e] : 0);
+		p->act[e] = 0;
+		p->emit[e] = 0;
+		if (p->inc2)
+			p->emit2[e] = 0;
+	}
+}
+
+int pathnum_second(struct pathnum *p, const uint64_t *inc2)
+{
+	size_t n = (size_t)p->dag.ne + 1;
+	uint32_t e;
+
+	if (!p->inc || p->inc2)
+		return -PT_EINVAL;
+	for (e = 0; e < p->dag.ne; e++)
+		if (inc2[e] && !p->chord[e])
+			return -PT_EINVAL;
+	p->inc2 = calloc(n, sizeof(*p->inc2));
+	p->add2 = calloc(n, sizeof(*p->add2));
+	p->emit2 = calloc(n, sizeof(*p->emit2));
+	p->set2 = calloc(n, sizeof(*p->set2));
+	if (!p->inc2 || !p->add2 || !p->emit2 || !p->set2) {
+		free(p->inc2);
+		free(p->add2);
+		free(p->emit2);
+		free(p->set2);
+		p->inc2 = p->add2 = p->emit2 = p->set2 = NULL;
+		return -PT_ENOMEM;
+	}
+	memcpy(p->inc2, inc2, p->dag.ne * sizeof(*inc2));
+	memset(p->act, 0, n);
+	memset(p->add, 0, n * sizeof(*p->add));
+	memset(p->emit, 0, n * sizeof(*p->emit));
+	memset(p->set, 0, n * sizeof(*p->set));
+	derive_actions(p);
 	return 0;
 }
 
@@ -542,36 +648,8 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 
 		if (p->chord[e])
 			p->inc[e] = p->val[e] + phi[de->src] - phi[de->dst];
-		if (de->dst == g->exit) {
-			p->act[e] = PATHNUM_ACT_EMIT;
-			p->emit[e] = p->inc[e];
-		} else if (p->kind[e] == PATHNUM_START) {
-			continue;	/* no probe of its own */
-		} else if (p->inc[e]) {
-			p->act[e] = PATHNUM_ACT_ADD;
-			p->add[e] = p->inc[e];
-		}
 	}
-	/* A back edge into a START edge with an increment sets it. */
-	for (e = 0; e < g->ne; e++) {
-		uint32_t d = p->cfg[e].dag, st = p->cfg[e].start;
-
-		if (p->cfg[e].role == PATHNUM_ROLE_BACK && st != GRAPH_NONE && p->inc[st]) {
-			p->act[d] |= PATHNUM_ACT_SET;
-			p->set[d] = p->inc[st];
-		}
-	}
-	/* Count (here: emit) at the last chord. */
-	for (e = 0; e < ne; e++) {
-		uint32_t s = p->dag.edges[e].src;
-
-		if (p->dag.edges[e].dst != g->exit || (p->act[e] & PATHNUM_ACT_SET) ||
-		    !can_push(p, s))
-			continue;
-		push(p, s, p->emit[e]);
-		p->act[e] = 0;
-		p->emit[e] = 0;
-	}
+	derive_actions(p);
 	free(back);
 	free(forced);
 	free(free_start);

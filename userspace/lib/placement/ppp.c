@@ -312,3 +312,130 @@ int64_t ppp_classify(const struct ppp *pp, int64_t id, uint64_t bl)
 			return i;
 	return -1;
 }
+
+/* One of a vertex's best suffixes: its first DAG edge, then rank of dst's. */
+struct suffix {
+	double score;
+	uint32_t edge;
+	uint32_t rank;
+};
+
+static int by_score(const void *a, const void *b)
+{
+	const struct suffix *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->edge != y->edge)
+		return x->edge < y->edge ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* Per DAG edge, the CFG weight of what it stands for. */
+static void dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight, double *w)
+{
+	const struct graph *g = pn->g, *d = &pn->dag;
+	uint32_t e, v, i;
+
+	for (e = 0; e < g->ne; e++) {
+		const struct pathnum_cfg_edge *ce = &pn->cfg[e];
+		double x = (double)cfg_weight[e];
+
+		if (ce->role != PATHNUM_ROLE_CALL && ce->dag != GRAPH_NONE)
+			w[ce->dag] += x;	/* the edge itself, or a back edge's end */
+		if (ce->role != PATHNUM_ROLE_REAL && ce->start != GRAPH_NONE)
+			w[ce->start] += x;	/* paths that start after it */
+	}
+	for (v = 0; v < g->nv; v++) {
+		uint32_t end = pn->call_end[v];
+
+		if (end == GRAPH_NONE || pn->kind[end] != PATHNUM_CALL_END)
+			continue;
+		for (i = g->out_start[v]; i < g->out_start[v + 1]; i++)
+			w[end] += (double)cfg_weight[g->out_edges[i]];
+	}
+	for (e = 0; e < d->ne; e++)
+		w[e] += 1e-9;	/* an unweighted edge still ranks its paths */
+}
+
+int ppp_hottest(const struct pathnum *pn, const uint64_t *cfg_weight, uint32_t k, uint64_t *bl,
+		uint32_t *n)
+{
+	const struct graph *d = &pn->dag;
+	uint32_t *order = NULL, *len = NULL, i, o, nc;
+	struct suffix *best = NULL, *cand = NULL;
+	double *w = NULL;
+	int err = 0;
+
+	*n = 0;
+	if (!k)
+		return -PT_EINVAL;
+	if (k > PPP_HOTTEST_MAX)
+		k = PPP_HOTTEST_MAX;
+	order = malloc(((size_t)d->nv + 1) * sizeof(*order));
+	len = calloc((size_t)d->nv + 1, sizeof(*len));
+	best = calloc(((size_t)d->nv + 1) * k, sizeof(*best));
+	w = calloc((size_t)d->ne + 1, sizeof(*w));
+	if (!order || !len || !best || !w) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	err = topo(d, order);
+	if (err)
+		goto out;
+	dag_weights(pn, cfg_weight, w);
+	/* Reverse topological order: a vertex's k most likely ways to EXIT. */
+	for (i = d->nv; i-- > 0;) {
+		uint32_t v = order[i], deg = graph_out_degree(d, v);
+		double total = 0;
+
+		if (v == d->exit) {
+			best[(size_t)v * k] = (struct suffix){ 1.0, GRAPH_NONE, 0 };
+			len[v] = 1;
+			continue;
+		}
+		if (!deg)
+			continue;
+		free(cand);
+		cand = malloc((size_t)deg * k * sizeof(*cand));
+		if (!cand) {
+			err = -PT_ENOMEM;
+			goto out;
+		}
+		for (o = d->out_start[v]; o < d->out_start[v + 1]; o++)
+			total += w[d->out_edges[o]];
+		nc = 0;
+		for (o = d->out_start[v]; o < d->out_start[v + 1]; o++) {
+			uint32_t e = d->out_edges[o], u = d->edges[e].dst, r;
+
+			/* ENTRY: how often a path starts so, else a branch probability */
+			double p = v == d->entry ? w[e] : w[e] / total;
+
+			for (r = 0; r < len[u]; r++)
+				cand[nc++] = (struct suffix){ p * best[(size_t)u * k + r].score, e, r };
+		}
+		qsort(cand, nc, sizeof(*cand), by_score);
+		len[v] = nc < k ? nc : k;
+		memcpy(best + (size_t)v * k, cand, len[v] * sizeof(*cand));
+	}
+	for (i = 0; i < len[d->entry]; i++) {
+		uint32_t v = d->entry, r = i;
+		uint64_t id = 0;
+
+		while (v != d->exit) {
+			const struct suffix *s = &best[(size_t)v * k + r];
+
+			id += pn->val[s->edge];
+			v = d->edges[s->edge].dst;
+			r = s->rank;
+		}
+		bl[(*n)++] = id;
+	}
+out:
+	free(order);
+	free(len);
+	free(best);
+	free(cand);
+	free(w);
+	return err;
+}

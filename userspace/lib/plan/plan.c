@@ -7,6 +7,7 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/ppp.h>
 #include <pathtrace/spantree.h>
 #include <pathtrace/weight.h>
 
@@ -115,8 +116,112 @@ static int edge_action(struct plan *pl, struct entries *es, const struct cfg *c,
 	return push(es, s->insn, cls, op, s->when, nbits, arg, value);
 }
 
+/*
+ * PT_PLAN_PPP: numbers the interesting paths (given, or the most likely by
+ * the plan's weights) compactly and adds the PPP register beside the path
+ * register (pathnum_second); the slots map each id back to its path.
+ */
+static int plan_ppp(struct plan *pl, const struct plan_opts *o)
+{
+	struct pathnum *p = &pl->pn;
+	uint64_t *bl = NULL, span, i;
+	uint32_t n = 0, k;
+	struct ppp pp;
+	int err;
+
+	if (o->ppp_paths) {
+		bl = malloc(((size_t)o->nppp_paths + 1) * sizeof(*bl));
+		if (!bl)
+			return -PT_ENOMEM;
+		/* paths a profile of other code named: keep those that exist, once */
+		for (k = 0; k < o->nppp_paths; k++) {
+			uint32_t j;
+
+			if (o->ppp_paths[k] >= p->npaths)
+				continue;
+			for (j = 0; j < n && bl[j] != o->ppp_paths[k]; j++)
+				;
+			if (j == n)
+				bl[n++] = o->ppp_paths[k];
+		}
+	} else {
+		k = o->ppp_hottest ? o->ppp_hottest : PLAN_PPP_DEFAULT;
+		if (k > PPP_HOTTEST_MAX)
+			k = PPP_HOTTEST_MAX;
+		bl = malloc((size_t)k * sizeof(*bl));
+		if (!bl)
+			return -PT_ENOMEM;
+		err = ppp_hottest(p, pl->weight, k, bl, &n);
+		if (err) {
+			free(bl);
+			return refuse(pl, err, "ppp: choosing the hottest paths: %s",
+				      pt_strerror(err));
+		}
+	}
+	if (!n) {
+		free(bl);
+		return refuse(pl, -PT_EREFUSED, "ppp: none of the %u interesting paths given is "
+			      "a path of this function (%llu paths)", o->nppp_paths,
+			      (unsigned long long)p->npaths);
+	}
+	err = ppp_build(&pp, p, bl, n);
+	free(bl);
+	if (err)
+		return refuse(pl, err, "ppp: numbering %u interesting paths: %s", n,
+			      pt_strerror(err));
+	span = (uint64_t)(pp.max_id - pp.min_id) + 1;
+	if (span > PT_PPP_MAX) {
+		ppp_free(&pp);
+		return refuse(pl, -PT_EREFUSED, "ppp: %u interesting paths need %llu slots "
+			      "(at most %u)", n, (unsigned long long)span, PT_PPP_MAX);
+	}
+	pl->ppp_slots = malloc(span * sizeof(*pl->ppp_slots));
+	err = pl->ppp_slots ? pathnum_second(p, (const uint64_t *)pp.inc) : -PT_ENOMEM;
+	if (err) {
+		ppp_free(&pp);
+		return refuse(pl, err, "ppp: the second register: %s", pt_strerror(err));
+	}
+	for (i = 0; i < span; i++)
+		pl->ppp_slots[i].path = pp.slot_bl[i] == UINT64_MAX ? PT_PATH_OTHER :
+					pp.slot_bl[i];
+	pl->hdr.nr_ppp = (uint32_t)span;
+	pl->hdr.ppp_min = pp.min_id;
+	pl->hdr.ppp_size = sizeof(struct pt_ppp_slot);
+	pl->ppp_interesting = n;
+	ppp_free(&pp);
+	return 0;
+}
+
+/* A path-register action and, in a PPP plan, the PPP register's beside it. */
+static int path_actions(struct plan *pl, struct entries *es, const struct cfg *c, uint32_t e,
+			uint32_t d)
+{
+	const struct pathnum *p = &pl->pn;
+	int err = 0;
+
+	if (p->act[d] & PATHNUM_ACT_ADD) {
+		if (p->add[d])
+			err = edge_action(pl, es, c, e, PT_OP_PATH_ADD, 0, 0, p->add[d]);
+		if (!err && p->inc2 && p->add2[d])
+			err = edge_action(pl, es, c, e, PT_OP_PPP_ADD, 0, 0, p->add2[d]);
+	} else if (p->act[d] & PATHNUM_ACT_EMIT) {
+		/* the count reads the PPP register as it is: add first */
+		if (p->inc2 && p->emit2[d])
+			err = edge_action(pl, es, c, e, PT_OP_PPP_ADD, 0, 0, p->emit2[d]);
+		if (!err)
+			err = edge_action(pl, es, c, e, PT_OP_PATH_EMIT, p->width, 0, p->emit[d]);
+	}
+	if (!err && (p->act[d] & PATHNUM_ACT_SET)) {
+		if (p->set[d])
+			err = edge_action(pl, es, c, e, PT_OP_PATH_SET, 0, 0, p->set[d]);
+		if (!err && p->inc2 && p->set2[d])
+			err = edge_action(pl, es, c, e, PT_OP_PPP_SET, 0, 0, p->set2[d]);
+	}
+	return err;
+}
+
 static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
-		      const uint64_t *cost)
+		      const uint64_t *cost, const struct plan_opts *o)
 {
 	struct pathnum *p = &pl->pn;
 	uint32_t e, v;
@@ -127,6 +232,11 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		return refuse(pl, err, "path numbering: %s", p->reason);
 	pl->have_pn = 1;
 	pl->bits = p->width;
+	if (o->flags & PT_PLAN_PPP) {
+		err = plan_ppp(pl, o);
+		if (err)
+			return err;
+	}
 	/* Path ends no probe can see (out of a ud2 block): emit on the way in. */
 	for (e = 0; e < c->nedges; e++) {
 		uint32_t d = p->cfg[e].dag;
@@ -140,12 +250,7 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 
 		if (p->cfg[e].role == PATHNUM_ROLE_CALL || d == GRAPH_NONE)
 			continue;
-		if (p->act[d] & PATHNUM_ACT_ADD)
-			err = edge_action(pl, es, c, e, PT_OP_PATH_ADD, 0, 0, p->add[d]);
-		else if (p->act[d] & PATHNUM_ACT_EMIT)
-			err = edge_action(pl, es, c, e, PT_OP_PATH_EMIT, p->width, 0, p->emit[d]);
-		if (!err && (p->act[d] & PATHNUM_ACT_SET))
-			err = edge_action(pl, es, c, e, PT_OP_PATH_SET, 0, 0, p->set[d]);
+		err = path_actions(pl, es, c, e, d);
 		if (err)
 			return err;
 	}
@@ -159,8 +264,12 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 			return refuse(pl, -PT_EREFUSED,
 				      "call block %u has no instruction a probe can sit on "
 				      "for its path end", v);
-		err = push(es, s.insn, CLS_BLOCK, PT_OP_PATH_EMIT, PT_WHEN_ALWAYS, p->width, 0,
-			   p->emit[d]);
+		if (p->inc2 && p->emit2[d])
+			err = push(es, s.insn, CLS_BLOCK, PT_OP_PPP_ADD, PT_WHEN_ALWAYS, 0, 0,
+				   p->emit2[d]);
+		if (!err)
+			err = push(es, s.insn, CLS_BLOCK, PT_OP_PATH_EMIT, PT_WHEN_ALWAYS,
+				   p->width, 0, p->emit[d]);
 		if (err)
 			return err;
 	}
@@ -438,8 +547,10 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	graph_init(&pl->pn.dag);
 	if (!c || !c->nblocks || !c->ninsns || !o)
 		return refuse(pl, -PT_EINVAL, "empty cfg");
-	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
+	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
 		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
+	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE))
+		return refuse(pl, -PT_EINVAL, "preferential path profiling is a path profile");
 	if ((o->flags & PT_PLAN_PROFILE) &&
 	    (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_VERIFY) || o->nimplicit))
 		return refuse(pl, -PT_EINVAL, "a path profile is a paths plan without verify sites "
@@ -507,7 +618,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	switch (o->mode) {
 	case PT_MODE_PATHS:
 		pl->hdr.encoding = PT_ENC_PATH;
-		err = plan_paths(pl, &es, c, cost);
+		err = plan_paths(pl, &es, c, cost, o);
 		break;
 	case PT_MODE_EDGES:
 		pl->hdr.encoding = 0;
@@ -531,7 +642,8 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	pl->hdr.total_len = sizeof(pl->hdr) + pl->hdr.nr_sites * sizeof(struct pt_site) +
 			    pl->hdr.nr_actions * sizeof(struct pt_action) +
 			    pl->hdr.nr_verify * sizeof(struct pt_verify_site) +
-			    pl->hdr.nr_implicit * sizeof(struct pt_implicit);
+			    pl->hdr.nr_implicit * sizeof(struct pt_implicit) +
+			    pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot);
 out:
 	if (err && !pl->reason[0])
 		refuse(pl, err, "%s", pt_strerror(err));
@@ -543,6 +655,7 @@ out:
 void plan_free(struct plan *pl)
 {
 	free(pl->implicit);
+	free(pl->ppp_slots);
 	free(pl->sites);
 	free(pl->actions);
 	free(pl->verify);

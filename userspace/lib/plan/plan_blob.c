@@ -33,6 +33,9 @@ int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 	q += pl->hdr.nr_verify * sizeof(struct pt_verify_site);
 	if (pl->hdr.nr_implicit)
 		memcpy(q, pl->implicit, pl->hdr.nr_implicit * sizeof(struct pt_implicit));
+	q += pl->hdr.nr_implicit * sizeof(struct pt_implicit);
+	if (pl->hdr.nr_ppp)
+		memcpy(q, pl->ppp_slots, pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot));
 	*blob = b;
 	*len = n;
 	return 0;
@@ -86,8 +89,14 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if (h->total_len != len)
 		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
 			   "total_len %u but the blob has %zu bytes", h->total_len, len);
-	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
+	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
 		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
+	if ((h->flags & PT_PLAN_PPP) ?
+	    !(h->flags & PT_PLAN_PROFILE) || !h->nr_ppp || h->nr_ppp > PT_PPP_MAX ||
+	    h->ppp_size < sizeof(struct pt_ppp_slot) :
+	    h->nr_ppp || h->ppp_min || h->ppp_size)
+		return bad(w, -PT_EFORMAT, "PPP: flags 0x%x with %u slots of %u bytes from id %lld",
+			   h->flags, h->nr_ppp, h->ppp_size, (long long)h->ppp_min);
 	switch (h->mode) {
 	case PT_MODE_TRACE:
 		if (h->encoding != PT_ENC_WITNESS && h->encoding != PT_ENC_BITS)
@@ -138,7 +147,8 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if ((uint64_t)h->size + (uint64_t)h->nr_sites * h->site_size +
 	    (uint64_t)h->nr_actions * h->action_size +
 	    (uint64_t)h->nr_verify * h->verify_size +
-	    (uint64_t)h->nr_implicit * h->implicit_size != h->total_len)
+	    (uint64_t)h->nr_implicit * h->implicit_size +
+	    (uint64_t)h->nr_ppp * h->ppp_size != h->total_len)
 		return bad(w, -PT_EFORMAT, "array sizes do not add up to total_len %u",
 			   h->total_len);
 	return 0;
@@ -174,6 +184,12 @@ static int check_action(const struct pt_plan *h, const struct pt_site *s,
 		if (h->mode != PT_MODE_PATHS || a->nbits)
 			return bad(w, -PT_EFORMAT, "action %u: path register op outside paths "
 				   "mode or with bits", k);
+		return 0;
+	case PT_OP_PPP_ADD:
+	case PT_OP_PPP_SET:
+		if (!(h->flags & PT_PLAN_PPP) || a->nbits)
+			return bad(w, -PT_EFORMAT, "action %u: PPP register op outside a PPP "
+				   "plan or with bits", k);
 		return 0;
 	case PT_OP_PATH_EMIT:
 		if (h->mode != PT_MODE_PATHS)
@@ -249,6 +265,15 @@ static int check_body(const struct plan_view *v, struct why *w)
 			   "counter) first at the function's first instruction");
 	if (enters != 1 && h->mode != PT_MODE_EDGES)
 		return bad(w, -PT_EFORMAT, "no ENTER action at the function's first instruction");
+	/* A PPP slot names a path the PATH_EMITs can count, or none. */
+	for (i = 0; i < h->nr_ppp; i++) {
+		uint64_t p = v->ppp_slots[i].path;
+
+		if (p != PT_PATH_OTHER && path_nbits >= 0 && path_nbits < 64 &&
+		    p >> path_nbits)
+			return bad(w, -PT_EFORMAT, "PPP slot %u: path %llu beyond %d-bit numbers",
+				   i, (unsigned long long)p, path_nbits);
+	}
 	for (i = 0; i < h->nr_verify; i++) {
 		const struct pt_verify_site *s = &v->verify[i];
 
@@ -322,6 +347,10 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!err && h->nr_implicit)
 		err = copy_elems((void **)&v->implicit, b + off, h->nr_implicit,
 				 h->implicit_size, sizeof(struct pt_implicit));
+	off += (uint64_t)h->nr_implicit * h->implicit_size;
+	if (!err && h->nr_ppp)
+		err = copy_elems((void **)&v->ppp_slots, b + off, h->nr_ppp, h->ppp_size,
+				 sizeof(struct pt_ppp_slot));
 	if (err)
 		return bad(&w, err, err == -PT_ENOMEM ? "out of memory" :
 			   "element bytes unknown to this build are not zero");
@@ -331,6 +360,7 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	v->hdr.action_size = sizeof(struct pt_action);
 	v->hdr.verify_size = sizeof(struct pt_verify_site);
 	v->hdr.implicit_size = h->nr_implicit ? sizeof(struct pt_implicit) : 0;
+	v->hdr.ppp_size = h->nr_ppp ? sizeof(struct pt_ppp_slot) : 0;
 	err = check_implicit(v, &w);
 	return err ? err : check_body(v, &w);
 }
@@ -355,6 +385,7 @@ int plan_implicit_has(const struct pt_implicit *m, uint32_t n, uint64_t ret, uin
 void plan_view_free(struct plan_view *v)
 {
 	free(v->implicit);
+	free(v->ppp_slots);
 	free(v->sites);
 	free(v->actions);
 	free(v->verify);
