@@ -350,6 +350,7 @@ static long pt_ioctl_func_stats(void __user *uarg)
 	s.nr_probes = f->nr_probes;
 	s.nr_optimized = pt_probes_optimized(f);
 	s.missed = f->missed;
+	s.counter_bytes = pt_profile_bytes(f) + f->plan->nr_counters * sizeof(u64);
 	for_each_possible_cpu(cpu) {
 		s.hits += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->hits);
 		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->bytes);

@@ -49,9 +49,11 @@ struct pt_func_pcpu {
 /* One installed plan. */
 /*
  * A PT_PLAN_PROFILE function's path counts on one CPU (profile.c): up to
- * 2^PT_PROFILE_DENSE_BITS paths a plain array indexed by path number,
- * more a hash table of path numbers (open addressing, a bounded probe);
- * what fits in neither is counted in overflow, never dropped silently.
+ * 2^PT_PROFILE_DENSE_BITS paths a plain array indexed by path number
+ * (2^bits entries), more a hash table of path numbers (open addressing, a
+ * bounded probe); what fits in neither is counted in overflow, never
+ * dropped silently. A PT_PLAN_PPP function's: nr_ppp counters indexed by
+ * PPP id - ppp_min, then one for every other path.
  */
 #define PT_PROFILE_DENSE_BITS	9
 #define PT_PROFILE_SLOTS	256
@@ -64,9 +66,9 @@ struct pt_path_slot {
 struct pt_profile {
 	u64 lost;		/* path ends not counted: a context switch cut the path */
 	u64 overflow;		/* path ends not counted: no room */
-	union {
-		u64 count[1u << PT_PROFILE_DENSE_BITS];
-		struct pt_path_slot slot[PT_PROFILE_SLOTS];
+	union {		/* profile_size entries */
+		DECLARE_FLEX_ARRAY(u64, count);
+		DECLARE_FLEX_ARRAY(struct pt_path_slot, slot);
 	};
 };
 
@@ -85,7 +87,10 @@ struct pt_func {
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
 	bool counts_only;		/* only PT_OP_COUNT, no verify: writes no record */
 	struct pt_profile __percpu *profile;	/* PT_PLAN_PROFILE: path counts, or NULL */
+	u32 profile_size;		/* count[] entries (dense) or slot[] entries (hash) */
 	u8 profile_bits;		/* its path numbers' width (PATH_EMIT nbits) */
+	const struct pt_ppp_slot *ppp;	/* PT_PLAN_PPP: into plan, nr_ppp of them */
+	u32 nr_ppp, ppp_size;
 	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
 	u32 nr_implicit, implicit_size;
 	u64 missed;			/* hits skipped since START, placed */
@@ -108,6 +113,25 @@ static inline const struct pt_verify_site *pt_verify_at(const struct pt_func *f,
 							u32 i)
 {
 	return (const void *)((const u8 *)f->verify + (size_t)i * f->verify_size);
+}
+
+static inline const struct pt_ppp_slot *pt_ppp_at(const struct pt_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->ppp + (size_t)i * f->ppp_size);
+}
+
+/* A path profile's counts are a plain array (dense or PPP), not the hash. */
+static inline bool pt_profile_dense(const struct pt_func *f)
+{
+	return f->nr_ppp || f->profile_bits <= PT_PROFILE_DENSE_BITS;
+}
+
+/* The path whose count is entry i of pr: by Ball-Larus number, PPP's others as PT_PATH_OTHER. */
+static inline u64 pt_profile_path(const struct pt_func *f, const struct pt_profile *pr, u32 i)
+{
+	if (f->nr_ppp)
+		return i < f->nr_ppp ? pt_ppp_at(f, i)->path : PT_PATH_OTHER;
+	return pt_profile_dense(f) ? i : READ_ONCE(pr->slot[i].path);
 }
 
 static inline struct pt_implicit *pt_implicit_at(const struct pt_func *f, u32 i)
@@ -185,6 +209,7 @@ void pt_ranges_free(void);
 bool pt_ranges_traced(unsigned long addr);
 
 int pt_profile_alloc(struct pt_func *f);
+size_t pt_profile_bytes(const struct pt_func *f);
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);
 void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
 		    struct pt_regs *regs);

@@ -68,8 +68,16 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 		return -E2BIG;
 	if (pl->total_len != len)
 		return -EINVAL;
-	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE))
+	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
 		return -EINVAL;
+	/* PPP numbers a path profile's interesting paths: its fields, or none */
+	if (pl->flags & PT_PLAN_PPP) {
+		if (!(pl->flags & PT_PLAN_PROFILE) || !pl->nr_ppp ||
+		    pl->nr_ppp > PT_PPP_MAX || pl->ppp_size < sizeof(struct pt_ppp_slot))
+			return -EINVAL;
+	} else if (pl->nr_ppp || pl->ppp_min || pl->ppp_size) {
+		return -EINVAL;
+	}
 	/* a path profile counts path numbers: a paths plan with nothing to record */
 	if ((pl->flags & PT_PLAN_PROFILE) &&
 	    (pl->mode != PT_MODE_PATHS || (pl->flags & PT_PLAN_VERIFY) || pl->nr_implicit))
@@ -120,15 +128,19 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 static int pt_check_layout(struct pt_func *f, u32 len)
 {
 	const struct pt_plan *pl = f->plan;
-	u64 s, a, v, m, end;
+	u64 s, a, v, m, p, end;
 
 	s = (u64)pl->nr_sites * pl->site_size;
 	a = (u64)pl->nr_actions * pl->action_size;
 	v = (u64)pl->nr_verify * pl->verify_size;
 	m = (u64)pl->nr_implicit * pl->implicit_size;
-	end = pl->size + s + a + v + m;	/* each term < 2^64 / 5 */
+	p = (u64)pl->nr_ppp * pl->ppp_size;
+	end = pl->size + s + a + v + m + p;	/* each term < 2^64 / 6 */
 	if (end != len)
 		return -EINVAL;
+	f->ppp_size = pl->ppp_size;
+	f->nr_ppp = pl->nr_ppp;
+	f->ppp = (const void *)((const u8 *)pl + pl->size + s + a + v + m);
 	f->implicit_size = pl->implicit_size;
 	f->nr_implicit = pl->nr_implicit;
 	f->implicit = (void *)((u8 *)pl + pl->size + s + a + v);
@@ -168,6 +180,11 @@ static int pt_check_action(const struct pt_plan *pl, const struct pt_site *s,
 	case PT_OP_PATH_ADD:
 	case PT_OP_PATH_SET:
 		if (a->arg || a->nbits)
+			return -EINVAL;
+		return 0;
+	case PT_OP_PPP_ADD:
+	case PT_OP_PPP_SET:
+		if (!(pl->flags & PT_PLAN_PPP) || a->arg || a->nbits)
 			return -EINVAL;
 		return 0;
 	case PT_OP_COUNT:
@@ -325,6 +342,20 @@ static int pt_check_implicit(struct pt_func *f)
 	return 0;
 }
 
+/* PPP slots: a path number, or PT_PATH_OTHER; growth bytes zero. */
+static int pt_check_ppp(struct pt_func *f)
+{
+	u32 i;
+	int err;
+
+	for (i = 0; i < f->nr_ppp; i++) {
+		err = pt_tail_zero(pt_ppp_at(f, i), sizeof(struct pt_ppp_slot), f->ppp_size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /*
  * A plan that only counts (edges mode, no verify sites): its handler
  * touches no stream, so a profile writes nothing per event.
@@ -375,6 +406,8 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	if (err)
 		goto fail;
 	err = pt_check_implicit(f);
+	if (!err)
+		err = pt_check_ppp(f);
 	if (err)
 		goto fail;
 	err = pt_check_kernel(f->plan);

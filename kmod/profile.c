@@ -16,6 +16,12 @@
  * in a paths trace, where the same switch writes a PARTIAL record, the
  * count stays exact; a stash too full to keep a partial sum counts that
  * path end as lost instead.
+ *
+ * Preferential path profiling (PT_PLAN_PPP) keeps a second register, the
+ * PPP id, beside the path register, switched and stashed with it: a path
+ * end counts in the dense slot of its PPP id when the slot names the
+ * path's Ball-Larus number (an uninteresting path may alias an id), else
+ * in the one counter of the other paths.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -37,6 +43,7 @@
 struct pt_path_reg {
 	u64 owner;		/* whose path the register holds (0: none yet) */
 	u64 value;
+	u64 ppp;		/* PT_PLAN_PPP: the PPP register */
 };
 
 static DEFINE_PER_CPU(struct pt_path_reg, pt_path_regs[PT_OWNER_NMI + 1]);
@@ -46,8 +53,8 @@ static struct pt_path_reg pt_stash[PT_STASH_SLOTS];
 static DEFINE_RAW_SPINLOCK(pt_stash_lock);
 static atomic_t pt_stash_used = ATOMIC_INIT(0);
 
-/* Keeps owner's partial sum; false when the stash is full. */
-static bool pt_stash_put(u64 owner, u64 value)
+/* Keeps owner's partial sums; false when the stash is full. */
+static bool pt_stash_put(u64 owner, u64 value, u64 ppp)
 {
 	bool kept = false;
 	u32 i;
@@ -58,6 +65,7 @@ static bool pt_stash_put(u64 owner, u64 value)
 			continue;
 		pt_stash[i].owner = owner;
 		pt_stash[i].value = value;
+		pt_stash[i].ppp = ppp;
 		atomic_inc(&pt_stash_used);
 		kept = true;
 	}
@@ -65,25 +73,33 @@ static bool pt_stash_put(u64 owner, u64 value)
 	return kept;
 }
 
-/* Owner's kept partial sum, removed from the stash; 0 if none. */
-static u64 pt_stash_take(u64 owner)
+/* Owner's kept partial sums into r, removed from the stash; 0 if none. */
+static void pt_stash_take(u64 owner, struct pt_path_reg *r)
 {
-	u64 value = 0;
 	u32 i;
 
+	r->value = 0;
+	r->ppp = 0;
 	if (!atomic_read(&pt_stash_used))
-		return 0;
+		return;
 	raw_spin_lock(&pt_stash_lock);
 	for (i = 0; i < PT_STASH_SLOTS; i++) {
 		if (pt_stash[i].owner != owner)
 			continue;
-		value = pt_stash[i].value;
+		r->value = pt_stash[i].value;
+		r->ppp = pt_stash[i].ppp;
 		pt_stash[i].owner = 0;
 		atomic_dec(&pt_stash_used);
 		break;
 	}
 	raw_spin_unlock(&pt_stash_lock);
-	return value;
+}
+
+size_t pt_profile_bytes(const struct pt_func *f)
+{
+	size_t entry = pt_profile_dense(f) ? sizeof(u64) : sizeof(struct pt_path_slot);
+
+	return f->profile ? offsetof(struct pt_profile, count) + f->profile_size * entry : 0;
 }
 
 int pt_profile_alloc(struct pt_func *f)
@@ -96,20 +112,38 @@ int pt_profile_alloc(struct pt_func *f)
 	for (i = 0; i < f->plan->nr_actions; i++)
 		if (pt_action_at(f, i)->op == PT_OP_PATH_EMIT)
 			f->profile_bits = pt_action_at(f, i)->nbits;
-	f->profile = alloc_percpu(struct pt_profile);
+	if (f->nr_ppp)
+		f->profile_size = f->nr_ppp + 1;	/* the last: other paths */
+	else if (pt_profile_dense(f))
+		f->profile_size = 1u << f->profile_bits;
+	else
+		f->profile_size = PT_PROFILE_SLOTS;
+	f->profile = __alloc_percpu(offsetof(struct pt_profile, count) + (size_t)f->profile_size *
+				    (pt_profile_dense(f) ? sizeof(u64) :
+				     sizeof(struct pt_path_slot)),
+				    __alignof__(struct pt_profile));
 	return f->profile ? 0 : -ENOMEM;
 }
 
 /* Counts path number value (the low nbits bits, as a paths trace emits them). */
-static void pt_profile_count(struct pt_func *f, u64 value, unsigned int nbits)
+static void pt_profile_count(struct pt_func *f, u64 value, unsigned int nbits, u64 ppp)
 {
 	struct pt_profile *pr = this_cpu_ptr(f->profile);
 	u64 path = nbits < 64 ? value & ((1ull << nbits) - 1) : value;
 	u32 i, h;
 
-	if (f->profile_bits <= PT_PROFILE_DENSE_BITS) {
+	if (f->nr_ppp) {
+		u64 slot = ppp - (u64)f->plan->ppp_min;
+
+		if (slot < f->nr_ppp && pt_ppp_at(f, slot)->path == path)
+			pr->count[slot]++;
+		else
+			pr->count[f->nr_ppp]++;
+		return;
+	}
+	if (pt_profile_dense(f)) {
 		/* the plan numbers every path below 2^bits; anything else is no path */
-		if (path < (1ull << f->profile_bits))
+		if (path < f->profile_size)
 			pr->count[path]++;
 		else
 			pr->overflow++;
@@ -151,10 +185,15 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 		 * Only tasks share a register: another context's owner is
 		 * this CPU, so it differs only on first use.
 		 */
-		if (kind == PT_OWNER_TASK && r->owner && r->value &&
-		    !pt_stash_put(r->owner, r->value))
+		if (kind == PT_OWNER_TASK && r->owner && (r->value || r->ppp) &&
+		    !pt_stash_put(r->owner, r->value, r->ppp))
 			this_cpu_ptr(f->profile)->lost++;
-		r->value = kind == PT_OWNER_TASK ? pt_stash_take(owner) : 0;
+		if (kind == PT_OWNER_TASK) {
+			pt_stash_take(owner, r);
+		} else {
+			r->value = 0;
+			r->ppp = 0;
+		}
 		r->owner = owner;
 	}
 	if (s->cond != PT_COND_NONE)
@@ -167,6 +206,7 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 		switch (a->op) {
 		case PT_OP_ENTER:	/* a path from the entry starts at 0 */
 			r->value = 0;
+			r->ppp = 0;
 			break;
 		case PT_OP_PATH_SET:
 			r->value = a->value;
@@ -174,9 +214,16 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 		case PT_OP_PATH_ADD:
 			r->value += a->value;
 			break;
+		case PT_OP_PPP_SET:
+			r->ppp = a->value;
+			break;
+		case PT_OP_PPP_ADD:
+			r->ppp += a->value;
+			break;
 		case PT_OP_PATH_EMIT:
-			pt_profile_count(f, r->value + a->value, a->nbits);
+			pt_profile_count(f, r->value + a->value, a->nbits, r->ppp);
 			r->value = 0;
+			r->ppp = 0;
 			break;
 		}
 	}
@@ -191,8 +238,8 @@ NOKPROBE_SYMBOL(pt_profile_hit);
  */
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r)
 {
-	bool dense = f->profile_bits <= PT_PROFILE_DENSE_BITS;
-	u32 size = dense ? 1u << PT_PROFILE_DENSE_BITS : PT_PROFILE_SLOTS, i;
+	bool dense = pt_profile_dense(f);
+	u32 size = f->profile_size, i;
 	u64 __user *out = u64_to_user_ptr(r->pairs);
 	unsigned int cpu;
 
@@ -210,7 +257,7 @@ long pt_profile_read(struct pt_func *f, struct pt_paths_read *r)
 			pair[1] = dense ? READ_ONCE(pr->count[i]) : READ_ONCE(pr->slot[i].count);
 			if (!pair[1])
 				continue;
-			pair[0] = dense ? i : READ_ONCE(pr->slot[i].path);
+			pair[0] = pt_profile_path(f, pr, i);
 			if (r->n == r->max) {
 				r->more++;
 				continue;

@@ -607,8 +607,8 @@ static bool pt_paths_write(struct pt_func *f, struct pt_profile *pr, u64 *body,
 static void pt_paths_cpu(void *arg)
 {
 	struct pt_func *f = arg;
-	bool dense = f->profile_bits <= PT_PROFILE_DENSE_BITS;
-	u32 size = dense ? 1u << PT_PROFILE_DENSE_BITS : PT_PROFILE_SLOTS;
+	bool dense = pt_profile_dense(f);
+	u32 size = f->profile_size;
 	u64 body[2 + 2 * PT_PATHS_PER_REC];
 	u32 idx[PT_PATHS_PER_REC];
 	struct pt_profile *pr;
@@ -627,7 +627,7 @@ static void pt_paths_cpu(void *arg)
 
 		if (!count)
 			continue;
-		body[2 + 2 * n] = dense ? i : pr->slot[i].path;
+		body[2 + 2 * n] = pt_profile_path(f, pr, i);
 		body[3 + 2 * n] = count;
 		idx[n++] = i;
 		if (n < PT_PATHS_PER_REC)

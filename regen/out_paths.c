@@ -37,6 +37,7 @@ struct paths_func {
 	uint64_t completed;
 	/* a path profile counted in the kernel (PT_PLAN_PROFILE): its PT_REC_PATHS */
 	uint64_t records, lost, overflow, beyond;
+	uint64_t other;		/* PT_PLAN_PPP: path ends of the paths it does not number */
 };
 
 struct paths_frame {
@@ -129,6 +130,10 @@ static int add_kernel_counts(struct out_writer *w, struct paths *p)
 		pf->lost += b[0];
 		pf->overflow += b[1];
 		for (k = 2; k + 1 < rec->nwords; k += 2) {
+			if ((f->plan_flags & PT_PLAN_PPP) && b[k] == PT_PATH_OTHER) {
+				pf->other += b[k + 1];
+				continue;
+			}
 			if (!pf->ok || b[k] >= pf->pn.npaths) {
 				pf->beyond += b[k + 1];
 				continue;
@@ -310,6 +315,10 @@ static void print_function(struct out_writer *w, const struct pr_func *f, struct
 			" path ends lost to a context switch mid-path, %" PRIu64 " to a full table, %"
 			PRIu64 " beyond the numbering)", pf->records, pf->lost, pf->overflow,
 			pf->beyond);
+	/* PPP counts its interesting paths one by one, the rest together */
+	if (f->plan_flags & PT_PLAN_PPP)
+		fprintf(w->fp, " (PPP: the interesting paths only; %" PRIu64 " ends of other paths)",
+			pf->other);
 	fputc('\n', w->fp);
 	all = malloc((pf->t.used + 1) * sizeof(*all));
 	blocks = malloc(((size_t)pf->pn.dag.nv + 1) * sizeof(*blocks));

@@ -235,12 +235,20 @@ for mode in "$@"; do
 	bits) args="--encoding bits" ;;
 	bits-verify) args="--encoding bits --verify" ;;
 	edges) args="--mode edges" ;;
-	path-profile)
+	path-profile | ppp-profile)
 		# The Ball-Larus path profile counted in the kernel: no record
 		# per event, PATHS records at stop; its cost beside the paths
-		# trace's (mode=paths) and its counter memory (struct
-		# pt_profile, 4112 bytes per function and CPU).
-		pt_run $mode --mode path-profile
+		# trace's (mode=paths) and its counter memory (status's
+		# counters column: bytes a CPU, summed over functions and
+		# CPUs). ppp-profile: the same with preferential path
+		# profiling, the 16 likeliest paths of each function counted
+		# densely and the rest in one counter; bl_array_bytes is what
+		# plain Ball-Larus numbering's array of every path would take.
+		if [ $mode = ppp-profile ]; then
+			pt_run $mode --mode path-profile --ppp 16
+		else
+			pt_run $mode --mode path-profile
+		fi
 		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
 		pathregen --paths /tmp/$mode.bin >/tmp/paths.$mode 2>&1 || say "$mode: pathregen --paths: exit $?"
 		set -- "$@" $(awk '/\(counted in the kernel: / {
@@ -248,9 +256,21 @@ for mode in "$@"; do
 				match($0, /; [0-9]+ path ends lost/); l += substr($0, RSTART + 2, RLENGTH - 17)
 				match($0, /, [0-9]+ to a full table/); o += substr($0, RSTART + 2, RLENGTH - 17) }
 			END { print n + 0, l + 0, o + 0 }' /tmp/paths.$mode)
-		echo "mode=path-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
-			"paths_counted=$4 lost=$5 overflow=$6 counter_bytes=$((functions * 4112 * $(nproc)))" \
-			"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+		counter_bytes=$(awk -v n=$(nproc) 'NR > 2 { c += $9 } END { printf "%d\n", c * n }' /tmp/st.$mode)
+		if [ $mode = ppp-profile ]; then
+			other=$(awk '{ if (match($0, /[0-9]+ ends of other paths/)) o += substr($0, RSTART, RLENGTH) + 0 }
+				END { print o + 0 }' /tmp/paths.$mode)
+			blpaths=$(sed -n 's/^enable: PPP in [0-9]* functions: .*Ball-Larus numbering: \([0-9]*\) paths.*/\1/p' /tmp/en.$mode)
+			interesting=$(sed -n 's/^enable: PPP in [0-9]* functions: \([0-9]*\) interesting.*/\1/p' /tmp/en.$mode)
+			echo "mode=ppp-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
+				"interesting_paths=${interesting:-0} interesting_ends=$4 other_ends=$other lost=$5 overflow=$6" \
+				"counter_bytes=$counter_bytes bl_array_bytes=$(awk -v p=${blpaths:-0} -v f=$functions -v n=$(nproc) 'BEGIN { printf "%.0f\n", (16 * f + 8 * p) * n }')" \
+				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+		else
+			echo "mode=path-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
+				"paths_counted=$4 lost=$5 overflow=$6 counter_bytes=$counter_bytes" \
+				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+		fi
 		[ "$keep" = 1 ] && mv /tmp/$mode.bin /pt/out/ || rm -f /tmp/$mode.bin
 		continue
 		;;

@@ -259,7 +259,8 @@ struct pt_func_stats {
 				 * placed by LOSS(MISSED) records (ABI 1.3) */
 	__u64 bytes;		/* out: record bytes this function caused */
 	__u64 dropped;		/* out: its records a full ring buffer refused (ABI 1.2) */
-	__u64 reserved[1];
+	__u64 counter_bytes;	/* out (ABI 1.6): bytes of its counters on one CPU
+				 * (edges counters, path counts, PPP slots) */
 };
 
 /* PT_IOC_STATS: global statistics. */

@@ -201,6 +201,62 @@ check "path profile: no path end lost or overflowed" sh -c "! pathregen --paths 
 check "the kernel's path profile equals the regenerated one ($(grep -c path /tmp/pp.prof) paths)" \
 	cmp /tmp/ptr.prof /tmp/pp.prof
 diff /tmp/ptr.prof /tmp/pp.prof | head -10
+check "disable the path-profile plans before PPP" pathtracectl disable --all
+
+# Phase 5b: preferential path profiling in the kernel (PPP: a second
+# register, the interesting paths' counts in a dense array, every other path
+# in one counter). Each interesting path's count must equal the paths
+# trace's, and per function interesting + other path ends = all path ends.
+pathregen --paths --top 100000 /tmp/ptr.bin >/tmp/ptr.paths
+ppp_check() {
+	pathregen --paths --top 100000 "$1" >/tmp/ppp.paths
+	grep "ends of other paths" /tmp/ppp.paths | head -3
+	awk '
+	FNR == 1 { file++ }
+	/ \(func [0-9]+\): / {
+		fn = $1
+		if (file == 1) { total[fn] = $4; next }
+		got[fn] = $4; funcs++
+		if (match($0, /[0-9]+ ends of other paths/)) other[fn] = substr($0, RSTART, RLENGTH) + 0
+		else { print fn ": no PPP note"; bad++ }
+		if (!match($0, /; 0 path ends lost to a context switch mid-path, 0 to a full table, 0 beyond/)) {
+			print fn ": path ends lost: " $0; bad++ }
+		next }
+	/^ *[0-9]+  path [0-9]+:/ {
+		if (fn == "pt_target_switch") next
+		if (file == 1) { have[fn, $0] = 1; next }
+		n++
+		if (!((fn, $0) in have)) { print "not the paths trace count: " fn ": " $0; bad++ }
+		next }
+	END {
+		for (f in got) {
+			if (f == "pt_target_switch") continue
+			if (got[f] + other[f] != total[f]) {
+				print f ": " got[f] " interesting + " other[f] " other path ends, the trace has " total[f]; bad++ }
+			sumi += got[f]; sumo += other[f]
+		}
+		printf "PPP: %d functions, %d interesting paths counted, %d of their ends, %d ends of other paths\n", funcs, n, sumi, sumo
+		exit (bad || !n || !sumo) }' /tmp/ptr.paths /tmp/ppp.paths
+}
+check "PPP plans, 3 likeliest paths each (heuristic)" sh -c "pathtracectl enable --mode path-profile --ppp 3 --moddir /pt $EDGEF >/tmp/ppp-enable.out"
+grep "PPP" /tmp/ppp-enable.out | head -3
+check "enable reports PPP's memory beside Ball-Larus numbering's" \
+	grep -q "^enable: PPP in [1-9][0-9]* functions: [0-9]* interesting paths in [0-9]* counters (.* a CPU), Ball-Larus numbering: [0-9]* paths" /tmp/ppp-enable.out
+check "status names the mode" sh -c "pathtracectl status | grep -q ppp-profile"
+check "record the PPP profile" pathtracectl record -o /tmp/ppp.bin -- sh /tmp/det.sh
+check "PPP (heuristic): each interesting path's count is the trace's, the others add up" ppp_check /tmp/ppp.bin
+check "disable the PPP plans" pathtracectl disable --all
+check "PPP plans from the measured profile (--ppp-paths, 2 hottest)" sh -c "pathtracectl enable --mode path-profile --ppp 2 --ppp-paths /tmp/ptr.paths --moddir /pt $EDGEF >/tmp/ppp-enable.out"
+check "record the profile-guided PPP profile" pathtracectl record -o /tmp/ppp2.bin -- sh /tmp/det.sh
+check "PPP (profiled): each interesting path's count is the trace's, the others add up" ppp_check /tmp/ppp2.bin
+check "PPP (profiled): the 2 hottest paths of pt_target_nested are the interesting ones" sh -c \
+	"awk '/^pt_target_nested / { on = 1; next } /^[a-z]/ { on = 0 } on && n < 2 { print; n++ }' /tmp/ptr.paths >/tmp/want.paths &&
+	 awk '/^pt_target_nested / { on = 1; next } /^[a-z]/ { on = 0 } on' /tmp/ppp.paths | cmp - /tmp/want.paths"
+expect_fail "--ppp without path-profile" pathtracectl enable --mode paths --ppp 3 --moddir /pt pt_target_switch
+expect_fail "--ppp 0" pathtracectl enable --mode path-profile --ppp 0 --moddir /pt pt_target_switch
+expect_fail "--ppp-paths of no profile" pathtracectl enable --mode path-profile --ppp-paths /tmp/det.sh --moddir /pt pt_target_switch
+check "disable the profiled PPP plans" pathtracectl disable --all
+check "path-profile plans again, for top" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
 # pathtracectl top during a longer path-profile run: live hits, the kernel's hottest paths
 pathtracectl record -o /tmp/pp2.bin -- sh -c 'end=$(($(cut -d. -f1 /proc/uptime) + 5))
 	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do sh /tmp/det.sh; done' >/tmp/rec2.out 2>&1 &

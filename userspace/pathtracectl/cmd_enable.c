@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtracectl enable [--mode trace|paths|edges] [--encoding witness|bits]
- *                     [--verify] [--moddir DIR] [--weights FILE] FUNC...
+ * pathtracectl enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits]
+ *                     [--verify] [--moddir DIR] [--weights FILE]
+ *                     [--ppp N] [--ppp-paths FILE] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
  * module functions included): find it and its .cold part in
@@ -12,7 +13,12 @@
  * with its reason; the others go ahead. --weights FILE plans from the
  * measured edge counts of an earlier run (`pathregen --edges` of a trace
  * of the same functions) instead of the Section 5 heuristic; a function
- * the profile does not hold, or whose code changed, keeps the heuristic. Static-call sites of vmlinux
+ * the profile does not hold, or whose code changed, keeps the heuristic.
+ * --ppp N (path-profile): preferential path profiling, the N most likely
+ * paths of each function (by the weights) counted in a dense array, every
+ * other path in one counter; --ppp-paths FILE takes them from an earlier
+ * path profile instead (`pathregen --paths`, its N hottest per function
+ * with --ppp N, else every path it lists). Static-call sites of vmlinux
  * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
  * 1 something named was refused or matched nothing, 2 bad command line.
@@ -33,7 +39,9 @@
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
 #include <pathtrace/ksyms.h>
+#include <pathtrace/path_profile.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/ppp.h>
 #include <pathtrace/quiet_calls.h>
 #include <pathtrace/static_calls.h>
 #include <pathtrace/tracefile.h>
@@ -61,6 +69,11 @@ struct enabler {
 	} reasons[32];			/* refusals by reason, for the summary */
 	uint32_t nreasons;
 	struct edge_profile *profile;	/* --weights, or NULL */
+	struct path_profile *ppp_from;	/* --ppp-paths, or NULL */
+	uint32_t ppp_top;		/* --ppp N, or 0 */
+	uint32_t ppp_funcs;		/* PPP plans installed, and their figures: */
+	uint64_t ppp_interesting, ppp_counters;
+	double bl_paths;		/* the same functions' Ball-Larus paths */
 	double t0, shown;		/* start, last progress line (seconds) */
 	struct quiet_calls *quiet;	/* NULL with --loud-calls */
 	int explicit_entries;		/* --explicit-entries: no implicit entries */
@@ -68,6 +81,8 @@ struct enabler {
 	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 };
+
+static void ppp_report(struct enabler *e, const struct plan *pl);
 
 static double now_s(void)
 {
@@ -467,12 +482,24 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	e->o.func_id = t->func_id;
 	e->o.enter_witnessed = ewit;
 	e->o.weight = profiled ? weight : NULL;
+	if (e->ppp_from) {
+		const struct path_profile_func *pf = path_profile_find(e->ppp_from, s->name);
+
+		/* not in the profile (or no path of it): the most likely by the weights */
+		if (pf && pf->npaths) {
+			e->o.ppp_paths = pf->paths;
+			e->o.nppp_paths = e->ppp_top && e->ppp_top < pf->npaths ?
+					  e->ppp_top : pf->npaths;
+		}
+	}
 	err = implicit_entries(e, t, &e->o);
 	if (!err)
 		err = plan_build(&c, &e->o, &pl);
 	free((void *)e->o.implicit);
 	e->o.implicit = NULL;
 	e->o.nimplicit = 0;
+	e->o.ppp_paths = NULL;
+	e->o.nppp_paths = 0;
 	e->o.enter_witnessed = NULL;
 	e->o.weight = NULL;
 	if (err == -PT_ENOMEM) {
@@ -511,6 +538,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		if (e->profile)
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
+		if (pl.hdr.nr_ppp)
+			ppp_report(e, &pl);
 		printf("\n");
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
@@ -706,8 +735,43 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 }
 
 /* Per argument: what it named and what was enabled. Returns the exit status. */
+/* Bytes in words: "152 B", "32.0 KiB", "2.0 TiB". */
+static const char *human_bytes(double b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned int u = 0;
+
+	while (b >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
+		b /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+	return buf;
+}
+
+/*
+ * PPP's memory beside plain Ball-Larus numbering's: the kernel's array of
+ * interesting paths (nr_ppp counters and one for the others, struct
+ * pt_profile) against one counter per path.
+ */
+static void ppp_report(struct enabler *e, const struct plan *pl)
+{
+	char a[32], b[32];
+
+	printf("; PPP: %u interesting paths in %u counters (%s a CPU), Ball-Larus: %llu paths "
+	       "(%s as an array)", pl->ppp_interesting, pl->hdr.nr_ppp + 1,
+	       human_bytes(16.0 + 8.0 * (pl->hdr.nr_ppp + 1), a, sizeof(a)),
+	       (unsigned long long)pl->pn.npaths,
+	       human_bytes(16.0 + 8.0 * (double)pl->pn.npaths, b, sizeof(b)));
+	e->ppp_funcs++;
+	e->ppp_interesting += pl->ppp_interesting;
+	e->ppp_counters += pl->hdr.nr_ppp + 1;
+	e->bl_paths += (double)pl->pn.npaths;
+}
+
 static int report(const struct enabler *e, char **pats, int npats)
 {
+	char a[32], b[32];
 	uint32_t i, ok = 0, refused = 0;
 	int p, ret = 0;
 
@@ -736,6 +800,14 @@ static int report(const struct enabler *e, char **pats, int npats)
 	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as "
 	       "quiet; %u call sites enter their traced callee without an ENTER record\n",
 	       e->nprobes, now_s() - e->t0, e->nquiet, e->nimplicit);
+	if (e->ppp_funcs)
+		printf("enable: PPP in %u functions: %llu interesting paths in %llu counters "
+		       "(%s a CPU), Ball-Larus numbering: %.0f paths (%s a CPU as arrays)\n",
+		       e->ppp_funcs, (unsigned long long)e->ppp_interesting,
+		       (unsigned long long)e->ppp_counters,
+		       human_bytes(16.0 * e->ppp_funcs + 8.0 * (double)e->ppp_counters, a, sizeof(a)),
+		       e->bl_paths,
+		       human_bytes(16.0 * e->ppp_funcs + 8.0 * e->bl_paths, b, sizeof(b)));
 	return ret;
 }
 
@@ -743,7 +815,7 @@ static int report(const struct enabler *e, char **pats, int npats)
 enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
-		 const char **weights, int *off, int *first)
+		 const char **weights, const char **ppp_file, int *off, int *first)
 {
 	int a;
 
@@ -787,6 +859,20 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			*moddir = v;
 		} else if (!strcmp(argv[a], "--weights")) {
 			*weights = v;
+		} else if (!strcmp(argv[a], "--ppp")) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (*end || !n || n > PPP_HOTTEST_MAX) {
+				ctl_err("enable", "--ppp takes 1..%u interesting paths per function, "
+					"not %s", PPP_HOTTEST_MAX, v);
+				return 2;
+			}
+			o->flags |= PT_PLAN_PPP;
+			o->ppp_hottest = (uint32_t)n;
+		} else if (!strcmp(argv[a], "--ppp-paths")) {
+			o->flags |= PT_PLAN_PPP;
+			*ppp_file = v;
 		} else {
 			ctl_err("enable", "unknown option %s", argv[a]);
 			return 2;
@@ -800,7 +886,11 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
-			"[--moddir DIR] [--weights FILE] FUNC...");
+			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] FUNC...");
+		return 2;
+	}
+	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE)) {
+		ctl_err("enable", "--ppp and --ppp-paths number the paths of --mode path-profile");
 		return 2;
 	}
 	if (o->encoding && o->mode != PT_MODE_TRACE) {
@@ -855,13 +945,36 @@ static int read_profile(const char *path, struct edge_profile *p)
 	return err ? 1 : 0;
 }
 
+/* --ppp-paths FILE: a path profile (`pathregen --paths`). Returns 0, or 1 reported. */
+static int read_paths(const char *path, struct path_profile *p)
+{
+	FILE *fp = fopen(path, "r");
+	uint32_t line = 0;
+	int err;
+
+	if (!fp) {
+		ctl_err(path, "%s", strerror(errno));
+		return 1;
+	}
+	err = path_profile_read(fp, p, &line);
+	fclose(fp);
+	if (err == -PT_EFORMAT)
+		ctl_err(path, "line %u: not a path profile (pathregen --paths writes one)", line);
+	else if (err)
+		ctl_err(path, "%s", pt_strerror(err));
+	if (err)
+		path_profile_free(p);
+	return err ? 1 : 0;
+}
+
 static int cmd_enable(int argc, char **argv)
 {
 	struct enabler e;
 	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", NULL };
 	char moddir[300];
-	const char *weights = NULL;
+	const char *weights = NULL, *ppp_file = NULL;
 	struct edge_profile profile;
+	struct path_profile ppp_from;
 	struct utsname u;
 	int a, first, err, ret = 0, off = 0;
 
@@ -870,12 +983,20 @@ static int cmd_enable(int argc, char **argv)
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &off, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &off, &first);
 	if (err)
 		return err;
-	if (weights) {
-		if (read_profile(weights, &profile))
+	e.ppp_top = e.o.ppp_hottest;
+	if (ppp_file) {
+		if (read_paths(ppp_file, &ppp_from))
 			return 1;
+		e.ppp_from = &ppp_from;
+	}
+	if (weights) {
+		if (read_profile(weights, &profile)) {
+			ret = 1;
+			goto out_profile;
+		}
 		e.profile = &profile;
 	}
 	if (e.o.mode == PT_MODE_TRACE && !e.o.encoding)
@@ -940,12 +1061,17 @@ out_fd:
 out_profile:
 	if (e.profile)
 		edge_profile_free(e.profile);
+	if (e.ppp_from)
+		path_profile_free(e.ppp_from);
 	return ret;
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
-	    "[--verify] [--loud-calls] [--explicit-entries] [--moddir DIR] [--weights FILE] FUNC... "
+	    "[--verify] [--loud-calls] [--explicit-entries] [--moddir DIR] [--weights FILE] "
+	    "[--ppp N] [--ppp-paths FILE] FUNC... "
 	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
-	    "pathregen --edges; --loud-calls: every call a call vertex, none proven quiet; "
+	    "pathregen --edges; --ppp N: path-profile with preferential path profiling, the N "
+	    "likeliest paths of each function counted densely; --ppp-paths: those of a "
+	    "pathregen --paths profile; --loud-calls: every call a call vertex, none proven quiet; "
 	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
 	    "witnessed by them)")

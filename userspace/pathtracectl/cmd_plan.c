@@ -68,6 +68,12 @@ static void action_text(const struct pt_action *a, char *buf, size_t n)
 	case PT_OP_COUNT:
 		snprintf(buf, n, "count[%u]++%s", a->arg, when_name[a->when % 3]);
 		break;
+	case PT_OP_PPP_ADD:	/* PPP's second register */
+		snprintf(buf, n, "q += %" PRId64 "%s", (int64_t)a->value, when_name[a->when % 3]);
+		break;
+	case PT_OP_PPP_SET:
+		snprintf(buf, n, "q = %" PRId64 "%s", (int64_t)a->value, when_name[a->when % 3]);
+		break;
 	default:
 		snprintf(buf, n, "op %u", a->op);
 	}

@@ -3,7 +3,8 @@
  * pathtracectl status: whether tracing is armed, records written and lost
  * since the last start, and per function: probes, how many the kernel
  * jump-optimized, handler hits, hits the kernel skipped (misses: each one
- * is a LOSS record in the stream) and record bytes written.
+ * is a LOSS record in the stream), record bytes written, the bytes of its
+ * counters on one CPU (edges counters, path counts) and its mode.
  * Exit status: 0, 1 if the module cannot be asked, 2 bad command line.
  */
 #include <errno.h>
@@ -47,8 +48,8 @@ static int cmd_status(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
-	printf("%-6s %-40s %7s %9s %12s %8s %12s %8s\n", "id", "function", "probes", "optimized",
-	       "hits", "misses", "bytes", "dropped");
+	printf("%-6s %-40s %7s %9s %12s %8s %12s %8s %9s %s\n", "id", "function", "probes",
+	       "optimized", "hits", "misses", "bytes", "dropped", "counters", "mode");
 	for (i = 0; i < n; i++) {
 		struct pt_func_stats fs;
 
@@ -60,13 +61,17 @@ static int cmd_status(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		printf("%-6u %-40s %7u %9u %12" PRIu64 " %8" PRIu64 " %12" PRIu64 " %8" PRIu64 "\n",
+		printf("%-6u %-40s %7u %9u %12" PRIu64 " %8" PRIu64 " %12" PRIu64 " %8" PRIu64
+		       " %9" PRIu64 " %s\n",
 		       f[i].func_id, f[i].name, fs.nr_probes, fs.nr_optimized, (uint64_t)fs.hits,
-		       (uint64_t)fs.missed, (uint64_t)fs.bytes, (uint64_t)fs.dropped);
+		       (uint64_t)fs.missed, (uint64_t)fs.bytes, (uint64_t)fs.dropped,
+		       (uint64_t)fs.counter_bytes,
+		       loaded_mode_name(f[i].mode, f[i].encoding, f[i].flags));
 	}
 	free(f);
 	close(fd);
 	return ret;
 }
 
-CTL_COMMAND(status, cmd_status, "status   tracing state; per function probes, optimized, hits, misses, bytes")
+CTL_COMMAND(status, cmd_status, "status   tracing state; per function probes, optimized, hits, misses, "
+	    "bytes, dropped, counter bytes a CPU, mode")

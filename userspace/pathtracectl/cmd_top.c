@@ -112,6 +112,11 @@ static void print_path(const struct top_func *t, const struct top_path *p)
 	char buf[192];
 	int nb = t->have_pn ? pathnum_blocks(&t->pn, p->path, blocks, 256) : -1, k;
 
+	if (p->path == PT_PATH_OTHER) {	/* PPP: every path it does not number */
+		printf("%12" PRIu64 "  %s other paths (not PPP's interesting ones)\n", p->count,
+		       t->info.name);
+		return;
+	}
 	printf("%12" PRIu64 "  %s path %" PRIu64 ":", p->count, t->info.name, p->path);
 	for (k = 0; k < nb && k < 8; k++)
 		printf(" %s", pr_block_name(&t->pf, blocks[k], buf, sizeof(buf)));

@@ -70,7 +70,8 @@ const char *loaded_mode_name(uint16_t mode, uint16_t encoding, uint32_t flags)
 	case PT_MODE_TRACE:
 		return encoding == PT_ENC_BITS ? "trace/bits" : "trace/witness";
 	case PT_MODE_PATHS:
-		return flags & PT_PLAN_PROFILE ? "path-profile" : "paths";
+		return flags & PT_PLAN_PPP ? "ppp-profile" :
+		       flags & PT_PLAN_PROFILE ? "path-profile" : "paths";
 	case PT_MODE_EDGES:
 		return "edges";
 	default:
