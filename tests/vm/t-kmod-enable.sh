@@ -238,17 +238,21 @@ ppp_check() {
 		printf "PPP: %d functions, %d interesting paths counted, %d of their ends, %d ends of other paths\n", funcs, n, sumi, sumo
 		exit (bad || !n || !sumo) }' /tmp/ptr.paths /tmp/ppp.paths
 }
-check "PPP plans, 3 likeliest paths each (heuristic)" sh -c "pathtracectl enable --mode path-profile --ppp 3 --moddir /pt $EDGEF >/tmp/ppp-enable.out"
+# enable_to FILE ARGS...: pathtracectl enable ARGS..., its output in FILE
+enable_to() { f=$1; shift; pathtracectl enable "$@" >"$f" 2>&1; }
+check "PPP plans, 3 likeliest paths each (heuristic)" enable_to /tmp/ppp-enable.out --mode path-profile --ppp 3 --moddir /pt $EDGEF
 grep "PPP" /tmp/ppp-enable.out | head -3
 check "enable reports PPP's memory beside Ball-Larus numbering's" \
 	grep -q "^enable: PPP in [1-9][0-9]* functions: [0-9]* interesting paths in [0-9]* counters (.* a CPU), Ball-Larus numbering: [0-9]* paths" /tmp/ppp-enable.out
 check "status names the mode" sh -c "pathtracectl status | grep -q ppp-profile"
 check "record the PPP profile" pathtracectl record -o /tmp/ppp.bin -- sh /tmp/det.sh
 check "PPP (heuristic): each interesting path's count is the trace's, the others add up" ppp_check /tmp/ppp.bin
+ppp_check /tmp/ppp.bin | tail -n 1
 check "disable the PPP plans" pathtracectl disable --all
-check "PPP plans from the measured profile (--ppp-paths, 2 hottest)" sh -c "pathtracectl enable --mode path-profile --ppp 2 --ppp-paths /tmp/ptr.paths --moddir /pt $EDGEF >/tmp/ppp-enable.out"
+check "PPP plans from the measured profile (--ppp-paths, 2 hottest)" enable_to /tmp/ppp-enable.out --mode path-profile --ppp 2 --ppp-paths /tmp/ptr.paths --moddir /pt $EDGEF
 check "record the profile-guided PPP profile" pathtracectl record -o /tmp/ppp2.bin -- sh /tmp/det.sh
 check "PPP (profiled): each interesting path's count is the trace's, the others add up" ppp_check /tmp/ppp2.bin
+ppp_check /tmp/ppp2.bin | tail -n 1
 check "PPP (profiled): the 2 hottest paths of pt_target_nested are the interesting ones" sh -c \
 	"awk '/^pt_target_nested / { on = 1; next } /^[a-z]/ { on = 0 } on && n < 2 { print; n++ }' /tmp/ptr.paths >/tmp/want.paths &&
 	 awk '/^pt_target_nested / { on = 1; next } /^[a-z]/ { on = 0 } on' /tmp/ppp.paths | cmp - /tmp/want.paths"
