@@ -99,15 +99,18 @@ static long pt_ioctl_config(void __user *uarg)
 	err = pt_copy_arg(&c, sizeof(c), uarg);
 	if (err)
 		return err;
-	if (c.flags || c.reserved0 || c.reserved[0] || c.reserved[1])
+	if (c.flags || c.reserved[0] || c.reserved[1])
 		return -EINVAL;
-	if (c.buffer_kb < 8 || c.buffer_kb > PT_MAX_BUFFER_KB)
+	if (c.buffer_kb < 8 || c.buffer_kb > PT_MAX_BUFFER_KB ||
+	    c.osp_entries > PT_OSP_MAX_ENTRIES)
 		return -EINVAL;
 	if (pt_armed)
 		return -EBUSY;
 	err = pt_stream_alloc(c.buffer_kb * 1024ul);
 	if (!err)
 		pt_buffer_bytes = c.buffer_kb * 1024ul;
+	if (!err)
+		err = pt_osp_config(c.osp_entries);
 	return err;
 }
 
@@ -263,6 +266,7 @@ static long pt_ioctl_start(void)
 	}
 	pt_stream_reset();
 	pt_missed_reset(&pt_funcs);
+	pt_osp_reset();
 	/* Handlers that see the flag also see the reset state above. */
 	smp_store_release(&pt_armed, true);
 	/* Unbound: a CPU busy in a long kernel loop must not delay it. */
@@ -384,6 +388,26 @@ static long pt_ioctl_paths_read(void __user *uarg)
 	return 0;
 }
 
+static long pt_ioctl_subpaths_read(void __user *uarg)
+{
+	struct pt_subpaths_read r;
+	long err;
+
+	err = pt_copy_arg(&r, sizeof(r), uarg);
+	if (err)
+		return err;
+	if (r.n || r.tau_log2 || r.positions || r.samples || r.cut || r.capacity ||
+	    r.reserved0 || r.reserved[0] || r.reserved[1])
+		return -EINVAL;
+	err = pt_osp_read(&r);
+	if (err)
+		return err;
+	r.size = sizeof(r);
+	if (copy_to_user(uarg, &r, sizeof(r)))
+		return -EFAULT;
+	return 0;
+}
+
 static long pt_ioctl_stats(void __user *uarg)
 {
 	struct pt_stats s;
@@ -467,6 +491,9 @@ static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		break;
 	case PT_IOC_STOP:
 		ret = pt_ioctl_stop();
+		break;
+	case PT_IOC_SUBPATHS_READ:
+		ret = pt_ioctl_subpaths_read(uarg);
 		break;
 	case PT_IOC_FLUSH:
 		pt_flush();
@@ -576,6 +603,7 @@ static void __exit pt_exit(void)
 		pt_ioctl_stop();
 	pt_remove_all();
 	pt_ranges_free();
+	pt_osp_exit();
 	mutex_unlock(&pt_ctl_mutex);
 	pt_stream_exit();
 	pr_info("unloaded\n");

@@ -208,6 +208,11 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_free(void);
 bool pt_ranges_traced(unsigned long addr);
 
+int pt_osp_config(u32 entries);
+void pt_osp_reset(void);
+void pt_osp_exit(void);
+void pt_osp_path_end(unsigned int kind, u64 owner, u32 func_id, u64 path);
+long pt_osp_read(struct pt_subpaths_read *r);
 int pt_profile_alloc(struct pt_func *f);
 size_t pt_profile_bytes(const struct pt_func *f);
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);

@@ -125,11 +125,10 @@ int pt_profile_alloc(struct pt_func *f)
 	return f->profile ? 0 : -ENOMEM;
 }
 
-/* Counts path number value (the low nbits bits, as a paths trace emits them). */
-static void pt_profile_count(struct pt_func *f, u64 value, unsigned int nbits, u64 ppp)
+/* Counts path number path (the low nbits bits, as a paths trace emits them). */
+static void pt_profile_count(struct pt_func *f, u64 path, u64 ppp)
 {
 	struct pt_profile *pr = this_cpu_ptr(f->profile);
-	u64 path = nbits < 64 ? value & ((1ull << nbits) - 1) : value;
 	u32 i, h;
 
 	if (f->nr_ppp) {
@@ -170,7 +169,7 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 	struct pt_path_reg *r;
 	unsigned long flags;
 	bool taken = false;
-	u64 owner, gen;
+	u64 owner, gen, path;
 	u32 i, kind;
 
 	local_irq_save(flags);
@@ -221,7 +220,11 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 			r->ppp += a->value;
 			break;
 		case PT_OP_PATH_EMIT:
-			pt_profile_count(f, r->value + a->value, a->nbits, r->ppp);
+			path = r->value + a->value;
+			if (a->nbits < 64)
+				path &= (1ull << a->nbits) - 1;
+			pt_profile_count(f, path, r->ppp);
+			pt_osp_path_end(kind, owner, f->func_id, path);
 			r->value = 0;
 			r->ppp = 0;
 			break;

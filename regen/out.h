@@ -192,6 +192,8 @@ struct out_writer {
 	int sp_exact;
 	uint32_t sp_memory, sp_max_len;
 	uint64_t sp_seed;
+	/* --paths --path-seqs: also the exact counts of what in-kernel OSP samples */
+	int path_seqs;
 };
 
 extern const struct out_writer_ops out_text_ops;

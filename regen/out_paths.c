@@ -6,6 +6,12 @@
  * same here as in a PT_MODE_PATHS trace. Per function, the hottest paths
  * with their counts and blocks. A path cut by a gap or by the end of the
  * stream is not counted (it is reported as incomplete).
+ *
+ * --path-seqs adds the exact counts of path-end sequences: every run of
+ * 2, 4 or 8 consecutive completed paths of one stream (across calls,
+ * never across a gap or a cut path), what the kernel's online subpath
+ * profiling samples (kmod/osp.c): the oracle its estimates are checked
+ * against.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -46,7 +52,31 @@ struct paths_frame {
 	int open;		/* a path is being walked */
 };
 
+#define SEQ_MAX 8	/* PT_OSP_MAX_LEN */
+
+struct seq_end {
+	uint32_t func;		/* func_id */
+	uint64_t path;
+};
+
+struct seq_count {
+	uint64_t h;		/* 0: empty slot */
+	uint64_t count;
+	uint32_t len;
+	struct seq_end e[SEQ_MAX];
+};
+
+/* The exact path-end sequence counts (--path-seqs). */
+struct seqs {
+	struct seq_end win[SEQ_MAX];	/* the stream's last path ends, oldest first */
+	uint32_t nwin;
+	struct seq_count *tab;		/* open addressing */
+	uint64_t cap, used;
+};
+
 struct paths {
+	struct seqs *seq;		/* --path-seqs, or NULL */
+	const struct pr_model *m;
 	struct paths_func *f;
 	struct paths_frame *stack;
 	uint32_t depth, cap;
@@ -155,8 +185,11 @@ static int paths_open(struct out_writer *w)
 	if (!p)
 		return -PT_ENOMEM;
 	w->priv = p;
+	p->m = w->m;
 	p->f = calloc(w->m->nfuncs + 1, sizeof(*p->f));
 	if (!p->f)
+		return -PT_ENOMEM;
+	if (w->path_seqs && !(p->seq = calloc(1, sizeof(*p->seq))))
 		return -PT_ENOMEM;
 	for (i = 0; i < w->m->nfuncs; i++) {
 		p->f[i].err = pathnum_build(&p->f[i].pn, &w->m->funcs[i].g, NULL, NULL);
@@ -167,6 +200,74 @@ static int paths_open(struct out_writer *w)
 	return add_kernel_counts(w, p);
 }
 
+static uint64_t seq_hash(const struct seq_end *e, uint32_t len)
+{
+	uint64_t h = len;
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		h = mix(h ^ mix(((uint64_t)e[i].func << 40) ^ e[i].path ^ (uint64_t)i << 60));
+	return h ? h : 1;
+}
+
+static int seq_count(struct seqs *q, const struct seq_end *e, uint32_t len)
+{
+	uint64_t h = seq_hash(e, len), i;
+
+	if ((q->used + 1) * 2 > q->cap) {
+		uint64_t ncap = q->cap ? q->cap * 2 : 1024, j;
+		struct seq_count *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return -PT_ENOMEM;
+		for (j = 0; j < q->cap; j++) {
+			if (!q->tab[j].h)
+				continue;
+			for (i = q->tab[j].h & (ncap - 1); nt[i].h; i = (i + 1) & (ncap - 1))
+				;
+			nt[i] = q->tab[j];
+		}
+		free(q->tab);
+		q->tab = nt;
+		q->cap = ncap;
+	}
+	for (i = h & (q->cap - 1); q->tab[i].h; i = (i + 1) & (q->cap - 1)) {
+		if (q->tab[i].h == h && q->tab[i].len == len &&
+		    !memcmp(q->tab[i].e, e, len * sizeof(*e))) {
+			q->tab[i].count++;
+			return 0;
+		}
+	}
+	q->tab[i].h = h;
+	q->tab[i].len = len;
+	memcpy(q->tab[i].e, e, len * sizeof(*e));
+	q->tab[i].count = 1;
+	q->used++;
+	return 0;
+}
+
+/* A completed path of function func: counts the runs of 2, 4, 8 that end with it. */
+static int seq_push(struct seqs *q, uint32_t func, uint64_t path)
+{
+	uint32_t len;
+	int err;
+
+	if (q->nwin == SEQ_MAX) {
+		memmove(q->win, q->win + 1, (SEQ_MAX - 1) * sizeof(q->win[0]));
+		q->nwin--;
+	}
+	q->win[q->nwin].func = func;
+	q->win[q->nwin++].path = path;
+	for (len = 2; len <= SEQ_MAX; len *= 2) {
+		if (len > q->nwin)
+			break;
+		err = seq_count(q, q->win + q->nwin - len, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static int end_path(struct paths *p, struct paths_frame *fr, uint64_t last_val)
 {
 	int err;
@@ -175,6 +276,8 @@ static int end_path(struct paths *p, struct paths_frame *fr, uint64_t last_val)
 	fr->open = 0;
 	err = table_add(&p->f[fr->fi].t, fr->sum);
 	p->f[fr->fi].completed++;
+	if (!err && p->seq)
+		err = seq_push(p->seq, p->m->funcs[fr->fi].func_id, fr->sum);
 	return err;
 }
 
@@ -270,6 +373,8 @@ static int paths_step(struct out_writer *w, const struct out_stream *st, const s
 		for (v = 0; v < p->depth; v++)
 			p->incomplete += p->stack[v].open;
 		p->depth = 0;
+		if (p->seq)
+			p->seq->nwin = 0;	/* no run across a gap */
 	}
 	return 0;
 }
@@ -283,7 +388,55 @@ static int paths_stream_end(struct out_writer *w, const struct out_stream *st)
 	for (v = 0; v < p->depth; v++)
 		p->incomplete += p->stack[v].open;
 	p->depth = 0;
+	if (p->seq)
+		p->seq->nwin = 0;
 	return 0;
+}
+
+static int cmp_seq_desc(const void *a, const void *b)
+{
+	const struct seq_count *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->h < y->h ? -1 : x->h > y->h;
+}
+
+static const char *func_name(const struct pr_model *m, uint32_t func_id)
+{
+	const struct pr_func *f = pr_model_func(m, func_id);
+
+	return f ? f->name : "?";
+}
+
+/*
+ * The hottest path-end sequences, as `pathtracectl subpaths` prints the
+ * kernel's estimates: "COUNT  LEN: NAME:PATH ...".
+ */
+static void print_seqs(struct out_writer *w, struct seqs *q)
+{
+	uint64_t i, n = 0, top = w->top ? w->top : 10;
+	struct seq_count *all = malloc((q->used + 1) * sizeof(*all));
+	uint32_t k;
+
+	if (!all) {
+		fprintf(w->fp, "  (out of memory)\n");
+		return;
+	}
+	for (i = 0; i < q->cap; i++)
+		if (q->tab[i].h)
+			all[n++] = q->tab[i];
+	qsort(all, n, sizeof(*all), cmp_seq_desc);
+	fprintf(w->fp, "# path-end sequences (exact): runs of 2, 4 and 8 consecutive paths of a "
+		"stream, %" PRIu64 " distinct\n", n);
+	for (i = 0; i < n && i < top; i++) {
+		fprintf(w->fp, "%12" PRIu64 "  %u:", all[i].count, all[i].len);
+		for (k = 0; k < all[i].len; k++)
+			fprintf(w->fp, " %s:%" PRIu64, func_name(w->m, all[i].e[k].func),
+				all[i].e[k].path);
+		fputc('\n', w->fp);
+	}
+	free(all);
 }
 
 static int cmp_count_desc(const void *a, const void *b)
@@ -363,7 +516,12 @@ static int paths_close(struct out_writer *w)
 		if (p->incomplete)
 			fprintf(w->fp, "# %" PRIu64 " paths cut by a gap or the end of a stream: not counted\n",
 				p->incomplete);
+		if (p->seq)
+			print_seqs(w, p->seq);
 	}
+	if (p->seq)
+		free(p->seq->tab);
+	free(p->seq);
 	free(p->f);
 	free(p->stack);
 	free(p);

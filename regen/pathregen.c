@@ -40,6 +40,8 @@ static void usage(FILE *fp)
 		"                 [--verify] [-o FILE|DIR/]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
+		"  --paths --path-seqs  also the exact counts of runs of 2, 4, 8 consecutive paths\n"
+		"                   per stream (what pathtracectl subpaths estimates in the kernel)\n"
 		"  --edges/--blocks edge and block profiles\n"
 		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
 		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
@@ -87,6 +89,7 @@ struct options {
 	int svg;			/* --svg: the dot output through dot -Tsvg */
 	int sp_exact;			/* --exact (subpaths) */
 	uint32_t sp_memory;		/* --osp-memory (subpaths) */
+	int path_seqs;			/* --path-seqs (paths) */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -130,6 +133,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "subpaths", no_argument, NULL, 'U' },
 		{ "exact", no_argument, NULL, 'X' },
 		{ "osp-memory", required_argument, NULL, 'M' },
+		{ "path-seqs", no_argument, NULL, 'Q' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -203,6 +207,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'X':
 			o->sp_exact = 1;
 			break;
+		case 'Q':
+			o->path_seqs = 1;
+			break;
 		case 'M':
 			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
 				return -1;
@@ -266,6 +273,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if ((o->sp_exact || o->sp_memory) && o->ops != &out_subpaths_ops) {
 		err_msg("--exact/--osp-memory", "only --subpaths takes them");
+		return -1;
+	}
+	if (o->path_seqs && o->ops != &out_paths_ops) {
+		err_msg("--path-seqs", "only --paths counts path sequences");
 		return -1;
 	}
 	if (o->func && o->ops != &out_dot_ops) {
@@ -625,6 +636,7 @@ int main(int argc, char **argv)
 		out.tf = &tf;
 		out.sp_exact = o.sp_exact;
 		out.sp_memory = o.sp_memory;
+		out.path_seqs = o.path_seqs;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;

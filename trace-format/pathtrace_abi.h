@@ -228,6 +228,54 @@ struct pt_config {
 	__u32 size;
 	__u32 flags;		/* zero */
 	__u32 buffer_kb;	/* per-CPU ring buffer size */
+	__u32 osp_entries;	/* ABI 1.6: online subpath profiling's hot list, subpaths
+				 * per CPU (0: off; at most PT_OSP_MAX_ENTRIES) */
+	__u64 reserved[2];
+};
+
+/*
+ * Online subpath profiling (ABI 1.6; Oren, Matias & Sagiv 2002): while a
+ * path profile (PT_PLAN_PROFILE) runs, each CPU samples subpaths, runs of
+ * 2, 4 or 8 consecutive path ends of one owner (across loop iterations and
+ * calls), into a hot list of at most osp_entries of them: a path end starts
+ * a sample with probability 2^-tau_log2 and a length drawn uniformly; when
+ * the list is full, tau_log2 grows by one and every count is thinned
+ * (each sampled occurrence kept with probability 1/2), the concise samples
+ * of Gibbons & Matias. A subpath's count is estimated as count * 2^tau_log2
+ * * PT_OSP_LENGTHS. A sample whose owner changes (a task switch on its CPU)
+ * or that would start in NMI context is not taken (cut).
+ */
+#define PT_OSP_MAX_LEN		8
+#define PT_OSP_LENGTHS		3	/* 2, 4, 8 */
+#define PT_OSP_MAX_ENTRIES	4096
+
+struct pt_subpath {
+	__u32 len;		/* path ends in it: 2, 4 or 8 */
+	__u32 tau_log2;		/* its CPU's sampling when read */
+	__u64 count;		/* sampled occurrences */
+	__u32 func[PT_OSP_MAX_LEN];	/* func_id of each path end (len used) */
+	__u64 path[PT_OSP_MAX_LEN];	/* Ball-Larus number of each */
+};
+
+/*
+ * PT_IOC_SUBPATHS_READ (ABI 1.6): one CPU's OSP hot list as it is now (read
+ * on that CPU, nothing reset): up to @max entries at user address
+ * @entries. The lists start empty at PT_IOC_START and stay after STOP.
+ * -ENODATA: OSP not configured; -EINVAL: offline or impossible CPU, an
+ * entry size below this ABI's, reserved fields not zero.
+ */
+struct pt_subpaths_read {
+	__u32 size;
+	__u32 cpu;		/* in */
+	__u64 entries;		/* in: user address of struct pt_subpath[max] */
+	__u32 max;		/* in: room, in entries */
+	__u32 entry_size;	/* in: sizeof(struct pt_subpath) */
+	__u32 n;		/* out: entries written */
+	__u32 tau_log2;		/* out: the CPU's sampling: 1 in 2^tau_log2 path ends */
+	__u64 positions;	/* out: path ends it saw */
+	__u64 samples;		/* out: samples taken into the hot list */
+	__u64 cut;		/* out: samples not taken (owner changed, NMI) */
+	__u32 capacity;		/* out: osp_entries */
 	__u32 reserved0;
 	__u64 reserved[2];
 };
@@ -332,6 +380,7 @@ struct pt_func_info {
 #define PT_IOC_STATS		_IOWR(PT_IOC_MAGIC, 0x09, struct pt_stats)
 #define PT_IOC_LIST_FUNCS	_IOWR(PT_IOC_MAGIC, 0x0a, struct pt_func_info)
 #define PT_IOC_PATHS_READ	_IOWR(PT_IOC_MAGIC, 0x0b, struct pt_paths_read)
+#define PT_IOC_SUBPATHS_READ	_IOWR(PT_IOC_MAGIC, 0x0c, struct pt_subpaths_read)
 
 /* ------------------------------------------------- ring-buffer records */
 

@@ -260,9 +260,45 @@ expect_fail "--ppp without path-profile" pathtracectl enable --mode paths --ppp 
 expect_fail "--ppp 0" pathtracectl enable --mode path-profile --ppp 0 --moddir /pt pt_target_switch
 expect_fail "--ppp-paths of no profile" pathtracectl enable --mode path-profile --ppp-paths /tmp/det.sh --moddir /pt pt_target_switch
 check "disable the profiled PPP plans" pathtracectl disable --all
-check "path-profile plans again, for top" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
+check "path-profile plans again, for OSP and top" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
+
+# Phase 5c: online subpath profiling in the kernel (record --osp: a hot list
+# of 64 subpaths per CPU, runs of 2, 4, 8 path ends sampled at an adaptive
+# rate). Each of the 15 hottest estimates is a real run of path ends of the
+# paths trace of the same workload (pathregen --path-seqs counts them
+# exactly) and lies within the paper's Chernoff bound of its count: with
+# scale = 2^tau * 3 (a sample's weight), |estimate - exact| <= scale *
+# (sqrt(3 ln(2k / 1e-3) exact / scale) + 1), k = 15.
+expect_fail "subpaths before any OSP recording" pathtracectl subpaths
+check "record the path profile with OSP" pathtracectl record --osp 64 -o /tmp/osp.bin -- sh /tmp/det.sh
+pathtracectl subpaths -k 15 >/tmp/osp.out 2>&1
+check "subpaths: exit 0" test $? -eq 0
+head -6 /tmp/osp.out
+pathregen --paths --path-seqs --top 100000 /tmp/ptr.bin | sed -n '/^# path-end sequences/,$p' >/tmp/seqs.out
+head -4 /tmp/seqs.out
+check "OSP: memory bounded by the flag, and the list overflowed (tau >= 1)" \
+	grep -q "^# OSP: [0-9]* cpus, 64 subpaths each, 1 path end in 2^[1-9][0-9]* sampled" /tmp/osp.out
+osp_check() {
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && /^ *[0-9]+  [0-9]+:/ { c = $1; sub(/^ *[0-9]+  /, ""); exact[$0] = c; next }
+	file == 2 && /^# OSP/ { match($0, /2\^[0-9]+/); tau = substr($0, RSTART + 2, RLENGTH - 2) + 0; next }
+	file == 2 && /^ *[0-9]+ ±/ {
+		est = $1; line = $0; sub(/^ *[0-9]+ ±[0-9]+ +/, "", line)
+		x = (line in exact) ? exact[line] : 0
+		scale = 2 ^ tau * 3
+		bound = scale * (sqrt(3 * log(2 * 15 / 1e-3) * x / scale) + 1)
+		d = est - x; if (d < 0) d = -d
+		printf "%s: estimate %d, exact %d, bound %.0f\n", line, est, x, bound
+		n++
+		if (!x || d > bound) bad++
+	}
+	END { exit (bad || n < 5) }' /tmp/seqs.out /tmp/osp.out
+}
+check "OSP: the 15 hottest are real and within the Chernoff bound of the exact counts" osp_check
+osp_check | head -5
 # pathtracectl top during a longer path-profile run: live hits, the kernel's hottest paths
-pathtracectl record -o /tmp/pp2.bin -- sh -c 'end=$(($(cut -d. -f1 /proc/uptime) + 5))
+pathtracectl record --osp 256 -o /tmp/pp2.bin -- sh -c 'end=$(($(cut -d. -f1 /proc/uptime) + 5))
 	while [ $(cut -d. -f1 /proc/uptime) -lt $end ]; do sh /tmp/det.sh; done' >/tmp/rec2.out 2>&1 &
 rec_pid=$!
 sleep 1
@@ -273,6 +309,7 @@ check "the longer record exits 0" test $? -eq 0
 head -20 /tmp/top.out
 check "top: tracing on, functions by hits" sh -c 'grep -q "^pathtracectl top: tracing on" /tmp/top.out && grep -q "^ *[1-9][0-9]* *[1-9][0-9]* *[0-9]*  path-profile *pt_target_" /tmp/top.out'
 check "top: the kernel's hottest paths, with their blocks" grep -q "^ *[1-9][0-9]*  pt_target_[a-z_]* path [0-9]*: pt_target_" /tmp/top.out
+check "top: the hottest subpaths, live" sh -c 'grep -q "^hottest subpaths (OSP" /tmp/top.out && grep -q "^ *[1-9][0-9]* ±[0-9]* *[248]: pt_target_[a-z_]*:[0-9]* pt_target_" /tmp/top.out'
 check "disable the path-profile plans" pathtracectl disable --all
 expect_fail "disable of a function not enabled" pathtracectl disable vfs_read
 check "rmmod" rmmod pathtrace_target pathtrace

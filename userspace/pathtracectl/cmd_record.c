@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtracectl record -o trace.bin [--duration S] [--buffer-kb N] [-- COMMAND ARGS]
+ * pathtracectl record -o trace.bin [--duration S] [--buffer-kb N] [--osp N] [-- COMMAND ARGS]
  *
  * --buffer-kb: per-CPU ring buffer; by default 8 MiB, 64 MiB when a loaded
- * plan verifies (halved while the kernel cannot allocate it).
+ * plan verifies (halved while the kernel cannot allocate it). --osp N:
+ * online subpath profiling beside path-profile plans, a hot list of N
+ * subpaths per CPU (`pathtracectl subpaths`, `top`).
  *
  * Arms the loaded plans, runs COMMAND (or waits for the duration or
  * SIGINT/SIGTERM), reads every CPU's ring-buffer pages while tracing runs,
@@ -73,7 +75,7 @@ struct recorder {
 static int usage_error(const char *why)
 {
 	ctl_err("record", "%s (usage: pathtracectl record -o trace.bin [--duration S] "
-		"[--buffer-kb N] [-- COMMAND ARGS])", why);
+		"[--buffer-kb N] [--osp N] [-- COMMAND ARGS])", why);
 	return 2;
 }
 
@@ -227,12 +229,13 @@ static int write_functions(struct recorder *r)
 }
 
 static int parse_args(int argc, char **argv, const char **out, double *duration,
-		      long *buffer_kb, char ***cmd)
+		      long *buffer_kb, uint32_t *osp, char ***cmd)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "osp", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -241,6 +244,7 @@ static int parse_args(int argc, char **argv, const char **out, double *duration,
 	*out = NULL;
 	*duration = 0;
 	*buffer_kb = 0;
+	*osp = 0;
 	*cmd = NULL;
 	optind = 1;
 	opterr = 0;
@@ -261,6 +265,16 @@ static int parse_args(int argc, char **argv, const char **out, double *duration,
 			if (errno || *end || *buffer_kb <= 0 || *buffer_kb > (1L << 30))
 				return usage_error("--buffer-kb needs a positive size in KiB");
 			break;
+		case 's': {
+			unsigned long n;
+
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (errno || *end || !n || n > PT_OSP_MAX_ENTRIES)
+				return usage_error("--osp needs 1..4096 subpaths per CPU");
+			*osp = (uint32_t)n;
+			break;
+		}
 		default:
 			return usage_error("unknown option or missing argument");
 		}
@@ -316,7 +330,7 @@ static int any_verify_plan(int fd)
  * halved while the kernel cannot allocate it (down to 1 MiB). Returns 0
  * with *kb set, or -1 after reporting.
  */
-static int configure_buffers(int fd, long asked, long *kb)
+static int configure_buffers(int fd, long asked, uint32_t osp, long *kb)
 {
 	struct pt_config cfg;
 	int verify;
@@ -334,6 +348,7 @@ static int configure_buffers(int fd, long asked, long *kb)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.size = sizeof(cfg);
 		cfg.buffer_kb = (uint32_t)*kb;
+		cfg.osp_entries = osp;
 		if (!ioctl(fd, PT_IOC_CONFIG, &cfg))
 			return 0;
 		if (asked || errno != ENOMEM || *kb <= 1024) {
@@ -356,13 +371,14 @@ static int cmd_record(int argc, char **argv)
 	const char *out;
 	double duration, t0;
 	long buffer_kb;
+	uint32_t osp;
 	char **cmd;
 	pid_t child = -1;
 	int status = 0, ret = 1, started = 0, wstatus;
 	uint32_t cpu;
 	uint64_t total = 0;
 
-	ret = parse_args(argc, argv, &out, &duration, &buffer_kb, &cmd);
+	ret = parse_args(argc, argv, &out, &duration, &buffer_kb, &osp, &cmd);
 	if (ret)
 		return ret;
 	ret = 1;
@@ -395,7 +411,7 @@ static int cmd_record(int argc, char **argv)
 		ctl_err("record", "out of memory");
 		goto out;
 	}
-	if (configure_buffers(r.fd, buffer_kb, &buffer_kb))
+	if (configure_buffers(r.fd, buffer_kb, osp, &buffer_kb))
 		goto out;
 	if (tfw_open(&r.w, out)) {
 		ctl_err(out, "%s", strerror(errno));
@@ -493,4 +509,5 @@ out:
 }
 
 CTL_COMMAND(record, cmd_record,
-	    "record -o FILE [--duration S] [--buffer-kb N] [-- COMMAND ARGS]   trace into trace.bin")
+	    "record -o FILE [--duration S] [--buffer-kb N] [--osp N] [-- COMMAND ARGS]   trace into "
+	    "trace.bin (--osp: sample subpaths of path profiles, N per CPU)")

@@ -5,7 +5,9 @@
  * most probe hits in the last interval, and the hottest Ball-Larus paths
  * of the path-profile functions (enable --mode path-profile) with their
  * blocks, read from the kernel's counters as they are (PT_IOC_PATHS_READ:
- * nothing flushed, nothing written to the ring buffer).
+ * nothing flushed, nothing written to the ring buffer), and when the
+ * recording samples subpaths (record --osp N) the hottest of them, with
+ * estimated counts (PT_IOC_SUBPATHS_READ, osp_live.h).
  *
  *   pathtracectl top [-d SECONDS] [-n FRAMES] [-k LINES]
  *
@@ -28,6 +30,7 @@
 
 #include "commands.h"
 #include "loaded.h"
+#include "osp_live.h"
 #include "out.h"
 
 #define TOP_PAIRS 4096
@@ -123,6 +126,28 @@ static void print_path(const struct top_func *t, const struct top_path *p)
 	printf("%s\n", nb > 8 ? " ..." : nb < 0 ? " (no stored CFG)" : "");
 }
 
+/* The hottest subpaths, when the module samples them. */
+static void print_subpaths(int fd, const struct top_func *f, int n, unsigned int lines)
+{
+	struct pt_func_info *info = calloc((size_t)n + 1, sizeof(*info));
+	struct osp_live o;
+	int i;
+
+	if (!info || osp_live_read(fd, &o)) {
+		free(info);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		info[i] = f[i].info;
+	if (o.n) {
+		printf("hottest subpaths (OSP: runs of 2, 4, 8 path ends; estimated, 1 in 2^%u "
+		       "sampled, %" PRIu64 " path ends):\n", o.tau_log2_max, o.positions);
+		osp_live_print(stdout, &o, info, n, lines);
+	}
+	osp_live_free(&o);
+	free(info);
+}
+
 static int frame(int fd, struct top_func *f, int n, double interval, unsigned int lines,
 		 int clear)
 {
@@ -183,6 +208,7 @@ static int frame(int fd, struct top_func *f, int n, double interval, unsigned in
 		for (k = 0; k < np && k < lines; k++)
 			print_path(&f[paths[k].fi], &paths[k]);
 	}
+	print_subpaths(fd, f, n, lines);
 	fflush(stdout);
 out:
 	free(order);
@@ -283,4 +309,5 @@ static int cmd_top(int argc, char **argv)
 	return ret;
 }
 
-CTL_COMMAND(top, cmd_top, "top      live view: functions by probe hits, hottest paths of path profiles")
+CTL_COMMAND(top, cmd_top, "top      live view: functions by probe hits, hottest paths of path "
+	    "profiles and subpaths (record --osp N)")
