@@ -234,6 +234,9 @@ const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_ind
 
 /* --paths: how often path id of function index fi ran, while the writer is open. */
 uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id);
+/* For tests, while open: completed paths in all; with --path-seqs, the counts of runs of len summed. */
+uint64_t out_paths_completed(const struct out_writer *w);
+uint64_t out_paths_seq_total(const struct out_writer *w, uint32_t len);
 
 /*
  * --paths, while the writer is open: the hottest path of function index

@@ -547,6 +547,28 @@ uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id)
 	return 0;
 }
 
+uint64_t out_paths_completed(const struct out_writer *w)
+{
+	const struct paths *p = w->priv;
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; p && i < w->m->nfuncs; i++)
+		n += p->f[i].completed;
+	return n;
+}
+
+uint64_t out_paths_seq_total(const struct out_writer *w, uint32_t len)
+{
+	const struct paths *p = w->priv;
+	uint64_t i, n = 0;
+
+	for (i = 0; p && p->seq && i < p->seq->cap; i++)
+		if (p->seq->tab[i].h && p->seq->tab[i].len == len)
+			n += p->seq->tab[i].count;
+	return n;
+}
+
 int out_paths_hottest(const struct out_writer *w, uint32_t fi, uint32_t *blocks, uint32_t max,
 		      uint64_t *count)
 {

@@ -215,7 +215,62 @@ static void test_profiles_equal_truth(void)
 		check_seed(seed * 23 + i);
 }
 
+/*
+ * --path-seqs on synthetic paths runs: every stream of n completed paths
+ * holds n - L + 1 runs of L consecutive ones (none across streams), so the
+ * runs of each length add up to that over the streams.
+ */
+static void test_path_seqs(void)
+{
+	uint64_t seed, t, nev, runs = 0;
+
+	for (seed = 11; seed < 41; seed++) {
+		struct out_writer wa = { .ops = &out_paths_ops, .path_seqs = 1 };
+		struct out_writer *wsa[1] = { &wa };
+		uint64_t want[9] = { 0 };
+		char *txt = NULL;
+		size_t len = 0;
+		struct rt_case c;
+		uint32_t l;
+
+		CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_PATHS, PT_ENC_PATH, 0), 0);
+		wa.m = &c.m;
+		wa.fp = open_memstream(&txt, &len);
+		CU_ASSERT_EQUAL_FATAL(out_open_all(wsa, 1), 0);
+		for (t = 0; t < RT_NTASKS; t++) {
+			struct out_writer w1 = { .ops = &out_paths_ops, .m = &c.m, .fp = wa.fp };
+			struct out_writer *ws1[1] = { &w1 };
+			struct regen_stream s = { .owner = RT_TASK(t) };
+			struct out_stream st = { .s = &s, .index = (uint32_t)t };
+			struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
+			uint64_t n;
+
+			CU_ASSERT_FATAL(ev != NULL);
+			CU_ASSERT_EQUAL_FATAL(out_open_all(ws1, 1), 0);
+			CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, ws1, 1), 0);
+			CU_ASSERT_EQUAL(out_walk_events(&c.m, &st, ev, nev, wsa, 1), 0);
+			n = out_paths_completed(&w1);
+			for (l = 2; l <= 8; l *= 2)
+				want[l] += n >= l ? n - l + 1 : 0;
+			CU_ASSERT_EQUAL(out_close_all(ws1, 1), 0);
+			free(ev);
+		}
+		for (l = 2; l <= 8; l *= 2) {
+			CU_ASSERT_EQUAL(out_paths_seq_total(&wa, l), want[l]);
+			runs += want[l];
+		}
+		CU_ASSERT_EQUAL(out_close_all(wsa, 1), 0);
+		fclose(wa.fp);
+		CU_ASSERT_PTR_NOT_NULL(strstr(txt, "# path-end sequences (exact)"));
+		free(txt);
+		rt_case_free(&c);
+	}
+	fprintf(stderr, "[path-seqs: %llu runs] ", (unsigned long long)runs);
+	CU_ASSERT(runs > 1000);
+}
+
 UNIT_SUITE(out_profile,
 	   { "edge, block and path profiles equal the truth's counts", test_profiles_equal_truth },
 	   { "a path profile counted in the kernel reads as the regenerated one",
-	     test_kernel_path_counts })
+	     test_kernel_path_counts },
+	   { "--path-seqs: runs of 2, 4, 8 path ends per stream", test_path_seqs })
