@@ -91,7 +91,9 @@ struct sim_gen_opts {
 	/*
 	 * Every function traced and every call to one of them: no indirect
 	 * calls, no calls outside the program (an output check that counts
-	 * instructions, e.g. ChampSim's, then needs no untraced code).
+	 * instructions, e.g. ChampSim's, then needs no untraced code). Call
+	 * vertices of the last function, which has no later one to call, are
+	 * plain vertices then (its recursive calls stay).
 	 */
 	int closed;
 };
