@@ -27,7 +27,7 @@ LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 # cfg, placement (the papers' algorithms), plan, tracefile.
 LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
-# The test and benchmark oracles (simulator, synthetic module): not in what users link.
+# The test and benchmark oracle (the simulator, tests/oracle/sim.h): not in what users link.
 ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c))
 CTL_SRC := $(sort $(wildcard userspace/pathtracectl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))

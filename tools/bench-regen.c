@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-regen - regeneration speed: basic blocks per second, single
- * threaded, on a large synthetic trace (tests/oracle/synth.h: real x86 code
- * through cfg_build and plan_build, runs that execute the plans like the
- * module), compared in the same run with reading back the every-block
+ * threaded, on a large simulated trace (tests/oracle/sim.h: a random
+ * program lowered to real x86 code through cfg_build and plan_build, runs
+ * by its executor with the module back end executing the plans), compared in the same run with reading back the every-block
  * (verify-mode BLOCK) records of that same execution.
  *
  * Two trace.bin files come from one run: the compact trace (the plan's
@@ -28,7 +28,7 @@
 #include "out.h"
 #include "pathtrace_abi.h"
 #include "streams.h"
-#include "synth.h"
+#include "sim.h"
 #include "trace_load.h"
 
 /* The kernel-format page builder the tests use (no library has one). */
@@ -52,7 +52,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int page_add(struct pagebuf *b, const struct synth_rec *rec)
+static int page_add(struct pagebuf *b, const struct sim_rec *rec)
 {
 	if (b->open && !rbpage_add(&b->pg, rec->ts, rec->payload, rec->len))
 		return 0;
@@ -74,9 +74,9 @@ static int page_add(struct pagebuf *b, const struct synth_rec *rec)
 	return rbpage_add(&b->pg, rec->ts, rec->payload, rec->len) ? -PT_EINVAL : 0;
 }
 
-static int write_trace_to(struct tf_writer *w, const struct synth_program *p, struct pagebuf *pb);
+static int write_trace_to(struct tf_writer *w, const struct sim_program *p, struct pagebuf *pb);
 
-static int write_trace(const char *path, const struct synth_program *p, struct pagebuf *pb)
+static int write_trace(const char *path, const struct sim_program *p, struct pagebuf *pb)
 {
 	struct tf_writer w;
 
@@ -89,7 +89,7 @@ static int write_trace(const char *path, const struct synth_program *p, struct p
  * Functions pathregen would not regenerate (a plan it refuses) make gaps:
  * the benchmark wants a program whose every function decodes.
  */
-static int all_decodable(const struct synth_program *p)
+static int all_decodable(const struct sim_program *p)
 {
 	struct pagebuf none[MAX_CPUS] = { 0 };
 	struct tracefile tf;
@@ -116,14 +116,14 @@ static int all_decodable(const struct synth_program *p)
 	return bad == 0;
 }
 
-static int write_trace_to(struct tf_writer *w0, const struct synth_program *p, struct pagebuf *pb)
+static int write_trace_to(struct tf_writer *w0, const struct sim_program *p, struct pagebuf *pb)
 {
 	struct tf_writer w = *w0;
 	uint32_t i;
 
 	tfw_system(&w, MAX_CPUS, PAGE, "synthetic", 0);
 	for (i = 0; i < p->nfuncs; i++) {
-		const struct synth_func *sf = &p->funcs[i];
+		const struct sim_func *sf = &p->funcs[i];
 		struct tf_function fn = {
 			.func_id = sf->func_id, .addr = sf->addr, .len = sf->len,
 			.name = sf->name, .name_len = (uint32_t)strlen(sf->name), .code = sf->code,
@@ -131,7 +131,8 @@ static int write_trace_to(struct tf_writer *w0, const struct synth_program *p, s
 			.plan_len = (uint32_t)sf->plan_len,
 		};
 
-		tfw_function(&w, &fn);
+		if (sf->traced)
+			tfw_function(&w, &fn);
 	}
 	for (i = 0; i < MAX_CPUS; i++) {
 		if (pb[i].open)
@@ -175,11 +176,12 @@ int main(int argc, char **argv)
 	uint64_t target = 10000000, seed = 1, rng;
 	unsigned int reps = 3, rep, keep = 0, i;
 	const char *mode = "witness";
-	struct synth_opts so = { .nfuncs = 8, .max_labels = 24, .mode = PT_MODE_TRACE,
-				 .encoding = PT_ENC_WITNESS, .plan_flags = PT_PLAN_VERIFY };
-	struct synth_run_opts ro = { .nr_cpus = 1, .ntasks = 4, .activations = 2000,
-				     .max_steps = 400, .no_truth = 1 };
-	struct synth_program p;
+	struct sim_gen_opts go = { .nfuncs = 8, .max_stmts = 24 };
+	struct sim_lower_opts so = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+				     .plan_flags = PT_PLAN_VERIFY };
+	struct sim_kmod_opts ro = { .nr_cpus = 1, .ntasks = 4, .activations = 2000,
+				    .max_steps = 400 };
+	struct sim_program p;
 	struct pagebuf compact[MAX_CPUS] = { 0 }, every[MAX_CPUS] = { 0 };
 	char cpath[] = "/tmp/bench-regen-compact-XXXXXX", vpath[] = "/tmp/bench-regen-verify-XXXXXX";
 	uint64_t blocks = 0, bits = 0, regen_blocks = 0, rec_blocks = 0, gaps = 0, truncated = 0;
@@ -223,26 +225,30 @@ int main(int argc, char **argv)
 	rng = seed;
 	t0 = now();
 	for (i = 0; i < 1000; i++) {
-		err = synth_generate(&p, &so, &rng);
+		err = sim_generate_lowered(&p, &rng, &go, &so);
 		if (err) {
 			fprintf(stderr, "bench-regen: generate: %s\n", pt_strerror(err));
 			return 1;
 		}
 		if (all_decodable(&p))
 			break;
-		synth_free(&p);
+		sim_free(&p);
 	}
 	if (i == 1000) {
 		fprintf(stderr, "bench-regen: no program whose every plan pathregen accepts\n");
 		return 1;
 	}
 	while (blocks < target) {
-		struct synth_run r = { 0 };
+		struct sim_kmod_run r = { 0 };
+		struct sim_truth t;
 		uint64_t k;
 
-		err = synth_execute(&p, &ro, &rng, &r);
+		err = sim_truth_init(&t, &p);
+		t.no_events = 1;	/* too many to keep: the blocks are counted */
+		if (!err)
+			err = sim_kmod_execute(&p, &ro, &rng, &r, &t);
 		for (k = 0; !err && k < r.nrecs; k++) {
-			const struct synth_rec *rec = &r.recs[k];
+			const struct sim_rec *rec = &r.recs[k];
 			uint16_t type;
 
 			memcpy(&type, rec->payload, 2);
@@ -250,9 +256,10 @@ int main(int argc, char **argv)
 			if (!err && type != PT_REC_BLOCK)
 				err = page_add(&compact[rec->cpu], rec);
 		}
-		blocks += r.blocks;
+		blocks += t.blocks;
 		bits += r.bits;
-		synth_run_free(&r);
+		sim_truth_free(&t, &p);
+		sim_kmod_run_free(&r);
 		if (err) {
 			fprintf(stderr, "bench-regen: run: %s\n", pt_strerror(err));
 			return 1;
@@ -346,7 +353,7 @@ int main(int argc, char **argv)
 	printf("command: ");
 	for (i = 0; i < (unsigned int)argc; i++)
 		printf("%s%s", i ? " " : "", argv[i]);
-	printf("\nsynthetic program: %u functions, mode %s; generated %" PRIu64
+	printf("\nsimulated program: %u functions, mode %s; generated %" PRIu64
 	       " blocks in %.1f s (not timed below)\n", p.nfuncs, mode, blocks, t_gen);
 	printf("%-44s %14s %14s\n", "", "compact trace", "every-block");
 	printf("%-44s %14" PRIu64 " %14" PRIu64 "\n", "trace.bin bytes", file_size(cpath),
@@ -384,7 +391,7 @@ int main(int argc, char **argv)
 	} else {
 		printf("kept %s %s\n", cpath, vpath);
 	}
-	synth_free(&p);
+	sim_free(&p);
 	for (i = 0; i < MAX_CPUS; i++) {
 		free(compact[i].data);
 		free(every[i].data);

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mkseeds - writes the fuzzer's extra seeds, tests/fuzz/seeds/*.bin: small
- * synthetic traces (tests/oracle/synth.c programs and runs, written by the unit
- * tests' regen_trace.c) in each decodable mode, so the fuzzer starts from
- * inputs that reach the decoders and the engine. Not built by make; run
+ * simulated traces (tests/oracle/sim.h programs lowered to x86 code and run
+ * by its module back end, written by the unit tests' regen_trace.c) in each
+ * decodable mode, so the fuzzer starts from inputs that reach the decoders
+ * and the engine. Not built by make; run
  *
  *   make O=build userspace build/unit-tests
  *   cc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Itrace-format -Iregen -Itests/unit \
- *      tests/fuzz/mkseeds.c tests/unit/regen_trace.c tests/unit/rbpage.c \
- *      build/libregen.a build/libpathtrace.a -lZydis -lZycore -lelf -ltraceevent -lm \
- *      -o /tmp/mkseeds && /tmp/mkseeds tests/fuzz/seeds
+ *      -Itests/oracle tests/fuzz/mkseeds.c tests/unit/regen_trace.c tests/unit/rbpage.c \
+ *      build/liboracle.a build/libregen.a build/libpathtrace.a \
+ *      -lZydis -lZycore -lelf -ltraceevent -lm -o /tmp/mkseeds && /tmp/mkseeds tests/fuzz/seeds
  */
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The simulator (sim.h): random programs and executions with their truth
- * and the stream the kernel would emit.
+ * The simulator's generator and executor (sim.h): random programs, and
+ * random executions of them with their truth, reported to a back end.
  *
  * CFGs are built from structured statements (sequence, if, if-else,
  * switch, while, do-while, break, continue, early return, calls) and then
@@ -10,7 +10,8 @@
  * Calls that might recurse (direct calls to a function with a lower or equal
  * index) are always bypassable, so "forced" executions (past the depth or
  * step limit) follow the path with the fewest of them and terminate. Tail
- * calls go to higher indices only, so chains of them end.
+ * calls go to higher indices only, so chains of them end. Lowering
+ * (sim_lower.c) keeps all of this: the recovered CFG has the same paths.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -214,8 +215,9 @@ static void forced_costs(struct sim_func *f)
 	}
 }
 
-static int gen_func(struct sim_program *p, uint32_t fi, uint64_t *rng, uint32_t max_stmts)
+static int gen_func(struct sim_program *p, uint32_t fi, uint64_t *rng)
 {
+	uint32_t max_stmts = p->gen.max_stmts ? p->gen.max_stmts : 1;
 	struct sim_func *f = &p->funcs[fi];
 	struct gen gn;
 	uint32_t out, v, ngoto, i;
@@ -278,12 +280,18 @@ static int gen_func(struct sim_program *p, uint32_t fi, uint64_t *rng, uint32_t 
 		} else {
 			uint32_t r = sim_below(rng, 4);
 
-			if (r == 0 || fi + 1 >= p->nfuncs)
-				f->callee[v] = r == 1 ? SIM_CALL_INDIRECT : SIM_CALL_NONE;
-			else if (r == 1)
-				f->callee[v] = SIM_CALL_INDIRECT;
-			else
+			if (p->gen.closed && fi + 1 >= p->nfuncs) {
+				f->g.vflags[v] &= ~GRAPH_V_CALL;	/* nothing closed to call */
+				f->ret_addr[v] = 0;
+			} else if (p->gen.closed) {
 				f->callee[v] = fi + 1 + sim_below(rng, p->nfuncs - fi - 1);
+			} else if (r == 0 || fi + 1 >= p->nfuncs) {
+				f->callee[v] = r == 1 ? SIM_CALL_INDIRECT : SIM_CALL_NONE;
+			} else if (r == 1) {
+				f->callee[v] = SIM_CALL_INDIRECT;
+			} else {
+				f->callee[v] = fi + 1 + sim_below(rng, p->nfuncs - fi - 1);
+			}
 		}
 		f->g.vflags[v] &= ~SIM_V_MAYRECURSE;
 	}
@@ -291,9 +299,45 @@ static int gen_func(struct sim_program *p, uint32_t fi, uint64_t *rng, uint32_t 
 	return 0;
 }
 
-int sim_generate(struct sim_program *p, uint64_t *rng, uint32_t nfuncs, uint32_t max_stmts)
+/* callee_id and tail_id of function fi, from the callees' traced flags */
+static void link_ids(struct sim_program *p, uint32_t fi)
 {
-	uint32_t i, v;
+	struct sim_func *f = &p->funcs[fi];
+	uint32_t v, e;
+
+	for (v = 0; v < f->g.nv; v++) {
+		uint32_t c = f->callee[v];
+
+		f->callee_id[v] = c < p->nfuncs && p->funcs[c].traced ? p->funcs[c].func_id :
+									UINT32_MAX;
+	}
+	for (e = 0; e < f->g.ne; e++) {
+		uint32_t c = f->tail[e];
+
+		f->tail_id[e] = c == SIM_CALL_NONE ? REGEN_TAIL_NONE :
+				p->funcs[c].traced ? p->funcs[c].func_id : REGEN_TAIL_OTHER;
+	}
+}
+
+/* The abstract tables of f (not its code, CFG or plan). */
+static void free_tables(struct sim_func *f)
+{
+	graph_free(&f->g);
+	free(f->callee);
+	free(f->callee_id);
+	free(f->ret_addr);
+	free(f->recursive);
+	free(f->forced_cost);
+	free(f->tail);
+	free(f->tail_id);
+	f->callee = f->callee_id = f->tail = f->tail_id = NULL;
+	f->ret_addr = f->forced_cost = NULL;
+	f->recursive = NULL;
+}
+
+int sim_generate_opts(struct sim_program *p, uint64_t *rng, const struct sim_gen_opts *o)
+{
+	uint32_t i, nfuncs = o->nfuncs;
 	int err = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -301,30 +345,41 @@ int sim_generate(struct sim_program *p, uint64_t *rng, uint32_t nfuncs, uint32_t
 	if (!p->funcs)
 		return -PT_ENOMEM;
 	p->nfuncs = nfuncs;
+	p->gen = *o;
 	for (i = 0; i < nfuncs; i++) {
 		p->funcs[i].func_id = 100 + i;
-		p->funcs[i].traced = (nfuncs == 1 && i == 0) || sim_below(rng, 4) != 0;
+		p->funcs[i].traced = o->closed || (nfuncs == 1 && i == 0) || sim_below(rng, 4) != 0;
 	}
 	for (i = 0; i < nfuncs && !err; i++)
-		err = gen_func(p, i, rng, max_stmts ? max_stmts : 1);
-	for (i = 0; i < nfuncs && !err; i++) {
-		struct sim_func *f = &p->funcs[i];
-
-		for (v = 0; v < f->g.nv; v++) {
-			uint32_t c = f->callee[v];
-
-			f->callee_id[v] = c < nfuncs && p->funcs[c].traced ? p->funcs[c].func_id :
-									     UINT32_MAX;
-		}
-		for (v = 0; v < f->g.ne; v++) {
-			uint32_t c = f->tail[v];
-
-			f->tail_id[v] = c == SIM_CALL_NONE ? REGEN_TAIL_NONE :
-					p->funcs[c].traced ? p->funcs[c].func_id : REGEN_TAIL_OTHER;
-		}
-	}
+		err = gen_func(p, i, rng);
+	for (i = 0; i < nfuncs && !err; i++)
+		link_ids(p, i);
 	if (err)
 		sim_free(p);
+	return err;
+}
+
+int sim_generate(struct sim_program *p, uint64_t *rng, uint32_t nfuncs, uint32_t max_stmts)
+{
+	struct sim_gen_opts o = { .nfuncs = nfuncs, .max_stmts = max_stmts };
+
+	return sim_generate_opts(p, rng, &o);
+}
+
+void sim_func_finish(struct sim_program *p, uint32_t fi)
+{
+	forced_costs(&p->funcs[fi]);
+	link_ids(p, fi);
+}
+
+int sim_regenerate_func(struct sim_program *p, uint32_t fi, uint64_t *rng)
+{
+	int err;
+
+	free_tables(&p->funcs[fi]);
+	err = gen_func(p, fi, rng);
+	if (!err)
+		link_ids(p, fi);
 	return err;
 }
 
@@ -335,107 +390,18 @@ void sim_free(struct sim_program *p)
 	for (i = 0; p->funcs && i < p->nfuncs; i++) {
 		struct sim_func *f = &p->funcs[i];
 
-		graph_free(&f->g);
-		free(f->callee);
-		free(f->callee_id);
-		free(f->ret_addr);
-		free(f->recursive);
-		free(f->forced_cost);
-		free(f->tail);
-		free(f->tail_id);
+		free_tables(f);
 		encoding_free(&f->enc);
+		cfg_free(&f->cfg);
+		plan_free(&f->plan);
+		free(f->code);
+		free(f->plan_blob);
+		free(f->cfg_blob);
+		free(f->site_of_insn);
+		free(f->verify_of_insn);
 	}
 	free(p->funcs);
 	memset(p, 0, sizeof(*p));
-}
-
-/* ---------------------------------------------------------------- streams */
-
-void sim_stream_emit(struct sim_stream *s, unsigned int nbits, uint64_t value)
-{
-	uint64_t need = (s->nbits + nbits + 63) / 64 + 1, w, off;
-
-	if (!nbits || s->nomem)
-		return;
-	if (need > s->cap_words) {
-		uint64_t ncap = s->cap_words ? s->cap_words * 2 : 16, *nb;
-
-		while (ncap < need)
-			ncap *= 2;
-		nb = realloc(s->bits, ncap * sizeof(*nb));
-		if (!nb) {
-			s->nomem = 1;
-			return;
-		}
-		memset(nb + s->cap_words, 0, (ncap - s->cap_words) * sizeof(*nb));
-		s->bits = nb;
-		s->cap_words = ncap;
-	}
-	if (nbits < 64)
-		value &= (1ull << nbits) - 1;
-	w = s->nbits >> 6;
-	off = s->nbits & 63;
-	s->bits[w] |= value << off;
-	if (off && off + nbits > 64)
-		s->bits[w + 1] |= value >> (64 - off);
-	s->nbits += nbits;
-}
-
-void sim_stream_marker(struct sim_stream *s, uint32_t type, uint32_t func, uint32_t arg,
-		       uint64_t value)
-{
-	struct regen_marker *m;
-
-	if (s->nomem)
-		return;
-	if (s->nmarkers == s->cap_markers) {
-		uint32_t ncap = s->cap_markers ? s->cap_markers * 2 : 16;
-		struct regen_marker *nm = realloc(s->markers, ncap * sizeof(*nm));
-
-		if (!nm) {
-			s->nomem = 1;
-			return;
-		}
-		s->markers = nm;
-		s->cap_markers = ncap;
-	}
-	m = &s->markers[s->nmarkers++];
-	memset(m, 0, sizeof(*m));
-	m->pos = s->nbits;
-	m->type = type;
-	m->func = func;
-	m->arg = arg;
-	m->value = value;
-}
-
-void sim_stream_view(const struct sim_stream *s, uint64_t owner, struct regen_stream *out)
-{
-	out->owner = owner;
-	out->bits = s->bits;
-	out->nbits = s->nbits;
-	out->markers = s->markers;
-	out->nmarkers = s->nmarkers;
-}
-
-void sim_stream_free(struct sim_stream *s)
-{
-	free(s->bits);
-	free(s->markers);
-	memset(s, 0, sizeof(*s));
-}
-
-void sim_emit_encoding(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state,
-		       struct sim_stream *s)
-{
-	uint32_t d = f->g.edges[e].dst;
-
-	(void)ctx;
-	(void)state;
-	if (f->enc.edge_nbits && f->enc.edge_nbits[e])
-		sim_stream_emit(s, f->enc.edge_nbits[e], f->enc.edge_value[e]);
-	/* a vertex emission fires on entering d, before d's call */
-	if (f->enc.vertex_nbits && f->enc.vertex_nbits[d])
-		sim_stream_emit(s, f->enc.vertex_nbits[d], f->enc.vertex_value[d]);
 }
 
 /* ------------------------------------------------------------- executions */
@@ -479,10 +445,22 @@ void sim_truth_free(struct sim_truth *t, const struct sim_program *p)
 	memset(t, 0, sizeof(*t));
 }
 
-static void truth_add(struct sim_truth *t, uint32_t type, uint32_t func, uint32_t block,
-		      uint32_t edge, uint32_t depth, uint64_t pos)
+struct run {
+	const struct sim_program *p;
+	const struct sim_run_opts *o;
+	uint64_t *rng;
+	const struct sim_backend *be;
+	struct sim_truth *t;
+	uint64_t start_steps;	/* the truth's steps when this execution began */
+};
+
+static void truth_add(struct run *r, uint32_t type, uint32_t func, uint32_t block,
+		      uint32_t edge, uint32_t depth)
 {
-	if (t->nomem)
+	struct sim_truth *t = r->t;
+
+	t->blocks += type == REGEN_EV_BLOCK;
+	if (t->nomem || t->no_events)
 		return;
 	if (t->nev == t->cap) {
 		uint32_t ncap = t->cap ? t->cap * 2 : 64;
@@ -495,17 +473,28 @@ static void truth_add(struct sim_truth *t, uint32_t type, uint32_t func, uint32_
 		t->ev = ne;
 		t->cap = ncap;
 	}
-	t->ev[t->nev++] = (struct sim_event){ type, func, block, edge, depth, pos };
+	t->ev[t->nev++] = (struct sim_event){ type, func, block, edge, depth,
+					      r->be && r->be->pos ? r->be->pos(r->be->ctx) : 0,
+					      r->o->owner };
 }
 
-struct run {
-	const struct sim_program *p;
-	const struct sim_run_opts *o;
-	uint64_t *rng;
-	const struct sim_emitter *em;
-	struct sim_stream *s;
-	struct sim_truth *t;
-};
+/* Out-edge of v: at random, or towards EXIT when forced. */
+static uint32_t choose_edge(struct run *r, const struct sim_func *f, uint32_t v, int forced)
+{
+	const struct graph *g = &f->g;
+	uint32_t k, best = GRAPH_NONE;
+
+	if (!forced)
+		return g->out_edges[g->out_start[v] + sim_below(r->rng, graph_out_degree(g, v))];
+	for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
+		uint32_t ce = g->out_edges[k];
+
+		if (best == GRAPH_NONE ||
+		    f->forced_cost[g->edges[ce].dst] < f->forced_cost[g->edges[best].dst])
+			best = ce;
+	}
+	return best;
+}
 
 /*
  * One activation of function fi, called from the call site with return
@@ -516,14 +505,16 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 {
 	const struct sim_func *f = &r->p->funcs[fi];
 	const struct graph *g = &f->g;
+	const struct sim_backend *be = f->traced ? r->be : NULL;
 	uint64_t state[REGEN_STATE_WORDS] = { 0 };
 	uint32_t v = g->entry, steps = 0, e = GRAPH_NONE;
 
 	r->t->activations[fi]++;
+	if (be && be->enter)
+		be->enter(be->ctx, f, ret);
 	if (f->traced) {
-		sim_stream_marker(r->s, REGEN_M_ENTER, f->func_id, 0, ret);
-		truth_add(r->t, REGEN_EV_ENTER, f->func_id, 0, GRAPH_NONE, tdepth, r->s->nbits);
-		truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, GRAPH_NONE, tdepth, r->s->nbits);
+		truth_add(r, REGEN_EV_ENTER, f->func_id, 0, GRAPH_NONE, tdepth);
+		truth_add(r, REGEN_EV_BLOCK, f->func_id, v, GRAPH_NONE, tdepth);
 	}
 	for (;;) {
 		int forced;
@@ -537,10 +528,12 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 		steps++;
 		if (v == g->exit)
 			break;
-		forced = depth >= r->o->max_depth || r->t->steps >= r->o->max_steps ||
+		forced = depth >= r->o->max_depth || r->t->steps - r->start_steps >= r->o->max_steps ||
 			 steps > 4 * g->nv + 8;
-		if (f->traced && r->em && r->em->vertex)
-			r->em->vertex(r->em->ctx, f, v, state, r->s);
+		/* chosen before the call: the module's handler at v's last insn needs it */
+		e = choose_edge(r, f, v, forced);
+		if (be && be->vertex)
+			be->vertex(be->ctx, f, v, e, ret, state);
 		if (g->vflags[v] & GRAPH_V_CALL) {
 			uint32_t c = f->callee[v];
 
@@ -553,30 +546,15 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 				return 1;
 			}
 		}
-		/* choose an out-edge: at random, or towards EXIT when forced */
-		if (forced) {
-			uint32_t k, best = GRAPH_NONE;
-
-			for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
-				uint32_t ce = g->out_edges[k];
-
-				if (best == GRAPH_NONE || f->forced_cost[g->edges[ce].dst] <
-							  f->forced_cost[g->edges[best].dst])
-					best = ce;
-			}
-			e = best;
-		} else {
-			e = g->out_edges[g->out_start[v] + sim_below(r->rng, graph_out_degree(g, v))];
-		}
 		r->t->edge_count[fi][e]++;
-		if (f->traced && r->em && r->em->edge)
-			r->em->edge(r->em->ctx, f, e, state, r->s);
+		if (be && be->edge)
+			be->edge(be->ctx, f, e, state);
 		v = g->edges[e].dst;
 		if (f->traced && v != g->exit)
-			truth_add(r->t, REGEN_EV_BLOCK, f->func_id, v, e, tdepth, r->s->nbits);
+			truth_add(r, REGEN_EV_BLOCK, f->func_id, v, e, tdepth);
 	}
 	if (f->traced)
-		truth_add(r->t, REGEN_EV_EXIT, f->func_id, 0, GRAPH_NONE, tdepth, r->s->nbits);
+		truth_add(r, REGEN_EV_EXIT, f->func_id, 0, GRAPH_NONE, tdepth);
 	/*
 	 * A tail call: the target runs in place of this activation, with the
 	 * same return address and at the same traced depth.
@@ -586,13 +564,13 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	return 0;
 }
 
-int sim_run(const struct sim_program *p, const struct sim_run_opts *opts, uint64_t *rng,
-	    const struct sim_emitter *em, struct sim_stream *s, struct sim_truth *t)
+int sim_exec(const struct sim_program *p, const struct sim_run_opts *opts, uint64_t *rng,
+	     const struct sim_backend *be, struct sim_truth *t)
 {
-	struct run r = { p, opts, rng, em, s, t };
+	struct run r = { p, opts, rng, be, t, t->steps };
 
 	if (opts->root >= p->nfuncs)
 		return -PT_EINVAL;
-	activation(&r, opts->root, 0xffffffff00000000ull, 0, 0);
-	return s->nomem || t->nomem ? -PT_ENOMEM : 0;
+	activation(&r, opts->root, opts->ret_addr ? opts->ret_addr : 0xffffffff00000000ull, 0, 0);
+	return t->nomem ? -PT_ENOMEM : 0;
 }

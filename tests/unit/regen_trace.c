@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* regen_trace - synthetic runs to trace.bin and back (see regen_trace.h). */
+/* regen_trace - simulated runs to trace.bin and back (see regen_trace.h). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "streams.h"
 
 /* Packs one CPU's records into pages; returns the page count or -1. */
-static int64_t pack_cpu(const struct synth_run *r, uint32_t cpu, uint8_t **out)
+static int64_t pack_cpu(const struct sim_kmod_run *r, uint32_t cpu, uint8_t **out)
 {
 	uint8_t *pages = NULL;
 	uint64_t i, n = 0;
@@ -20,7 +20,7 @@ static int64_t pack_cpu(const struct synth_run *r, uint32_t cpu, uint8_t **out)
 	int open = 0;
 
 	for (i = 0; i < r->nrecs; i++) {
-		const struct synth_rec *rec = &r->recs[i];
+		const struct sim_rec *rec = &r->recs[i];
 
 		if (rec->cpu != cpu)
 			continue;
@@ -51,7 +51,7 @@ static int64_t pack_cpu(const struct synth_run *r, uint32_t cpu, uint8_t **out)
 	return (int64_t)n;
 }
 
-int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus)
+int rt_write(FILE *f, const struct sim_program *p, const struct sim_kmod_run *r, uint32_t nr_cpus)
 {
 	struct tf_writer w;
 	uint32_t i;
@@ -60,9 +60,11 @@ int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, 
 	tfw_init(&w, f);
 	tfw_system(&w, nr_cpus, RT_PAGE, "synthetic", 1700000000000000000ull);
 	for (i = 0; i < p->nfuncs; i++) {
-		const struct synth_func *sf = &p->funcs[i];
+		const struct sim_func *sf = &p->funcs[i];
 		struct tf_function fn;
 
+		if (!sf->traced)
+			continue;
 		memset(&fn, 0, sizeof(fn));
 		fn.func_id = sf->func_id;
 		fn.addr = sf->addr;
@@ -91,7 +93,8 @@ int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, 
 	return err;
 }
 
-const char *rt_write_tmp(const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus)
+const char *rt_write_tmp(const struct sim_program *p, const struct sim_kmod_run *r,
+			 uint32_t nr_cpus)
 {
 	static char path[64];
 	FILE *f;
@@ -211,20 +214,22 @@ void rt_result_free(struct rt_result *res)
 int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mode,
 		 uint16_t encoding, uint32_t plan_flags)
 {
-	struct synth_opts so = { .nfuncs = nfuncs, .max_labels = 14, .mode = mode,
-				 .encoding = encoding, .plan_flags = plan_flags };
-	struct synth_run_opts ro = { .nr_cpus = 1, .ntasks = RT_NTASKS, .activations = 12,
-				     .max_steps = 60 };
+	struct sim_gen_opts go = { .nfuncs = nfuncs, .max_stmts = 6, .closed = 1 };
+	struct sim_lower_opts lo = { .mode = mode, .encoding = encoding, .plan_flags = plan_flags };
+	struct sim_kmod_opts ko = { .nr_cpus = 1, .ntasks = RT_NTASKS, .activations = 12,
+				    .max_steps = 60 };
 	struct tracefile tf;
 	const char *path;
 	uint64_t rng = seed;
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = synth_generate(&c->p, &so, &rng);
+	err = sim_generate_lowered(&c->p, &rng, &go, &lo);
 	if (err)
 		return err;
-	err = synth_execute(&c->p, &ro, &rng, &c->r);
+	err = sim_truth_init(&c->t, &c->p);
+	if (!err)
+		err = sim_kmod_execute(&c->p, &ko, &rng, &c->r, &c->t);
 	if (err)
 		return err;
 	path = rt_write_tmp(&c->p, &c->r, 1);
@@ -244,39 +249,34 @@ int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mod
 void rt_case_free(struct rt_case *c)
 {
 	pr_model_free(&c->m);
-	synth_run_free(&c->r);
-	synth_free(&c->p);
+	sim_truth_free(&c->t, &c->p);
+	sim_kmod_run_free(&c->r);
+	sim_free(&c->p);
 	if (c->path[0])
 		unlink(c->path);
 }
 
-struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, uint64_t *n)
+struct regen_event *rt_truth_events(const struct sim_truth *t, uint64_t owner, uint64_t *n)
 {
-	struct regen_event *ev = malloc((r->ntruth + 1) * sizeof(*ev));
-	uint32_t depth = 0;
+	struct regen_event *ev = malloc(((uint64_t)t->nev + 1) * sizeof(*ev));
 	uint64_t i;
 
 	*n = 0;
 	if (!ev)
 		return NULL;
-	for (i = 0; i < r->ntruth; i++) {
-		const struct synth_truth_ev *t = &r->truth[i];
+	for (i = 0; i < t->nev; i++) {
+		const struct sim_event *x = &t->ev[i];
 		struct regen_event *e;
 
-		if (r->truth_owner[i] != owner)
+		if (x->owner != owner)
 			continue;
 		e = &ev[(*n)++];
 		memset(e, 0, sizeof(*e));
-		e->type = t->type;
-		e->func = t->func;
-		e->block = t->block;
-		e->edge = t->edge;
-		if (t->type == REGEN_EV_ENTER)
-			e->depth = depth++;
-		else if (t->type == REGEN_EV_EXIT)
-			e->depth = --depth;
-		else
-			e->depth = depth - 1;
+		e->type = x->type;
+		e->func = x->func;
+		e->block = x->block;
+		e->edge = x->edge;
+		e->depth = x->depth;
 	}
 	return ev;
 }
@@ -289,7 +289,7 @@ int rt_feed_truth(const struct rt_case *c, struct out_writer *const *ws, unsigne
 	for (t = 0; t < RT_NTASKS && !err; t++) {
 		struct regen_stream s = { .owner = RT_TASK(t) };
 		struct out_stream st = { .s = &s, .index = (uint32_t)t };
-		struct regen_event *ev = rt_truth_events(&c->r, RT_TASK(t), &nev);
+		struct regen_event *ev = rt_truth_events(&c->t, RT_TASK(t), &nev);
 
 		err = out_walk_events(&c->m, &st, ev, nev, ws, n);
 		free(ev);
@@ -301,9 +301,8 @@ uint64_t rt_truth_insns(const struct rt_case *c)
 {
 	uint64_t i, n = 0;
 
-	for (i = 0; i < c->r.ntruth; i++)
-		if (c->r.truth[i].type == REGEN_EV_BLOCK)
-			n += pr_model_func(&c->m, c->r.truth[i].func)
-				     ->cfg.blocks[c->r.truth[i].block].ninsn;
+	for (i = 0; i < c->t.nev; i++)
+		if (c->t.ev[i].type == REGEN_EV_BLOCK)
+			n += pr_model_func(&c->m, c->t.ev[i].func)->cfg.blocks[c->t.ev[i].block].ninsn;
 	return n;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * regen_trace - test support for pathregen's tests: writes a synthetic run
- * (tests/oracle/synth.h) as trace.bin (ring-buffer pages in the kernel's format,
+ * regen_trace - test support for pathregen's tests: writes a simulated run
+ * of a lowered program (tests/oracle/sim.h, the module back end) as trace.bin (ring-buffer pages in the kernel's format,
  * rbpage.h) and regenerates a trace.bin the way pathregen does, collecting
  * the events.
  */
@@ -12,15 +12,15 @@
 #include <stdio.h>
 
 #include "out.h"
-#include "synth.h"
+#include "sim.h"
 
 #define RT_PAGE 4096u
 
-/* Writes p and r as trace.bin to f. Returns 0 or a negative PT_E*. */
-int rt_write(FILE *f, const struct synth_program *p, const struct synth_run *r, uint32_t nr_cpus);
+/* Writes p (its traced functions) and r as trace.bin to f. Returns 0 or a negative PT_E*. */
+int rt_write(FILE *f, const struct sim_program *p, const struct sim_kmod_run *r, uint32_t nr_cpus);
 
 /* Writes it to a temporary file; returns its path (static buffer) or NULL. */
-const char *rt_write_tmp(const struct synth_program *p, const struct synth_run *r,
+const char *rt_write_tmp(const struct sim_program *p, const struct sim_kmod_run *r,
 			 uint32_t nr_cpus);
 
 /* One collected event: ENTER, BLOCK, EXIT, and GAP / TRUNCATED as separators. */
@@ -49,10 +49,15 @@ void rt_result_free(struct rt_result *res);
 
 #endif
 
-/* A generated program, one run of it, its trace.bin and the model pathregen loads from it. */
+/*
+ * A generated program (closed: every function traced, every call to one of
+ * them), one run of it, its truth, its trace.bin and the model pathregen
+ * loads from it.
+ */
 struct rt_case {
-	struct synth_program p;
-	struct synth_run r;
+	struct sim_program p;
+	struct sim_kmod_run r;
+	struct sim_truth t;
 	struct pr_model m;
 	char path[64];
 };
@@ -64,7 +69,7 @@ int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mod
 void rt_case_free(struct rt_case *c);
 
 /* The truth of owner as engine events (malloc'd; *n of them); NULL if none or no memory. */
-struct regen_event *rt_truth_events(const struct synth_run *r, uint64_t owner, uint64_t *n);
+struct regen_event *rt_truth_events(const struct sim_truth *t, uint64_t owner, uint64_t *n);
 
 #define RT_TASK(i) PT_OWNER(PT_OWNER_TASK, 100 + (i))
 #define RT_NTASKS 3

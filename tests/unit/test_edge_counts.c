@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Edges mode: random programs (real x86 code through cfg_build, planned
- * in PT_MODE_EDGES by plan_build), random activations walked on their CFGs
- * (the truth), and the COUNTERS records the module would write for them:
+ * Edges mode: random programs of the simulator (tests/oracle/sim.h)
+ * lowered to real x86 code through cfg_build, planned in PT_MODE_EDGES by
+ * plan_build, random executions (calls included) by its executor (the
+ * truth: edge counts and block events), and the COUNTERS records the module would write for them:
  * each chord's count split at random over two CPUs and several records
  * (each record holds the counts since the previous one of its CPU). The
  * counts edge_counts_build recovers from the records and the plan blobs,
@@ -21,7 +22,7 @@
 #include "edge_counts.h"
 #include "out.h"
 #include "pathtrace_abi.h"
-#include "synth.h"
+#include "sim.h"
 #include "fake_recs.h"
 #include "unit.h"
 
@@ -30,42 +31,16 @@
 struct fake {
 	struct tracefile tf;
 	struct tr_records rs;
-	uint64_t **truth_edge;	/* per function */
+	uint64_t **truth_edge;	/* per function index (traced ones) */
 	uint64_t **truth_block;
 	uint64_t *activations;
 };
-
-/* One activation of f from ENTRY to EXIT: random, then shortest to EXIT. */
-static void walk(const struct synth_func *f, uint64_t *rng, uint64_t *edge, uint64_t *block)
-{
-	const struct cfg *c = &f->cfg;
-	uint32_t b = 0, steps = 0;
-
-	for (;;) {
-		const struct cfg_block *bl = &c->blocks[b];
-		uint32_t k, e = bl->first_succ + (uint32_t)(synth_rand(rng) % bl->nsucc);
-
-		block[b]++;
-		if (++steps > 40)	/* head for EXIT */
-			for (k = bl->first_succ; k < bl->first_succ + bl->nsucc; k++) {
-				uint32_t d = c->edges[k].dst, de = c->edges[e].dst;
-
-				if (d >= c->nblocks ||
-				    (de < c->nblocks && f->dist[d] < f->dist[de]))
-					e = k;
-			}
-		edge[e]++;
-		if (c->edges[e].dst >= c->nblocks)
-			return;
-		b = c->edges[e].dst;
-	}
-}
 
 /*
  * An edges plan as it was before activations had a counter: ENTER instead
  * of the COUNT first at the entry, nr_counters = nedges (in place).
  */
-static void make_legacy_plan(const struct synth_func *f)
+static void make_legacy_plan(const struct sim_func *f)
 {
 	struct pt_plan *h = f->plan_blob;
 	struct pt_action *a = (struct pt_action *)((uint8_t *)f->plan_blob + h->size +
@@ -82,24 +57,35 @@ static void make_legacy_plan(const struct synth_func *f)
  * record per activation and COUNTERS of nedges words (the plan blob then
  * has nr_counters = nedges and an ENTER: make_legacy_plan).
  */
-static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng, int legacy)
+static void make(struct fake *fk, const struct sim_program *p, uint64_t *rng, int legacy)
 {
-	uint32_t i, e;
+	struct sim_truth t;
+	uint32_t i, e, k;
 
 	memset(fk, 0, sizeof(*fk));
-	fk->tf.nfuncs = p->nfuncs;
 	fk->tf.funcs = calloc(p->nfuncs, sizeof(*fk->tf.funcs));
 	fk->truth_edge = calloc(p->nfuncs, sizeof(*fk->truth_edge));
 	fk->truth_block = calloc(p->nfuncs, sizeof(*fk->truth_block));
 	fk->activations = calloc(p->nfuncs, sizeof(*fk->activations));
 	CU_ASSERT_FATAL(fk->tf.funcs && fk->truth_edge && fk->truth_block && fk->activations);
-	for (i = 0; i < p->nfuncs; i++) {
-		const struct synth_func *f = &p->funcs[i];
-		struct tf_function *fn = &fk->tf.funcs[i];
-		uint64_t left[MAX_E], enter[1] = { 0xffffffff81000000ull };
-		uint32_t n = (uint32_t)(synth_rand(rng) % 50), a, r, nrec;
+	/* executions from random roots, traced or not: nested calls count too */
+	CU_ASSERT_FATAL(sim_truth_init(&t, p) == 0);
+	for (k = sim_below(rng, 60); k > 0; k--) {
+		struct sim_run_opts o = { .root = sim_below(rng, p->nfuncs), .max_depth = 6,
+					  .max_steps = 40 };
 
+		CU_ASSERT_FATAL(sim_exec(p, &o, rng, NULL, &t) == 0);
+	}
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct sim_func *f = &p->funcs[i];
+		struct tf_function *fn;
+		uint64_t left[MAX_E], enter[1] = { 0xffffffff81000000ull };
+		uint32_t a, r, nrec;
+
+		if (!f->traced)
+			continue;	/* not in the trace */
 		CU_ASSERT_FATAL(f->cfg.nedges + 1 < MAX_E);
+		fn = &fk->tf.funcs[fk->tf.nfuncs++];
 		fn->func_id = f->func_id;
 		fn->addr = f->addr;
 		fn->len = f->len;
@@ -113,33 +99,35 @@ static void make(struct fake *fk, const struct synth_program *p, uint64_t *rng, 
 		fk->truth_edge[i] = calloc(f->cfg.nedges + 1, sizeof(uint64_t));
 		fk->truth_block[i] = calloc(f->cfg.nblocks + 1, sizeof(uint64_t));
 		CU_ASSERT_FATAL(fk->truth_edge[i] && fk->truth_block[i]);
+		memcpy(fk->truth_edge[i], t.edge_count[i], f->cfg.nedges * sizeof(uint64_t));
+		for (k = 0; k < t.nev; k++)
+			if (t.ev[k].type == REGEN_EV_BLOCK && t.ev[k].func == f->func_id)
+				fk->truth_block[i][t.ev[k].block]++;
+		fk->activations[i] = t.activations[i];
 		/* the plan counts activations (counter nedges): no ENTER record */
 		CU_ASSERT_FATAL(f->plan.hdr.nr_counters == f->cfg.nedges + 1);
 		if (legacy)
 			make_legacy_plan(f);
-		for (a = 0; a < n; a++) {
-			if (legacy)
-				fake_rec_add(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
-			walk(f, rng, fk->truth_edge[i], fk->truth_block[i]);
-		}
-		fk->activations[i] = n;
+		for (a = 0; legacy && a < t.activations[i]; a++)
+			fake_rec_add(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
 		/* the module counts chords only (the planner's own tree here) */
 		for (e = 0; e < f->cfg.nedges; e++)
 			left[e] = f->plan.in_tree[e] ? 0 : fk->truth_edge[i][e];
-		left[f->cfg.nedges] = legacy ? 0 : n;
-		nrec = 1 + (uint32_t)(synth_rand(rng) % 4);
+		left[f->cfg.nedges] = legacy ? 0 : t.activations[i];
+		nrec = 1 + sim_below(rng, 4);
 		for (r = 0; r < nrec; r++) {
 			uint64_t body[MAX_E];
 
 			for (e = 0; e <= f->cfg.nedges; e++) {
 				body[e] = r + 1 == nrec ? left[e] :
-					  synth_rand(rng) % (left[e] + 1);
+					  sim_rand(rng) % (left[e] + 1);
 				left[e] -= body[e];
 			}
 			fake_rec_add(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
 				(uint16_t)(f->cfg.nedges + !legacy));
 		}
 	}
+	sim_truth_free(&t, p);
 }
 
 static void unmake(struct fake *fk, uint32_t nfuncs)
@@ -191,25 +179,38 @@ static void test_counters_round_trip(void)
 {
 	uint64_t seed = unit_seed(), rng = seed ? seed : 1;
 	uint32_t prog, i, funcs = 0, chords = 0;
-	uint64_t edges = 0;
+	uint64_t edges = 0, activations = 0;
 
 	for (prog = 0; prog < 60; prog++) {
 		int legacy = prog % 3 == 2;	/* every third: a trace of an older plan */
-		struct synth_opts so = { .nfuncs = 1 + (uint32_t)(synth_rand(&rng) % 4),
-					 .max_labels = 14, .mode = PT_MODE_EDGES };
-		struct synth_program p;
+		struct sim_gen_opts go = { .nfuncs = 1 + sim_below(&rng, 4), .max_stmts = 10 };
+		struct sim_lower_opts lo = { .mode = PT_MODE_EDGES };
+		struct sim_program p;
 		struct pr_model m;
 		struct edge_counts ec;
 		struct fake fk;
 
-		CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
+		for (;;) {	/* some function traced, else there is nothing to count */
+			CU_ASSERT_EQUAL_FATAL(sim_generate_lowered(&p, &rng, &go, &lo), 0);
+			for (i = 0; i < p.nfuncs && !p.funcs[i].traced; i++)
+				;
+			if (i < p.nfuncs)
+				break;
+			sim_free(&p);
+		}
 		make(&fk, &p, &rng, legacy);
 		CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
 		CU_ASSERT_EQUAL(ec.stray, 0);
 		for (i = 0; i < p.nfuncs; i++) {
-			const struct pr_func *f = pr_model_func(&m, p.funcs[i].func_id);
-			const struct edge_counts_func *ef = &ec.f[f->index];
+			const struct pr_func *f;
+			const struct edge_counts_func *ef;
+
+			if (!p.funcs[i].traced)
+				continue;
+			f = pr_model_func(&m, p.funcs[i].func_id);
+			ef = &ec.f[f->index];
+			activations += fk.activations[i];
 
 			CU_ASSERT_EQUAL(ef->status, 0);
 			CU_ASSERT_EQUAL(ef->activations, fk.activations[i]);
@@ -261,25 +262,27 @@ static void test_counters_round_trip(void)
 		edge_counts_free(&ec);
 		pr_model_free(&m);
 		unmake(&fk, p.nfuncs);
-		synth_free(&p);
+		sim_free(&p);
 	}
-	printf("[edge counts: %u functions, %llu edges, %u chord counters, seed %llu] ", funcs,
-	       (unsigned long long)edges, chords, (unsigned long long)seed);
-	CU_ASSERT(funcs > 40 && chords > 0);
+	printf("[edge counts: %u functions, %llu edges, %u chord counters, %llu activations, seed %llu] ",
+	       funcs, (unsigned long long)edges, chords, (unsigned long long)activations,
+	       (unsigned long long)seed);
+	CU_ASSERT(funcs > 40 && chords > 0 && activations > 0);
 }
 
 /* A count on an edge the plan does not count (a tree edge) is no count: refused. */
 static void test_count_on_tree_edge(void)
 {
-	struct synth_opts so = { .nfuncs = 1, .max_labels = 10, .mode = PT_MODE_EDGES };
+	struct sim_gen_opts go = { .nfuncs = 1, .max_stmts = 8 };
+	struct sim_lower_opts lo = { .mode = PT_MODE_EDGES };
 	uint64_t rng = 7, sum[MAX_E] = { 0 }, out[MAX_E], act;
-	struct synth_program p;
+	struct sim_program p;
 	struct plan_view pv;
 	struct pr_model m;
 	struct fake fk;
 	uint32_t e, chords;
 
-	CU_ASSERT_EQUAL_FATAL(synth_generate(&p, &so, &rng), 0);
+	CU_ASSERT_EQUAL_FATAL(sim_generate_lowered(&p, &rng, &go, &lo), 0);
 	make(&fk, &p, &rng, 0);
 	CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
 	CU_ASSERT_EQUAL_FATAL(plan_parse(p.funcs[0].plan_blob, p.funcs[0].plan_len, &pv, NULL, 0),
@@ -299,7 +302,7 @@ static void test_count_on_tree_edge(void)
 	plan_view_free(&pv);
 	pr_model_free(&m);
 	unmake(&fk, p.nfuncs);
-	synth_free(&p);
+	sim_free(&p);
 }
 
 UNIT_SUITE(edge_counts,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --format champsim: a known execution (the synthetic run's truth, nested
+ * --format champsim: a known execution (the simulated run's truth, nested
  * calls included) through the ChampSim writer; the output is decoded back
  * record by record as ChampSim reads it (64-byte little-endian struct
  * input_instr, inc/trace_instruction.h) and checked against the executed
@@ -84,13 +84,13 @@ static void check_seed(uint64_t seed)
 	for (t = 0; t < RT_NTASKS && len / REC == expect; t++) {
 		uint32_t depth = 0;	/* activations open in this task */
 
-		for (i = 0; i < c.r.ntruth; i++) {
-			const struct synth_truth_ev *te = &c.r.truth[i];
+		for (i = 0; i < c.t.nev; i++) {
+			const struct sim_event *te = &c.t.ev[i];
 			const struct pr_func *f;
 			const struct cfg_block *b;
 			uint32_t j;
 
-			if (c.r.truth_owner[i] != RT_TASK(t))
+			if (c.t.ev[i].owner != RT_TASK(t))
 				continue;
 			depth += te->type == REGEN_EV_ENTER;
 			depth -= te->type == REGEN_EV_EXIT && depth;
@@ -113,10 +113,10 @@ static void check_seed(uint64_t seed)
 					uint64_t n2;
 					int taken = -1;
 
-					for (n2 = i + 1; n2 < c.r.ntruth; n2++) {
-						const struct synth_truth_ev *nx = &c.r.truth[n2];
+					for (n2 = i + 1; n2 < c.t.nev; n2++) {
+						const struct sim_event *nx = &c.t.ev[n2];
 
-						if (c.r.truth_owner[n2] != RT_TASK(t) || nx->func != te->func)
+						if (c.t.ev[n2].owner != RT_TASK(t) || nx->func != te->func)
 							continue;
 						if (nx->type == REGEN_EV_BLOCK)
 							taken = f->cfg.edges[nx->edge].kind == CFG_E_TAKEN;

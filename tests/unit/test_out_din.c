@@ -115,15 +115,15 @@ static uint64_t check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
 	CU_ASSERT(n >= (int64_t)expect);
 	/* Execution order per task, tasks one after another (the writer's stream order). */
 	for (t = 0; t < RT_NTASKS && n >= (int64_t)expect; t++) {
-		for (i = 0; i < c.r.ntruth; i++) {
+		for (i = 0; i < c.t.nev; i++) {
 			const struct pr_func *f;
 			const struct cfg_block *b;
 			uint32_t j;
 
-			if (c.r.truth_owner[i] != RT_TASK(t) || c.r.truth[i].type != REGEN_EV_BLOCK)
+			if (c.t.ev[i].owner != RT_TASK(t) || c.t.ev[i].type != REGEN_EV_BLOCK)
 				continue;
-			f = pr_model_func(&c.m, c.r.truth[i].func);
-			b = &f->cfg.blocks[c.r.truth[i].block];
+			f = pr_model_func(&c.m, c.t.ev[i].func);
+			b = &f->cfg.blocks[c.t.ev[i].block];
 			for (j = 0; j < b->ninsn && ok; j++) {
 				const struct cfg_insn *in = &f->cfg.insns[b->first_insn + j];
 				uint64_t line;

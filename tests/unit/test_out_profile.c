@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --edges, --blocks, --paths: profiles of a known execution (the synthetic
+ * --edges, --blocks, --paths: profiles of a known execution (the simulated
  * truth, nested calls included) must equal the counts taken from the
  * truth itself: every edge traversal (into blocks and into EXIT) and
  * every block execution. Paths: each path number decodes (pathnum_blocks)
@@ -45,8 +45,8 @@ static void check_seed(uint64_t seed)
 		struct pathnum pn;
 
 		/* Truth counts: block events' edges; at EXIT, the last block's exit edge. */
-		for (i = 0; i < c.r.ntruth; i++) {
-			const struct synth_truth_ev *t = &c.r.truth[i];
+		for (i = 0; i < c.t.nev; i++) {
+			const struct sim_event *t = &c.t.ev[i];
 
 			if (t->type == REGEN_EV_ENTER) {
 				if (sp < 64)

@@ -108,8 +108,9 @@ static uint64_t size_of(const char *path)
 }
 
 struct trace {
-	struct synth_program p;
-	struct synth_run r;
+	struct sim_program p;
+	struct sim_kmod_run r;
+	struct sim_truth tr;
 	char path[64];
 	/*
 	 * What the trace proves (regen.h: nothing after a stream's last
@@ -136,27 +137,27 @@ static int proven_counts(struct trace *t)
 	t->truncated = res.truncated;
 	for (owner = PT_OWNER(PT_OWNER_TASK, 100); owner < PT_OWNER(PT_OWNER_TASK, 102); owner++) {
 		for (i = 0, j = 0;; i++, j++) {
-			while (i < t->r.ntruth && t->r.truth_owner[i] != owner)
+			while (i < t->tr.nev && t->tr.ev[i].owner != owner)
 				i++;
 			while (j < res.nev && res.ev[j].owner != owner)
 				j++;
 			if (j < res.nev && res.ev[j].type == REGEN_EV_TRUNCATED) {
-				for (; i < t->r.ntruth; i++) {
-					if (t->r.truth_owner[i] != owner)
+				for (; i < t->tr.nev; i++) {
+					if (t->tr.ev[i].owner != owner)
 						continue;
-					if (t->r.truth[i].type == REGEN_EV_ENTER)
+					if (t->tr.ev[i].type == REGEN_EV_ENTER)
 						goto out;
-					t->tail_blocks += t->r.truth[i].type == REGEN_EV_BLOCK;
+					t->tail_blocks += t->tr.ev[i].type == REGEN_EV_BLOCK;
 				}
 				break;
 			}
-			if (i == t->r.ntruth || j == res.nev) {
-				if (i != t->r.ntruth || j != res.nev)
+			if (i == t->tr.nev || j == res.nev) {
+				if (i != t->tr.nev || j != res.nev)
 					goto out;
 				break;
 			}
-			if (t->r.truth[i].type != res.ev[j].type ||
-			    (res.ev[j].type == REGEN_EV_BLOCK && t->r.truth[i].block != res.ev[j].block))
+			if (t->tr.ev[i].type != res.ev[j].type ||
+			    (res.ev[j].type == REGEN_EV_BLOCK && t->tr.ev[i].block != res.ev[j].block))
 				goto out;
 			if (res.ev[j].type == REGEN_EV_BLOCK) {
 				t->blocks++;
@@ -166,7 +167,7 @@ static int proven_counts(struct trace *t)
 			t->exits += res.ev[j].type == REGEN_EV_EXIT;
 		}
 	}
-	ok = t->blocks + t->tail_blocks == t->r.blocks;
+	ok = t->blocks + t->tail_blocks == t->tr.blocks;
 out:
 	rt_result_free(&res);
 	return ok ? 0 : -1;
@@ -174,15 +175,18 @@ out:
 
 static int make_trace(struct trace *t, uint64_t seed)
 {
-	struct synth_opts so = { .nfuncs = 1, .max_labels = 12, .mode = PT_MODE_TRACE,
-				 .encoding = PT_ENC_WITNESS, .plan_flags = PT_PLAN_VERIFY };
-	struct synth_run_opts ro = { .nr_cpus = 2, .ntasks = 2, .activations = 40, .max_steps = 80,
-				     .migrate_pct = 10, .irq_pct = 100 };
+	/* closed: champsim's records are then exactly the instructions */
+	struct sim_gen_opts go = { .nfuncs = 1, .max_stmts = 10, .closed = 1 };
+	struct sim_lower_opts lo = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+				     .plan_flags = PT_PLAN_VERIFY };
+	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 2, .activations = 40, .max_steps = 80,
+				    .migrate_pct = 10, .irq_pct = 100 };
 	uint64_t rng = seed;
 	const char *path;
 
 	memset(t, 0, sizeof(*t));
-	if (synth_generate(&t->p, &so, &rng) || synth_execute(&t->p, &ro, &rng, &t->r))
+	if (sim_generate_lowered(&t->p, &rng, &go, &lo) || sim_truth_init(&t->tr, &t->p) ||
+	    sim_kmod_execute(&t->p, &ko, &rng, &t->r, &t->tr))
 		return -1;
 	path = rt_write_tmp(&t->p, &t->r, 2);
 	if (!path)
@@ -194,8 +198,9 @@ static int make_trace(struct trace *t, uint64_t seed)
 static void free_trace(struct trace *t)
 {
 	unlink(t->path);
-	synth_run_free(&t->r);
-	synth_free(&t->p);
+	sim_truth_free(&t->tr, &t->p);
+	sim_kmod_run_free(&t->r);
+	sim_free(&t->p);
 }
 
 static int setup(void)
@@ -224,15 +229,15 @@ static void test_outputs(void)
 	/* the blocks of an unproven tail were recorded but not regenerated: unverified */
 	snprintf(expect, sizeof(expect), "verify: %llu blocks equal", (unsigned long long)t.blocks);
 	CU_ASSERT_EQUAL(count_in_out(expect), 1);
-	/* every synthetic block has a probeable instruction: a verify site */
+	/* every lowered block has a probeable instruction: a verify site */
 	snprintf(expect, sizeof(expect), " %llu after truncation, 0 without a verify site, 0 differences",
 		 (unsigned long long)t.tail_blocks);
 	CU_ASSERT_EQUAL(count_in_out(expect), 1);
 
 	CU_ASSERT_EQUAL(run(t.path), 0);
-	CU_ASSERT_EQUAL(count_in_out("synth_fn0+0x"), t.blocks);
-	CU_ASSERT_EQUAL(count_in_out("synth_fn0() {"), t.enters);
-	CU_ASSERT_EQUAL(count_in_out("} /* synth_fn0 */"), t.exits);
+	CU_ASSERT_EQUAL(count_in_out("sim_fn0+0x"), t.blocks);
+	CU_ASSERT_EQUAL(count_in_out("sim_fn0() {"), t.enters);
+	CU_ASSERT_EQUAL(count_in_out("} /* sim_fn0 */"), t.exits);
 	CU_ASSERT_EQUAL(count_in_out("!! truncated at bit"), t.truncated);
 
 	snprintf(args, sizeof(args), "%s --stats", t.path);
@@ -277,7 +282,7 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT_FATAL(err_line("pathregen: champsim: ", line, sizeof(line)));
 	CU_ASSERT_EQUAL(sscanf(strstr(line, "champsim: "), "champsim: %llu records", &records), 1);
-	CU_ASSERT_EQUAL(records, t.insns);	/* synthetic programs call no untraced code */
+	CU_ASSERT_EQUAL(records, t.insns);	/* closed programs call no untraced code */
 	snprintf(args, sizeof(args), "%s --format champsim --stream 0 -o %s", t.path, f2);
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT(size_of(f2) > 0 && size_of(f2) % 64 == 0 && size_of(f2) <= t.insns * 64);
@@ -330,13 +335,13 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT_EQUAL(count_in_out("digraph pathtrace {"), 1);
 	CU_ASSERT_EQUAL(count_in_out("subgraph cluster_"), 1);
-	CU_ASSERT_EQUAL(count_in_out(" [label=\"synth_fn0+0x"), t.p.funcs[0].cfg.nblocks);
+	CU_ASSERT_EQUAL(count_in_out(" [label=\"sim_fn0+0x"), t.p.funcs[0].cfg.nblocks);
 	CU_ASSERT_EQUAL(count_in_out("\\nprobe: enter"), 1);
 	CU_ASSERT(count_in_out(", color=red") > 0);	/* the hottest path */
 	snprintf(args, sizeof(args), "%s --dot --func nosuch", t.path);
 	CU_ASSERT_EQUAL(run(args), 2);
 	/* --svg: Graphviz draws it; every block is an SVG node */
-	snprintf(args, sizeof(args), "%s --svg --func synth_fn0", t.path);
+	snprintf(args, sizeof(args), "%s --svg --func sim_fn0", t.path);
 	CU_ASSERT_EQUAL(run(args), 0);
 	CU_ASSERT_EQUAL(count_in_out("<svg"), 1);
 	CU_ASSERT_EQUAL(count_in_out("class=\"node\""), t.p.funcs[0].cfg.nblocks + 1);	/* + EXIT */
@@ -420,7 +425,7 @@ static void test_bad_files(void)
 		rc = run(args);
 		crashes += rc < 0;
 		wrong += rc != 1;
-		if (cut > size * 3 / 4 && count_in_out("synth_fn0+0x") > 0)
+		if (cut > size * 3 / 4 && count_in_out("sim_fn0+0x") > 0)
 			kept++;
 	}
 	CU_ASSERT_EQUAL(crashes, 0);
@@ -428,11 +433,11 @@ static void test_bad_files(void)
 	CU_ASSERT(kept > 0);
 	/* Random bytes changed: any verdict but a crash or a hang. */
 	for (i = 0; i < 60; i++) {
-		uint64_t k, n = 1 + synth_rand(&rng) % 8;
+		uint64_t k, n = 1 + sim_rand(&rng) % 8;
 
 		f = fopen(bad, "wb");
 		for (k = 0; k < n; k++)
-			buf[synth_rand(&rng) % size] ^= (uint8_t)(1 + synth_rand(&rng) % 255);
+			buf[sim_rand(&rng) % size] ^= (uint8_t)(1 + sim_rand(&rng) % 255);
 		fwrite(buf, 1, size, f);
 		fclose(f);
 		snprintf(args, sizeof(args), "%s --verify", bad);

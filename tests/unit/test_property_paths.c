@@ -277,7 +277,7 @@ static void test_paths_regenerate(void)
 		for (run = 0; !skip && run < RUNS_PER_PROGRAM; run++) {
 			struct path_emitter pe = { &p, pn, 0, rng ^ run, 0, 0, pps, 0, 0, 0, 0, 0 };
 			struct sim_emitter em = { &pe, pe_vertex, pe_edge };
-			struct sim_run_opts o = { 0, 6, 400, 0 };
+			struct sim_run_opts o = { .max_depth = 6, .max_steps = 400 };
 			struct sim_stream s;
 			struct sim_truth t;
 			char msg[256];

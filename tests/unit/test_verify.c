@@ -69,7 +69,7 @@ static void test_verify(void)
 						   PT_ENC_WITNESS, PT_PLAN_VERIFY), 0);
 		for (task = 0; task < 3 && blocks < 4; task++) {
 			free(ev);
-			ev = rt_truth_events(&c.r, RT_TASK(task), &n);
+			ev = rt_truth_events(&c.t, RT_TASK(task), &n);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(ev);
 			for (i = 0, blocks = 0; i < n; i++)
 				blocks += ev[i].type == REGEN_EV_BLOCK;

@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The simulator's module back end (sim.h): the kernel module's handlers
+ * (docs/runtime.md, kmod/stream.c) emulated on the executor's walk of a
+ * lowered program. At each block of a traced activation the plan's
+ * actions of its instructions run as the probes would: per-CPU bit
+ * accumulators and path registers, ENTER codes pending for BITS_ENTERS,
+ * BLOCK records in verify mode, owner switches with partial sums, task
+ * migration between CPUs, interrupts, and a ring buffer that drops records
+ * and says so with LOSS. Its output is records; the truth is the
+ * executor's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "pathtrace_abi.h"
+#include "sim.h"
+
+/* ENTER code bits a CPU keeps for its next BITS_ENTERS (the module keeps 1024). */
+#define SIM_EBITS 256
+#define SIM_ENTER_CODE_MAX 128	/* as the module's PT_ENTER_CODE_MAX */
+
+struct cpu_state {
+	uint32_t dropping;	/* records still to refuse */
+	uint64_t dropped;	/* refused since the last write */
+	uint64_t owner;		/* UINT64_MAX: none yet */
+	uint64_t owner_gen;	/* a task owner's migration count when it opened */
+	uint64_t acc;
+	uint32_t nacc;
+	uint64_t reg;
+	uint32_t rets[PT_ENTER_S_SLOTS];	/* as the module: ENTER_AT returns, for ENTER_S */
+	uint64_t ebits[SIM_EBITS / 64];	/* pending ENTER codes (BITS_ENTERS) */
+	uint32_t nebits;
+	uint32_t epos;			/* the last pending ENTER's position */
+	uint32_t pred[PT_ENTERS_PRED];	/* as the module: the function that followed each */
+	uint32_t last_func;
+};
+
+struct exec {
+	const struct sim_program *p;
+	const struct sim_kmod_opts *o;
+	uint64_t *rng;
+	struct sim_kmod_run *r;
+	struct cpu_state cpu[8];
+	uint64_t clock;
+	uint64_t owner;		/* the running task */
+	uint32_t cur;		/* its cpu */
+	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
+};
+
+static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, const uint64_t *body,
+		    uint32_t nwords)
+{
+	struct sim_kmod_run *r = x->r;
+	struct sim_rec *rec;
+	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + 8 * nwords), .arg = arg };
+	struct cpu_state *cs = &x->cpu[cpu];
+
+	/* A full ring buffer: the write fails and is counted (the LOSS goes with the next write). */
+	if (type != PT_REC_LOSS && !cs->dropping && x->o->drop_permille &&
+	    sim_below(x->rng, 1000) < x->o->drop_permille)
+		cs->dropping = 1 + sim_below(x->rng, 8);
+	if (type != PT_REC_LOSS && cs->dropping) {
+		cs->dropping--;
+		cs->dropped++;
+		r->dropped++;
+		/* as the module at a refused write: slots, predictions and pending ENTERs go */
+		memset(cs->rets, 0, sizeof(cs->rets));
+		memset(cs->pred, 0, sizeof(cs->pred));
+		cs->last_func = 0;
+		if (cs->nebits) {
+			memset(cs->ebits, 0, sizeof(cs->ebits));
+			cs->nebits = 0;
+			cs->epos = 0;
+			cs->dropped++;
+			r->dropped++;
+		}
+		return;
+	}
+	if (cs->dropped && type != PT_REC_LOSS) {
+		uint64_t loss[2] = { cs->dropped, 0 };
+
+		cs->dropped = 0;
+		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+		if (r->nomem)
+			return;
+		/* As the module: reopen the current owner's segment after a loss. */
+		if (cs->owner != UINT64_MAX) {
+			uint64_t body[2] = { cs->owner, ++x->clock };
+
+			add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
+			if (r->nomem)
+				return;
+			if (cs->dropped) {	/* that OWNER was refused: so is this record */
+				cs->dropped++;
+				r->dropped++;
+				return;
+			}
+		}
+	}
+
+	if (r->nrecs == r->cap) {
+		uint64_t cap = r->cap ? r->cap * 2 : 1024;
+		struct sim_rec *n = realloc(r->recs, cap * sizeof(*n));
+
+		if (!n) {
+			r->nomem = 1;
+			return;
+		}
+		r->recs = n;
+		r->cap = cap;
+	}
+	rec = &r->recs[r->nrecs++];
+	rec->ts = ++x->clock;
+	rec->cpu = cpu;
+	rec->len = h.len;
+	memcpy(rec->payload, &h, 8);
+	if (nwords)
+		memcpy(rec->payload + 8, body, 8 * nwords);
+}
+
+/*
+ * The pending bits, with the pending ENTERs as one BITS_ENTERS (as
+ * kmod/stream.c pt_flush_bits); enters_only: the ENTERs alone, the bits
+ * stay pending (pt_flush_enters).
+ */
+static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint64_t body[1 + SIM_EBITS / 64] = { 0 };
+	uint32_t nbits = enters_only ? 0 : cs->nacc, w = 0, nebits = cs->nebits;
+
+	if (!nebits && !nbits)
+		return;
+	if (nbits)
+		body[w++] = cs->acc;
+	/* taken before the write: its refusal does not count them twice */
+	cs->nebits = 0;
+	cs->epos = 0;
+	if (!nebits) {
+		add_rec(x, cpu, PT_REC_BITS, nbits, body, w);
+	} else {
+		memcpy(body + w, cs->ebits, (nebits + 63) / 64 * 8);
+		memset(cs->ebits, 0, sizeof(cs->ebits));
+		add_rec(x, cpu, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(nbits, nebits), body,
+			w + (nebits + 63) / 64);
+	}
+	if (nbits) {
+		cs->acc = 0;
+		cs->nacc = 0;
+	}
+}
+
+static void flush(struct exec *x, uint32_t cpu)
+{
+	flush_recs(x, cpu, 0);
+}
+
+static void emit_bits(struct exec *x, uint32_t cpu, uint32_t nbits, uint64_t value)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t i;
+
+	x->r->bits += nbits;
+	for (i = 0; i < nbits; i++) {	/* bit by bit: clarity over speed, it is the oracle */
+		cs->acc |= ((value >> i) & 1) << cs->nacc;
+		if (++cs->nacc == 64)
+			flush(x, cpu);
+	}
+}
+
+static uint64_t owner_gen(const struct exec *x, uint64_t owner)
+{
+	uint32_t t = PT_OWNER_ID(owner) - 100;
+
+	return PT_OWNER_KIND(owner) == PT_OWNER_TASK && t < SIM_MAX_TASKS ? x->task_gen[t] : 0;
+}
+
+/*
+ * What every handler does first: a new owner on this CPU, or a task that
+ * migrated since it opened its segment here, closes the old segment.
+ */
+static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint64_t body[2], gen = owner_gen(x, owner);
+
+	if (cs->owner == owner && cs->owner_gen == gen)
+		return;
+	flush(x, cpu);
+	if (cs->reg) {
+		add_rec(x, cpu, PT_REC_BITS, PT_BITS_PARTIAL, &cs->reg, 1);
+		cs->reg = 0;
+	}
+	body[0] = owner;
+	body[1] = ++x->clock;
+	add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
+	cs->owner = owner;
+	cs->owner_gen = gen;
+}
+
+/* A probe hit of the running task: maybe migrate first, then the owner check. */
+static uint32_t handler_cpu(struct exec *x)
+{
+	if (x->o->nr_cpus > 1 && sim_below(x->rng, 100) < x->o->migrate_pct) {
+		uint32_t old = x->cur, t = PT_OWNER_ID(x->owner) - 100;
+
+		x->cur = (x->cur + 1 + sim_below(x->rng, x->o->nr_cpus - 1)) % x->o->nr_cpus;
+		if (t < SIM_MAX_TASKS)
+			x->task_gen[t]++;
+		if (sim_below(x->rng, 100) < x->o->irq_pct)
+			switch_owner(x, old, PT_OWNER(PT_OWNER_HARDIRQ, old));
+	}
+	switch_owner(x, x->cur, x->owner);
+	return x->cur;
+}
+
+/* Whether addr lies in one of the program's traced functions, as kmod/ranges.c tells. */
+static int traced_code(const struct sim_program *p, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->nfuncs; i++)
+		if (p->funcs[i].traced && addr >= p->funcs[i].addr &&
+		    addr <= p->funcs[i].addr + p->funcs[i].len)
+			return 1;
+	return 0;
+}
+
+static void ebits_put(struct cpu_state *cs, uint64_t v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++, cs->nebits++)	/* bit by bit: it is the oracle */
+		cs->ebits[cs->nebits / 64] |= ((v >> i) & 1) << (cs->nebits % 64);
+}
+
+/*
+ * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
+ * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS): kind 2 untraced
+ * caller (1 when predicted), 4 slot, 0 return address given.
+ */
+static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t pending,
+		       uint32_t kind, uint32_t slot, uint32_t ret_lo)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t adv, q, k = 0, id = func_id + 1;
+
+	if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
+		flush_recs(x, cpu, 1);
+	adv = pending - cs->epos;
+	cs->epos = pending;
+	if (kind == 2 && cs->last_func && cs->pred[cs->last_func % PT_ENTERS_PRED] == func_id)
+		kind = 1;
+	ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
+	for (q = adv >> PT_ENTERS_RICE_K; q; q--)
+		ebits_put(cs, 1, 1);
+	ebits_put(cs, 0, 1);
+	ebits_put(cs, adv, PT_ENTERS_RICE_K);
+	if (kind != 1) {
+		while (id >> (k + 1))
+			k++;
+		ebits_put(cs, 0, k);
+		ebits_put(cs, 1, 1);
+		ebits_put(cs, id, k);
+	}
+	if (kind == 4)
+		ebits_put(cs, slot, 6);
+	else if (kind == 0)
+		ebits_put(cs, ret_lo, 32);
+	cs->pred[cs->last_func % PT_ENTERS_PRED] = func_id;
+	cs->last_func = func_id;
+}
+
+/*
+ * An ENTER as the module writes it (kmod/stream.c): coded with the bits
+ * pending at it (BITS_ENTERS), without a return address when the caller is
+ * outside the traced code or this CPU's slot already holds it, else with
+ * one, which fills the slot at once (a refused write empties them all). A
+ * func_id of 2^20 or more: the pending ENTERs, then an ENTER_AT record.
+ */
+static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
+	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
+	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
+
+	if (func_id < (1u << 20)) {
+		if (!lo || !traced_code(x->p, ret_addr)) {
+			pend_enter(x, cpu, func_id, pending, 2, 0, 0);
+		} else if (cs->rets[slot] == lo) {
+			pend_enter(x, cpu, func_id, pending, 4, slot, 0);
+		} else {
+			pend_enter(x, cpu, func_id, pending, 0, 0, lo);
+			cs->rets[slot] = lo;
+		}
+		return;
+	}
+	flush_recs(x, cpu, 1);
+	/* pt_rec_enter_at: ret_lo, then pending */
+	add_rec(x, cpu, PT_REC_ENTER_AT, func_id, &body, 1);
+	if (lo && x->r->nrecs > before && x->r->recs[x->r->nrecs - 1].len > sizeof(uint32_t)) {
+		struct pt_rec h;
+
+		memcpy(&h, x->r->recs[x->r->nrecs - 1].payload, sizeof(h));
+		if (h.type == PT_REC_ENTER_AT)	/* written, not refused */
+			cs->rets[slot] = lo;
+	}
+}
+
+/* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
+static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint32_t edge_out,
+		     uint64_t ret_addr)
+{
+	const struct plan *pl = &f->plan;
+	uint32_t s = f->site_of_insn[i], v = f->verify_of_insn[i], k, cpu;
+	int taken = edge_out != UINT32_MAX && f->cfg.edges[edge_out].kind == CFG_E_TAKEN;
+
+	if (!s && !v)
+		return;
+	cpu = handler_cpu(x);
+	if (s) {
+		const struct pt_site *site = &pl->sites[s - 1];
+
+		for (k = 0; k < site->nr_actions; k++) {
+			const struct pt_action *a = &pl->actions[site->first_action + k];
+			struct cpu_state *cs = &x->cpu[cpu];
+
+			if (a->when == PT_WHEN_TAKEN && !taken)
+				continue;
+			if (a->when == PT_WHEN_NOT_TAKEN && taken)
+				continue;
+			switch (a->op) {
+			case PT_OP_ENTER:
+				add_enter(x, cpu, f->func_id, ret_addr);
+				break;
+			case PT_OP_EMIT:
+				emit_bits(x, cpu, a->nbits, a->value);
+				break;
+			case PT_OP_PATH_ADD:
+				cs->reg += a->value;
+				break;
+			case PT_OP_PATH_EMIT:
+				emit_bits(x, cpu, a->nbits, cs->reg + a->value);
+				cs->reg = 0;
+				break;
+			case PT_OP_PATH_SET:
+				cs->reg = a->value;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	if (v) {
+		/* pt_rec_block: block, then the bits pending at it (after the ENTERs) */
+		uint64_t body;
+
+		flush_recs(x, cpu, 1);
+		body = pl->verify[v - 1].block | (uint64_t)x->cpu[cpu].nacc << 32;
+		add_rec(x, cpu, PT_REC_BLOCK, f->func_id, &body, 1);
+	}
+}
+
+
+/* The executor's hook: the probes of block v's instructions, v left by edge e. */
+static void kmod_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint32_t e, uint64_t ret,
+			uint64_t *state)
+{
+	struct exec *x = ctx;
+	const struct cfg_block *bl = &f->cfg.blocks[v];
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < bl->ninsn; i++)
+		run_insn(x, f, bl->first_insn + i, i + 1 == bl->ninsn ? e : UINT32_MAX, ret);
+}
+
+static uint64_t kmod_pos(void *ctx)
+{
+	const struct exec *x = ctx;
+
+	return x->r->bits;
+}
+
+int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o, uint64_t *rng,
+		     struct sim_kmod_run *r, struct sim_truth *t)
+{
+	struct exec x;
+	const struct sim_backend be = { &x, NULL, kmod_vertex, NULL, kmod_pos };
+	uint64_t a;
+	uint32_t c;
+	int err = 0;
+
+	if (!p->lowered)
+		return -PT_EINVAL;
+	memset(&x, 0, sizeof(x));
+	x.p = p;
+	x.o = o;
+	x.rng = rng;
+	x.r = r;
+	for (c = 0; c < 8; c++)
+		x.cpu[c].owner = UINT64_MAX;
+	for (a = 0; a < o->activations && !r->nomem && !err; a++) {
+		struct sim_run_opts ro = { .max_depth = o->max_depth ? o->max_depth : 6,
+					   .max_steps = o->max_steps };
+
+		x.owner = PT_OWNER(PT_OWNER_TASK, 100 + sim_below(rng, o->ntasks ? o->ntasks : 1));
+		x.cur = sim_below(rng, o->nr_cpus ? o->nr_cpus : 1);
+		ro.owner = x.owner;
+		ro.root = sim_below(rng, p->nfuncs);
+		/* The activation's caller is untraced code. */
+		ro.ret_addr = 0xffffffff81000000ull + sim_below(rng, 4096);
+		err = sim_exec(p, &ro, rng, &be, t);
+		/* Another owner runs between activations: the task's segment is closed. */
+		switch_owner(&x, x.cur, PT_OWNER(PT_OWNER_SOFTIRQ, x.cur));
+	}
+	/*
+	 * Stop: every CPU flushes (FLUSH IPI) its bits and path register, then
+	 * the drop count still pending, the stop's own refused writes included
+	 * (kmod/stream.c pt_flush_cpu; at the latest once the reader emptied
+	 * the buffer, so this LOSS is never refused).
+	 */
+	for (c = 0; c < (o->nr_cpus ? o->nr_cpus : 1) && c < 8; c++) {
+		x.cpu[c].dropping = 0;
+		flush(&x, c);
+		if (x.cpu[c].reg)
+			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
+		if (x.cpu[c].dropped) {
+			uint64_t loss[2] = { x.cpu[c].dropped, 0 };
+
+			x.cpu[c].dropped = 0;
+			add_rec(&x, c, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+		}
+	}
+	return err ? err : r->nomem ? -PT_ENOMEM : 0;
+}
+
+void sim_kmod_run_free(struct sim_kmod_run *r)
+{
+	free(r->recs);
+	memset(r, 0, sizeof(*r));
+}

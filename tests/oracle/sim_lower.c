@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lowering (sim.h): a generated program as x86-64 machine code, recovered
+ * by the real CFG builder and planned by the real planner, so that the
+ * round trips and benchmarks check the library on the code it would see.
+ *
+ * Each abstract vertex becomes: 0..2 plain instructions, its call (direct
+ * e8 to a program function or to SIM_EXTERN, or `call *%rax` for an
+ * indirect one), then one branch per out-edge: a Jcc for all but the last,
+ * and for the last a fall-through (its target is laid out next), a ret, a
+ * jmp to a function (tail call) or a jmp. A Jcc into EXIT is a conditional
+ * tail call, or a jump to one shared ret. So a multiway branch becomes a
+ * chain of Jcc blocks and a call with several successors a call block and
+ * a branch block: the recovered CFG refines the abstract graph, keeping
+ * every path, and the executor walks the recovered one (what pathregen
+ * models: block b is vertex b, cfg edge e is edge e).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "sim.h"
+
+static const uint8_t plain[][4] = {
+	{ 3, 0x48, 0x89, 0xf8 },	/* mov %rdi,%rax */
+	{ 3, 0x48, 0x85, 0xc0 },	/* test %rax,%rax */
+	{ 1, 0x90 },			/* nop */
+	{ 3, 0x48, 0x01, 0xf8 },	/* add %rdi,%rax */
+};
+
+/* A rel32 to resolve once every label is placed. */
+struct fixup {
+	uint32_t at;		/* offset of the rel32 */
+	uint64_t to;		/* absolute target, or label of vertex `vertex` */
+	uint32_t vertex;	/* GRAPH_NONE: `to` is absolute */
+};
+
+struct emit {
+	uint8_t *code;
+	uint32_t off, cap;
+	struct fixup *fx;
+	uint32_t nfx;
+	int overflow;
+};
+
+static void put(struct emit *em, const void *bytes, uint32_t n)
+{
+	if (em->off + n + 16 > em->cap) {	/* room for the int3 padding */
+		em->overflow = 1;
+		return;
+	}
+	memcpy(em->code + em->off, bytes, n);
+	em->off += n;
+}
+
+/* opcode bytes, then a rel32 to `to` (absolute) or to vertex's label. */
+static void branch(struct emit *em, const uint8_t *op, uint32_t nop, uint64_t to, uint32_t vertex)
+{
+	static const uint8_t zero[4];
+
+	put(em, op, nop);
+	if (em->overflow)
+		return;
+	em->fx[em->nfx++] = (struct fixup){ em->off, to, vertex };
+	put(em, zero, 4);
+}
+
+static uint64_t func_addr(uint32_t fi)
+{
+	return SIM_BASE + fi * SIM_STRIDE;
+}
+
+/* The code of function fi (its abstract graph); 0 or -PT_EREFUSED (too large) / -PT_ENOMEM. */
+static int gen_code(struct sim_program *p, uint32_t fi, uint64_t *rng)
+{
+	struct sim_func *f = &p->funcs[fi];
+	const struct graph *g = &f->g;
+	uint32_t *order = malloc((g->nv + 1) * sizeof(*order)), *label = NULL;
+	uint32_t n = 0, i, k, v, ret_label = GRAPH_NONE;
+	struct emit em = { 0 };
+	int err = -PT_ENOMEM;
+
+	em.cap = (uint32_t)(SIM_STRIDE - 0x100);
+	em.code = calloc(1, em.cap);
+	em.fx = malloc(((size_t)g->ne + g->nv + 1) * sizeof(*em.fx));
+	label = malloc((g->nv + 1) * sizeof(*label));
+	if (!order || !em.code || !em.fx || !label)
+		goto out;
+	for (v = 0; v < g->nv; v++)
+		if (v != g->exit)
+			order[n++] = v;
+	/* The fentry site: a 5-byte nop; jumps to ENTRY land after it. */
+	put(&em, "\x0f\x1f\x44\x00\x00", 5);
+	for (i = 0; i < n && !em.overflow; i++) {
+		uint32_t next = i + 1 < n ? order[i + 1] : GRAPH_NONE, last = GRAPH_NONE;
+		uint32_t nplain = sim_below(rng, 3), first = g->out_start[v = order[i]];
+		uint32_t deg = graph_out_degree(g, v);
+
+		label[v] = em.off;
+		for (k = 0; k < nplain; k++) {
+			const uint8_t *pi = plain[sim_below(rng, 4)];
+
+			put(&em, pi + 1, pi[0]);
+		}
+		if (g->vflags[v] & GRAPH_V_CALL) {
+			uint32_t c = f->callee[v];
+
+			if (c == SIM_CALL_INDIRECT)
+				put(&em, "\xff\xd0", 2);	/* call *%rax */
+			else
+				branch(&em, (const uint8_t *)"\xe8", 1,
+				       c == SIM_CALL_NONE ? SIM_EXTERN : func_addr(c), GRAPH_NONE);
+		}
+		/* the last branch: a fall-through if it can be, else a ret, a tail jmp, a jmp */
+		for (k = 0; k < deg && last == GRAPH_NONE; k++)
+			if (g->edges[g->out_edges[first + k]].dst == next)
+				last = k;
+		for (k = 0; k < deg && last == GRAPH_NONE; k++)
+			if (g->edges[g->out_edges[first + k]].dst == g->exit &&
+			    f->tail[g->out_edges[first + k]] == SIM_CALL_NONE)
+				last = k;
+		if (last == GRAPH_NONE)
+			last = deg - 1;
+		for (k = 0; k < deg; k++) {
+			uint32_t e = g->out_edges[first + (k < last ? k : k + 1 < deg ? k + 1 : last)];
+			uint32_t d = g->edges[e].dst;
+			uint8_t jcc[2] = { 0x0f, (uint8_t)(0x80 + sim_below(rng, 16)) };
+
+			if (k + 1 < deg) {	/* a Jcc */
+				if (d != g->exit)
+					branch(&em, jcc, 2, 0, d);
+				else if (f->tail[e] != SIM_CALL_NONE)
+					branch(&em, jcc, 2, func_addr(f->tail[e]), GRAPH_NONE);
+				else	/* a conditional return: to the shared ret */
+					branch(&em, jcc, 2, 0, ret_label = g->exit);
+			} else if (d == next) {
+				;	/* falls through */
+			} else if (d != g->exit) {
+				branch(&em, (const uint8_t *)"\xe9", 1, 0, d);
+			} else if (f->tail[e] != SIM_CALL_NONE) {
+				branch(&em, (const uint8_t *)"\xe9", 1, func_addr(f->tail[e]),
+				       GRAPH_NONE);
+			} else {
+				put(&em, "\xc3", 1);
+			}
+		}
+	}
+	if (ret_label != GRAPH_NONE) {	/* the shared ret the conditional returns jump to */
+		label[g->exit] = em.off;
+		put(&em, "\xc3", 1);
+	}
+	if (em.overflow) {
+		err = -PT_EREFUSED;
+		goto out;
+	}
+	for (i = 0; i < em.nfx; i++) {
+		uint64_t to = em.fx[i].vertex == GRAPH_NONE ? em.fx[i].to :
+			      f->addr + label[em.fx[i].vertex];
+		int32_t rel = (int32_t)(int64_t)(to - (f->addr + em.fx[i].at + 4));
+
+		memcpy(em.code + em.fx[i].at, &rel, 4);
+	}
+	/* int3 padding, as after kernel functions */
+	memset(em.code + em.off, 0xcc, 8);
+	free(f->code);
+	f->code = em.code;
+	f->len = em.off;
+	em.code = NULL;
+	err = 0;
+out:
+	free(order);
+	free(label);
+	free(em.code);
+	free(em.fx);
+	return err;
+}
+
+static const char *name_at(void *ctx, uint64_t addr)
+{
+	const struct sim_program *p = ctx;
+	uint64_t i;
+
+	if (addr == SIM_EXTERN)
+		return "sim_extern";
+	if (addr < SIM_BASE || (addr - SIM_BASE) % SIM_STRIDE)
+		return NULL;
+	i = (addr - SIM_BASE) / SIM_STRIDE;
+	return i < p->nfuncs ? p->funcs[i].name : NULL;
+}
+
+static int no_noreturn(void *ctx, const char *name)
+{
+	(void)ctx;
+	(void)name;
+	return 0;
+}
+
+/* The program function at addr, or SIM_CALL_NONE. */
+static uint32_t func_at(const struct sim_program *p, uint64_t addr)
+{
+	if (addr < SIM_BASE || (addr - SIM_BASE) % SIM_STRIDE ||
+	    (addr - SIM_BASE) / SIM_STRIDE >= p->nfuncs)
+		return SIM_CALL_NONE;
+	return (uint32_t)((addr - SIM_BASE) / SIM_STRIDE);
+}
+
+/* The recovered CFG replaces f's abstract graph and tables. 0 or -PT_ENOMEM. */
+static int adopt_cfg(struct sim_program *p, uint32_t fi)
+{
+	struct sim_func *f = &p->funcs[fi];
+	const struct cfg *c = &f->cfg;
+	struct graph g;
+	uint32_t b, e;
+
+	if (cfg_to_graph(c, &g))
+		return -PT_ENOMEM;
+	graph_free(&f->g);
+	f->g = g;
+	free(f->callee);
+	free(f->callee_id);
+	free(f->ret_addr);
+	free(f->recursive);
+	free(f->forced_cost);
+	free(f->tail);
+	free(f->tail_id);
+	f->callee = malloc(((size_t)g.nv + 1) * sizeof(*f->callee));
+	f->callee_id = malloc(((size_t)g.nv + 1) * sizeof(*f->callee_id));
+	f->ret_addr = calloc(g.nv + 1, sizeof(*f->ret_addr));
+	f->recursive = calloc(g.nv + 1, 1);
+	f->forced_cost = malloc(((size_t)g.nv + 1) * sizeof(*f->forced_cost));
+	f->tail = malloc(((size_t)g.ne + 1) * sizeof(*f->tail));
+	f->tail_id = malloc(((size_t)g.ne + 1) * sizeof(*f->tail_id));
+	if (!f->callee || !f->callee_id || !f->ret_addr || !f->recursive || !f->forced_cost ||
+	    !f->tail || !f->tail_id)
+		return -PT_ENOMEM;
+	for (b = 0; b < g.nv; b++) {
+		const struct cfg_insn *last;
+
+		f->callee[b] = SIM_CALL_NONE;
+		if (b >= c->nblocks || !(c->blocks[b].flags & CFG_BF_CALL))
+			continue;
+		last = &c->insns[c->blocks[b].first_insn + c->blocks[b].ninsn - 1];
+		f->ret_addr[b] = last->addr + last->len;
+		if (last->kind == CFG_I_CALL_INDIRECT) {
+			f->callee[b] = SIM_CALL_INDIRECT;
+		} else {
+			f->callee[b] = func_at(p, last->target);
+			/* the generator's only calls to lower or equal indices are bypassable */
+			f->recursive[b] = f->callee[b] <= fi;
+		}
+	}
+	for (e = 0; e < g.ne; e++) {
+		uint64_t target = 0;
+
+		f->tail[e] = cfg_tail_call(c, e, &target) ? func_at(p, target) : SIM_CALL_NONE;
+	}
+	sim_func_finish(p, fi);
+	return 0;
+}
+
+static void lowered_free(struct sim_func *f)
+{
+	cfg_free(&f->cfg);
+	plan_free(&f->plan);
+	free(f->plan_blob);
+	free(f->cfg_blob);
+	free(f->site_of_insn);
+	free(f->verify_of_insn);
+	memset(&f->cfg, 0, sizeof(f->cfg));
+	memset(&f->plan, 0, sizeof(f->plan));
+	f->plan_blob = NULL;
+	f->cfg_blob = NULL;
+	f->site_of_insn = f->verify_of_insn = NULL;
+}
+
+/* One attempt at function fi: 0, -PT_EREFUSED (generate it anew), -PT_ENOMEM. */
+static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_opts *o,
+		    uint64_t *rng)
+{
+	struct sim_func *f = &p->funcs[fi];
+	struct cfg_input in;
+	struct plan_opts po;
+	uint32_t i;
+	int err = gen_code(p, fi, rng);
+
+	if (err)
+		return err;
+	memset(&in, 0, sizeof(in));
+	in.name = f->name;
+	in.addr = f->addr;
+	in.code = f->code;
+	in.len = f->len;
+	in.names.ctx = p;
+	in.names.name_at = name_at;
+	in.names.is_noreturn = no_noreturn;
+	err = cfg_build(&in, &f->cfg);
+	if (err)
+		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
+	if (!f->traced)
+		return 0;
+	memset(&po, 0, sizeof(po));
+	po.mode = o->mode;
+	po.encoding = o->encoding;
+	po.func_id = f->func_id;
+	po.flags = o->plan_flags;
+	err = plan_build(&f->cfg, &po, &f->plan);
+	if (err)
+		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
+	if (plan_serialize(&f->plan, &f->plan_blob, &f->plan_len) ||
+	    cfg_blob_encode(&f->cfg, &f->cfg_blob, &f->cfg_len))
+		return -PT_ENOMEM;
+	f->site_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
+	f->verify_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
+	if (!f->site_of_insn || !f->verify_of_insn)
+		return -PT_ENOMEM;
+	for (i = 0; i < f->plan.hdr.nr_sites; i++)
+		f->site_of_insn[f->plan.site_insn[i]] = i + 1;
+	for (i = 0; i < f->plan.hdr.nr_verify; i++)
+		f->verify_of_insn[f->plan.verify_insn[i]] = i + 1;
+	return 0;
+}
+
+int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *rng)
+{
+	uint32_t i, tries;
+	int err = 0;
+
+	p->mode = o->mode;
+	p->encoding = o->encoding;
+	p->plan_flags = o->plan_flags;
+	for (i = 0; i < p->nfuncs; i++) {
+		p->funcs[i].addr = func_addr(i);
+		snprintf(p->funcs[i].name, sizeof(p->funcs[i].name), "sim_fn%u", i);
+	}
+	/* Callers' CFGs need their callees' names only, so any order does. */
+	for (i = 0; i < p->nfuncs && !err; i++) {
+		for (tries = 0; tries < 1000; tries++) {
+			err = try_func(p, i, o, rng);
+			if (err != -PT_EREFUSED)
+				break;
+			lowered_free(&p->funcs[i]);
+			err = sim_regenerate_func(p, i, rng);
+			if (err)
+				break;
+			err = -PT_EREFUSED;
+		}
+		if (!err)
+			err = adopt_cfg(p, i);
+	}
+	p->lowered = !err;
+	return err;
+}
+
+int sim_generate_lowered(struct sim_program *p, uint64_t *rng, const struct sim_gen_opts *g,
+			 const struct sim_lower_opts *o)
+{
+	int err = sim_generate_opts(p, rng, g);
+
+	if (!err)
+		err = sim_lower(p, o, rng);
+	if (err && p->funcs)
+		sim_free(p);
+	return err;
+}
