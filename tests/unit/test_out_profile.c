@@ -242,7 +242,7 @@ static void test_path_seqs(void)
 			struct out_writer *ws1[1] = { &w1 };
 			struct regen_stream s = { .owner = RT_TASK(t) };
 			struct out_stream st = { .s = &s, .index = (uint32_t)t };
-			struct regen_event *ev = rt_truth_events(&c.r, RT_TASK(t), &nev);
+			struct regen_event *ev = rt_truth_events(&c.t, RT_TASK(t), &nev);
 			uint64_t n;
 
 			CU_ASSERT_FATAL(ev != NULL);
