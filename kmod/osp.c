@@ -16,11 +16,11 @@
  * list is scanned only when a sample completes, which becomes rarer as tau
  * grows. Contexts nest, so each (task, softirq, hardirq) has its own
  * samples in progress; a task switch on the CPU cuts the task's (counted),
- * and NMI context samples nothing (it may interrupt a list update).
+ * and an NMI handler's path ends are not sampled (an NMI may interrupt a
+ * list update).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hardirq.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -122,7 +122,12 @@ void pt_osp_path_end(unsigned int kind, u64 owner, u32 func_id, u64 path)
 	u32 i, k;
 	u64 r;
 
-	if (!all || in_nmi() || kind >= PT_OWNER_NMI)
+	/*
+	 * kind is the probed code's (an int3 probe's handler runs as an NMI
+	 * itself, pt_current_owner): a real NMI samples nothing, as it may
+	 * interrupt a handler updating this CPU's list.
+	 */
+	if (!all || kind >= PT_OWNER_NMI)
 		return;
 	o = all[smp_processor_id()];
 	c = &o->ctx[kind];

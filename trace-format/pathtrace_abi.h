@@ -243,7 +243,7 @@ struct pt_config {
  * (each sampled occurrence kept with probability 1/2), the concise samples
  * of Gibbons & Matias. A subpath's count is estimated as count * 2^tau_log2
  * * PT_OSP_LENGTHS. A sample whose owner changes (a task switch on its CPU)
- * or that would start in NMI context is not taken (cut).
+ * is not taken (cut); an NMI handler's path ends are not sampled.
  */
 #define PT_OSP_MAX_LEN		8
 #define PT_OSP_LENGTHS		3	/* 2, 4, 8 */
