@@ -491,19 +491,24 @@ static void boundary_marker(struct regen_marker *m, uint64_t pos, const struct b
 }
 
 /*
- * A segment's markers in bit order. Those placed by pending bits may lie
- * beyond what the segment wrote (a drop cut the bits short: a LOSS record
- * follows): they sit at its end. A LOSS record written while bits were
- * pending sorts before them (it closes the segment anyway). Insertion
- * sort: the markers are in order but for those.
+ * A segment's markers in bit order; returns their new end. Those placed by
+ * pending bits may lie beyond what the segment wrote: a drop cut the bits
+ * short, and a LOSS follows (in the segment or at the owner's next
+ * boundary). Such an ENTER or BLOCK happened inside the lost bits: its
+ * activation's bits are gone, so it can neither be placed among the bits
+ * that remain nor start a regeneration after the gap. It is dropped, as
+ * part of the loss. Insertion sort: the markers are in order but for
+ * pending ones.
  */
-static void place_pending(struct regen_marker *first, struct regen_marker *end, uint64_t seg_end)
+static struct regen_marker *place_pending(struct regen_marker *first, struct regen_marker *end,
+					  uint64_t seg_end)
 {
 	struct regen_marker *p, *q, t;
 
-	for (p = first; p < end; p++)
-		if (p->pos > seg_end)
-			p->pos = seg_end;
+	for (p = q = first; p < end; p++)
+		if (p->pos <= seg_end)
+			*q++ = *p;
+	end = q;
 	for (p = first + 1; p < end; p++) {
 		if (p->pos >= p[-1].pos)
 			continue;
@@ -512,6 +517,7 @@ static void place_pending(struct regen_marker *first, struct regen_marker *end, 
 			*q = q[-1];
 		*q = t;
 	}
+	return end;
 }
 
 /* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
@@ -592,7 +598,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				break;
 			}
 		}
-		place_pending(seg_m, m, pos);
+		m = place_pending(seg_m, m, pos);
 	}
 	st->nbits = pos;
 	st->nmarkers = m - *markers_out;

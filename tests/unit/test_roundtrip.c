@@ -305,12 +305,14 @@ static void test_losses(void)
 	for (m = 0; m < 3; m++) {
 		for (i = 0; i < 8; i++) {
 			/*
-			 * closed (every function traced, direct calls only): with
-			 * indirect calls or untraced callers some losses leave
-			 * stretches that are not the truth's (see docs/architecture.md;
-			 * PT_OPEN=1 PT_SEED=1 PT_DEBUG=1 reproduces and prints them)
+			 * open programs: indirect calls, untraced callers, ENTERs
+			 * from untraced code, whose pending places a drop cuts off
+			 * (regen/streams.c drops them with the lost bits; placed
+			 * at the cut, they were taken for calls that had not
+			 * happened there). PT_DEBUG=1 prints a stretch not in the
+			 * truth.
 			 */
-			struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 10, .closed = getenv("PT_OPEN") ? 0 : 1 };
+			struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 10, .closed = 0 };
 			struct sim_lower_opts lo = { .mode = modes[m].mode, .encoding = modes[m].encoding,
 						     .plan_flags = PT_PLAN_VERIFY };
 			struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = 16,
@@ -338,12 +340,13 @@ static void test_losses(void)
 				ok &= stretches_in_truth(&tr, &res, PT_OWNER(PT_OWNER_TASK, 100 + t));
 			CU_ASSERT(ok);
 			CU_ASSERT_EQUAL(drops_located(&r), r.dropped);
-			if (r.dropped) {
+			/* a drop leaves a gap, unless nothing traced ran at all (an untraced root) */
+			if (r.dropped && tr.nev) {
 				lossy++;
 				CU_ASSERT(res.gaps > 0);
 			}
 			CU_ASSERT_EQUAL(vr.mismatch, 0);
-			if (!ok || err || vr.mismatch || (r.dropped && !res.gaps))
+			if (!ok || err || vr.mismatch || (r.dropped && tr.nev && !res.gaps))
 				fprintf(stderr, "\nlosses %s seed %#llx: dropped %llu, gaps %u, stretches %s, err %d, verify: %s\n",
 					modes[m].name, (unsigned long long)(seed * 61 + i * 131 + m),
 					(unsigned long long)r.dropped, res.gaps, ok ? "ok" : "WRONG", err,
