@@ -319,8 +319,7 @@ static void link_ids(struct sim_program *p, uint32_t fi)
 	}
 }
 
-/* The abstract tables of f (not its code, CFG or plan). */
-static void free_tables(struct sim_func *f)
+void sim_func_free_tables(struct sim_func *f)
 {
 	graph_free(&f->g);
 	free(f->callee);
@@ -376,7 +375,7 @@ int sim_regenerate_func(struct sim_program *p, uint32_t fi, uint64_t *rng)
 {
 	int err;
 
-	free_tables(&p->funcs[fi]);
+	sim_func_free_tables(&p->funcs[fi]);
 	err = gen_func(p, fi, rng);
 	if (!err)
 		link_ids(p, fi);
@@ -390,7 +389,7 @@ void sim_free(struct sim_program *p)
 	for (i = 0; p->funcs && i < p->nfuncs; i++) {
 		struct sim_func *f = &p->funcs[i];
 
-		free_tables(f);
+		sim_func_free_tables(f);
 		encoding_free(&f->enc);
 		cfg_free(&f->cfg);
 		plan_free(&f->plan);

@@ -132,6 +132,9 @@ void sim_func_finish(struct sim_program *p, uint32_t fi);
 /* Frees the program: each function's enc and, when lowered, its code, CFG and plan. */
 void sim_free(struct sim_program *p);
 
+/* Frees f's abstract tables (graph, callees, return addresses...), not its code, CFG or plan. */
+void sim_func_free_tables(struct sim_func *f);
+
 /* ---------------------------------------------------------------- lowering */
 
 struct sim_lower_opts {

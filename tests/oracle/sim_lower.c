@@ -217,15 +217,8 @@ static int adopt_cfg(struct sim_program *p, uint32_t fi)
 
 	if (cfg_to_graph(c, &g))
 		return -PT_ENOMEM;
-	graph_free(&f->g);
+	sim_func_free_tables(f);
 	f->g = g;
-	free(f->callee);
-	free(f->callee_id);
-	free(f->ret_addr);
-	free(f->recursive);
-	free(f->forced_cost);
-	free(f->tail);
-	free(f->tail_id);
 	f->callee = malloc(((size_t)g.nv + 1) * sizeof(*f->callee));
 	f->callee_id = malloc(((size_t)g.nv + 1) * sizeof(*f->callee_id));
 	f->ret_addr = calloc(g.nv + 1, sizeof(*f->ret_addr));

@@ -923,48 +923,56 @@ static int read_static_calls(const struct klive_paths *p, const struct ksyms *ks
 	return err;
 }
 
+/* A profile file (--weights, --ppp-paths): open it, or say why not. */
+static FILE *open_profile(const char *path)
+{
+	FILE *fp = fopen(path, "r");
+
+	if (!fp)
+		ctl_err(path, "%s", strerror(errno));
+	return fp;
+}
+
+/* What a profile reader's err means to the user (what: its kind). Returns 0, or 1 reported. */
+static int profile_err(const char *path, int err, uint32_t line, const char *what)
+{
+	if (err == -PT_EFORMAT)
+		ctl_err(path, "line %u: not %s", line, what);
+	else if (err)
+		ctl_err(path, "%s", pt_strerror(err));
+	return err ? 1 : 0;
+}
+
 /* --weights FILE: an edge profile (`pathregen --edges`). Returns 0, or 1 reported. */
 static int read_profile(const char *path, struct edge_profile *p)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = open_profile(path);
 	uint32_t line = 0;
 	int err;
 
-	if (!fp) {
-		ctl_err(path, "%s", strerror(errno));
+	if (!fp)
 		return 1;
-	}
 	err = edge_profile_read(fp, p, &line);
 	fclose(fp);
-	if (err == -PT_EFORMAT)
-		ctl_err(path, "line %u: not an edge profile (pathregen --edges writes one)", line);
-	else if (err)
-		ctl_err(path, "%s", pt_strerror(err));
 	if (err)
 		edge_profile_free(p);
-	return err ? 1 : 0;
+	return profile_err(path, err, line, "an edge profile (pathregen --edges writes one)");
 }
 
 /* --ppp-paths FILE: a path profile (`pathregen --paths`). Returns 0, or 1 reported. */
 static int read_paths(const char *path, struct path_profile *p)
 {
-	FILE *fp = fopen(path, "r");
+	FILE *fp = open_profile(path);
 	uint32_t line = 0;
 	int err;
 
-	if (!fp) {
-		ctl_err(path, "%s", strerror(errno));
+	if (!fp)
 		return 1;
-	}
 	err = path_profile_read(fp, p, &line);
 	fclose(fp);
-	if (err == -PT_EFORMAT)
-		ctl_err(path, "line %u: not a path profile (pathregen --paths writes one)", line);
-	else if (err)
-		ctl_err(path, "%s", pt_strerror(err));
 	if (err)
 		path_profile_free(p);
-	return err ? 1 : 0;
+	return profile_err(path, err, line, "a path profile (pathregen --paths writes one)");
 }
 
 static int cmd_enable(int argc, char **argv)
