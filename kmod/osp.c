@@ -154,7 +154,11 @@ void pt_osp_path_end(unsigned int kind, u64 owner, u32 func_id, u64 path)
 	r = pt_osp_rand(o);
 	if (r & ((1ull << o->tau_log2) - 1))
 		return;
-	/* nact < PT_OSP_ACTIVE: every sample in flight is shorter than 8 */
+	/* never full: a sample in flight has fewer than 8 path ends */
+	if (WARN_ON_ONCE(k == PT_OSP_ACTIVE)) {
+		o->cut++;
+		return;
+	}
 	c->act[k].sp.len = 2u << ((r >> 40) % PT_OSP_LENGTHS);
 	c->act[k].sp.tau_log2 = 0;
 	c->act[k].sp.count = 1;
@@ -182,6 +186,8 @@ int pt_osp_config(u32 entries)
 
 	if (entries > PT_OSP_MAX_ENTRIES)
 		return -EINVAL;
+	if (!entries && !pt_osp)
+		return 0;
 	if (entries) {
 		all = kcalloc(nr_cpu_ids, sizeof(*all), GFP_KERNEL);
 		if (!all)
@@ -260,7 +266,7 @@ long pt_osp_read(struct pt_subpaths_read *r)
 	if (!pt_osp)
 		return -ENODATA;
 	if (r->cpu >= nr_cpu_ids || !cpu_online(r->cpu) ||
-	    r->entry_size < sizeof(struct pt_subpath))
+	    r->entry_size < sizeof(struct pt_subpath) || r->entry_size > PAGE_SIZE)
 		return -EINVAL;
 	s.o = pt_osp[r->cpu];
 	s.max = min(r->max, pt_osp_entries);

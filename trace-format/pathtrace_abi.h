@@ -119,7 +119,7 @@ struct pt_ppp_slot {
 	__u64 path;
 };
 
-#define PT_PPP_MAX		65536u		/* nr_ppp at most */
+#define PT_PPP_MAX		4000u		/* nr_ppp at most (the counts fit a per-CPU unit) */
 #define PT_PATH_OTHER		(~0ull)		/* every path PPP does not number */
 
 /*
@@ -262,7 +262,7 @@ struct pt_subpath {
  * on that CPU, nothing reset): up to @max entries at user address
  * @entries. The lists start empty at PT_IOC_START and stay after STOP.
  * -ENODATA: OSP not configured; -EINVAL: offline or impossible CPU, an
- * entry size below this ABI's, reserved fields not zero.
+ * entry size below this ABI's or above a page, reserved fields not zero.
  */
 struct pt_subpaths_read {
 	__u32 size;
