@@ -235,7 +235,7 @@ for mode in "$@"; do
 	bits) args="--encoding bits" ;;
 	bits-verify) args="--encoding bits --verify" ;;
 	edges) args="--mode edges" ;;
-	path-profile | ppp-profile)
+	path-profile | ppp-profile | ppp-profiled)
 		# The Ball-Larus path profile counted in the kernel: no record
 		# per event, PATHS records at stop; its cost beside the paths
 		# trace's (mode=paths) and its counter memory (status's
@@ -244,25 +244,29 @@ for mode in "$@"; do
 		# profiling, the 16 likeliest paths of each function counted
 		# densely and the rest in one counter; bl_array_bytes is what
 		# plain Ball-Larus numbering's array of every path would take.
-		if [ $mode = ppp-profile ]; then
-			pt_run $mode --mode path-profile --ppp 16
-		else
-			pt_run $mode --mode path-profile
-		fi
+		# ppp-profiled: the 16 hottest paths of each function as the
+		# path-profile run measured them (--ppp-paths, pathregen --paths).
+		case $mode in
+		ppp-profile) pt_run $mode --mode path-profile --ppp 16 ;;
+		ppp-profiled)
+			[ -s /tmp/paths.path-profile ] || die "$mode: no path profile: path-profile must run first"
+			pt_run $mode --mode path-profile --ppp 16 --ppp-paths /tmp/paths.path-profile ;;
+		*) pt_run $mode --mode path-profile ;;
+		esac
 		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
-		pathregen --paths /tmp/$mode.bin >/tmp/paths.$mode 2>&1 || say "$mode: pathregen --paths: exit $?"
+		pathregen --paths --top 16 /tmp/$mode.bin >/tmp/paths.$mode 2>&1 || say "$mode: pathregen --paths: exit $?"
 		set -- "$@" $(awk '/\(counted in the kernel: / {
 				for (i = 1; i <= NF; i++) if ($i == "paths" && $(i + 1) == "executed,") n += $(i - 1)
 				match($0, /; [0-9]+ path ends lost/); l += substr($0, RSTART + 2, RLENGTH - 17)
 				match($0, /, [0-9]+ to a full table/); o += substr($0, RSTART + 2, RLENGTH - 17) }
 			END { print n + 0, l + 0, o + 0 }' /tmp/paths.$mode)
 		counter_bytes=$(awk -v n=$(nproc) 'NR > 2 { c += $9 } END { printf "%d\n", c * n }' /tmp/st.$mode)
-		if [ $mode = ppp-profile ]; then
+		if [ $mode != path-profile ]; then
 			other=$(awk '{ if (match($0, /[0-9]+ ends of other paths/)) o += substr($0, RSTART, RLENGTH) + 0 }
 				END { print o + 0 }' /tmp/paths.$mode)
 			blpaths=$(sed -n 's/^enable: PPP in [0-9]* functions: .*Ball-Larus numbering: \([0-9]*\) paths.*/\1/p' /tmp/en.$mode)
 			interesting=$(sed -n 's/^enable: PPP in [0-9]* functions: \([0-9]*\) interesting.*/\1/p' /tmp/en.$mode)
-			echo "mode=ppp-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
+			echo "mode=$mode functions=$functions records=$1 enter_records=$2 paths_records=$3" \
 				"interesting_paths=${interesting:-0} interesting_ends=$4 other_ends=$other lost=$5 overflow=$6" \
 				"counter_bytes=$counter_bytes bl_array_bytes=$(awk -v p=${blpaths:-0} -v f=$functions -v n=$(nproc) 'BEGIN { printf "%.0f\n", (16 * f + 8 * p) * n }')" \
 				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
