@@ -196,7 +196,7 @@ pt_run() {
 	say "$name: enable took $((t1 - t0)) ms"
 	rm -f /tmp/workload.failed
 	# In the background only to learn the recorder's pid (recorder_blocks).
-	pathtracectl record -o /tmp/$name.bin \
+	pathtracectl record ${rec_args:-} -o /tmp/$name.bin \
 		-- sh /tmp/workload.sh "$rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
 	recorder=$!
 	wait $recorder || { cat /tmp/rec.$name; die "$name: record: failed"; }
@@ -251,7 +251,18 @@ for mode in "$@"; do
 		ppp-profiled)
 			[ -s /tmp/paths.path-profile ] || die "$mode: no path profile: path-profile must run first"
 			pt_run $mode --mode path-profile --ppp 16 --ppp-paths /tmp/paths.path-profile ;;
-		*) pt_run $mode --mode path-profile ;;
+		*)
+			# with online subpath profiling: a hot list of 256 subpaths a CPU
+			rec_args="--osp 256"
+			pt_run $mode --mode path-profile
+			rec_args=
+			osp=$(pathtracectl subpaths -k 1 2>/dev/null | awk '
+				/^# OSP/ { match($0, /2\^[0-9]+/); t = substr($0, RSTART + 2, RLENGTH - 2)
+					match($0, /[0-9]+ path ends/); p = substr($0, RSTART, RLENGTH - 10)
+					match($0, /[0-9]+ samples/); s = substr($0, RSTART, RLENGTH - 8) }
+				/^ *[0-9]+ ±/ && !e { e = $1; l = $3; sub(/:/, "", l) }
+				END { printf "osp_entries=256 osp_tau_log2=%d osp_path_ends=%d osp_samples=%d osp_top_estimate=%d osp_top_len=%d\n", t, p, s, e, l }')
+			;;
 		esac
 		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|paths\)=//p')
 		pathregen --paths --top 16 /tmp/$mode.bin >/tmp/paths.$mode 2>&1 || say "$mode: pathregen --paths: exit $?"
@@ -273,7 +284,7 @@ for mode in "$@"; do
 		else
 			echo "mode=path-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
 				"paths_counted=$4 lost=$5 overflow=$6 counter_bytes=$counter_bytes" \
-				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms) $osp"
 		fi
 		[ "$keep" = 1 ] && mv /tmp/$mode.bin /pt/out/ || rm -f /tmp/$mode.bin
 		continue
