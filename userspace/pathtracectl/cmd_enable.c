@@ -82,7 +82,7 @@ struct enabler {
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 };
 
-static void ppp_report(struct enabler *e, const struct plan *pl);
+static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile);
 
 static double now_s(void)
 {
@@ -443,7 +443,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	void *blob = NULL;
 	size_t len = 0;
 	uint32_t k, nw = 0, nquiet = 0;
-	int err, ret = 1, profiled = 0;
+	int err, ret = 1, profiled = 0, ppp_profiled = 0;
 
 	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
 	if (err)
@@ -490,6 +490,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			e->o.ppp_paths = pf->paths;
 			e->o.nppp_paths = e->ppp_top && e->ppp_top < pf->npaths ?
 					  e->ppp_top : pf->npaths;
+			ppp_profiled = 1;
 		}
 	}
 	err = implicit_entries(e, t, &e->o);
@@ -539,7 +540,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
 		if (pl.hdr.nr_ppp)
-			ppp_report(e, &pl);
+			ppp_report(e, &pl, ppp_profiled);
 		printf("\n");
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
@@ -754,12 +755,14 @@ static const char *human_bytes(double b, char *buf, size_t len)
  * interesting paths (nr_ppp counters and one for the others, struct
  * pt_profile) against one counter per path.
  */
-static void ppp_report(struct enabler *e, const struct plan *pl)
+static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile)
 {
 	char a[32], b[32];
 
-	printf("; PPP: %u interesting paths in %u counters (%s a CPU), Ball-Larus: %llu paths "
-	       "(%s as an array)", pl->ppp_interesting, pl->hdr.nr_ppp + 1,
+	printf("; PPP: %u interesting paths%s in %u counters (%s a CPU), Ball-Larus: %llu paths "
+	       "(%s as an array)", pl->ppp_interesting,
+	       !e->ppp_from ? "" : from_profile ? " from the profile" :
+	       " (not in the profile: the likeliest by weights)", pl->hdr.nr_ppp + 1,
 	       human_bytes(16.0 + 8.0 * (pl->hdr.nr_ppp + 1), a, sizeof(a)),
 	       (unsigned long long)pl->pn.npaths,
 	       human_bytes(16.0 + 8.0 * (double)pl->pn.npaths, b, sizeof(b)));
