@@ -263,7 +263,7 @@ check "disable the profiled PPP plans" pathtracectl disable --all
 check "path-profile plans again, for OSP and top" pathtracectl enable --mode path-profile --moddir /pt $EDGEF
 
 # Phase 5c: online subpath profiling in the kernel (record --osp: a hot list
-# of 512 subpaths per CPU, runs of 2, 4, 8 path ends sampled at an adaptive
+# of 128 subpaths per CPU, runs of 2, 4, 8 path ends sampled at an adaptive
 # rate), against the exact counts of the same runs in the paths trace of
 # the same workload (pathregen --path-seqs). Each of the kernel's 15
 # hottest is a real run; and the 10 truly hottest runs (the exact top,
@@ -272,14 +272,14 @@ check "path-profile plans again, for OSP and top" pathtracectl enable --mode pat
 # (a sample's weight), |estimate - exact| <= scale * (sqrt(3 ln(2k / 1e-3)
 # exact / scale) + 1), k = 10.
 expect_fail "subpaths before any OSP recording" pathtracectl subpaths
-check "record the path profile with OSP" pathtracectl record --osp 512 -o /tmp/osp.bin -- sh /tmp/det.sh
+check "record the path profile with OSP" pathtracectl record --osp 128 -o /tmp/osp.bin -- sh /tmp/det.sh
 pathtracectl subpaths -k 100000 >/tmp/osp.out 2>&1
 check "subpaths: exit 0" test $? -eq 0
 head -6 /tmp/osp.out
 pathregen --paths --path-seqs --top 100000 /tmp/ptr.bin | sed -n '/^# path-end sequences/,$p' >/tmp/seqs.out
 head -4 /tmp/seqs.out
 check "OSP: memory bounded by the flag, and the list overflowed (tau >= 1)" \
-	grep -q "^# OSP: [0-9]* cpus, 512 subpaths each, 1 path end in 2^[1-9][0-9]* sampled" /tmp/osp.out
+	grep -q "^# OSP: [0-9]* cpus, 128 subpaths each, 1 path end in 2^[1-9][0-9]* sampled" /tmp/osp.out
 # busybox awk has no math library: Newton's square root, ln(2 * 10 / 1e-3) = 9.90349
 osp_check() {
 	awk '
