@@ -269,7 +269,7 @@ check "path-profile plans again, for OSP and top" pathtracectl enable --mode pat
 # hottest is a real run; and the 10 truly hottest runs (the exact top,
 # chosen without looking at the samples: no winner's curse) have estimates
 # within the paper's Chernoff bound of their counts: with scale = 2^tau * 3
-# (a sample's weight), |estimate - exact| <= scale * (sqrt(3 ln(2k / 1e-3)
+# (a sample's weight), |estimate - exact| <= scale * (sqrt(3 ln(2k / 1e-6)
 # exact / scale) + 1), k = 10.
 expect_fail "subpaths before any OSP recording" pathtracectl subpaths
 check "record the path profile with OSP" pathtracectl record --osp 128 -o /tmp/osp.bin -- sh /tmp/det.sh
@@ -280,7 +280,7 @@ pathregen --paths --path-seqs --top 100000 /tmp/ptr.bin | sed -n '/^# path-end s
 head -4 /tmp/seqs.out
 check "OSP: memory bounded by the flag, and the list overflowed (tau >= 1)" \
 	grep -q "^# OSP: [0-9]* cpus, 128 subpaths each, 1 path end in 2^[1-9][0-9]* sampled" /tmp/osp.out
-# busybox awk has no math library: Newton's square root, ln(2 * 10 / 1e-3) = 9.90349
+# busybox awk has no math library: Newton's square root, ln(2 * 10 / 1e-6) = 16.81124
 osp_check() {
 	awk '
 	function root(x,  r, i) { if (x <= 0) return 0; r = x; for (i = 0; i < 60; i++) r = (r + x / r) / 2; return r }
@@ -296,7 +296,7 @@ osp_check() {
 		scale = 3; for (i = 0; i < tau; i++) scale *= 2
 		for (i = 1; i <= 10 && i <= nx; i++) {
 			line = order[i]; x = exact[line]; est = (line in estimate) ? estimate[line] : 0
-			bound = scale * (root(3 * 9.90349 * x / scale) + 1)
+			bound = scale * (root(3 * 16.81124 * x / scale) + 1)
 			d = est - x; if (d < 0) d = -d
 			printf "%s: exact %d, estimate %d, bound %.0f\n", line, x, est, bound
 			if (d > bound) bad++
