@@ -12,15 +12,17 @@
  * list. When the list is full, tau_log2 grows by one and each count is
  * thinned to a binomial half (Gibbons & Matias' concise samples): memory
  * stays bounded by the configured entries and the list stays a uniform
- * sample of everything seen. No division, no allocation in the handler; the
- * list is scanned only when a sample completes, which becomes rarer as tau
- * grows. Contexts nest, so each (task, softirq, hardirq) has its own
- * samples in progress; a task switch on the CPU cuts the task's (counted),
- * and an NMI handler's path ends are not sampled (an NMI may interrupt a
- * list update).
+ * sample of everything seen. No division, no allocation in the handler: a
+ * completed sample finds its entry through a hash index, and thinning does
+ * bounded work per entry. Contexts nest, so each (task, softirq, hardirq)
+ * has its own samples in progress; a task switch on the CPU cuts the
+ * task's (counted), and an NMI handler's path ends are not sampled (an NMI
+ * may interrupt a list update).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jhash.h>
+#include <linux/math.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/rcupdate.h>
@@ -49,7 +51,10 @@ struct pt_osp_cpu {
 	u32 tau_log2;
 	u32 used;
 	u64 positions, samples, cut;
-	struct pt_subpath list[];		/* pt_osp_entries of them */
+	/* set at config, kept across START: */
+	u16 *slot;		/* index into list by hash: list index + 1, 0 empty */
+	u32 slot_mask;		/* slots - 1: a power of two, at least twice the list */
+	struct pt_subpath list[];		/* pt_osp_entries of them, then the slots */
 };
 
 /* Per CPU, kvmalloc'ed: the list may exceed what alloc_percpu gives. */
@@ -74,6 +79,51 @@ static bool pt_osp_same(const struct pt_subpath *a, const struct pt_subpath *b)
 	       !memcmp(a->path, b->path, a->len * sizeof(a->path[0]));
 }
 
+static u32 pt_osp_hash(const struct pt_subpath *s)
+{
+	return jhash2((const u32 *)s->path, 2 * s->len, jhash2(s->func, s->len, s->len));
+}
+
+/* The slot where s is, or the empty one where it would go. */
+static u16 *pt_osp_find(struct pt_osp_cpu *o, const struct pt_subpath *s)
+{
+	u32 h = pt_osp_hash(s);
+
+	for (;; h++) {
+		u16 *slot = &o->slot[h & o->slot_mask];
+
+		if (!*slot || pt_osp_same(&o->list[*slot - 1], s))
+			return slot;
+	}
+}
+
+/*
+ * Binomial(c, 1/2) with bounded work in a handler: by coin flips
+ * (popcount of random bits) up to 1024, beyond by its normal
+ * approximation, the sum of 12 uniform draws (an Irwin-Hall variate).
+ */
+static u64 pt_osp_half(struct pt_osp_cpu *o, u64 c)
+{
+	s64 z = -6 * 65536;
+	u64 n = 0;
+	int i;
+
+	if (c > 1024) {
+		for (i = 0; i < 3; i++) {
+			u64 r = pt_osp_rand(o);
+
+			z += (r & 0xffff) + (r >> 16 & 0xffff) + (r >> 32 & 0xffff) + (r >> 48);
+		}
+		/* c/2 + z * sqrt(c)/2, z of mean 0 and variance 1 (scaled by 2^16) */
+		return c / 2 + (z * (s64)int_sqrt64(c)) / (2 * 65536);
+	}
+	for (; c >= 64; c -= 64)
+		n += hweight64(pt_osp_rand(o));
+	if (c)
+		n += hweight64(pt_osp_rand(o) & ((1ull << c) - 1));
+	return n;
+}
+
 /* Each sampled occurrence stays with probability 1/2; empty entries go. */
 static void pt_osp_thin(struct pt_osp_cpu *o)
 {
@@ -82,36 +132,37 @@ static void pt_osp_thin(struct pt_osp_cpu *o)
 	if (o->tau_log2 < 62)	/* beyond, a sample every 2^62 path ends: never */
 		o->tau_log2++;
 	for (i = 0; i < o->used; i++) {
-		u64 c = o->list[i].count, n = 0;
+		u64 n = pt_osp_half(o, o->list[i].count);
 
-		for (; c >= 64; c -= 64)
-			n += hweight64(pt_osp_rand(o));
-		if (c)
-			n += hweight64(pt_osp_rand(o) & ((1ull << c) - 1));
 		if (!n)
 			continue;
 		o->list[kept] = o->list[i];
 		o->list[kept++].count = n;
 	}
 	o->used = kept;
+	memset(o->slot, 0, (o->slot_mask + 1) * sizeof(o->slot[0]));
+	for (i = 0; i < kept; i++)
+		*pt_osp_find(o, &o->list[i]) = i + 1;
 }
 
 static void pt_osp_count(struct pt_osp_cpu *o, const struct pt_subpath *s)
 {
-	u32 i;
+	u16 *slot = pt_osp_find(o, s);
 
 	o->samples++;
-	for (i = 0; i < o->used; i++) {
-		if (pt_osp_same(&o->list[i], s)) {
-			o->list[i].count++;
-			return;
-		}
+	if (*slot) {
+		o->list[*slot - 1].count++;
+		return;
 	}
 	/* Full: sample more sparsely until there is room (a uniform sample still). */
-	while (o->used == pt_osp_entries)
-		pt_osp_thin(o);
+	if (o->used == pt_osp_entries) {
+		while (o->used == pt_osp_entries)
+			pt_osp_thin(o);
+		slot = pt_osp_find(o, s);
+	}
 	o->list[o->used] = *s;
 	o->list[o->used++].count = 1;
+	*slot = o->used;
 }
 
 void pt_osp_path_end(unsigned int kind, u64 owner, u32 func_id, u64 path)
@@ -192,12 +243,17 @@ int pt_osp_config(u32 entries)
 		all = kcalloc(nr_cpu_ids, sizeof(*all), GFP_KERNEL);
 		if (!all)
 			return -ENOMEM;
+		u32 slots = roundup_pow_of_two(2 * entries);
+
 		for_each_possible_cpu(cpu) {
-			all[cpu] = kvzalloc(struct_size(all[cpu], list, entries), GFP_KERNEL);
+			all[cpu] = kvzalloc(struct_size(all[cpu], list, entries) +
+					    slots * sizeof(u16), GFP_KERNEL);
 			if (!all[cpu]) {
 				pt_osp_free_all(all);
 				return -ENOMEM;
 			}
+			all[cpu]->slot = (u16 *)&all[cpu]->list[entries];
+			all[cpu]->slot_mask = slots - 1;
 		}
 	}
 	old = pt_osp;
@@ -219,7 +275,11 @@ void pt_osp_reset(void)
 	for_each_possible_cpu(cpu) {
 		struct pt_osp_cpu *o = pt_osp[cpu];
 
-		memset(o, 0, sizeof(*o));
+		memset(o->ctx, 0, sizeof(o->ctx));
+		o->tau_log2 = 0;
+		o->used = 0;
+		o->positions = o->samples = o->cut = 0;
+		memset(o->slot, 0, (o->slot_mask + 1) * sizeof(o->slot[0]));
 		o->rng = get_random_u64() | 1;
 	}
 }

@@ -95,11 +95,17 @@ static void pt_stash_take(u64 owner, struct pt_path_reg *r)
 	raw_spin_unlock(&pt_stash_lock);
 }
 
-size_t pt_profile_bytes(const struct pt_func *f)
+/* Bytes of one CPU's table of profile_size entries. */
+static size_t pt_profile_table_bytes(const struct pt_func *f)
 {
 	size_t entry = pt_profile_dense(f) ? sizeof(u64) : sizeof(struct pt_path_slot);
 
-	return f->profile ? offsetof(struct pt_profile, count) + f->profile_size * entry : 0;
+	return offsetof(struct pt_profile, count) + (size_t)f->profile_size * entry;
+}
+
+size_t pt_profile_bytes(const struct pt_func *f)
+{
+	return f->profile ? pt_profile_table_bytes(f) : 0;
 }
 
 int pt_profile_alloc(struct pt_func *f)
@@ -118,10 +124,7 @@ int pt_profile_alloc(struct pt_func *f)
 		f->profile_size = 1u << f->profile_bits;
 	else
 		f->profile_size = PT_PROFILE_SLOTS;
-	f->profile = __alloc_percpu(offsetof(struct pt_profile, count) + (size_t)f->profile_size *
-				    (pt_profile_dense(f) ? sizeof(u64) :
-				     sizeof(struct pt_path_slot)),
-				    __alignof__(struct pt_profile));
+	f->profile = __alloc_percpu(pt_profile_table_bytes(f), __alignof__(struct pt_profile));
 	return f->profile ? 0 : -ENOMEM;
 }
 
