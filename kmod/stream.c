@@ -30,18 +30,24 @@
 
 #define PT_OWNER_NONE (~0ull)
 
-/* Pending bits are written in records of up to this many words (512 bits). */
-#define PT_BITS_WORDS 8
+/*
+ * Pending bits are written in records of up to this many words (2048
+ * bits): a segment averages ~600 bits on bench-vm's witness run, so most
+ * segments are one record (a record's header and padding cost ~100 bits).
+ */
+#define PT_BITS_WORDS 32
 /* ENTER codes that wait for their BITS_ENTERS record (1024 bits). */
 #define PT_EBITS_WORDS 16
-/* The longest ENTER code: kind, Rice(5) of 511, gamma of 2^20, ret_lo. */
-#define PT_ENTER_CODE_MAX 128
+/* The longest ENTER code: kind, Rice(5) of 2047, gamma of 2^20, ret_lo. */
+#define PT_ENTER_CODE_MAX 160
 /* ENTERs of larger func_ids are ENTER_AT records. */
 #define PT_ENTERS_FUNC_MAX (1u << 20)
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
 	u64 owner_gen;		/* a task owner's se.nr_migrations when it opened */
+	u64 owner_stamp;	/* when the open segment opened */
+	bool owner_open;	/* its OWNER is not written yet (PT_REC_SEGMENT) */
 	u64 words[PT_BITS_WORDS];	/* pending bits, LSB first: full words, */
 	unsigned int nwords;		/* then nbits (< 64) of the next one */
 	unsigned int nbits;
@@ -82,7 +88,6 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	struct ring_buffer_event *ev;
 	struct pt_rec *r;
 	struct pt_rec_loss *l;
-	struct pt_rec_owner *o;
 
 	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*l));
 	if (!ev)
@@ -97,24 +102,11 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	cs->dropped = 0;
-	if (cs->owner == PT_OWNER_NONE)
-		return true;
-	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*o));
-	if (!ev) {
-		/* Still full: the reopening OWNER is itself a drop, retried. */
-		cs->dropped = 1;
-		cs->dropped_total++;
-		return false;
+	/* The reopening OWNER goes with the record being written. */
+	if (cs->owner != PT_OWNER_NONE) {
+		cs->owner_open = true;
+		cs->owner_stamp = ktime_get_mono_fast_ns();
 	}
-	r = ring_buffer_event_data(ev);
-	r->type = PT_REC_OWNER;
-	r->len = sizeof(*r) + sizeof(*o);
-	r->arg = smp_processor_id();
-	o = (struct pt_rec_owner *)(r + 1);
-	o->owner = cs->owner;
-	o->stamp = ktime_get_mono_fast_ns();
-	ring_buffer_unlock_commit(pt_buffer, ev);
-	cs->records++;
 	return true;
 }
 
@@ -126,41 +118,89 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	cs->last_func = 0;
 }
 
+/* A record's body: up to three parts, written one after the other. */
+struct pt_body {
+	const void *p[3];
+	unsigned int len[3];
+};
+
 /*
- * Writes one record on this CPU, its body in two parts (the second may be
- * empty) zero-padded to 8 bytes; counts it as dropped if the buffer is full.
+ * Reserves, fills (zero-padded to 8 bytes) and commits one record. Returns
+ * false if the buffer is full (nothing written, nothing counted).
  */
-static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
-		      const void *body, unsigned int body_len,
-		      const void *body2, unsigned int body2_len)
+static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
+		   const struct pt_body *b)
 {
 	struct ring_buffer_event *ev;
 	struct pt_rec *r;
-	unsigned int len = sizeof(*r) + ALIGN(body_len + body2_len, 8);
+	unsigned int i, used = 0, len;
+	u8 *d;
 
-	if (unlikely(!pt_buffer))
-		return false;
-	if (unlikely(cs->dropped) && !pt_write_overrun(cs))
-		goto drop;
+	for (i = 0; i < ARRAY_SIZE(b->len); i++)
+		used += b->len[i];
+	len = sizeof(*r) + ALIGN(used, 8);
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
-		goto drop;
+		return false;
 	r = ring_buffer_event_data(ev);
 	r->type = type;
 	r->len = len;
 	r->arg = arg;
-	if (body_len)
-		memcpy(r + 1, body, body_len);
-	if (body2_len)
-		memcpy((u8 *)(r + 1) + body_len, body2, body2_len);
-	if (len > sizeof(*r) + body_len + body2_len)
-		memset((u8 *)(r + 1) + body_len + body2_len, 0,
-		       len - sizeof(*r) - body_len - body2_len);
+	d = (u8 *)(r + 1);
+	for (i = 0; i < ARRAY_SIZE(b->len); i++) {
+		if (b->len[i])
+			memcpy(d, b->p[i], b->len[i]);
+		d += b->len[i];
+	}
+	if (len > sizeof(*r) + used)
+		memset(d, 0, len - sizeof(*r) - used);
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	if (f)
 		this_cpu_ptr(f->pcpu)->bytes += len;
 	return true;
+}
+
+/*
+ * Writes one record on this CPU, its body in two parts (the second may be
+ * empty); counts it as dropped if the buffer is full. The open segment's
+ * OWNER goes first: fused with the record as one PT_REC_SEGMENT when the
+ * record is bits, as a record of its own otherwise. A refused OWNER takes
+ * the record with it: written alone, it would join the previous segment.
+ */
+static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
+		      const void *body, unsigned int body_len,
+		      const void *body2, unsigned int body2_len)
+{
+	struct pt_body b = { { NULL, body, body2 }, { 0, body_len, body2_len } };
+	struct pt_rec_owner o;
+
+	if (unlikely(!pt_buffer))
+		return false;
+	if (unlikely(cs->dropped) && !pt_write_overrun(cs))
+		goto drop;
+	if (cs->owner_open) {
+		cs->owner_open = false;
+		o.owner = cs->owner;
+		o.stamp = cs->owner_stamp;
+		b.p[0] = &o;
+		b.len[0] = sizeof(o);
+		if (type == PT_REC_BITS_ENTERS ||
+		    (type == PT_REC_BITS && arg != PT_BITS_PARTIAL)) {
+			if (type == PT_REC_BITS)
+				arg = PT_BITS_ENTERS_ARG(arg, 0);
+			type = PT_REC_SEGMENT;
+		} else if (type != PT_REC_OWNER) {
+			struct pt_body ob = { { &o }, { sizeof(o) } };
+
+			if (!pt_put(cs, f, PT_REC_OWNER, smp_processor_id(), &ob))
+				goto drop;
+			b.len[0] = 0;
+		}
+		/* else the OWNER alone: pt_close_segment */
+	}
+	if (likely(pt_put(cs, f, type, arg, &b)))
+		return true;
 drop:
 	/*
 	 * The reader empties its slots and predictions at the LOSS this drop
@@ -312,6 +352,16 @@ static void pt_flush_path(struct pt_cpu *cs, struct pt_func *f)
 }
 
 /*
+ * A segment that wrote no record still says that its owner ran here (the
+ * regenerator places missed hits at segment boundaries): its OWNER alone.
+ */
+static void pt_close_segment(struct pt_cpu *cs, struct pt_func *f)
+{
+	if (cs->owner_open)
+		pt_write(cs, f, PT_REC_OWNER, smp_processor_id(), NULL, 0);
+}
+
+/*
  * The owner of the code that hit the probe. An int3-based probe's handler
  * runs inside the int3 exception, which the kernel enters as an NMI
  * (irqentry_nmi_enter: one NMI and one hardirq level); those levels are the
@@ -386,32 +436,32 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu)
 {
 	struct pt_cpu *cs = pt_this_cpu();
-	struct pt_rec_owner o;
-	u64 gen;
+	u64 owner, gen;
 
 	if (pt_stream_busy())
 		return NULL;
-	o.owner = pt_current_owner(p, cpu);
+	owner = pt_current_owner(p, cpu);
 	/*
 	 * A task that left this CPU and came back with no other owner writing
 	 * here in between must still open a new segment, or its records would
 	 * join the old one and sort before what it wrote elsewhere meanwhile.
 	 */
-	gen = PT_OWNER_KIND(o.owner) == PT_OWNER_TASK ?
+	gen = PT_OWNER_KIND(owner) == PT_OWNER_TASK ?
 	      READ_ONCE(current->se.nr_migrations) : 0;
-	if (likely(o.owner == cs->owner && gen == cs->owner_gen))
+	if (likely(owner == cs->owner && gen == cs->owner_gen))
 		return cs;
 	pt_flush_bits(cs, f);
 	pt_flush_path(cs, f);
-	o.stamp = ktime_get_mono_fast_ns();
-	pt_write(cs, f, PT_REC_OWNER, cpu, &o, sizeof(o));
+	pt_close_segment(cs, f);
 	/*
-	 * Even if that write was refused, the segment belongs to the new
-	 * owner now: the LOSS(OVERRUN) and the reopening OWNER that follow
-	 * tell the reader.
+	 * The new segment's OWNER waits for its first record (most often its
+	 * bits, PT_REC_SEGMENT). Should that write be refused, the
+	 * LOSS(OVERRUN) and the reopening OWNER that follow tell the reader.
 	 */
-	cs->owner = o.owner;
+	cs->owner = owner;
 	cs->owner_gen = gen;
+	cs->owner_stamp = ktime_get_mono_fast_ns();
+	cs->owner_open = true;
 	return cs;
 }
 
@@ -534,8 +584,9 @@ static void pt_flush_cpu(void *unused)
 	barrier();
 	pt_flush_bits(cs, NULL);
 	pt_flush_path(cs, NULL);
-	if (cs->dropped)
-		pt_write_overrun(cs);
+	pt_close_segment(cs, NULL);
+	if (cs->dropped && pt_write_overrun(cs))
+		pt_close_segment(cs, NULL);	/* the reopened segment */
 	barrier();
 	WRITE_ONCE(cs->busy, false);
 	local_irq_restore(flags);
@@ -660,6 +711,7 @@ static void pt_reset_cpu(void *unused)
 	cs = pt_this_cpu();
 	cs->owner = PT_OWNER_NONE;
 	cs->owner_gen = 0;
+	cs->owner_open = false;
 	memset(cs->words, 0, sizeof(cs->words));
 	cs->nwords = 0;
 	cs->nbits = 0;

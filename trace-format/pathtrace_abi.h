@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 6
+#define PT_ABI_MINOR 7
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -405,6 +405,7 @@ enum pt_rec_type {
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
 	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
 	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
+	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: pt_rec_owner, then as BITS_ENTERS (1.7) */
 };
 
 /*
@@ -458,6 +459,16 @@ enum pt_rec_type {
  * are dropped with it, counted); a reader empties them at every
  * LOSS(OVERRUN) and every loss it places. A reader takes the record as
  * its ENTERs, then a BITS record of the nbits (when nbits > 0).
+ */
+/*
+ * PT_REC_SEGMENT (ABI 1.7): an OWNER record and the BITS_ENTERS (or BITS)
+ * record that came right after it, fused into one: arg as BITS_ENTERS
+ * (nebits may be 0), body a struct pt_rec_owner, then the BITS_ENTERS body.
+ * The module opens a segment without writing anything; the segment's first
+ * record carries the owner when it is its bits (the usual case: one record
+ * a segment instead of two), else a plain OWNER goes before that record.
+ * A reader takes it as that OWNER (arg: the CPU the page belongs to), then
+ * as that BITS_ENTERS; both are one record to loss counts.
  */
 #define PT_BITS_ENTERS_ARG(nbits, nebits) ((__u32)(nbits) | (__u32)(nebits) << 16)
 #define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0xffffu)

@@ -28,6 +28,8 @@ struct cpu_state {
 	uint64_t dropped;	/* refused since the last write */
 	uint64_t owner;		/* UINT64_MAX: none yet */
 	uint64_t owner_gen;	/* a task owner's migration count when it opened */
+	uint64_t owner_stamp;	/* when the open segment opened */
+	int owner_open;		/* its OWNER not written yet: it goes with the next record */
 	uint64_t acc;
 	uint32_t nacc;
 	uint64_t reg;
@@ -51,12 +53,44 @@ struct exec {
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 };
 
-static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, const uint64_t *body,
-		    uint32_t nwords)
+/* Appends one record to the run as the ring buffer would hold it. */
+static void push_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
+		     const uint64_t *body, uint32_t nwords)
 {
 	struct sim_kmod_run *r = x->r;
 	struct sim_rec *rec;
 	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + 8 * nwords), .arg = arg };
+
+	if (r->nrecs == r->cap) {
+		uint64_t cap = r->cap ? r->cap * 2 : 1024;
+		struct sim_rec *n = realloc(r->recs, cap * sizeof(*n));
+
+		if (!n) {
+			r->nomem = 1;
+			return;
+		}
+		r->recs = n;
+		r->cap = cap;
+	}
+	rec = &r->recs[r->nrecs++];
+	rec->ts = ++x->clock;
+	rec->cpu = cpu;
+	rec->len = h.len;
+	memcpy(rec->payload, &h, 8);
+	if (nwords)
+		memcpy(rec->payload + 8, body, 8 * nwords);
+}
+
+/*
+ * One write of the module (kmod/stream.c pt_write2): refused by a full
+ * buffer (counted, the LOSS goes with the next write), else after the
+ * pending LOSS, with the open segment's OWNER: fused into a SEGMENT when
+ * the record is bits, a record of its own before it otherwise.
+ */
+static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, const uint64_t *body,
+		    uint32_t nwords)
+{
+	struct sim_kmod_run *r = x->r;
 	struct cpu_state *cs = &x->cpu[cpu];
 
 	/* A full ring buffer: the write fails and is counted (the LOSS goes with the next write). */
@@ -78,6 +112,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			cs->dropped++;
 			r->dropped++;
 		}
+		cs->owner_open = 0;	/* a refused OWNER is reopened after the LOSS */
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -89,37 +124,36 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			return;
 		/* As the module: reopen the current owner's segment after a loss. */
 		if (cs->owner != UINT64_MAX) {
-			uint64_t body[2] = { cs->owner, ++x->clock };
-
-			add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
-			if (r->nomem)
-				return;
-			if (cs->dropped) {	/* that OWNER was refused: so is this record */
-				cs->dropped++;
-				r->dropped++;
-				return;
-			}
+			cs->owner_open = 1;
+			cs->owner_stamp = ++x->clock;
 		}
 	}
+	if (cs->owner_open && type != PT_REC_LOSS) {
+		uint64_t seg[2 + 1 + SIM_EBITS / 64] = { cs->owner, cs->owner_stamp };
 
-	if (r->nrecs == r->cap) {
-		uint64_t cap = r->cap ? r->cap * 2 : 1024;
-		struct sim_rec *n = realloc(r->recs, cap * sizeof(*n));
-
-		if (!n) {
-			r->nomem = 1;
+		cs->owner_open = 0;
+		if (type == PT_REC_OWNER) {	/* the open segment's OWNER alone */
+			push_rec(x, cpu, PT_REC_OWNER, cpu, seg, 2);
 			return;
 		}
-		r->recs = n;
-		r->cap = cap;
+		if (type == PT_REC_BITS_ENTERS ||
+		    (type == PT_REC_BITS && arg != PT_BITS_PARTIAL)) {
+			memcpy(seg + 2, body, 8 * nwords);
+			push_rec(x, cpu, PT_REC_SEGMENT,
+				 type == PT_REC_BITS ? PT_BITS_ENTERS_ARG(arg, 0) : arg, seg,
+				 2 + nwords);
+			return;
+		}
+		add_rec(x, cpu, PT_REC_OWNER, cpu, seg, 2);
+		if (r->nomem)
+			return;
+		if (cs->dropped) {	/* that OWNER was refused: so is this record */
+			cs->dropped++;
+			r->dropped++;
+			return;
+		}
 	}
-	rec = &r->recs[r->nrecs++];
-	rec->ts = ++x->clock;
-	rec->cpu = cpu;
-	rec->len = h.len;
-	memcpy(rec->payload, &h, 8);
-	if (nwords)
-		memcpy(rec->payload + 8, body, 8 * nwords);
+	push_rec(x, cpu, type, arg, body, nwords);
 }
 
 /*
@@ -179,6 +213,13 @@ static uint64_t owner_gen(const struct exec *x, uint64_t owner)
 	return PT_OWNER_KIND(owner) == PT_OWNER_TASK && t < SIM_MAX_TASKS ? x->task_gen[t] : 0;
 }
 
+/* A segment that wrote nothing: its OWNER alone (kmod/stream.c pt_close_segment). */
+static void close_segment(struct exec *x, uint32_t cpu)
+{
+	if (x->cpu[cpu].owner_open)
+		add_rec(x, cpu, PT_REC_OWNER, cpu, NULL, 0);
+}
+
 /*
  * What every handler does first: a new owner on this CPU, or a task that
  * migrated since it opened its segment here, closes the old segment.
@@ -186,7 +227,7 @@ static uint64_t owner_gen(const struct exec *x, uint64_t owner)
 static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint64_t body[2], gen = owner_gen(x, owner);
+	uint64_t gen = owner_gen(x, owner);
 
 	if (cs->owner == owner && cs->owner_gen == gen)
 		return;
@@ -195,11 +236,11 @@ static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
 		add_rec(x, cpu, PT_REC_BITS, PT_BITS_PARTIAL, &cs->reg, 1);
 		cs->reg = 0;
 	}
-	body[0] = owner;
-	body[1] = ++x->clock;
-	add_rec(x, cpu, PT_REC_OWNER, cpu, body, 2);
+	close_segment(x, cpu);
 	cs->owner = owner;
 	cs->owner_gen = gen;
+	cs->owner_stamp = ++x->clock;
+	cs->owner_open = 1;	/* its OWNER goes with its first record */
 }
 
 /* A probe hit of the running task: maybe migrate first, then the owner check. */
@@ -430,11 +471,18 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 		flush(&x, c);
 		if (x.cpu[c].reg)
 			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
+		close_segment(&x, c);
 		if (x.cpu[c].dropped) {
 			uint64_t loss[2] = { x.cpu[c].dropped, 0 };
 
 			x.cpu[c].dropped = 0;
 			add_rec(&x, c, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+			if (x.cpu[c].owner != UINT64_MAX) {
+				/* reopened and closed: written with the LOSS, into an empty buffer */
+				uint64_t seg[2] = { x.cpu[c].owner, ++x.clock };
+
+				push_rec(&x, c, PT_REC_OWNER, c, seg, 2);
+			}
 		}
 	}
 	return err ? err : r->nomem ? -PT_ENOMEM : 0;

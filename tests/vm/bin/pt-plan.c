@@ -950,7 +950,7 @@ static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct
 {
 	uint32_t nbits = PT_BITS_ENTERS_NBITS(r->h.arg), nebits = PT_BITS_ENTERS_NEBITS(r->h.arg);
 	uint32_t bytes = (nbits + 63) / 64 * 8, pos = 0, at = 0;
-	uint8_t codes[2048], bits[64];
+	uint8_t codes[2048], bits[512];
 	struct rec e = *r;
 	int bad = 0;
 
@@ -964,7 +964,8 @@ static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct
 		kind = ecode_get(codes, nebits, &pos, 1, &bad) ? 1 :
 		       ecode_get(codes, nebits, &pos, 1, &bad) ? 2 :
 		       ecode_get(codes, nebits, &pos, 1, &bad) ? 4 : 0;
-		while (!bad && q < 32 && ecode_get(codes, nebits, &pos, 1, &bad))
+		while (!bad && q <= 0xffffu >> PT_ENTERS_RICE_K &&
+		       ecode_get(codes, nebits, &pos, 1, &bad))
 			q++;
 		at += q << PT_ENTERS_RICE_K | ecode_get(codes, nebits, &pos, PT_ENTERS_RICE_K, &bad);
 		if (kind == 1) {
@@ -981,7 +982,7 @@ static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct
 			ret = enter_slots[cpu][ecode_get(codes, nebits, &pos, 6, &bad)];
 		else if (kind == 0)
 			ret = ecode_get(codes, nebits, &pos, 32, &bad);
-		if (bad || q >= 32 || k >= 31)
+		if (bad || q > 0xffffu >> PT_ENTERS_RICE_K || k >= 31)
 			return -1;
 		if (kind == 0 && ret)
 			enter_slots[cpu][PT_ENTER_S_SLOT(ret)] = ret;
@@ -996,11 +997,14 @@ static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct
 		e.seq = (*seq)++;
 		fn(&e, ctx);
 	}
-	if (nbits) {
+	/* in BITS of at most 512 bits, as before ABI 1.7 (seg_rec holds 64 bytes) */
+	for (at = 0; at < nbits; at += 512) {
+		uint32_t n = nbits - at < 512 ? nbits - at : 512;
+
 		e.h.type = PT_REC_BITS;
-		e.h.len = sizeof(e.h) + bytes;
-		e.h.arg = nbits;
-		memcpy(e.body, bits, bytes);
+		e.h.len = sizeof(e.h) + (n + 63) / 64 * 8;
+		e.h.arg = n;
+		memcpy(e.body, bits + at / 8, (n + 63) / 64 * 8);
 		e.seq = (*seq)++;
 		fn(&e, ctx);
 	}
@@ -1052,11 +1056,28 @@ static int for_each_record(const char *dir, uint32_t cpu,
 			memcpy(&r.h, data, sizeof(r.h));
 			if (r.h.len < sizeof(r.h) || r.h.len > size || r.h.len % 8 ||
 			    r.h.type < PT_REC_OWNER ||
-			    (r.h.type > PT_REC_ENTER_AT && r.h.type != PT_REC_BITS_ENTERS)) {
+			    (r.h.type > PT_REC_ENTER_AT && r.h.type != PT_REC_BITS_ENTERS &&
+			     r.h.type != PT_REC_SEGMENT) ||
+			    (r.h.type == PT_REC_SEGMENT && r.h.len < sizeof(r.h) + 16)) {
 				bad_len++;
 				continue;
 			}
 			memcpy(r.body, (uint8_t *)data + sizeof(r.h), r.h.len - sizeof(r.h));
+			if (r.h.type == PT_REC_SEGMENT) {
+				/* ABI 1.7: an OWNER, then a BITS_ENTERS */
+				struct rec o = r;
+
+				o.h.type = PT_REC_OWNER;
+				o.h.len = sizeof(o.h) + 16;
+				o.h.arg = cpu;
+				o.cpu = cpu;
+				o.seq = seq++;
+				o.ts = ts;
+				fn(&o, ctx);
+				r.h.type = PT_REC_BITS_ENTERS;
+				r.h.len -= 16;
+				memmove(r.body, r.body + 16, r.h.len - sizeof(r.h));
+			}
 			if (r.h.type == PT_REC_BITS_ENTERS) {
 				r.cpu = cpu;
 				r.ts = ts;

@@ -137,6 +137,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 	case PT_REC_BITS_ENTERS:
 		return ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + 63) / 64 * 8 +
 		       ((uint64_t)PT_BITS_ENTERS_NEBITS(arg) + 63) / 64 * 8;
+	case PT_REC_SEGMENT:
+		return sizeof(struct pt_rec_owner) + body_size(PT_REC_BITS_ENTERS, arg);
 	default:
 		return -2;
 	}
@@ -283,7 +285,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, st
 		struct pt_rec e = { .type = PT_REC_ENTER_S };
 
 		kind = ecode_bit(&c) ? 1 : ecode_bit(&c) ? 2 : ecode_bit(&c) ? 4 : 0;
-		while (ecode_bit(&c) && !c.bad && q < 32)
+		while (ecode_bit(&c) && !c.bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
 			q++;
 		pos += q << PT_ENTERS_RICE_K | ecode_bits(&c, PT_ENTERS_RICE_K);
 		if (kind == 1) {
@@ -298,7 +300,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, st
 		}
 		if (kind == 0)
 			ret_lo = ecode_bits(&c, 32);
-		if (c.bad || q >= 32 || k >= 31 || pos > 0xffff)
+		if (c.bad || k >= 31 || pos > 0xffff)
 			return -PT_EFORMAT;
 		if (kind == 4)
 			ret_lo = st->rets[ecode_bits(&c, 6)];
@@ -343,7 +345,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	rs->header_bytes += sizeof(h);
 	if (h.type == PT_REC_ENTER || h.type == PT_REC_ENTER_AT)
 		rs->enter_bytes += h.len - sizeof(h);
-	if (h.type == PT_REC_BITS_ENTERS)
+	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_SEGMENT)
 		rs->enter_bytes += (PT_BITS_ENTERS_NEBITS(h.arg) + 63) / 64 * 8;
 	if (body_size(h.type, h.arg) == -2) {
 		rs->unknown_records++;
@@ -361,6 +363,19 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
+	if (h.type == PT_REC_SEGMENT) {
+		/* ABI 1.7: the segment's OWNER, then its BITS_ENTERS (pathtrace_abi.h) */
+		struct pt_rec o = {
+			.type = PT_REC_OWNER, .len = sizeof(h) + sizeof(struct pt_rec_owner), .arg = cpu,
+		};
+
+		err = append(rs, cpu, ts, &o, data + sizeof(h), sizeof(struct pt_rec_owner) / 8, 0);
+		if (err)
+			return err;
+		data += sizeof(struct pt_rec_owner);
+		h.type = PT_REC_BITS_ENTERS;
+		h.len -= sizeof(struct pt_rec_owner);
+	}
 	if (h.type == PT_REC_BITS_ENTERS) {
 		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h));
 		if (err == -PT_EFORMAT) {
