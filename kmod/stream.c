@@ -36,8 +36,8 @@
  * segments are one record (a record's header and padding cost ~100 bits).
  */
 #define PT_BITS_WORDS 32
-/* ENTER codes that wait for their BITS_ENTERS record (1024 bits). */
-#define PT_EBITS_WORDS 16
+/* ENTER codes that wait for their bits record (2048 bits, as many as the bits). */
+#define PT_EBITS_WORDS 32
 /* The longest ENTER code: kind, Rice(5) of 2047, gamma of 2^20, ret_lo. */
 #define PT_ENTER_CODE_MAX 160
 /* ENTERs of larger func_ids are ENTER_AT records. */

@@ -244,6 +244,9 @@ static void test_static_key(void)
 	expect_cfg(text, "key", "0: k1 K2; a: E; 10: k3 K4; 17: E; 18: E", &c);
 	CU_ASSERT_EQUAL(insn_at(&c, 5)->kind, CFG_I_KEY);
 	CU_ASSERT_EQUAL(insn_at(&c, 0x15)->kind, CFG_I_KEY);
+	/* the live state, for the weighting: off at the nop, on at the jmp */
+	CU_ASSERT_EQUAL(insn_at(&c, 5)->cc, 0);
+	CU_ASSERT_EQUAL(insn_at(&c, 0x15)->cc, CFG_KEY_ON);
 	cfg_free(&c);
 }
 

@@ -56,6 +56,37 @@ static void test_while_with_break(void)
 	graph_free(&g);
 }
 
+/*
+ * Priors split what rule (3) hands out: the same loop with Q's branch to A
+ * given prior 3 and to B prior 1 splits P->Q's 9.5 as 7.125 / 2.375; rule
+ * (2)'s loop exits keep their share; all-equal priors are the plain
+ * heuristic.
+ */
+static void test_priors(void)
+{
+	struct graph g;
+	uint64_t w[F1_NE], plain[F1_NE];
+	double prior[F1_NE];
+	uint32_t e;
+
+	pg_fig1(&g);
+	for (e = 0; e < F1_NE; e++)
+		prior[e] = 1.0;
+	CU_ASSERT_FATAL(weight_heuristic(&g, plain) == 0);
+	CU_ASSERT_FATAL(weight_heuristic_prior(&g, prior, w) == 0);
+	for (e = 0; e < F1_NE; e++)
+		CU_ASSERT_EQUAL(w[e], plain[e]);
+	prior[F1_QA] = 3.0;
+	CU_ASSERT_FATAL(weight_heuristic_prior(&g, prior, w) == 0);
+	CU_ASSERT_EQUAL(w[F1_PEXIT], W(0.5));
+	CU_ASSERT_EQUAL(w[F1_PQ], W(9.5));
+	CU_ASSERT_EQUAL(w[F1_QA], W(7.125));
+	CU_ASSERT_EQUAL(w[F1_QB], W(2.375));
+	CU_ASSERT_EQUAL(w[F1_RC], W(9));
+	assert_kirchhoff(&g, w);
+	graph_free(&g);
+}
+
 /* Nested loops multiply: the inner body runs LOOP_MULTIPLIER^2 times. */
 static void test_nested_loops(void)
 {
@@ -116,6 +147,7 @@ static void test_exact(void)
 
 UNIT_SUITE(weight,
 	   { "while loop with break (Fig. 1 shape)", test_while_with_break },
+	   { "branch priors split rule (3)'s share", test_priors },
 	   { "nested loops multiply", test_nested_loops },
 	   { "irreducible cycle", test_irreducible },
 	   { "exact weighting", test_exact })

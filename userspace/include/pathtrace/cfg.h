@@ -76,11 +76,18 @@ enum cfg_insn_kind {
  */
 #define CFG_IF_STATIC_CALL	(1u << 6)
 
+/*
+ * A static-key site whose live code is the jmp (the key is on): until it
+ * flips, only its CFG_E_KEY_JUMP edge runs. Read by the weighting only.
+ */
+#define CFG_KEY_ON 1
+
 struct cfg_insn {
 	uint64_t addr;
 	uint8_t len;
 	uint8_t kind;		/* enum cfg_insn_kind */
-	uint8_t cc;		/* CFG_I_JCC: x86 condition code 0..15 (low nibble of Jcc) */
+	uint8_t cc;		/* CFG_I_JCC: x86 condition code 0..15 (low nibble of Jcc);
+				 * CFG_I_KEY: CFG_KEY_ON while the live code jumps */
 	uint8_t flags;		/* CFG_IF_* */
 	uint32_t block;		/* the block it belongs to */
 	uint64_t target;	/* branch, call or fixup target; 0 if none or indirect */

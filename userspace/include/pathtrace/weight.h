@@ -29,6 +29,15 @@
 int weight_heuristic(const struct graph *g, uint64_t *weight);
 
 /*
+ * The same with branch priors: rule (3) splits what a vertex leaves among
+ * its out-edges in proportion to prior[e] (> 0, g->ne of them) instead of
+ * equally, so that a guess about which way a branch goes (a static key's
+ * live state, an out-of-line error path) steers the spanning tree as a
+ * profile would. prior NULL: weight_heuristic. Returns as weight_heuristic.
+ */
+int weight_heuristic_prior(const struct graph *g, const double *prior, uint64_t *weight);
+
+/*
  * Exact weighting from measured edge counts (a previous profile):
  * weight[e] = count[e] * WEIGHT_ONE, saturating. Returns 0 or -PT_EINVAL
  * for NULL arrays.

@@ -378,6 +378,7 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		ins.kind = CFG_I_KEY;
 		ins.target = key->target;
 		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
+		ins.cc = is_jmp ? CFG_KEY_ON : 0;
 		err = push_work(b, key->target);
 		goto out;
 	}

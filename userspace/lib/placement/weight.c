@@ -242,6 +242,11 @@ out:
 
 int weight_heuristic(const struct graph *g, uint64_t *weight)
 {
+	return weight_heuristic_prior(g, NULL, weight);
+}
+
+int weight_heuristic_prior(const struct graph *g, const double *prior, uint64_t *weight)
+{
 	struct loops l;
 	double *w = NULL;
 	uint8_t *assigned = NULL, *in_loop = NULL;
@@ -264,7 +269,7 @@ int weight_heuristic(const struct graph *g, uint64_t *weight)
 	for (i = 0; i < l.nrpo; i++) {
 		uint32_t v = l.rpo[i], nfree = 0;
 		/* Rule (1); the EXIT->root edge brings weight 1 to the root. */
-		double W = v == g->entry ? 1.0 : 0.0, WE = 0.0, share;
+		double W = v == g->entry ? 1.0 : 0.0, WE = 0.0, share, nfree_p = 0.0;
 		int entry_of_loop = is_loop_entry(g, &l, v);
 
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
@@ -292,16 +297,18 @@ int weight_heuristic(const struct graph *g, uint64_t *weight)
 		/* Rule (3): what the loop exits leave, shared equally. */
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			e = g->out_edges[k];
-			if (assigned[e])
+			if (assigned[e]) {
 				WE += w[e];
-			else
+			} else {
 				nfree++;
+				nfree_p += prior ? prior[e] : 1.0;
+			}
 		}
-		share = nfree && W > WE ? (W - WE) / nfree : 0.0;
+		share = nfree && W > WE && nfree_p > 0.0 ? (W - WE) / nfree_p : 0.0;
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			e = g->out_edges[k];
 			if (!assigned[e]) {
-				w[e] = share;
+				w[e] = share * (prior ? prior[e] : 1.0);
 				assigned[e] = 1;
 			}
 		}
