@@ -63,6 +63,10 @@ struct pt_cpu {
 	u32 epos;		/* position of the last pending ENTER */
 	u32 pred[PT_ENTERS_PRED];	/* the function that followed each one last */
 	u32 last_func;		/* the last ENTER's function (0: none) */
+	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
+	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
+	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
+	u64 seg[1 + PT_BITS_WORDS + PT_EBITS_WORDS];	/* a SEGMENT being packed */
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -110,12 +114,16 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	return true;
 }
 
-/* What the reader forgets at a LOSS: return address slots and predictions. */
+/*
+ * What the reader forgets at a LOSS: return address slots, predictions and
+ * the stamp a SEGMENT's delta counts from.
+ */
 static void pt_forget_enters(struct pt_cpu *cs)
 {
 	memset(cs->rets, 0, sizeof(cs->rets));
 	memset(cs->pred, 0, sizeof(cs->pred));
 	cs->last_func = 0;
+	cs->seg_base_ok = false;
 }
 
 /* A record's body: up to three parts, written one after the other. */
@@ -162,42 +170,106 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 }
 
 /*
+ * Packs the open segment's SEGMENT record into cs->seg (pathtrace_abi.h):
+ * its head, then the nbits of @bits and right after them the nebits of
+ * @ebits (their bits above those counts are zero). Returns its body bytes,
+ * or 0 when it must be a plain OWNER: no base the reader shares, a delta
+ * or an id too large, or the periodic full stamp.
+ */
+static unsigned int pt_seg_pack(struct pt_cpu *cs, const u64 *bits, u32 nbits,
+				const u64 *ebits, u32 nebits)
+{
+	unsigned int nw = DIV_ROUND_UP(nbits + nebits, 64), w0 = nbits / 64;
+	unsigned int off = nbits % 64, i;
+	u64 delta = cs->owner_stamp - cs->seg_base;
+
+	if (!cs->seg_base_ok || cs->owner_stamp < cs->seg_base ||
+	    delta > U32_MAX || PT_OWNER_ID(cs->owner) > PT_SEG_ID_MAX ||
+	    !(cs->nsegs % PT_SEG_FULL_EVERY))
+		return 0;
+	cs->seg[0] = PT_SEG_HEAD(cs->owner, delta);
+	memset(cs->seg + 1, 0, nw * sizeof(u64));
+	if (nbits)
+		memcpy(cs->seg + 1, bits, DIV_ROUND_UP(nbits, 64) * sizeof(u64));
+	for (i = 0; i < DIV_ROUND_UP(nebits, 64); i++) {
+		cs->seg[1 + w0 + i] |= ebits[i] << off;
+		if (off && w0 + i + 1 < nw)
+			cs->seg[2 + w0 + i] |= ebits[i] >> (64 - off);
+	}
+	return (1 + nw) * sizeof(u64);
+}
+
+/*
+ * Writes the open segment's OWNER with the record about to be written:
+ * fused into one PT_REC_SEGMENT when that record is bits and the stamp
+ * packs (*fused set), as a record of its own otherwise. Returns false if
+ * the buffer refused it.
+ */
+static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
+			   u32 arg, const void *body, const void *body2,
+			   bool *fused)
+{
+	struct pt_rec_owner o = { .owner = cs->owner, .stamp = cs->owner_stamp };
+	struct pt_body b = { { &o }, { sizeof(o) } };
+	u32 nbits = 0, nebits = 0;
+	u16 rtype = PT_REC_OWNER;
+	u32 rarg = smp_processor_id();
+
+	cs->owner_open = false;
+	cs->nsegs++;
+	if (type == PT_REC_BITS_ENTERS) {
+		nbits = PT_BITS_ENTERS_NBITS(arg);
+		nebits = PT_BITS_ENTERS_NEBITS(arg);
+	} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
+		nbits = arg;
+	}
+	if (nbits + nebits) {
+		/*
+		 * The codes are the second part (pt_flush_bits, whose first
+		 * is empty when no bits are pending), or the only one for the
+		 * ENTERs alone (pt_flush_enters).
+		 */
+		b.len[0] = pt_seg_pack(cs, nbits ? body : NULL, nbits,
+				       body2 ? body2 : body, nebits);
+		if (b.len[0]) {
+			b.p[0] = cs->seg;
+			rtype = PT_REC_SEGMENT;
+			rarg = PT_BITS_ENTERS_ARG(nbits, nebits);
+		} else {
+			b.len[0] = sizeof(o);
+		}
+	}
+	*fused = rtype == PT_REC_SEGMENT;
+	if (!pt_put(cs, f, rtype, rarg, &b))
+		return false;
+	cs->seg_base = o.stamp;
+	cs->seg_base_ok = true;
+	return true;
+}
+
+/*
  * Writes one record on this CPU, its body in two parts (the second may be
  * empty); counts it as dropped if the buffer is full. The open segment's
- * OWNER goes first: fused with the record as one PT_REC_SEGMENT when the
- * record is bits, as a record of its own otherwise. A refused OWNER takes
- * the record with it: written alone, it would join the previous segment.
+ * OWNER goes first (pt_write_owner), with the record when it is bits. A
+ * refused OWNER takes the record with it: written alone, it would join the
+ * previous segment.
  */
 static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 		      const void *body, unsigned int body_len,
 		      const void *body2, unsigned int body2_len)
 {
 	struct pt_body b = { { NULL, body, body2 }, { 0, body_len, body2_len } };
-	struct pt_rec_owner o;
+	bool fused;
 
 	if (unlikely(!pt_buffer))
 		return false;
 	if (unlikely(cs->dropped) && !pt_write_overrun(cs))
 		goto drop;
 	if (cs->owner_open) {
-		cs->owner_open = false;
-		o.owner = cs->owner;
-		o.stamp = cs->owner_stamp;
-		b.p[0] = &o;
-		b.len[0] = sizeof(o);
-		if (type == PT_REC_BITS_ENTERS ||
-		    (type == PT_REC_BITS && arg != PT_BITS_PARTIAL)) {
-			if (type == PT_REC_BITS)
-				arg = PT_BITS_ENTERS_ARG(arg, 0);
-			type = PT_REC_SEGMENT;
-		} else if (type != PT_REC_OWNER) {
-			struct pt_body ob = { { &o }, { sizeof(o) } };
-
-			if (!pt_put(cs, f, PT_REC_OWNER, smp_processor_id(), &ob))
-				goto drop;
-			b.len[0] = 0;
-		}
-		/* else the OWNER alone: pt_close_segment */
+		if (!pt_write_owner(cs, f, type, arg, body, body2, &fused))
+			goto drop;
+		if (fused || type == PT_REC_OWNER)	/* pt_close_segment: alone */
+			return true;
 	}
 	if (likely(pt_put(cs, f, type, arg, &b)))
 		return true;
@@ -712,6 +784,7 @@ static void pt_reset_cpu(void *unused)
 	cs->owner = PT_OWNER_NONE;
 	cs->owner_gen = 0;
 	cs->owner_open = false;
+	cs->nsegs = 0;
 	memset(cs->words, 0, sizeof(cs->words));
 	cs->nwords = 0;
 	cs->nbits = 0;

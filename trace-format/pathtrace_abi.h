@@ -405,7 +405,7 @@ enum pt_rec_type {
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
 	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
 	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
-	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: pt_rec_owner, then as BITS_ENTERS (1.7) */
+	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: PT_SEG_HEAD, then bits and codes (1.7) */
 };
 
 /*
@@ -462,14 +462,31 @@ enum pt_rec_type {
  */
 /*
  * PT_REC_SEGMENT (ABI 1.7): an OWNER record and the BITS_ENTERS (or BITS)
- * record that came right after it, fused into one: arg as BITS_ENTERS
- * (nebits may be 0), body a struct pt_rec_owner, then the BITS_ENTERS body.
- * The module opens a segment without writing anything; the segment's first
- * record carries the owner when it is its bits (the usual case: one record
- * a segment instead of two), else a plain OWNER goes before that record.
- * A reader takes it as that OWNER (arg: the CPU the page belongs to), then
- * as that BITS_ENTERS; both are one record to loss counts.
+ * record that came right after it, fused into one and packed.
+ * arg: as BITS_ENTERS (nebits may be 0). Body: one __u64, PT_SEG_HEAD(owner,
+ * delta): the owner in 32 bits (kind << 28 | id, id < 2^28) and the ns its
+ * stamp lies after the stamp of the CPU's previous OWNER or SEGMENT record;
+ * then one bitstring, LSB first, padded to whole __u64 with zeros: the
+ * nbits trace bits, then right after them the nebits ENTER codes of
+ * BITS_ENTERS. The module opens a segment without writing anything; the
+ * segment's first record carries the owner when it is its bits (the usual
+ * case: one record a segment instead of two), else a plain OWNER goes
+ * before that record. It writes a plain OWNER (and a BITS_ENTERS) instead
+ * when the delta has no base or does not fit, after any refused write
+ * (the CPU forgets its previous stamp, as a reader does at every
+ * LOSS(OVERRUN) and every loss it places), and for every
+ * PT_SEG_FULL_EVERY-th segment of a CPU, so that a reader that lost a page
+ * finds a base again. A reader takes it as that OWNER (arg: the CPU of the
+ * page; stamp: the previous stamp + delta), then as that BITS_ENTERS; one
+ * record to loss counts. A SEGMENT with no previous stamp to add to is
+ * corrupt.
  */
+#define PT_SEG_HEAD(owner, delta) \
+	((__u64)((__u32)PT_OWNER_KIND(owner) << 28 | PT_OWNER_ID(owner)) | (__u64)(__u32)(delta) << 32)
+#define PT_SEG_OWNER(head)	PT_OWNER((__u32)(head) >> 28, (__u32)(head) & 0x0fffffffu)
+#define PT_SEG_DELTA(head)	((__u32)((head) >> 32))
+#define PT_SEG_ID_MAX		0x0fffffffu	/* larger ids: a plain OWNER */
+#define PT_SEG_FULL_EVERY	64
 #define PT_BITS_ENTERS_ARG(nbits, nebits) ((__u32)(nbits) | (__u32)(nebits) << 16)
 #define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0xffffu)
 #define PT_BITS_ENTERS_NEBITS(arg)	((arg) >> 16)

@@ -30,6 +30,9 @@ struct cpu_state {
 	uint64_t owner_gen;	/* a task owner's migration count when it opened */
 	uint64_t owner_stamp;	/* when the open segment opened */
 	int owner_open;		/* its OWNER not written yet: it goes with the next record */
+	uint64_t seg_base;	/* stamp of the last OWNER or SEGMENT written */
+	int seg_base_ok;	/* ... and no refused write since */
+	uint32_t nsegs;		/* segments opened, for PT_SEG_FULL_EVERY */
 	uint64_t acc;
 	uint32_t nacc;
 	uint64_t reg;
@@ -113,6 +116,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			r->dropped++;
 		}
 		cs->owner_open = 0;	/* a refused OWNER is reopened after the LOSS */
+		cs->seg_base_ok = 0;	/* the reader forgets it at the LOSS */
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -130,23 +134,48 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 	}
 	if (cs->owner_open && type != PT_REC_LOSS) {
 		uint64_t seg[2 + 1 + SIM_EBITS / 64] = { cs->owner, cs->owner_stamp };
+		uint32_t nbits = 0, nebits = 0;
 
 		cs->owner_open = 0;
+		cs->nsegs++;
 		if (type == PT_REC_OWNER) {	/* the open segment's OWNER alone */
 			push_rec(x, cpu, PT_REC_OWNER, cpu, seg, 2);
+			cs->seg_base = seg[1];
+			cs->seg_base_ok = 1;
 			return;
 		}
-		if (type == PT_REC_BITS_ENTERS ||
-		    (type == PT_REC_BITS && arg != PT_BITS_PARTIAL)) {
-			memcpy(seg + 2, body, 8 * nwords);
-			push_rec(x, cpu, PT_REC_SEGMENT,
-				 type == PT_REC_BITS ? PT_BITS_ENTERS_ARG(arg, 0) : arg, seg,
-				 2 + nwords);
+		if (type == PT_REC_BITS_ENTERS) {
+			nbits = PT_BITS_ENTERS_NBITS(arg);
+			nebits = PT_BITS_ENTERS_NEBITS(arg);
+		} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
+			nbits = arg;
+		}
+		/* packed with the bits when the stamp packs (kmod/stream.c pt_seg_pack) */
+		if (nbits + nebits && cs->seg_base_ok && cs->owner_stamp >= cs->seg_base &&
+		    cs->owner_stamp - cs->seg_base <= UINT32_MAX &&
+		    PT_OWNER_ID(cs->owner) <= PT_SEG_ID_MAX && cs->nsegs % PT_SEG_FULL_EVERY) {
+			uint32_t bw = (nbits + 63) / 64, nw = (nbits + nebits + 63) / 64, i;
+
+			memset(seg, 0, sizeof(seg));
+			seg[0] = PT_SEG_HEAD(cs->owner, cs->owner_stamp - cs->seg_base);
+			if (bw)
+				memcpy(seg + 1, body, 8 * bw);
+			for (i = 0; i < nebits; i++)	/* bit by bit: it is the oracle */
+				seg[1 + (nbits + i) / 64] |= ((body[bw + i / 64] >> (i % 64)) & 1)
+							      << ((nbits + i) % 64);
+			push_rec(x, cpu, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(nbits, nebits), seg,
+				 1 + nw);
+			cs->seg_base = cs->owner_stamp;
+			cs->seg_base_ok = 1;
 			return;
 		}
 		add_rec(x, cpu, PT_REC_OWNER, cpu, seg, 2);
 		if (r->nomem)
 			return;
+		if (!cs->dropped) {
+			cs->seg_base = seg[1];
+			cs->seg_base_ok = 1;
+		}
 		if (cs->dropped) {	/* that OWNER was refused: so is this record */
 			cs->dropped++;
 			r->dropped++;

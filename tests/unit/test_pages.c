@@ -236,53 +236,75 @@ static void test_bits_enters(void)
 	tr_records_free(&rs);
 }
 
+/* A SEGMENT body (pathtrace_abi.h): head, then nbits of bits and the codes right after. */
+static uint32_t seg_body(uint64_t *body, uint64_t owner, uint32_t delta, uint64_t bits,
+			 uint32_t nbits, const struct ewriter *e)
+{
+	uint32_t i, n = nbits + (e ? e->n : 0);
+
+	memset(body, 0, 8 * (1 + (n + 63) / 64));
+	body[0] = PT_SEG_HEAD(owner, delta);
+	body[1] = bits;
+	for (i = 0; e && i < e->n; i++)
+		body[1 + (nbits + i) / 64] |= ((e->w[i / 64] >> (i % 64)) & 1) << ((nbits + i) % 64);
+	return 1 + (n + 63) / 64;
+}
+
 /*
- * SEGMENT (ABI 1.7) reads as its OWNER (arg: the page's CPU) and then as
- * the BITS_ENTERS its arg and the rest of its body make (here: an ENTER,
- * then 13 bits; then bits alone); a body the arg does not fit is a corrupt
- * record, one loss, and not a half-read OWNER.
+ * SEGMENT (ABI 1.7) reads as its OWNER (arg: the page's CPU; stamp: the
+ * previous OWNER's plus the delta) and then as the BITS_ENTERS its arg
+ * makes of the packed bits and codes (the bits masked to nbits). A body the
+ * arg does not fit, or a SEGMENT after a loss made the reader forget the
+ * stamp, is a corrupt record: a loss, and no half-read OWNER.
  */
 static void test_segment(void)
 {
 	struct tr_records rs = { 0 };
 	struct rbpage pg;
 	struct ewriter a = { { 0 }, 0 };
-	uint64_t seg[2 + 1 + 8] = { PT_OWNER(PT_OWNER_TASK, 77), 4242, 0x1abc };
-	uint64_t seg2[3] = { PT_OWNER(PT_OWNER_HARDIRQ, 2), 4343, 0x3 };
+	uint64_t own[2] = { PT_OWNER(PT_OWNER_TASK, 5), 4000 }, seg[12], loss[2] = { 3, 0 };
+	uint32_t nw;
 
 	ecode(&a, 2, 5, 12, 0);
-	ecode(&a, 2, 1500, 12, 0);	/* 2048-bit records (ABI 1.7): a long advance */
-	memcpy(seg + 3, a.w, sizeof(a.w));
+	ecode(&a, 2, 1500, 12, 0);	/* 2048-bit records: a long advance */
 	rbpage_init(&pg, page, PS, 10);
-	add(&pg, 10, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(13, a.n), seg, 3 + (a.n + 63) / 64);
-	add(&pg, 11, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(2, 0), seg2, 3);
-	add(&pg, 12, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(65, 0), seg2, 3);	/* short body */
+	add(&pg, 10, PT_REC_OWNER, 0, own, 2);
+	nw = seg_body(seg, PT_OWNER(PT_OWNER_TASK, 77), 242, 0x1abc, 13, &a);
+	add(&pg, 11, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(13, a.n), seg, nw);
+	nw = seg_body(seg, PT_OWNER(PT_OWNER_HARDIRQ, 2), 101, 3, 2, NULL);
+	add(&pg, 12, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(2, 0), seg, nw);
+	add(&pg, 13, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(65, 0), seg, nw);	/* short body */
+	add(&pg, 14, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+	add(&pg, 15, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(2, 0), seg, nw);	/* no stamp */
 	rbpage_pad(&pg);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 2, page, PS), 0);
-	CU_ASSERT_EQUAL_FATAL(rs.n, 7);
-	CU_ASSERT_EQUAL(rs.recs[0].type, PT_REC_OWNER);
-	CU_ASSERT_EQUAL(rs.recs[0].arg, 2);
-	CU_ASSERT_EQUAL(rs.recs[0].ts, 10);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], PT_OWNER(PT_OWNER_TASK, 77));
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[1], 4242);
-	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_ENTER);
-	CU_ASSERT_EQUAL(rs.recs[1].arg, 12);
-	CU_ASSERT_EQUAL(rs.recs[1].pending, 5);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 10);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 2);
+	CU_ASSERT_EQUAL(rs.recs[1].ts, 11);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], PT_OWNER(PT_OWNER_TASK, 77));
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[1], 4242);
 	CU_ASSERT_EQUAL(rs.recs[2].type, PT_REC_ENTER);
 	CU_ASSERT_EQUAL(rs.recs[2].arg, 12);
-	CU_ASSERT_EQUAL(rs.recs[2].pending, 1505);
-	CU_ASSERT_EQUAL(rs.recs[3].type, PT_REC_BITS);
-	CU_ASSERT_EQUAL(rs.recs[3].arg, 13);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], 0x1abc);
-	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_OWNER);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], PT_OWNER(PT_OWNER_HARDIRQ, 2));
-	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_BITS);
-	CU_ASSERT_EQUAL(rs.recs[5].arg, 2);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], 3);
-	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_LOSS);
-	CU_ASSERT_EQUAL(rs.recs[6].arg, TR_LOSS_CORRUPT);
-	CU_ASSERT_EQUAL(rs.bad_records, 1);
-	CU_ASSERT_EQUAL(rs.records_read, 2);
+	CU_ASSERT_EQUAL(rs.recs[2].pending, 5);
+	CU_ASSERT_EQUAL(rs.recs[3].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[3].arg, 12);
+	CU_ASSERT_EQUAL(rs.recs[3].pending, 1505);
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[4].arg, 13);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 0x1abc);	/* no code bits above 13 */
+	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], PT_OWNER(PT_OWNER_HARDIRQ, 2));
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[1], 4343);
+	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[6].arg, 2);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[6])[0], 3);
+	CU_ASSERT_EQUAL(rs.recs[7].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[7].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(rs.recs[8].arg, PT_LOSS_OVERRUN);
+	CU_ASSERT_EQUAL(rs.recs[9].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[9].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(rs.bad_records, 2);
 	tr_records_free(&rs);
 }
 
@@ -486,7 +508,8 @@ UNIT_SUITE(pages,
 	     test_short_enters },
 	   { "BITS_ENTERS: ENTER codes in order, slots, predictions, then the bits; corrupt lost",
 	     test_bits_enters },
-	   { "SEGMENT: its OWNER, then its ENTERs and bits; a short body one loss", test_segment },
+	   { "SEGMENT: its OWNER (stamp by delta), its ENTERs and bits packed; no stamp or a short body a loss",
+	     test_segment },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

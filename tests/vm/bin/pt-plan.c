@@ -916,11 +916,16 @@ static uint32_t enter_slots[256][PT_ENTER_S_SLOTS];
 /* The module's ENTER predictions per CPU (PT_REC_BITS_ENTERS), mirrored. */
 static uint32_t enter_pred[256][PT_ENTERS_PRED], enter_last[256];
 
+/* the stamp of each cpu's last OWNER, which SEGMENT deltas add to (ABI 1.7) */
+static uint64_t seg_stamp[256];
+static int seg_stamp_ok[256];
+
 static void forget_enters(uint32_t cpu)
 {
 	memset(enter_slots[cpu], 0, sizeof(enter_slots[cpu]));
 	memset(enter_pred[cpu], 0, sizeof(enter_pred[cpu]));
 	enter_last[cpu] = 0;
+	seg_stamp_ok[cpu] = 0;
 }
 
 /* The next n bits (n <= 32) of a BITS_ENTERS record's ENTER codes; *bad past the end. */
@@ -1064,19 +1069,40 @@ static int for_each_record(const char *dir, uint32_t cpu,
 			}
 			memcpy(r.body, (uint8_t *)data + sizeof(r.h), r.h.len - sizeof(r.h));
 			if (r.h.type == PT_REC_SEGMENT) {
-				/* ABI 1.7: an OWNER, then a BITS_ENTERS */
+				/* ABI 1.7: an OWNER, then its bits and ENTER codes packed */
+				uint32_t nb = PT_BITS_ENTERS_NBITS(r.h.arg);
+				uint32_t ne = PT_BITS_ENTERS_NEBITS(r.h.arg), i, bw = (nb + 63) / 64;
+				struct pt_rec_owner ob;
 				struct rec o = r;
+				uint64_t head;
 
+				if (cpu >= 256 || !seg_stamp_ok[cpu] ||
+				    r.h.len != sizeof(r.h) + 8 + (nb + ne + 63) / 64 * 8) {
+					bad_len++;
+					continue;
+				}
+				memcpy(&head, r.body, sizeof(head));
+				ob.owner = PT_SEG_OWNER(head);
+				ob.stamp = seg_stamp[cpu] + PT_SEG_DELTA(head);
+				seg_stamp[cpu] = ob.stamp;
 				o.h.type = PT_REC_OWNER;
-				o.h.len = sizeof(o.h) + 16;
+				o.h.len = sizeof(o.h) + sizeof(ob);
 				o.h.arg = cpu;
+				memcpy(o.body, &ob, sizeof(ob));
 				o.cpu = cpu;
 				o.seq = seq++;
 				o.ts = ts;
 				fn(&o, ctx);
+				/* unpacked as a BITS_ENTERS: bits, then the codes from the next word */
+				memset(r.body, 0, sizeof(r.body));
+				for (i = 0; i < nb + ne; i++) {
+					uint32_t from = 64 + i, to = i < nb ? i : bw * 64 + i - nb;
+					uint8_t bit = (((uint8_t *)data)[sizeof(r.h) + from / 8] >> (from % 8)) & 1;
+
+					r.body[to / 8] |= bit << (to % 8);
+				}
 				r.h.type = PT_REC_BITS_ENTERS;
-				r.h.len -= 16;
-				memmove(r.body, r.body + 16, r.h.len - sizeof(r.h));
+				r.h.len = sizeof(r.h) + (bw + (ne + 63) / 64) * 8;
 			}
 			if (r.h.type == PT_REC_BITS_ENTERS) {
 				r.cpu = cpu;
@@ -1098,6 +1124,10 @@ static int for_each_record(const char *dir, uint32_t cpu,
 			}
 			if (r.h.type == PT_REC_LOSS && r.h.arg == PT_LOSS_OVERRUN && cpu < 256)
 				forget_enters(cpu);
+			if (r.h.type == PT_REC_OWNER && cpu < 256) {
+				memcpy(&seg_stamp[cpu], r.body + 8, sizeof(seg_stamp[cpu]));
+				seg_stamp_ok[cpu] = 1;
+			}
 take:
 			r.cpu = cpu;
 			r.seq = seq++;

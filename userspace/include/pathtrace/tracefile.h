@@ -165,6 +165,8 @@ struct tr_enter_state {
 	uint32_t rets[PT_ENTER_S_SLOTS];
 	uint32_t pred[PT_ENTERS_PRED];
 	uint32_t last_func;
+	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
+	uint64_t stamp;
 };
 
 struct tr_records {

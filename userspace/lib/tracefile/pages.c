@@ -6,6 +6,7 @@
  * in a zero-padded copy; every event it returns is checked to lie inside
  * the committed data.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,8 +138,9 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 	case PT_REC_BITS_ENTERS:
 		return ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + 63) / 64 * 8 +
 		       ((uint64_t)PT_BITS_ENTERS_NEBITS(arg) + 63) / 64 * 8;
-	case PT_REC_SEGMENT:
-		return sizeof(struct pt_rec_owner) + body_size(PT_REC_BITS_ENTERS, arg);
+	case PT_REC_SEGMENT:	/* the head, then bits and codes packed */
+		return 8 + ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + PT_BITS_ENTERS_NEBITS(arg) + 63) /
+			   64 * 8;
 	default:
 		return -2;
 	}
@@ -270,10 +272,13 @@ static uint32_t ecode_bits(struct ecode *c, unsigned int n)
  * -PT_EFORMAT.
  */
 static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
-			    const uint8_t *body)
+			    const uint8_t *body, int packed)
 {
 	uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg), bit_bytes = (nbits + 63) / 64 * 8;
-	struct ecode c = { body + bit_bytes, PT_BITS_ENTERS_NEBITS(h.arg), 0, 0 };
+	uint32_t nebits = PT_BITS_ENTERS_NEBITS(h.arg);
+	/* BITS_ENTERS: the codes from the next word on; SEGMENT: right after the bits */
+	struct ecode c = packed ? (struct ecode){ body, nbits + nebits, nbits, 0 } :
+				  (struct ecode){ body + bit_bytes, nebits, 0, 0 };
 	struct tr_enter_state *st = enter_state(rs, cpu);
 	uint32_t pos = 0;
 	int err = 0;
@@ -316,6 +321,8 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, st
 		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + bit_bytes, .arg = nbits };
 
 		err = append(rs, cpu, ts, &b, body, bit_bytes / 8, 0);
+		if (!err && packed && nbits % 64)	/* the codes that share the last word */
+			rs->words[rs->nwords - 1] &= (1ull << (nbits % 64)) - 1;
 	}
 	return err;
 }
@@ -364,20 +371,45 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
 	if (h.type == PT_REC_SEGMENT) {
-		/* ABI 1.7: the segment's OWNER, then its BITS_ENTERS (pathtrace_abi.h) */
+		/* ABI 1.7: the segment's OWNER, then its bits and ENTERs (pathtrace_abi.h) */
+		struct tr_enter_state *st = enter_state(rs, cpu);
 		struct pt_rec o = {
 			.type = PT_REC_OWNER, .len = sizeof(h) + sizeof(struct pt_rec_owner), .arg = cpu,
 		};
+		struct pt_rec_owner ob;
+		uint64_t head;
 
-		err = append(rs, cpu, ts, &o, data + sizeof(h), sizeof(struct pt_rec_owner) / 8, 0);
+		if (!st)
+			return -PT_ENOMEM;
+		if (!st->stamp_known) {		/* no stamp to add the delta to */
+			rs->bad_records++;
+			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+		}
+		memcpy(&head, data + sizeof(h), sizeof(head));
+		ob.owner = PT_SEG_OWNER(head);
+		ob.stamp = st->stamp + PT_SEG_DELTA(head);
+		st->stamp = ob.stamp;
+		err = append(rs, cpu, ts, &o, &ob, sizeof(ob) / 8, 0);
 		if (err)
 			return err;
-		data += sizeof(struct pt_rec_owner);
-		h.type = PT_REC_BITS_ENTERS;
-		h.len -= sizeof(struct pt_rec_owner);
+		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h) + sizeof(head), 1);
+		if (err == -PT_EFORMAT) {
+			rs->bad_records++;
+			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+		}
+		return err;
+	}
+	if (h.type == PT_REC_OWNER) {
+		struct tr_enter_state *st = enter_state(rs, cpu);
+
+		if (st) {
+			memcpy(&st->stamp, data + sizeof(h) + offsetof(struct pt_rec_owner, stamp),
+			       sizeof(st->stamp));
+			st->stamp_known = 1;
+		}
 	}
 	if (h.type == PT_REC_BITS_ENTERS) {
-		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h));
+		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h), 0);
 		if (err == -PT_EFORMAT) {
 			rs->bad_records++;
 			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
