@@ -1128,6 +1128,24 @@ static int for_each_record(const char *dir, uint32_t cpu,
 				memcpy(&seg_stamp[cpu], r.body + 8, sizeof(seg_stamp[cpu]));
 				seg_stamp_ok[cpu] = 1;
 			}
+			if (r.h.type == PT_REC_BITS && r.h.arg != PT_BITS_PARTIAL && r.h.arg > 512) {
+				/* as BITS of at most 512 bits (seg_rec holds 64 bytes; ABI 1.7 writes 2048) */
+				struct rec b = r;
+				uint32_t at;
+
+				for (at = 0; at < r.h.arg; at += 512) {
+					uint32_t n = r.h.arg - at < 512 ? r.h.arg - at : 512;
+
+					b.h.arg = n;
+					b.h.len = sizeof(b.h) + (n + 63) / 64 * 8;
+					memcpy(b.body, r.body + at / 8, (n + 63) / 64 * 8);
+					b.cpu = cpu;
+					b.seq = seq++;
+					b.ts = ts;
+					fn(&b, ctx);
+				}
+				continue;
+			}
 take:
 			r.cpu = cpu;
 			r.seq = seq++;
