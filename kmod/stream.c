@@ -106,6 +106,12 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	ring_buffer_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	cs->dropped = 0;
+	/*
+	 * The reader forgets the SEGMENT base at this LOSS. So does the CPU,
+	 * here too: a flush IPI that an NMI's drop interrupted may have
+	 * written an OWNER since the drop.
+	 */
+	cs->seg_base_ok = false;
 	/* The reopening OWNER goes with the record being written. */
 	if (cs->owner != PT_OWNER_NONE) {
 		cs->owner_open = true;

@@ -473,8 +473,8 @@ enum pt_rec_type {
  * case: one record a segment instead of two), else a plain OWNER goes
  * before that record. It writes a plain OWNER (and a BITS_ENTERS) instead
  * when the delta has no base or does not fit, after any refused write
- * (the CPU forgets its previous stamp, as a reader does at every
- * LOSS(OVERRUN) and every loss it places), and for every
+ * and any LOSS(OVERRUN) it writes (the CPU forgets its previous stamp, as
+ * a reader does at every LOSS(OVERRUN) and every loss it places), and for every
  * PT_SEG_FULL_EVERY-th segment of a CPU, so that a reader that lost a page
  * finds a base again. A reader takes it as that OWNER (arg: the CPU of the
  * page; stamp: the previous stamp + delta), then as that BITS_ENTERS; one

@@ -124,6 +124,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 
 		cs->dropped = 0;
 		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+		cs->seg_base_ok = 0;	/* the reader forgets it at this LOSS */
 		if (r->nomem)
 			return;
 		/* As the module: reopen the current owner's segment after a loss. */
