@@ -267,9 +267,10 @@ static uint32_t ecode_bits(struct ecode *c, unsigned int n)
 /*
  * BITS_ENTERS: its ENTERs (pathtrace_abi.h codes), as the ENTER_S and
  * ENTER_AT records they stand for, then its bits as a BITS record. The
- * record was checked: its body holds the words its arg names. A code cut
- * off by the end, or a prediction with nothing to predict from, is
- * -PT_EFORMAT.
+ * record was checked: its body holds the words its arg names. packed: a
+ * SEGMENT's body after its head, the codes right after the nbits of bits
+ * instead of from the next word. A code cut off by the end, or a
+ * prediction with nothing to predict from, is -PT_EFORMAT.
  */
 static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
 			    const uint8_t *body, int packed)
