@@ -132,10 +132,10 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	cs->seg_base_ok = false;
 }
 
-/* A record's body: up to three parts, written one after the other. */
+/* A record's body: up to two parts, written one after the other. */
 struct pt_body {
-	const void *p[3];
-	unsigned int len[3];
+	const void *p[2];
+	unsigned int len[2];
 };
 
 /*
@@ -264,7 +264,7 @@ static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 		      const void *body, unsigned int body_len,
 		      const void *body2, unsigned int body2_len)
 {
-	struct pt_body b = { { NULL, body, body2 }, { 0, body_len, body2_len } };
+	struct pt_body b = { { body, body2 }, { body_len, body2_len } };
 	bool fused;
 
 	if (unlikely(!pt_buffer))
@@ -272,8 +272,14 @@ static bool pt_write2(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	if (unlikely(cs->dropped) && !pt_write_overrun(cs))
 		goto drop;
 	if (cs->owner_open) {
-		if (!pt_write_owner(cs, f, type, arg, body, body2, &fused))
+		if (!pt_write_owner(cs, f, type, arg, body, body2, &fused)) {
+			if (!fused && type != PT_REC_OWNER) {
+				/* the record goes with its OWNER: two refused */
+				cs->dropped++;
+				cs->dropped_total++;
+			}
 			goto drop;
+		}
 		if (fused || type == PT_REC_OWNER)	/* pt_close_segment: alone */
 			return true;
 	}
