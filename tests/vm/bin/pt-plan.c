@@ -950,6 +950,29 @@ static uint32_t ecode_get(const uint8_t *p, uint32_t nbits, uint32_t *pos, unsig
  * it stands for (ret_lo, pending), then its bits as a BITS record, through
  * fn. Returns 0, or -1 for a code cut off or a prediction from nothing.
  */
+/*
+ * nbits of bits as BITS records of at most 512 bits each: seg_rec holds 64
+ * bytes, and since ABI 1.7 a bits record carries up to 2048.
+ */
+static void emit_bits(const struct rec *tmpl, const uint8_t *bits, uint32_t nbits,
+		      void (*fn)(const struct rec *r, void *ctx), void *ctx, uint64_t *seq)
+{
+	static struct rec b;
+	uint32_t at;
+
+	b = *tmpl;
+	for (at = 0; at < nbits; at += 512) {
+		uint32_t n = nbits - at < 512 ? nbits - at : 512;
+
+		b.h.type = PT_REC_BITS;
+		b.h.arg = n;
+		b.h.len = sizeof(b.h) + (n + 63) / 64 * 8;
+		memcpy(b.body, bits + at / 8, (n + 63) / 64 * 8);
+		b.seq = (*seq)++;
+		fn(&b, ctx);
+	}
+}
+
 static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct rec *r, void *ctx),
 			    void *ctx, uint64_t *seq)
 {
@@ -1002,17 +1025,7 @@ static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct
 		e.seq = (*seq)++;
 		fn(&e, ctx);
 	}
-	/* in BITS of at most 512 bits, as before ABI 1.7 (seg_rec holds 64 bytes) */
-	for (at = 0; at < nbits; at += 512) {
-		uint32_t n = nbits - at < 512 ? nbits - at : 512;
-
-		e.h.type = PT_REC_BITS;
-		e.h.len = sizeof(e.h) + (n + 63) / 64 * 8;
-		e.h.arg = n;
-		memcpy(e.body, bits + at / 8, (n + 63) / 64 * 8);
-		e.seq = (*seq)++;
-		fn(&e, ctx);
-	}
+	emit_bits(&e, bits, nbits, fn, ctx, seq);
 	return 0;
 }
 
@@ -1128,22 +1141,10 @@ static int for_each_record(const char *dir, uint32_t cpu,
 				memcpy(&seg_stamp[cpu], r.body + 8, sizeof(seg_stamp[cpu]));
 				seg_stamp_ok[cpu] = 1;
 			}
-			if (r.h.type == PT_REC_BITS && r.h.arg != PT_BITS_PARTIAL && r.h.arg > 512) {
-				/* as BITS of at most 512 bits (seg_rec holds 64 bytes; ABI 1.7 writes 2048) */
-				struct rec b = r;
-				uint32_t at;
-
-				for (at = 0; at < r.h.arg; at += 512) {
-					uint32_t n = r.h.arg - at < 512 ? r.h.arg - at : 512;
-
-					b.h.arg = n;
-					b.h.len = sizeof(b.h) + (n + 63) / 64 * 8;
-					memcpy(b.body, r.body + at / 8, (n + 63) / 64 * 8);
-					b.cpu = cpu;
-					b.seq = seq++;
-					b.ts = ts;
-					fn(&b, ctx);
-				}
+			if (r.h.type == PT_REC_BITS && r.h.arg != PT_BITS_PARTIAL) {
+				r.cpu = cpu;
+				r.ts = ts;
+				emit_bits(&r, r.body, r.h.arg, fn, ctx, &seq);
 				continue;
 			}
 take:
