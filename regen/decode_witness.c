@@ -16,19 +16,21 @@
  * walk runs emission-free to that call; codes read from the bits are
  * never entry codes.
  *
- * Codes are read as the words of a prefix code (encoding.h: any
- * prefix-free set, fixed-width ones included): the shortest word's bits
- * at once, then a bit at a time until the bits read are a word.
+ * At a predicate a code is read as a word of that predicate's row
+ * (encoding.h: words are prefix-free within each row): the row's shortest
+ * word's bits at once, then a bit at a time until the bits read are a
+ * word. Where no predicate came since the last code, only one word can:
+ * its bits are read and compared.
  */
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
 #include "regen.h"
 
-/* The code of the word of n bits with value v, or 0. */
-static uint32_t word_code(const struct encoding *enc, unsigned int n, uint64_t v)
+/* The code of row's word of n bits with value v, or 0. */
+static uint32_t word_code(const struct encoding *enc, uint32_t row, unsigned int n, uint64_t v)
 {
-	uint32_t lo = 0, hi = enc->nemit;
+	uint32_t lo = enc->word_start[row], hi = enc->word_start[row + 1], end = hi;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -39,26 +41,40 @@ static uint32_t word_code(const struct encoding *enc, unsigned int n, uint64_t v
 		else
 			hi = mid;
 	}
-	return lo < enc->nemit && enc->word_nbits[lo] == n && enc->word_value[lo] == v ?
+	return lo < end && enc->word_nbits[lo] == n && enc->word_value[lo] == v ?
 	       enc->word_code[lo] : 0;
 }
 
-/* The next emitted code from the bits: 1..nemit, or 0 (no word; eof is set at the end). */
-static uint64_t read_code(struct regen_bitreader *br, const struct encoding *enc)
+/* The next code read from the bits at predicate row: 1..nemit, or 0 (no word; eof at the end). */
+static uint64_t read_code(struct regen_bitreader *br, const struct encoding *enc, uint32_t row)
 {
-	unsigned int n = enc->word_min;
-	uint64_t v = regen_read_bits(br, n);
-	uint32_t c;
+	uint32_t first = enc->word_start[row], end = enc->word_start[row + 1], c;
+	unsigned int n, width;
+	uint64_t v;
 
+	if (first == end)
+		return 0;
+	n = enc->word_nbits[first];
+	width = enc->word_nbits[end - 1];
+	v = regen_read_bits(br, n);
 	while (!br->eof) {
-		c = word_code(enc, n, v);
+		c = word_code(enc, row, n, v);
 		if (c)
 			return c;
-		if (n >= enc->width)
+		if (n >= width)
 			return 0;
 		v |= regen_read_bits(br, 1) << n++;
 	}
 	return 0;
+}
+
+/* Reads the one word that can come here (no predicate since the last): its code, or 0. */
+static uint64_t read_word(struct regen_bitreader *br, unsigned int nbits, uint64_t value,
+			  uint32_t code)
+{
+	uint64_t v = regen_read_bits(br, nbits);
+
+	return !br->eof && v == value ? code : 0;
 }
 
 static void witness_begin(const struct regen_func *f, uint64_t *state)
@@ -67,9 +83,9 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 	state[0] = 0;
 }
 
-/* The next code at a predicate: an entry witness's ENTER, else the bits (0 at EOF). */
+/* The next code at predicate row: an entry witness's ENTER, else the bits (0 at EOF). */
 static uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
-			  struct regen_bitreader *br, int *bad)
+			  struct regen_bitreader *br, uint32_t row, int *bad)
 {
 	uint64_t code;
 
@@ -79,7 +95,7 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];
 	}
-	code = read_code(br, enc);
+	code = read_code(br, enc, row);
 	*bad = code == 0 || code > enc->nemit;
 	return code;
 }
@@ -99,7 +115,7 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 		int bad = 0;
 
 		if (!code) {
-			code = next_code(f, enc, br, &bad);
+			code = next_code(f, enc, br, enc->pred_row[v], &bad);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
@@ -113,7 +129,8 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	}
 	if (enc->edge_nbits[e]) {
 		if (!code) {
-			code = read_code(br, enc);
+			code = read_word(br, enc->edge_nbits[e], enc->edge_value[e],
+					 enc->edge_code[e]);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
@@ -124,7 +141,8 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	v = g->edges[e].dst;
 	if (enc->vertex_nbits && enc->vertex_nbits[v]) {
 		if (!code) {
-			code = read_code(br, enc);
+			code = read_word(br, enc->vertex_nbits[v], enc->vertex_value[v],
+					 enc->vertex_code[v]);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}

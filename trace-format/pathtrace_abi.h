@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 7
+#define PT_ABI_MINOR 8
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -165,7 +165,7 @@ struct pt_site {
 
 enum pt_op {
 	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
-	PT_OP_EMIT = 2,		/* append value's low nbits bits */
+	PT_OP_EMIT = 2,		/* append value's low nbits bits (witness words: FORMAT.md 6.10) */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
 	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0
 				 * (PT_PLAN_PPP: counts it with the PPP register as

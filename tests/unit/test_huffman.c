@@ -3,7 +3,8 @@
  * huffman_code: prefix-free in reading order (LSB first), the all-zero
  * word reserved, complete (Kraft sum 1 with the reserved word), shorter
  * words for heavier symbols, balanced for equal weights, within
- * HUFFMAN_MAX_BITS for any weights, deterministic.
+ * HUFFMAN_MAX_BITS for any weights, deterministic; huffman_lengths the
+ * same without the reserved word.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,47 @@ static void test_random(void)
 	CU_ASSERT_EQUAL(ok, 200);
 }
 
+/*
+ * huffman_lengths: no word reserved, so the lengths fill the code tree
+ * (Kraft sum exactly 1), within the limit, heavier never longer.
+ */
+static void test_lengths(void)
+{
+	uint64_t rng = unit_seed() * 0x9e3779b97f4a7c15ull + 7, w[300], one = 3;
+	uint64_t two[2] = { 1, 1000 }, four[4] = { 5, 5, 5, 5 };
+	uint8_t nb[300];
+	uint32_t round, i, j, ok = 0;
+
+	CU_ASSERT_EQUAL_FATAL(huffman_lengths(&one, 1, nb), 0);
+	CU_ASSERT_EQUAL(nb[0], 1);
+	CU_ASSERT_EQUAL_FATAL(huffman_lengths(two, 2, nb), 0);
+	CU_ASSERT(nb[0] == 1 && nb[1] == 1);
+	CU_ASSERT_EQUAL_FATAL(huffman_lengths(four, 4, nb), 0);
+	CU_ASSERT(nb[0] == 2 && nb[1] == 2 && nb[2] == 2 && nb[3] == 2);
+	CU_ASSERT_EQUAL(huffman_lengths(four, 0, nb), -PT_EINVAL);
+	CU_ASSERT_EQUAL(huffman_lengths(NULL, 2, nb), -PT_EINVAL);
+	for (round = 0; round < 200; round++) {
+		uint32_t n = 2 + (uint32_t)(rng % 299), good = 1;
+		double kraft = 0;
+
+		for (i = 0; i < n; i++) {
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			w[i] = (rng >> 33) % 4 ? (rng >> 40) % 8 : (rng >> 20) % 1000000;
+		}
+		CU_ASSERT_EQUAL_FATAL(huffman_lengths(w, n, nb), 0);
+		for (i = 0; i < n; i++) {
+			good &= nb[i] >= 1 && nb[i] <= HUFFMAN_MAX_BITS;
+			kraft += 1.0 / (double)(1ull << nb[i]);
+			for (j = 0; j < n; j++)
+				good &= !(w[i] > w[j] && nb[i] > nb[j]);
+		}
+		ok += good && kraft > 0.999999 && kraft < 1.000001;
+	}
+	CU_ASSERT_EQUAL(ok, 200);
+}
+
 UNIT_SUITE(huffman,
 	   { "small codes: one symbol, weights, balance, bad arguments", test_small },
 	   { "length limit under Fibonacci weights", test_length_limit },
-	   { "random weights: prefix-free, complete, ordered, deterministic", test_random })
+	   { "random weights: prefix-free, complete, ordered, deterministic", test_random },
+	   { "lengths alone: complete without a reserved word", test_lengths })

@@ -124,8 +124,35 @@ static void coverage(const struct sim_program *p, const struct sim_stream *s,
 
 static int same_tables(const struct encoding *a, const struct encoding *b)
 {
-	return a->nwit == b->nwit && a->npred == b->npred && a->width == b->width &&
-	       !memcmp(a->next, b->next, (size_t)a->npred * (a->nwit + 1) * sizeof(*a->next));
+	uint32_t n;
+
+	if (a->nwit != b->nwit || a->npred != b->npred || a->width != b->width ||
+	    memcmp(a->next, b->next, (size_t)a->npred * (a->nwit + 1) * sizeof(*a->next)) ||
+	    memcmp(a->word_start, b->word_start, ((size_t)a->npred + 1) * sizeof(*a->word_start)))
+		return 0;
+	n = a->word_start[a->npred];
+	return !memcmp(a->word_nbits, b->word_nbits, n) &&
+	       !memcmp(a->word_value, b->word_value, n * sizeof(*a->word_value)) &&
+	       !memcmp(a->word_code, b->word_code, n * sizeof(*a->word_code));
+}
+
+/* Every predicate's words fit the code tree (Kraft sum <= 1), none over 32 bits. */
+static int rows_fit(const struct encoding *enc)
+{
+	uint32_t row, i;
+
+	for (row = 0; row < enc->npred; row++) {
+		double k = 0;
+
+		for (i = enc->word_start[row]; i < enc->word_start[row + 1]; i++) {
+			if (!enc->word_nbits[i] || enc->word_nbits[i] > 32)
+				return 0;
+			k += 1.0 / (double)(1ull << enc->word_nbits[i]);
+		}
+		if (k > 1.0)
+			return 0;
+	}
+	return 1;
 }
 
 /* Which functions are closed (entry_witness.h), from the simulator's tail calls. */
@@ -322,7 +349,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 								   enc->vertex_nbits, enc->vertex_value,
 								   ew, 0, &rebuilt) == 0);
 			if (!mode)
-				CU_ASSERT(same_tables(enc, &rebuilt));
+				CU_ASSERT(same_tables(enc, &rebuilt) && rows_fit(enc));
 			encoding_free(&rebuilt);
 		}
 		free(ewit);

@@ -15,13 +15,15 @@
  *
  *  - PT_ENC_WITNESS (Sections 4.1-4.2): the edges of Ewit emit their
  *    witness code. Ewit = blocking witnesses first, then the chords of a
- *    maximum spanning tree of the rest (Fig. 17 order). The codes are a
- *    prefix code (huffman.h) over Ewit by encoding_opts.code_weight: a
- *    likely witness costs fewer bits. With equal weights (the default)
- *    that is the paper's ceil(log2(nwit + 1)) bits each or one less; the
- *    all-zero word is never a code. The decoder takes any prefix-free set of (nbits, value) pairs
- *    without a zero value, so plans of fixed-width codes (values 1..nwit in
- *    ceil(log2(nwit + 1)) bits, before prefix codes) decode as before.
+ *    maximum spanning tree of the rest (Fig. 17 order). A witness's word
+ *    is read at a predicate, where only the witnesses of that predicate's
+ *    row of next[] can come next: the words are prefix-free within every
+ *    row (context_words.c, ABI 1.8), Huffman-shaped per row by
+ *    encoding_opts.code_weight (equal weights by default), so a likely
+ *    witness and a witness with few rivals cost fewer bits. The decoder
+ *    takes any words prefix-free within each row, so plans of earlier ABIs
+ *    (one prefix code over all of Ewit, or fixed-width values 1..nwit in
+ *    ceil(log2(nwit + 1)) bits) decode as before.
  *  - PT_ENC_BITS (Section 6.2): every out-edge i (CSR order,
  *    g->out_edges[g->out_start[v] + i]) of a vertex with k >= 2 out-edges
  *    emits i in ceil(log2 k) bits; an out-edge of a call vertex with one
@@ -108,10 +110,17 @@ struct encoding {
 				 * written as its edge's (nbits, value) */
 	uint32_t *edge_code;	/* witness: ne; the code of an emitting edge, else 0 */
 	uint32_t *vertex_code;	/* witness: nv with vertex emissions, else NULL */
-	/* witness: the emitted words sorted by (nbits, value), and their codes */
-	uint8_t *word_nbits;	/* nemit */
-	uint64_t *word_value;	/* nemit */
-	uint32_t *word_code;	/* nemit */
+	/*
+	 * witness: per predicate row, the words that can be read there (the
+	 * emitted codes its next[] row reaches), sorted by (nbits, value), and
+	 * their codes: row r's are [word_start[r], word_start[r + 1]). Words
+	 * are prefix-free within a row; two witnesses that never share a row
+	 * may have one word (context_words.c).
+	 */
+	uint32_t *word_start;	/* npred + 1 */
+	uint8_t *word_nbits;
+	uint64_t *word_value;
+	uint32_t *word_code;
 	uint8_t word_min;	/* bits of the shortest word */
 	uint32_t *wit_edge;	/* witness: nwit + 1; wit_edge[code] = its edge, or GRAPH_NONE */
 	uint32_t *wit_vertex;	/* witness: nwit + 1; the vertex of a vertex witness, or GRAPH_NONE */

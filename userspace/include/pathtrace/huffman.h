@@ -27,4 +27,12 @@
  */
 int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *value);
 
+/*
+ * The lengths alone of a Huffman code for n symbols, with no word reserved
+ * (their words fill the code tree: the sum of 2^-nbits[i] is 1), limited to
+ * HUFFMAN_MAX_BITS like huffman_code; one symbol gets 1 bit. Returns 0;
+ * -PT_EINVAL for n == 0 or n > 2^31 - 1, or NULL arrays; -PT_ENOMEM.
+ */
+int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits);
+
 #endif

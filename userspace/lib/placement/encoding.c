@@ -77,6 +77,7 @@ void encoding_free(struct encoding *enc)
 	free(enc->next);
 	free(enc->edge_code);
 	free(enc->vertex_code);
+	free(enc->word_start);
 	free(enc->word_nbits);
 	free(enc->word_value);
 	free(enc->word_code);
@@ -307,48 +308,85 @@ static uint64_t reading_key(uint64_t v)
 	return k;
 }
 
-/*
- * The decoding table of the emitted words (nemit of them in w): sorted by
- * (nbits, value); -PT_EINVAL unless prefix-free in reading order (no word
- * is the low bits of a longer one) and without a zero value. In reading
- * order a word's extensions follow it at once, so neighbours suffice.
- */
-static int witness_words(struct encoding *enc, struct word *w)
+/* The word of emitted code c (1..nemit). */
+static struct word code_word(const struct encoding *enc, uint32_t c)
 {
-	uint32_t i, n = enc->nemit;
+	uint32_t e = enc->wit_edge[c], v = enc->wit_vertex[c];
 
-	for (i = 0; i < n; i++) {
-		if (!w[i].value)
-			return -PT_EINVAL;
-		w[i].key = reading_key(w[i].value);
-	}
-	qsort(w, n, sizeof(*w), by_reading);
-	for (i = 1; i < n; i++) {
-		uint64_t mask = ~0ull << (64 - w[i - 1].nbits);	/* nbits 1..64 */
+	if (e != GRAPH_NONE)
+		return (struct word){ enc->edge_nbits[e], enc->edge_value[e], c, 0 };
+	return (struct word){ enc->vertex_nbits[v], enc->vertex_value[v], c, 0 };
+}
 
-		if ((w[i].key & mask) == w[i - 1].key)
-			return -PT_EINVAL;
-	}
-	qsort(w, n, sizeof(*w), by_word);
+int enc_witness_words(struct encoding *enc)
+{
+	size_t cols = (size_t)enc->nwit + 1, n = 0;
+	uint32_t row, c, i, m;
+	struct word *w;
+
+	free(enc->word_start);
+	free(enc->word_nbits);
+	free(enc->word_value);
+	free(enc->word_code);
+	enc->word_nbits = NULL;
+	enc->word_value = NULL;
+	enc->word_code = NULL;
+	for (row = 0; row < enc->npred; row++)
+		for (c = 1; c <= enc->nemit; c++)
+			n += enc->next[row * cols + c] != GRAPH_NONE;
+	enc->word_start = malloc(((size_t)enc->npred + 1) * sizeof(*enc->word_start));
 	enc->word_nbits = malloc((n + 1) * sizeof(*enc->word_nbits));
 	enc->word_value = malloc((n + 1) * sizeof(*enc->word_value));
 	enc->word_code = malloc((n + 1) * sizeof(*enc->word_code));
-	if (!enc->word_nbits || !enc->word_value || !enc->word_code)
+	w = malloc(((size_t)enc->nemit + 1) * sizeof(*w));
+	if (!enc->word_start || !enc->word_nbits || !enc->word_value || !enc->word_code || !w) {
+		free(w);
 		return -PT_ENOMEM;
-	enc->word_min = n ? w[0].nbits : 0;
-	enc->width = n ? w[n - 1].nbits : 0;
-	for (i = 0; i < n; i++) {
-		enc->word_nbits[i] = w[i].nbits;
-		enc->word_value[i] = w[i].value;
-		enc->word_code[i] = w[i].code;
 	}
+	enc->word_min = enc->nemit ? 64 : 0;
+	enc->width = 0;
+	for (c = 1; c <= enc->nemit; c++) {
+		struct word x = code_word(enc, c);
+
+		if (x.nbits < enc->word_min)
+			enc->word_min = x.nbits;
+		if (x.nbits > enc->width)
+			enc->width = x.nbits;
+	}
+	n = 0;
+	for (row = 0; row < enc->npred; row++) {
+		enc->word_start[row] = (uint32_t)n;
+		for (m = 0, c = 1; c <= enc->nemit; c++) {
+			if (enc->next[row * cols + c] == GRAPH_NONE)
+				continue;
+			w[m] = code_word(enc, c);
+			w[m].key = reading_key(w[m].value);
+			m++;
+		}
+		qsort(w, m, sizeof(*w), by_reading);
+		for (i = 1; i < m; i++) {
+			uint64_t mask = ~0ull << (64 - w[i - 1].nbits);	/* nbits 1..64 */
+
+			if ((w[i].key & mask) == w[i - 1].key) {
+				free(w);
+				return -PT_EINVAL;
+			}
+		}
+		qsort(w, m, sizeof(*w), by_word);
+		for (i = 0; i < m; i++, n++) {
+			enc->word_nbits[n] = w[i].nbits;
+			enc->word_value[n] = w[i].value;
+			enc->word_code[n] = w[i].code;
+		}
+	}
+	enc->word_start[enc->npred] = (uint32_t)n;
+	free(w);
 	return 0;
 }
 
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags)
 {
 	uint32_t e, v, nentry = 0;
-	struct word *words;
 	int err;
 
 	/* enter_code[] holds marks: an entry witness gets no code where it emits itself */
@@ -368,11 +406,8 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 	enc->edge_code = calloc(g->ne + 1, sizeof(*enc->edge_code));
 	if (enc->vertex_nbits)
 		enc->vertex_code = calloc(g->nv + 1, sizeof(*enc->vertex_code));
-	words = malloc(((size_t)enc->nwit + 1) * sizeof(*words));
-	if (!enc->edge_code || (enc->vertex_nbits && !enc->vertex_code) || !words) {
-		free(words);
+	if (!enc->edge_code || (enc->vertex_nbits && !enc->vertex_code))
 		return -PT_ENOMEM;
-	}
 	/* codes 1..nemit in edge order, then vertices: each emitted word names one */
 	enc->nemit = 0;
 	for (e = 0; e < g->ne + g->nv; e++) {
@@ -384,13 +419,9 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 
 		if (!nb)
 			continue;
-		if (nb > 64 || enc->nemit == enc->nwit) {
-			free(words);
+		if (nb > 64 || enc->nemit == enc->nwit)
 			return -PT_EINVAL;
-		}
 		c = ++enc->nemit;
-		words[c - 1] = (struct word){ nb, is_v ? enc->vertex_value[x] : enc->edge_value[x],
-					      c, 0 };
 		if (is_v) {
 			enc->wit_vertex[c] = x;
 			enc->vertex_code[x] = c;
@@ -399,10 +430,8 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 			enc->edge_code[x] = c;
 		}
 	}
-	err = enc->nemit == enc->nwit ? witness_words(enc, words) : -PT_EINVAL;
-	free(words);
-	if (err)
-		return err;
+	if (enc->nemit != enc->nwit)
+		return -PT_EINVAL;
 	if (bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
 	/* entry witnesses: the codes after the emitted ones, never in the bits */
@@ -421,7 +450,8 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		if (err)
 			return err;
 	}
-	return witness_tables(g, enc);
+	err = witness_tables(g, enc);
+	return err ? err : enc_witness_words(enc);
 }
 
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)

@@ -11,6 +11,20 @@ unsigned int enc_bits_for(uint64_t n);
 int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encoding *enc);
 /* Checks codes, blocking (unless ENC_F_SINGLE_PROCEDURE) and builds tables. */
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags);
+/*
+ * Rebuilds the per-row word tables of a finished witness encoding from its
+ * current words (after witness_context_words). 0; -PT_EINVAL when a row's
+ * words are not prefix-free; -PT_ENOMEM.
+ */
+int enc_witness_words(struct encoding *enc);
+/*
+ * Words for the emitted codes 1..nemit of a finished witness encoding,
+ * prefix-free within each row of next[] (context_words.c): nbits[c - 1],
+ * value[c - 1], by weight[c - 1] (NULL: equal). Returns 0; -PT_EOVERFLOW
+ * when some word would need more than HUFFMAN_MAX_BITS; -PT_ENOMEM.
+ */
+int witness_context_words(const struct encoding *enc, const uint64_t *weight, uint8_t *nbits,
+			  uint64_t *value);
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);
 
 /* The timing rule and, with no (ne entries, may be NULL), observability. */

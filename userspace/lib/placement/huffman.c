@@ -146,3 +146,41 @@ out:
 	free(c);
 	return err;
 }
+
+int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits)
+{
+	uint64_t *w = NULL, *nw = NULL;
+	uint32_t *parent = NULL, i;
+	unsigned int *depth = NULL;
+	struct leaf *lv = NULL;
+	int err = -PT_ENOMEM;
+
+	if (!weight || !nbits || !n || n > UINT32_MAX / 2)
+		return -PT_EINVAL;
+	if (n == 1) {
+		nbits[0] = 1;
+		return 0;
+	}
+	w = malloc(n * sizeof(*w));
+	nw = malloc(2 * (size_t)n * sizeof(*nw));
+	parent = malloc(2 * (size_t)n * sizeof(*parent));
+	depth = malloc(2 * (size_t)n * sizeof(*depth));
+	lv = malloc(n * sizeof(*lv));
+	if (!w || !nw || !parent || !depth || !lv)
+		goto out;
+	for (i = 0; i < n; i++)
+		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
+	while (huffman_depths(w, n, lv, nw, parent, depth) > HUFFMAN_MAX_BITS)
+		for (i = 0; i < n; i++)
+			w[i] = (w[i] >> 1) | 1;
+	for (i = 0; i < n; i++)
+		nbits[lv[i].sym] = (uint8_t)depth[i];
+	err = 0;
+out:
+	free(w);
+	free(nw);
+	free(parent);
+	free(depth);
+	free(lv);
+	return err;
+}

@@ -231,6 +231,34 @@ out:
 	return err;
 }
 
+/*
+ * Words prefix-free per predicate instead of over the whole function
+ * (context_words.c): the codes 1..nemit are the order weight[] and the
+ * scratch nb/val follow (edges, then vertices). Keeps the function-wide
+ * words when a context word would exceed HUFFMAN_MAX_BITS.
+ */
+static int context_words(struct encoding *enc, const uint64_t *weight, uint8_t *nb,
+			 uint64_t *val)
+{
+	uint32_t c;
+	int err = witness_context_words(enc, weight, nb, val);
+
+	if (err == -PT_EOVERFLOW)
+		return 0;
+	for (c = 1; !err && c <= enc->nemit; c++) {
+		uint32_t e = enc->wit_edge[c], v = enc->wit_vertex[c];
+
+		if (e != GRAPH_NONE) {
+			enc->edge_nbits[e] = nb[c - 1];
+			enc->edge_value[e] = val[c - 1];
+		} else {
+			enc->vertex_nbits[v] = nb[c - 1];
+			enc->vertex_value[v] = val[c - 1];
+		}
+	}
+	return err ? err : enc_witness_words(enc);
+}
+
 int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			  struct encoding_opts *o, struct encoding *enc)
 {
@@ -306,17 +334,17 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 		enc->vertex_nbits[v] = wn[code];	/* was the mark from mark_blockers */
 		enc->vertex_value[v] = wv[code++];
 	}
-	free(ww);
-	free(wv);
-	free(wn);
-	ww = wv = NULL;
-	wn = NULL;
 	err = enc_finish_witness(g, enc, 0);
 	if (err == -PT_EINVAL)	/* two out-edges of a predicate reach one witness */
 		err = enc_refuse(o, g->entry, "the witness sets of a branch point overlap "
 				 "(its edges cannot emit)");
+	if (!err && enc->nemit)
+		err = context_words(enc, ww, wn, wv);
 	if (err)
 		goto fail;
+	free(ww);
+	free(wv);
+	free(wn);
 	return 0;
 fail:
 	free(ww);
