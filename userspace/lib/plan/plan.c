@@ -307,15 +307,19 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
  * the actions of the edge into it (CLS_BLOCK).
  */
 /*
- * counts: measured edge counts (a profile), or NULL; they shape the witness
- * codes (encoding_opts.code_weight), the heuristic's guesses do not.
+ * word_weight: the edge weights that shape the witness words within each
+ * predicate's row (encoding_opts.code_weight): measured counts from a
+ * profile, else the heuristic's guesses. Guesses lost against equal words
+ * in one code over the function (3.09 -> 3.78 payload bits per Jcc on
+ * bench-vm) but win within rows, where they mostly rank a loop's exit
+ * against its back edge (2.20 -> 2.11).
  */
 static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, uint16_t encoding, const uint8_t *ewit,
-		      const uint64_t *counts)
+		      const uint64_t *word_weight)
 {
 	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT, .enter_witnessed = ewit,
-				    .code_weight = counts };
+				    .code_weight = word_weight };
 	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
 	uint32_t e, v, i;
 	int err;
@@ -690,7 +694,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	default:
 		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
 		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
-				 o->weight ? pl->weight : NULL);
+				 pl->weight);
 		break;
 	}
 	if (err)
