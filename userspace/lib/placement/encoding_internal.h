@@ -18,6 +18,15 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
  */
 int enc_witness_words(struct encoding *enc);
 /*
+ * No witness word is shaped by a weight under 2^-ENC_WORD_SPREAD of the
+ * heaviest it competes with: the weights are guesses, or counts of an
+ * earlier run, and a witness they call rare would otherwise get a word of
+ * up to HUFFMAN_MAX_BITS (the module corpus had 32-bit ones), paid again
+ * on every hit when it runs hot after all.
+ */
+#define ENC_WORD_SPREAD 10
+
+/*
  * Words for the emitted codes 1..nemit of a finished witness encoding,
  * prefix-free within each row of next[] (context_words.c): nbits[c - 1],
  * value[c - 1], by weight[c - 1] (NULL: equal). Returns 0; -PT_EOVERFLOW
