@@ -146,9 +146,31 @@ static void test_weights_shape_a_row(void)
 	graph_free(&g);
 }
 
+/*
+ * Weights a billion to one: the rare witnesses' words stay within a few
+ * bits of ENC_WORD_SPREAD (10) instead of growing to 32.
+ */
+static void test_weight_spread(void)
+{
+	static const uint32_t e5[][2] = { { 0, 1 }, { 0, 2 }, { 0, 3 }, { 0, 4 }, { 0, 5 },
+					  { 1, 5 }, { 2, 5 }, { 3, 5 }, { 4, 5 } };
+	static const uint64_t w[9] = { 1000000000000ull, 1, 1, 1, 1, 1000000000000ull, 1, 1, 1 };
+	struct encoding_opts o = { .code_weight = w };
+	struct graph g;
+	struct encoding enc;
+
+	pg_build(&g, 6, e5, 9, 0, 5, NULL);
+	CU_ASSERT_FATAL(encoding_witness_opts(&g, w, &o, &enc) == 0);
+	CU_ASSERT(enc.width >= 3 && enc.width <= 12);
+	CU_ASSERT_EQUAL(enc.word_min, 1);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
 UNIT_SUITE(context_words,
 	   { "words shared across predicates, prefix-free within one", test_shared_words },
 	   { "planner: one bit a branch where a call splits them", test_planner_blocked_branches },
 	   { "planner: words read ahead across a branch", test_planner_read_ahead },
 	   { "a row's words: complete with equal weights, shaped by counts",
-	     test_weights_shape_a_row })
+	     test_weights_shape_a_row },
+	   { "skewed weights: no word past a few bits over the spread", test_weight_spread })

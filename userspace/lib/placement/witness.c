@@ -320,6 +320,11 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 	}
 	for (v = 0, top = 0; v < enc->nwit; v++)
 		top = ww[v] > top ? ww[v] : top;
+	while (top > 1u << 30) {	/* huffman_code clamps above 2^30: keep the ratios */
+		top >>= 1;
+		for (v = 0; v < enc->nwit; v++)
+			ww[v] >>= 1;
+	}
 	for (v = 0; v < enc->nwit; v++)
 		ww[v] = ww[v] < top >> ENC_WORD_SPREAD ? top >> ENC_WORD_SPREAD : ww[v];
 	err = enc->nwit ? huffman_code(ww, enc->nwit, wn, wv) : 0;
