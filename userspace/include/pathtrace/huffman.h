@@ -35,4 +35,10 @@ int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *v
  */
 int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits);
 
+/*
+ * The low n bits of v reversed (n <= 64): a word's value (LSB first, as
+ * written) as the number its bits make in reading order, and back.
+ */
+uint64_t huffman_reading_order(uint64_t v, unsigned int n);
+
 #endif

@@ -23,17 +23,6 @@
 
 #include "encoding_internal.h"
 
-/* The value's n bits in reading order: the first bit read is the top one. */
-static uint64_t reading_order(uint64_t v, unsigned int n)
-{
-	uint64_t r = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		r |= ((v >> i) & 1) << (n - 1 - i);
-	return r;
-}
-
 struct span {
 	uint64_t lo, hi;	/* [lo, hi) of the words of one length, in reading order */
 };
@@ -231,7 +220,7 @@ static uint32_t assign(struct assign *a, const uint32_t *order, uint32_t nemit, 
 			return c;
 		nbits[c - 1] = (uint8_t)n;
 		a->key[c] = k;
-		value[c - 1] = reading_order(k, n);	/* reading order is its own inverse */
+		value[c - 1] = huffman_reading_order(k, n);	/* its own inverse */
 	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
+#include <pathtrace/huffman.h>
 #include <pathtrace_abi.h>
 
 #include "encoding_internal.h"
@@ -298,16 +299,6 @@ static int by_reading(const void *a, const void *b)
 	return x->nbits < y->nbits ? -1 : x->nbits > y->nbits;
 }
 
-static uint64_t reading_key(uint64_t v)
-{
-	uint64_t k = 0;
-	unsigned int i;
-
-	for (i = 0; i < 64; i++)
-		k |= ((v >> i) & 1) << (63 - i);
-	return k;
-}
-
 /* The word of emitted code c (1..nemit). */
 static struct word code_word(const struct encoding *enc, uint32_t c)
 {
@@ -360,7 +351,7 @@ int enc_witness_words(struct encoding *enc)
 			if (enc->next[row * cols + c] == GRAPH_NONE)
 				continue;
 			w[m] = code_word(enc, c);
-			w[m].key = reading_key(w[m].value);
+			w[m].key = huffman_reading_order(w[m].value, 64);
 			m++;
 		}
 		qsort(w, m, sizeof(*w), by_reading);

@@ -66,14 +66,49 @@ static unsigned int huffman_depths(const uint64_t *w, uint32_t m, struct leaf *l
 	return deepest;
 }
 
-static uint64_t reverse_bits(uint64_t v, unsigned int n)
+uint64_t huffman_reading_order(uint64_t v, unsigned int n)
 {
 	uint64_t r = 0;
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && i < 64; i++)
 		r |= ((v >> i) & 1) << (n - 1 - i);
 	return r;
+}
+
+/*
+ * Length-limited Huffman lengths of m symbols into len[m]: the n = m or
+ * m - 1 real ones by weight[] (clamped, each above 0), and with reserve the
+ * last one of weight 0. Returns 0 or -PT_ENOMEM.
+ */
+static int limited_lengths(const uint64_t *weight, uint32_t m, int reserve, uint8_t *len)
+{
+	uint32_t n = reserve ? m - 1 : m, i;
+	uint64_t *w = malloc(m * sizeof(*w)), *nw = malloc(2 * (size_t)m * sizeof(*nw));
+	uint32_t *parent = malloc(2 * (size_t)m * sizeof(*parent));
+	unsigned int *depth = malloc(2 * (size_t)m * sizeof(*depth));
+	struct leaf *lv = malloc(m * sizeof(*lv));
+	int err = -PT_ENOMEM;
+
+	if (!w || !nw || !parent || !depth || !lv)
+		goto out;
+	for (i = 0; i < n; i++)
+		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
+	if (reserve)
+		w[n] = 0;	/* the reserved word */
+	while (huffman_depths(w, m, lv, nw, parent, depth) > HUFFMAN_MAX_BITS)
+		for (i = 0; i < n; i++)	/* flatten, keeping every real symbol above 0 */
+			w[i] = (w[i] >> 1) | 1;
+	for (i = 0; i < m; i++)
+		len[lv[i].sym] = (uint8_t)depth[i];
+	err = 0;
+out:
+	free(w);
+	free(nw);
+	free(parent);
+	free(depth);
+	free(lv);
+	return err;
 }
 
 struct canon {
@@ -93,36 +128,20 @@ static int by_length(const void *a, const void *b)
 int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *value)
 {
 	uint32_t m = n + 1, i;
-	uint64_t *w = NULL, *nw = NULL, code = 0;
-	uint32_t *parent = NULL;
-	unsigned int *depth = NULL;
-	struct leaf *lv = NULL;
+	uint64_t code = 0;
+	uint8_t *len = NULL;
 	struct canon *c = NULL;
-	unsigned int deepest, prev;
+	unsigned int prev;
 	int err = -PT_ENOMEM;
 
 	if (!weight || !nbits || !value || !n || n >= (1ull << HUFFMAN_MAX_BITS) - 1)
 		return -PT_EINVAL;
-	w = malloc(m * sizeof(*w));
-	nw = malloc(2 * (size_t)m * sizeof(*nw));
-	parent = malloc(2 * (size_t)m * sizeof(*parent));
-	depth = malloc(2 * (size_t)m * sizeof(*depth));
-	lv = malloc(m * sizeof(*lv));
+	len = malloc(m);
 	c = malloc(m * sizeof(*c));
-	if (!w || !nw || !parent || !depth || !lv || !c)
+	if (!len || !c || limited_lengths(weight, m, 1, len))
 		goto out;
-	for (i = 0; i < n; i++)
-		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
-	w[n] = 0;	/* the reserved word */
-	for (;;) {
-		deepest = huffman_depths(w, m, lv, nw, parent, depth);
-		if (deepest <= HUFFMAN_MAX_BITS)
-			break;
-		for (i = 0; i < n; i++)	/* flatten, keeping every real symbol above 0 */
-			w[i] = (w[i] >> 1) | 1;
-	}
 	for (i = 0; i < m; i++)
-		c[i] = (struct canon){ (uint8_t)depth[i], lv[i].sym == n ? UINT32_MAX : lv[i].sym };
+		c[i] = (struct canon){ len[i], i == n ? UINT32_MAX : i };
 	qsort(c, m, sizeof(*c), by_length);
 	prev = c[0].len;
 	for (i = 0; i < m; i++) {
@@ -132,55 +151,24 @@ int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *v
 			uint64_t mask = c[i].len >= 64 ? ~0ull : (1ull << c[i].len) - 1;
 
 			nbits[c[i].sym] = c[i].len;
-			value[c[i].sym] = reverse_bits(~code & mask, c[i].len);
+			value[c[i].sym] = huffman_reading_order(~code & mask, c[i].len);
 		}
 		code++;
 	}
 	err = 0;
 out:
-	free(w);
-	free(nw);
-	free(parent);
-	free(depth);
-	free(lv);
+	free(len);
 	free(c);
 	return err;
 }
 
 int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits)
 {
-	uint64_t *w = NULL, *nw = NULL;
-	uint32_t *parent = NULL, i;
-	unsigned int *depth = NULL;
-	struct leaf *lv = NULL;
-	int err = -PT_ENOMEM;
-
 	if (!weight || !nbits || !n || n > UINT32_MAX / 2)
 		return -PT_EINVAL;
 	if (n == 1) {
 		nbits[0] = 1;
 		return 0;
 	}
-	w = malloc(n * sizeof(*w));
-	nw = malloc(2 * (size_t)n * sizeof(*nw));
-	parent = malloc(2 * (size_t)n * sizeof(*parent));
-	depth = malloc(2 * (size_t)n * sizeof(*depth));
-	lv = malloc(n * sizeof(*lv));
-	if (!w || !nw || !parent || !depth || !lv)
-		goto out;
-	for (i = 0; i < n; i++)
-		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
-	while (huffman_depths(w, n, lv, nw, parent, depth) > HUFFMAN_MAX_BITS)
-		for (i = 0; i < n; i++)
-			w[i] = (w[i] >> 1) | 1;
-	for (i = 0; i < n; i++)
-		nbits[lv[i].sym] = (uint8_t)depth[i];
-	err = 0;
-out:
-	free(w);
-	free(nw);
-	free(parent);
-	free(depth);
-	free(lv);
-	return err;
+	return limited_lengths(weight, n, 0, nbits);
 }
