@@ -9,12 +9,13 @@
  * ceil(log2(|Ewit| + 1)) bits on every witness, a branch between two
  * witnesses then costs one bit.
  *
- * Lengths: Huffman over each row's weights (no word reserved); a witness
- * takes the longest length its rows give it, so each row keeps
- * sum(2^-len) <= 1. Words: shortest first, each the first word in reading
- * order that is no prefix of, and has no prefix among, the words already
- * given to the witnesses that share a row with it; one bit longer when
- * none of its length is free.
+ * Lengths: Huffman over each row's weights (no word reserved, none under
+ * 2^-ENC_WORD_SPREAD of the row's heaviest); a witness takes the longest
+ * length its rows give it, so each row keeps sum(2^-len) <= 1. Words:
+ * shortest first, each the first word in reading order that is no prefix
+ * of, and has no prefix among, the words already given to the witnesses
+ * that share a row with it; one bit longer when none of its length is
+ * free, and another try when none of any length is (ASSIGN_TRIES).
  */
 #include <stdlib.h>
 

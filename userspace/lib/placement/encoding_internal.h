@@ -30,7 +30,8 @@ int enc_witness_words(struct encoding *enc);
  * Words for the emitted codes 1..nemit of a finished witness encoding,
  * prefix-free within each row of next[] (context_words.c): nbits[c - 1],
  * value[c - 1], by weight[c - 1] (NULL: equal). Returns 0; -PT_EOVERFLOW
- * when some word would need more than HUFFMAN_MAX_BITS; -PT_ENOMEM.
+ * when some witness stays boxed in by its row-mates' words (no free word
+ * of up to HUFFMAN_MAX_BITS); -PT_ENOMEM.
  */
 int witness_context_words(const struct encoding *enc, const uint64_t *weight, uint8_t *nbits,
 			  uint64_t *value);

@@ -235,7 +235,7 @@ out:
  * Words prefix-free per predicate instead of over the whole function
  * (context_words.c): the codes 1..nemit are the order weight[] and the
  * scratch nb/val follow (edges, then vertices). Keeps the function-wide
- * words when a context word would exceed HUFFMAN_MAX_BITS.
+ * words when some witness stays boxed in by its row-mates' words.
  */
 static int context_words(struct encoding *enc, const uint64_t *weight, uint8_t *nb,
 			 uint64_t *val)
