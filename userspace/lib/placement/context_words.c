@@ -88,8 +88,8 @@ static int rows_build(const struct encoding *enc, struct rows *r)
 static int row_lengths(const struct rows *r, uint32_t npred, const uint64_t *weight,
 		       uint32_t nemit, uint8_t *len)
 {
-	uint32_t row, i, most = 0, shift;
-	uint64_t *w, top;
+	uint32_t row, i, most = 0;
+	uint64_t *w;
 	uint8_t *l;
 	int err = 0;
 
@@ -111,17 +111,9 @@ static int row_lengths(const struct rows *r, uint32_t npred, const uint64_t *wei
 
 		if (m < 2)
 			continue;
-		for (i = 0, top = 0; i < m; i++) {
+		for (i = 0; i < m; i++)
 			w[i] = weight ? weight[code[i] - 1] : 1;
-			top = w[i] > top ? w[i] : top;
-		}
-		for (shift = 0; top >> shift > 1u << 30; shift++)
-			;	/* huffman_lengths clamps above 2^30: keep the ratios */
-		for (i = 0; i < m; i++) {
-			w[i] >>= shift;
-			if (w[i] < top >> shift >> ENC_WORD_SPREAD)	/* a wrong guess costs a few bits */
-				w[i] = top >> shift >> ENC_WORD_SPREAD;
-		}
+		enc_spread_floor(w, m);
 		err = huffman_lengths(w, m, l);
 		for (i = 0; i < m && !err; i++)
 			if (l[i] > len[code[i]])

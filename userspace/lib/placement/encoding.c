@@ -39,6 +39,17 @@ int encoding_edge_can_emit(const struct graph *g, uint32_t e)
 	return d != g->exit && graph_in_degree(g, d) == 1;
 }
 
+void enc_spread_floor(uint64_t *w, uint32_t n)
+{
+	uint64_t top = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		top = w[i] > top ? w[i] : top;
+	for (i = 0; i < n; i++)
+		w[i] = w[i] < top >> ENC_WORD_SPREAD ? top >> ENC_WORD_SPREAD : w[i];
+}
+
 int enc_may_emit(const struct graph *g, const uint8_t *no, uint32_t e)
 {
 	return encoding_edge_can_emit(g, e) && !(no && no[e]);

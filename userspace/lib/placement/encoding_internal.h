@@ -26,6 +26,9 @@ int enc_witness_words(struct encoding *enc);
  */
 #define ENC_WORD_SPREAD 10
 
+/* Raises each of w[0..n-1] to at least 2^-ENC_WORD_SPREAD of the largest. */
+void enc_spread_floor(uint64_t *w, uint32_t n);
+
 /*
  * Words for the emitted codes 1..nemit of a finished witness encoding,
  * prefix-free within each row of next[] (context_words.c): nbits[c - 1],

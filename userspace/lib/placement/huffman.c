@@ -12,7 +12,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/huffman.h>
 
-/* Weights above this are clamped, so that sums of 2^32 of them fit. */
+/* Weights are scaled down under this, so that sums of 2^32 of them fit. */
 #define WEIGHT_MAX (1ull << 30)
 
 struct leaf {
@@ -78,13 +78,14 @@ uint64_t huffman_reading_order(uint64_t v, unsigned int n)
 
 /*
  * Length-limited Huffman lengths of m symbols into len[m]: the n = m or
- * m - 1 real ones by weight[] (clamped, each above 0), and with reserve the
- * last one of weight 0. Returns 0 or -PT_ENOMEM.
+ * m - 1 real ones by weight[] (scaled under WEIGHT_MAX, each above 0),
+ * and with reserve the last one of weight 0. Returns 0 or -PT_ENOMEM.
  */
 static int limited_lengths(const uint64_t *weight, uint32_t m, int reserve, uint8_t *len)
 {
 	uint32_t n = reserve ? m - 1 : m, i;
-	uint64_t *w = malloc(m * sizeof(*w)), *nw = malloc(2 * (size_t)m * sizeof(*nw));
+	uint64_t *w = malloc(m * sizeof(*w)), *nw = malloc(2 * (size_t)m * sizeof(*nw)), top = 0;
+	unsigned int shift = 0;
 	uint32_t *parent = malloc(2 * (size_t)m * sizeof(*parent));
 	unsigned int *depth = malloc(2 * (size_t)m * sizeof(*depth));
 	struct leaf *lv = malloc(m * sizeof(*lv));
@@ -93,7 +94,11 @@ static int limited_lengths(const uint64_t *weight, uint32_t m, int reserve, uint
 	if (!w || !nw || !parent || !depth || !lv)
 		goto out;
 	for (i = 0; i < n; i++)
-		w[i] = (weight[i] < WEIGHT_MAX ? weight[i] : WEIGHT_MAX) + 1;
+		top = weight[i] > top ? weight[i] : top;
+	while (top >> shift > WEIGHT_MAX)
+		shift++;	/* scaled, not clamped: heavy weights keep their ratios */
+	for (i = 0; i < n; i++)
+		w[i] = (weight[i] >> shift) + 1;
 	if (reserve)
 		w[n] = 0;	/* the reserved word */
 	while (huffman_depths(w, m, lv, nw, parent, depth) > HUFFMAN_MAX_BITS)

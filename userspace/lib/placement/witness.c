@@ -265,7 +265,7 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 	uint32_t e, v, code = 0, flags = o ? o->flags : 0;
 	const uint8_t *no = o ? o->unobservable : NULL;
 	const uint64_t *cw = o ? o->code_weight : NULL;
-	uint64_t *ww = NULL, *wv = NULL, top;
+	uint64_t *ww = NULL, *wv = NULL;
 	uint8_t *wn = NULL;
 	int err;
 
@@ -318,15 +318,7 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			ww[code] = 1;
 		code++;
 	}
-	for (v = 0, top = 0; v < enc->nwit; v++)
-		top = ww[v] > top ? ww[v] : top;
-	while (top > 1u << 30) {	/* huffman_code clamps above 2^30: keep the ratios */
-		top >>= 1;
-		for (v = 0; v < enc->nwit; v++)
-			ww[v] >>= 1;
-	}
-	for (v = 0; v < enc->nwit; v++)
-		ww[v] = ww[v] < top >> ENC_WORD_SPREAD ? top >> ENC_WORD_SPREAD : ww[v];
+	enc_spread_floor(ww, enc->nwit);
 	err = enc->nwit ? huffman_code(ww, enc->nwit, wn, wv) : 0;
 	if (err)
 		goto fail;
