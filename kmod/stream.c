@@ -38,8 +38,11 @@
 #define PT_BITS_WORDS 32
 /* ENTER codes that wait for their bits record (2048 bits, as many as the bits). */
 #define PT_EBITS_WORDS 32
-/* The longest ENTER code: kind, Rice(5) of 2047, gamma of 2^20, ret_lo. */
-#define PT_ENTER_CODE_MAX 160
+/* The longest ENTER code: kind, rank and gamma of 2^20, ret_lo, Rice(4) of 2047. */
+#define PT_ENTER_CODE_MAX 224
+/* The arg of a record with bits and ENTER codes: the module writes 1.9 codes. */
+#define PT_ENTERS_ARG(nbits, nebits) \
+	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
 /* ENTERs of larger func_ids are ENTER_AT records. */
 #define PT_ENTERS_FUNC_MAX (1u << 20)
 
@@ -61,8 +64,12 @@ struct pt_cpu {
 	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS) */
 	unsigned int nebits;
 	u32 epos;		/* position of the last pending ENTER */
-	u32 pred[PT_ENTERS_PRED];	/* the function that followed each one last */
+	/* ENTER code tables (pathtrace_abi.h, ABI 1.9); functions as func_id + 1 */
 	u32 last_func;		/* the last ENTER's function (0: none) */
+	u32 prev_func;		/* the one before it */
+	u32 recent[PT_ENTERS_RECENT];	/* most recent first */
+	u32 pred[PT_ENTERS_CTXS];	/* the function that followed (prev, last) */
+	u16 adv[PT_ENTERS_CTXS];	/* advance + 1 of f's ENTER after last's */
 	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
@@ -127,8 +134,11 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 static void pt_forget_enters(struct pt_cpu *cs)
 {
 	memset(cs->rets, 0, sizeof(cs->rets));
+	memset(cs->recent, 0, sizeof(cs->recent));
 	memset(cs->pred, 0, sizeof(cs->pred));
+	memset(cs->adv, 0, sizeof(cs->adv));
 	cs->last_func = 0;
+	cs->prev_func = 0;
 	cs->seg_base_ok = false;
 }
 
@@ -240,7 +250,7 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 		if (b.len[0]) {
 			b.p[0] = cs->seg;
 			rtype = PT_REC_SEGMENT;
-			rarg = PT_BITS_ENTERS_ARG(nbits, nebits);
+			rarg = PT_ENTERS_ARG(nbits, nebits);
 		} else {
 			b.len[0] = sizeof(o);
 		}
@@ -340,7 +350,7 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 
 	if (nebits)
 		pt_write2(cs, f, PT_REC_BITS_ENTERS,
-			  PT_BITS_ENTERS_ARG(nbits, nebits), cs->words,
+			  PT_ENTERS_ARG(nbits, nebits), cs->words,
 			  n * sizeof(cs->words[0]), cs->ebits,
 			  ne * sizeof(cs->ebits[0]));
 	else if (n)
@@ -366,7 +376,7 @@ static void pt_flush_enters(struct pt_cpu *cs, struct pt_func *f)
 
 	if (!nebits)
 		return;
-	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, nebits),
+	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_ENTERS_ARG(0, nebits),
 		 cs->ebits, ne * sizeof(cs->ebits[0]));
 	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 }
@@ -383,41 +393,76 @@ static void pt_ebits_put(struct pt_cpu *cs, u64 v, unsigned int n)
 	cs->nebits += n;
 }
 
+/* Appends q one bits (any number). */
+static void pt_ebits_ones(struct pt_cpu *cs, u32 q)
+{
+	for (; q; q -= min(q, 32u))
+		pt_ebits_put(cs, ~0ull, min(q, 32u));
+}
+
+/* f (func_id + 1) to the front of the recent functions; returns its rank before. */
+static unsigned int pt_recent_rank(struct pt_cpu *cs, u32 f)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS_RECENT - 1 && cs->recent[r] != f; r++)
+		;
+	if (cs->recent[r] != f)
+		r = PT_ENTERS_RECENT;
+	memmove(&cs->recent[1], &cs->recent[0],
+		min(r, PT_ENTERS_RECENT - 1u) * sizeof(cs->recent[0]));
+	cs->recent[0] = f;
+	return r;
+}
+
 /*
- * Appends one ENTER's code (PT_REC_BITS_ENTERS): kind, the Rice-coded
- * advance of its position, the function unless predicted, then its slot
- * or its return address. kind: 1 predicted, 2 untraced caller, 4 slot,
- * 0 address (their codes, LSB first: 1, 01, 001, 000).
+ * Appends one ENTER's code (PT_REC_BITS_ENTERS, ABI 1.9): kind, the
+ * function unless predicted (its rank among the recent ones, or its id),
+ * its slot or its return address, then its position's advance (1 when it
+ * is the advance this function had after the last ENTER's, else Rice(4)).
+ * kind: 1 predicted, 2 untraced caller, 4 slot, 0 address (their codes,
+ * LSB first: 1, 01, 001, 000).
  */
 static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
 			 u32 ret_lo, u32 slot, unsigned int kind)
 {
-	u32 adv, q, id = f->func_id + 1;
-	unsigned int k;
+	u32 adv, id = f->func_id + 1;
+	u32 pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
+	u32 actx = PT_ENTERS_CTX(cs->last_func, id);
+	unsigned int k, r;
 
 	if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
 		pt_flush_enters(cs, f);	/* the bits stay pending: positions hold */
 	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cs->pred[cs->last_func % PT_ENTERS_PRED] == f->func_id &&
-	    cs->last_func)
+	if (kind == 2 && cs->pred[pctx] == id)
 		kind = 1;
 	pt_ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
-	for (q = adv >> PT_ENTERS_RICE_K; q; q -= min(q, 32u))
-		pt_ebits_put(cs, ~0ull, min(q, 32u));
-	pt_ebits_put(cs, (u64)(adv & ((1u << PT_ENTERS_RICE_K) - 1)) << 1,
-		     PT_ENTERS_RICE_K + 1);
+	r = pt_recent_rank(cs, id);
 	if (kind != 1) {
-		k = fls(id) - 1;
-		pt_ebits_put(cs, 1ull << k, k + 1);
-		pt_ebits_put(cs, id, k);
+		pt_ebits_put(cs, r, 4);
+		if (r == PT_ENTERS_RECENT) {
+			k = fls(id) - 1;
+			pt_ebits_put(cs, 1ull << k, k + 1);
+			pt_ebits_put(cs, id, k);
+		}
 	}
 	if (kind == 4)
 		pt_ebits_put(cs, slot, 6);
 	else if (kind == 0)
 		pt_ebits_put(cs, ret_lo, 32);
-	cs->pred[cs->last_func % PT_ENTERS_PRED] = f->func_id;
-	cs->last_func = f->func_id;
+	if (cs->adv[actx] == adv + 1) {
+		pt_ebits_put(cs, 1, 1);
+	} else {
+		pt_ebits_put(cs, 0, 1);
+		pt_ebits_ones(cs, adv >> PT_ENTERS_RICE_K2);
+		pt_ebits_put(cs, (u64)(adv & ((1u << PT_ENTERS_RICE_K2) - 1)) << 1,
+			     PT_ENTERS_RICE_K2 + 1);
+		cs->adv[actx] = adv + 1;
+	}
+	cs->pred[pctx] = id;
+	cs->prev_func = cs->last_func;
+	cs->last_func = id;
 }
 
 /* Bits of the current owner emitted but not yet written. */

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 8
+#define PT_ABI_MINOR 9
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -437,28 +437,54 @@ enum pt_rec_type {
  * PT_REC_BITS_ENTERS (ABI 1.5): the ENTERs a CPU's owner made since its
  * last bits record, coded into a bitstring of their own and written with
  * the bits they sit in, instead of a ring-buffer event each.
- * arg: nbits | nebits << 16 (both < 65536); body: ceil(nbits / 64) __u64
- * of bits as in PT_REC_BITS, then ceil(nebits / 64) __u64 of ENTER codes
- * (LSB first, bits above nebits zero). The ENTERs follow each other in the
- * order they happened, each:
- *   kind: 1 = from untraced code, the function predicted; 01 = from
- *         untraced code; 001 = from traced code, return address in its
- *         slot (PT_ENTER_S_SLOT); 000 = from traced code, address given;
- *   Rice(5) of its position's advance over the previous ENTER of this
- *         record (the first: over 0): q one bits, a zero, 5 low bits;
- *         the position counts pending bits from the start of this
- *         record's bits, and may point past nbits (into the owner's next
- *         bits) when the ENTERs were written alone, before a BLOCK;
- *   unless predicted, Elias gamma of func_id + 1: k zero bits, a one,
- *         then the k low bits of func_id + 1;
- *   slot: 6 bits; address given: 32 bits of ret_lo (it fills the slot).
- * Prediction: each CPU keeps, per function (func_id % 256), the function
- * of the ENTER that followed it last; "predicted" is the entry of the
- * previous ENTER's function. A CPU empties that table and its return
- * address slots at START and at any refused write (the ENTERs pending then
- * are dropped with it, counted); a reader empties them at every
- * LOSS(OVERRUN) and every loss it places. A reader takes the record as
- * its ENTERs, then a BITS record of the nbits (when nbits > 0).
+ * arg: nbits | PT_BITS_ENTERS_CODES2 | nebits << 16 (nbits < 32768, nebits
+ * < 65536); body: ceil(nbits / 64) __u64 of bits as in PT_REC_BITS, then
+ * ceil(nebits / 64) __u64 of ENTER codes (LSB first, bits above nebits
+ * zero). The ENTERs follow each other in the order they happened. A
+ * position counts pending bits from the start of this record's bits, and
+ * may point past nbits (into the owner's next bits) when the ENTERs were
+ * written alone, before a BLOCK.
+ *
+ * Codes of ABI 1.9 (PT_BITS_ENTERS_CODES2 set; the module writes only
+ * these). Each CPU keeps its last two ENTERs' functions (last, prev), the
+ * PT_ENTERS_RECENT functions it entered most recently (most recent first),
+ * and two tables of PT_ENTERS_CTXS entries: at PT_ENTERS_CTX(prev, last)
+ * the function that followed that pair last, and at PT_ENTERS_CTX(last, f)
+ * the advance that f's ENTER had last after last's (functions count as
+ * func_id + 1 here, 0 for none). Each ENTER:
+ *   kind: 1 = from untraced code, the function is the one that followed
+ *         (prev, last) last; 01 = from untraced code; 001 = from traced
+ *         code, return address in its slot (PT_ENTER_S_SLOT); 000 = from
+ *         traced code, address given;
+ *   unless kind 1, the function: 4 bits r; r < PT_ENTERS_RECENT names the
+ *         r-th most recent function, r = PT_ENTERS_RECENT is followed by
+ *         the Elias gamma code of func_id + 1 (k zero bits, a one, then
+ *         the k low bits of func_id + 1);
+ *   slot: 6 bits; address given: 32 bits of ret_lo (it fills the slot);
+ *   the advance of its position over the previous ENTER of this record
+ *         (the first: over 0): 1 = the advance at PT_ENTERS_CTX(last, f);
+ *         0 = then its Rice(PT_ENTERS_RICE_K2) code: q one bits, a zero,
+ *         the low bits.
+ * Then the tables learn it: the advance at PT_ENTERS_CTX(last, f), the
+ * function at PT_ENTERS_CTX(prev, last), f to the front of the recent
+ * functions (the least recent drops out when it was not among them), and
+ * (prev, last) = (last, f). Naming an entry that is empty (kind 1, r, the
+ * advance) makes the record corrupt, as does a code cut off by nebits.
+ *
+ * Codes before ABI 1.9 (PT_BITS_ENTERS_CODES2 clear; readers still take
+ * them): kind as above, but 1 names the function that followed the
+ * previous ENTER's function last (a table of PT_ENTERS_PRED entries at
+ * func_id % PT_ENTERS_PRED); then the Rice(5) code of the advance; then,
+ * unless predicted, the Elias gamma code of func_id + 1; then slot or
+ * address.
+ *
+ * A CPU empties its tables, recent functions and return address slots at
+ * START and at any refused write (the ENTERs pending then are dropped with
+ * it, counted); a reader empties them at every LOSS(OVERRUN) and every
+ * loss it places. A reader takes the record as its ENTERs, then a BITS
+ * record of the nbits (when nbits > 0). Readers before ABI 1.9 find
+ * nbits >= 32768 in a record with PT_BITS_ENTERS_CODES2, which its body
+ * does not hold, and refuse it as a corrupt record.
  */
 /*
  * PT_REC_SEGMENT (ABI 1.7): an OWNER record and the BITS_ENTERS (or BITS)
@@ -488,10 +514,16 @@ enum pt_rec_type {
 #define PT_SEG_ID_MAX		0x0fffffffu	/* larger ids: a plain OWNER */
 #define PT_SEG_FULL_EVERY	64
 #define PT_BITS_ENTERS_ARG(nbits, nebits) ((__u32)(nbits) | (__u32)(nebits) << 16)
-#define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0xffffu)
+#define PT_BITS_ENTERS_CODES2	0x8000u	/* in arg: ENTER codes of ABI 1.9 */
+#define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0x7fffu)
 #define PT_BITS_ENTERS_NEBITS(arg)	((arg) >> 16)
-#define PT_ENTERS_PRED		256	/* prediction table entries */
-#define PT_ENTERS_RICE_K	5
+#define PT_ENTERS_PRED		256	/* before 1.9: prediction table entries */
+#define PT_ENTERS_RICE_K	5	/* before 1.9 */
+#define PT_ENTERS_CTXS		1024	/* 1.9: entries of each context table */
+#define PT_ENTERS_RECENT	15	/* 1.9: recent functions (4-bit ranks) */
+#define PT_ENTERS_RICE_K2	4	/* 1.9 */
+#define PT_ENTERS_CTX(a, b) \
+	((__u32)(((__u32)(a) * 0x9e3779b1u ^ (__u32)(b)) * 0x9e3779b1u) >> 22)
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

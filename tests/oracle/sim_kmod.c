@@ -22,6 +22,9 @@
 /* ENTER code bits a CPU keeps for its next BITS_ENTERS (the module keeps 1024). */
 #define SIM_EBITS 256
 #define SIM_ENTER_CODE_MAX 128	/* as the module's PT_ENTER_CODE_MAX */
+/* As the module: records with ENTER codes say they are of ABI 1.9. */
+#define SIM_ENTERS_ARG(nbits, nebits) \
+	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
 
 struct cpu_state {
 	uint32_t dropping;	/* records still to refuse */
@@ -40,8 +43,11 @@ struct cpu_state {
 	uint64_t ebits[SIM_EBITS / 64];	/* pending ENTER codes (BITS_ENTERS) */
 	uint32_t nebits;
 	uint32_t epos;			/* the last pending ENTER's position */
-	uint32_t pred[PT_ENTERS_PRED];	/* as the module: the function that followed each */
-	uint32_t last_func;
+	/* as the module: ENTER code tables of ABI 1.9, functions as func_id + 1 */
+	uint32_t last_func, prev_func;
+	uint32_t recent[PT_ENTERS_RECENT];
+	uint32_t pred[PT_ENTERS_CTXS];
+	uint16_t adv[PT_ENTERS_CTXS];
 };
 
 struct exec {
@@ -106,8 +112,11 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		r->dropped++;
 		/* as the module at a refused write: slots, predictions and pending ENTERs go */
 		memset(cs->rets, 0, sizeof(cs->rets));
+		memset(cs->recent, 0, sizeof(cs->recent));
 		memset(cs->pred, 0, sizeof(cs->pred));
+		memset(cs->adv, 0, sizeof(cs->adv));
 		cs->last_func = 0;
+		cs->prev_func = 0;
 		if (cs->nebits) {
 			memset(cs->ebits, 0, sizeof(cs->ebits));
 			cs->nebits = 0;
@@ -164,7 +173,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			for (i = 0; i < nebits; i++)	/* bit by bit: it is the oracle */
 				seg[1 + (nbits + i) / 64] |= ((body[bw + i / 64] >> (i % 64)) & 1)
 							      << ((nbits + i) % 64);
-			push_rec(x, cpu, PT_REC_SEGMENT, PT_BITS_ENTERS_ARG(nbits, nebits), seg,
+			push_rec(x, cpu, PT_REC_SEGMENT, SIM_ENTERS_ARG(nbits, nebits), seg,
 				 1 + nw);
 			cs->seg_base = cs->owner_stamp;
 			cs->seg_base_ok = 1;
@@ -209,7 +218,7 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 	} else {
 		memcpy(body + w, cs->ebits, (nebits + 63) / 64 * 8);
 		memset(cs->ebits, 0, sizeof(cs->ebits));
-		add_rec(x, cpu, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(nbits, nebits), body,
+		add_rec(x, cpu, PT_REC_BITS_ENTERS, SIM_ENTERS_ARG(nbits, nebits), body,
 			w + (nebits + 63) / 64);
 	}
 	if (nbits) {
@@ -309,41 +318,68 @@ static void ebits_put(struct cpu_state *cs, uint64_t v, uint32_t n)
 		cs->ebits[cs->nebits / 64] |= ((v >> i) & 1) << (cs->nebits % 64);
 }
 
+/* The Elias gamma code of v >= 1: k zeros, a one, the k low bits. */
+static void ebits_gamma(struct cpu_state *cs, uint32_t v)
+{
+	uint32_t k = 0;
+
+	while (v >> (k + 1))
+		k++;
+	ebits_put(cs, 0, k);
+	ebits_put(cs, 1, 1);
+	ebits_put(cs, v, k);
+}
+
 /*
  * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
- * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS): kind 2 untraced
- * caller (1 when predicted), 4 slot, 0 return address given.
+ * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS, ABI 1.9): kind 2
+ * untraced caller (1 when predicted), 4 slot, 0 return address given;
+ * the function by its rank among the recent ones or its id; the advance
+ * as the one this function had after the last one's, or Rice(4).
  */
 static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t pending,
 		       uint32_t kind, uint32_t slot, uint32_t ret_lo)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint32_t adv, q, k = 0, id = func_id + 1;
+	uint32_t adv, q, r, f = func_id + 1;
+	uint32_t pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
+	uint32_t actx = PT_ENTERS_CTX(cs->last_func, f);
 
 	if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
 		flush_recs(x, cpu, 1);
 	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cs->last_func && cs->pred[cs->last_func % PT_ENTERS_PRED] == func_id)
+	if (kind == 2 && cs->pred[pctx] == f)
 		kind = 1;
 	ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
-	for (q = adv >> PT_ENTERS_RICE_K; q; q--)
-		ebits_put(cs, 1, 1);
-	ebits_put(cs, 0, 1);
-	ebits_put(cs, adv, PT_ENTERS_RICE_K);
+	for (r = 0; r < PT_ENTERS_RECENT && cs->recent[r] != f; r++)
+		;
 	if (kind != 1) {
-		while (id >> (k + 1))
-			k++;
-		ebits_put(cs, 0, k);
-		ebits_put(cs, 1, 1);
-		ebits_put(cs, id, k);
+		ebits_put(cs, r, 4);
+		if (r == PT_ENTERS_RECENT)
+			ebits_gamma(cs, f);
 	}
+	/* to the front; when it was not among them the least recent drops out */
+	memmove(&cs->recent[1], &cs->recent[0],
+		(r < PT_ENTERS_RECENT ? r : PT_ENTERS_RECENT - 1) * sizeof(cs->recent[0]));
+	cs->recent[0] = f;
 	if (kind == 4)
 		ebits_put(cs, slot, 6);
 	else if (kind == 0)
 		ebits_put(cs, ret_lo, 32);
-	cs->pred[cs->last_func % PT_ENTERS_PRED] = func_id;
-	cs->last_func = func_id;
+	if (cs->adv[actx] == adv + 1) {
+		ebits_put(cs, 1, 1);
+	} else {
+		ebits_put(cs, 0, 1);
+		for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
+			ebits_put(cs, 1, 1);
+		ebits_put(cs, 0, 1);
+		ebits_put(cs, adv, PT_ENTERS_RICE_K2);
+		cs->adv[actx] = (uint16_t)(adv + 1);
+	}
+	cs->pred[pctx] = f;
+	cs->prev_func = cs->last_func;
+	cs->last_func = f;
 }
 
 /*

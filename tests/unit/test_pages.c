@@ -236,6 +236,124 @@ static void test_bits_enters(void)
 	tr_records_free(&rs);
 }
 
+/* An Elias gamma code of v >= 1: k zeros, a one, the k low bits. */
+static void egamma(struct ewriter *e, uint32_t v)
+{
+	uint32_t k = 0;
+
+	while (v >> (k + 1))
+		k++;
+	eput(e, 1ull << k, k + 1);
+	eput(e, v, k);
+}
+
+/* An ABI 1.9 advance: 1 (the one its context had), else 0 and Rice(4). */
+static void eadv2(struct ewriter *e, int predicted, uint32_t adv)
+{
+	uint32_t q;
+
+	eput(e, !!predicted, 1);
+	if (predicted)
+		return;
+	for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
+		eput(e, 1, 1);
+	eput(e, 0, 1);
+	eput(e, adv, PT_ENTERS_RICE_K2);
+}
+
+/*
+ * ENTER codes of ABI 1.9 (PT_BITS_ENTERS_CODES2), written bit by bit from
+ * pathtrace_abi.h: functions by id (rank 15, gamma of func_id + 1) or by
+ * rank among the recent ones, predicted from the last two ENTERs, advances
+ * repeated from the same pair of functions; the tables carry over from
+ * record to record, are emptied by a loss, and an empty entry named makes
+ * the record corrupt. A record without the flag still reads as before 1.9.
+ */
+static void test_bits_enters_codes2(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint32_t lo = 0x8abcdef0u, slot = PT_ENTER_S_SLOT(lo);
+	uint64_t ret = 0xffffffff00000000ull | lo, loss[2] = { 2, 0 }, body[5] = { 0x15 };
+	struct ewriter a = { { 0 }, 0 }, b = { { 0 }, 0 }, p1 = { { 0 }, 0 }, r0 = { { 0 }, 0 };
+	struct ewriter a1 = { { 0 }, 0 }, v1 = { { 0 }, 0 };
+	const uint32_t c2 = PT_BITS_ENTERS_CODES2;
+
+	eput(&a, 2, 2);			/* 01: untraced caller */
+	eput(&a, 15, 4);		/* not among the recent: its id */
+	egamma(&a, 12);			/* func 11 */
+	eadv2(&a, 0, 3);		/* at bit 3 */
+	eput(&a, 2, 2);
+	eput(&a, 15, 4);
+	egamma(&a, 10);			/* func 9 */
+	eadv2(&a, 0, 20);		/* Rice(4) of 20: 1 0 0100, at bit 23 */
+	eput(&a, 0, 3);			/* 000: address given */
+	eput(&a, 1, 4);			/* rank 1: func 11 */
+	eput(&a, lo, 32);
+	eadv2(&a, 0, 0);		/* at bit 23 */
+	eput(&a, 4, 3);			/* 001: its slot */
+	eput(&a, 0, 4);			/* rank 0: func 11 again */
+	eput(&a, slot, 6);
+	eadv2(&a, 0, 2);		/* at bit 25 */
+	/* the next record: positions from 0 again, the tables kept */
+	eput(&b, 2, 2);
+	eput(&b, 1, 4);			/* recent: 11, 9: rank 1 is func 9 */
+	eadv2(&b, 1, 0);		/* after func 11 func 9 came 20 bits on: at bit 20 */
+	eput(&b, 1, 1);			/* after (11, 9) came 11: predicted */
+	eadv2(&b, 1, 0);		/* after 9, 11 came at once: still bit 20 */
+	eput(&p1, 1, 1);		/* predicted, with the tables empty */
+	eput(&r0, 2, 2);
+	eput(&r0, 0, 4);		/* rank 0 of no recent function */
+	eput(&a1, 2, 2);
+	eput(&a1, 15, 4);
+	egamma(&a1, 5);
+	eadv2(&a1, 1, 0);		/* an advance never seen */
+	ecode(&v1, 2, 7, 4, 0);		/* before 1.9 */
+	memcpy(body + 1, b.w, 8);
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, a.n) | c2, a.w, (a.n + 63) / 64);
+	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(5, b.n) | c2, body, 2);
+	add(&pg, 12, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+	add(&pg, 13, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, p1.n) | c2, p1.w, 1);
+	add(&pg, 14, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, r0.n) | c2, r0.w, 1);
+	add(&pg, 15, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, a1.n) | c2, a1.w, 1);
+	add(&pg, 16, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, v1.n), v1.w, 1);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 1, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 10);
+	CU_ASSERT_EQUAL(rs.recs[0].arg, 11);
+	CU_ASSERT_EQUAL(rs.recs[0].pending, 3);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[0])[0], 0);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 9);
+	CU_ASSERT_EQUAL(rs.recs[1].pending, 23);
+	CU_ASSERT_EQUAL(rs.recs[2].arg, 11);
+	CU_ASSERT_EQUAL(rs.recs[2].pending, 23);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[2])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[3].arg, 11);
+	CU_ASSERT_EQUAL(rs.recs[3].pending, 25);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], ret);
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[4].arg, 9);
+	CU_ASSERT_EQUAL(rs.recs[4].pending, 20);
+	CU_ASSERT_EQUAL(rs.recs[5].arg, 11);
+	CU_ASSERT_EQUAL(rs.recs[5].pending, 20);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], 0);
+	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[6].arg, 5);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[6])[0], 0x15);
+	CU_ASSERT_EQUAL(rs.recs[7].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[7].arg, PT_LOSS_OVERRUN);
+	/* predicted, ranked and repeated from tables the loss emptied: one loss of 3 */
+	CU_ASSERT_EQUAL(rs.recs[8].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[8].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[8])[0], 3);
+	CU_ASSERT_EQUAL(rs.bad_records, 3);
+	CU_ASSERT_EQUAL(rs.recs[9].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[9].arg, 4);
+	CU_ASSERT_EQUAL(rs.recs[9].pending, 7);
+	tr_records_free(&rs);
+}
+
 /* A SEGMENT body (pathtrace_abi.h): head, then nbits of bits and the codes right after. */
 static uint32_t seg_body(uint64_t *body, uint64_t owner, uint32_t delta, uint64_t bits,
 			 uint32_t nbits, const struct ewriter *e)
@@ -508,6 +626,8 @@ UNIT_SUITE(pages,
 	     test_short_enters },
 	   { "BITS_ENTERS: ENTER codes in order, slots, predictions, then the bits; corrupt lost",
 	     test_bits_enters },
+	   { "BITS_ENTERS of ABI 1.9: functions ranked or predicted from two, advances repeated; emptied at a loss",
+	     test_bits_enters_codes2 },
 	   { "SEGMENT: its OWNER (stamp by delta), its ENTERs and bits packed; no stamp or a short body a loss",
 	     test_segment },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },

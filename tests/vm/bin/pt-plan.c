@@ -18,7 +18,8 @@
  *   pt-plan list             "ID NAME ADDR LEN PLANLEN" per function
  *   pt-plan dump DIR         read every CPU's pages into DIR/cpuN.pages
  *   pt-plan check [--map FILE] DIR
- *       parse DIR/cpu*.pages with libtraceevent's kbuffer, print record
+ *       parse DIR/cpu*.pages with the library's reader (libtraceevent's
+ *       kbuffer underneath), print record
  *       counts, and with --map check every BLOCK transition and every Jcc
  *       bit against the static successors (per owner stream).
  *   pt-plan counters DIR FUNC_ID
@@ -41,7 +42,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <Zydis/Zydis.h>
-#include <traceevent/kbuffer.h>
+
+#include <pathtrace/tracefile.h>
 
 #include "pathtrace_abi.h"
 
@@ -912,44 +914,6 @@ static void check_block(struct owner_state *os, uint32_t func, uint32_t block)
 	os->bitval = 0;
 }
 
-static uint32_t enter_slots[256][PT_ENTER_S_SLOTS];
-/* The module's ENTER predictions per CPU (PT_REC_BITS_ENTERS), mirrored. */
-static uint32_t enter_pred[256][PT_ENTERS_PRED], enter_last[256];
-
-/* the stamp of each cpu's last OWNER, which SEGMENT deltas add to (ABI 1.7) */
-static uint64_t seg_stamp[256];
-static int seg_stamp_ok[256];
-
-static void forget_enters(uint32_t cpu)
-{
-	memset(enter_slots[cpu], 0, sizeof(enter_slots[cpu]));
-	memset(enter_pred[cpu], 0, sizeof(enter_pred[cpu]));
-	enter_last[cpu] = 0;
-	seg_stamp_ok[cpu] = 0;
-}
-
-/* The next n bits (n <= 32) of a BITS_ENTERS record's ENTER codes; *bad past the end. */
-static uint32_t ecode_get(const uint8_t *p, uint32_t nbits, uint32_t *pos, unsigned int n,
-			  int *bad)
-{
-	uint32_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < n; i++, (*pos)++) {
-		if (*pos >= nbits) {
-			*bad = 1;
-			return 0;
-		}
-		v |= (uint32_t)((p[*pos / 8] >> (*pos % 8)) & 1) << i;
-	}
-	return v;
-}
-
-/*
- * A BITS_ENTERS record (pathtrace_abi.h): each ENTER as the ENTER_AT record
- * it stands for (ret_lo, pending), then its bits as a BITS record, through
- * fn. Returns 0, or -1 for a code cut off or a prediction from nothing.
- */
 /*
  * nbits of bits as BITS records of at most 512 bits each: seg_rec holds 64
  * bytes, and since ABI 1.7 a bits record carries up to 2048.
@@ -973,189 +937,72 @@ static void emit_bits(const struct rec *tmpl, const uint8_t *bits, uint32_t nbit
 	}
 }
 
-static int take_bits_enters(struct rec *r, uint32_t cpu, void (*fn)(const struct rec *r, void *ctx),
-			    void *ctx, uint64_t *seq)
-{
-	uint32_t nbits = PT_BITS_ENTERS_NBITS(r->h.arg), nebits = PT_BITS_ENTERS_NEBITS(r->h.arg);
-	uint32_t bytes = (nbits + 63) / 64 * 8, pos = 0, at = 0;
-	uint8_t codes[2048], bits[512];
-	struct rec e = *r;
-	int bad = 0;
-
-	if (bytes > sizeof(bits) || (nebits + 63) / 64 * 8 > sizeof(codes) || cpu >= 256)
-		return -1;
-	memcpy(bits, r->body, bytes);
-	memcpy(codes, r->body + bytes, (nebits + 63) / 64 * 8);
-	while (pos < nebits) {
-		uint32_t kind, q = 0, func, ret = 0, k = 0, id, body[2];
-
-		kind = ecode_get(codes, nebits, &pos, 1, &bad) ? 1 :
-		       ecode_get(codes, nebits, &pos, 1, &bad) ? 2 :
-		       ecode_get(codes, nebits, &pos, 1, &bad) ? 4 : 0;
-		while (!bad && q <= 0xffffu >> PT_ENTERS_RICE_K &&
-		       ecode_get(codes, nebits, &pos, 1, &bad))
-			q++;
-		at += q << PT_ENTERS_RICE_K | ecode_get(codes, nebits, &pos, PT_ENTERS_RICE_K, &bad);
-		if (kind == 1) {
-			if (!enter_last[cpu])
-				return -1;
-			func = enter_pred[cpu][enter_last[cpu] % PT_ENTERS_PRED];
-		} else {
-			while (!bad && k < 31 && !ecode_get(codes, nebits, &pos, 1, &bad))
-				k++;
-			id = 1u << k | ecode_get(codes, nebits, &pos, k, &bad);
-			func = id - 1;
-		}
-		if (kind == 4)
-			ret = enter_slots[cpu][ecode_get(codes, nebits, &pos, 6, &bad)];
-		else if (kind == 0)
-			ret = ecode_get(codes, nebits, &pos, 32, &bad);
-		if (bad || q > 0xffffu >> PT_ENTERS_RICE_K || k >= 31)
-			return -1;
-		if (kind == 0 && ret)
-			enter_slots[cpu][PT_ENTER_S_SLOT(ret)] = ret;
-		enter_pred[cpu][enter_last[cpu] % PT_ENTERS_PRED] = func;
-		enter_last[cpu] = func;
-		body[0] = ret;
-		body[1] = at;
-		e.h.type = PT_REC_ENTER_AT;
-		e.h.len = sizeof(e.h) + sizeof(body);
-		e.h.arg = func;
-		memcpy(e.body, body, sizeof(body));
-		e.seq = (*seq)++;
-		fn(&e, ctx);
-	}
-	emit_bits(&e, bits, nbits, fn, ctx, seq);
-	return 0;
-}
-
+/*
+ * Each record of DIR/cpuCPU.pages in order, through fn, as the library's
+ * reader takes it (pathtrace/tracefile.h: packed segments, ENTER codes
+ * and ENTER_S records read the way pathregen reads them). An ENTER is
+ * given as the ENTER_AT it stands for (ret_lo, pending), bits as BITS
+ * records of at most 512 bits; what the reader synthesizes (a page or
+ * record it cannot read) counts in bad_len. Returns the pages read, or -1
+ * when the file does not open.
+ */
 static int for_each_record(const char *dir, uint32_t cpu,
 			   void (*fn)(const struct rec *r, void *ctx), void *ctx)
 {
+	struct tr_records rs = { 0 };
 	char path[256];
 	FILE *in;
-	uint8_t page[65536];
+	static uint8_t page[65536];
 	long psz = sysconf(_SC_PAGESIZE);
-	struct kbuffer *kb = kbuffer_alloc(KBUFFER_LSIZE_8, KBUFFER_ENDIAN_LITTLE);
-	struct rec r;
+	static struct rec r;
 	uint64_t seq = 0;
 	int pages = 0;
+	size_t i;
 
 	snprintf(path, sizeof(path), "%s/cpu%u.pages", dir, cpu);
 	in = fopen(path, "r");
-	if (!in || !kb)
+	if (!in)
 		return -1;
-	while (fread(page, 1, (size_t)psz, in) == (size_t)psz) {
-		unsigned long long ts;
-		void *data;
-
+	while (psz > 0 && psz <= (long)sizeof(page) &&
+	       fread(page, 1, (size_t)psz, in) == (size_t)psz) {
 		pages++;
-		if (kbuffer_load_subbuffer(kb, page) < 0) {
+		if (tr_decode_page(&rs, cpu, page, (uint32_t)psz))
 			bad_len++;
+	}
+	fclose(in);
+	bad_len += rs.bad_pages + rs.bad_events + rs.bad_records + rs.unknown_records;
+	for (i = 0; i < rs.n; i++) {
+		const struct tr_rec *t = &rs.recs[i];
+		const uint64_t *body = tr_body(&rs, t);
+
+		if (t->synthetic)
 			continue;
-		}
-		for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
-			int size = kbuffer_event_size(kb);
+		memset(&r.h, 0, sizeof(r.h));
+		r.cpu = cpu;
+		r.ts = t->ts;
+		r.h.type = t->type;
+		r.h.arg = t->arg;
+		r.h.len = t->len;
+		if (t->type == PT_REC_ENTER) {
+			uint32_t e[2] = { (uint32_t)body[0], t->pending };
 
-			if (size == sizeof(uint32_t)) {
-				/* ENTER_S: its arg alone; read as the ENTER_AT it stands for */
-				uint32_t arg, e[2];
-
-				memcpy(&arg, data, sizeof(arg));
-				e[0] = PT_ENTER_S_OUTSIDE(arg) || cpu >= 256 ? 0 :
-				       enter_slots[cpu][PT_ENTER_S_SLOT_OF(arg)];
-				e[1] = PT_ENTER_S_PENDING(arg);
-				r.h.type = PT_REC_ENTER_AT;
-				r.h.len = sizeof(r.h) + sizeof(e);
-				r.h.arg = PT_ENTER_S_FUNC(arg);
-				memcpy(r.body, e, sizeof(e));
-				goto take;
-			}
-			memcpy(&r.h, data, sizeof(r.h));
-			if (r.h.len < sizeof(r.h) || r.h.len > size || r.h.len % 8 ||
-			    r.h.type < PT_REC_OWNER ||
-			    (r.h.type > PT_REC_ENTER_AT && r.h.type != PT_REC_BITS_ENTERS &&
-			     r.h.type != PT_REC_SEGMENT) ||
-			    (r.h.type == PT_REC_SEGMENT && r.h.len < sizeof(r.h) + 16)) {
+			r.h.type = PT_REC_ENTER_AT;
+			r.h.len = sizeof(r.h) + sizeof(e);
+			memcpy(r.body, e, sizeof(e));
+		} else if (t->type == PT_REC_BITS && t->arg != PT_BITS_PARTIAL) {
+			emit_bits(&r, (const uint8_t *)body, t->arg, fn, ctx, &seq);
+			continue;
+		} else {
+			if ((size_t)t->nwords * 8 > sizeof(r.body)) {
 				bad_len++;
 				continue;
 			}
-			memcpy(r.body, (uint8_t *)data + sizeof(r.h), r.h.len - sizeof(r.h));
-			if (r.h.type == PT_REC_SEGMENT) {
-				/* ABI 1.7: an OWNER, then its bits and ENTER codes packed */
-				uint32_t nb = PT_BITS_ENTERS_NBITS(r.h.arg);
-				uint32_t ne = PT_BITS_ENTERS_NEBITS(r.h.arg), i, bw = (nb + 63) / 64;
-				struct pt_rec_owner ob;
-				struct rec o = r;
-				uint64_t head;
-
-				if (cpu >= 256 || !seg_stamp_ok[cpu] ||
-				    r.h.len != sizeof(r.h) + 8 + (nb + ne + 63) / 64 * 8) {
-					bad_len++;
-					continue;
-				}
-				memcpy(&head, r.body, sizeof(head));
-				ob.owner = PT_SEG_OWNER(head);
-				ob.stamp = seg_stamp[cpu] + PT_SEG_DELTA(head);
-				seg_stamp[cpu] = ob.stamp;
-				o.h.type = PT_REC_OWNER;
-				o.h.len = sizeof(o.h) + sizeof(ob);
-				o.h.arg = cpu;
-				memcpy(o.body, &ob, sizeof(ob));
-				o.cpu = cpu;
-				o.seq = seq++;
-				o.ts = ts;
-				fn(&o, ctx);
-				/* unpacked as a BITS_ENTERS: bits, then the codes from the next word */
-				memset(r.body, 0, sizeof(r.body));
-				for (i = 0; i < nb + ne; i++) {
-					uint32_t from = 64 + i, to = i < nb ? i : bw * 64 + i - nb;
-					uint8_t bit = (((uint8_t *)data)[sizeof(r.h) + from / 8] >> (from % 8)) & 1;
-
-					r.body[to / 8] |= bit << (to % 8);
-				}
-				r.h.type = PT_REC_BITS_ENTERS;
-				r.h.len = sizeof(r.h) + (bw + (ne + 63) / 64) * 8;
-			}
-			if (r.h.type == PT_REC_BITS_ENTERS) {
-				r.cpu = cpu;
-				r.ts = ts;
-				if (take_bits_enters(&r, cpu, fn, ctx, &seq)) {
-					bad_len++;
-					if (cpu < 256)
-						forget_enters(cpu);
-				}
-				continue;
-			}
-			/* the module's ENTER_S slots, mirrored (pathtrace_abi.h) */
-			if (r.h.type == PT_REC_ENTER_AT && cpu < 256) {
-				uint32_t lo;
-
-				memcpy(&lo, r.body, sizeof(lo));
-				if (lo)
-					enter_slots[cpu][PT_ENTER_S_SLOT(lo)] = lo;
-			}
-			if (r.h.type == PT_REC_LOSS && r.h.arg == PT_LOSS_OVERRUN && cpu < 256)
-				forget_enters(cpu);
-			if (r.h.type == PT_REC_OWNER && cpu < 256) {
-				memcpy(&seg_stamp[cpu], r.body + 8, sizeof(seg_stamp[cpu]));
-				seg_stamp_ok[cpu] = 1;
-			}
-			if (r.h.type == PT_REC_BITS && r.h.arg != PT_BITS_PARTIAL) {
-				r.cpu = cpu;
-				r.ts = ts;
-				emit_bits(&r, r.body, r.h.arg, fn, ctx, &seq);
-				continue;
-			}
-take:
-			r.cpu = cpu;
-			r.seq = seq++;
-			r.ts = ts;
-			fn(&r, ctx);
+			memcpy(r.body, body, (size_t)t->nwords * 8);
 		}
+		r.seq = seq++;
+		fn(&r, ctx);
 	}
-	fclose(in);
-	kbuffer_free(kb);
+	tr_records_free(&rs);
 	return pages;
 }
 

@@ -163,8 +163,13 @@ struct tr_rec {
 
 struct tr_enter_state {
 	uint32_t rets[PT_ENTER_S_SLOTS];
-	uint32_t pred[PT_ENTERS_PRED];
+	uint32_t pred[PT_ENTERS_PRED];	/* codes before ABI 1.9 */
 	uint32_t last_func;
+	/* codes of ABI 1.9, functions as func_id + 1 */
+	uint32_t last2, prev2;
+	uint32_t recent[PT_ENTERS_RECENT];
+	uint32_t pred2[PT_ENTERS_CTXS];
+	uint16_t adv[PT_ENTERS_CTXS];
 	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
 	uint64_t stamp;
 };

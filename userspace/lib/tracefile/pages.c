@@ -264,13 +264,115 @@ static uint32_t ecode_bits(struct ecode *c, unsigned int n)
 	return v;
 }
 
+/* One ENTER of a BITS_ENTERS record, as its code says. */
+struct ecode_enter {
+	uint32_t func, ret_lo, pos;
+};
+
+/* The Elias gamma code of a func_id + 1 (pathtrace_abi.h): the func_id. */
+static uint32_t ecode_func_id(struct ecode *c)
+{
+	uint32_t k = 0;
+
+	while (!ecode_bit(c) && !c->bad && k < 31)
+		k++;
+	if (k >= 31)
+		c->bad = 1;
+	return (1u << k | ecode_bits(c, k)) - 1;
+}
+
+/* The slot a kind-4 ENTER names (its return address), or a kind-0 one's address (filling it). */
+static void ecode_ret(struct ecode *c, struct tr_enter_state *st, uint32_t kind,
+		      struct ecode_enter *e)
+{
+	e->ret_lo = 0;
+	if (kind == 4)
+		e->ret_lo = st->rets[ecode_bits(c, 6)];
+	else if (kind == 0)
+		e->ret_lo = ecode_bits(c, 32);
+	if (kind == 0 && e->ret_lo && !c->bad)
+		st->rets[PT_ENTER_S_SLOT(e->ret_lo)] = e->ret_lo;
+}
+
+/* The next code before ABI 1.9. Returns 0, or -PT_EFORMAT (cut off, predicted from nothing). */
+static int ecode_v1(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
+{
+	uint32_t kind, q = 0;
+
+	kind = ecode_bit(c) ? 1 : ecode_bit(c) ? 2 : ecode_bit(c) ? 4 : 0;
+	while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
+		q++;
+	e->pos += q << PT_ENTERS_RICE_K | ecode_bits(c, PT_ENTERS_RICE_K);
+	if (kind == 1) {
+		if (!st->last_func)
+			return -PT_EFORMAT;
+		e->func = st->pred[st->last_func % PT_ENTERS_PRED];
+	} else {
+		e->func = ecode_func_id(c);
+	}
+	ecode_ret(c, st, kind, e);
+	if (c->bad || e->pos > 0xffff)
+		return -PT_EFORMAT;
+	st->pred[st->last_func % PT_ENTERS_PRED] = e->func;
+	st->last_func = e->func;
+	return 0;
+}
+
+/* f (func_id + 1) to the front of the recent functions, as the module does. */
+static void recent_front(struct tr_enter_state *st, uint32_t f)
+{
+	uint32_t r;
+
+	for (r = 0; r < PT_ENTERS_RECENT - 1 && st->recent[r] != f; r++)
+		;
+	memmove(&st->recent[1], &st->recent[0], r * sizeof(st->recent[0]));
+	st->recent[0] = f;
+}
+
+/* The next code of ABI 1.9. Returns 0, or -PT_EFORMAT (cut off, an empty entry named). */
+static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
+{
+	uint32_t kind, f, r, q = 0, adv, actx;
+
+	kind = ecode_bit(c) ? 1 : ecode_bit(c) ? 2 : ecode_bit(c) ? 4 : 0;
+	if (kind == 1) {
+		f = st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)];
+	} else {
+		r = ecode_bits(c, 4);
+		f = r < PT_ENTERS_RECENT ? st->recent[r] : ecode_func_id(c) + 1;
+	}
+	if (c->bad || !f)
+		return -PT_EFORMAT;
+	ecode_ret(c, st, kind, e);
+	actx = PT_ENTERS_CTX(st->last2, f);
+	if (ecode_bit(c)) {
+		if (!st->adv[actx])
+			return -PT_EFORMAT;
+		adv = st->adv[actx] - 1u;
+	} else {
+		while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
+			q++;
+		adv = q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2);
+	}
+	e->pos += adv;
+	if (c->bad || e->pos > 0xffff)
+		return -PT_EFORMAT;
+	e->func = f - 1;
+	st->adv[actx] = (uint16_t)(adv + 1);
+	st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)] = f;
+	recent_front(st, f);
+	st->prev2 = st->last2;
+	st->last2 = f;
+	return 0;
+}
+
 /*
- * BITS_ENTERS: its ENTERs (pathtrace_abi.h codes), as the ENTER_S and
- * ENTER_AT records they stand for, then its bits as a BITS record. The
- * record was checked: its body holds the words its arg names. packed: a
- * SEGMENT's body after its head, the codes right after the nbits of bits
- * instead of from the next word. A code cut off by the end, or a
- * prediction with nothing to predict from, is -PT_EFORMAT.
+ * BITS_ENTERS: its ENTERs (pathtrace_abi.h codes, of ABI 1.9 when the arg
+ * says so), as the ENTER_S and ENTER_AT records they stand for, then its
+ * bits as a BITS record. The record was checked: its body holds the words
+ * its arg names. packed: a SEGMENT's body after its head, the codes right
+ * after the nbits of bits instead of from the next word. A code cut off by
+ * the end, or one that names an empty prediction, is -PT_EFORMAT.
  */
 static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
 			    const uint8_t *body, int packed)
@@ -281,42 +383,17 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, st
 	struct ecode c = packed ? (struct ecode){ body, nbits + nebits, nbits, 0 } :
 				  (struct ecode){ body + bit_bytes, nebits, 0, 0 };
 	struct tr_enter_state *st = enter_state(rs, cpu);
-	uint32_t pos = 0;
+	struct ecode_enter e = { 0 };
 	int err = 0;
 
 	if (!st)
 		return -PT_ENOMEM;
 	while (!err && c.pos < c.n) {
-		uint32_t kind, q = 0, func, ret_lo = 0, k = 0, id;
-		struct pt_rec e = { .type = PT_REC_ENTER_S };
+		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
-		kind = ecode_bit(&c) ? 1 : ecode_bit(&c) ? 2 : ecode_bit(&c) ? 4 : 0;
-		while (ecode_bit(&c) && !c.bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
-			q++;
-		pos += q << PT_ENTERS_RICE_K | ecode_bits(&c, PT_ENTERS_RICE_K);
-		if (kind == 1) {
-			if (!st->last_func)
-				return -PT_EFORMAT;
-			func = st->pred[st->last_func % PT_ENTERS_PRED];
-		} else {
-			while (!ecode_bit(&c) && !c.bad && k < 31)
-				k++;
-			id = 1u << k | ecode_bits(&c, k);
-			func = id - 1;
-		}
-		if (kind == 0)
-			ret_lo = ecode_bits(&c, 32);
-		if (c.bad || k >= 31 || pos > 0xffff)
-			return -PT_EFORMAT;
-		if (kind == 4)
-			ret_lo = st->rets[ecode_bits(&c, 6)];
-		if (c.bad)
-			return -PT_EFORMAT;
-		if (kind == 0 && ret_lo)
-			st->rets[PT_ENTER_S_SLOT(ret_lo)] = ret_lo;
-		st->pred[st->last_func % PT_ENTERS_PRED] = func;
-		st->last_func = func;
-		err = append_enter(rs, cpu, ts, e, func, ret_lo, pos);
+		err = h.arg & PT_BITS_ENTERS_CODES2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
+		if (!err)
+			err = append_enter(rs, cpu, ts, r, e.func, e.ret_lo, e.pos);
 	}
 	if (!err && nbits) {
 		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + bit_bytes, .arg = nbits };
