@@ -50,7 +50,7 @@ struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
 	u64 owner_gen;		/* a task owner's se.nr_migrations when it opened */
 	u64 owner_stamp;	/* when the open segment opened */
-	bool owner_open;	/* its OWNER is not written yet (PT_REC_SEGMENT) */
+	bool owner_open;	/* its OWNER is not written yet (PT_REC_SEGMENT_CODED) */
 	u64 words[PT_BITS_WORDS];	/* pending bits, LSB first: full words, */
 	unsigned int nwords;		/* then nbits (< 64) of the next one */
 	unsigned int nbits;
@@ -73,7 +73,8 @@ struct pt_cpu {
 	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
-	u64 seg[1 + PT_BITS_WORDS + PT_EBITS_WORDS];	/* a SEGMENT being packed */
+	u64 seg_owners[PT_SEGC_OWNERS];	/* recent segment owners, as the reader has them */
+	u64 seg[2 + PT_BITS_WORDS + PT_EBITS_WORDS];	/* a SEGMENT_CODED being packed */
 };
 
 static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
@@ -119,6 +120,7 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	 * written an OWNER since the drop.
 	 */
 	cs->seg_base_ok = false;
+	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 	/* The reopening OWNER goes with the record being written. */
 	if (cs->owner != PT_OWNER_NONE) {
 		cs->owner_open = true;
@@ -140,6 +142,7 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	cs->last_func = 0;
 	cs->prev_func = 0;
 	cs->seg_base_ok = false;
+	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 }
 
 /* A record's body: up to two parts, written one after the other. */
@@ -149,7 +152,7 @@ struct pt_body {
 };
 
 /*
- * Reserves, fills (zero-padded to 8 bytes) and commits one record. Returns
+ * Reserves, fills (zero-padded) and commits one record. Returns
  * false if the buffer is full (nothing written, nothing counted).
  */
 static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
@@ -162,7 +165,8 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 
 	for (i = 0; i < ARRAY_SIZE(b->len); i++)
 		used += b->len[i];
-	len = sizeof(*r) + ALIGN(used, 8);
+	/* records are whole u64, SEGMENT_CODED whole u32 (pathtrace_abi.h) */
+	len = sizeof(*r) + ALIGN(used, type == PT_REC_SEGMENT_CODED ? 4 : 8);
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
 		return false;
@@ -185,39 +189,87 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	return true;
 }
 
+/* ORs the low n bits of src (n <= 64) into cs->seg at bit pos. */
+static void pt_seg_or(struct pt_cpu *cs, unsigned int pos, u64 src, unsigned int n)
+{
+	unsigned int w = pos / 64, off = pos % 64;
+
+	if (n < 64)
+		src &= (1ull << n) - 1;
+	cs->seg[w] |= src << off;
+	if (off && off + n > 64)
+		cs->seg[w + 1] |= src >> (64 - off);
+}
+
+/* ORs n bits of the words at src into cs->seg at bit pos; returns pos + n. */
+static unsigned int pt_seg_bits(struct pt_cpu *cs, unsigned int pos, const u64 *src,
+				unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i += 64)
+		pt_seg_or(cs, pos + i, src[i / 64], min(n - i, 64u));
+	return pos + n;
+}
+
+/* The owner moves to the front of the CPU's recent segment owners. */
+static void pt_seg_owner_front(struct pt_cpu *cs, u64 owner)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_SEGC_OWNERS - 1 && cs->seg_owners[r] != owner; r++)
+		;
+	memmove(&cs->seg_owners[1], &cs->seg_owners[0], r * sizeof(cs->seg_owners[0]));
+	cs->seg_owners[0] = owner;
+}
+
 /*
- * Packs the open segment's SEGMENT record into cs->seg (pathtrace_abi.h):
- * its head, then the nbits of @bits and right after them the nebits of
- * @ebits (their bits above those counts are zero). Returns its body bytes,
- * or 0 when it must be a plain OWNER: no base the reader shares, a delta
- * or an id too large, or the periodic full stamp.
+ * Packs the open segment's SEGMENT_CODED record into cs->seg
+ * (pathtrace_abi.h): the head (the owner by its rank among the recent
+ * ones, or in full; the Exp-Golomb stamp delta), then the nbits of @bits
+ * and the nebits of @ebits (their bits above those counts are zero).
+ * Returns its body bytes (*arg set), or 0 when it must be a plain OWNER:
+ * no base the reader shares, a delta or an id too large, or the periodic
+ * full stamp.
  */
 static unsigned int pt_seg_pack(struct pt_cpu *cs, const u64 *bits, u32 nbits,
-				const u64 *ebits, u32 nebits)
+				const u64 *ebits, u32 nebits, u32 *arg)
 {
-	unsigned int nw = DIV_ROUND_UP(nbits + nebits, 64), w0 = nbits / 64;
-	unsigned int off = nbits % 64, i;
-	u64 delta = cs->owner_stamp - cs->seg_base;
+	u64 delta = cs->owner_stamp - cs->seg_base, q;
+	unsigned int r, k, pos;
 
 	if (!cs->seg_base_ok || cs->owner_stamp < cs->seg_base ||
 	    delta > U32_MAX || PT_OWNER_ID(cs->owner) > PT_SEG_ID_MAX ||
 	    !(cs->nsegs % PT_SEG_FULL_EVERY))
 		return 0;
-	cs->seg[0] = PT_SEG_HEAD(cs->owner, delta);
-	memset(cs->seg + 1, 0, nw * sizeof(u64));
-	if (nbits)
-		memcpy(cs->seg + 1, bits, DIV_ROUND_UP(nbits, 64) * sizeof(u64));
-	for (i = 0; i < DIV_ROUND_UP(nebits, 64); i++) {
-		cs->seg[1 + w0 + i] |= ebits[i] << off;
-		if (off && w0 + i + 1 < nw)
-			cs->seg[2 + w0 + i] |= ebits[i] >> (64 - off);
+	for (r = 1; r < PT_SEGC_OWNERS && cs->seg_owners[r] != cs->owner; r++)
+		;
+	memset(cs->seg, 0, sizeof(cs->seg));
+	pos = 2;
+	if (r < PT_SEGC_OWNERS && cs->owner) {
+		pt_seg_or(cs, 0, r - 1, 2);
+	} else {
+		pt_seg_or(cs, 0, 3, 2);
+		pt_seg_or(cs, pos, (u32)PT_SEG_HEAD(cs->owner, 0), 32);
+		pos += 32;
 	}
-	return (1 + nw) * sizeof(u64);
+	q = (delta >> PT_SEGC_DELTA_K) + 1;
+	k = fls64(q) - 1;
+	pt_seg_or(cs, pos, 1ull << k, k + 1);	/* k zeros, a one, */
+	pt_seg_or(cs, pos + k + 1, q, k);	/* the k low bits */
+	pos += 2 * k + 1;
+	pt_seg_or(cs, pos, delta, PT_SEGC_DELTA_K);
+	pos += PT_SEGC_DELTA_K;
+	*arg = PT_SEGC_ARG(nbits, nebits, pos);
+	if (nbits)
+		pos = pt_seg_bits(cs, pos, bits, nbits);
+	pos = pt_seg_bits(cs, pos, ebits, nebits);
+	return DIV_ROUND_UP(pos, 32) * sizeof(u32);
 }
 
 /*
  * Writes the open segment's OWNER with the record about to be written:
- * fused into one PT_REC_SEGMENT when that record is bits and the stamp
+ * fused into one PT_REC_SEGMENT_CODED when that record is bits and the stamp
  * packs (*fused set), as a record of its own otherwise. Returns false if
  * the buffer refused it.
  */
@@ -246,20 +298,20 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 		 * ENTERs alone (pt_flush_enters).
 		 */
 		b.len[0] = pt_seg_pack(cs, nbits ? body : NULL, nbits,
-				       body2 ? body2 : body, nebits);
+				       body2 ? body2 : body, nebits, &rarg);
 		if (b.len[0]) {
 			b.p[0] = cs->seg;
-			rtype = PT_REC_SEGMENT;
-			rarg = PT_ENTERS_ARG(nbits, nebits);
+			rtype = PT_REC_SEGMENT_CODED;
 		} else {
 			b.len[0] = sizeof(o);
 		}
 	}
-	*fused = rtype == PT_REC_SEGMENT;
+	*fused = rtype == PT_REC_SEGMENT_CODED;
 	if (!pt_put(cs, f, rtype, rarg, &b))
 		return false;
 	cs->seg_base = o.stamp;
 	cs->seg_base_ok = true;
+	pt_seg_owner_front(cs, cs->owner);
 	return true;
 }
 
@@ -584,7 +636,7 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	pt_close_segment(cs, f);
 	/*
 	 * The new segment's OWNER waits for its first record (most often its
-	 * bits, PT_REC_SEGMENT). Should that write be refused, the
+	 * bits, PT_REC_SEGMENT_CODED). Should that write be refused, the
 	 * LOSS(OVERRUN) and the reopening OWNER that follow tell the reader.
 	 */
 	cs->owner = owner;

@@ -406,6 +406,7 @@ enum pt_rec_type {
 	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
 	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
 	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: PT_SEG_HEAD, then bits and codes (1.7) */
+	PT_REC_SEGMENT_CODED = 12, /* arg: PT_SEGC_ARG; body: coded head, bits, codes (1.9) */
 };
 
 /*
@@ -524,6 +525,39 @@ enum pt_rec_type {
 #define PT_ENTERS_RICE_K2	4	/* 1.9 */
 #define PT_ENTERS_CTX(a, b) \
 	((__u32)(((__u32)(a) * 0x9e3779b1u ^ (__u32)(b)) * 0x9e3779b1u) >> 22)
+
+/*
+ * PT_REC_SEGMENT_CODED (ABI 1.9): a SEGMENT whose owner and stamp delta
+ * are coded at the start of its bitstring, and whose body is padded to 4
+ * bytes instead of 8 (the record's len is a multiple of 4).
+ * arg: nbits | nebits << 12 | hbits << 24 (PT_SEGC_ARG; nbits, nebits <
+ * 4096, hbits < 256). Body: ceil((hbits + nbits + nebits) / 32) __u32 of
+ * one bitstring, LSB first, zero above its end: the hbits of the head,
+ * the nbits trace bits, then the nebits ENTER codes of ABI 1.9 (as in
+ * BITS_ENTERS with PT_BITS_ENTERS_CODES2). The head:
+ *   owner: 2 bits r; r < 3 names the owner of the CPU's (r + 2)-th most
+ *          recent segment (its last PT_SEGC_OWNERS segments' owners, most
+ *          recent first, each owner once: OWNER, SEGMENT and SEGMENT_CODED
+ *          records move their owner to the front); r = 3 is followed by
+ *          32 bits, kind << 28 | id, as in PT_SEG_HEAD;
+ *   delta: the ns its stamp lies after the stamp of the CPU's previous
+ *          OWNER, SEGMENT or SEGMENT_CODED (< 2^32), Exp-Golomb of order
+ *          PT_SEGC_DELTA_K: the Elias gamma code of (delta >> 16) + 1,
+ *          then the 16 low bits of delta.
+ * The module writes it wherever it wrote a SEGMENT before 1.9 (same rules
+ * for a plain OWNER instead); the recent owners are forgotten where the
+ * stamp is (after START, any refused write and any LOSS(OVERRUN); a reader
+ * at every LOSS(OVERRUN) and every loss it places). A reader takes it as
+ * that OWNER, then as that BITS_ENTERS; a head that names an owner the
+ * reader does not have, or a body its arg does not fit, makes it corrupt.
+ */
+#define PT_SEGC_ARG(nbits, nebits, hbits) \
+	((__u32)(nbits) | (__u32)(nebits) << 12 | (__u32)(hbits) << 24)
+#define PT_SEGC_NBITS(arg)	((arg) & 0xfffu)
+#define PT_SEGC_NEBITS(arg)	(((arg) >> 12) & 0xfffu)
+#define PT_SEGC_HBITS(arg)	((arg) >> 24)
+#define PT_SEGC_OWNERS		4	/* recent owners a CPU keeps */
+#define PT_SEGC_DELTA_K		16
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

@@ -35,6 +35,7 @@ struct cpu_state {
 	int owner_open;		/* its OWNER not written yet: it goes with the next record */
 	uint64_t seg_base;	/* stamp of the last OWNER or SEGMENT written */
 	int seg_base_ok;	/* ... and no refused write since */
+	uint64_t seg_owners[PT_SEGC_OWNERS];	/* recent segment owners, most recent first */
 	uint32_t nsegs;		/* segments opened, for PT_SEG_FULL_EVERY */
 	uint64_t acc;
 	uint32_t nacc;
@@ -62,13 +63,13 @@ struct exec {
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 };
 
-/* Appends one record to the run as the ring buffer would hold it. */
-static void push_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
-		     const uint64_t *body, uint32_t nwords)
+/* Appends one record of nbytes of body to the run as the ring buffer would hold it. */
+static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
+			   const void *body, uint32_t nbytes)
 {
 	struct sim_kmod_run *r = x->r;
 	struct sim_rec *rec;
-	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + 8 * nwords), .arg = arg };
+	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + nbytes), .arg = arg };
 
 	if (r->nrecs == r->cap) {
 		uint64_t cap = r->cap ? r->cap * 2 : 1024;
@@ -86,8 +87,72 @@ static void push_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
 	rec->cpu = cpu;
 	rec->len = h.len;
 	memcpy(rec->payload, &h, 8);
-	if (nwords)
-		memcpy(rec->payload + 8, body, 8 * nwords);
+	if (nbytes)
+		memcpy(rec->payload + 8, body, nbytes);
+}
+
+static void push_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
+		     const uint64_t *body, uint32_t nwords)
+{
+	push_rec_bytes(x, cpu, type, arg, body, 8 * nwords);
+}
+
+/* Appends the low n bits of v to the bitstring w at *pos, bit by bit: it is the oracle. */
+static void seg_put(uint64_t *w, uint32_t *pos, uint64_t v, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++, (*pos)++)
+		w[*pos / 64] |= ((v >> i) & 1) << (*pos % 64);
+}
+
+/* owner to the front of the CPU's recent segment owners (pathtrace_abi.h SEGMENT_CODED). */
+static void seg_owner_front(struct cpu_state *cs, uint64_t owner)
+{
+	uint32_t r = 0;
+
+	while (r < PT_SEGC_OWNERS && cs->seg_owners[r] != owner)
+		r++;
+	if (r == PT_SEGC_OWNERS)
+		r--;
+	memmove(&cs->seg_owners[1], &cs->seg_owners[0], r * sizeof(cs->seg_owners[0]));
+	cs->seg_owners[0] = owner;
+}
+
+/*
+ * The SEGMENT_CODED of an open segment (kmod/stream.c pt_seg_pack): the
+ * owner by its rank among the recent ones (2nd to 4th) or in full, the
+ * stamp delta as Exp-Golomb(16), then the bits and the ENTER codes.
+ */
+static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uint64_t *body,
+			 uint32_t nbits, uint32_t nebits)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint64_t seg[2 + 1 + SIM_EBITS / 64] = { 0 }, q = (delta >> PT_SEGC_DELTA_K) + 1;
+	uint32_t pos = 0, r = 1, k = 0, hbits, i, bw = (nbits + 63) / 64;
+
+	while (r < PT_SEGC_OWNERS && (cs->seg_owners[r] != cs->owner || !cs->owner))
+		r++;
+	if (r < PT_SEGC_OWNERS) {
+		seg_put(seg, &pos, r - 1, 2);
+	} else {
+		seg_put(seg, &pos, 3, 2);
+		seg_put(seg, &pos, (uint32_t)PT_SEG_HEAD(cs->owner, 0), 32);
+	}
+	while (q >> (k + 1))
+		k++;
+	seg_put(seg, &pos, 0, k);
+	seg_put(seg, &pos, 1, 1);
+	seg_put(seg, &pos, q, k);
+	seg_put(seg, &pos, delta, PT_SEGC_DELTA_K);
+	hbits = pos;
+	for (i = 0; i < nbits; i++)
+		seg_put(seg, &pos, body[i / 64] >> (i % 64), 1);
+	for (i = 0; i < nebits; i++)
+		seg_put(seg, &pos, body[bw + i / 64] >> (i % 64), 1);
+	push_rec_bytes(x, cpu, PT_REC_SEGMENT_CODED, PT_SEGC_ARG(nbits, nebits, hbits), seg,
+		       (pos + 31) / 32 * 4);
+	seg_owner_front(cs, cs->owner);
 }
 
 /*
@@ -126,6 +191,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		}
 		cs->owner_open = 0;	/* a refused OWNER is reopened after the LOSS */
 		cs->seg_base_ok = 0;	/* the reader forgets it at the LOSS */
+		memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -134,6 +200,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		cs->dropped = 0;
 		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 		cs->seg_base_ok = 0;	/* the reader forgets it at this LOSS */
+		memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 		if (r->nomem)
 			return;
 		/* As the module: reopen the current owner's segment after a loss. */
@@ -152,6 +219,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			push_rec(x, cpu, PT_REC_OWNER, cpu, seg, 2);
 			cs->seg_base = seg[1];
 			cs->seg_base_ok = 1;
+			seg_owner_front(cs, cs->owner);
 			return;
 		}
 		if (type == PT_REC_BITS_ENTERS) {
@@ -164,17 +232,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		if (nbits + nebits && cs->seg_base_ok && cs->owner_stamp >= cs->seg_base &&
 		    cs->owner_stamp - cs->seg_base <= UINT32_MAX &&
 		    PT_OWNER_ID(cs->owner) <= PT_SEG_ID_MAX && cs->nsegs % PT_SEG_FULL_EVERY) {
-			uint32_t bw = (nbits + 63) / 64, nw = (nbits + nebits + 63) / 64, i;
-
-			memset(seg, 0, sizeof(seg));
-			seg[0] = PT_SEG_HEAD(cs->owner, cs->owner_stamp - cs->seg_base);
-			if (bw)
-				memcpy(seg + 1, body, 8 * bw);
-			for (i = 0; i < nebits; i++)	/* bit by bit: it is the oracle */
-				seg[1 + (nbits + i) / 64] |= ((body[bw + i / 64] >> (i % 64)) & 1)
-							      << ((nbits + i) % 64);
-			push_rec(x, cpu, PT_REC_SEGMENT, SIM_ENTERS_ARG(nbits, nebits), seg,
-				 1 + nw);
+			push_segment(x, cpu, cs->owner_stamp - cs->seg_base, body, nbits, nebits);
 			cs->seg_base = cs->owner_stamp;
 			cs->seg_base_ok = 1;
 			return;
@@ -185,6 +243,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		if (!cs->dropped) {
 			cs->seg_base = seg[1];
 			cs->seg_base_ok = 1;
+			seg_owner_front(cs, cs->owner);
 		}
 		if (cs->dropped) {	/* that OWNER was refused: so is this record */
 			cs->dropped++;

@@ -173,6 +173,7 @@ int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *
 	err = res->load_bad < 0 ? res->load_bad : 0;
 	if (!err)
 		err = tr_decode_tracefile(&rs, &tf);
+	res->bad_input = rs.bad_pages + rs.bad_events + rs.bad_records + rs.unknown_records;
 	if (!err)
 		err = regen_streams_build(&rs, &ss);
 	col.m = &m;

@@ -33,6 +33,7 @@ struct rt_result {
 	struct rt_event *ev;
 	uint64_t nev, cap;
 	uint32_t gaps, truncated;
+	uint64_t bad_input;		/* pages, events and records the reader could not read */
 	int load_bad;			/* pr_model_load's count of unusable functions */
 	int file_err;			/* tracefile_read's result */
 };

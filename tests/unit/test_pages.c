@@ -221,7 +221,7 @@ static void test_bits_enters(void)
 	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_BITS);
 	CU_ASSERT_EQUAL(rs.recs[4].arg, 13);
 	CU_ASSERT_EQUAL(rs.recs[4].nwords, 1);
-	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 0x5a5a);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], 0x5a5a & 0x1fff);	/* its 13 bits only */
 	/* ENTERs alone: no BITS record */
 	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_ENTER);
 	CU_ASSERT_EQUAL(rs.recs[5].arg, 7);
@@ -351,6 +351,93 @@ static void test_bits_enters_codes2(void)
 	CU_ASSERT_EQUAL(rs.recs[9].type, PT_REC_ENTER);
 	CU_ASSERT_EQUAL(rs.recs[9].arg, 4);
 	CU_ASSERT_EQUAL(rs.recs[9].pending, 7);
+	tr_records_free(&rs);
+}
+
+/* A SEGMENT_CODED record: arg from its parts, body the whole u32 the bitstring e takes. */
+static void add_segc(struct rbpage *pg, uint64_t ts, const struct ewriter *e, uint32_t nbits,
+		     uint32_t nebits, uint32_t hbits, uint32_t cut)
+{
+	uint8_t rec[8 + sizeof(e->w)];
+	struct pt_rec h = { .type = PT_REC_SEGMENT_CODED, .arg = PT_SEGC_ARG(nbits, nebits, hbits) };
+	uint32_t nbytes = (e->n + 31) / 32 * 4 - cut;
+
+	h.len = (uint16_t)(8 + nbytes);
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, e->w, nbytes);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, h.len), 0);
+}
+
+/*
+ * SEGMENT_CODED (ABI 1.9), written bit by bit from pathtrace_abi.h: an
+ * owner given in full or by rank among the CPU's recent segment owners
+ * (OWNER records count), the Exp-Golomb(16) stamp delta, bits at odd
+ * offsets and ENTER codes after them, in a body of whole u32. A rank
+ * naming no owner, or a body its arg does not fit, is a corrupt record.
+ */
+static void test_segment_coded(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	struct ewriter a = { { 0 }, 0 }, b = { { 0 }, 0 }, c = { { 0 }, 0 }, d = { { 0 }, 0 };
+	uint64_t own[2] = { PT_OWNER(PT_OWNER_TASK, 5), 1000 };
+	uint32_t ha, hb;
+
+	eput(&a, 3, 2);					/* the owner in full */
+	eput(&a, (uint32_t)PT_SEG_HEAD(PT_OWNER(PT_OWNER_SOFTIRQ, 1), 0), 32);
+	eput(&a, 2, 2);					/* gamma of 70000 >> 16 plus 1: 0 1 */
+	eput(&a, 0, 1);					/* ... its low bit */
+	eput(&a, 70000 & 0xffff, 16);
+	ha = a.n;
+	eput(&a, 0x15, 5);				/* 5 bits */
+	eput(&a, 2, 2);					/* an ENTER: untraced caller, */
+	eput(&a, 15, 4);
+	egamma(&a, 8);					/* func 7 */
+	eadv2(&a, 0, 2);				/* at bit 2 */
+	eput(&b, 0, 2);					/* rank 0: the 2nd most recent, task 5 */
+	eput(&b, 1, 1);
+	eput(&b, 5, 16);				/* delta 5 */
+	hb = b.n;
+	eput(&b, 5, 3);
+	eput(&c, 1, 2);					/* rank 1: the 3rd, which there is not */
+	eput(&c, 1, 1);
+	eput(&c, 0, 16);
+	eput(&d, 0, 2);
+	eput(&d, 1, 1);
+	eput(&d, 0, 16);
+	eput(&d, 0, 40);
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_OWNER, 0, own, 2);
+	add_segc(&pg, 11, &a, 5, a.n - ha - 5, ha, 0);
+	add_segc(&pg, 12, &b, 3, 0, hb, 0);
+	add_segc(&pg, 13, &c, 0, 0, c.n, 0);
+	add(&pg, 14, PT_REC_OWNER, 0, own, 2);
+	add_segc(&pg, 15, &d, 40, 0, 19, 4);		/* a body short of its arg */
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
+	CU_ASSERT_EQUAL_FATAL(rs.n, 9);
+	CU_ASSERT_EQUAL(rs.recs[1].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[1].arg, 3);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[0], PT_OWNER(PT_OWNER_SOFTIRQ, 1));
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[1])[1], 71000);
+	CU_ASSERT_EQUAL(rs.recs[2].type, PT_REC_ENTER);
+	CU_ASSERT_EQUAL(rs.recs[2].arg, 7);
+	CU_ASSERT_EQUAL(rs.recs[2].pending, 2);
+	CU_ASSERT_EQUAL(rs.recs[3].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[3].arg, 5);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[3])[0], 0x15);	/* nothing of the codes */
+	CU_ASSERT_EQUAL(rs.recs[4].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[0], PT_OWNER(PT_OWNER_TASK, 5));
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[4])[1], 71005);
+	CU_ASSERT_EQUAL(rs.recs[5].type, PT_REC_BITS);
+	CU_ASSERT_EQUAL(rs.recs[5].arg, 3);
+	CU_ASSERT_EQUAL(tr_body(&rs, &rs.recs[5])[0], 5);
+	CU_ASSERT_EQUAL(rs.recs[6].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[6].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(rs.recs[7].type, PT_REC_OWNER);
+	CU_ASSERT_EQUAL(rs.recs[8].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(rs.recs[8].arg, TR_LOSS_CORRUPT);
+	CU_ASSERT_EQUAL(rs.bad_records, 2);
 	tr_records_free(&rs);
 }
 
@@ -630,6 +717,8 @@ UNIT_SUITE(pages,
 	     test_bits_enters_codes2 },
 	   { "SEGMENT: its OWNER (stamp by delta), its ENTERs and bits packed; no stamp or a short body a loss",
 	     test_segment },
+	   { "SEGMENT_CODED: owner by rank or in full, Exp-Golomb delta, bits and codes after; a bad rank a loss",
+	     test_segment_coded },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

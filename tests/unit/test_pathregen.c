@@ -134,6 +134,10 @@ static int proven_counts(struct trace *t)
 
 	if (rt_regen(t->path, &res, NULL, 0, NULL))
 		return -1;
+	if (res.bad_input) {	/* every record the module wrote reads */
+		rt_result_free(&res);
+		return -1;
+	}
 	t->truncated = res.truncated;
 	for (owner = PT_OWNER(PT_OWNER_TASK, 100); owner < PT_OWNER(PT_OWNER_TASK, 102); owner++) {
 		for (i = 0, j = 0;; i++, j++) {

@@ -148,6 +148,7 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	CU_ASSERT_EQUAL(err, 0);
 	CU_ASSERT_EQUAL(res.file_err, 0);
 	CU_ASSERT_EQUAL(res.load_bad, 0);
+	CU_ASSERT_EQUAL(res.bad_input, 0);	/* every record the module wrote reads */
 	CU_ASSERT_EQUAL(res.gaps, 0);
 	for (t = 0; t < 3; t++)
 		ok &= same_for_owner(&tr, &res, PT_OWNER(PT_OWNER_TASK, 100 + t), &compared,
@@ -336,6 +337,7 @@ static void test_losses(void)
 			CU_ASSERT_PTR_NOT_NULL_FATAL(path);
 			err = rt_regen(path, &res, extra, 1, NULL);
 			CU_ASSERT_EQUAL(err, 0);
+			CU_ASSERT_EQUAL(res.bad_input, 0);	/* drops, never misread records */
 			for (t = 0; t < 3; t++)
 				ok &= stretches_in_truth(&tr, &res, PT_OWNER(PT_OWNER_TASK, 100 + t));
 			CU_ASSERT(ok);

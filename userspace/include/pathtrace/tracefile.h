@@ -171,6 +171,7 @@ struct tr_enter_state {
 	uint32_t pred2[PT_ENTERS_CTXS];
 	uint16_t adv[PT_ENTERS_CTXS];
 	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
+	uint64_t seg_owners[PT_SEGC_OWNERS];	/* recent segment owners (SEGMENT_CODED) */
 	uint64_t stamp;
 };
 

@@ -141,6 +141,9 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 	case PT_REC_SEGMENT:	/* the head, then bits and codes packed */
 		return 8 + ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + PT_BITS_ENTERS_NEBITS(arg) + 63) /
 			   64 * 8;
+	case PT_REC_SEGMENT_CODED:	/* head, bits and codes in whole u32 */
+		return ((uint64_t)PT_SEGC_HBITS(arg) + PT_SEGC_NBITS(arg) + PT_SEGC_NEBITS(arg) +
+			31) / 32 * 4;
 	default:
 		return -2;
 	}
@@ -154,8 +157,9 @@ int tr_check_record(const void *payload, size_t len)
 	if (len < sizeof(h))
 		return -PT_EFORMAT;
 	memcpy(&h, payload, sizeof(h));
-	/* The event is rounded up to 4 bytes; the record is a multiple of 8. */
-	if (h.len < sizeof(h) || h.len % 8 || h.len > len || len - h.len >= 8)
+	/* The event is rounded up to 4 bytes; the record is a multiple of 8 (SEGMENT_CODED: 4). */
+	if (h.len < sizeof(h) || h.len % (h.type == PT_REC_SEGMENT_CODED ? 4 : 8) ||
+	    h.len > len || len - h.len >= 8)
 		return -PT_EFORMAT;
 	want = body_size(h.type, h.arg);
 	if (want == -2)
@@ -366,22 +370,37 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	return 0;
 }
 
-/*
- * BITS_ENTERS: its ENTERs (pathtrace_abi.h codes, of ABI 1.9 when the arg
- * says so), as the ENTER_S and ENTER_AT records they stand for, then its
- * bits as a BITS record. The record was checked: its body holds the words
- * its arg names. packed: a SEGMENT's body after its head, the codes right
- * after the nbits of bits instead of from the next word. A code cut off by
- * the end, or one that names an empty prediction, is -PT_EFORMAT.
- */
-static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
-			    const uint8_t *body, int packed)
+/* n <= 64 bits of the bitstring p (nbytes long) from bit off, LSB first; zero past its end. */
+static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsigned int n)
 {
-	uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg), bit_bytes = (nbits + 63) / 64 * 8;
-	uint32_t nebits = PT_BITS_ENTERS_NEBITS(h.arg);
-	/* BITS_ENTERS: the codes from the next word on; SEGMENT: right after the bits */
-	struct ecode c = packed ? (struct ecode){ body, nbits + nebits, nbits, 0 } :
-				  (struct ecode){ body + bit_bytes, nebits, 0, 0 };
+	unsigned int shift = off % 8, i;
+	uint64_t v = 0;
+
+	/* the 9 bytes that hold 64 bits from any bit offset */
+	for (i = 0; i < 9 && off / 8 + i < nbytes; i++) {
+		uint64_t byte = p[off / 8 + i];
+
+		if (!i)
+			v = byte >> shift;
+		else if (8 * i - shift < 64)
+			v |= byte << (8 * i - shift);
+	}
+	return n < 64 ? v & ((1ull << n) - 1) : v;
+}
+
+/*
+ * A record's ENTERs (pathtrace_abi.h codes, of ABI 1.9 when codes2), as the
+ * ENTER_S and ENTER_AT records they stand for, then its bits as a BITS
+ * record. The nbits bits start at bit bits_at of the bitstring p, the
+ * nebits codes at codes_at; the record was checked, so p (nbytes) holds
+ * them. A code cut off by the end, or one that names an empty prediction,
+ * is -PT_EFORMAT.
+ */
+static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *p,
+			    uint64_t nbytes, uint32_t bits_at, uint32_t nbits, uint32_t codes_at,
+			    uint32_t nebits, int codes2)
+{
+	struct ecode c = { p, codes_at + nebits, codes_at, 0 };
 	struct tr_enter_state *st = enter_state(rs, cpu);
 	struct ecode_enter e = { 0 };
 	int err = 0;
@@ -391,18 +410,113 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, st
 	while (!err && c.pos < c.n) {
 		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
-		err = h.arg & PT_BITS_ENTERS_CODES2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
+		err = codes2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
 		if (!err)
 			err = append_enter(rs, cpu, ts, r, e.func, e.ret_lo, e.pos);
 	}
 	if (!err && nbits) {
-		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + bit_bytes, .arg = nbits };
+		uint32_t nw = (nbits + 63) / 64, i;
+		struct pt_rec b = { .type = PT_REC_BITS, .len = sizeof(b) + nw * 8, .arg = nbits };
+		uint64_t w[PT_BITS_ENTERS_NBITS(~0u) / 64 + 1];
 
-		err = append(rs, cpu, ts, &b, body, bit_bytes / 8, 0);
-		if (!err && packed && nbits % 64)	/* the codes that share the last word */
-			rs->words[rs->nwords - 1] &= (1ull << (nbits % 64)) - 1;
+		if (nw > sizeof(w) / sizeof(w[0]))
+			return -PT_EFORMAT;
+		for (i = 0; i < nw; i++)
+			w[i] = bits_from(p, nbytes, bits_at + 64ull * i,
+					 nbits - 64 * i < 64 ? nbits - 64 * i : 64);
+		err = append(rs, cpu, ts, &b, w, nw, 0);
 	}
 	return err;
+}
+
+/*
+ * A SEGMENT_CODED's head (pathtrace_abi.h): its owner (by rank among the
+ * CPU's recent segment owners, or in full) and stamp delta. Returns 0, or
+ * -PT_EFORMAT when it names an owner the reader has not got, is cut off by
+ * hbits, or its delta does not fit 32 bits.
+ */
+static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
+		     uint64_t *delta)
+{
+	uint32_t r = ecode_bits(c, 2), k = 0, low;
+	uint64_t q;
+
+	if (r < 3) {
+		*owner = st->seg_owners[r + 1];
+		if (!*owner)
+			return -PT_EFORMAT;
+	} else {
+		uint32_t head = ecode_bits(c, 32);	/* PT_SEG_OWNER reads it twice */
+
+		*owner = PT_SEG_OWNER(head);
+	}
+	while (!ecode_bit(c) && !c->bad && k < 17)
+		k++;
+	if (k >= 17)
+		return -PT_EFORMAT;
+	q = (1ull << k | ecode_bits(c, k)) - 1;
+	low = ecode_bits(c, PT_SEGC_DELTA_K);
+	*delta = q << PT_SEGC_DELTA_K | low;
+	return c->bad || c->pos != c->n || *delta > UINT32_MAX ? -PT_EFORMAT : 0;
+}
+
+/* owner to the front of cpu's recent segment owners, as the module moves it. */
+static void seg_owner_front(struct tr_enter_state *st, uint64_t owner)
+{
+	uint32_t r;
+
+	for (r = 0; r < PT_SEGC_OWNERS - 1 && st->seg_owners[r] != owner; r++)
+		;
+	memmove(&st->seg_owners[1], &st->seg_owners[0], r * sizeof(st->seg_owners[0]));
+	st->seg_owners[0] = owner;
+}
+
+/*
+ * SEGMENT (ABI 1.7) and SEGMENT_CODED (ABI 1.9): the segment's OWNER (its
+ * stamp the CPU's previous one plus the delta), then its bits and ENTERs.
+ * Returns 0, -PT_EFORMAT (no stamp to add to, a bad head or code), or
+ * -PT_ENOMEM.
+ */
+static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
+			const uint8_t *body)
+{
+	struct tr_enter_state *st = enter_state(rs, cpu);
+	struct pt_rec o = {
+		.type = PT_REC_OWNER, .len = sizeof(h) + sizeof(struct pt_rec_owner), .arg = cpu,
+	};
+	uint64_t nbytes = h.len - sizeof(h), head, delta, owner;
+	struct pt_rec_owner ob;
+	int err;
+
+	if (!st)
+		return -PT_ENOMEM;
+	if (!st->stamp_known)		/* no stamp to add the delta to */
+		return -PT_EFORMAT;
+	if (h.type == PT_REC_SEGMENT) {
+		memcpy(&head, body, sizeof(head));
+		owner = PT_SEG_OWNER(head);
+		delta = PT_SEG_DELTA(head);
+	} else {
+		struct ecode c = { body, PT_SEGC_HBITS(h.arg), 0, 0 };
+
+		err = segc_head(&c, st, &owner, &delta);
+		if (err)
+			return err;
+	}
+	ob.owner = owner;
+	ob.stamp = st->stamp + delta;
+	st->stamp = ob.stamp;
+	seg_owner_front(st, ob.owner);
+	err = append(rs, cpu, ts, &o, &ob, sizeof(ob) / 8, 0);
+	if (err)
+		return err;
+	if (h.type == PT_REC_SEGMENT)
+		return take_bits_enters(rs, cpu, ts, body + 8, nbytes - 8, 0,
+					PT_BITS_ENTERS_NBITS(h.arg), PT_BITS_ENTERS_NBITS(h.arg),
+					PT_BITS_ENTERS_NEBITS(h.arg), !!(h.arg & PT_BITS_ENTERS_CODES2));
+	return take_bits_enters(rs, cpu, ts, body, nbytes, PT_SEGC_HBITS(h.arg),
+				PT_SEGC_NBITS(h.arg), PT_SEGC_HBITS(h.arg) + PT_SEGC_NBITS(h.arg),
+				PT_SEGC_NEBITS(h.arg), 1);
 }
 
 static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
@@ -432,6 +546,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		rs->enter_bytes += h.len - sizeof(h);
 	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_SEGMENT)
 		rs->enter_bytes += (PT_BITS_ENTERS_NEBITS(h.arg) + 63) / 64 * 8;
+	if (h.type == PT_REC_SEGMENT_CODED)
+		rs->enter_bytes += (PT_SEGC_NEBITS(h.arg) + 7) / 8;
 	if (body_size(h.type, h.arg) == -2) {
 		rs->unknown_records++;
 		return 0;
@@ -448,29 +564,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
-	if (h.type == PT_REC_SEGMENT) {
-		/* ABI 1.7: the segment's OWNER, then its bits and ENTERs (pathtrace_abi.h) */
-		struct tr_enter_state *st = enter_state(rs, cpu);
-		struct pt_rec o = {
-			.type = PT_REC_OWNER, .len = sizeof(h) + sizeof(struct pt_rec_owner), .arg = cpu,
-		};
-		struct pt_rec_owner ob;
-		uint64_t head;
-
-		if (!st)
-			return -PT_ENOMEM;
-		if (!st->stamp_known) {		/* no stamp to add the delta to */
-			rs->bad_records++;
-			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
-		}
-		memcpy(&head, data + sizeof(h), sizeof(head));
-		ob.owner = PT_SEG_OWNER(head);
-		ob.stamp = st->stamp + PT_SEG_DELTA(head);
-		st->stamp = ob.stamp;
-		err = append(rs, cpu, ts, &o, &ob, sizeof(ob) / 8, 0);
-		if (err)
-			return err;
-		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h) + sizeof(head), 1);
+	if (h.type == PT_REC_SEGMENT || h.type == PT_REC_SEGMENT_CODED) {
+		err = take_segment(rs, cpu, ts, h, data + sizeof(h));
 		if (err == -PT_EFORMAT) {
 			rs->bad_records++;
 			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
@@ -481,13 +576,22 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 		struct tr_enter_state *st = enter_state(rs, cpu);
 
 		if (st) {
+			uint64_t owner;
+
+			memcpy(&owner, data + sizeof(h) + offsetof(struct pt_rec_owner, owner),
+			       sizeof(owner));
 			memcpy(&st->stamp, data + sizeof(h) + offsetof(struct pt_rec_owner, stamp),
 			       sizeof(st->stamp));
 			st->stamp_known = 1;
+			seg_owner_front(st, owner);
 		}
 	}
 	if (h.type == PT_REC_BITS_ENTERS) {
-		err = take_bits_enters(rs, cpu, ts, h, data + sizeof(h), 0);
+		uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg);
+
+		err = take_bits_enters(rs, cpu, ts, data + sizeof(h), h.len - sizeof(h), 0, nbits,
+				       (nbits + 63) / 64 * 64, PT_BITS_ENTERS_NEBITS(h.arg),
+				       !!(h.arg & PT_BITS_ENTERS_CODES2));
 		if (err == -PT_EFORMAT) {
 			rs->bad_records++;
 			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
