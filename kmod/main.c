@@ -579,18 +579,25 @@ static int __init pt_init(void)
 {
 	int err;
 
-	pt_stream_init();
-	err = register_module_notifier(&pt_module_nb);
+	err = pt_stream_init();
 	if (err)
 		return err;
+	err = register_module_notifier(&pt_module_nb);
+	if (err)
+		goto out_stream;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
-		unregister_module_notifier(&pt_module_nb);
-		return err;
+		goto out_notifier;
 	}
 	pr_info("loaded, ABI %u.%u\n", PT_ABI_MAJOR, PT_ABI_MINOR);
 	return 0;
+
+out_notifier:
+	unregister_module_notifier(&pt_module_nb);
+out_stream:
+	pt_stream_exit();
+	return err;
 }
 
 static void __exit pt_exit(void)

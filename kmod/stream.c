@@ -39,7 +39,7 @@
 /* ENTER codes that wait for their bits record (2048 bits, as many as the bits). */
 #define PT_EBITS_WORDS 32
 /* The longest ENTER code: kind, rank and gamma of 2^20, ret_lo, Rice(4) of 2047. */
-#define PT_ENTER_CODE_MAX 224
+#define PT_ENTER_CODE_MAX 232
 /* The arg of a record with bits and ENTER codes: the module writes 1.9 codes. */
 #define PT_ENTERS_ARG(nbits, nebits) \
 	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
@@ -68,8 +68,8 @@ struct pt_cpu {
 	u32 last_func;		/* the last ENTER's function (0: none) */
 	u32 prev_func;		/* the one before it */
 	u32 recent[PT_ENTERS_RECENT];	/* most recent first */
-	u32 pred[PT_ENTERS_CTXS];	/* the function that followed (prev, last) */
-	u16 adv[PT_ENTERS_CTXS];	/* advance + 1 of f's ENTER after last's */
+	u32 pred[PT_ENTERS_CTXS][2];	/* the functions that followed (prev, last) */
+	u16 adv[PT_ENTERS_CTXS][2];	/* advances + 1 of f's ENTER after last's */
 	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
@@ -77,7 +77,11 @@ struct pt_cpu {
 	u64 seg[2 + PT_BITS_WORDS + PT_EBITS_WORDS];	/* a SEGMENT_CODED being packed */
 };
 
-static DEFINE_PER_CPU(struct pt_cpu, pt_cpus);
+/*
+ * Allocated at load: with the ENTER code tables a CPU's state is over 13 KB,
+ * more than the static per-CPU area the kernel keeps for modules (8 KB).
+ */
+static struct pt_cpu __percpu *pt_cpus;
 static struct trace_buffer *pt_buffer;
 
 /* Handlers do nothing unless this is set; see main.c for arm and disarm. */
@@ -85,7 +89,7 @@ bool pt_armed;
 
 static struct pt_cpu *pt_this_cpu(void)
 {
-	return this_cpu_ptr(&pt_cpus);
+	return this_cpu_ptr(pt_cpus);
 }
 
 /*
@@ -467,52 +471,67 @@ static unsigned int pt_recent_rank(struct pt_cpu *cs, u32 f)
 	return r;
 }
 
+/* v to the front of a pair of candidates (the more recent first). */
+#define PT_FRONT2(c, v) do {						\
+	if ((c)[0] != (v)) {						\
+		(c)[1] = (c)[0];					\
+		(c)[0] = (v);						\
+	}								\
+} while (0)
+
 /*
- * Appends one ENTER's code (PT_REC_BITS_ENTERS, ABI 1.9): kind, the
- * function unless predicted (its rank among the recent ones, or its id),
- * its slot or its return address, then its position's advance (1 when it
- * is the advance this function had after the last ENTER's, else Rice(4)).
- * kind: 1 predicted, 2 untraced caller, 4 slot, 0 address (their codes,
- * LSB first: 1, 01, 001, 000).
+ * Appends one ENTER's code (PT_REC_BITS_ENTERS, ABI 1.9): kind; unless
+ * predicted, the function (the other candidate of its context, or its rank
+ * among the recent ones, or its id); its slot or its return address; then
+ * its position's advance (one of the two this function had after the last
+ * ENTER's, else Rice(4)). kind: 1 predicted, 2 untraced caller, 4 slot,
+ * 0 address (their codes, LSB first: 1, 01, 001, 000).
  */
 static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
 			 u32 ret_lo, u32 slot, unsigned int kind)
 {
 	u32 adv, id = f->func_id + 1;
-	u32 pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
-	u32 actx = PT_ENTERS_CTX(cs->last_func, id);
+	u32 *cand = cs->pred[PT_ENTERS_CTX(cs->prev_func, cs->last_func)];
+	u16 *advs = cs->adv[PT_ENTERS_CTX(cs->last_func, id)];
 	unsigned int k, r;
 
 	if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
 		pt_flush_enters(cs, f);	/* the bits stay pending: positions hold */
 	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cs->pred[pctx] == id)
+	if (kind == 2 && cand[0] == id)
 		kind = 1;
 	pt_ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
 	r = pt_recent_rank(cs, id);
 	if (kind != 1) {
-		pt_ebits_put(cs, r, 4);
-		if (r == PT_ENTERS_RECENT) {
-			k = fls(id) - 1;
-			pt_ebits_put(cs, 1ull << k, k + 1);
-			pt_ebits_put(cs, id, k);
+		/* an untraced caller's is not the first candidate: kind 1 says that one */
+		if (cand[kind == 2] == id) {
+			pt_ebits_put(cs, 1, 1);
+		} else {
+			pt_ebits_put(cs, (u64)r << 1, 5);
+			if (r == PT_ENTERS_RECENT) {
+				k = fls(id) - 1;
+				pt_ebits_put(cs, 1ull << k, k + 1);
+				pt_ebits_put(cs, id, k);
+			}
 		}
 	}
 	if (kind == 4)
 		pt_ebits_put(cs, slot, 6);
 	else if (kind == 0)
 		pt_ebits_put(cs, ret_lo, 32);
-	if (cs->adv[actx] == adv + 1) {
+	if (advs[0] == adv + 1) {
 		pt_ebits_put(cs, 1, 1);
+	} else if (advs[1] == adv + 1) {
+		pt_ebits_put(cs, 2, 2);
 	} else {
-		pt_ebits_put(cs, 0, 1);
+		pt_ebits_put(cs, 0, 2);
 		pt_ebits_ones(cs, adv >> PT_ENTERS_RICE_K2);
 		pt_ebits_put(cs, (u64)(adv & ((1u << PT_ENTERS_RICE_K2) - 1)) << 1,
 			     PT_ENTERS_RICE_K2 + 1);
-		cs->adv[actx] = adv + 1;
 	}
-	cs->pred[pctx] = id;
+	PT_FRONT2(advs, adv + 1);
+	PT_FRONT2(cand, id);
 	cs->prev_func = cs->last_func;
 	cs->last_func = id;
 }
@@ -965,7 +984,7 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 	 * the end of that CPU's stream, where they happened.
 	 */
 	if (ring_buffer_empty_cpu(pt_buffer, cpu) && !READ_ONCE(pt_armed) &&
-	    READ_ONCE(per_cpu_ptr(&pt_cpus, cpu)->dropped) && cpu_online(cpu))
+	    READ_ONCE(per_cpu_ptr(pt_cpus, cpu)->dropped) && cpu_online(cpu))
 		smp_call_function_single(cpu, pt_flush_cpu, NULL, 1);
 	if (ring_buffer_empty_cpu(pt_buffer, cpu))
 		return 0;
@@ -996,15 +1015,19 @@ void pt_stream_totals(u64 *records, u64 *dropped)
 	*records = 0;
 	*dropped = 0;
 	for_each_possible_cpu(cpu) {
-		struct pt_cpu *cs = per_cpu_ptr(&pt_cpus, cpu);
+		struct pt_cpu *cs = per_cpu_ptr(pt_cpus, cpu);
 
 		*records += READ_ONCE(cs->records);
 		*dropped += READ_ONCE(cs->dropped_total);
 	}
 }
 
+/* Returns 0, or -ENOMEM (the per-CPU states). */
 int pt_stream_init(void)
 {
+	pt_cpus = alloc_percpu(struct pt_cpu);
+	if (!pt_cpus)
+		return -ENOMEM;
 	on_each_cpu(pt_reset_cpu, NULL, 1);
 	return 0;
 }
@@ -1014,6 +1037,8 @@ void pt_stream_exit(void)
 	if (pt_buffer)
 		ring_buffer_free(pt_buffer);
 	pt_buffer = NULL;
+	free_percpu(pt_cpus);
+	pt_cpus = NULL;
 }
 
 /*

@@ -449,28 +449,31 @@ enum pt_rec_type {
  * Codes of ABI 1.9 (PT_BITS_ENTERS_CODES2 set; the module writes only
  * these). Each CPU keeps its last two ENTERs' functions (last, prev), the
  * PT_ENTERS_RECENT functions it entered most recently (most recent first),
- * and two tables of PT_ENTERS_CTXS entries: at PT_ENTERS_CTX(prev, last)
- * the function that followed that pair last, and at PT_ENTERS_CTX(last, f)
- * the advance that f's ENTER had last after last's (functions count as
- * func_id + 1 here, 0 for none). Each ENTER:
- *   kind: 1 = from untraced code, the function is the one that followed
- *         (prev, last) last; 01 = from untraced code; 001 = from traced
- *         code, return address in its slot (PT_ENTER_S_SLOT); 000 = from
- *         traced code, address given;
- *   unless kind 1, the function: 4 bits r; r < PT_ENTERS_RECENT names the
- *         r-th most recent function, r = PT_ENTERS_RECENT is followed by
- *         the Elias gamma code of func_id + 1 (k zero bits, a one, then
- *         the k low bits of func_id + 1);
+ * and two tables of PT_ENTERS_CTXS entries, each a pair of candidates, the
+ * more recent first: at PT_ENTERS_CTX(prev, last) the functions that
+ * followed that pair, at PT_ENTERS_CTX(last, f) the advances that f's
+ * ENTER had right after last's (functions count as func_id + 1 here,
+ * advances as advance + 1; 0 for none). Each ENTER:
+ *   kind: 1 = from untraced code, the function is the first candidate of
+ *         (prev, last); 01 = from untraced code; 001 = from traced code,
+ *         return address in its slot (PT_ENTER_S_SLOT); 000 = from traced
+ *         code, address given;
+ *   unless kind 1, the function: 1 = the candidate of (prev, last) that
+ *         kind 1 leaves (the second after 01, the first after 001 and
+ *         000); 0 = then 4 bits r: r < PT_ENTERS_RECENT names the r-th most
+ *         recent function, r = PT_ENTERS_RECENT is followed by the Elias
+ *         gamma code of func_id + 1 (k zero bits, a one, then the k low
+ *         bits of func_id + 1);
  *   slot: 6 bits; address given: 32 bits of ret_lo (it fills the slot);
  *   the advance of its position over the previous ENTER of this record
- *         (the first: over 0): 1 = the advance at PT_ENTERS_CTX(last, f);
- *         0 = then its Rice(PT_ENTERS_RICE_K2) code: q one bits, a zero,
- *         the low bits.
- * Then the tables learn it: the advance at PT_ENTERS_CTX(last, f), the
- * function at PT_ENTERS_CTX(prev, last), f to the front of the recent
- * functions (the least recent drops out when it was not among them), and
- * (prev, last) = (last, f). Naming an entry that is empty (kind 1, r, the
- * advance) makes the record corrupt, as does a code cut off by nebits.
+ *         (the first: over 0): 1 = the first candidate at
+ *         PT_ENTERS_CTX(last, f), 01 = the second, 00 = then its
+ *         Rice(PT_ENTERS_RICE_K2) code: q one bits, a zero, the low bits.
+ * Then the tables learn it: the advance and f move to the front of their
+ * pairs (the other one second), f to the front of the recent functions
+ * (the least recent drops out when it was not among them), and (prev,
+ * last) = (last, f). Naming an empty candidate or rank makes the record
+ * corrupt, as does a code cut off by nebits.
  *
  * Codes before ABI 1.9 (PT_BITS_ENTERS_CODES2 clear; readers still take
  * them): kind as above, but 1 names the function that followed the

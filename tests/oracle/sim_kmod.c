@@ -47,8 +47,8 @@ struct cpu_state {
 	/* as the module: ENTER code tables of ABI 1.9, functions as func_id + 1 */
 	uint32_t last_func, prev_func;
 	uint32_t recent[PT_ENTERS_RECENT];
-	uint32_t pred[PT_ENTERS_CTXS];
-	uint16_t adv[PT_ENTERS_CTXS];
+	uint32_t pred[PT_ENTERS_CTXS][2];	/* two candidates each, the more recent first */
+	uint16_t adv[PT_ENTERS_CTXS][2];
 };
 
 struct exec {
@@ -389,18 +389,28 @@ static void ebits_gamma(struct cpu_state *cs, uint32_t v)
 	ebits_put(cs, v, k);
 }
 
+/* v to the front of a pair of candidates: [v, the other one before]. */
+static void front2(uint32_t *c0, uint32_t *c1, uint32_t v)
+{
+	if (*c0 == v)
+		return;
+	*c1 = *c0;
+	*c0 = v;
+}
+
 /*
  * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
  * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS, ABI 1.9): kind 2
- * untraced caller (1 when predicted), 4 slot, 0 return address given;
- * the function by its rank among the recent ones or its id; the advance
- * as the one this function had after the last one's, or Rice(4).
+ * untraced caller (1 when its context's first candidate), 4 slot, 0 return
+ * address given; the function as its context's other candidate, its rank
+ * among the recent ones or its id; the advance as one of the two this
+ * function had after the last one's, or Rice(4).
  */
 static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t pending,
 		       uint32_t kind, uint32_t slot, uint32_t ret_lo)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint32_t adv, q, r, f = func_id + 1;
+	uint32_t adv, q, r, f = func_id + 1, a0, a1;
 	uint32_t pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
 	uint32_t actx = PT_ENTERS_CTX(cs->last_func, f);
 
@@ -408,12 +418,15 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
 		flush_recs(x, cpu, 1);
 	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cs->pred[pctx] == f)
+	if (kind == 2 && cs->pred[pctx][0] == f)
 		kind = 1;
 	ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
 	for (r = 0; r < PT_ENTERS_RECENT && cs->recent[r] != f; r++)
 		;
-	if (kind != 1) {
+	if (kind != 1 && cs->pred[pctx][kind == 2 ? 1 : 0] == f) {
+		ebits_put(cs, 1, 1);
+	} else if (kind != 1) {
+		ebits_put(cs, 0, 1);
 		ebits_put(cs, r, 4);
 		if (r == PT_ENTERS_RECENT)
 			ebits_gamma(cs, f);
@@ -426,17 +439,24 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
 		ebits_put(cs, slot, 6);
 	else if (kind == 0)
 		ebits_put(cs, ret_lo, 32);
-	if (cs->adv[actx] == adv + 1) {
+	if (cs->adv[actx][0] == adv + 1) {
+		ebits_put(cs, 1, 1);
+	} else if (cs->adv[actx][1] == adv + 1) {
+		ebits_put(cs, 0, 1);
 		ebits_put(cs, 1, 1);
 	} else {
-		ebits_put(cs, 0, 1);
+		ebits_put(cs, 0, 2);
 		for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
 			ebits_put(cs, 1, 1);
 		ebits_put(cs, 0, 1);
 		ebits_put(cs, adv, PT_ENTERS_RICE_K2);
-		cs->adv[actx] = (uint16_t)(adv + 1);
 	}
-	cs->pred[pctx] = f;
+	a0 = cs->adv[actx][0];
+	a1 = cs->adv[actx][1];
+	front2(&a0, &a1, adv + 1);
+	cs->adv[actx][0] = (uint16_t)a0;
+	cs->adv[actx][1] = (uint16_t)a1;
+	front2(&cs->pred[pctx][0], &cs->pred[pctx][1], f);
 	cs->prev_func = cs->last_func;
 	cs->last_func = f;
 }

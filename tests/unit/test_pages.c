@@ -271,18 +271,31 @@ static void egamma(struct ewriter *e, uint32_t v)
 	eput(e, v, k);
 }
 
-/* An ABI 1.9 advance: 1 (the one its context had), else 0 and Rice(4). */
-static void eadv2(struct ewriter *e, int predicted, uint32_t adv)
+/* An ABI 1.9 advance: 1 or 01 (the first or second its pair had), else 00 and Rice(4). */
+static void eadv2(struct ewriter *e, int which, uint32_t adv)
 {
 	uint32_t q;
 
-	eput(e, !!predicted, 1);
-	if (predicted)
+	if (which) {
+		eput(e, which == 1 ? 1 : 2, which);
 		return;
+	}
+	eput(e, 0, 2);
 	for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
 		eput(e, 1, 1);
 	eput(e, 0, 1);
 	eput(e, adv, PT_ENTERS_RICE_K2);
+}
+
+/* An ABI 1.9 function after kind 01, 001 or 000: 1 (the candidate), else 0 and rank (15: id). */
+static void efunc2(struct ewriter *e, int candidate, uint32_t rank, uint32_t func_id)
+{
+	eput(e, !!candidate, 1);
+	if (candidate)
+		return;
+	eput(e, rank, 4);
+	if (rank == PT_ENTERS_RECENT)
+		egamma(e, func_id + 1);
 }
 
 /*
@@ -309,6 +322,11 @@ static void test_bits_enters_codes2(void)
 		{ PT_REC_ENTER, 11, ret, ANY, 25 },	/* its slot */
 		{ PT_REC_ENTER, 9, 0, ANY, 20 },	/* the next record: its advance repeated */
 		{ PT_REC_ENTER, 11, 0, ANY, 20 },	/* predicted */
+		{ PT_REC_ENTER, 4, 0, ANY, 21 },
+		{ PT_REC_ENTER, 9, 0, ANY, 21 },
+		{ PT_REC_ENTER, 11, 0, ANY, 21 },
+		{ PT_REC_ENTER, 11, 0, ANY, 26 },	/* its context's second candidate */
+		{ PT_REC_ENTER, 11, 0, ANY, 28 },	/* its pair's second advance */
 		{ PT_REC_BITS, 5, 0x15, ANY, ANY },
 		{ PT_REC_LOSS, PT_LOSS_OVERRUN, ANY, ANY, ANY },
 		/* predicted, ranked and repeated from tables the loss emptied: one loss of 3 */
@@ -316,40 +334,53 @@ static void test_bits_enters_codes2(void)
 		{ PT_REC_ENTER, 4, ANY, ANY, 7 },	/* codes before 1.9 */
 	};
 
+	/* functions as func_id + 1 in the comments: (prev, last) picks the candidates */
 	eput(&a, 2, 2);			/* 01: untraced caller */
-	eput(&a, 15, 4);		/* not among the recent: its id */
-	egamma(&a, 12);			/* func 11 */
+	efunc2(&a, 0, 15, 11);		/* not among the recent: its id */
 	eadv2(&a, 0, 3);		/* at bit 3 */
 	eput(&a, 2, 2);
-	eput(&a, 15, 4);
-	egamma(&a, 10);			/* func 9 */
+	efunc2(&a, 0, 15, 9);
 	eadv2(&a, 0, 20);		/* Rice(4) of 20: 1 0 0100, at bit 23 */
-	eput(&a, 0, 3);			/* 000: address given */
-	eput(&a, 1, 4);			/* rank 1: func 11 */
+	eput(&a, 0, 3);			/* 000: address given; (12, 10) has no candidate */
+	efunc2(&a, 0, 1, 11);		/* rank 1: func 11 */
 	eput(&a, lo, 32);
 	eadv2(&a, 0, 0);		/* at bit 23 */
 	eput(&a, 4, 3);			/* 001: its slot */
-	eput(&a, 0, 4);			/* rank 0: func 11 again */
+	efunc2(&a, 0, 0, 11);		/* rank 0: func 11 again */
 	eput(&a, slot, 6);
-	eadv2(&a, 0, 2);		/* at bit 25 */
+	eadv2(&a, 0, 2);		/* at bit 25; after 12 came 12 with 2 */
 	/* the next record: positions from 0 again, the tables kept */
 	eput(&b, 2, 2);
-	eput(&b, 1, 4);			/* recent: 11, 9: rank 1 is func 9 */
-	eadv2(&b, 1, 0);		/* after func 11 func 9 came 20 bits on: at bit 20 */
-	eput(&b, 1, 1);			/* after (11, 9) came 11: predicted */
-	eadv2(&b, 1, 0);		/* after 9, 11 came at once: still bit 20 */
+	efunc2(&b, 0, 1, 9);		/* recent: 12, 10: rank 1 is func 9 */
+	eadv2(&b, 1, 0);		/* after 12, 10 came 20 bits on: at bit 20 */
+	eput(&b, 1, 1);			/* after (12, 10) came 12: predicted */
+	eadv2(&b, 1, 0);		/* after 10, 12 came at once: still bit 20 */
+	eput(&b, 2, 2);			/* (10, 12): candidates 12, none */
+	efunc2(&b, 0, 15, 4);
+	eadv2(&b, 0, 1);		/* at bit 21; (10, 12) now has 5, 12 */
+	eput(&b, 2, 2);
+	efunc2(&b, 0, 2, 9);		/* recent: 5, 12, 10 */
+	eadv2(&b, 0, 0);
+	eput(&b, 2, 2);
+	efunc2(&b, 0, 2, 11);		/* recent: 10, 5, 12 */
+	eadv2(&b, 1, 0);		/* after 10, 12 came at once */
+	eput(&b, 2, 2);			/* (10, 12) again: not the first candidate, 5, */
+	efunc2(&b, 1, 0, 11);		/* the second: 12 */
+	eadv2(&b, 0, 5);		/* at bit 26; after 12, 12 came with 2 and now 5 */
+	eput(&b, 2, 2);			/* (12, 12): candidates 10, none */
+	efunc2(&b, 0, 0, 11);
+	eadv2(&b, 2, 0);		/* 2 again: the second advance, at bit 28 */
 	eput(&p1, 1, 1);		/* predicted, with the tables empty */
 	eput(&r0, 2, 2);
-	eput(&r0, 0, 4);		/* rank 0 of no recent function */
+	efunc2(&r0, 0, 0, 0);		/* rank 0 of no recent function */
 	eput(&a1, 2, 2);
-	eput(&a1, 15, 4);
-	egamma(&a1, 5);
-	eadv2(&a1, 1, 0);		/* an advance never seen */
+	efunc2(&a1, 0, 15, 4);
+	eadv2(&a1, 2, 0);		/* an advance never seen */
 	ecode(&v1, 2, 7, 4, 0);		/* before 1.9 */
-	memcpy(body + 1, b.w, 8);
+	memcpy(body + 1, b.w, (b.n + 63) / 64 * 8);
 	rbpage_init(&pg, page, PS, 10);
 	add(&pg, 10, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, a.n) | c2, a.w, (a.n + 63) / 64);
-	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(5, b.n) | c2, body, 2);
+	add(&pg, 11, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(5, b.n) | c2, body, 1 + (b.n + 63) / 64);
 	add(&pg, 12, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 	add(&pg, 13, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, p1.n) | c2, p1.w, 1);
 	add(&pg, 14, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, r0.n) | c2, r0.w, 1);
@@ -410,8 +441,7 @@ static void test_segment_coded(void)
 	ha = a.n;
 	eput(&a, 0x15, 5);				/* 5 bits */
 	eput(&a, 2, 2);					/* an ENTER: untraced caller, */
-	eput(&a, 15, 4);
-	egamma(&a, 8);					/* func 7 */
+	efunc2(&a, 0, 15, 7);				/* func 7 */
 	eadv2(&a, 0, 2);				/* at bit 2 */
 	eput(&b, 0, 2);					/* rank 0: the 2nd most recent, task 5 */
 	eput(&b, 1, 1);

@@ -168,8 +168,8 @@ struct tr_enter_state {
 	/* codes of ABI 1.9, functions as func_id + 1 */
 	uint32_t last2, prev2;
 	uint32_t recent[PT_ENTERS_RECENT];
-	uint32_t pred2[PT_ENTERS_CTXS];
-	uint16_t adv[PT_ENTERS_CTXS];
+	uint32_t pred2[PT_ENTERS_CTXS][2];	/* the functions that followed a pair */
+	uint32_t adv[PT_ENTERS_CTXS][2];	/* advances + 1 of a function after another */
 	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
 	uint64_t seg_owners[PT_SEGC_OWNERS];	/* recent segment owners (SEGMENT_CODED) */
 	uint64_t stamp;

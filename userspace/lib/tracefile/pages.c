@@ -333,37 +333,51 @@ static void recent_front(struct tr_enter_state *st, uint32_t f)
 	st->recent[0] = f;
 }
 
+/* v to the front of a pair of candidates, as the module moves it. */
+static void front2(uint32_t *c, uint32_t v)
+{
+	if (c[0] != v) {
+		c[1] = c[0];
+		c[0] = v;
+	}
+}
+
 /* The next code of ABI 1.9. Returns 0, or -PT_EFORMAT (cut off, an empty entry named). */
 static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
 {
-	uint32_t kind, f, r, q = 0, adv, actx;
+	uint32_t *cand = st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)], *advs;
+	uint32_t kind, f, r, q = 0, adv;
 
 	kind = ecode_bit(c) ? 1 : ecode_bit(c) ? 2 : ecode_bit(c) ? 4 : 0;
-	if (kind == 1) {
-		f = st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)];
-	} else {
-		r = ecode_bits(c, 4);
-		f = r < PT_ENTERS_RECENT ? st->recent[r] : ecode_func_id(c) + 1;
-	}
+	if (kind == 1)
+		f = cand[0];
+	else if (ecode_bit(c))
+		f = cand[kind == 2];	/* kind 1 would have named the first */
+	else if ((r = ecode_bits(c, 4)) < PT_ENTERS_RECENT)
+		f = st->recent[r];
+	else
+		f = ecode_func_id(c) + 1;
 	if (c->bad || !f)
 		return -PT_EFORMAT;
 	ecode_ret(c, st, kind, e);
-	actx = PT_ENTERS_CTX(st->last2, f);
+	advs = st->adv[PT_ENTERS_CTX(st->last2, f)];
 	if (ecode_bit(c)) {
-		if (!st->adv[actx])
-			return -PT_EFORMAT;
-		adv = st->adv[actx] - 1u;
+		adv = advs[0];
+	} else if (ecode_bit(c)) {
+		adv = advs[1];
 	} else {
 		while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
 			q++;
-		adv = q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2);
+		adv = (q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2)) + 1;
 	}
-	e->pos += adv;
+	if (!adv)
+		return -PT_EFORMAT;	/* an advance never seen */
+	e->pos += adv - 1;
 	if (c->bad || e->pos > 0xffff)
 		return -PT_EFORMAT;
 	e->func = f - 1;
-	st->adv[actx] = (uint16_t)(adv + 1);
-	st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)] = f;
+	front2(advs, adv);
+	front2(cand, f);
 	recent_front(st, f);
 	st->prev2 = st->last2;
 	st->last2 = f;
