@@ -32,8 +32,8 @@
 
 /*
  * Pending bits are written in records of up to this many words (2048
- * bits): a segment averages ~600 bits on bench-vm's witness run, so most
- * segments are one record (a record's header and padding cost ~100 bits).
+ * bits): a segment averages ~500 bits on bench-vm's witness run, so most
+ * segments need one.
  */
 #define PT_BITS_WORDS 32
 /* ENTER codes that wait for their bits record (2048 bits, as many as the bits). */
@@ -45,12 +45,22 @@
 	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
 /* ENTERs of larger func_ids are ENTER_AT records. */
 #define PT_ENTERS_FUNC_MAX (1u << 20)
+/*
+ * Segments wait in a PT_REC_SEGMENTS until it holds this many bits: on
+ * bench-vm's witness run a segment averages ~500 bits, so a record carries
+ * a handful of them. Larger records would leave more of each ring-buffer
+ * page empty (an event that does not fit the page's rest goes to the next).
+ */
+#define PT_PACK_FLUSH_BITS (320 * 8)
+/* The longest segment: its head (2 + 32 + 49 bits), two lengths, bits and codes. */
+#define PT_SEG_MAX_BITS (83 + 2 * 21 + 64 * (PT_BITS_WORDS + PT_EBITS_WORDS))
+#define PT_PACK_WORDS DIV_ROUND_UP(PT_PACK_FLUSH_BITS + PT_SEG_MAX_BITS, 64)
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
 	u64 owner_gen;		/* a task owner's se.nr_migrations when it opened */
 	u64 owner_stamp;	/* when the open segment opened */
-	bool owner_open;	/* its OWNER is not written yet (PT_REC_SEGMENT_CODED) */
+	bool owner_open;	/* its OWNER is not written yet (PT_REC_SEGMENTS) */
 	u64 words[PT_BITS_WORDS];	/* pending bits, LSB first: full words, */
 	unsigned int nwords;		/* then nbits (< 64) of the next one */
 	unsigned int nbits;
@@ -74,7 +84,9 @@ struct pt_cpu {
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
 	u64 seg_owners[PT_SEGC_OWNERS];	/* recent segment owners, as the reader has them */
-	u64 seg[2 + PT_BITS_WORDS + PT_EBITS_WORDS];	/* a SEGMENT_CODED being packed */
+	u64 pack[PT_PACK_WORDS];	/* segments not yet written (PT_REC_SEGMENTS), */
+	unsigned int pack_bits;		/* zero above their pack_bits bits */
+	unsigned int npack;
 };
 
 /*
@@ -92,8 +104,10 @@ static struct pt_cpu *pt_this_cpu(void)
 	return this_cpu_ptr(pt_cpus);
 }
 
+static bool pt_pack_flush(struct pt_cpu *cs);
+
 /*
- * Writes LOSS(OVERRUN) for the pending drops, then reopens the current
+ * Writes LOSS(OVERRUN) for the pending drops (after the pack), then reopens the current
  * owner's segment with a fresh OWNER record: the drops may have swallowed
  * the OWNER record of the segment the next records belong to, and without
  * one the reader could attribute nothing until the next owner switch.
@@ -105,6 +119,8 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	struct pt_rec *r;
 	struct pt_rec_loss *l;
 
+	if (cs->npack && !pt_pack_flush(cs))
+		return false;
 	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*l));
 	if (!ev)
 		return false;
@@ -156,8 +172,9 @@ struct pt_body {
 };
 
 /*
- * Reserves, fills (zero-padded) and commits one record. Returns
- * false if the buffer is full (nothing written, nothing counted).
+ * Reserves, fills (zero-padded) and commits one record, after the pack
+ * (pt_pack_flush). Returns false if the buffer is full: nothing of the
+ * record written or counted (a refused pack is counted).
  */
 static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 		   const struct pt_body *b)
@@ -167,10 +184,13 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	unsigned int i, used = 0, len;
 	u8 *d;
 
+	/* the segments kept back go first: records stay in the order they happened */
+	if (cs->npack && !pt_pack_flush(cs))
+		return false;
 	for (i = 0; i < ARRAY_SIZE(b->len); i++)
 		used += b->len[i];
-	/* records are whole u64, SEGMENT_CODED whole u32 (pathtrace_abi.h) */
-	len = sizeof(*r) + ALIGN(used, type == PT_REC_SEGMENT_CODED ? 4 : 8);
+	/* records are whole u64 (pathtrace_abi.h) */
+	len = sizeof(*r) + ALIGN(used, 8);
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
 		return false;
@@ -193,19 +213,19 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	return true;
 }
 
-/* ORs the low n bits of src (n <= 64) into cs->seg at bit pos. */
+/* ORs the low n bits of src (n <= 64) into the pack at bit pos. */
 static void pt_seg_or(struct pt_cpu *cs, unsigned int pos, u64 src, unsigned int n)
 {
 	unsigned int w = pos / 64, off = pos % 64;
 
 	if (n < 64)
 		src &= (1ull << n) - 1;
-	cs->seg[w] |= src << off;
+	cs->pack[w] |= src << off;
 	if (off && off + n > 64)
-		cs->seg[w + 1] |= src >> (64 - off);
+		cs->pack[w + 1] |= src >> (64 - off);
 }
 
-/* ORs n bits of the words at src into cs->seg at bit pos; returns pos + n. */
+/* ORs n bits of the words at src into the pack at bit pos; returns pos + n. */
 static unsigned int pt_seg_bits(struct pt_cpu *cs, unsigned int pos, const u64 *src,
 				unsigned int n)
 {
@@ -214,6 +234,25 @@ static unsigned int pt_seg_bits(struct pt_cpu *cs, unsigned int pos, const u64 *
 	for (i = 0; i < n; i += 64)
 		pt_seg_or(cs, pos + i, src[i / 64], min(n - i, 64u));
 	return pos + n;
+}
+
+/*
+ * Exp-Golomb code of order k of v into the pack at pos: the Elias gamma
+ * code of (v >> k) + 1 (as many zeros as it has bits after its top one,
+ * then its bits from the top one down, LSB first: the one, then the low
+ * bits), then the k low bits of v. Returns the position after it.
+ */
+static unsigned int pt_seg_expgolomb(struct pt_cpu *cs, unsigned int pos, u64 v,
+				     unsigned int k)
+{
+	u64 q = (v >> k) + 1;
+	unsigned int top = fls64(q) - 1;
+
+	pt_seg_or(cs, pos, 1ull << top, top + 1);	/* top zeros, a one, */
+	pt_seg_or(cs, pos + top + 1, q, top);		/* the top low bits */
+	pos += 2 * top + 1;
+	pt_seg_or(cs, pos, v, k);
+	return pos + k;
 }
 
 /* The owner moves to the front of the CPU's recent segment owners. */
@@ -228,54 +267,93 @@ static void pt_seg_owner_front(struct pt_cpu *cs, u64 owner)
 }
 
 /*
- * Packs the open segment's SEGMENT_CODED record into cs->seg
- * (pathtrace_abi.h): the head (the owner by its rank among the recent
- * ones, or in full; the Exp-Golomb stamp delta), then the nbits of @bits
- * and the nebits of @ebits (their bits above those counts are zero).
- * Returns its body bytes (*arg set), or 0 when it must be a plain OWNER:
- * no base the reader shares, a delta or an id too large, or the periodic
- * full stamp.
+ * Whether the open segment can go in the pack (a PT_REC_SEGMENTS): not
+ * when the reader shares no stamp base, the delta or the id is too large,
+ * or the segment is the periodic one with a full stamp (a plain OWNER).
  */
-static unsigned int pt_seg_pack(struct pt_cpu *cs, const u64 *bits, u32 nbits,
-				const u64 *ebits, u32 nebits, u32 *arg)
+static bool pt_seg_packs(const struct pt_cpu *cs)
 {
-	u64 delta = cs->owner_stamp - cs->seg_base, q;
-	unsigned int r, k, pos;
+	u64 delta = cs->owner_stamp - cs->seg_base;
 
-	if (!cs->seg_base_ok || cs->owner_stamp < cs->seg_base ||
-	    delta > U32_MAX || PT_OWNER_ID(cs->owner) > PT_SEG_ID_MAX ||
-	    !(cs->nsegs % PT_SEG_FULL_EVERY))
-		return 0;
-	for (r = 1; r < PT_SEGC_OWNERS && cs->seg_owners[r] != cs->owner; r++)
-		;
-	memset(cs->seg, 0, sizeof(cs->seg));
-	pos = 2;
-	if (r < PT_SEGC_OWNERS && cs->owner) {
-		pt_seg_or(cs, 0, r - 1, 2);
-	} else {
-		pt_seg_or(cs, 0, 3, 2);
-		pt_seg_or(cs, pos, (u32)PT_SEG_HEAD(cs->owner, 0), 32);
-		pos += 32;
-	}
-	q = (delta >> PT_SEGC_DELTA_K) + 1;
-	k = fls64(q) - 1;
-	pt_seg_or(cs, pos, 1ull << k, k + 1);	/* k zeros, a one, */
-	pt_seg_or(cs, pos + k + 1, q, k);	/* the k low bits */
-	pos += 2 * k + 1;
-	pt_seg_or(cs, pos, delta, PT_SEGC_DELTA_K);
-	pos += PT_SEGC_DELTA_K;
-	*arg = PT_SEGC_ARG(nbits, nebits, pos);
-	if (nbits)
-		pos = pt_seg_bits(cs, pos, bits, nbits);
-	pos = pt_seg_bits(cs, pos, ebits, nebits);
-	return DIV_ROUND_UP(pos, 32) * sizeof(u32);
+	return cs->seg_base_ok && cs->owner_stamp >= cs->seg_base &&
+	       delta <= U32_MAX && PT_OWNER_ID(cs->owner) <= PT_SEG_ID_MAX &&
+	       cs->nsegs % PT_SEG_FULL_EVERY;
 }
 
 /*
- * Writes the open segment's OWNER with the record about to be written:
- * fused into one PT_REC_SEGMENT_CODED when that record is bits and the stamp
- * packs (*fused set), as a record of its own otherwise. Returns false if
- * the buffer refused it.
+ * Appends the open segment to the pack (pathtrace_abi.h PT_REC_SEGMENTS):
+ * the head (the owner by its rank among the recent ones, or in full; the
+ * Exp-Golomb stamp delta), the two lengths, then the nbits of @bits and the
+ * nebits of @ebits (their bits above those counts are zero). The caller
+ * made room (PT_SEG_MAX_BITS) and checked pt_seg_packs().
+ */
+static void pt_seg_pack(struct pt_cpu *cs, struct pt_func *f, const u64 *bits,
+			u32 nbits, const u64 *ebits, u32 nebits)
+{
+	unsigned int r, pos = cs->pack_bits;
+
+	for (r = 1; r < PT_SEGC_OWNERS && cs->seg_owners[r] != cs->owner; r++)
+		;
+	if (r < PT_SEGC_OWNERS && cs->owner) {
+		pt_seg_or(cs, pos, r - 1, 2);
+		pos += 2;
+	} else {
+		pt_seg_or(cs, pos, 3, 2);
+		pt_seg_or(cs, pos + 2, (u32)PT_SEG_HEAD(cs->owner, 0), 32);
+		pos += 34;
+	}
+	pos = pt_seg_expgolomb(cs, pos, (cs->owner_stamp - cs->seg_base) >> PT_SEGC_DELTA_K, 0);
+	pt_seg_or(cs, pos, cs->owner_stamp - cs->seg_base, PT_SEGC_DELTA_K);
+	pos += PT_SEGC_DELTA_K;
+	pos = pt_seg_expgolomb(cs, pos, nbits, PT_SEGS_NBITS_K);
+	pos = pt_seg_expgolomb(cs, pos, nebits, PT_SEGS_NEBITS_K);
+	if (nbits)
+		pos = pt_seg_bits(cs, pos, bits, nbits);
+	pos = pt_seg_bits(cs, pos, ebits, nebits);
+	if (f)
+		this_cpu_ptr(f->pcpu)->bytes += DIV_ROUND_UP(pos - cs->pack_bits, 8);
+	cs->pack_bits = pos;
+	cs->npack++;
+}
+
+/*
+ * Writes the pack as one PT_REC_SEGMENTS record and empties it. A refusal
+ * drops every segment in it (counted; the reader forgets its stamp, owners
+ * and ENTER tables at the LOSS that follows, and so does the CPU now).
+ * Returns false then.
+ */
+static bool pt_pack_flush(struct pt_cpu *cs)
+{
+	unsigned int bytes = DIV_ROUND_UP(cs->pack_bits, 32) * sizeof(u32);
+	struct ring_buffer_event *ev;
+	struct pt_rec *r;
+
+	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + bytes);
+	if (likely(ev)) {
+		r = ring_buffer_event_data(ev);
+		r->type = PT_REC_SEGMENTS;
+		r->len = sizeof(*r) + bytes;
+		r->arg = cs->npack;
+		memcpy(r + 1, cs->pack, bytes);
+		ring_buffer_unlock_commit(pt_buffer, ev);
+		cs->records += cs->npack;
+	} else {
+		cs->dropped += cs->npack;
+		cs->dropped_total += cs->npack;
+		pt_forget_enters(cs);
+	}
+	memset(cs->pack, 0, DIV_ROUND_UP(cs->pack_bits, 64) * sizeof(u64));
+	cs->pack_bits = 0;
+	cs->npack = 0;
+	return ev != NULL;
+}
+
+/*
+ * Writes the open segment's OWNER with the record about to be written: into
+ * the pack with that record when it is bits and the stamp packs (*fused
+ * set), as a record of its own otherwise. Returns false if the buffer
+ * refused it (or the pack that had to go first: *fused set, the record
+ * goes with it).
  */
 static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 			   u32 arg, const void *body, const void *body2,
@@ -284,34 +362,40 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 	struct pt_rec_owner o = { .owner = cs->owner, .stamp = cs->owner_stamp };
 	struct pt_body b = { { &o }, { sizeof(o) } };
 	u32 nbits = 0, nebits = 0;
-	u16 rtype = PT_REC_OWNER;
-	u32 rarg = smp_processor_id();
 
 	cs->owner_open = false;
 	cs->nsegs++;
+	*fused = false;
 	if (type == PT_REC_BITS_ENTERS) {
 		nbits = PT_BITS_ENTERS_NBITS(arg);
 		nebits = PT_BITS_ENTERS_NEBITS(arg);
 	} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
 		nbits = arg;
 	}
-	if (nbits + nebits) {
+	if (nbits + nebits && pt_seg_packs(cs)) {
+		*fused = true;
+		/*
+		 * Room before coding the head: a refused pack makes the CPU
+		 * forget the owners and the stamp that head would count on.
+		 */
+		if (cs->pack_bits + PT_SEG_MAX_BITS > PT_PACK_WORDS * 64 &&
+		    !pt_pack_flush(cs))
+			return false;
 		/*
 		 * The codes are the second part (pt_flush_bits, whose first
 		 * is empty when no bits are pending), or the only one for the
 		 * ENTERs alone (pt_flush_enters).
 		 */
-		b.len[0] = pt_seg_pack(cs, nbits ? body : NULL, nbits,
-				       body2 ? body2 : body, nebits, &rarg);
-		if (b.len[0]) {
-			b.p[0] = cs->seg;
-			rtype = PT_REC_SEGMENT_CODED;
-		} else {
-			b.len[0] = sizeof(o);
-		}
+		pt_seg_pack(cs, f, nbits ? body : NULL, nbits,
+			    body2 ? body2 : body, nebits);
+		cs->seg_base = o.stamp;
+		pt_seg_owner_front(cs, cs->owner);
+		/* a refusal here is counted with the pack: this record is in it */
+		if (cs->pack_bits >= PT_PACK_FLUSH_BITS)
+			pt_pack_flush(cs);
+		return true;
 	}
-	*fused = rtype == PT_REC_SEGMENT_CODED;
-	if (!pt_put(cs, f, rtype, rarg, &b))
+	if (!pt_put(cs, f, PT_REC_OWNER, smp_processor_id(), &b))
 		return false;
 	cs->seg_base = o.stamp;
 	cs->seg_base_ok = true;
@@ -655,7 +739,7 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	pt_close_segment(cs, f);
 	/*
 	 * The new segment's OWNER waits for its first record (most often its
-	 * bits, PT_REC_SEGMENT_CODED). Should that write be refused, the
+	 * bits, a segment of a PT_REC_SEGMENTS). Should that write be refused, the
 	 * LOSS(OVERRUN) and the reopening OWNER that follow tell the reader.
 	 */
 	cs->owner = owner;
@@ -785,6 +869,8 @@ static void pt_flush_cpu(void *unused)
 	pt_flush_bits(cs, NULL);
 	pt_flush_path(cs, NULL);
 	pt_close_segment(cs, NULL);
+	if (cs->npack)
+		pt_pack_flush(cs);
 	if (cs->dropped && pt_write_overrun(cs))
 		pt_close_segment(cs, NULL);	/* the reopened segment */
 	barrier();
@@ -925,6 +1011,9 @@ static void pt_reset_cpu(void *unused)
 	memset(cs->ebits, 0, sizeof(cs->ebits));
 	cs->nebits = 0;
 	cs->epos = 0;
+	memset(cs->pack, 0, sizeof(cs->pack));
+	cs->pack_bits = 0;
+	cs->npack = 0;
 	local_irq_restore(flags);
 }
 

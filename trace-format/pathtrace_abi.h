@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 9
+#define PT_ABI_MINOR 10
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -407,6 +407,7 @@ enum pt_rec_type {
 	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
 	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: PT_SEG_HEAD, then bits and codes (1.7) */
 	PT_REC_SEGMENT_CODED = 12, /* arg: PT_SEGC_ARG; body: coded head, bits, codes (1.9) */
+	PT_REC_SEGMENTS = 13,	/* arg: segments; body: SEGMENT_CODED bodies back to back (1.10) */
 };
 
 /*
@@ -561,6 +562,29 @@ enum pt_rec_type {
 #define PT_SEGC_HBITS(arg)	((arg) >> 24)
 #define PT_SEGC_OWNERS		4	/* recent owners a CPU keeps */
 #define PT_SEGC_DELTA_K		16
+
+/*
+ * PT_REC_SEGMENTS (ABI 1.10): consecutive SEGMENT_CODED records of one CPU
+ * in one record, so that a segment of a few hundred bits does not pay a
+ * record header, an event header and padding of its own.
+ * arg: the number of segments (>= 1). Body: whole __u32 (len a multiple of
+ * 4) of one bitstring, LSB first: the segments back to back, each its
+ * SEGMENT_CODED head, then nbits as Exp-Golomb of order PT_SEGS_NBITS_K and
+ * nebits as Exp-Golomb of order PT_SEGS_NEBITS_K (the Elias gamma code of
+ * (n >> k) + 1, then the k low bits of n; nbits, nebits < 4096), then the
+ * nbits trace bits and the nebits ENTER codes of ABI 1.9; after the last
+ * one fewer than 32 bits, all zero. Every rule of SEGMENT_CODED holds for
+ * each segment in order, as if each were a record of its own (its stamp
+ * and owner count from the segment before it, in this record or before).
+ * The module keeps a CPU's segments back while they fill less than a few
+ * hundred bytes and writes them before any other record of that CPU and at
+ * stop; a refused SEGMENTS counts one dropped record per segment. A reader
+ * takes each segment as a SEGMENT_CODED; the first one it cannot read makes
+ * it and the rest corrupt (one loss per segment).
+ */
+#define PT_SEGS_NBITS_K		6
+#define PT_SEGS_NEBITS_K	4
+#define PT_SEGS_LEN_MAX		4095	/* nbits and nebits at most */
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

@@ -278,7 +278,7 @@ struct sim_rec {
 	uint64_t ts;
 	uint32_t cpu;
 	uint16_t len;			/* payload bytes (pt_rec header included) */
-	uint8_t payload[80];		/* the largest: BITS_ENTERS of 64 bits, 16 words */
+	uint8_t payload[160];		/* the largest: a SEGMENTS of 18 words (sim_kmod.c) */
 };
 
 struct sim_kmod_run {
@@ -286,6 +286,9 @@ struct sim_kmod_run {
 	uint64_t nrecs, cap;
 	uint64_t bits;			/* trace bits emitted */
 	uint64_t dropped;		/* records the full ring buffer refused */
+	uint64_t packs;			/* SEGMENTS records written */
+	uint64_t packs_multi;		/* ... of them with more than one segment */
+	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
 	int nomem;
 };
 

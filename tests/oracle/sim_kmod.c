@@ -25,6 +25,10 @@
 /* As the module: records with ENTER codes say they are of ABI 1.9. */
 #define SIM_ENTERS_ARG(nbits, nebits) \
 	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
+/* Segments wait for their SEGMENTS record until it holds this many bits (the module's 2560). */
+#define SIM_PACK_FLUSH_BITS 700
+/* The longest segment here: head, lengths, 64 bits and SIM_EBITS of codes. */
+#define SIM_SEG_MAX_BITS (83 + 42 + 64 + SIM_EBITS)
 
 struct cpu_state {
 	uint32_t dropping;	/* records still to refuse */
@@ -49,7 +53,13 @@ struct cpu_state {
 	uint32_t recent[PT_ENTERS_RECENT];
 	uint32_t pred[PT_ENTERS_CTXS][2];	/* two candidates each, the more recent first */
 	uint16_t adv[PT_ENTERS_CTXS][2];
+	/* segments not yet written (PT_REC_SEGMENTS, kmod/stream.c pt_seg_pack) */
+	uint64_t pack[(SIM_PACK_FLUSH_BITS + SIM_SEG_MAX_BITS + 63) / 64];
+	uint32_t pack_bits, npack;
 };
+
+_Static_assert(sizeof(((struct sim_rec *)0)->payload) >=
+	       sizeof(struct pt_rec) + sizeof(((struct cpu_state *)0)->pack), "sim_rec payload");
 
 struct exec {
 	const struct sim_program *p;
@@ -63,13 +73,38 @@ struct exec {
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 };
 
-/* Appends one record of nbytes of body to the run as the ring buffer would hold it. */
+static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
+			   const void *body, uint32_t nbytes);
+
+/* The segments kept back, as one SEGMENTS record (kmod/stream.c pt_pack_flush). */
+static void flush_pack(struct exec *x, uint32_t cpu)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t n = cs->npack;
+
+	if (!n)
+		return;
+	cs->npack = 0;	/* before the push, which would flush it again */
+	x->r->packs++;
+	x->r->packs_multi += n > 1;
+	push_rec_bytes(x, cpu, PT_REC_SEGMENTS, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
+	memset(cs->pack, 0, sizeof(cs->pack));
+	cs->pack_bits = 0;
+}
+
+/*
+ * Appends one record of nbytes of body to the run as the ring buffer would
+ * hold it, after the CPU's pack: records stay in the order they happened.
+ */
 static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
 			   const void *body, uint32_t nbytes)
 {
 	struct sim_kmod_run *r = x->r;
 	struct sim_rec *rec;
 	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + nbytes), .arg = arg };
+
+	if (type != PT_REC_SEGMENTS)
+		flush_pack(x, cpu);
 
 	if (r->nrecs == r->cap) {
 		uint64_t cap = r->cap ? r->cap * 2 : 1024;
@@ -106,7 +141,7 @@ static void seg_put(uint64_t *w, uint32_t *pos, uint64_t v, uint32_t n)
 		w[*pos / 64] |= ((v >> i) & 1) << (*pos % 64);
 }
 
-/* owner to the front of the CPU's recent segment owners (pathtrace_abi.h SEGMENT_CODED). */
+/* owner to the front of the CPU's recent segment owners (pathtrace_abi.h SEGMENT_CODED, SEGMENTS). */
 static void seg_owner_front(struct cpu_state *cs, uint64_t owner)
 {
 	uint32_t r = 0;
@@ -119,46 +154,62 @@ static void seg_owner_front(struct cpu_state *cs, uint64_t owner)
 	cs->seg_owners[0] = owner;
 }
 
+/* Exp-Golomb of order k: gamma of (v >> k) + 1 (zeros, a one, the low bits), then k bits of v. */
+static void seg_expgolomb(uint64_t *w, uint32_t *pos, uint64_t v, uint32_t k)
+{
+	uint64_t q = (v >> k) + 1;
+	uint32_t top = 0;
+
+	while (q >> (top + 1))
+		top++;
+	seg_put(w, pos, 0, top);
+	seg_put(w, pos, 1, 1);
+	seg_put(w, pos, q, top);
+	seg_put(w, pos, v, k);
+}
+
 /*
- * The SEGMENT_CODED of an open segment (kmod/stream.c pt_seg_pack): the
+ * An open segment into the CPU's pack (kmod/stream.c pt_seg_pack): the
  * owner by its rank among the recent ones (2nd to 4th) or in full, the
- * stamp delta as Exp-Golomb(16), then the bits and the ENTER codes.
+ * stamp delta as Exp-Golomb(16), the two lengths, then the bits and the
+ * ENTER codes. The pack is written once it holds SIM_PACK_FLUSH_BITS.
  */
 static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uint64_t *body,
 			 uint32_t nbits, uint32_t nebits)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint64_t seg[2 + 1 + SIM_EBITS / 64] = { 0 }, q = (delta >> PT_SEGC_DELTA_K) + 1;
-	uint32_t pos = 0, r = 1, k = 0, hbits, i, bw = (nbits + 63) / 64;
+	uint32_t pos, r = 1, i, bw = (nbits + 63) / 64;
 
+	if (cs->pack_bits + SIM_SEG_MAX_BITS > 64 * sizeof(cs->pack) / 8)
+		flush_pack(x, cpu);
+	pos = cs->pack_bits;
 	while (r < PT_SEGC_OWNERS && (cs->seg_owners[r] != cs->owner || !cs->owner))
 		r++;
 	if (r < PT_SEGC_OWNERS) {
-		seg_put(seg, &pos, r - 1, 2);
+		seg_put(cs->pack, &pos, r - 1, 2);
 	} else {
-		seg_put(seg, &pos, 3, 2);
-		seg_put(seg, &pos, (uint32_t)PT_SEG_HEAD(cs->owner, 0), 32);
+		seg_put(cs->pack, &pos, 3, 2);
+		seg_put(cs->pack, &pos, (uint32_t)PT_SEG_HEAD(cs->owner, 0), 32);
 	}
-	while (q >> (k + 1))
-		k++;
-	seg_put(seg, &pos, 0, k);
-	seg_put(seg, &pos, 1, 1);
-	seg_put(seg, &pos, q, k);
-	seg_put(seg, &pos, delta, PT_SEGC_DELTA_K);
-	hbits = pos;
+	seg_expgolomb(cs->pack, &pos, delta >> PT_SEGC_DELTA_K, 0);
+	seg_put(cs->pack, &pos, delta, PT_SEGC_DELTA_K);
+	seg_expgolomb(cs->pack, &pos, nbits, PT_SEGS_NBITS_K);
+	seg_expgolomb(cs->pack, &pos, nebits, PT_SEGS_NEBITS_K);
 	for (i = 0; i < nbits; i++)
-		seg_put(seg, &pos, body[i / 64] >> (i % 64), 1);
+		seg_put(cs->pack, &pos, body[i / 64] >> (i % 64), 1);
 	for (i = 0; i < nebits; i++)
-		seg_put(seg, &pos, body[bw + i / 64] >> (i % 64), 1);
-	push_rec_bytes(x, cpu, PT_REC_SEGMENT_CODED, PT_SEGC_ARG(nbits, nebits, hbits), seg,
-		       (pos + 31) / 32 * 4);
+		seg_put(cs->pack, &pos, body[bw + i / 64] >> (i % 64), 1);
+	cs->pack_bits = pos;
+	cs->npack++;
 	seg_owner_front(cs, cs->owner);
+	if (cs->pack_bits >= SIM_PACK_FLUSH_BITS)
+		flush_pack(x, cpu);
 }
 
 /*
  * One write of the module (kmod/stream.c pt_write2): refused by a full
  * buffer (counted, the LOSS goes with the next write), else after the
- * pending LOSS, with the open segment's OWNER: fused into a SEGMENT when
+ * pending LOSS, with the open segment's OWNER: into the pack as a segment when
  * the record is bits, a record of its own before it otherwise.
  */
 static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, const uint64_t *body,
@@ -175,6 +226,13 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		cs->dropping--;
 		cs->dropped++;
 		r->dropped++;
+		/* the segments kept back were to go first: refused with it, one drop each */
+		cs->dropped += cs->npack;
+		r->dropped += cs->npack;
+		r->packed_dropped += cs->npack;
+		memset(cs->pack, 0, sizeof(cs->pack));
+		cs->pack_bits = 0;
+		cs->npack = 0;
 		/* as the module at a refused write: slots, predictions and pending ENTERs go */
 		memset(cs->rets, 0, sizeof(cs->rets));
 		memset(cs->recent, 0, sizeof(cs->recent));
@@ -617,6 +675,7 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 		if (x.cpu[c].reg)
 			add_rec(&x, c, PT_REC_BITS, PT_BITS_PARTIAL, &x.cpu[c].reg, 1);
 		close_segment(&x, c);
+		flush_pack(&x, c);
 		if (x.cpu[c].dropped) {
 			uint64_t loss[2] = { x.cpu[c].dropped, 0 };
 

@@ -469,6 +469,122 @@ static void test_segment_coded(void)
 	tr_records_free(&rs);
 }
 
+/* An Exp-Golomb code of order k of v (PT_REC_SEGMENTS lengths): gamma of (v >> k) + 1, k bits. */
+static void eexpg(struct ewriter *e, uint32_t v, uint32_t k)
+{
+	egamma(e, (v >> k) + 1);
+	eput(e, v, k);
+}
+
+/* A SEGMENTS record of nsegs (its arg), body the whole u32 the bitstring e takes. */
+static void add_segs(struct rbpage *pg, uint64_t ts, const struct ewriter *e, uint32_t nsegs)
+{
+	uint8_t rec[8 + sizeof(e->w)];
+	struct pt_rec h = { .type = PT_REC_SEGMENTS, .arg = nsegs };
+	uint32_t nbytes = (e->n + 31) / 32 * 4;
+
+	h.len = (uint16_t)(8 + nbytes);
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, e->w, nbytes);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, h.len), 0);
+}
+
+/*
+ * SEGMENTS (ABI 1.10), written bit by bit from pathtrace_abi.h: segments
+ * back to back, each a SEGMENT_CODED head (owners ranked as the segments
+ * before them in the same record left them), its Exp-Golomb lengths (order
+ * 6 and 4), bits across a word boundary and ENTER codes. A segment cut off
+ * by the body loses it and the rest (one loss each), 32 bits or more after
+ * the last segment or no segment at all make the record corrupt.
+ */
+static void test_segments(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	struct ewriter a = { { 0 }, 0 }, b = { { 0 }, 0 }, c = { { 0 }, 0 }, e = { { 0 }, 0 };
+	struct ewriter en = { { 0 }, 0 };
+	uint64_t own[2] = { PT_OWNER(PT_OWNER_TASK, 5), 1000 };
+	const struct want_rec want[] = {
+		{ PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 5), 1000, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 71000, ANY },	/* in full */
+		{ PT_REC_ENTER, 7, 0, ANY, 2 },
+		{ PT_REC_BITS, 5, 0x15, ANY, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_TASK, 5), 71005, ANY },	/* rank 0 */
+		{ PT_REC_BITS, 3, 5, ANY, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 371005, ANY },	/* rank 0 */
+		{ PT_REC_BITS, 70, 0x0123456789abcdefull, 0x2a, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_TASK, 5), 371006, ANY },	/* 2nd record */
+		{ PT_REC_BITS, 1, 1, ANY, ANY },
+		{ PT_REC_LOSS, TR_LOSS_CORRUPT, 1, ANY, ANY },	/* one segment cut off */
+		{ PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 5), 1000, ANY },	/* a stamp again */
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 1000, ANY },
+		{ PT_REC_BITS, 2, 3, ANY, ANY },
+		/* 40 bits after it, then no segments at all: two losses in a row, one marker */
+		{ PT_REC_LOSS, TR_LOSS_CORRUPT, 2, ANY, ANY },
+	};
+
+	/* record 1: three segments */
+	eput(&a, 3, 2);					/* the owner in full */
+	eput(&a, (uint32_t)PT_SEG_HEAD(PT_OWNER(PT_OWNER_SOFTIRQ, 1), 0), 32);
+	egamma(&a, (70000 >> 16) + 1);			/* delta 70000 */
+	eput(&a, 70000 & 0xffff, 16);
+	eexpg(&a, 5, PT_SEGS_NBITS_K);			/* nbits 5: "1", then 000101 */
+	eput(&en, 2, 2);				/* an ENTER: untraced caller, */
+	efunc2(&en, 0, 15, 7);				/* func 7, */
+	eadv2(&en, 0, 2);				/* at bit 2 */
+	eexpg(&a, en.n, PT_SEGS_NEBITS_K);
+	eput(&a, 0x15, 5);
+	eput(&a, en.w[0], en.n);
+	eput(&a, 0, 2);					/* rank 0: task 5 */
+	egamma(&a, 1);
+	eput(&a, 5, 16);
+	eexpg(&a, 3, PT_SEGS_NBITS_K);
+	eexpg(&a, 0, PT_SEGS_NEBITS_K);
+	eput(&a, 5, 3);
+	eput(&a, 0, 2);					/* rank 0: softirq 1 again */
+	egamma(&a, (300000 >> 16) + 1);
+	eput(&a, 300000 & 0xffff, 16);
+	eexpg(&a, 70, PT_SEGS_NBITS_K);			/* "01", 0, 000110 */
+	eexpg(&a, 0, PT_SEGS_NEBITS_K);
+	eput(&a, 0x0123456789abcdefull, 64);
+	eput(&a, 0x2a, 6);
+	/* record 2: a segment, then one whose 100 bits the body does not hold */
+	eput(&b, 0, 2);
+	egamma(&b, 1);
+	eput(&b, 1, 16);
+	eexpg(&b, 1, PT_SEGS_NBITS_K);
+	eexpg(&b, 0, PT_SEGS_NEBITS_K);
+	eput(&b, 1, 1);
+	eput(&b, 0, 2);
+	egamma(&b, 1);
+	eput(&b, 0, 16);
+	eexpg(&b, 100, PT_SEGS_NBITS_K);
+	eexpg(&b, 0, PT_SEGS_NEBITS_K);
+	eput(&b, 0xff, 8);
+	/* record 3 (the loss forgot stamp and owners): a segment, then 40 zero bits */
+	eput(&c, 3, 2);
+	eput(&c, (uint32_t)PT_SEG_HEAD(PT_OWNER(PT_OWNER_SOFTIRQ, 1), 0), 32);
+	egamma(&c, 1);
+	eput(&c, 0, 16);
+	eexpg(&c, 2, PT_SEGS_NBITS_K);
+	eexpg(&c, 0, PT_SEGS_NEBITS_K);
+	eput(&c, 3, 2);
+	eput(&c, 0, 40);
+	eput(&e, 0, 32);
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_OWNER, 0, own, 2);
+	add_segs(&pg, 11, &a, 3);
+	add_segs(&pg, 12, &b, 2);
+	add(&pg, 13, PT_REC_OWNER, 0, own, 2);
+	add_segs(&pg, 13, &c, 1);
+	add_segs(&pg, 14, &e, 0);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
+	check_recs(&rs, want, sizeof(want) / sizeof(want[0]));
+	CU_ASSERT_EQUAL(rs.bad_records, 3);
+	tr_records_free(&rs);
+}
+
 /* A SEGMENT body (pathtrace_abi.h): head, then nbits of bits and the codes right after. */
 static uint32_t seg_body(uint64_t *body, uint64_t owner, uint32_t delta, uint64_t bits,
 			 uint32_t nbits, const struct ewriter *e)
@@ -747,6 +863,8 @@ UNIT_SUITE(pages,
 	     test_segment },
 	   { "SEGMENT_CODED: owner by rank or in full, Exp-Golomb delta, bits and codes after; a bad rank a loss",
 	     test_segment_coded },
+	   { "SEGMENTS: segments back to back with Exp-Golomb lengths; a cut-off segment, a bad end, none at all a loss",
+	     test_segments },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

@@ -108,7 +108,8 @@ static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_
 
 /*
  * Body bytes each record type must have; -1: any multiple of 8; -2: unknown
- * type; -3: a bad arg; -4: 16 plus a multiple of 16. LOSS bodies may also be PT_REC_LOSS_SIZE_V0 bytes
+ * type; -3: a bad arg; -4: 16 plus a multiple of 16; -5: a multiple of 4,
+ * at least 4. LOSS bodies may also be PT_REC_LOSS_SIZE_V0 bytes
  * (before ABI 1.3: no interval).
  */
 static int64_t body_size(uint16_t type, uint32_t arg)
@@ -144,6 +145,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 	case PT_REC_SEGMENT_CODED:	/* head, bits and codes in whole u32 */
 		return ((uint64_t)PT_SEGC_HBITS(arg) + PT_SEGC_NBITS(arg) + PT_SEGC_NEBITS(arg) +
 			31) / 32 * 4;
+	case PT_REC_SEGMENTS:		/* the segments say their lengths */
+		return arg ? -5 : -3;
 	default:
 		return -2;
 	}
@@ -157,8 +160,12 @@ int tr_check_record(const void *payload, size_t len)
 	if (len < sizeof(h))
 		return -PT_EFORMAT;
 	memcpy(&h, payload, sizeof(h));
-	/* The event is rounded up to 4 bytes; the record is a multiple of 8 (SEGMENT_CODED: 4). */
-	if (h.len < sizeof(h) || h.len % (h.type == PT_REC_SEGMENT_CODED ? 4 : 8) ||
+	/*
+	 * The event is rounded up to 4 bytes; the record is a multiple of 8
+	 * (SEGMENT_CODED and SEGMENTS: 4).
+	 */
+	if (h.len < sizeof(h) ||
+	    h.len % (h.type == PT_REC_SEGMENT_CODED || h.type == PT_REC_SEGMENTS ? 4 : 8) ||
 	    h.len > len || len - h.len >= 8)
 		return -PT_EFORMAT;
 	want = body_size(h.type, h.arg);
@@ -169,6 +176,8 @@ int tr_check_record(const void *payload, size_t len)
 	if (want == -3 || (want >= 0 && (uint64_t)want != h.len - sizeof(h)))
 		return -PT_EFORMAT;
 	if (want == -4 && (h.len - sizeof(h) < 16 || (h.len - sizeof(h)) % 16))
+		return -PT_EFORMAT;
+	if (want == -5 && (h.len - sizeof(h) < 4 || (h.len - sizeof(h)) % 4))
 		return -PT_EFORMAT;
 	return 0;
 }
@@ -449,8 +458,8 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
  * -PT_EFORMAT when it names an owner the reader has not got, is cut off by
  * hbits, or its delta does not fit 32 bits.
  */
-static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
-		     uint64_t *delta)
+static int segc_head_read(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
+			  uint64_t *delta)
 {
 	uint32_t r = ecode_bits(c, 2), k = 0, low;
 	uint64_t q;
@@ -471,7 +480,34 @@ static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t 
 	q = (1ull << k | ecode_bits(c, k)) - 1;
 	low = ecode_bits(c, PT_SEGC_DELTA_K);
 	*delta = q << PT_SEGC_DELTA_K | low;
-	return c->bad || c->pos != c->n || *delta > UINT32_MAX ? -PT_EFORMAT : 0;
+	return c->bad || *delta > UINT32_MAX ? -PT_EFORMAT : 0;
+}
+
+/* A SEGMENT_CODED's head, which must end exactly at c->n (its hbits). */
+static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
+		     uint64_t *delta)
+{
+	int err = segc_head_read(c, st, owner, delta);
+
+	return err ? err : c->pos != c->n ? -PT_EFORMAT : 0;
+}
+
+/* An Exp-Golomb code of order k (pathtrace_abi.h PT_REC_SEGMENTS) of at most max. */
+static uint32_t ecode_expgolomb(struct ecode *c, unsigned int k, uint32_t max)
+{
+	uint32_t top = 0, q, v;
+
+	while (!ecode_bit(c) && !c->bad && top < 20)
+		top++;
+	if (top >= 20) {
+		c->bad = 1;
+		return 0;
+	}
+	q = (1u << top | ecode_bits(c, top)) - 1;
+	v = q << k | ecode_bits(c, k);
+	if (v > max)
+		c->bad = 1;
+	return v;
 }
 
 /* owner to the front of cpu's recent segment owners, as the module moves it. */
@@ -485,6 +521,20 @@ static void seg_owner_front(struct tr_enter_state *st, uint64_t owner)
 	st->seg_owners[0] = owner;
 }
 
+/* A segment's OWNER: its stamp the CPU's previous one plus delta. */
+static int seg_open(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct tr_enter_state *st,
+		    uint64_t owner, uint64_t delta)
+{
+	struct pt_rec o = {
+		.type = PT_REC_OWNER, .len = sizeof(o) + sizeof(struct pt_rec_owner), .arg = cpu,
+	};
+	struct pt_rec_owner ob = { .owner = owner, .stamp = st->stamp + delta };
+
+	st->stamp = ob.stamp;
+	seg_owner_front(st, ob.owner);
+	return append(rs, cpu, ts, &o, &ob, sizeof(ob) / 8, 0);
+}
+
 /*
  * SEGMENT (ABI 1.7) and SEGMENT_CODED (ABI 1.9): the segment's OWNER (its
  * stamp the CPU's previous one plus the delta), then its bits and ENTERs.
@@ -495,11 +545,7 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 			const uint8_t *body)
 {
 	struct tr_enter_state *st = enter_state(rs, cpu);
-	struct pt_rec o = {
-		.type = PT_REC_OWNER, .len = sizeof(h) + sizeof(struct pt_rec_owner), .arg = cpu,
-	};
 	uint64_t nbytes = h.len - sizeof(h), head, delta, owner;
-	struct pt_rec_owner ob;
 	int err;
 
 	if (!st)
@@ -517,11 +563,7 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 		if (err)
 			return err;
 	}
-	ob.owner = owner;
-	ob.stamp = st->stamp + delta;
-	st->stamp = ob.stamp;
-	seg_owner_front(st, ob.owner);
-	err = append(rs, cpu, ts, &o, &ob, sizeof(ob) / 8, 0);
+	err = seg_open(rs, cpu, ts, st, owner, delta);
 	if (err)
 		return err;
 	if (h.type == PT_REC_SEGMENT)
@@ -531,6 +573,48 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 	return take_bits_enters(rs, cpu, ts, body, nbytes, PT_SEGC_HBITS(h.arg),
 				PT_SEGC_NBITS(h.arg), PT_SEGC_HBITS(h.arg) + PT_SEGC_NBITS(h.arg),
 				PT_SEGC_NEBITS(h.arg), 1);
+}
+
+/*
+ * SEGMENTS (ABI 1.10): each segment as a SEGMENT_CODED. Returns 0,
+ * -PT_ENOMEM, or -PT_EFORMAT at the first segment that cannot be read (no
+ * stamp to add to, a bad head, length or code, a body too short) or for
+ * anything but fewer than 32 zero bits after the last; *taken says how many
+ * were taken before.
+ */
+static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct pt_rec h,
+			 const uint8_t *body, uint32_t *taken)
+{
+	struct tr_enter_state *st = enter_state(rs, cpu);
+	uint64_t nbytes = h.len - sizeof(h), owner, delta;
+	struct ecode c = { body, (uint32_t)nbytes * 8, 0, 0 };
+	uint32_t i, nbits, nebits;
+	int err;
+
+	*taken = 0;
+	if (!st)
+		return -PT_ENOMEM;
+	for (i = 0; i < h.arg; i++) {
+		if (!st->stamp_known)
+			return -PT_EFORMAT;
+		err = segc_head_read(&c, st, &owner, &delta);
+		if (err)
+			return err;
+		nbits = ecode_expgolomb(&c, PT_SEGS_NBITS_K, PT_SEGS_LEN_MAX);
+		nebits = ecode_expgolomb(&c, PT_SEGS_NEBITS_K, PT_SEGS_LEN_MAX);
+		if (c.bad || c.n - c.pos < nbits + nebits)
+			return -PT_EFORMAT;
+		err = seg_open(rs, cpu, ts, st, owner, delta);
+		if (!err)
+			err = take_bits_enters(rs, cpu, ts, body, nbytes, c.pos, nbits,
+					       c.pos + nbits, nebits, 1);
+		if (err)
+			return err;
+		c.pos += nbits + nebits;
+		rs->enter_bytes += (nebits + 7) / 8;
+		++*taken;
+	}
+	return c.n - c.pos >= 32 || bits_from(body, nbytes, c.pos, c.n - c.pos) ? -PT_EFORMAT : 0;
 }
 
 static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *data,
@@ -578,6 +662,18 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
+	if (h.type == PT_REC_SEGMENTS) {
+		uint32_t taken;
+
+		err = take_segments(rs, cpu, ts, h, data + sizeof(h), &taken);
+		if (err == -PT_EFORMAT) {
+			rs->bad_records++;
+			/* the segments not taken; one when all were and the end is wrong */
+			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT,
+					   taken < h.arg ? h.arg - taken : 1);
+		}
+		return err;
+	}
 	if (h.type == PT_REC_SEGMENT || h.type == PT_REC_SEGMENT_CODED) {
 		err = take_segment(rs, cpu, ts, h, data + sizeof(h));
 		if (err == -PT_EFORMAT) {
