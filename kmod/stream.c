@@ -46,15 +46,21 @@
 /* ENTERs of larger func_ids are ENTER_AT records. */
 #define PT_ENTERS_FUNC_MAX (1u << 20)
 /*
- * Segments wait in a PT_REC_SEGMENTS until it holds this many bits: on
- * bench-vm's witness run a segment averages ~500 bits, so a record carries
- * a handful of them. Larger records would leave more of each ring-buffer
- * page empty (an event that does not fit the page's rest goes to the next).
+ * Segments wait in a PT_REC_SEGMENTS until it would not fit the rest of the
+ * ring-buffer page the CPU's last record ended in (an event never spans two
+ * pages: what it does not fit is left empty), at most this many bits. So a
+ * page mostly holds one record, filled to its end. On bench-vm's witness
+ * run a segment averages ~600 bits.
  */
-#define PT_PACK_FLUSH_BITS (320 * 8)
+#define PT_PACK_MAX_BITS (3584 * 8)
 /* The longest segment: its head (2 + 32 + 49 bits), two lengths, bits and codes. */
 #define PT_SEG_MAX_BITS (83 + 2 * 21 + 64 * (PT_BITS_WORDS + PT_EBITS_WORDS))
-#define PT_PACK_WORDS DIV_ROUND_UP(PT_PACK_FLUSH_BITS + PT_SEG_MAX_BITS, 64)
+#define PT_PACK_WORDS DIV_ROUND_UP(PT_PACK_MAX_BITS + PT_SEG_MAX_BITS, 64)
+/*
+ * Page bytes a record of n body bits takes: the event header (4 bytes,
+ * 8 above 112 bytes of data), a possible time extend (8) and the record.
+ */
+#define PT_REC_PAGE_BYTES(n) (8 + 8 + sizeof(struct pt_rec) + DIV_ROUND_UP(n, 32) * 4)
 
 struct pt_cpu {
 	u64 owner;		/* owner of the open segment, PT_OWNER_NONE if none */
@@ -87,6 +93,8 @@ struct pt_cpu {
 	u64 pack[PT_PACK_WORDS];	/* segments not yet written (PT_REC_SEGMENTS), */
 	unsigned int pack_bits;		/* zero above their pack_bits bits */
 	unsigned int npack;
+	unsigned int page_left;	/* bytes after the last record in its page, 0: unknown */
+	unsigned int pack_room;	/* page bytes the pack may take (pt_pack_room) */
 };
 
 /*
@@ -104,11 +112,24 @@ static struct pt_cpu *pt_this_cpu(void)
 	return this_cpu_ptr(pt_cpus);
 }
 
+/*
+ * Notes how much of its page is left after the record just reserved (len
+ * bytes): the ring buffer's data pages are whole pages, records are never
+ * split, so the offset of the record in its page tells. Only the pack's
+ * size follows from it, never what is written.
+ */
+static void pt_note_page(struct pt_cpu *cs, struct ring_buffer_event *ev, unsigned int len)
+{
+	unsigned long end = offset_in_page(ring_buffer_event_data(ev)) + len;
+
+	cs->page_left = end < PAGE_SIZE ? PAGE_SIZE - end : 0;
+}
+
 static bool pt_pack_flush(struct pt_cpu *cs);
 
 /*
- * Writes LOSS(OVERRUN) for the pending drops (after the pack), then reopens the current
- * owner's segment with a fresh OWNER record: the drops may have swallowed
+ * Writes LOSS(OVERRUN) for the pending drops (after the pack), then reopens
+ * the open segment with another OWNER record: the drops may have swallowed
  * the OWNER record of the segment the next records belong to, and without
  * one the reader could attribute nothing until the next owner switch.
  * Returns false if the buffer is still full (the drops stay pending).
@@ -124,6 +145,7 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + sizeof(*l));
 	if (!ev)
 		return false;
+	pt_note_page(cs, ev, sizeof(*r) + sizeof(*l));
 	r = ring_buffer_event_data(ev);
 	r->type = PT_REC_LOSS;
 	r->len = sizeof(*r) + sizeof(*l);
@@ -141,11 +163,16 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	 */
 	cs->seg_base_ok = false;
 	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
-	/* The reopening OWNER goes with the record being written. */
-	if (cs->owner != PT_OWNER_NONE) {
+	/*
+	 * The reopening OWNER goes with the record being written, with the
+	 * segment's own stamp: the bits still pending were emitted in it,
+	 * before whatever its owner did on other CPUs since (the LOSS is
+	 * written at the next write, often the owner switch that flushes
+	 * them). A stamp of now sorted them after that: a regeneration that
+	 * read them out of order, with no gap to say so.
+	 */
+	if (cs->owner != PT_OWNER_NONE)
 		cs->owner_open = true;
-		cs->owner_stamp = ktime_get_mono_fast_ns();
-	}
 	return true;
 }
 
@@ -194,6 +221,7 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	ev = ring_buffer_lock_reserve(pt_buffer, len);
 	if (unlikely(!ev))
 		return false;
+	pt_note_page(cs, ev, len);
 	r = ring_buffer_event_data(ev);
 	r->type = type;
 	r->len = len;
@@ -330,6 +358,7 @@ static bool pt_pack_flush(struct pt_cpu *cs)
 
 	ev = ring_buffer_lock_reserve(pt_buffer, sizeof(*r) + bytes);
 	if (likely(ev)) {
+		pt_note_page(cs, ev, sizeof(*r) + bytes);
 		r = ring_buffer_event_data(ev);
 		r->type = PT_REC_SEGMENTS;
 		r->len = sizeof(*r) + bytes;
@@ -346,6 +375,22 @@ static bool pt_pack_flush(struct pt_cpu *cs)
 	cs->pack_bits = 0;
 	cs->npack = 0;
 	return ev != NULL;
+}
+
+/*
+ * Whether a segment of n bits and codes (at most; 0: a short one) can join
+ * the pack: it stays under PT_PACK_MAX_BITS and within the page bytes the
+ * pack may take. An empty pack may take the rest of the last record's page
+ * when the segment fits there, else a page of its own.
+ */
+static bool pt_pack_room(struct pt_cpu *cs, unsigned int n)
+{
+	unsigned int bits = cs->pack_bits + 83 + 2 * 21 + (n ? n : 64);
+
+	if (!cs->npack)
+		cs->pack_room = cs->page_left && PT_REC_PAGE_BYTES(bits) <= cs->page_left ?
+				cs->page_left : PAGE_SIZE - 16;
+	return bits <= PT_PACK_MAX_BITS && PT_REC_PAGE_BYTES(bits) <= cs->pack_room;
 }
 
 /*
@@ -375,12 +420,16 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 	if (nbits + nebits && pt_seg_packs(cs)) {
 		*fused = true;
 		/*
-		 * Room before coding the head: a refused pack makes the CPU
-		 * forget the owners and the stamp that head would count on.
+		 * Room before coding the head (a refused pack makes the CPU
+		 * forget the owners and the stamp that head would count on):
+		 * the pack goes while it still fits its page.
 		 */
-		if (cs->pack_bits + PT_SEG_MAX_BITS > PT_PACK_WORDS * 64 &&
-		    !pt_pack_flush(cs))
-			return false;
+		if (!pt_pack_room(cs, nbits + nebits)) {
+			/* an empty pack always has room: this one holds some */
+			if (!pt_pack_flush(cs))
+				return false;
+			pt_pack_room(cs, nbits + nebits);
+		}
 		/*
 		 * The codes are the second part (pt_flush_bits, whose first
 		 * is empty when no bits are pending), or the only one for the
@@ -391,7 +440,7 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 		cs->seg_base = o.stamp;
 		pt_seg_owner_front(cs, cs->owner);
 		/* a refusal here is counted with the pack: this record is in it */
-		if (cs->pack_bits >= PT_PACK_FLUSH_BITS)
+		if (!pt_pack_room(cs, 0))
 			pt_pack_flush(cs);
 		return true;
 	}
@@ -1014,6 +1063,8 @@ static void pt_reset_cpu(void *unused)
 	memset(cs->pack, 0, sizeof(cs->pack));
 	cs->pack_bits = 0;
 	cs->npack = 0;
+	cs->page_left = 0;
+	cs->pack_room = 0;
 	local_irq_restore(flags);
 }
 

@@ -576,11 +576,12 @@ enum pt_rec_type {
  * one fewer than 32 bits, all zero. Every rule of SEGMENT_CODED holds for
  * each segment in order, as if each were a record of its own (its stamp
  * and owner count from the segment before it, in this record or before).
- * The module keeps a CPU's segments back while they fill less than a few
- * hundred bytes and writes them before any other record of that CPU and at
- * stop; a refused SEGMENTS counts one dropped record per segment. A reader
- * takes each segment as a SEGMENT_CODED; the first one it cannot read makes
- * it and the rest corrupt (one loss per segment).
+ * The module keeps a CPU's segments back while the record still fits the
+ * rest of its ring-buffer page (at most 3584 bytes) and writes them before
+ * any other record of that CPU and at stop; a refused SEGMENTS counts one
+ * dropped record per segment. A reader takes each segment as a
+ * SEGMENT_CODED; the first one it cannot read makes it and the rest
+ * corrupt (one loss per segment).
  */
 #define PT_SEGS_NBITS_K		6
 #define PT_SEGS_NEBITS_K	4

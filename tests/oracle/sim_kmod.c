@@ -261,11 +261,12 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 		if (r->nomem)
 			return;
-		/* As the module: reopen the current owner's segment after a loss. */
-		if (cs->owner != UINT64_MAX) {
+		/*
+		 * As the module: reopen the open segment after a loss, with its
+		 * own stamp (its pending bits were emitted in it).
+		 */
+		if (cs->owner != UINT64_MAX)
 			cs->owner_open = 1;
-			cs->owner_stamp = ++x->clock;
-		}
 	}
 	if (cs->owner_open && type != PT_REC_LOSS) {
 		uint64_t seg[2 + 1 + SIM_EBITS / 64] = { cs->owner, cs->owner_stamp };
@@ -683,7 +684,7 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 			add_rec(&x, c, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 			if (x.cpu[c].owner != UINT64_MAX) {
 				/* reopened and closed: written with the LOSS, into an empty buffer */
-				uint64_t seg[2] = { x.cpu[c].owner, ++x.clock };
+				uint64_t seg[2] = { x.cpu[c].owner, x.cpu[c].owner_stamp };
 
 				push_rec(&x, c, PT_REC_OWNER, c, seg, 2);
 			}

@@ -325,8 +325,15 @@ static void test_losses(void)
 			 * truth.
 			 */
 			struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 10, .closed = 0 };
+			/*
+			 * Every other run without verify, whose BLOCK records
+			 * hid a misordering: the module reopened a segment after
+			 * a loss with a fresh stamp, which sorted bits pending
+			 * from before the task ran elsewhere after what it did
+			 * there (a stretch not in the truth, no gap).
+			 */
 			struct sim_lower_opts lo = { .mode = modes[m].mode, .encoding = modes[m].encoding,
-						     .plan_flags = PT_PLAN_VERIFY };
+						     .plan_flags = i % 2 ? 0 : PT_PLAN_VERIFY };
 			struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = 16,
 						    .max_steps = 60, .migrate_pct = 10, .irq_pct = 50,
 						    .drop_permille = 15 };
@@ -334,7 +341,7 @@ static void test_losses(void)
 			struct sim_kmod_run r = { 0 };
 			struct sim_truth tr;
 			struct rt_result res;
-			struct verify_result vr;
+			struct verify_result vr = { 0 };
 			struct out_writer ver = { .ops = &verify_ops, .priv = &vr, .fp = stderr };
 			struct out_writer *extra[1] = { &ver };
 			uint64_t rng = seed * 61 + i * 131 + m, t;
@@ -346,7 +353,7 @@ static void test_losses(void)
 			CU_ASSERT_EQUAL_FATAL(sim_kmod_execute(&p, &ko, &rng, &r, &tr), 0);
 			path = rt_write_tmp(&p, &r, 2);
 			CU_ASSERT_PTR_NOT_NULL_FATAL(path);
-			err = rt_regen(path, &res, extra, 1, NULL);
+			err = rt_regen(path, &res, extra, lo.plan_flags ? 1 : 0, NULL);
 			CU_ASSERT_EQUAL(err, 0);
 			CU_ASSERT_EQUAL(res.bad_input, 0);	/* drops, never misread records */
 			for (t = 0; t < 3; t++)
