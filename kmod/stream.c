@@ -14,6 +14,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/hardirq.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -1090,14 +1092,18 @@ bool pt_stream_ready(void)
 /* (Re)allocates the ring buffer; only while disarmed. Returns 0 or -ENOMEM. */
 int pt_stream_alloc(unsigned long bytes_per_cpu)
 {
-	struct trace_buffer *b;
+	struct trace_buffer *b, *old;
 
 	b = ring_buffer_alloc(bytes_per_cpu, 0);
 	if (!b)
 		return -ENOMEM;
-	if (pt_buffer)
-		ring_buffer_free(pt_buffer);
-	pt_buffer = b;
+	/* not under a CPU going offline, which may be flushing into the old one */
+	cpus_read_lock();
+	old = pt_buffer;
+	WRITE_ONCE(pt_buffer, b);
+	cpus_read_unlock();
+	if (old)
+		ring_buffer_free(old);
 	pt_stream_reset();
 	return 0;
 }
@@ -1162,18 +1168,44 @@ void pt_stream_totals(u64 *records, u64 *dropped)
 	}
 }
 
-/* Returns 0, or -ENOMEM (the per-CPU states). */
+/*
+ * A CPU going offline (run on it, interrupts on): what it keeps back (bits,
+ * ENTER codes, segments, drops to report) is written now, as at stop. The
+ * stop's flush reaches only online CPUs: without this, a CPU offline at
+ * stop took a piece out of the middle of its tasks' streams.
+ */
+static int pt_cpu_offline(unsigned int cpu)
+{
+	if (READ_ONCE(pt_buffer))
+		pt_flush_cpu(NULL);
+	return 0;
+}
+
+static enum cpuhp_state pt_cpuhp_state;
+
+/* Returns 0, -ENOMEM (the per-CPU states) or the error of the hotplug state. */
 int pt_stream_init(void)
 {
+	int err;
+
 	pt_cpus = alloc_percpu(struct pt_cpu);
 	if (!pt_cpus)
 		return -ENOMEM;
 	on_each_cpu(pt_reset_cpu, NULL, 1);
+	err = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "pathtrace:online", NULL,
+					pt_cpu_offline);
+	if (err < 0) {
+		free_percpu(pt_cpus);
+		pt_cpus = NULL;
+		return err;
+	}
+	pt_cpuhp_state = err;
 	return 0;
 }
 
 void pt_stream_exit(void)
 {
+	cpuhp_remove_state_nocalls(pt_cpuhp_state);
 	if (pt_buffer)
 		ring_buffer_free(pt_buffer);
 	pt_buffer = NULL;

@@ -46,6 +46,27 @@ grep -E '^verify:|^pathregen' /tmp/verify.out | head -5
 check "regeneration equals the every-block records" grep -q '^verify: .* 0 differences$' /tmp/verify.out
 check "trace again with CPU 1 online" \
 	pathtracectl record -o /tmp/hp2.bin -- sh /tmp/workload.sh 5
+
+# CPU 1 goes offline mid-record and is still offline at stop, where the
+# stop's flush cannot reach it: what it kept back (bits, ENTER codes,
+# segments) must have been written as it went, or its tasks' streams lose
+# a piece in the middle.
+cat >/tmp/plug2.sh <<'EOP'
+sh /tmp/workload.sh 40 &
+sh /tmp/workload.sh 40 &
+sleep 1
+echo 0 > /sys/devices/system/cpu/cpu1/online || exit 1
+wait
+EOP
+check "record with CPU 1 offline at stop" \
+	pathtracectl record -o /tmp/hp3.bin -- sh /tmp/plug2.sh
+echo 1 > $CPU1
+pathregen --verify /tmp/hp3.bin >/tmp/verify3.out 2>&1
+echo "pathregen --verify (offline at stop): $?"
+grep -E '^verify:|^pathregen|gap' /tmp/verify3.out | head -5
+check "regeneration equals the every-block records (CPU 1 offline at stop)" \
+	grep -q '^verify: .* 0 differences$' /tmp/verify3.out
+check "no gap in it" sh -c '! grep -q "gap at" /tmp/verify3.out'
 check "disable --all" pathtracectl disable --all
 check "rmmod" rmmod pathtrace
 check "no probes left" sh -c '! grep -q . /sys/kernel/debug/kprobes/list'
