@@ -393,18 +393,28 @@ static void test_bits_enters_codes2(void)
 	tr_records_free(&rs);
 }
 
-/* A SEGMENT_CODED record: arg from its parts, body the whole u32 the bitstring e takes. */
-static void add_segc(struct rbpage *pg, uint64_t ts, const struct ewriter *e, uint32_t nbits,
-		     uint32_t nebits, uint32_t hbits, uint32_t cut)
+/*
+ * A record whose body is the whole u32 the bitstring e takes, cut bytes
+ * short (SEGMENT_CODED, SEGMENTS).
+ */
+static void add_u32s(struct rbpage *pg, uint64_t ts, uint16_t type, uint32_t arg,
+		     const struct ewriter *e, uint32_t cut)
 {
 	uint8_t rec[8 + sizeof(e->w)];
-	struct pt_rec h = { .type = PT_REC_SEGMENT_CODED, .arg = PT_SEGC_ARG(nbits, nebits, hbits) };
+	struct pt_rec h = { .type = type, .arg = arg };
 	uint32_t nbytes = (e->n + 31) / 32 * 4 - cut;
 
 	h.len = (uint16_t)(8 + nbytes);
 	memcpy(rec, &h, 8);
 	memcpy(rec + 8, e->w, nbytes);
 	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, h.len), 0);
+}
+
+/* A SEGMENT_CODED record: arg from its parts. */
+static void add_segc(struct rbpage *pg, uint64_t ts, const struct ewriter *e, uint32_t nbits,
+		     uint32_t nebits, uint32_t hbits, uint32_t cut)
+{
+	add_u32s(pg, ts, PT_REC_SEGMENT_CODED, PT_SEGC_ARG(nbits, nebits, hbits), e, cut);
 }
 
 /*
@@ -476,17 +486,23 @@ static void eexpg(struct ewriter *e, uint32_t v, uint32_t k)
 	eput(e, v, k);
 }
 
-/* A SEGMENTS record of nsegs (its arg), body the whole u32 the bitstring e takes. */
-static void add_segs(struct rbpage *pg, uint64_t ts, const struct ewriter *e, uint32_t nsegs)
+/*
+ * A SEGMENTS segment's head and lengths: owner rank r (r < 0: the owner in
+ * full), the stamp delta as Exp-Golomb(16), nbits and nebits.
+ */
+static void esegs_head(struct ewriter *e, int r, uint64_t owner, uint32_t delta, uint32_t nbits,
+		       uint32_t nebits)
 {
-	uint8_t rec[8 + sizeof(e->w)];
-	struct pt_rec h = { .type = PT_REC_SEGMENTS, .arg = nsegs };
-	uint32_t nbytes = (e->n + 31) / 32 * 4;
-
-	h.len = (uint16_t)(8 + nbytes);
-	memcpy(rec, &h, 8);
-	memcpy(rec + 8, e->w, nbytes);
-	CU_ASSERT_EQUAL_FATAL(rbpage_add(pg, ts, rec, h.len), 0);
+	if (r < 0) {
+		eput(e, 3, 2);
+		eput(e, (uint32_t)PT_SEG_HEAD(owner, 0), 32);
+	} else {
+		eput(e, (uint32_t)r, 2);
+	}
+	egamma(e, (delta >> PT_SEGC_DELTA_K) + 1);
+	eput(e, delta, PT_SEGC_DELTA_K);
+	eexpg(e, nbits, PT_SEGS_NBITS_K);
+	eexpg(e, nebits, PT_SEGS_NEBITS_K);
 }
 
 /*
@@ -535,49 +551,28 @@ static void test_segments(void)
 	eexpg(&a, en.n, PT_SEGS_NEBITS_K);
 	eput(&a, 0x15, 5);
 	eput(&a, en.w[0], en.n);
-	eput(&a, 0, 2);					/* rank 0: task 5 */
-	egamma(&a, 1);
-	eput(&a, 5, 16);
-	eexpg(&a, 3, PT_SEGS_NBITS_K);
-	eexpg(&a, 0, PT_SEGS_NEBITS_K);
+	esegs_head(&a, 0, 0, 5, 3, 0);			/* rank 0: task 5 */
 	eput(&a, 5, 3);
-	eput(&a, 0, 2);					/* rank 0: softirq 1 again */
-	egamma(&a, (300000 >> 16) + 1);
-	eput(&a, 300000 & 0xffff, 16);
-	eexpg(&a, 70, PT_SEGS_NBITS_K);			/* "01", 0, 000110 */
-	eexpg(&a, 0, PT_SEGS_NEBITS_K);
+	esegs_head(&a, 0, 0, 300000, 70, 0);		/* rank 0: softirq 1 again */
 	eput(&a, 0x0123456789abcdefull, 64);
 	eput(&a, 0x2a, 6);
 	/* record 2: a segment, then one whose 100 bits the body does not hold */
-	eput(&b, 0, 2);
-	egamma(&b, 1);
-	eput(&b, 1, 16);
-	eexpg(&b, 1, PT_SEGS_NBITS_K);
-	eexpg(&b, 0, PT_SEGS_NEBITS_K);
+	esegs_head(&b, 0, 0, 1, 1, 0);
 	eput(&b, 1, 1);
-	eput(&b, 0, 2);
-	egamma(&b, 1);
-	eput(&b, 0, 16);
-	eexpg(&b, 100, PT_SEGS_NBITS_K);
-	eexpg(&b, 0, PT_SEGS_NEBITS_K);
+	esegs_head(&b, 0, 0, 0, 100, 0);
 	eput(&b, 0xff, 8);
 	/* record 3 (the loss forgot stamp and owners): a segment, then 40 zero bits */
-	eput(&c, 3, 2);
-	eput(&c, (uint32_t)PT_SEG_HEAD(PT_OWNER(PT_OWNER_SOFTIRQ, 1), 0), 32);
-	egamma(&c, 1);
-	eput(&c, 0, 16);
-	eexpg(&c, 2, PT_SEGS_NBITS_K);
-	eexpg(&c, 0, PT_SEGS_NEBITS_K);
+	esegs_head(&c, -1, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 0, 2, 0);
 	eput(&c, 3, 2);
 	eput(&c, 0, 40);
 	eput(&e, 0, 32);
 	rbpage_init(&pg, page, PS, 10);
 	add(&pg, 10, PT_REC_OWNER, 0, own, 2);
-	add_segs(&pg, 11, &a, 3);
-	add_segs(&pg, 12, &b, 2);
+	add_u32s(&pg, 11, PT_REC_SEGMENTS, 3, &a, 0);
+	add_u32s(&pg, 12, PT_REC_SEGMENTS, 2, &b, 0);
 	add(&pg, 13, PT_REC_OWNER, 0, own, 2);
-	add_segs(&pg, 13, &c, 1);
-	add_segs(&pg, 14, &e, 0);
+	add_u32s(&pg, 13, PT_REC_SEGMENTS, 1, &c, 0);
+	add_u32s(&pg, 14, PT_REC_SEGMENTS, 0, &e, 0);
 	rbpage_pad(&pg);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
 	check_recs(&rs, want, sizeof(want) / sizeof(want[0]));
