@@ -34,7 +34,7 @@
 
 /*
  * Pending bits are written in records of up to this many words (2048
- * bits): a segment averages ~500 bits on bench-vm's witness run, so most
+ * bits): a segment averages ~550 bits on bench-vm's witness run, so most
  * segments need one.
  */
 #define PT_BITS_WORDS 32
@@ -52,7 +52,7 @@
  * ring-buffer page the CPU's last record ended in (an event never spans two
  * pages: what it does not fit is left empty), at most this many bits. So a
  * page mostly holds one record, filled to its end. On bench-vm's witness
- * run a segment averages ~600 bits.
+ * run a segment averages ~550 bits.
  */
 #define PT_PACK_MAX_BITS (3584 * 8)
 /* The longest segment: its head (2 + 32 + 49 bits), two lengths, bits and codes. */
