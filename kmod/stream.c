@@ -55,8 +55,9 @@
  * run a segment averages ~550 bits.
  */
 #define PT_PACK_MAX_BITS (3584 * 8)
-/* The longest segment: its head (2 + 32 + 49 bits), two lengths, bits and codes. */
-#define PT_SEG_MAX_BITS (83 + 2 * 21 + 64 * (PT_BITS_WORDS + PT_EBITS_WORDS))
+/* A segment's longest head (2 + 32 + 49 bits) and two lengths; then its bits and codes. */
+#define PT_SEG_HEAD_MAX_BITS (83 + 2 * 21)
+#define PT_SEG_MAX_BITS (PT_SEG_HEAD_MAX_BITS + 64 * (PT_BITS_WORDS + PT_EBITS_WORDS))
 #define PT_PACK_WORDS DIV_ROUND_UP(PT_PACK_MAX_BITS + PT_SEG_MAX_BITS, 64)
 /*
  * Page bytes a record of n body bits takes: the event header (4 bytes,
@@ -332,9 +333,7 @@ static void pt_seg_pack(struct pt_cpu *cs, struct pt_func *f, const u64 *bits,
 		pt_seg_or(cs, pos + 2, (u32)PT_SEG_HEAD(cs->owner, 0), 32);
 		pos += 34;
 	}
-	pos = pt_seg_expgolomb(cs, pos, (cs->owner_stamp - cs->seg_base) >> PT_SEGC_DELTA_K, 0);
-	pt_seg_or(cs, pos, cs->owner_stamp - cs->seg_base, PT_SEGC_DELTA_K);
-	pos += PT_SEGC_DELTA_K;
+	pos = pt_seg_expgolomb(cs, pos, cs->owner_stamp - cs->seg_base, PT_SEGC_DELTA_K);
 	pos = pt_seg_expgolomb(cs, pos, nbits, PT_SEGS_NBITS_K);
 	pos = pt_seg_expgolomb(cs, pos, nebits, PT_SEGS_NEBITS_K);
 	if (nbits)
@@ -387,7 +386,7 @@ static bool pt_pack_flush(struct pt_cpu *cs)
  */
 static bool pt_pack_room(struct pt_cpu *cs, unsigned int n)
 {
-	unsigned int bits = cs->pack_bits + 83 + 2 * 21 + (n ? n : 64);
+	unsigned int bits = cs->pack_bits + PT_SEG_HEAD_MAX_BITS + (n ? n : 64);
 
 	if (!cs->npack)
 		cs->pack_room = cs->page_left && PT_REC_PAGE_BYTES(bits) <= cs->page_left ?

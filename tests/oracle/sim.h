@@ -286,8 +286,7 @@ struct sim_kmod_run {
 	uint64_t nrecs, cap;
 	uint64_t bits;			/* trace bits emitted */
 	uint64_t dropped;		/* records the full ring buffer refused */
-	uint64_t packs;			/* SEGMENTS records written */
-	uint64_t packs_multi;		/* ... of them with more than one segment */
+	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
 	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
 	int nomem;
 };

@@ -25,7 +25,10 @@
 /* As the module: records with ENTER codes say they are of ABI 1.9. */
 #define SIM_ENTERS_ARG(nbits, nebits) \
 	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
-/* Segments wait for their SEGMENTS record until it holds this many bits (the module's 2560). */
+/*
+ * Segments wait for their SEGMENTS record until it holds this many bits
+ * (the module fills a ring-buffer page: small here, so records hold a few).
+ */
 #define SIM_PACK_FLUSH_BITS 700
 /* The longest segment here: head, lengths, 64 bits and SIM_EBITS of codes. */
 #define SIM_SEG_MAX_BITS (83 + 42 + 64 + SIM_EBITS)
@@ -85,7 +88,6 @@ static void flush_pack(struct exec *x, uint32_t cpu)
 	if (!n)
 		return;
 	cs->npack = 0;	/* before the push, which would flush it again */
-	x->r->packs++;
 	x->r->packs_multi += n > 1;
 	push_rec_bytes(x, cpu, PT_REC_SEGMENTS, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
 	memset(cs->pack, 0, sizeof(cs->pack));
@@ -191,8 +193,7 @@ static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uin
 		seg_put(cs->pack, &pos, 3, 2);
 		seg_put(cs->pack, &pos, (uint32_t)PT_SEG_HEAD(cs->owner, 0), 32);
 	}
-	seg_expgolomb(cs->pack, &pos, delta >> PT_SEGC_DELTA_K, 0);
-	seg_put(cs->pack, &pos, delta, PT_SEGC_DELTA_K);
+	seg_expgolomb(cs->pack, &pos, delta, PT_SEGC_DELTA_K);
 	seg_expgolomb(cs->pack, &pos, nbits, PT_SEGS_NBITS_K);
 	seg_expgolomb(cs->pack, &pos, nebits, PT_SEGS_NEBITS_K);
 	for (i = 0; i < nbits; i++)

@@ -499,8 +499,7 @@ static void esegs_head(struct ewriter *e, int r, uint64_t owner, uint32_t delta,
 	} else {
 		eput(e, (uint32_t)r, 2);
 	}
-	egamma(e, (delta >> PT_SEGC_DELTA_K) + 1);
-	eput(e, delta, PT_SEGC_DELTA_K);
+	eexpg(e, delta, PT_SEGC_DELTA_K);
 	eexpg(e, nbits, PT_SEGS_NBITS_K);
 	eexpg(e, nebits, PT_SEGS_NEBITS_K);
 }

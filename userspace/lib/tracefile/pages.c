@@ -458,11 +458,32 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
  * -PT_EFORMAT when it names an owner the reader has not got, is cut off by
  * hbits, or its delta does not fit 32 bits.
  */
+/*
+ * An Exp-Golomb code of order k (pathtrace_abi.h: SEGMENT_CODED's delta,
+ * SEGMENTS' lengths) of at most max; c->bad when larger or cut off.
+ */
+static uint32_t ecode_expgolomb(struct ecode *c, unsigned int k, uint32_t max)
+{
+	uint32_t top = 0;
+	uint64_t q, v;
+
+	while (!ecode_bit(c) && !c->bad && top < 20)
+		top++;
+	if (top >= 20) {
+		c->bad = 1;
+		return 0;
+	}
+	q = (1ull << top | ecode_bits(c, top)) - 1;
+	v = q << k | ecode_bits(c, k);
+	if (v > max)
+		c->bad = 1;
+	return (uint32_t)v;
+}
+
 static int segc_head_read(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
 			  uint64_t *delta)
 {
-	uint32_t r = ecode_bits(c, 2), k = 0, low;
-	uint64_t q;
+	uint32_t r = ecode_bits(c, 2);
 
 	if (r < 3) {
 		*owner = st->seg_owners[r + 1];
@@ -473,14 +494,8 @@ static int segc_head_read(struct ecode *c, const struct tr_enter_state *st, uint
 
 		*owner = PT_SEG_OWNER(head);
 	}
-	while (!ecode_bit(c) && !c->bad && k < 17)
-		k++;
-	if (k >= 17)
-		return -PT_EFORMAT;
-	q = (1ull << k | ecode_bits(c, k)) - 1;
-	low = ecode_bits(c, PT_SEGC_DELTA_K);
-	*delta = q << PT_SEGC_DELTA_K | low;
-	return c->bad || *delta > UINT32_MAX ? -PT_EFORMAT : 0;
+	*delta = ecode_expgolomb(c, PT_SEGC_DELTA_K, UINT32_MAX);
+	return c->bad ? -PT_EFORMAT : 0;
 }
 
 /* A SEGMENT_CODED's head, which must end exactly at c->n (its hbits). */
@@ -490,24 +505,6 @@ static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t 
 	int err = segc_head_read(c, st, owner, delta);
 
 	return err ? err : c->pos != c->n ? -PT_EFORMAT : 0;
-}
-
-/* An Exp-Golomb code of order k (pathtrace_abi.h PT_REC_SEGMENTS) of at most max. */
-static uint32_t ecode_expgolomb(struct ecode *c, unsigned int k, uint32_t max)
-{
-	uint32_t top = 0, q, v;
-
-	while (!ecode_bit(c) && !c->bad && top < 20)
-		top++;
-	if (top >= 20) {
-		c->bad = 1;
-		return 0;
-	}
-	q = (1u << top | ecode_bits(c, top)) - 1;
-	v = q << k | ecode_bits(c, k);
-	if (v > max)
-		c->bad = 1;
-	return v;
 }
 
 /* owner to the front of cpu's recent segment owners, as the module moves it. */
