@@ -93,6 +93,9 @@ struct pt_func {
 	u32 nr_ppp, ppp_size;
 	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
 	u32 nr_implicit, implicit_size;
+	const u32 *ctx_next;		/* into plan: nr_ctx_codes rows (ABI 1.11) */
+	const struct pt_ctx_word *ctx_words;	/* into plan, sorted by (row, code) */
+	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
@@ -132,6 +135,11 @@ static inline u64 pt_profile_path(const struct pt_func *f, const struct pt_profi
 	if (f->nr_ppp)
 		return i < f->nr_ppp ? pt_ppp_at(f, i)->path : PT_PATH_OTHER;
 	return pt_profile_dense(f) ? i : READ_ONCE(pr->slot[i].path);
+}
+
+static inline const struct pt_ctx_word *pt_ctx_word_at(const struct pt_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->ctx_words + (size_t)i * f->ctx_word_size);
 }
 
 static inline struct pt_implicit *pt_implicit_at(const struct pt_func *f, u32 i)
@@ -198,6 +206,8 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);
 void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n);
+void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f);
+void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action *a);
 void pt_stream_path_add(struct pt_cpu *cs, u64 v);
 void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 			 unsigned int n);

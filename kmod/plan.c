@@ -82,7 +82,15 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 	if ((pl->flags & PT_PLAN_PROFILE) &&
 	    (pl->mode != PT_MODE_PATHS || (pl->flags & PT_PLAN_VERIFY) || pl->nr_implicit))
 		return -EINVAL;
-	if (pl->reserved0 || memchr_inv(pl->reserved, 0, sizeof(pl->reserved)))
+	if (pl->reserved0 || pl->reserved1 || memchr_inv(pl->reserved, 0, sizeof(pl->reserved)))
+		return -EINVAL;
+	/* witness words by context: a witness trace's, with codes, words of a size we know */
+	if ((pl->nr_ctx_codes || pl->nr_ctx_words || pl->ctx_word_size) &&
+	    (pl->mode != PT_MODE_TRACE || pl->encoding != PT_ENC_WITNESS ||
+	     pl->nr_ctx_codes < 2 || pl->nr_ctx_codes > PT_PLAN_MAX_BYTES / sizeof(u32) ||
+	     pl->nr_ctx_words > PT_PLAN_MAX_BYTES / sizeof(struct pt_ctx_word) ||
+	     (pl->nr_ctx_words && pl->ctx_word_size < sizeof(struct pt_ctx_word)) ||
+	     (!pl->nr_ctx_words && pl->ctx_word_size)))
 		return -EINVAL;
 	if (pl->nr_implicit > PT_MAX_IMPLICIT ||
 	    (pl->nr_implicit && pl->implicit_size < sizeof(struct pt_implicit)) ||
@@ -128,16 +136,23 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 static int pt_check_layout(struct pt_func *f, u32 len)
 {
 	const struct pt_plan *pl = f->plan;
-	u64 s, a, v, m, p, end;
+	u64 s, a, v, m, p, cn, cw, end;
 
 	s = (u64)pl->nr_sites * pl->site_size;
 	a = (u64)pl->nr_actions * pl->action_size;
 	v = (u64)pl->nr_verify * pl->verify_size;
 	m = (u64)pl->nr_implicit * pl->implicit_size;
 	p = (u64)pl->nr_ppp * pl->ppp_size;
-	end = pl->size + s + a + v + m + p;	/* each term < 2^64 / 6 */
+	cn = (u64)pl->nr_ctx_codes * sizeof(u32);
+	cw = (u64)pl->nr_ctx_words * pl->ctx_word_size;
+	end = pl->size + s + a + v + m + p + cn + cw;	/* each term < 2^64 / 8 */
 	if (end != len)
 		return -EINVAL;
+	f->nr_ctx_codes = pl->nr_ctx_codes;
+	f->nr_ctx_words = pl->nr_ctx_words;
+	f->ctx_word_size = pl->ctx_word_size;
+	f->ctx_next = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p);
+	f->ctx_words = (const void *)((const u8 *)f->ctx_next + cn);
 	f->ppp_size = pl->ppp_size;
 	f->nr_ppp = pl->nr_ppp;
 	f->ppp = (const void *)((const u8 *)pl + pl->size + s + a + v + m);
@@ -170,7 +185,10 @@ static int pt_check_action(const struct pt_plan *pl, const struct pt_site *s,
 			return -EINVAL;
 		return 0;
 	case PT_OP_EMIT:
-		if (a->arg || (a->nbits < 64 && a->value >> a->nbits))
+		/* arg: the witness code whose context words apply (ABI 1.11), or none */
+		if (pl->nr_ctx_codes ? !a->arg || a->arg >= pl->nr_ctx_codes : a->arg)
+			return -EINVAL;
+		if (a->nbits < 64 && a->value >> a->nbits)
 			return -EINVAL;
 		return 0;
 	case PT_OP_PATH_EMIT:
@@ -357,6 +375,33 @@ static int pt_check_ppp(struct pt_func *f)
 }
 
 /*
+ * Context words: sorted by (row, code), each pair once (the handler's
+ * binary search), a code of the plan's, 1..PT_CTX_WORD_MAX_BITS bits that
+ * hold the value, growth bytes zero.
+ */
+static int pt_check_ctx(struct pt_func *f)
+{
+	const struct pt_ctx_word *w, *prev = NULL;
+	u32 i;
+	int err;
+
+	for (i = 0; i < f->nr_ctx_words; i++) {
+		w = pt_ctx_word_at(f, i);
+		if (!w->code || w->code >= f->nr_ctx_codes || !w->nbits ||
+		    w->nbits > PT_CTX_WORD_MAX_BITS ||
+		    (w->nbits < 32 && w->value >> w->nbits) || w->reserved0 || w->reserved1)
+			return -EINVAL;
+		if (prev && (prev->row > w->row || (prev->row == w->row && prev->code >= w->code)))
+			return -EINVAL;
+		err = pt_tail_zero(w, sizeof(*w), f->ctx_word_size);
+		if (err)
+			return err;
+		prev = w;
+	}
+	return 0;
+}
+
+/*
  * A plan that only counts (edges mode, no verify sites): its handler
  * touches no stream, so a profile writes nothing per event.
  */
@@ -408,6 +453,8 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	err = pt_check_implicit(f);
 	if (!err)
 		err = pt_check_ppp(f);
+	if (!err)
+		err = pt_check_ctx(f);
 	if (err)
 		goto fail;
 	err = pt_check_kernel(f->plan);

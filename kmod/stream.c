@@ -98,6 +98,10 @@ struct pt_cpu {
 	unsigned int npack;
 	unsigned int page_left;	/* bytes after the last record in its page, 0: unknown */
 	unsigned int pack_room;	/* page bytes the pack may take (pt_pack_room) */
+	/* Witness words by context (ABI 1.11): the function and row of the next word. */
+	u32 ctx_func;
+	u32 ctx_row;		/* PT_CTX_NONE: no context */
+	bool seg_bits;		/* a bits record of the open segment was written */
 };
 
 /*
@@ -167,6 +171,12 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	cs->seg_base_ok = false;
 	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 	/*
+	 * The segment reopens here, with no bits written in it yet. The
+	 * context stays: what was emitted since the drop (which emptied it) is
+	 * pending and goes into the reopened segment after this LOSS.
+	 */
+	cs->seg_bits = false;
+	/*
 	 * The reopening OWNER goes with the record being written, with the
 	 * segment's own stamp: the bits still pending were emitted in it,
 	 * before whatever its owner did on other CPUs since (the LOSS is
@@ -193,6 +203,9 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	cs->prev_func = 0;
 	cs->seg_base_ok = false;
 	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
+	/* the segment reopens after the LOSS: no context, no bits in it yet */
+	cs->ctx_row = PT_CTX_NONE;
+	cs->seg_bits = false;
 }
 
 /* A record's body: up to two parts, written one after the other. */
@@ -538,14 +551,18 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 	u32 nbits = cs->nwords * 64 + cs->nbits;
 	u32 nebits = pt_take_enters(cs, &ne);
 
+	bool written = false;
+
 	if (nebits)
-		pt_write2(cs, f, PT_REC_BITS_ENTERS,
-			  PT_ENTERS_ARG(nbits, nebits), cs->words,
-			  n * sizeof(cs->words[0]), cs->ebits,
-			  ne * sizeof(cs->ebits[0]));
+		written = pt_write2(cs, f, PT_REC_BITS_ENTERS,
+				    PT_ENTERS_ARG(nbits, nebits), cs->words,
+				    n * sizeof(cs->words[0]), cs->ebits,
+				    ne * sizeof(cs->ebits[0]));
 	else if (n)
-		pt_write(cs, f, PT_REC_BITS, nbits, cs->words,
-			 n * sizeof(cs->words[0]));
+		written = pt_write(cs, f, PT_REC_BITS, nbits, cs->words,
+				   n * sizeof(cs->words[0]));
+	if (written && nbits)
+		cs->seg_bits = true;
 	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 	if (!n)
 		return;
@@ -629,8 +646,6 @@ static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
 	u16 *advs = cs->adv[PT_ENTERS_CTX(cs->last_func, id)];
 	unsigned int k, r;
 
-	if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
-		pt_flush_enters(cs, f);	/* the bits stay pending: positions hold */
 	adv = pending - cs->epos;
 	cs->epos = pending;
 	if (kind == 2 && cand[0] == id)
@@ -796,6 +811,9 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	cs->owner_gen = gen;
 	cs->owner_stamp = ktime_get_mono_fast_ns();
 	cs->owner_open = true;
+	/* another owner's code ran: the reader forgets the context at a segment start */
+	cs->ctx_row = PT_CTX_NONE;
+	cs->seg_bits = false;
 	return cs;
 }
 
@@ -832,6 +850,15 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 	 * them all, as the reader does at the LOSS that follows.
 	 */
 	if (f->func_id < PT_ENTERS_FUNC_MAX) {
+		/*
+		 * Room for the code first (the bits stay pending: positions
+		 * hold). A refused flush empties the slots and predictions, as
+		 * the reader does at the LOSS before this code: the kind (an
+		 * emptied slot no longer holds the address) and the contexts
+		 * pt_add_enter codes against are chosen after it.
+		 */
+		if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
+			pt_flush_enters(cs, f);
 		if (!e.ret_lo || !pt_ranges_traced(ret_addr)) {
 			pt_add_enter(cs, f, e.pending, 0, 0, 2);
 		} else if (cs->rets[slot] == e.ret_lo) {
@@ -885,6 +912,62 @@ void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n)
 		*w = v >> room;		/* room < n <= 64, so room <= 63 */
 		cs->nbits = n - room;
 	}
+}
+
+/*
+ * ENTER of f (written or implicit): the context of f's first word is its
+ * entry's row (ctx_next[0]), unless nothing of the segment precedes the
+ * ENTER: at one bit position the reader cannot tell an event that ended
+ * the previous segment from one that began this one, so it takes no
+ * context there, and neither does the module.
+ */
+void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f)
+{
+	cs->ctx_func = f->func_id;
+	cs->ctx_row = f->nr_ctx_codes && (cs->seg_bits || pt_pending(cs)) ?
+		      f->ctx_next[0] : PT_CTX_NONE;
+}
+
+/* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
+static const struct pt_ctx_word *pt_ctx_word(const struct pt_func *f, u32 row, u32 code)
+{
+	u32 lo = 0, hi = f->nr_ctx_words;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
+
+		if (w->row == row && w->code == code)
+			return w;
+		if (w->row < row || (w->row == row && w->code < code))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * EMIT: a witness's word. With context words (a->arg is its code) and a
+ * context of this function, the word of its row; else the action's own.
+ * The context moves to the code's next row before the bits go out, so a
+ * write they cause that is refused leaves none.
+ */
+void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action *a)
+{
+	const struct pt_ctx_word *w = NULL;
+	u32 code = a->arg;
+
+	if (code) {
+		if (cs->ctx_row != PT_CTX_NONE && cs->ctx_func == f->func_id)
+			w = pt_ctx_word(f, cs->ctx_row, code);
+		cs->ctx_func = f->func_id;
+		cs->ctx_row = f->ctx_next[code];
+	}
+	if (w)
+		pt_stream_bits(cs, f, w->value, w->nbits);
+	else
+		pt_stream_bits(cs, f, a->value, a->nbits);
 }
 
 void pt_stream_path_add(struct pt_cpu *cs, u64 v)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* regen_read_bits: LSB-first bit reading across 64-bit words (regen.h). */
+/* regen_read_bits: LSB-first bit reading across 64-bit words; the context of witness words (regen.h). */
 #include "regen.h"
 
 uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
@@ -21,4 +21,33 @@ uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
 		v &= (1ull << n) - 1;
 	br->pos += n;
 	return v;
+}
+
+void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)
+{
+	uint32_t lo = 0, hi = br->nseg_starts;
+
+	/*
+	 * A segment that starts where the context was set ends it: the event
+	 * came first in the segment (the module sets none then) or last in
+	 * the one before (the owner switch after it empties it).
+	 */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (br->seg_starts[mid] < pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	br->ctx_func = func;
+	br->ctx_row = row;
+	br->ctx_limit = lo < br->nseg_starts ? br->seg_starts[lo] : UINT64_MAX;
+}
+
+uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)
+{
+	if (br->ctx_row == REGEN_CTX_NONE || br->ctx_func != func || br->pos >= br->ctx_limit)
+		return REGEN_CTX_NONE;
+	return br->ctx_row;
 }

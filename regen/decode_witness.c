@@ -21,44 +21,68 @@
  * word's bits at once, then a bit at a time until the bits read are a
  * word. Where no predicate came since the last code, only one word can:
  * its bits are read and compared.
+ *
+ * With words by context (ABI 1.11, br's context) a word is read in the
+ * row the module chose it from: after a witness, the row of the decoder's
+ * next read (ctx_next), which for a predicate must be that predicate's.
  */
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
 #include "regen.h"
 
-/* The code of row's word of n bits with value v, or 0. */
-static uint32_t word_code(const struct encoding *enc, uint32_t row, unsigned int n, uint64_t v)
+/* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
+struct row_words {
+	uint32_t first, end;
+	const uint8_t *nbits;
+	const uint64_t *value;
+	const uint32_t *code;
+};
+
+/* The row of a predicate's words (row-wide, FORMAT.md 6.10). */
+static struct row_words pred_words(const struct encoding *enc, uint32_t row)
 {
-	uint32_t lo = enc->word_start[row], hi = enc->word_start[row + 1], end = hi;
+	return (struct row_words){ enc->word_start[row], enc->word_start[row + 1],
+				   enc->word_nbits, enc->word_value, enc->word_code };
+}
+
+/* A context row's words (FORMAT.md 6.11). */
+static struct row_words ctx_words(const struct encoding *enc, uint32_t row)
+{
+	return (struct row_words){ enc->ctx_start[row], enc->ctx_start[row + 1],
+				   enc->ctx_nbits, enc->ctx_value, enc->ctx_code };
+}
+
+/* The code of the row's word of n bits with value v, or 0. */
+static uint32_t word_code(const struct row_words *rw, unsigned int n, uint64_t v)
+{
+	uint32_t lo = rw->first, hi = rw->end;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (enc->word_nbits[mid] < n ||
-		    (enc->word_nbits[mid] == n && enc->word_value[mid] < v))
+		if (rw->nbits[mid] < n || (rw->nbits[mid] == n && rw->value[mid] < v))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < end && enc->word_nbits[lo] == n && enc->word_value[lo] == v ?
-	       enc->word_code[lo] : 0;
+	return lo < rw->end && rw->nbits[lo] == n && rw->value[lo] == v ? rw->code[lo] : 0;
 }
 
-/* The next code read from the bits at predicate row: 1..nemit, or 0 (no word; eof at the end). */
-static uint64_t read_code(struct regen_bitreader *br, const struct encoding *enc, uint32_t row)
+/* The next code read from the bits with a row's words: 1..nemit, or 0 (no word; eof at the end). */
+static uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
 {
-	uint32_t first = enc->word_start[row], end = enc->word_start[row + 1], c;
 	unsigned int n, width;
+	uint32_t c;
 	uint64_t v;
 
-	if (first == end)
+	if (rw->first == rw->end)
 		return 0;
-	n = enc->word_nbits[first];
-	width = enc->word_nbits[end - 1];
+	n = rw->nbits[rw->first];
+	width = rw->nbits[rw->end - 1];
 	v = regen_read_bits(br, n);
 	while (!br->eof) {
-		c = word_code(enc, row, n, v);
+		c = word_code(rw, n, v);
 		if (c)
 			return c;
 		if (n >= width)
@@ -77,6 +101,52 @@ static uint64_t read_word(struct regen_bitreader *br, unsigned int nbits, uint64
 	return !br->eof && v == value ? code : 0;
 }
 
+/* The context row f's next word is written in (its plan has context words), or ENC_CTX_NONE. */
+static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
+			const struct regen_bitreader *br)
+{
+	uint32_t row;
+
+	if (!enc->ctx_next)
+		return ENC_CTX_NONE;
+	row = regen_ctx_row(br, f->func_id);
+	return row == REGEN_CTX_ENTRY ? enc->ctx_next[0] : row;
+}
+
+/* After a word of code read from the bits: the module's context is the code's next row. */
+static void ctx_after(const struct regen_func *f, const struct encoding *enc,
+		      struct regen_bitreader *br, uint64_t code)
+{
+	if (enc->ctx_next && code && code <= enc->nemit)
+		regen_ctx_set(br, f->func_id, enc->ctx_next[code], br->pos);
+}
+
+/*
+ * The forced word of code (no predicate since the last read): in its own
+ * context row when the context holds, else the word the emission has.
+ */
+static uint64_t read_forced(const struct regen_func *f, const struct encoding *enc,
+			    struct regen_bitreader *br, unsigned int nbits, uint64_t value,
+			    uint32_t code)
+{
+	uint32_t row = ctx_row(f, enc, br);
+	uint64_t got;
+
+	if (row != ENC_CTX_NONE) {
+		struct row_words rw;
+
+		if (row != enc->npred + code - 1)
+			return 0;	/* the context says another witness comes */
+		rw = ctx_words(enc, row);
+		got = read_code(br, &rw);
+	} else {
+		got = read_word(br, nbits, value, code);
+	}
+	if (got == code)
+		ctx_after(f, enc, br, code);
+	return got;
+}
+
 static void witness_begin(const struct regen_func *f, uint64_t *state)
 {
 	(void)f;
@@ -87,6 +157,8 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 static uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, int *bad)
 {
+	struct row_words rw;
+	uint32_t crow;
 	uint64_t code;
 
 	if (br->enter && enc->enter_code) {
@@ -95,8 +167,16 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];
 	}
-	code = read_code(br, enc, row);
+	crow = ctx_row(f, enc, br);
+	if (crow != ENC_CTX_NONE && crow != row) {
+		*bad = 1;	/* the context says the next read is not at this predicate */
+		return 0;
+	}
+	rw = crow != ENC_CTX_NONE ? ctx_words(enc, crow) : pred_words(enc, row);
+	code = read_code(br, &rw);
 	*bad = code == 0 || code > enc->nemit;
+	if (!*bad)
+		ctx_after(f, enc, br, code);
 	return code;
 }
 
@@ -129,8 +209,8 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	}
 	if (enc->edge_nbits[e]) {
 		if (!code) {
-			code = read_word(br, enc->edge_nbits[e], enc->edge_value[e],
-					 enc->edge_code[e]);
+			code = read_forced(f, enc, br, enc->edge_nbits[e], enc->edge_value[e],
+					   enc->edge_code[e]);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}
@@ -141,8 +221,8 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	v = g->edges[e].dst;
 	if (enc->vertex_nbits && enc->vertex_nbits[v]) {
 		if (!code) {
-			code = read_word(br, enc->vertex_nbits[v], enc->vertex_value[v],
-					 enc->vertex_code[v]);
+			code = read_forced(f, enc, br, enc->vertex_nbits[v], enc->vertex_value[v],
+					   enc->vertex_code[v]);
 			if (br->eof)
 				return -PT_ETRUNC;
 		}

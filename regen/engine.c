@@ -186,6 +186,8 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	fr->enter = m;
 	fr->open = 0;
 	memset(fr->state, 0, sizeof(fr->state));
+	/* as the module's ENTER action, implicit entries too */
+	regen_ctx_set(&en->br, f->func_id, REGEN_CTX_ENTRY, m->pos);
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
 	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);
@@ -519,6 +521,9 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.ctx = ctx;
 	en.br.bits = s->bits;
 	en.br.nbits = s->nbits;
+	en.br.ctx_row = REGEN_CTX_NONE;
+	en.br.seg_starts = s->seg_starts;
+	en.br.nseg_starts = s->nseg_starts;
 	en.index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*en.index));
 	if (!en.index)
 		return -PT_ENOMEM;

@@ -20,6 +20,7 @@
 
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
+#include <pathtrace/plan.h>
 
 #include "decode_paths.h"
 #include "pathtrace_abi.h"
@@ -128,7 +129,8 @@ static int put_emission(uint8_t *nbits, uint64_t *value, uint32_t e, const struc
  * Anything else is refused (-PT_EFORMAT): no guessing.
  */
 static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, uint8_t *nbits,
-			  uint64_t *value, uint8_t *vnbits, uint64_t *vvalue)
+			  uint64_t *value, uint8_t *vnbits, uint64_t *vvalue, uint32_t *ecode,
+			  uint32_t *vcode)
 {
 	const struct cfg *c = &f->cfg;
 	uint32_t s, k;
@@ -170,25 +172,100 @@ static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, 
 				     e < bl->first_succ + bl->nsucc; e++)
 					if (c->edges[e].kind == want)
 						out_edge = e;
-				err = put_emission(nbits, value, out_edge, &a);
+				e = out_edge;
 			} else if (in_edge != UINT32_MAX && !in_used) {
 				in_used = 1;
-				err = put_emission(nbits, value, in_edge, &a);
+				e = in_edge;
 			} else if (bl->flags & CFG_BF_CALL) {
 				/* Before the call: a vertex emission of b. */
 				if (b == 0 || vnbits[b] || !a.nbits || a.nbits > 64)
 					return -PT_EFORMAT;
 				vnbits[b] = a.nbits;
 				vvalue[b] = a.value;
-				err = 0;
+				vcode[b] = a.arg;
+				continue;
 			} else {
-				err = put_emission(nbits, value, out_edge, &a);
+				e = out_edge;
 			}
+			err = put_emission(nbits, value, e, &a);
 			if (err)
 				return err;
+			ecode[e] = a.arg;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Witness words by context (ABI 1.11). The plan numbers witness codes in
+ * the order of its own CFG's edges, which need not be the recorded CFG's:
+ * each EMIT's arg maps the plan's code of its edge or vertex to this
+ * encoding's, one to one, and the plan's rows and words, so mapped, must be
+ * those this encoding gives (encoding_ctx_bind). Returns 0, -PT_EREFUSED
+ * (f->refusal says why), -PT_ENOMEM.
+ */
+static int bind_ctx(struct pr_func *f, const uint8_t *blob, uint32_t len, struct encoding *enc,
+		    const uint32_t *ecode, const uint32_t *vcode)
+{
+	uint32_t e, v, i, n = enc->nemit + 1, *map = NULL, *next = NULL;
+	struct pt_ctx_word *words = NULL;
+	struct plan_view pv;
+	int err;
+
+	err = plan_parse(blob, len, &pv, NULL, 0);
+	if (err == -PT_ENOMEM)
+		return err;
+	if (!err && pv.hdr.nr_ctx_codes != n)
+		err = -PT_EINVAL;
+	if (!err) {
+		map = calloc(n, sizeof(*map));
+		next = malloc(n * sizeof(*next));
+		words = malloc(((size_t)pv.hdr.nr_ctx_words + 1) * sizeof(*words));
+		if (!map || !next || !words)
+			err = -PT_ENOMEM;
+	}
+	/* plan code -> this encoding's code, through the edge or vertex that emits it */
+	for (e = 0; !err && e < f->g.ne; e++)
+		if (enc->edge_nbits[e]) {
+			if (!ecode[e] || ecode[e] >= n || map[ecode[e]])
+				err = -PT_EINVAL;
+			else
+				map[ecode[e]] = enc->edge_code[e];
+		}
+	for (v = 0; !err && enc->vertex_nbits && v < f->g.nv; v++)
+		if (enc->vertex_nbits[v]) {
+			if (!vcode[v] || vcode[v] >= n || map[vcode[v]])
+				err = -PT_EINVAL;
+			else
+				map[vcode[v]] = enc->vertex_code[v];
+		}
+	for (i = 1; !err && i < n; i++)
+		if (!map[i])
+			err = -PT_EINVAL;
+#define MAP_ROW(r) ((r) == ENC_CTX_NONE || (r) < enc->npred ? (r) : \
+		    (r) - enc->npred + 1 < n ? enc->npred + map[(r) - enc->npred + 1] - 1 : \
+		    ENC_CTX_NONE - 1)
+	for (i = 0; !err && i < n; i++)
+		next[i == 0 ? 0 : map[i]] = MAP_ROW(pv.ctx_next[i]);
+	for (i = 0; !err && i < pv.hdr.nr_ctx_words; i++) {
+		words[i] = pv.ctx_words[i];
+		words[i].row = MAP_ROW(pv.ctx_words[i].row);
+		words[i].code = pv.ctx_words[i].code < n ? map[pv.ctx_words[i].code] : 0;
+	}
+#undef MAP_ROW
+	if (!err)
+		err = encoding_ctx_bind(&f->g, enc, next, n, words, pv.hdr.nr_ctx_words);
+	plan_view_free(&pv);
+	free(map);
+	free(next);
+	free(words);
+	if (err && err != -PT_ENOMEM) {
+		snprintf(f->refusal, sizeof(f->refusal),
+			 "its context words do not match its CFG (witness codes, rows or words "
+			 "differ from what the emissions give)");
+		err = -PT_EREFUSED;
+	}
+	return err;
 }
 
 static void encoding_model_free(void *model)
@@ -197,17 +274,19 @@ static void encoding_model_free(void *model)
 	free(model);
 }
 
-static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint8_t *ewit)
+static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint8_t *blob,
+		      uint32_t len, const uint8_t *ewit)
 {
 	uint32_t ne = f->g.ne ? f->g.ne : 1, nv = f->g.nv ? f->g.nv : 1, v;
 	uint8_t *nbits = calloc(ne, 1), *vnbits = calloc(nv, 1);
 	uint64_t *value = calloc(ne, sizeof(*value)), *vvalue = calloc(nv, sizeof(*vvalue));
+	uint32_t *ecode = calloc(ne, sizeof(*ecode)), *vcode = calloc(nv, sizeof(*vcode));
 	struct encoding *enc = calloc(1, sizeof(*enc));
 	int err = -PT_ENOMEM, any_v = 0;
 
-	if (!nbits || !value || !vnbits || !vvalue || !enc)
+	if (!nbits || !value || !vnbits || !vvalue || !ecode || !vcode || !enc)
 		goto out;
-	err = plan_emissions(f, pp, nbits, value, vnbits, vvalue);
+	err = plan_emissions(f, pp, nbits, value, vnbits, vvalue, ecode, vcode);
 	if (err)
 		goto out;
 	for (v = 0; v < f->g.nv; v++)
@@ -222,6 +301,13 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 		err = err == -PT_ENOMEM ? err : -PT_EREFUSED;
 		goto out;
 	}
+	if (pp->hdr.nr_ctx_codes && f->encoding == PT_ENC_WITNESS) {
+		err = bind_ctx(f, blob, len, enc, ecode, vcode);
+		if (err) {
+			encoding_free(enc);
+			goto out;
+		}
+	}
 	f->ops = f->encoding == PT_ENC_WITNESS ? &regen_decode_witness_ops : &regen_decode_bits_ops;
 	f->model = enc;
 	f->model_free = encoding_model_free;
@@ -231,6 +317,8 @@ out:
 	free(value);
 	free(vnbits);
 	free(vvalue);
+	free(ecode);
+	free(vcode);
 	free(enc);
 	return err;
 }
@@ -261,6 +349,6 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
 	}
 	if (f->mode == PT_MODE_TRACE &&
 	    (f->encoding == PT_ENC_WITNESS || f->encoding == PT_ENC_BITS))
-		return bind_trace(f, &pp, ewit);
+		return bind_trace(f, &pp, plan, plan_len, ewit);
 	return -PT_ENOTSUP;
 }

@@ -59,6 +59,13 @@ struct regen_stream {
 	uint64_t nbits;
 	const struct regen_marker *markers;	/* sorted by pos, stable */
 	uint32_t nmarkers;
+	/*
+	 * Where the owner's segments start (bit positions, ascending; NULL:
+	 * one segment). Witness words by context (ABI 1.11) hold only within
+	 * a segment: the module forgets its context at an owner switch.
+	 */
+	const uint64_t *seg_starts;
+	uint32_t nseg_starts;
 };
 
 /* Reads bits from a stream; reading past the end sets eof. */
@@ -73,10 +80,30 @@ struct regen_bitreader {
 	 * read from it instead of from the bits.
 	 */
 	const struct regen_marker *enter;
+	/*
+	 * Witness words by context (ABI 1.11; FORMAT.md 6.11): the context the
+	 * module kept when it wrote the bits at pos, set by the engine at each
+	 * activation's start and by a decoder at each word it reads. It holds
+	 * below ctx_limit, the first segment start at or after where it was set.
+	 */
+	uint32_t ctx_func;
+	uint32_t ctx_row;	/* ENC_CTX_NONE (pathtrace_abi.h PT_CTX_NONE), REGEN_CTX_ENTRY or a row */
+	uint64_t ctx_limit;
+	const uint64_t *seg_starts;
+	uint32_t nseg_starts;
 };
+
+#define REGEN_CTX_NONE 0xffffffffu
+#define REGEN_CTX_ENTRY 0xfffffffeu	/* the function's entry row (its ctx_next[0]) */
 
 /* Reads n (0..64) bits LSB first; on running out sets br->eof and returns 0. */
 uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n);
+
+/* Sets the context to (func, row), as the module did at bit position pos. */
+void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos);
+
+/* The context row for func's next word at br->pos, or REGEN_CTX_NONE. */
+uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
 struct regen_func;
 

@@ -523,8 +523,9 @@ static struct regen_marker *place_pending(struct regen_marker *first, struct reg
 /* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
 static int assemble(struct builder *b, const struct segment *s, size_t n,
 		    const struct boundary_loss *bl, struct regen_stream *st,
-		    uint64_t **bits_out, struct regen_marker **markers_out)
+		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out)
 {
+	uint64_t *seg_starts;
 	const struct tr_records *rs = b->rs;
 	uint64_t nbits = 0, nmarkers = 0, pos = 0;
 	struct regen_marker *m, *seg_m;
@@ -548,18 +549,23 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 		return -PT_EOVERFLOW;
 	bits = calloc(nbits / 64 + 1, sizeof(*bits));
 	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
+	seg_starts = calloc(n + 1, sizeof(*seg_starts));
 	*bits_out = bits;
 	*markers_out = m;
-	if (!bits || !m)
+	*segs_out = seg_starts;
+	if (!bits || !m || !seg_starts)
 		return -PT_ENOMEM;
 	st->owner = s[0].owner;
 	st->bits = bits;
 	st->markers = m;
+	st->seg_starts = seg_starts;
+	st->nseg_starts = (uint32_t)n;
 	for (j = 0; j <= n; j++) {
 		if (bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
+		seg_starts[j] = pos;	/* witness words by context end here */
 		seg_m = m;
 		for (i = s[j].first; i < s[j].end; i++) {
 			const struct tr_rec *r = &rs->recs[b->order[i]];
@@ -632,8 +638,9 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 	out->streams = calloc(nstreams ? nstreams : 1, sizeof(*out->streams));
 	out->bits_store = calloc(nstreams ? nstreams : 1, sizeof(*out->bits_store));
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
+	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	bl = calloc(b.nsegs + 1, sizeof(*bl));
-	if (!out->streams || !out->bits_store || !out->marker_store || !bl) {
+	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store || !bl) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -648,7 +655,8 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 			if (affects(&b.losses[k], b.segs[i].owner))
 				mark_boundaries(&b.segs[i], n, &b.losses[k], b.segs[i].owner, bl);
 		err = assemble(&b, &b.segs[i], n, bl, &out->streams[out->nstreams],
-			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams]);
+			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams],
+			       &out->seg_store[out->nstreams]);
 		out->nstreams++;
 		if (err)
 			goto out;
@@ -670,9 +678,12 @@ void regen_streams_free(struct regen_streams *s)
 			free(s->bits_store[i]);
 		if (s->marker_store)
 			free(s->marker_store[i]);
+		if (s->seg_store)
+			free(s->seg_store[i]);
 	}
 	free(s->bits_store);
 	free(s->marker_store);
+	free(s->seg_store);
 	free(s->streams);
 	memset(s, 0, sizeof(*s));
 }

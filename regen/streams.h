@@ -36,6 +36,7 @@ struct regen_streams {
 	/* Storage (owned). */
 	uint64_t **bits_store;
 	struct regen_marker **marker_store;
+	uint64_t **seg_store;		/* per stream: its segment starts */
 };
 
 /*

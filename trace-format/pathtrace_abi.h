@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 10
+#define PT_ABI_MINOR 11
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -56,7 +56,8 @@ enum pt_encoding {
  * A plan is one blob: struct pt_plan, then nr_sites struct pt_site, then
  * nr_actions struct pt_action, then nr_blocks struct pt_verify_site when
  * PT_PLAN_VERIFY is set, then nr_implicit struct pt_implicit, then nr_ppp
- * struct pt_ppp_slot. Element sizes are given so arrays can grow.
+ * struct pt_ppp_slot, then nr_ctx_codes __u32 (ctx_next) and nr_ctx_words
+ * struct pt_ctx_word (ABI 1.11). Element sizes are given so arrays can grow.
  */
 #define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
 /*
@@ -108,6 +109,34 @@ struct pt_plan {
 	__u32 ppp_size;		/* PT_PLAN_PPP: sizeof(struct pt_ppp_slot) */
 	__u32 reserved0;
 	__u64 reserved[1];
+	/* Witness words by context (ABI 1.11; all zero: none). */
+	__u32 nr_ctx_codes;	/* ctx_next entries: witness codes + 1 */
+	__u32 nr_ctx_words;	/* struct pt_ctx_word entries */
+	__u32 ctx_word_size;	/* sizeof(struct pt_ctx_word), or 0 with none */
+	__u32 reserved1;
+};
+
+/*
+ * Witness words by context (ABI 1.11, PT_MODE_TRACE with PT_ENC_WITNESS;
+ * FORMAT.md 6.11). A CPU keeps a context (function, row): ENTER of f sets
+ * (f, ctx_next[0]), except as the first thing of a segment (no bits of the
+ * segment before it: then none); EMIT of witness code c (the action's arg,
+ * 1 <= c < nr_ctx_codes) sets (f, ctx_next[c]); an owner switch and a
+ * refused write set none. An EMIT of f whose context is (f, row) writes the
+ * pt_ctx_word of (row, c) when there is one, else its own nbits/value.
+ * ctx_next[c] is a row, or PT_CTX_NONE. Words are sorted by (row, code),
+ * each pair once, 1..PT_CTX_WORD_MAX_BITS bits.
+ */
+#define PT_CTX_NONE		0xffffffffu
+#define PT_CTX_WORD_MAX_BITS	32
+
+struct pt_ctx_word {
+	__u32 row;
+	__u32 code;
+	__u32 value;		/* the word, LSB first */
+	__u8 nbits;
+	__u8 reserved0;
+	__u16 reserved1;
 };
 
 /*
@@ -165,7 +194,8 @@ struct pt_site {
 
 enum pt_op {
 	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
-	PT_OP_EMIT = 2,		/* append value's low nbits bits (witness words: FORMAT.md 6.10) */
+	PT_OP_EMIT = 2,		/* append value's low nbits bits (witness words: FORMAT.md 6.10);
+				 * arg: witness code with context words (1.11), else 0 */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
 	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0
 				 * (PT_PLAN_PPP: counts it with the PPP register as
@@ -811,7 +841,8 @@ struct pt_cfg_edge {
 
 /* Size checks: the ABI must not move when a compiler or architecture does. */
 _Static_assert(sizeof(struct pt_version) == 32, "pt_version");
-_Static_assert(sizeof(struct pt_plan) == 240, "pt_plan");
+_Static_assert(sizeof(struct pt_plan) == 256, "pt_plan");
+_Static_assert(sizeof(struct pt_ctx_word) == 16, "pt_ctx_word");
 _Static_assert(sizeof(struct pt_site) == 24, "pt_site");
 _Static_assert(sizeof(struct pt_action) == 16, "pt_action");
 _Static_assert(sizeof(struct pt_verify_site) == 16, "pt_verify_site");

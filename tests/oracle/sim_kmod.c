@@ -59,6 +59,9 @@ struct cpu_state {
 	/* segments not yet written (PT_REC_SEGMENTS, kmod/stream.c pt_seg_pack) */
 	uint64_t pack[(SIM_PACK_FLUSH_BITS + SIM_SEG_MAX_BITS + 63) / 64];
 	uint32_t pack_bits, npack;
+	/* as the module: witness words by context (ABI 1.11) */
+	uint32_t ctx_func, ctx_row;	/* ctx_row PT_CTX_NONE: none */
+	int seg_bits;		/* a bits record of the open segment was written */
 };
 
 _Static_assert(sizeof(((struct sim_rec *)0)->payload) >=
@@ -207,6 +210,13 @@ static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uin
 		flush_pack(x, cpu);
 }
 
+/* As the module at an owner switch, a refused write and a LOSS: no context, a fresh segment. */
+static void ctx_forget(struct cpu_state *cs)
+{
+	cs->ctx_row = PT_CTX_NONE;
+	cs->seg_bits = 0;
+}
+
 /*
  * One write of the module (kmod/stream.c pt_write2): refused by a full
  * buffer (counted, the LOSS goes with the next write), else after the
@@ -251,6 +261,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		cs->owner_open = 0;	/* a refused OWNER is reopened after the LOSS */
 		cs->seg_base_ok = 0;	/* the reader forgets it at the LOSS */
 		memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
+		ctx_forget(cs);
 		return;
 	}
 	if (cs->dropped && type != PT_REC_LOSS) {
@@ -260,6 +271,12 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		add_rec(x, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
 		cs->seg_base_ok = 0;	/* the reader forgets it at this LOSS */
 		memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
+		/*
+		 * The segment reopens after it. The context stays: what was
+		 * emitted since the drop is pending and follows the LOSS in
+		 * the reopened segment, read (if at all) with what set it.
+		 */
+		cs->seg_bits = 0;
 		if (r->nomem)
 			return;
 		/*
@@ -324,6 +341,7 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 	struct cpu_state *cs = &x->cpu[cpu];
 	uint64_t body[1 + SIM_EBITS / 64] = { 0 };
 	uint32_t nbits = enters_only ? 0 : cs->nacc, w = 0, nebits = cs->nebits;
+	uint64_t dropped;
 
 	if (!nebits && !nbits)
 		return;
@@ -332,6 +350,7 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 	/* taken before the write: its refusal does not count them twice */
 	cs->nebits = 0;
 	cs->epos = 0;
+	dropped = x->r->dropped;
 	if (!nebits) {
 		add_rec(x, cpu, PT_REC_BITS, nbits, body, w);
 	} else {
@@ -340,6 +359,8 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 		add_rec(x, cpu, PT_REC_BITS_ENTERS, SIM_ENTERS_ARG(nbits, nebits), body,
 			w + (nebits + 63) / 64);
 	}
+	if (nbits && x->r->dropped == dropped)
+		cs->seg_bits = 1;	/* written into the open segment */
 	if (nbits) {
 		cs->acc = 0;
 		cs->nacc = 0;
@@ -395,6 +416,7 @@ static void switch_owner(struct exec *x, uint32_t cpu, uint64_t owner)
 		cs->reg = 0;
 	}
 	close_segment(x, cpu);
+	ctx_forget(cs);
 	cs->owner = owner;
 	cs->owner_gen = gen;
 	cs->owner_stamp = ++x->clock;
@@ -474,8 +496,6 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
 	uint32_t pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
 	uint32_t actx = PT_ENTERS_CTX(cs->last_func, f);
 
-	if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
-		flush_recs(x, cpu, 1);
 	adv = pending - cs->epos;
 	cs->epos = pending;
 	if (kind == 2 && cs->pred[pctx][0] == f)
@@ -536,6 +556,13 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
 
 	if (func_id < (1u << 20)) {
+		/*
+		 * As the module: room for the code first. A refused flush
+		 * empties the slots and predictions (the reader, at the LOSS
+		 * before this code), so the kind and contexts come after it.
+		 */
+		if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
+			flush_recs(x, cpu, 1);
 		if (!lo || !traced_code(x->p, ret_addr)) {
 			pend_enter(x, cpu, func_id, pending, 2, 0, 0);
 		} else if (cs->rets[slot] == lo) {
@@ -556,6 +583,34 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 		if (h.type == PT_REC_ENTER_AT)	/* written, not refused */
 			cs->rets[slot] = lo;
 	}
+}
+
+/*
+ * An EMIT as the module runs it: the word of its code in the context row
+ * when the context is this function's, else its own; the context moves to
+ * the code's next row first (a write the bits cause that is refused
+ * empties it).
+ */
+static void emit_word(struct exec *x, uint32_t cpu, const struct plan *pl, uint32_t func_id,
+		      const struct pt_action *a)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t nbits = a->nbits, i;
+	uint64_t value = a->value;
+
+	if (a->arg && cs->ctx_row != PT_CTX_NONE && cs->ctx_func == func_id)
+		for (i = 0; i < pl->hdr.nr_ctx_words; i++)
+			if (pl->ctx_words[i].row == cs->ctx_row && pl->ctx_words[i].code == a->arg) {
+				nbits = pl->ctx_words[i].nbits;
+				value = pl->ctx_words[i].value;
+				x->r->ctx_words++;
+				break;
+			}
+	if (a->arg) {
+		cs->ctx_func = func_id;
+		cs->ctx_row = pl->ctx_next[a->arg];
+	}
+	emit_bits(x, cpu, nbits, value);
 }
 
 /* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
@@ -582,10 +637,14 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				continue;
 			switch (a->op) {
 			case PT_OP_ENTER:
+				/* the entry's row, unless the segment has no bits before it */
+				cs->ctx_func = f->func_id;
+				cs->ctx_row = pl->hdr.nr_ctx_codes && (cs->seg_bits || cs->nacc) ?
+					      pl->ctx_next[0] : PT_CTX_NONE;
 				add_enter(x, cpu, f->func_id, ret_addr);
 				break;
 			case PT_OP_EMIT:
-				emit_bits(x, cpu, a->nbits, a->value);
+				emit_word(x, cpu, pl, f->func_id, a);
 				break;
 			case PT_OP_PATH_ADD:
 				cs->reg += a->value;
@@ -649,8 +708,10 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 	x.o = o;
 	x.rng = rng;
 	x.r = r;
-	for (c = 0; c < 8; c++)
+	for (c = 0; c < 8; c++) {
 		x.cpu[c].owner = UINT64_MAX;
+		x.cpu[c].ctx_row = PT_CTX_NONE;
+	}
 	for (a = 0; a < o->activations && !r->nomem && !err; a++) {
 		struct sim_run_opts ro = { .max_depth = o->max_depth ? o->max_depth : 6,
 					   .max_steps = o->max_steps };

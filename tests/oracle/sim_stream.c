@@ -69,6 +69,7 @@ void sim_stream_marker(struct sim_stream *s, uint32_t type, uint32_t func, uint3
 
 void sim_stream_view(const struct sim_stream *s, uint64_t owner, struct regen_stream *out)
 {
+	memset(out, 0, sizeof(*out));	/* one segment */
 	out->owner = owner;
 	out->bits = s->bits;
 	out->nbits = s->nbits;

@@ -232,10 +232,25 @@ static const struct pt_site *site_at(const struct cfg *c, const struct pt_plan *
 	return NULL;
 }
 
+/* The word of code in context row, or NULL. */
+static const struct pt_ctx_word *ctx_word(const struct pt_plan *h, const struct pt_ctx_word *w,
+					  uint32_t row, uint32_t code)
+{
+	uint32_t i;
+
+	for (i = 0; row != PT_CTX_NONE && i < h->nr_ctx_words; i++)
+		if (w[i].row == row && w[i].code == code)
+			return &w[i];
+	return NULL;
+}
+
 void fx_execute(const struct cfg *c, const struct pt_plan *h, const struct pt_site *sites,
-		const struct pt_action *actions, const uint32_t *edges, uint32_t n,
+		const struct pt_action *actions, const uint32_t *ctx_next,
+		const struct pt_ctx_word *ctx_words, const uint32_t *edges, uint32_t n,
 		struct fx_run *run)
 {
+	uint32_t row = PT_CTX_NONE;
+	const struct pt_ctx_word *cw;
 	uint32_t b = 0, k, i;
 
 	memset(run, 0, sizeof(*run));
@@ -265,9 +280,16 @@ void fx_execute(const struct cfg *c, const struct pt_plan *h, const struct pt_si
 					if (run->enters < 16)
 						run->enter_pos[run->enters] = run->nbits;
 					run->enters++;
+					row = h->nr_ctx_codes ? ctx_next[0] : PT_CTX_NONE;
 					break;
 				case PT_OP_EMIT:
-					put_bits(run, x->value, x->nbits);
+					cw = x->arg ? ctx_word(h, ctx_words, row, x->arg) : NULL;
+					if (cw)
+						put_bits(run, cw->value, cw->nbits);
+					else
+						put_bits(run, x->value, x->nbits);
+					if (x->arg && x->arg < h->nr_ctx_codes)
+						row = ctx_next[x->arg];
 					break;
 				case PT_OP_PATH_ADD:
 					run->reg += x->value;

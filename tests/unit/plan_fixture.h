@@ -74,10 +74,14 @@ struct fx_run {
  * Executes edges[] (a walk from block 0 to EXIT) instruction by instruction,
  * running the actions of every site it passes as a kprobe would (before the
  * instruction; a conditional action when its branch goes that way).
- * sites/actions as in a plan blob; verify sites ignored.
+ * sites/actions as in a plan blob; verify sites ignored. With context
+ * words (h->nr_ctx_codes; ctx_next and ctx_words as in the blob) an EMIT
+ * writes its word of the current context row as the module does; ENTER
+ * sets the entry's row (one stream, no owner switch: nothing empties it).
  */
 void fx_execute(const struct cfg *c, const struct pt_plan *h, const struct pt_site *sites,
-		const struct pt_action *actions, const uint32_t *edges, uint32_t n,
+		const struct pt_action *actions, const uint32_t *ctx_next,
+		const struct pt_ctx_word *ctx_words, const uint32_t *edges, uint32_t n,
 		struct fx_run *run);
 
 /* A random walk from block 0 to EXIT of at most max edges; returns its length. */

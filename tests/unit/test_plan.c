@@ -25,12 +25,28 @@ typedef void (*fx_make)(struct cfg *c);
  * (pr_bind_decoder: emissions read back from the blob's sites) and decodes
  * run's bits with it; compares with the walk.
  */
+/* Appends code's word as the module writes it in context row *row, then moves the row on. */
+static void want_word(const struct encoding *enc, uint32_t *row, uint32_t code, uint8_t nbits,
+		      uint64_t value, struct fx_run *want)
+{
+	uint32_t b;
+
+	if (enc->ctx_next) {
+		encoding_ctx_word(enc, *row, code, &nbits, &value);	/* else the emission's */
+		*row = enc->ctx_next[code];
+	}
+	for (b = 0; b < nbits; b++, want->nbits++)
+		if (value >> b & 1)
+			want->bits[want->nbits / 64] |= 1ull << (want->nbits % 64);
+}
+
 static int trace_decodes_back(const struct cfg *c, const struct plan *pl,
 			      const struct fx_run *run, const uint32_t *walk, uint32_t n)
 {
 	struct pr_func f;
 	struct regen_func rf = { 0 };
-	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits };
+	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits,
+				      .ctx_row = REGEN_CTX_NONE };
 	uint64_t state[REGEN_STATE_WORDS];
 	int64_t partial = 0;
 	void *blob = NULL;
@@ -49,10 +65,12 @@ static int trace_decodes_back(const struct cfg *c, const struct plan *pl,
 	f.encoding = pl->hdr.encoding;
 	if (pr_func_derive(&f) || pr_bind_decoder(&f, blob, (uint32_t)len, NULL))
 		goto out;
+	rf.func_id = pl->hdr.func_id;
 	rf.g = &f.g;
 	rf.model = f.model;
 	rf.ops = f.ops;
 	rf.ops->begin(&rf, state);
+	regen_ctx_set(&br, rf.func_id, REGEN_CTX_ENTRY, 0);	/* as the engine's ENTER */
 	for (k = 0, v = f.g.entry; k < n; k++) {
 		int64_t e = rf.ops->next_edge(&rf, state, &br, v, &partial);
 
@@ -73,7 +91,8 @@ static int decode_matches(const struct plan *pl, const struct fx_run *run,
 			  const uint32_t *walk, uint32_t n)
 {
 	struct regen_func f = { 0 };
-	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits };
+	struct regen_bitreader br = { .bits = run->bits, .nbits = run->nbits,
+				      .ctx_row = REGEN_CTX_NONE };
 	uint64_t state[REGEN_STATE_WORDS];
 	int64_t partial = 0;
 	uint32_t v = 0, k;
@@ -132,7 +151,8 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 
 		n = fx_random_walk(&c, walk, 64, &seed);
 		CU_ASSERT_FATAL(n > 0);
-		fx_execute(&c, &pl.hdr, pl.sites, pl.actions, walk, n, &run);
+		fx_execute(&c, &pl.hdr, pl.sites, pl.actions, pl.ctx_next, pl.ctx_words, walk, n,
+					   &run);
 		CU_ASSERT_EQUAL(run.bad, 0);
 		if (mode == PT_MODE_EDGES) {
 			/* no record per activation: its counter instead */
@@ -155,20 +175,26 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 		} else {
 			struct fx_run want;
 
-			/* the encoding's contract: edge bits, then the vertex entered */
+			/*
+			 * the encoding's contract: edge bits, then the vertex
+			 * entered; with context words each word of its row
+			 */
+			uint32_t row = pl.enc.ctx_next ? pl.enc.ctx_next[0] : ENC_CTX_NONE;
+
 			memset(&want, 0, sizeof(want));
 			for (k = 0; k < n; k++) {
-				uint32_t d = pl.g.edges[walk[k]].dst, b;
-				uint64_t v = pl.enc.edge_value[walk[k]];
-				uint64_t x = pl.enc.vertex_nbits ? pl.enc.vertex_value[d] : 0;
+				uint32_t d = pl.g.edges[walk[k]].dst;
 				uint32_t xn = pl.enc.vertex_nbits ? pl.enc.vertex_nbits[d] : 0;
 
-				for (b = 0; b < pl.enc.edge_nbits[walk[k]]; b++, want.nbits++)
-					if (v >> b & 1)
-						want.bits[want.nbits / 64] |= 1ull << (want.nbits % 64);
-				for (b = 0; b < xn; b++, want.nbits++)
-					if (x >> b & 1)
-						want.bits[want.nbits / 64] |= 1ull << (want.nbits % 64);
+				if (pl.enc.edge_nbits[walk[k]])
+					want_word(&pl.enc, &row,
+						  pl.enc.edge_code ? pl.enc.edge_code[walk[k]] : 0,
+						  pl.enc.edge_nbits[walk[k]],
+						  pl.enc.edge_value[walk[k]], &want);
+				if (xn)
+					want_word(&pl.enc, &row,
+						  pl.enc.vertex_code ? pl.enc.vertex_code[d] : 0, xn,
+						  pl.enc.vertex_value[d], &want);
 			}
 			CU_ASSERT_EQUAL(run.nbits, want.nbits);
 			CU_ASSERT(!memcmp(run.bits, want.bits, sizeof(want.bits)));
@@ -701,7 +727,8 @@ static void test_ppp_plan(void)
 
 				n = fx_random_walk(&c, walk, 64, &seed);
 				CU_ASSERT_FATAL(n > 0);
-				fx_execute(&c, &pl.hdr, pl.sites, pl.actions, walk, n, &run);
+				fx_execute(&c, &pl.hdr, pl.sites, pl.actions, pl.ctx_next, pl.ctx_words, walk, n,
+					   &run);
 				CU_ASSERT_EQUAL(run.bad, 0);
 				CU_ASSERT_EQUAL(run.reg2, 0);
 				for (j = 0; j < run.nends && j < 16; j++) {

@@ -58,6 +58,14 @@ bad action_when_no_cond EINVAL
 bad action_nbits EINVAL
 bad action_value EINVAL
 bad action_count EINVAL
+bad emit_arg EINVAL
+bad ctx_word_bits EINVAL
+bad ctx_word_value EINVAL
+bad ctx_word_code EINVAL
+bad ctx_word_unsorted EINVAL
+bad ctx_word_reserved EINVAL
+bad ctx_emit_arg EINVAL
+bad ctx_mode EINVAL
 bad enter_not_at_entry EINVAL
 bad enter_not_first EINVAL
 bad verify_dup EINVAL
@@ -69,6 +77,8 @@ bad bad_pointer EFAULT
 # kprobes' own refusal: a site inside an instruction.
 bad mid_instruction EILSEQ
 expect_out "a zero tail from a newer writer is accepted" "accepted" pt-plan bad tail_zero $F
+check "clean up" pt-plan del all
+expect_out "well-formed context words are accepted" "accepted" pt-plan bad ctx_ok $F
 check "clean up" pt-plan del all
 expect_out "a second plan with the same func_id" "EEXIST" pt-plan bad dup_func_id $F
 check "clean up" pt-plan del all

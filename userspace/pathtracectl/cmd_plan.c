@@ -52,8 +52,12 @@ static void action_text(const struct pt_action *a, char *buf, size_t n)
 		snprintf(buf, n, "ENTER");
 		break;
 	case PT_OP_EMIT:
-		snprintf(buf, n, "emit %" PRIu64 "/%u bits%s", (uint64_t)a->value, a->nbits,
-			 when_name[a->when % 3]);
+		if (a->arg)	/* a witness code whose word depends on the context */
+			snprintf(buf, n, "emit witness %u (else %" PRIu64 "/%u bits)%s", a->arg,
+				 (uint64_t)a->value, a->nbits, when_name[a->when % 3]);
+		else
+			snprintf(buf, n, "emit %" PRIu64 "/%u bits%s", (uint64_t)a->value,
+				 a->nbits, when_name[a->when % 3]);
 		break;
 	case PT_OP_PATH_ADD:
 		snprintf(buf, n, "r += %" PRId64 "%s", (int64_t)a->value, when_name[a->when % 3]);
@@ -171,15 +175,19 @@ static void print_text(const struct cfg *c, const struct plan *pl)
 		printf("\n");
 	}
 	printf("\nsummary:\n");
-	if (pl->have_pn)
+	if (pl->have_pn) {
 		printf("  paths %" PRIu64 ", %u bits per path number\n", pl->pn.npaths, pl->bits);
-	else if (pl->have_enc && pl->enc.kind == PT_ENC_WITNESS)
+	} else if (pl->have_enc && pl->enc.kind == PT_ENC_WITNESS) {
 		printf("  %u witnesses, codes of %u to %u bits\n", pl->enc.nwit, pl->enc.word_min,
 		       pl->bits);
-	else if (pl->have_enc)
+		if (pl->hdr.nr_ctx_codes)
+			printf("  words by context: %u words in the rows the %u codes and the entry "
+			       "lead to\n", pl->hdr.nr_ctx_words, pl->hdr.nr_ctx_codes - 1);
+	} else if (pl->have_enc) {
 		printf("  bit tracing: at most %u bits per edge\n", pl->bits);
-	else
+	} else {
 		printf("  %u counters (chords) of %u edges\n", pl->hdr.nr_actions - 1, c->nedges);
+	}
 	printf("  probes %u (%u jump-optimizable) vs every-block %u (%u jump-optimizable): %.2fx "
 	       "the probes\n", pl->hdr.nr_sites, pl->noptimizable, pl->every_block_probes,
 	       pl->every_block_optimizable,

@@ -624,6 +624,14 @@ static int cmd_bad(int argc, char **argv)
 		b.ver[1].offset = f.len + 100;
 	} else if (!strcmp(what, "verify_reserved")) {
 		b.ver[1].reserved1 = 1;
+	} else if (!strcmp(what, "emit_arg")) {
+		b.acts[b.sites[jcc].first_action].arg = 1;	/* no context words */
+	} else if (!strncmp(what, "ctx_", 4)) {
+		/* context words (ABI 1.11) are a witness plan's: codes on its EMITs */
+		b.pl.encoding = PT_ENC_WITNESS;
+		for (i = 0; i < b.na; i++)
+			if (b.acts[i].op == PT_OP_EMIT)
+				b.acts[i].arg = 1;
 	}
 	blob = serialize(&b, &len);
 	pl = (struct pt_plan *)blob;
@@ -636,7 +644,7 @@ static int cmd_bad(int argc, char **argv)
 	else if (!strcmp(what, "flags"))
 		pl->flags |= 0x100;
 	else if (!strcmp(what, "reserved"))
-		pl->reserved[2] = 1;
+		pl->reserved1 = 1;
 	else if (!strcmp(what, "mode"))
 		pl->mode = 9;
 	else if (!strcmp(what, "encoding"))
@@ -660,8 +668,56 @@ static int cmd_bad(int argc, char **argv)
 	else if (!strcmp(what, "implicit_count"))
 		pl->nr_implicit = 1, pl->implicit_size = sizeof(struct pt_implicit);
 	if (strncmp(what, "tail_", 5) && strcmp(what, "short_blob") &&
-	    strcmp(what, "bad_pointer") && strncmp(what, "implicit_", 9))
+	    strcmp(what, "bad_pointer") && strncmp(what, "implicit_", 9) &&
+	    strncmp(what, "ctx_", 4))
 		err = add_blob(blob, len);
+	if (!strncmp(what, "ctx_", 4)) {
+		/*
+		 * Two codes' next rows and one word after the arrays; ctx_ok is
+		 * accepted, each other one breaks one rule.
+		 */
+		uint32_t next[2] = { 0, PT_CTX_NONE };
+		struct pt_ctx_word w[2] = { { .row = 0, .code = 1, .value = 1, .nbits = 1 },
+					    { .row = 1, .code = 1, .value = 0, .nbits = 2 } };
+		uint32_t nw = 2, extra;
+		uint8_t *big;
+
+		if (!strcmp(what, "ctx_word_bits"))
+			w[0].nbits = PT_CTX_WORD_MAX_BITS + 1;
+		else if (!strcmp(what, "ctx_word_value"))
+			w[0].value = 2;	/* does not fit 1 bit */
+		else if (!strcmp(what, "ctx_word_code"))
+			w[1].code = 2;	/* only code 1 exists */
+		else if (!strcmp(what, "ctx_word_unsorted"))
+			w[1].row = 0, w[1].code = 1;	/* (row, code) twice */
+		else if (!strcmp(what, "ctx_word_reserved"))
+			w[1].reserved1 = 1;
+		else if (!strcmp(what, "ctx_emit_arg"))
+			nw = 0, next[1] = 0;	/* arrays fine: EMIT args are fixed below */
+		extra = sizeof(next) + nw * sizeof(w[0]);
+		big = calloc(1, len + extra);
+		memcpy(big, blob, len);
+		memcpy(big + len, next, sizeof(next));
+		memcpy(big + len + sizeof(next), w, nw * sizeof(w[0]));
+		pl = (struct pt_plan *)big;
+		pl->nr_ctx_codes = 2;
+		pl->nr_ctx_words = nw;
+		pl->ctx_word_size = nw ? sizeof(w[0]) : 0;
+		pl->total_len = len + extra;
+		if (!strcmp(what, "ctx_emit_arg")) {
+			struct pt_action *acts = (void *)(big + sizeof(*pl) +
+							  b.ns * sizeof(*b.sites));
+
+			for (i = 0; i < b.na; i++)
+				if (acts[i].op == PT_OP_EMIT)
+					acts[i].arg = 2;	/* not below nr_ctx_codes */
+		}
+		if (!strcmp(what, "ctx_mode"))
+			pl->encoding = PT_ENC_BITS;
+		err = add_blob(big, len + extra);
+		free(big);
+		pl = (struct pt_plan *)blob;
+	}
 	if (!strcmp(what, "implicit_count"))
 		err = add_blob(blob, len);
 	if (!strcmp(what, "implicit_unsorted") || !strcmp(what, "implicit_user")) {

@@ -78,6 +78,7 @@
 #include <stdint.h>
 
 #include <pathtrace/graph.h>
+#include <pathtrace_abi.h>
 
 /* Why an edge emits (for `pathtracectl plan` and statistics). */
 enum encoding_role {
@@ -134,7 +135,24 @@ struct encoding {
 	 * property holds; kept for the single-procedure Fig. 15 algorithm).
 	 */
 	uint32_t *next;
+
+	/*
+	 * Witness words by context (ABI 1.11, ctx_words.c), NULL without.
+	 * Context rows: 0..npred-1 the predicates' rows, npred + c - 1 the
+	 * row in which only code c can come. ctx_next[c] is the row of the
+	 * decoder's first read after code c (ctx_next[0]: after the entry),
+	 * or ENC_CTX_NONE (EXIT comes first). Row r's words are
+	 * [ctx_start[r], ctx_start[r + 1]), sorted by (nbits, value).
+	 */
+	uint32_t *ctx_next;	/* nemit + 1 */
+	uint32_t nctx_rows;	/* npred + nemit */
+	uint32_t *ctx_start;	/* nctx_rows + 1 */
+	uint8_t *ctx_nbits;
+	uint64_t *ctx_value;
+	uint32_t *ctx_code;
 };
+
+#define ENC_CTX_NONE PT_CTX_NONE
 
 /*
  * Witness encoding of g for edge weights weight[ne] (weight.h). Returns 0;
@@ -179,6 +197,8 @@ struct encoding_opts {
 	 * shaped by guessed weights cost more bits than equal ones.
 	 */
 	const uint64_t *code_weight;
+	/* witness: also words by context (ctx_words.c, encoding_ctx_build) */
+	int ctx_words;
 };
 
 /*
@@ -239,6 +259,37 @@ int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const
  */
 int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
 			       const uint8_t *vnbits, const uint8_t *ewit, uint32_t *bad_vertex);
+
+/*
+ * ctx_next[0..nemit] of a finished witness encoding (see struct encoding).
+ * Returns 0; -PT_EINVAL for another kind of encoding.
+ */
+int encoding_ctx_next(const struct graph *g, const struct encoding *enc, uint32_t *next);
+
+/*
+ * Context words for a finished witness encoding: per named predicate row,
+ * a Huffman code over its members by how often the predicate's read is
+ * each of them (the branch shares of edge_weight[ne] along the path to
+ * it; NULL: equal shares), floored as context_words.c does; a row of one
+ * member gets a 1-bit word. Returns 0; -PT_EINVAL for another kind of
+ * encoding; -PT_ENOMEM.
+ */
+int encoding_ctx_build(const struct graph *g, struct encoding *enc,
+		       const uint64_t *edge_weight);
+
+/*
+ * The regenerator's side: installs a plan's ctx_next[0..nnext) and words
+ * after checking them against enc's own rows (the same ctx_next; each named
+ * row has a word for each of its members and no other, prefix-free among
+ * them; no other row has words; reserved fields zero). Returns 0; -PT_EINVAL
+ * when they differ; -PT_ENOMEM.
+ */
+int encoding_ctx_bind(const struct graph *g, struct encoding *enc, const uint32_t *next,
+		      uint32_t nnext, const struct pt_ctx_word *words, uint32_t nwords);
+
+/* Code's word in context row: 0 and *nbits, *value; -PT_EINVAL if it has none. */
+int encoding_ctx_word(const struct encoding *enc, uint32_t row, uint32_t code, uint8_t *nbits,
+		      uint64_t *value);
 
 /* Frees the arrays; enc is zeroed. */
 void encoding_free(struct encoding *enc);

@@ -73,6 +73,8 @@ struct plan_opts {
 	const uint64_t *ppp_paths;
 	uint32_t nppp_paths;
 	uint32_t ppp_hottest;
+	/* Witness encoding: no words by context (ABI 1.11), only the row-wide ones. */
+	int no_ctx_words;
 };
 
 #define PLAN_PPP_DEFAULT 16
@@ -84,6 +86,8 @@ struct plan {
 	struct pt_verify_site *verify;
 	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
 	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp (PT_PLAN_PPP) */
+	uint32_t *ctx_next;		/* hdr.nr_ctx_codes (witness words by context) */
+	struct pt_ctx_word *ctx_words;	/* hdr.nr_ctx_words, sorted by (row, code) */
 	uint32_t ppp_interesting;	/* interesting paths among the slots */
 	uint32_t *site_insn;	/* per site: its cfg insn index */
 	uint32_t *verify_insn;	/* per verify site: its cfg insn index */
@@ -132,6 +136,8 @@ struct plan_view {
 	struct pt_verify_site *verify;
 	struct pt_implicit *implicit;	/* hdr.nr_implicit, sorted by ret */
 	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp */
+	uint32_t *ctx_next;		/* hdr.nr_ctx_codes */
+	struct pt_ctx_word *ctx_words;	/* hdr.nr_ctx_words */
 };
 
 /* 1 if m[0..n) (sorted by ret) has the implicit entry (ret, caller_id), else 0. */

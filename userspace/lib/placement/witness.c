@@ -341,6 +341,8 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 				 "(its edges cannot emit)");
 	if (!err && enc->nemit)
 		err = context_words(enc, ww, wn, wv);
+	if (!err && enc->nemit && o && o->ctx_words)
+		err = encoding_ctx_build(g, enc, cw);
 	if (err)
 		goto fail;
 	free(ww);

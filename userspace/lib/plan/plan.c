@@ -300,6 +300,40 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
 }
 
 /*
+ * Witness words by context (ABI 1.11): the encoding's ctx_next[] and its
+ * context rows' words, sorted by (row, code) for the module's search.
+ */
+static int plan_ctx(struct plan *pl)
+{
+	const struct encoding *enc = &pl->enc;
+	uint32_t n = enc->ctx_start[enc->nctx_rows], r, i, k = 0, j;
+
+	pl->ctx_next = malloc(((size_t)enc->nemit + 1) * sizeof(*pl->ctx_next));
+	pl->ctx_words = calloc((size_t)n + 1, sizeof(*pl->ctx_words));
+	if (!pl->ctx_next || !pl->ctx_words)
+		return -PT_ENOMEM;
+	memcpy(pl->ctx_next, enc->ctx_next, ((size_t)enc->nemit + 1) * sizeof(*pl->ctx_next));
+	for (r = 0; r < enc->nctx_rows; r++) {
+		uint32_t first = k;
+
+		for (i = enc->ctx_start[r]; i < enc->ctx_start[r + 1]; i++) {
+			struct pt_ctx_word w = { .row = r, .code = enc->ctx_code[i],
+						 .value = (uint32_t)enc->ctx_value[i],
+						 .nbits = enc->ctx_nbits[i] };
+
+			/* insertion by code: rows are short */
+			for (j = k++; j > first && pl->ctx_words[j - 1].code > w.code; j--)
+				pl->ctx_words[j] = pl->ctx_words[j - 1];
+			pl->ctx_words[j] = w;
+		}
+	}
+	pl->hdr.nr_ctx_codes = enc->nemit + 1;
+	pl->hdr.nr_ctx_words = n;
+	pl->hdr.ctx_word_size = n ? sizeof(struct pt_ctx_word) : 0;
+	return 0;
+}
+
+/*
  * Trace mode: the encoding with vertex emissions allowed and the edges no
  * probe can observe marked, so that no witness or separator lands on one.
  * A vertex emission fires on entering its block, before the block's call:
@@ -316,10 +350,10 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
  */
 static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, uint16_t encoding, const uint8_t *ewit,
-		      const uint64_t *word_weight)
+		      const uint64_t *word_weight, int ctx_words)
 {
 	struct encoding_opts eo = { .flags = ENC_F_VERTEX_EMIT, .enter_witnessed = ewit,
-				    .code_weight = word_weight };
+				    .code_weight = word_weight, .ctx_words = ctx_words };
 	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
 	uint32_t e, v, i;
 	int err;
@@ -351,7 +385,8 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 	for (e = 0; e < c->nedges; e++) {
 		if (!pl->enc.edge_nbits[e])
 			continue;
-		err = edge_action(pl, es, c, e, PT_OP_EMIT, pl->enc.edge_nbits[e], 0,
+		err = edge_action(pl, es, c, e, PT_OP_EMIT, pl->enc.edge_nbits[e],
+				  pl->enc.ctx_next ? pl->enc.edge_code[e] : 0,
 				  pl->enc.edge_value[e]);
 		if (err)
 			return err;
@@ -367,12 +402,13 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 		if (i == bl->first_insn + bl->ninsn)
 			return refuse(pl, -PT_EREFUSED, "call block %u needs a vertex emission "
 				      "but has no instruction a probe can sit on", v);
-		err = push(es, i, CLS_BLOCK, PT_OP_EMIT, PT_WHEN_ALWAYS, pl->enc.vertex_nbits[v], 0,
+		err = push(es, i, CLS_BLOCK, PT_OP_EMIT, PT_WHEN_ALWAYS, pl->enc.vertex_nbits[v],
+			   pl->enc.ctx_next ? pl->enc.vertex_code[v] : 0,
 			   pl->enc.vertex_value[v]);
 		if (err)
 			return err;
 	}
-	return 0;
+	return pl->enc.ctx_next ? plan_ctx(pl) : 0;
 }
 
 /* Groups the sorted entries into sites and actions. */
@@ -694,7 +730,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	default:
 		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
 		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
-				 pl->weight);
+				 pl->weight, !o->no_ctx_words);
 		break;
 	}
 	if (err)
@@ -710,7 +746,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 			    pl->hdr.nr_actions * sizeof(struct pt_action) +
 			    pl->hdr.nr_verify * sizeof(struct pt_verify_site) +
 			    pl->hdr.nr_implicit * sizeof(struct pt_implicit) +
-			    pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot);
+			    pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot) +
+			    pl->hdr.nr_ctx_codes * sizeof(uint32_t) +
+			    pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word);
 out:
 	if (err && !pl->reason[0])
 		refuse(pl, err, "%s", pt_strerror(err));
@@ -723,6 +761,8 @@ void plan_free(struct plan *pl)
 {
 	free(pl->implicit);
 	free(pl->ppp_slots);
+	free(pl->ctx_next);
+	free(pl->ctx_words);
 	free(pl->sites);
 	free(pl->actions);
 	free(pl->verify);

@@ -36,6 +36,12 @@ int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 	q += pl->hdr.nr_implicit * sizeof(struct pt_implicit);
 	if (pl->hdr.nr_ppp)
 		memcpy(q, pl->ppp_slots, pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot));
+	q += pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot);
+	if (pl->hdr.nr_ctx_codes)
+		memcpy(q, pl->ctx_next, pl->hdr.nr_ctx_codes * sizeof(uint32_t));
+	q += pl->hdr.nr_ctx_codes * sizeof(uint32_t);
+	if (pl->hdr.nr_ctx_words)
+		memcpy(q, pl->ctx_words, pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word));
 	*blob = b;
 	*len = n;
 	return 0;
@@ -144,11 +150,22 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 			       h->mode == PT_MODE_EDGES || h->nr_implicit > (1u << 16)))
 		return bad(w, -PT_EFORMAT, "%u implicit entries of %u bytes in mode %u",
 			   h->nr_implicit, h->implicit_size, h->mode);
+	if (h->reserved1)
+		return bad(w, -PT_EFORMAT, "reserved1 is not zero");
+	if ((h->nr_ctx_codes || h->nr_ctx_words || h->ctx_word_size) &&
+	    (h->mode != PT_MODE_TRACE || h->encoding != PT_ENC_WITNESS || h->nr_ctx_codes < 2 ||
+	     (h->nr_ctx_words && h->ctx_word_size < sizeof(struct pt_ctx_word)) ||
+	     (!h->nr_ctx_words && h->ctx_word_size)))
+		return bad(w, -PT_EFORMAT, "context words: %u codes, %u words of %u bytes in "
+			   "mode %u encoding %u", h->nr_ctx_codes, h->nr_ctx_words,
+			   h->ctx_word_size, h->mode, h->encoding);
 	if ((uint64_t)h->size + (uint64_t)h->nr_sites * h->site_size +
 	    (uint64_t)h->nr_actions * h->action_size +
 	    (uint64_t)h->nr_verify * h->verify_size +
 	    (uint64_t)h->nr_implicit * h->implicit_size +
-	    (uint64_t)h->nr_ppp * h->ppp_size != h->total_len)
+	    (uint64_t)h->nr_ppp * h->ppp_size +
+	    (uint64_t)h->nr_ctx_codes * sizeof(uint32_t) +
+	    (uint64_t)h->nr_ctx_words * h->ctx_word_size != h->total_len)
 		return bad(w, -PT_EFORMAT, "array sizes do not add up to total_len %u",
 			   h->total_len);
 	return 0;
@@ -164,8 +181,10 @@ static int check_action(const struct pt_plan *h, const struct pt_site *s,
 			   k);
 	if (a->nbits > 64)
 		return bad(w, -PT_EFORMAT, "action %u: %u bits", k, a->nbits);
-	if (a->op != PT_OP_COUNT && a->arg)
-		return bad(w, -PT_EFORMAT, "action %u: arg %u on op %u", k, a->arg, a->op);
+	if (a->op == PT_OP_EMIT && h->nr_ctx_codes ? !a->arg || a->arg >= h->nr_ctx_codes :
+	    a->op != PT_OP_COUNT && a->arg)
+		return bad(w, -PT_EFORMAT, "action %u: arg %u on op %u (%u context codes)", k,
+			   a->arg, a->op, h->nr_ctx_codes);
 	switch (a->op) {
 	case PT_OP_ENTER:
 		if (s->region != PT_REGION_MAIN || s->offset || a->when || a->nbits || a->value)
@@ -286,6 +305,24 @@ static int check_body(const struct plan_view *v, struct why *w)
 	return 0;
 }
 
+/* Context words: sorted by (row, code), each pair once, words that fit. */
+static int check_ctx(const struct plan_view *v, struct why *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->hdr.nr_ctx_words; i++) {
+		const struct pt_ctx_word *x = &v->ctx_words[i], *p = x - 1;
+
+		if (!x->code || x->code >= v->hdr.nr_ctx_codes || !x->nbits ||
+		    x->nbits > PT_CTX_WORD_MAX_BITS ||
+		    (x->nbits < 32 && x->value >> x->nbits) || x->reserved0 || x->reserved1 ||
+		    (i && (p->row > x->row || (p->row == x->row && p->code >= x->code))))
+			return bad(w, -PT_EFORMAT, "context word %u: row %u code %u, %u bits "
+				   "0x%x", i, x->row, x->code, x->nbits, x->value);
+	}
+	return 0;
+}
+
 /* Implicit entries: sorted by return address, each once, reserved zero. */
 static int check_implicit(const struct plan_view *v, struct why *w)
 {
@@ -351,6 +388,14 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!err && h->nr_ppp)
 		err = copy_elems((void **)&v->ppp_slots, b + off, h->nr_ppp, h->ppp_size,
 				 sizeof(struct pt_ppp_slot));
+	off += (uint64_t)h->nr_ppp * h->ppp_size;
+	if (!err && h->nr_ctx_codes)
+		err = copy_elems((void **)&v->ctx_next, b + off, h->nr_ctx_codes,
+				 sizeof(uint32_t), sizeof(uint32_t));
+	off += (uint64_t)h->nr_ctx_codes * sizeof(uint32_t);
+	if (!err && h->nr_ctx_words)
+		err = copy_elems((void **)&v->ctx_words, b + off, h->nr_ctx_words,
+				 h->ctx_word_size, sizeof(struct pt_ctx_word));
 	if (err)
 		return bad(&w, err, err == -PT_ENOMEM ? "out of memory" :
 			   "element bytes unknown to this build are not zero");
@@ -361,7 +406,10 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	v->hdr.verify_size = sizeof(struct pt_verify_site);
 	v->hdr.implicit_size = h->nr_implicit ? sizeof(struct pt_implicit) : 0;
 	v->hdr.ppp_size = h->nr_ppp ? sizeof(struct pt_ppp_slot) : 0;
+	v->hdr.ctx_word_size = h->nr_ctx_words ? sizeof(struct pt_ctx_word) : 0;
 	err = check_implicit(v, &w);
+	if (!err)
+		err = check_ctx(v, &w);
 	return err ? err : check_body(v, &w);
 }
 
@@ -386,6 +434,8 @@ void plan_view_free(struct plan_view *v)
 {
 	free(v->implicit);
 	free(v->ppp_slots);
+	free(v->ctx_next);
+	free(v->ctx_words);
 	free(v->sites);
 	free(v->actions);
 	free(v->verify);
