@@ -300,8 +300,8 @@ static void one_program(uint64_t *rng, struct stats *st)
 			const uint8_t *ew = mode ? NULL : ewit;
 			/* a third of the programs: witness codes shaped by (skewed) weights */
 			const uint64_t *cwt = st->programs % 3 == 1 ? weight[i] : NULL;
-			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt, 0 };
-			struct encoding_opts po = { 0, unobs, NULL, 0, ew, cwt, 0 };
+			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt, 0, NULL };
+			struct encoding_opts po = { 0, unobs, NULL, 0, ew, cwt, 0, NULL };
 			int perr;
 
 			/* with vertex emissions (what is regenerated below) */
@@ -312,7 +312,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 				/* refused because of the unobservable edges alone? */
 				struct encoding x;
 
-				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew, cwt, 0 };
+				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew, cwt, 0, NULL };
 
 				if (!encoding_witness_opts(g, weight[i], &xo, &x)) {
 					st->unobs_refused++;

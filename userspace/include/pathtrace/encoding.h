@@ -199,6 +199,8 @@ struct encoding_opts {
 	const uint64_t *code_weight;
 	/* witness: also words by context (ctx_words.c, encoding_ctx_build) */
 	int ctx_words;
+	/* ne entries, or NULL (code_weight): the edge weights those are shaped by */
+	const uint64_t *ctx_weight;
 };
 
 /*

@@ -342,7 +342,7 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 	if (!err && enc->nemit)
 		err = context_words(enc, ww, wn, wv);
 	if (!err && enc->nemit && o && o->ctx_words)
-		err = encoding_ctx_build(g, enc, cw);
+		err = encoding_ctx_build(g, enc, o->ctx_weight ? o->ctx_weight : cw);
 	if (err)
 		goto fail;
 	free(ww);
