@@ -550,7 +550,6 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 	unsigned int n = cs->nwords + !!cs->nbits, ne;
 	u32 nbits = cs->nwords * 64 + cs->nbits;
 	u32 nebits = pt_take_enters(cs, &ne);
-
 	bool written = false;
 
 	if (nebits)
