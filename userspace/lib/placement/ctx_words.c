@@ -112,7 +112,7 @@ static int by_row_key(const void *a, const void *b)
 	return x->nbits < y->nbits ? -1 : x->nbits > y->nbits;
 }
 
-static void ctx_free(struct encoding *enc)
+void enc_ctx_free(struct encoding *enc)
 {
 	free(enc->ctx_next);
 	free(enc->ctx_start);
@@ -141,7 +141,7 @@ static int ctx_install(struct encoding *enc, uint32_t *next, struct cword *w, ui
 	uint8_t *named = calloc((size_t)nrows + 1, 1);
 	int err = -PT_EINVAL;
 
-	ctx_free(enc);
+	enc_ctx_free(enc);
 	enc->ctx_next = next;
 	enc->nctx_rows = nrows;
 	enc->ctx_start = calloc((size_t)nrows + 1, sizeof(*enc->ctx_start));
@@ -197,8 +197,8 @@ out:
 	free(code);
 	free(named);
 	if (err) {
-		next = NULL;	/* freed by ctx_free */
-		ctx_free(enc);
+		next = NULL;	/* freed by enc_ctx_free */
+		enc_ctx_free(enc);
 	}
 	return err;
 }
@@ -360,7 +360,7 @@ int encoding_ctx_bind(const struct graph *g, struct encoding *enc, const uint32_
 	uint32_t i;
 	int err = -PT_ENOMEM;
 
-	ctx_free(enc);	/* refused or not, no earlier tables stay */
+	enc_ctx_free(enc);	/* refused or not, no earlier tables stay */
 	if (!mine || !cw)
 		goto fail;
 	err = -PT_EINVAL;

@@ -93,11 +93,7 @@ void encoding_free(struct encoding *enc)
 	free(enc->word_nbits);
 	free(enc->word_value);
 	free(enc->word_code);
-	free(enc->ctx_next);
-	free(enc->ctx_start);
-	free(enc->ctx_nbits);
-	free(enc->ctx_value);
-	free(enc->ctx_code);
+	enc_ctx_free(enc);
 	memset(enc, 0, sizeof(*enc));
 }
 

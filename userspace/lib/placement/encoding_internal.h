@@ -38,6 +38,8 @@ void enc_spread_floor(uint64_t *w, uint32_t n);
  */
 int witness_context_words(const struct encoding *enc, const uint64_t *weight, uint8_t *nbits,
 			  uint64_t *value);
+/* Frees the tables of words by context (ctx_words.c); they are NULL after. */
+void enc_ctx_free(struct encoding *enc);
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);
 
 /* The timing rule and, with no (ne entries, may be NULL), observability. */
