@@ -184,17 +184,22 @@ struct out_writer {
 	uint64_t located_dropped, located_missed;	/* the LOSS records' counts */
 	const struct tr_records *records;	/* --stats: page fill and framing */
 	int have_loss_section;
-	/* --edges / --blocks / --dot: edges-mode functions' counts (edge_counts.h), or NULL */
+	/* --edges / --blocks / --dot / --hits: edges-mode functions' counts (edge_counts.h), or NULL */
 	const struct edge_counts *counts;
 	const char *func;		/* --dot: only this function (by name), or NULL */
-	const struct tracefile *tf;	/* --dot: the plans (probe sites), or NULL */
+	const struct tracefile *tf;	/* --dot, --hits: the plans (probe sites), or NULL */
 	/* --subpaths: exact counts (the oracle), hot-list size, longest length, sampling seed */
 	int sp_exact;
 	uint32_t sp_memory, sp_max_len;
 	uint64_t sp_seed;
 	/* --paths --path-seqs: also the exact counts of what in-kernel OSP samples */
 	int path_seqs;
+	/* --hits --replan: plans made now from the recorded CFGs (OUT_REPLAN_*), not the trace's */
+	int hits_replan;
+	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
 };
+
+enum { OUT_REPLAN_NONE, OUT_REPLAN_HEURISTIC, OUT_REPLAN_PROFILE };
 
 extern const struct out_writer_ops out_text_ops;
 extern const struct out_writer_ops out_paths_ops;
@@ -206,6 +211,7 @@ extern const struct out_writer_ops out_champsim_ops;
 extern const struct out_writer_ops out_json_ops;
 extern const struct out_writer_ops out_dot_ops;
 extern const struct out_writer_ops out_subpaths_ops;
+extern const struct out_writer_ops out_hits_ops;
 
 /* --subpaths: one of the hottest subpaths. */
 struct out_subpath {

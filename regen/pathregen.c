@@ -35,7 +35,7 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--json|--streams|\n"
+		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--json|--streams|\n"
 		"                 --format text|din|champsim] [--stream ID] [--line BYTES] [--top N]\n"
 		"                 [--verify] [-o FILE|DIR/]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
@@ -44,6 +44,13 @@ static void usage(FILE *fp)
 		"                   per stream (what pathtracectl subpaths estimates in the kernel)\n"
 		"  --edges/--blocks edge and block profiles\n"
 		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
+		"  --hits           probe hits per plan site kind, per function (--top N, 10) and\n"
+		"                   in all, beside a bound: ENTER probes plus the chords of the\n"
+		"                   spanning tree best for the regenerated counts\n"
+		"  --hits --replan heuristic|profile [--calls-quiet]  the same for witness plans\n"
+		"                   made now from the recorded CFGs (by the heuristic, or by these\n"
+		"                   counts), with every call planned as quiet if asked: what a\n"
+		"                   placement change would fire on this execution\n"
 		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
 		"  --format champsim  ChampSim binary trace (64-byte input_instr records)\n"
 		"                   (din, champsim: one stream each; -o DIR/ writes every stream)\n"
@@ -90,6 +97,8 @@ struct options {
 	int sp_exact;			/* --exact (subpaths) */
 	uint32_t sp_memory;		/* --osp-memory (subpaths) */
 	int path_seqs;			/* --path-seqs (paths) */
+	int replan;			/* --replan (hits): OUT_REPLAN_* */
+	int calls_quiet;		/* --calls-quiet (hits --replan) */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -120,6 +129,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "edges", no_argument, NULL, 'E' },
 		{ "blocks", no_argument, NULL, 'B' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "hits", no_argument, NULL, 'H' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "verify", no_argument, NULL, 'V' },
@@ -134,6 +144,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "exact", no_argument, NULL, 'X' },
 		{ "osp-memory", required_argument, NULL, 'M' },
 		{ "path-seqs", no_argument, NULL, 'Q' },
+		{ "replan", required_argument, NULL, 'R' },
+		{ "calls-quiet", no_argument, NULL, 'K' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -201,6 +213,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'N':
 			o->func = optarg;
 			break;
+		case 'H':
+			ops = &out_hits_ops;
+			break;
 		case 'U':
 			ops = &out_subpaths_ops;
 			break;
@@ -209,6 +224,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'Q':
 			o->path_seqs = 1;
+			break;
+		case 'R':
+			if (!strcmp(optarg, "heuristic")) {
+				o->replan = OUT_REPLAN_HEURISTIC;
+			} else if (!strcmp(optarg, "profile")) {
+				o->replan = OUT_REPLAN_PROFILE;
+			} else {
+				err_msg("--replan", "'%s' is neither heuristic nor profile", optarg);
+				return -1;
+			}
+			break;
+		case 'K':
+			o->calls_quiet = 1;
 			break;
 		case 'M':
 			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
@@ -273,6 +301,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if ((o->sp_exact || o->sp_memory) && o->ops != &out_subpaths_ops) {
 		err_msg("--exact/--osp-memory", "only --subpaths takes them");
+		return -1;
+	}
+	if ((o->replan || o->calls_quiet) && o->ops != &out_hits_ops) {
+		err_msg(o->replan ? "--replan" : "--calls-quiet", "only with --hits");
+		return -1;
+	}
+	if (o->calls_quiet && !o->replan) {
+		err_msg("--calls-quiet", "only with --replan");
 		return -1;
 	}
 	if (o->path_seqs && o->ops != &out_paths_ops) {
@@ -604,7 +640,8 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops || o.ops == &out_dot_ops) {
+	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops || o.ops == &out_dot_ops ||
+	    o.ops == &out_hits_ops) {
 		/* edges-mode functions: counts from their COUNTERS records */
 		err = edge_counts_build(&m, &tf, &rs, &ec);
 		if (err == -PT_ENOMEM)
@@ -637,6 +674,8 @@ int main(int argc, char **argv)
 		out.sp_exact = o.sp_exact;
 		out.sp_memory = o.sp_memory;
 		out.path_seqs = o.path_seqs;
+		out.hits_replan = o.replan;
+		out.hits_calls_quiet = o.calls_quiet;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;

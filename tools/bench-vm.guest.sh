@@ -415,6 +415,12 @@ for mode in "$@"; do
 	fi
 	bits=$(awk '/^trace bits +[0-9]/ { print $3 }' /tmp/stats.$mode)
 	bits=${bits:-0}
+	# What the chords of the spanning tree best for this run's counts,
+	# each at its cheapest site, take with the plans' ENTER probes
+	# (pathregen --hits, chord_bound.h): placement's floor for these probes.
+	hits_bound=$(pathregen --hits /tmp/$mode.bin 2>/dev/null |
+		sed -n 's/.* bound_per_block=\([0-9.]*\).*/\1/p')
+	[ -n "$hits_bound" ] && hits_bound=$(div "$hits_bound" 1 %.2f) || hits_bound=n/a
 	t1=$(now_ms)
 	say "$mode: pathregen took $((t1 - t0)) ms"
 	sed "s/^/# $mode: /" /tmp/stats.$mode | grep -v "^# $mode: verify:" | head -20
@@ -423,7 +429,7 @@ for mode in "$@"; do
 	profiled=
 	case $mode in witness-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
 	echo "mode=$mode functions=$functions$profiled probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
-		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f)" \
+		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.1f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"

@@ -289,6 +289,7 @@ struct sim_kmod_run {
 	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
 	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
 	uint64_t ctx_words;		/* words written by context (ABI 1.11) */
+	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
 	int nomem;
 };
 

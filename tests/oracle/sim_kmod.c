@@ -627,6 +627,8 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 	if (s) {
 		const struct pt_site *site = &pl->sites[s - 1];
 
+		x->r->site_hits++;
+
 		for (k = 0; k < site->nr_actions; k++) {
 			const struct pt_action *a = &pl->actions[site->first_action + k];
 			struct cpu_state *cs = &x->cpu[cpu];

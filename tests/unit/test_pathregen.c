@@ -351,6 +351,14 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL(count_in_out("class=\"node\""), t.p.funcs[0].cfg.nblocks + 1);	/* + EXIT */
 	CU_ASSERT_EQUAL(count_in_out("<title>cluster_0</title>"), 1);
 
+	/* --hits: one row per function that has a plan, then the summary line */
+	snprintf(args, sizeof(args), "%s --hits", t.path);
+	CU_ASSERT_EQUAL(run(args), 0);
+	CU_ASSERT_EQUAL(count_in_out("sim_fn0 "), 1);
+	CU_ASSERT_EQUAL(count_in_out("functions=1 "), 1);
+	CU_ASSERT_EQUAL(count_in_out(" hits_per_block="), 1);
+	CU_ASSERT_EQUAL(count_in_out(" bound_per_block="), 1);
+
 	/* --subpaths: the OSP header and hot subpaths; --exact counts them all */
 	snprintf(args, sizeof(args), "%s --subpaths --osp-memory 32 --top 3", t.path);
 	CU_ASSERT_EQUAL(run(args), 0);

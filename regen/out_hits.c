@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * out_hits - --hits: where the probes fired, and what placement alone could
+ * reach. A probe fires whenever its instruction runs, whatever its actions
+ * do, so each plan site's hits are the regenerated count of the block that
+ * holds it (edges-mode functions: their counted profile). Beside them, per
+ * function, chord_bound.h: the hits of witnesses on the chords of the
+ * spanning tree best for these very counts, with the plan's ENTER probes
+ * added. A plan above the bound pays for blocking at calls and for sites
+ * chosen by cost; a bound above a target says no spanning tree reaches it
+ * with these probes.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/chord_bound.h>
+#include <pathtrace/error.h>
+#include <pathtrace/plan.h>
+#include <pathtrace/tracefile.h>
+
+#include "edge_counts.h"
+#include "out.h"
+#include "pathtrace_abi.h"
+
+/* One function's figures. */
+struct hits_func {
+	uint32_t index;		/* in the model */
+	uint32_t sites;
+	uint64_t blocks;	/* executed blocks */
+	uint64_t hits, enter, branch, optimizable;
+	struct chord_bound cb;
+	int bound_ok;
+};
+
+struct hits {
+	struct out_writer prof;
+	FILE *null;
+};
+
+static int hits_open(struct out_writer *w)
+{
+	struct hits *h = calloc(1, sizeof(*h));
+	int err;
+
+	if (!h)
+		return -PT_ENOMEM;
+	h->null = fopen("/dev/null", "w");
+	if (!h->null) {
+		free(h);
+		return -PT_EIO;
+	}
+	h->prof = (struct out_writer){ .ops = &out_edges_ops, .fp = h->null, .m = w->m,
+				       .counts = w->counts };
+	err = h->prof.ops->open(&h->prof);
+	if (err) {
+		fclose(h->null);
+		free(h);
+		return err;
+	}
+	w->priv = h;
+	return 0;
+}
+
+static int hits_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
+{
+	struct hits *h = w->priv;
+
+	return h->prof.ops->step(&h->prof, st, sp);
+}
+
+static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
+{
+	struct hits *h = w->priv;
+
+	return h->prof.ops->stream_end ? h->prof.ops->stream_end(&h->prof, st) : 0;
+}
+
+/* The block of the instruction at addr, or UINT32_MAX. */
+static uint32_t block_at(const struct cfg *c, uint64_t addr)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ninsns; i++)
+		if (c->insns[i].addr == addr)
+			return c->insns[i].block;
+	return UINT32_MAX;
+}
+
+static const struct tf_function *tf_func(const struct tracefile *tf, uint32_t func_id)
+{
+	uint32_t t;
+
+	for (t = 0; tf && t < tf->nfuncs; t++)
+		if (tf->funcs[t].func_id == func_id)
+			return &tf->funcs[t];
+	return NULL;
+}
+
+static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, int optimizable)
+{
+	hf->sites++;
+	hf->hits += n;
+	if (enter)
+		hf->enter += n;
+	if (branch)
+		hf->branch += n;
+	if (optimizable)
+		hf->optimizable += n;
+}
+
+/*
+ * --replan: the sites of a witness plan made now from f's recorded CFG,
+ * by the heuristic or by these counts, every call quiet with
+ * hits_calls_quiet, and their hits on this execution. Returns 0;
+ * -PT_ENOENT when plan_build refuses (said on stderr); -PT_ENOMEM.
+ */
+static int replan_hits(const struct out_writer *w, const struct pr_func *f,
+		       const uint64_t *edge, const uint64_t *block, struct hits_func *hf)
+{
+	struct plan_opts po = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+				.func_id = f->func_id,
+				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL };
+	struct cfg c = f->cfg;
+	struct cfg_block *bl = malloc(((size_t)f->cfg.nblocks + 1) * sizeof(*bl));
+	struct plan pl;
+	uint32_t b, s;
+	int err;
+
+	if (!bl)
+		return -PT_ENOMEM;
+	memcpy(bl, f->cfg.blocks, (size_t)f->cfg.nblocks * sizeof(*bl));
+	for (b = 0; w->hits_calls_quiet && b < f->cfg.nblocks; b++)
+		if (bl[b].flags & CFG_BF_CALL)
+			bl[b].flags = (bl[b].flags & ~CFG_BF_CALL) | CFG_BF_QUIET_CALL;
+	c.blocks = bl;
+	memset(&pl, 0, sizeof(pl));
+	err = plan_build(&c, &po, &pl);
+	if (err && err != -PT_ENOMEM) {
+		fprintf(stderr, "pathregen: --replan: %s: %s\n", f->name, pl.reason);
+		err = -PT_ENOENT;
+	}
+	for (s = 0; !err && s < pl.hdr.nr_sites; s++) {
+		uint32_t i = pl.site_insn[s];
+
+		add_site(hf, block[f->cfg.insns[i].block], i == 0, pl.sites[s].cond != PT_COND_NONE,
+			 pl.sites[s].flags & PT_SITE_OPTIMIZABLE);
+	}
+	plan_free(&pl);
+	free(bl);
+	return err;
+}
+
+/*
+ * Function i's figures into *hf. Returns 0; -PT_ENOENT when it has no plan
+ * or no counts; -PT_ENOMEM.
+ */
+static int func_hits(const struct out_writer *w, const struct hits *h, uint32_t i,
+		     struct hits_func *hf)
+{
+	const struct pr_func *f = &w->m->funcs[i];
+	const struct tf_function *fn = tf_func(w->tf, f->func_id);
+	const uint64_t *edge = out_profile_edges(&h->prof, i), *block = out_profile_blocks(&h->prof, i);
+	struct plan_view pv;
+	uint32_t s, k, b;
+	int err;
+
+	memset(hf, 0, sizeof(*hf));
+	hf->index = i;
+	if (f->mode == PT_MODE_EDGES && w->counts && i < w->counts->nfuncs &&
+	    !w->counts->f[i].status) {
+		edge = w->counts->f[i].edge;
+		block = w->counts->f[i].block;
+	}
+	if (!fn || !edge || !block)
+		return -PT_ENOENT;
+	for (b = 0; b < f->cfg.nblocks; b++)
+		hf->blocks += block[b];
+	if (w->hits_replan) {
+		err = replan_hits(w, f, edge, block, hf);
+		if (err)
+			return err;
+	} else {
+		memset(&pv, 0, sizeof(pv));
+		err = plan_parse(fn->plan, fn->plan_len, &pv, NULL, 0);
+		if (err) {
+			plan_view_free(&pv);
+			return err == -PT_ENOMEM ? err : -PT_ENOENT;
+		}
+		for (s = 0; s < pv.hdr.nr_sites; s++) {
+			const struct pt_site *site = &pv.sites[s];
+			uint64_t addr = (site->region == PT_REGION_COLD ? pv.hdr.cold_addr :
+					 pv.hdr.addr) + site->offset;
+			int enter = 0;
+
+			for (k = site->first_action; k < site->first_action + site->nr_actions; k++)
+				enter |= k < pv.hdr.nr_actions && pv.actions[k].op == PT_OP_ENTER;
+			b = block_at(&f->cfg, addr);
+			add_site(hf, b < f->cfg.nblocks ? block[b] : 0, enter,
+				 site->cond != PT_COND_NONE, site->flags & PT_SITE_OPTIMIZABLE);
+		}
+		plan_view_free(&pv);
+	}
+	err = chord_bound(&f->cfg, &f->g, edge, block, &hf->cb);
+	if (err == -PT_ENOMEM)
+		return err;
+	hf->bound_ok = !err;
+	return 0;
+}
+
+static double per(uint64_t n, uint64_t d)
+{
+	return d ? (double)n / (double)d : 0.0;
+}
+
+static int by_hits(const void *a, const void *b)
+{
+	const struct hits_func *x = a, *y = b;
+
+	if (x->hits != y->hits)
+		return x->hits < y->hits ? 1 : -1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int hits_close(struct out_writer *w)
+{
+	struct hits *h = w->priv;
+	struct hits_func *hf = calloc(w->m->nfuncs + 1, sizeof(*hf)), t = { 0 };
+	uint64_t bound = 0, bound_branch = 0, bound_opt = 0;
+	uint32_t i, n = 0, shown;
+	int err = hf ? 0 : -PT_ENOMEM, cerr;
+
+	for (i = 0; !err && i < w->m->nfuncs; i++) {
+		err = func_hits(w, h, i, &hf[n]);
+		if (err == -PT_ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (err)
+			break;
+		t.blocks += hf[n].blocks;
+		t.hits += hf[n].hits;
+		t.enter += hf[n].enter;
+		t.branch += hf[n].branch;
+		t.optimizable += hf[n].optimizable;
+		t.sites += hf[n].sites;
+		if (hf[n].bound_ok) {
+			bound += hf[n].enter + hf[n].cb.hits;
+			bound_branch += hf[n].cb.branch_hits;
+			bound_opt += hf[n].cb.optimizable_hits;
+		} else {
+			bound += hf[n].hits;	/* no bound: the plan's own */
+		}
+		n++;
+	}
+	if (!err) {
+		qsort(hf, n, sizeof(*hf), by_hits);
+		fprintf(w->fp, "probe hits: each plan site fires as often as its block runs; "
+			"bound: the plan's ENTER probes plus the chords of the spanning tree "
+			"best for these counts\n");
+		fprintf(w->fp, "%-32s %6s %12s %10s %7s %7s %7s %7s\n", "function", "sites",
+			"blocks", "hits", "/block", "int3-jcc", "opt%", "bound");
+		shown = w->top && w->top < n ? w->top : n;
+		for (i = 0; i < shown; i++) {
+			const struct pr_func *f = &w->m->funcs[hf[i].index];
+
+			fprintf(w->fp, "%-32.32s %6u %12" PRIu64 " %10" PRIu64 " %7.3f %7.1f%% %6.1f%% ",
+				f->name, hf[i].sites, hf[i].blocks, hf[i].hits,
+				per(hf[i].hits, hf[i].blocks), 100 * per(hf[i].branch, hf[i].hits),
+				100 * per(hf[i].optimizable, hf[i].hits));
+			if (hf[i].bound_ok)
+				fprintf(w->fp, "%7.3f\n",
+					per(hf[i].enter + hf[i].cb.hits, hf[i].blocks));
+			else
+				fprintf(w->fp, "%7s\n", "-");
+		}
+		if (shown < n)
+			fprintf(w->fp, "(%u more functions; --top N)\n", n - shown);
+		fprintf(w->fp, "functions=%u sites=%u blocks=%" PRIu64 " hits=%" PRIu64
+			" hits_per_block=%.3f enter_per_block=%.3f int3_jcc_pct=%.1f"
+			" optimizable_pct=%.1f bound_per_block=%.3f bound_int3_jcc_pct=%.1f"
+			" bound_optimizable_pct=%.1f\n",
+			n, t.sites, t.blocks, t.hits, per(t.hits, t.blocks), per(t.enter, t.blocks),
+			100 * per(t.branch, t.hits), 100 * per(t.optimizable, t.hits),
+			per(bound, t.blocks), 100 * per(bound_branch, bound),
+			100 * per(bound_opt, bound));
+	}
+	free(hf);
+	cerr = h->prof.ops->close(&h->prof);
+	err = err ? err : cerr;
+	fclose(h->null);
+	free(h);
+	w->priv = NULL;
+	return err ? err : (ferror(w->fp) ? -PT_EIO : 0);
+}
+
+const struct out_writer_ops out_hits_ops = {
+	.name = "hits",
+	.open = hits_open,
+	.step = hits_step,
+	.stream_end = hits_stream_end,
+	.close = hits_close,
+};

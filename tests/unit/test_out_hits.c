@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --hits: the probe hits pathregen works out from the regenerated block
+ * counts and the plans' sites must equal the handler runs the simulated
+ * module counted at those sites (sim_kmod_run.site_hits), in every mode
+ * that has sites; and the bound never exceeds what a spanning tree of the
+ * plan's own could reach with these counts (checked where it is exact: it
+ * is at least the ENTER probes' hits).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "pathtrace_abi.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+/* Where key=... starts a word of txt (the summary line), or NULL; *vp: its value. */
+static const char *value_of(const char *txt, const char *key)
+{
+	size_t n = strlen(key);
+	const char *p;
+
+	for (p = strstr(txt, key); p; p = strstr(p + 1, key))
+		if ((p == txt || p[-1] == ' ' || p[-1] == '\n') && p[n] == '=')
+			return p + n + 1;
+	return NULL;
+}
+
+static uint64_t field(const char *txt, const char *key)
+{
+	const char *p = value_of(txt, key);
+	unsigned long long v;
+
+	return p && sscanf(p, "%llu", &v) == 1 ? v : UINT64_MAX;
+}
+
+static double field_f(const char *txt, const char *key)
+{
+	const char *p = value_of(txt, key);
+	double v;
+
+	return p && sscanf(p, "%lf", &v) == 1 ? v : -1.0;
+}
+
+static void check(uint64_t seed, uint16_t mode, uint16_t encoding)
+{
+	struct rt_case c;
+	struct tracefile tf;
+	struct out_writer w = { .ops = &out_hits_ops, .top = 2 };
+	struct out_writer *ws[1] = { &w };
+	char *txt = NULL;
+	size_t len = 0;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, mode, encoding, 0), 0);
+	memset(&tf, 0, sizeof(tf));
+	CU_ASSERT_EQUAL_FATAL(tracefile_read(c.path, &tf), 0);
+	w.m = &c.m;
+	w.tf = &tf;
+	w.fp = open_memstream(&txt, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL(rt_feed_truth(&c, ws, 1), 0);
+	CU_ASSERT_EQUAL(w.ops->close(&w), 0);
+	fclose(w.fp);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(txt);
+	if (field(txt, "hits") != c.r.site_hits)
+		fprintf(stderr, "seed %" PRIu64 " mode %u: --hits %" PRIu64 ", the module %" PRIu64
+			"\n%s", seed, mode, field(txt, "hits"), c.r.site_hits, txt);
+	CU_ASSERT_EQUAL(field(txt, "hits"), c.r.site_hits);
+	CU_ASSERT(c.r.site_hits > 0);
+	CU_ASSERT(field(txt, "functions") >= 1 && field(txt, "functions") <= c.m.nfuncs);
+	/* the bound keeps the ENTER probes and never goes negative */
+	if (mode == PT_MODE_TRACE)
+		CU_ASSERT(field_f(txt, "bound_per_block") >= field_f(txt, "enter_per_block"));
+	CU_ASSERT(field_f(txt, "bound_per_block") >= 0.0);
+	free(txt);
+	tracefile_free(&tf);
+	rt_case_free(&c);
+}
+
+static void test_hits_equal_the_modules(void)
+{
+	uint64_t seed;
+
+	for (seed = 1; seed <= 40; seed++) {
+		check(seed, PT_MODE_TRACE, PT_ENC_WITNESS);
+		check(seed + 1000, PT_MODE_TRACE, PT_ENC_BITS);
+		check(seed + 2000, PT_MODE_PATHS, PT_ENC_PATH);
+	}
+}
+
+UNIT_SUITE(out_hits,
+	   { "hits per plan site equal the simulated module's handler runs",
+	     test_hits_equal_the_modules })
