@@ -6,7 +6,13 @@
  * the kernel can jump-optimize, the static cost ratio (block frequency x
  * probe factor) and bits per witness / path.
  *
- *   bench-plan [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ *   bench-plan [--calls-quiet] [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ *
+ * --calls-quiet plans every call as a quiet one (docs/runtime.md, "Quiet
+ * calls"): no call vertex, so no blocking witness and no path end at it.
+ * It is not exact for calls that can reach traced code; it measures what
+ * blocking at calls costs, the placement a way of attributing ENTERs to
+ * their call site without bits between calls would allow.
  *
  * CFG recovery is timed apart (bench-cfg measures it): plans/s covers
  * weighting, probe sites, spanning tree, numbering or encoding, actions,
@@ -160,6 +166,9 @@ static int bind_back(const struct cfg *c, const void *blob, size_t len)
 	return err;
 }
 
+/* --calls-quiet: every call planned as quiet (see above). */
+static int calls_quiet;
+
 static void bench_cfg(const struct cfg *c)
 {
 	int m;
@@ -257,6 +266,12 @@ static void bench_module(const char *path)
 			continue;
 		nfuncs++;
 		if (!cfg_build(&in, &c)) {
+			uint32_t b;
+
+			for (b = 0; calls_quiet && b < c.nblocks; b++)
+				if (c.blocks[b].flags & CFG_BF_CALL)
+					c.blocks[b].flags = (c.blocks[b].flags & ~CFG_BF_CALL) |
+							    CFG_BF_QUIET_CALL;
 			ncfg++;
 			nstatic += static_calls_mark(&sc, &c);
 			bench_cfg(&c);
@@ -283,9 +298,18 @@ static int visit(const char *path, const struct stat *sb, int type, struct FTW *
 int main(int argc, char **argv)
 {
 	char def[512];
-	int a, m;
+	int a, m, first = 1;
 
-	if (argc < 2) {
+	if (argc > 1 && !strcmp(argv[1], "--calls-quiet")) {
+		calls_quiet = 1;
+		first = 2;
+	}
+	if (argc > first && argv[first][0] == '-') {
+		fprintf(stderr, "bench-plan: %s: unknown option (usage: bench-plan [--calls-quiet] "
+			"[DIR|FILE.ko ...])\n", argv[first]);
+		return 2;
+	}
+	if (argc <= first) {
 		FILE *p = popen("ls -d /lib/modules/*/kernel 2>/dev/null | sort -V | tail -n 1", "r");
 
 		if (!p || !fgets(def, sizeof(def), p)) {
@@ -295,12 +319,12 @@ int main(int argc, char **argv)
 		pclose(p);
 		def[strcspn(def, "\n")] = 0;
 	}
-	for (a = 1; a < argc || (argc < 2 && a == 1); a++)
-		nftw(argc < 2 ? def : argv[a], visit, 32, FTW_PHYS);
+	for (a = first; a < argc || (argc <= first && a == first); a++)
+		nftw(argc <= first ? def : argv[a], visit, 32, FTW_PHYS);
 	printf("command: ");
 	for (a = 0; a < argc; a++)
 		printf("%s%s", a ? " " : "", argv[a]);
-	printf("%s%s\n", argc < 2 ? " # default " : "", argc < 2 ? def : "");
+	printf("%s%s\n", argc <= first ? " # default " : "", argc <= first ? def : "");
 	printf("modules %" PRIu64 " (skipped %" PRIu64 "), functions %" PRIu64
 	       ", CFGs recovered %" PRIu64 ", static-call site instructions (never probed) %" PRIu64
 	       "\n\n", nmodules, nskipped, nfuncs, ncfg, nstatic);
