@@ -44,6 +44,8 @@ struct stats {
 	uint64_t refused[2];	/* CFGs an encoding refused (encoding.h's timing rule) */
 	uint64_t refused_plain[2];	/* the same without vertex emissions */
 	uint64_t vertex_emits;
+	uint64_t merged;	/* vertex witnesses standing in for blockers (cut_blockers) */
+	uint64_t cut_changed;	/* encodings whose blockers the cut moved */
 	/* witness mode with entry witnesses: programs, entry witnesses, witness bits */
 	uint64_t entry_programs, entry_wits, entry_bits, entry_execs, plain_bits, plain_execs;
 	/* witness: critical edges marked unobservable (as static keys are) */
@@ -264,6 +266,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 		uint32_t bad = GRAPH_NONE, e, v;
 		int err;
 		uint8_t *back = malloc(g->ne + 1), unobs[256];
+		uint64_t vcost_buf[256], *vcost;
 		uint8_t *ewit = calloc(g->nv + 1, 1);
 
 		CU_ASSERT_FATAL(ewit != NULL);
@@ -286,6 +289,30 @@ static void one_program(uint64_t *rng, struct stats *st)
 		 * non-call predicates into blocks (not EXIT) cannot be observed
 		 * (static-key sites do this); no witness may land on them.
 		 */
+		/*
+		 * Half the programs: vertex witnesses priced (an optimized probe
+		 * or an int3 on every entry of the vertex), so that call
+		 * vertices take one instead of their blockers where that is
+		 * cheaper (witness.c, cut_blockers).
+		 */
+		vcost = NULL;
+		if (st->programs % 4 >= 2) {
+			vcost = vcost_buf;
+			for (v = 0; v < g->nv && v < sizeof(vcost_buf) / sizeof(vcost_buf[0]); v++) {
+				uint32_t k;
+
+				vcost[v] = 0;
+				for (k = g->in_start[v]; k < g->in_start[v + 1]; k++)
+					vcost[v] += weight[i][g->in_edges[k]];
+				/* at half, once or ten times the vertex's frequency */
+				k = (uint32_t)sim_below(rng, 3);
+				vcost[v] = k == 0 ? vcost[v] / 2 : k == 1 ? vcost[v] : vcost[v] * 10;
+				if (v == g->entry || v == g->exit)
+					vcost[v] = UINT64_MAX;
+			}
+			if (g->nv > sizeof(vcost_buf) / sizeof(vcost_buf[0]))
+				vcost = NULL;
+		}
 		memset(unobs, 0, sizeof(unobs));
 		for (e = 0; e < g->ne && e < sizeof(unobs) && (st->programs & 1); e++) {
 			uint32_t src = g->edges[e].src, dst = g->edges[e].dst;
@@ -300,8 +327,9 @@ static void one_program(uint64_t *rng, struct stats *st)
 			const uint8_t *ew = mode ? NULL : ewit;
 			/* a third of the programs: witness codes shaped by (skewed) weights */
 			const uint64_t *cwt = st->programs % 3 == 1 ? weight[i] : NULL;
-			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt, 0, NULL };
-			struct encoding_opts po = { 0, unobs, NULL, 0, ew, cwt, 0, NULL };
+			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt, 0, NULL,
+						    mode ? NULL : vcost };
+			struct encoding_opts po = { 0, unobs, NULL, 0, ew, cwt, 0, NULL, NULL };
 			int perr;
 
 			/* with vertex emissions (what is regenerated below) */
@@ -312,7 +340,8 @@ static void one_program(uint64_t *rng, struct stats *st)
 				/* refused because of the unobservable edges alone? */
 				struct encoding x;
 
-				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew, cwt, 0, NULL };
+				struct encoding_opts xo = { ENC_F_VERTEX_EMIT, NULL, NULL, 0, ew, cwt, 0, NULL,
+							    vcost };
 
 				if (!encoding_witness_opts(g, weight[i], &xo, &x)) {
 					st->unobs_refused++;
@@ -327,8 +356,19 @@ static void one_program(uint64_t *rng, struct stats *st)
 				      encoding_witness_opts(g, weight[i], &po, &plain);
 			CU_ASSERT_FATAL(perr == 0 || perr == -PT_EREFUSED);
 			if (!perr) {
-				CU_ASSERT(!err && !memcmp(plain.edge_nbits, enc->edge_nbits, g->ne) &&
-					  !memcmp(plain.edge_value, enc->edge_value, g->ne * 8));
+				/*
+				 * Priced vertex witnesses may stand in for blockers
+				 * (cut_blockers); never refused where plain succeeds.
+				 */
+				CU_ASSERT(!err);
+				if (mode || !vcost)
+					CU_ASSERT(!err && !memcmp(plain.edge_nbits, enc->edge_nbits, g->ne) &&
+						  !memcmp(plain.edge_value, enc->edge_value, g->ne * 8));
+				for (v = 0; !mode && !err && vcost && v < g->nv; v++)
+					st->merged += enc->vertex_nbits && enc->vertex_nbits[v] &&
+						      (!plain.vertex_nbits || !plain.vertex_nbits[v]);
+				st->cut_changed += !mode && !err && vcost &&
+						   memcmp(plain.edge_nbits, enc->edge_nbits, g->ne);
 				encoding_free(&plain);
 			}
 			st->refused_plain[mode] += perr != 0;
@@ -446,6 +486,10 @@ static void test_random_programs(void)
 	       (unsigned long long)st.refused[0], (unsigned long long)st.refused[1],
 	       (unsigned long long)st.refused_plain[0], (unsigned long long)st.refused_plain[1],
 	       (unsigned long long)st.vertex_emits);
+	printf("property: blockers by a minimum cut: %llu encodings changed, %llu vertex "
+	       "witnesses stood in for the blockers of a call vertex\n",
+	       (unsigned long long)st.cut_changed, (unsigned long long)st.merged);
+	CU_ASSERT(st.merged > 0 && st.cut_changed > 0);
 	printf("property: %llu critical edges marked unobservable (witness mode), no witness on "
 	       "any; %llu CFGs refused because of them\n", (unsigned long long)st.unobs_edges,
 	       (unsigned long long)st.unobs_refused);

@@ -201,6 +201,13 @@ struct encoding_opts {
 	int ctx_words;
 	/* ne entries, or NULL (code_weight): the edge weights those are shaped by */
 	const uint64_t *ctx_weight;
+	/*
+	 * Witness, with ENC_F_VERTEX_EMIT: nv entries, or NULL: what a vertex
+	 * witness would cost at each vertex (in the units of the weights;
+	 * UINT64_MAX: none possible). A call vertex whose blockers together
+	 * cost more gets one instead (witness.c, cut_blockers).
+	 */
+	const uint64_t *vertex_cost;
 };
 
 /*

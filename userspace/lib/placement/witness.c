@@ -4,6 +4,11 @@
  * Fig. 17 order): blocking witnesses first, then the chords of a maximum
  * spanning tree of the remaining edges.
  *
+ * With site costs (encoding_opts.vertex_cost), the blockers are then
+ * chosen again as a minimum cut of each call or EXIT vertex's chains
+ * (cut_blockers): one blocker after chains merge serves them all, and a
+ * call vertex may take a vertex witness instead of its blockers.
+ *
  * Blocking: a "branch point" is a predicate (two or more out-edges) or a
  * call vertex (docs/runtime.md: a call vertex is treated like a
  * predicate). The blockers of a call or EXIT vertex v are the edges b->x0
@@ -166,6 +171,132 @@ static int mark_blockers(const struct graph *g, const uint64_t *weight, const ui
 	return err;
 }
 
+#define CUT_INF UINT64_MAX
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? CUT_INF : a + b;
+}
+
+/*
+ * The blockers again, as a minimum cut: the chains into one call or EXIT
+ * vertex t form an in-tree (every vertex on them but t has one out-edge),
+ * and one blocker after the point where chains merge blocks them all.
+ * mark_blockers prices each chain alone; here need(d), the cheapest way
+ * to block every chain through edge d at or before d, is d's own cost or
+ * the sum of need over the chain edges into d's source, whichever is
+ * lower (ties stay before the merge, as far from t as possible, as in the
+ * paper's rule). At a call vertex t itself a vertex witness (emitting as
+ * t is entered, before its call) blocks them all at once: it replaces
+ * the cut when it costs less (often one probe at t's entry against int3
+ * probes at the branches), or when mark_blockers had to place one because
+ * some chain cannot emit. The spanning tree comes after, so chords still
+ * complete the witness set where a merged blocker leaves two of a
+ * branch's edges without one.
+ */
+static int cut_blockers(const struct graph *g, const uint64_t *weight, const uint8_t *no,
+			const uint64_t *vcost, uint8_t *role, uint8_t *vwit, const uint8_t *ewit)
+{
+	uint64_t *need = malloc(((size_t)g->ne + 1) * sizeof(*need));
+	uint8_t *chain = calloc((size_t)g->ne + 1, 1), *take = calloc((size_t)g->ne + 1, 1);
+	uint8_t *seen = calloc((size_t)g->nv + 1, 1);
+	uint32_t *order = malloc(((size_t)g->nv + 1) * sizeof(*order));
+	uint32_t *stack = malloc(((size_t)(g->nv > g->ne ? g->nv : g->ne) + 1) * sizeof(*stack));
+	uint32_t n = 0, sp = 0, v, k, e, i;
+	int err = 0;
+
+	if (!need || !chain || !take || !seen || !order || !stack) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	/* the trees: backward from every call and EXIT vertex through non-branch points */
+	for (v = 0; v < g->nv; v++) {
+		if (is_blocked_call(g, ewit, v) || v == g->exit) {
+			seen[v] = 1;
+			stack[sp++] = v;
+		}
+	}
+	while (sp) {
+		v = stack[--sp];
+		order[n++] = v;
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
+			uint32_t d = g->in_edges[k], u = g->edges[d].src;
+
+			if (is_entry_witness(ewit, u))
+				continue;	/* entering u was a witness */
+			chain[d] = 1;
+			if (!is_branch_point(g, ewit, u) && !seen[u]) {
+				seen[u] = 1;
+				stack[sp++] = u;
+			}
+		}
+	}
+	for (e = 0; e < g->ne; e++) {
+		need[e] = CUT_INF;
+		if (chain[e] && is_branch_point(g, ewit, g->edges[e].src))
+			need[e] = enc_may_emit(g, no, e) ? weight[e] : CUT_INF;
+	}
+	/* upstream first: a vertex's predecessors on the trees were visited after it */
+	for (i = n; i-- > 0;) {
+		uint64_t sum = 0, own;
+
+		v = order[i];
+		if (is_blocked_call(g, ewit, v) || v == g->exit)
+			continue;
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++)
+			if (chain[g->in_edges[k]])
+				sum = add_sat(sum, need[g->in_edges[k]]);
+		e = g->out_edges[g->out_start[v]];
+		own = enc_may_emit(g, no, e) ? weight[e] : CUT_INF;
+		take[e] = own < sum;
+		need[e] = take[e] ? own : sum;
+	}
+	for (e = 0; e < g->ne; e++)
+		if (role[e] == ENC_ROLE_BLOCKING)
+			role[e] = ENC_ROLE_NONE;
+	for (i = 0; i < n; i++) {
+		uint64_t total = 0;
+
+		v = order[i];
+		if (!is_blocked_call(g, ewit, v) && v != g->exit)
+			continue;
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++)
+			if (chain[g->in_edges[k]])
+				total = add_sat(total, need[g->in_edges[k]]);
+		if (v != g->exit && v != g->entry &&
+		    (vwit[v] || (vcost && vcost[v] != UINT64_MAX && vcost[v] < total))) {
+			vwit[v] = 1;
+			continue;
+		}
+		if (total == CUT_INF) {	/* mark_blockers refuses such a function first */
+			err = -PT_EREFUSED;
+			goto out;
+		}
+		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++)
+			if (chain[g->in_edges[k]])
+				stack[sp++] = g->in_edges[k];
+		while (sp) {
+			uint32_t d = stack[--sp], u = g->edges[d].src;
+
+			if (is_branch_point(g, ewit, u) || take[d]) {
+				role[d] = ENC_ROLE_BLOCKING;
+				continue;
+			}
+			for (k = g->in_start[u]; k < g->in_start[u + 1]; k++)
+				if (chain[g->in_edges[k]])
+					stack[sp++] = g->in_edges[k];
+		}
+	}
+out:
+	free(need);
+	free(chain);
+	free(take);
+	free(seen);
+	free(order);
+	free(stack);
+	return err;
+}
+
 /*
  * Spanning tree of the non-blocking edges (in-edges of a vertex witness t
  * enter a copy t' of t instead); the others become chords.
@@ -285,6 +416,9 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 					     o->enter_witnessed[v];	/* marks */
 	}
 	err = mark_blockers(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
+	if (!err && weight && enc->vertex_nbits && o && o->vertex_cost)
+		err = cut_blockers(g, weight, no, o->vertex_cost, enc->edge_role, enc->vertex_nbits,
+				   o->enter_witnessed);
 	if (!err)
 		err = mark_chords(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
 	if (err)
@@ -354,6 +488,15 @@ fail:
 	free(wv);
 	free(wn);
 	encoding_free(enc);
+	if (err == -PT_EREFUSED && o && o->vertex_cost) {
+		/* merged blockers broke something the plain ones do not: plan without */
+		struct encoding_opts plain = *o;
+
+		plain.vertex_cost = NULL;
+		err = encoding_witness_opts(g, weight, &plain, enc);
+		o->why = plain.why;
+		o->where = plain.where;
+	}
 	return err;
 }
 

@@ -356,11 +356,35 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 				    .code_weight = word_weight, .ctx_words = ctx_words,
 				    .ctx_weight = ctx_weight };
 	uint8_t *unobservable = calloc((size_t)c->nedges + 1, 1);
+	uint64_t *vcost = malloc(((size_t)pl->g.nv + 1) * sizeof(*vcost));
 	uint32_t e, v, i;
 	int err;
 
-	if (!unobservable)
+	if (!unobservable || !vcost) {
+		free(unobservable);
+		free(vcost);
 		return -PT_ENOMEM;
+	}
+	/*
+	 * What a vertex witness would cost in each block: its first probeable
+	 * instruction (where the emission goes, below) on every run of the
+	 * block, at the probe factor of that instruction's window.
+	 */
+	for (v = 0; v < pl->g.nv; v++) {
+		vcost[v] = UINT64_MAX;
+		if (v >= c->nblocks)
+			continue;
+		for (i = c->blocks[v].first_insn; i < c->blocks[v].first_insn + c->blocks[v].ninsn; i++)
+			if (probesite_probeable(c, i))
+				break;
+		if (i < c->blocks[v].first_insn + c->blocks[v].ninsn) {
+			uint64_t f = probesite_block_freq(c, pl->weight, v);
+			uint64_t k = probesite_window(c, i) ? 1 : PROBESITE_INT3_FACTOR;
+
+			vcost[v] = f > UINT64_MAX / 16 ? UINT64_MAX / 16 : f * k;
+		}
+	}
+	eo.vertex_cost = vcost;
 	/*
 	 * A call vertex's out-edge is taken after the call returns: a site
 	 * in the call block (SRC, when the target's first instruction cannot
@@ -377,6 +401,7 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 	else
 		err = encoding_witness_opts(&pl->g, cost, &eo, &pl->enc);
 	free(unobservable);
+	free(vcost);
 	if (err == -PT_EREFUSED && eo.why)
 		return refuse(pl, err, "encoding: %s (at block %u)", eo.why, eo.where);
 	if (err)
