@@ -76,17 +76,6 @@ static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 	return h->prof.ops->stream_end ? h->prof.ops->stream_end(&h->prof, st) : 0;
 }
 
-/* The block of the instruction at addr, or UINT32_MAX. */
-static uint32_t block_at(const struct cfg *c, uint64_t addr)
-{
-	uint32_t i;
-
-	for (i = 0; i < c->ninsns; i++)
-		if (c->insns[i].addr == addr)
-			return c->insns[i].block;
-	return UINT32_MAX;
-}
-
 static const struct tf_function *tf_func(const struct tracefile *tf, uint32_t func_id)
 {
 	uint32_t t;
@@ -195,7 +184,7 @@ static int func_hits(const struct out_writer *w, const struct hits *h, uint32_t 
 
 			for (k = site->first_action; k < site->first_action + site->nr_actions; k++)
 				enter |= k < pv.hdr.nr_actions && pv.actions[k].op == PT_OP_ENTER;
-			b = block_at(&f->cfg, addr);
+			b = cfg_block_at(&f->cfg, addr);
 			add_site(hf, b < f->cfg.nblocks ? block[b] : 0, enter,
 				 site->cond != PT_COND_NONE, site->flags & PT_SITE_OPTIMIZABLE);
 		}
