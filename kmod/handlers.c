@@ -47,9 +47,13 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
 					     sizeof(ret_addr)))
 			ret_addr = 0;
-		pt_stream_ctx_enter(cs, f);	/* implicit entries too */
 		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr))
 			pt_stream_enter(cs, f, ret_addr);
+		/*
+		 * Implicit entries too; after the ENTER, whose refused write
+		 * (the LOSS before it) empties the context.
+		 */
+		pt_stream_ctx_enter(cs, f);
 		break;
 	case PT_OP_EMIT:
 		pt_stream_word(cs, f, a);

@@ -918,7 +918,9 @@ void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n)
  * entry's row (ctx_next[0]), unless nothing of the segment precedes the
  * ENTER: at one bit position the reader cannot tell an event that ended
  * the previous segment from one that began this one, so it takes no
- * context there, and neither does the module.
+ * context there, and neither does the module. Called after the ENTER's
+ * code is taken (pt_stream_enter): a write refused there empties the
+ * context, and the reader reads the LOSS before this ENTER.
  */
 void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f)
 {

@@ -639,11 +639,16 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				continue;
 			switch (a->op) {
 			case PT_OP_ENTER:
-				/* the entry's row, unless the segment has no bits before it */
+				add_enter(x, cpu, f->func_id, ret_addr);
+				/*
+				 * the entry's row, unless the segment has no bits
+				 * before it; after the ENTER, as the module: a
+				 * refused write there (the LOSS before it) empties
+				 * the context
+				 */
 				cs->ctx_func = f->func_id;
 				cs->ctx_row = pl->hdr.nr_ctx_codes && (cs->seg_bits || cs->nacc) ?
 					      pl->ctx_next[0] : PT_CTX_NONE;
-				add_enter(x, cpu, f->func_id, ret_addr);
 				break;
 			case PT_OP_EMIT:
 				emit_word(x, cpu, pl, f->func_id, a);
