@@ -285,11 +285,6 @@ static void one_program(uint64_t *rng, struct stats *st)
 		CU_ASSERT_FATAL(weight[i] != NULL);
 		CU_ASSERT_FATAL(weight_heuristic(g, weight[i]) == 0);
 		/*
-		 * Witness mode, every other program: some critical edges out of
-		 * non-call predicates into blocks (not EXIT) cannot be observed
-		 * (static-key sites do this); no witness may land on them.
-		 */
-		/*
 		 * Half the programs: vertex witnesses priced (an optimized probe
 		 * or an int3 on every entry of the vertex), so that call
 		 * vertices take one instead of their blockers where that is
@@ -313,6 +308,11 @@ static void one_program(uint64_t *rng, struct stats *st)
 			if (g->nv > sizeof(vcost_buf) / sizeof(vcost_buf[0]))
 				vcost = NULL;
 		}
+		/*
+		 * Witness mode, every other program: some critical edges out of
+		 * non-call predicates into blocks (not EXIT) cannot be observed
+		 * (static-key sites do this); no witness may land on them.
+		 */
 		memset(unobs, 0, sizeof(unobs));
 		for (e = 0; e < g->ne && e < sizeof(unobs) && (st->programs & 1); e++) {
 			uint32_t src = g->edges[e].src, dst = g->edges[e].dst;
