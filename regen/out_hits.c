@@ -76,16 +76,6 @@ static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 	return h->prof.ops->stream_end ? h->prof.ops->stream_end(&h->prof, st) : 0;
 }
 
-static const struct tf_function *tf_func(const struct tracefile *tf, uint32_t func_id)
-{
-	uint32_t t;
-
-	for (t = 0; tf && t < tf->nfuncs; t++)
-		if (tf->funcs[t].func_id == func_id)
-			return &tf->funcs[t];
-	return NULL;
-}
-
 static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, int optimizable)
 {
 	hf->sites++;
@@ -148,7 +138,7 @@ static int func_hits(const struct out_writer *w, const struct hits *h, uint32_t 
 		     struct hits_func *hf)
 {
 	const struct pr_func *f = &w->m->funcs[i];
-	const struct tf_function *fn = tf_func(w->tf, f->func_id);
+	const struct tf_function *fn = w->tf ? tracefile_func(w->tf, f->func_id) : NULL;
 	const uint64_t *edge = out_profile_edges(&h->prof, i), *block = out_profile_blocks(&h->prof, i);
 	struct plan_view pv;
 	uint32_t s, k, b;

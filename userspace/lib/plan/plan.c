@@ -333,6 +333,18 @@ static int plan_ctx(struct plan *pl)
 	return 0;
 }
 
+/* Block b's first instruction a probe can sit on, or UINT32_MAX. */
+static uint32_t first_probeable(const struct cfg *c, uint32_t b)
+{
+	const struct cfg_block *bl = &c->blocks[b];
+	uint32_t i;
+
+	for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
+		if (probesite_probeable(c, i))
+			return i;
+	return UINT32_MAX;
+}
+
 /*
  * Trace mode: the encoding with vertex emissions allowed and the edges no
  * probe can observe marked, so that no witness or separator lands on one.
@@ -374,10 +386,8 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 		vcost[v] = UINT64_MAX;
 		if (v >= c->nblocks)
 			continue;
-		for (i = c->blocks[v].first_insn; i < c->blocks[v].first_insn + c->blocks[v].ninsn; i++)
-			if (probesite_probeable(c, i))
-				break;
-		if (i < c->blocks[v].first_insn + c->blocks[v].ninsn) {
+		i = first_probeable(c, v);
+		if (i != UINT32_MAX) {
 			uint64_t f = probesite_block_freq(c, pl->weight, v);
 			uint64_t k = probesite_window(c, i) ? 1 : PROBESITE_INT3_FACTOR;
 
@@ -418,14 +428,10 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 			return err;
 	}
 	for (v = 0; pl->enc.vertex_nbits && v < c->nblocks; v++) {
-		const struct cfg_block *bl = &c->blocks[v];
-
 		if (!pl->enc.vertex_nbits[v])
 			continue;
-		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
-			if (probesite_probeable(c, i))
-				break;
-		if (i == bl->first_insn + bl->ninsn)
+		i = first_probeable(c, v);
+		if (i == UINT32_MAX)
 			return refuse(pl, -PT_EREFUSED, "call block %u needs a vertex emission "
 				      "but has no instruction a probe can sit on", v);
 		err = push(es, i, CLS_BLOCK, PT_OP_EMIT, PT_WHEN_ALWAYS, pl->enc.vertex_nbits[v],
@@ -485,12 +491,8 @@ static int build_verify(struct plan *pl, const struct cfg *c)
 	if (!pl->verify || !pl->verify_insn)
 		return -PT_ENOMEM;
 	for (b = 0; b < c->nblocks; b++) {
-		const struct cfg_block *bl = &c->blocks[b];
-
-		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
-			if (probesite_probeable(c, i))
-				break;
-		if (i == bl->first_insn + bl->ninsn)
+		i = first_probeable(c, b);
+		if (i == UINT32_MAX)
 			continue;
 		locate(c, i, &pl->verify[n].region, &pl->verify[n].offset);
 		pl->verify[n].block = b;
@@ -552,13 +554,9 @@ static int figures(struct plan *pl, const struct cfg *c)
 	}
 	/* The baseline: a probe at every block's first probeable instruction. */
 	for (k = 0, m = 0; k < c->nblocks; k++) {
-		const struct cfg_block *bl = &c->blocks[k];
-
-		for (i = bl->first_insn; i < bl->first_insn + bl->ninsn; i++)
-			if (probesite_probeable(c, i)) {
-				blocks[m++] = i;
-				break;
-			}
+		i = first_probeable(c, k);
+		if (i != UINT32_MAX)
+			blocks[m++] = i;
 	}
 	probesite_mark_optimizable(c, blocks, m, opt);
 	pl->every_block_probes = m;
