@@ -194,6 +194,9 @@ struct out_writer {
 	uint64_t sp_seed;
 	/* --paths --path-seqs: also the exact counts of what in-kernel OSP samples */
 	int path_seqs;
+	/* --paths --path-codes: what the numbers cost coded by start (OUT_REPLAN_*: codes by) */
+	int path_codes;
+	uint32_t path_codes_k;	/* listed paths a start (path_codes.h) */
 	/* --hits --replan: plans made now from the recorded CFGs (OUT_REPLAN_*), not the trace's */
 	int hits_replan;
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/path_codes.h>
 #include <pathtrace/pathnum.h>
+#include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
 
 #include "out.h"
@@ -499,6 +501,120 @@ static void print_function(struct out_writer *w, const struct pr_func *f, struct
 	free(blocks);
 }
 
+/* --path-codes: what one function's path numbers cost. */
+struct codes_cost {
+	uint64_t ends, fixed, coded, escaped;
+};
+
+/*
+ * The per-DAG-edge weights function i's codes come from: the plan's
+ * heuristic guesses, or this execution's DAG edge counts (each counted
+ * path adds its count to its edges). Returns 0; a negative PT_E*.
+ */
+static int codes_weights(const struct out_writer *w, const struct paths_func *pf, uint32_t i,
+			 double *dag_w)
+{
+	const struct pr_func *f = &w->m->funcs[i];
+	uint32_t *edges = NULL;
+	uint64_t *cw = NULL, s;
+	int err = 0, n, k;
+
+	if (w->path_codes == OUT_REPLAN_HEURISTIC) {
+		cw = malloc(((size_t)f->g.ne + 1) * sizeof(*cw));
+		err = cw ? plan_weights_heuristic(&f->cfg, &f->g, cw) : -PT_ENOMEM;
+		if (!err)
+			path_codes_dag_weights(&pf->pn, cw, dag_w);
+		free(cw);
+		return err;
+	}
+	edges = malloc(((size_t)pf->pn.dag.nv + 1) * sizeof(*edges));
+	if (!edges)
+		return -PT_ENOMEM;
+	for (s = 0; s < pf->t.cap; s++) {
+		if (!pf->t.slots[s].count)
+			continue;
+		n = pathnum_decode(&pf->pn, pf->t.slots[s].id, edges, pf->pn.dag.nv + 1);
+		for (k = 0; k < n; k++)
+			dag_w[edges[k]] += (double)pf->t.slots[s].count;
+	}
+	for (n = 0; (uint32_t)n < pf->pn.dag.ne; n++)
+		dag_w[n] += 1e-9;	/* as path_codes_dag_weights: unrun edges still rank */
+	free(edges);
+	return 0;
+}
+
+/* Function i's path numbers coded as path_codes.h codes them; 0 or a negative PT_E*. */
+static int codes_cost(const struct out_writer *w, const struct paths_func *pf, uint32_t i,
+		      struct codes_cost *cc)
+{
+	double *dag_w = calloc((size_t)pf->pn.dag.ne + 1, sizeof(*dag_w));
+	struct path_codes pc;
+	uint64_t s;
+	int err;
+
+	memset(cc, 0, sizeof(*cc));
+	if (!dag_w)
+		return -PT_ENOMEM;
+	err = codes_weights(w, pf, i, dag_w);
+	if (!err)
+		err = path_codes_build(&pc, &pf->pn, dag_w, w->path_codes_k);
+	free(dag_w);
+	if (err)
+		return err;
+	for (s = 0; s < pf->t.cap; s++) {
+		uint64_t id = pf->t.slots[s].id, n = pf->t.slots[s].count, value;
+		unsigned int nbits;
+		int raw;
+
+		if (!n)
+			continue;
+		if (path_codes_word(&pc, id, &value, &nbits, &raw)) {
+			err = -PT_EFORMAT;	/* a counted number beyond the numbering */
+			break;
+		}
+		cc->ends += n;
+		cc->fixed += n * pf->pn.width;
+		cc->coded += n * (nbits + (raw ? pc.width : 0));
+		cc->escaped += raw ? n : 0;
+	}
+	path_codes_free(&pc);
+	return err;
+}
+
+static void print_path_codes(struct out_writer *w, struct paths *p)
+{
+	struct codes_cost all = { 0 }, cc;
+	uint32_t i, nf = 0;
+
+	fprintf(w->fp, "# path numbers coded by where each path starts (--path-codes %s, the %u "
+		"likeliest paths of each start listed, the rest escaped): bits\n",
+		w->path_codes == OUT_REPLAN_HEURISTIC ? "heuristic" : "profile", w->path_codes_k);
+	for (i = 0; i < w->m->nfuncs; i++) {
+		struct paths_func *pf = &p->f[i];
+		int err;
+
+		if (!pf->ok || !pf->completed || (w->m->funcs[i].plan_flags & PT_PLAN_PROFILE))
+			continue;
+		err = codes_cost(w, pf, i, &cc);
+		if (err) {
+			fprintf(w->fp, "%s: no codes: %s\n", w->m->funcs[i].name, pt_strerror(err));
+			continue;
+		}
+		fprintf(w->fp, "%s: %" PRIu64 " path ends, %" PRIu64 " bits fixed-width, %" PRIu64
+			" coded (%" PRIu64 " escaped)\n", w->m->funcs[i].name, cc.ends, cc.fixed,
+			cc.coded, cc.escaped);
+		all.ends += cc.ends;
+		all.fixed += cc.fixed;
+		all.coded += cc.coded;
+		all.escaped += cc.escaped;
+		nf++;
+	}
+	fprintf(w->fp, "path_codes=%s k=%u functions=%u path_ends=%" PRIu64 " fixed_bits=%" PRIu64
+		" coded_bits=%" PRIu64 " escaped=%" PRIu64 "\n",
+		w->path_codes == OUT_REPLAN_HEURISTIC ? "heuristic" : "profile", w->path_codes_k, nf,
+		all.ends, all.fixed, all.coded, all.escaped);
+}
+
 static int paths_close(struct out_writer *w)
 {
 	struct paths *p = w->priv;
@@ -508,8 +624,11 @@ static int paths_close(struct out_writer *w)
 		return 0;
 	if (p->f) {
 		fprintf(w->fp, "# Ball-Larus path profile: hottest paths per function\n");
-		for (i = 0; i < w->m->nfuncs; i++) {
+		for (i = 0; i < w->m->nfuncs; i++)
 			print_function(w, &w->m->funcs[i], &p->f[i]);
+		if (w->path_codes)
+			print_path_codes(w, p);
+		for (i = 0; i < w->m->nfuncs; i++) {
 			pathnum_free(&p->f[i].pn);
 			free(p->f[i].t.slots);
 		}

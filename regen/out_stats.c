@@ -145,6 +145,15 @@ static int stats_close(struct out_writer *w)
 			r->record_bytes, r->records_read, r->header_bytes, r->enter_bytes,
 			r->committed_bytes > r->record_bytes ?
 			r->committed_bytes - r->record_bytes : 0);
+		if (r->seg_coded)
+			fprintf(fp, "coded segment heads             %" PRIu64 " (bits: owner %" PRIu64
+				", stamp %" PRIu64 ", lengths %" PRIu64 ")\n", r->seg_coded,
+				r->seg_owner_bits, r->seg_delta_bits, r->seg_len_bits);
+		if (r->enter_codes)
+			fprintf(fp, "coded ENTERs                    %" PRIu64 " (bits: kind %" PRIu64
+				", function %" PRIu64 ", return address %" PRIu64 ", position %"
+				PRIu64 ")\n", r->enter_codes, r->enter_kind_bits,
+				r->enter_func_bits, r->enter_ret_bits, r->enter_adv_bits);
 		if (s->jcc)
 			fprintf(fp, "on-disk bits per Jcc            %.3f (pages; payload %.3f)\n",
 				8.0 * (double)r->page_bytes / (double)s->jcc,

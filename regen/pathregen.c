@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/path_codes.h>
 #include <pathtrace/tracefile.h>
 
 #include "edge_counts.h"
@@ -42,6 +43,10 @@ static void usage(FILE *fp)
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
 		"  --paths --path-seqs  also the exact counts of runs of 2, 4, 8 consecutive paths\n"
 		"                   per stream (what pathtracectl subpaths estimates in the kernel)\n"
+		"  --paths --path-codes heuristic|profile [--path-codes-k K]  also what these path\n"
+		"                   numbers cost coded by where each path starts (a prefix code over\n"
+		"                   the K (64) likeliest paths of each start, by the heuristic or by\n"
+		"                   these counts) against their fixed width\n"
 		"  --edges/--blocks edge and block profiles\n"
 		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
 		"  --hits           probe hits per plan site kind, per function (--top N, 10) and\n"
@@ -97,6 +102,8 @@ struct options {
 	int sp_exact;			/* --exact (subpaths) */
 	uint32_t sp_memory;		/* --osp-memory (subpaths) */
 	int path_seqs;			/* --path-seqs (paths) */
+	int path_codes;			/* --path-codes (paths): OUT_REPLAN_* */
+	uint32_t path_codes_k;		/* --path-codes-k */
 	int replan;			/* --replan (hits): OUT_REPLAN_* */
 	int calls_quiet;		/* --calls-quiet (hits --replan) */
 };
@@ -144,6 +151,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "exact", no_argument, NULL, 'X' },
 		{ "osp-memory", required_argument, NULL, 'M' },
 		{ "path-seqs", no_argument, NULL, 'Q' },
+		{ "path-codes", required_argument, NULL, 'W' },
+		{ "path-codes-k", required_argument, NULL, 'Y' },
 		{ "replan", required_argument, NULL, 'R' },
 		{ "calls-quiet", no_argument, NULL, 'K' },
 		{ "output", required_argument, NULL, 'o' },
@@ -238,6 +247,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'K':
 			o->calls_quiet = 1;
 			break;
+		case 'W':
+			if (!strcmp(optarg, "heuristic")) {
+				o->path_codes = OUT_REPLAN_HEURISTIC;
+			} else if (!strcmp(optarg, "profile")) {
+				o->path_codes = OUT_REPLAN_PROFILE;
+			} else {
+				err_msg("--path-codes", "'%s' is neither heuristic nor profile", optarg);
+				return -1;
+			}
+			break;
+		case 'Y':
+			if (parse_u32("--path-codes-k", optarg, &o->path_codes_k))
+				return -1;
+			if (!o->path_codes_k || o->path_codes_k > PATH_CODES_K_MAX) {
+				err_msg("--path-codes-k", "must be 1..1024");
+				return -1;
+			}
+			break;
 		case 'M':
 			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
 				return -1;
@@ -309,6 +336,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->calls_quiet && !o->replan) {
 		err_msg("--calls-quiet", "only with --replan");
+		return -1;
+	}
+	if ((o->path_codes || o->path_codes_k) && o->ops != &out_paths_ops) {
+		err_msg(o->path_codes ? "--path-codes" : "--path-codes-k", "only with --paths");
+		return -1;
+	}
+	if (o->path_codes_k && !o->path_codes) {
+		err_msg("--path-codes-k", "only with --path-codes");
 		return -1;
 	}
 	if (o->path_seqs && o->ops != &out_paths_ops) {
@@ -674,6 +709,8 @@ int main(int argc, char **argv)
 		out.sp_exact = o.sp_exact;
 		out.sp_memory = o.sp_memory;
 		out.path_seqs = o.path_seqs;
+		out.path_codes = o.path_codes;
+		out.path_codes_k = o.path_codes_k ? o.path_codes_k : 64;
 		out.hits_replan = o.replan;
 		out.hits_calls_quiet = o.calls_quiet;
 		out.trace_name = o.trace;

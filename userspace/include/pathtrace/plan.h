@@ -125,6 +125,14 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl);
 
 void plan_free(struct plan *pl);
 
+/*
+ * The edge weights plan_build guesses when it has no profile (per CFG edge
+ * of c, weight.h units): the Section 5 heuristic with the code's own hints
+ * (static keys, WARN/BUG, fixups, the .cold part). g is cfg_to_graph(c).
+ * Returns 0; -PT_EINVAL for NULL arguments; -PT_ENOMEM.
+ */
+int plan_weights_heuristic(const struct cfg *c, const struct graph *g, uint64_t *weight);
+
 /* The blob (malloc'ed into *blob, *len bytes). Returns 0 or -PT_ENOMEM. */
 int plan_serialize(const struct plan *pl, void **blob, size_t *len);
 

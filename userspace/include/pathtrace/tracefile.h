@@ -195,6 +195,15 @@ struct tr_records {
 	uint64_t records_read;		/* ring-buffer events that were records */
 	uint64_t header_bytes;		/* of record_bytes: pt_rec headers */
 	uint64_t enter_bytes;		/* of record_bytes: ENTERs, alone or packed with bits */
+	/*
+	 * Bits of the coded framing (SEGMENT_CODED, SEGMENTS): segment heads'
+	 * owners and stamp deltas, SEGMENTS' lengths, and the ENTER codes of
+	 * ABI 1.9 by part (kind, function, return address, advance).
+	 */
+	uint64_t seg_coded;		/* segments read from SEGMENT_CODED or SEGMENTS */
+	uint64_t seg_owner_bits, seg_delta_bits, seg_len_bits;
+	uint64_t enter_codes;		/* ENTER codes of ABI 1.9 read */
+	uint64_t enter_kind_bits, enter_func_bits, enter_ret_bits, enter_adv_bits;
 	/* Reused between pages (private). */
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */

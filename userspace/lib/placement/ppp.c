@@ -6,6 +6,8 @@
 #include <pathtrace/error.h>
 #include <pathtrace/ppp.h>
 
+#include "path_likely_internal.h"
+
 struct ipath {
 	uint32_t *edges;	/* DAG edges from ENTRY to EXIT */
 	uint64_t *prefix;	/* per position: BL sum of the edges before it */
@@ -51,27 +53,6 @@ static struct prefix_cis *find(struct prefix_cis *t, uint32_t *nt, uint64_t key)
 	memset(&t[*nt], 0, sizeof(t[*nt]));
 	t[*nt].key = key;
 	return &t[(*nt)++];
-}
-
-/* Kahn order of the DAG, reversed by the caller. */
-static int topo(const struct graph *d, uint32_t *order)
-{
-	uint32_t *indeg = malloc(((size_t)d->nv + 1) * sizeof(*indeg));
-	uint32_t h = 0, t = 0, v, k;
-
-	if (!indeg)
-		return -PT_ENOMEM;
-	for (v = 0; v < d->nv; v++)
-		if (!(indeg[v] = graph_in_degree(d, v)))
-			order[t++] = v;
-	while (h < t) {
-		v = order[h++];
-		for (k = d->out_start[v]; k < d->out_start[v + 1]; k++)
-			if (!--indeg[d->edges[d->out_edges[k]].dst])
-				order[t++] = d->edges[d->out_edges[k]].dst;
-	}
-	free(indeg);
-	return t == d->nv ? 0 : -PT_EINVAL;
 }
 
 /* W moved onto the pathnum's chords: potentials over its spanning tree. */
@@ -189,7 +170,7 @@ int ppp_build(struct ppp *pp, const struct pathnum *pn, const uint64_t *bl, uint
 			span += pn->val[ip[i].edges[k]];
 		}
 	}
-	err = topo(d, order);
+	err = path_likely_topo(d, order);
 	if (err)
 		goto out;
 	/* Figure 10: nodes in reverse topological order. */
@@ -313,129 +294,28 @@ int64_t ppp_classify(const struct ppp *pp, int64_t id, uint64_t bl)
 	return -1;
 }
 
-/* One of a vertex's best suffixes: its first DAG edge, then rank of dst's. */
-struct suffix {
-	double score;
-	uint32_t edge;
-	uint32_t rank;
-};
-
-static int by_score(const void *a, const void *b)
-{
-	const struct suffix *x = a, *y = b;
-
-	if (x->score != y->score)
-		return x->score < y->score ? 1 : -1;
-	if (x->edge != y->edge)
-		return x->edge < y->edge ? -1 : 1;
-	return x->rank < y->rank ? -1 : x->rank > y->rank;
-}
-
-/* Per DAG edge, the CFG weight of what it stands for. */
-static void dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight, double *w)
-{
-	const struct graph *g = pn->g, *d = &pn->dag;
-	uint32_t e, v, i;
-
-	for (e = 0; e < g->ne; e++) {
-		const struct pathnum_cfg_edge *ce = &pn->cfg[e];
-		double x = (double)cfg_weight[e];
-
-		if (ce->role != PATHNUM_ROLE_CALL && ce->dag != GRAPH_NONE)
-			w[ce->dag] += x;	/* the edge itself, or a back edge's end */
-		if (ce->role != PATHNUM_ROLE_REAL && ce->start != GRAPH_NONE)
-			w[ce->start] += x;	/* paths that start after it */
-	}
-	for (v = 0; v < g->nv; v++) {
-		uint32_t end = pn->call_end[v];
-
-		if (end == GRAPH_NONE || pn->kind[end] != PATHNUM_CALL_END)
-			continue;
-		for (i = g->out_start[v]; i < g->out_start[v + 1]; i++)
-			w[end] += (double)cfg_weight[g->out_edges[i]];
-	}
-	for (e = 0; e < d->ne; e++)
-		w[e] += 1e-9;	/* an unweighted edge still ranks its paths */
-}
-
 int ppp_hottest(const struct pathnum *pn, const uint64_t *cfg_weight, uint32_t k, uint64_t *bl,
 		uint32_t *n)
 {
 	const struct graph *d = &pn->dag;
-	uint32_t *order = NULL, *len = NULL, i, o, nc;
-	struct suffix *best = NULL, *cand = NULL;
-	double *w = NULL;
-	int err = 0;
+	struct path_likely pl = { 0 };
+	double *w;
+	uint32_t i;
+	int err;
 
 	*n = 0;
 	if (!k)
 		return -PT_EINVAL;
 	if (k > PPP_HOTTEST_MAX)
 		k = PPP_HOTTEST_MAX;
-	order = malloc(((size_t)d->nv + 1) * sizeof(*order));
-	len = calloc((size_t)d->nv + 1, sizeof(*len));
-	best = calloc(((size_t)d->nv + 1) * k, sizeof(*best));
 	w = calloc((size_t)d->ne + 1, sizeof(*w));
-	if (!order || !len || !best || !w) {
-		err = -PT_ENOMEM;
-		goto out;
-	}
-	err = topo(d, order);
-	if (err)
-		goto out;
-	dag_weights(pn, cfg_weight, w);
-	/* Reverse topological order: a vertex's k most likely ways to EXIT. */
-	for (i = d->nv; i-- > 0;) {
-		uint32_t v = order[i], deg = graph_out_degree(d, v);
-		double total = 0;
-
-		if (v == d->exit) {
-			best[(size_t)v * k] = (struct suffix){ 1.0, GRAPH_NONE, 0 };
-			len[v] = 1;
-			continue;
-		}
-		if (!deg)
-			continue;
-		free(cand);
-		cand = malloc((size_t)deg * k * sizeof(*cand));
-		if (!cand) {
-			err = -PT_ENOMEM;
-			goto out;
-		}
-		for (o = d->out_start[v]; o < d->out_start[v + 1]; o++)
-			total += w[d->out_edges[o]];
-		nc = 0;
-		for (o = d->out_start[v]; o < d->out_start[v + 1]; o++) {
-			uint32_t e = d->out_edges[o], u = d->edges[e].dst, r;
-
-			/* ENTRY: how often a path starts so, else a branch probability */
-			double p = v == d->entry ? w[e] : w[e] / total;
-
-			for (r = 0; r < len[u]; r++)
-				cand[nc++] = (struct suffix){ p * best[(size_t)u * k + r].score, e, r };
-		}
-		qsort(cand, nc, sizeof(*cand), by_score);
-		len[v] = nc < k ? nc : k;
-		memcpy(best + (size_t)v * k, cand, len[v] * sizeof(*cand));
-	}
-	for (i = 0; i < len[d->entry]; i++) {
-		uint32_t v = d->entry, r = i;
-		uint64_t id = 0;
-
-		while (v != d->exit) {
-			const struct suffix *s = &best[(size_t)v * k + r];
-
-			id += pn->val[s->edge];
-			v = d->edges[s->edge].dst;
-			r = s->rank;
-		}
-		bl[(*n)++] = id;
-	}
-out:
-	free(order);
-	free(len);
-	free(best);
-	free(cand);
+	if (!w)
+		return -PT_ENOMEM;
+	path_likely_dag_weights(pn, cfg_weight, w);
+	err = path_likely_build(&pl, pn, w, k);
+	for (i = 0; !err && i < pl.len[d->entry]; i++)
+		bl[(*n)++] = path_likely_val(&pl, pn, d->entry, i);
+	path_likely_free(&pl);
 	free(w);
 	return err;
 }

@@ -280,6 +280,7 @@ static uint32_t ecode_bits(struct ecode *c, unsigned int n)
 /* One ENTER of a BITS_ENTERS record, as its code says. */
 struct ecode_enter {
 	uint32_t func, ret_lo, pos;
+	uint32_t kind_bits, func_bits, ret_bits, adv_bits;	/* ABI 1.9 codes: --stats */
 };
 
 /* The Elias gamma code of a func_id + 1 (pathtrace_abi.h): the func_id. */
@@ -355,9 +356,11 @@ static void front2(uint32_t *c, uint32_t v)
 static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
 {
 	uint32_t *cand = st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)], *advs;
-	uint32_t kind, f, r, q = 0, adv;
+	uint32_t kind, f, r, q = 0, adv, at = c->pos;
 
 	kind = ecode_bit(c) ? 1 : ecode_bit(c) ? 2 : ecode_bit(c) ? 4 : 0;
+	e->kind_bits = c->pos - at;
+	at = c->pos;
 	if (kind == 1)
 		f = cand[0];
 	else if (ecode_bit(c))
@@ -368,7 +371,11 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 		f = ecode_func_id(c) + 1;
 	if (c->bad || !f)
 		return -PT_EFORMAT;
+	e->func_bits = c->pos - at;
+	at = c->pos;
 	ecode_ret(c, st, kind, e);
+	e->ret_bits = c->pos - at;
+	at = c->pos;
 	advs = st->adv[PT_ENTERS_CTX(st->last2, f)];
 	if (ecode_bit(c)) {
 		adv = advs[0];
@@ -381,6 +388,7 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	}
 	if (!adv)
 		return -PT_EFORMAT;	/* an advance never seen */
+	e->adv_bits = c->pos - at;
 	e->pos += adv - 1;
 	if (c->bad || e->pos > 0xffff)
 		return -PT_EFORMAT;
@@ -434,6 +442,13 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
 		err = codes2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
+		if (!err && codes2) {
+			rs->enter_codes++;
+			rs->enter_kind_bits += e.kind_bits;
+			rs->enter_func_bits += e.func_bits;
+			rs->enter_ret_bits += e.ret_bits;
+			rs->enter_adv_bits += e.adv_bits;
+		}
 		if (!err)
 			err = append_enter(rs, cpu, ts, r, e.func, e.ret_lo, e.pos);
 	}
@@ -481,9 +496,9 @@ static uint32_t ecode_expgolomb(struct ecode *c, unsigned int k, uint32_t max)
 }
 
 static int segc_head_read(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
-			  uint64_t *delta)
+			  uint64_t *delta, struct tr_records *rs)
 {
-	uint32_t r = ecode_bits(c, 2);
+	uint32_t r = ecode_bits(c, 2), at = c->pos - 2;
 
 	if (r < 3) {
 		*owner = st->seg_owners[r + 1];
@@ -494,15 +509,19 @@ static int segc_head_read(struct ecode *c, const struct tr_enter_state *st, uint
 
 		*owner = PT_SEG_OWNER(head);
 	}
+	rs->seg_coded++;
+	rs->seg_owner_bits += c->pos - at;
+	at = c->pos;
 	*delta = ecode_expgolomb(c, PT_SEGC_DELTA_K, UINT32_MAX);
+	rs->seg_delta_bits += c->pos - at;
 	return c->bad ? -PT_EFORMAT : 0;
 }
 
 /* A SEGMENT_CODED's head, which must end exactly at c->n (its hbits). */
 static int segc_head(struct ecode *c, const struct tr_enter_state *st, uint64_t *owner,
-		     uint64_t *delta)
+		     uint64_t *delta, struct tr_records *rs)
 {
-	int err = segc_head_read(c, st, owner, delta);
+	int err = segc_head_read(c, st, owner, delta, rs);
 
 	return err ? err : c->pos != c->n ? -PT_EFORMAT : 0;
 }
@@ -556,7 +575,7 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 	} else {
 		struct ecode c = { body, PT_SEGC_HBITS(h.arg), 0, 0 };
 
-		err = segc_head(&c, st, &owner, &delta);
+		err = segc_head(&c, st, &owner, &delta, rs);
 		if (err)
 			return err;
 	}
@@ -585,7 +604,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 	struct tr_enter_state *st = enter_state(rs, cpu);
 	uint64_t nbytes = h.len - sizeof(h), owner, delta;
 	struct ecode c = { body, (uint32_t)nbytes * 8, 0, 0 };
-	uint32_t i, nbits, nebits;
+	uint32_t i, nbits, nebits, at;
 	int err;
 
 	*taken = 0;
@@ -594,11 +613,13 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 	for (i = 0; i < h.arg; i++) {
 		if (!st->stamp_known)
 			return -PT_EFORMAT;
-		err = segc_head_read(&c, st, &owner, &delta);
+		err = segc_head_read(&c, st, &owner, &delta, rs);
 		if (err)
 			return err;
+		at = c.pos;
 		nbits = ecode_expgolomb(&c, PT_SEGS_NBITS_K, PT_SEGS_LEN_MAX);
 		nebits = ecode_expgolomb(&c, PT_SEGS_NEBITS_K, PT_SEGS_LEN_MAX);
+		rs->seg_len_bits += c.pos - at;
 		if (c.bad || c.n - c.pos < nbits + nebits)
 			return -PT_EFORMAT;
 		err = seg_open(rs, cpu, ts, st, owner, delta);

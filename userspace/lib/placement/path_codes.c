@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Prefix codes for path numbers by where each path starts; see path_codes.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/huffman.h>
+#include <pathtrace/path_codes.h>
+
+#include "path_likely_internal.h"
+
+/* A class's candidate path: its likelihood within the class and its number. */
+struct cand {
+	double score;
+	uint64_t id;
+};
+
+static int by_likelihood(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct path_code *x = a, *y = b;
+
+	return x->path < y->path ? -1 : x->path > y->path;
+}
+
+/* The codes, for sorting code indices by (class, nbits, value). */
+static const struct path_code *sort_codes;
+
+static int by_word(const void *a, const void *b)
+{
+	const struct path_code *x = &sort_codes[*(const uint32_t *)a];
+	const struct path_code *y = &sort_codes[*(const uint32_t *)b];
+
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	if (x->nbits != y->nbits)
+		return x->nbits < y->nbits ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+void path_codes_dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight, double *dag_w)
+{
+	path_likely_dag_weights(pn, cfg_weight, dag_w);
+}
+
+/* Weight units for huffman_lengths: a likelihood of 1 is 2^40. */
+#define SCALE 1099511627776.0
+
+/*
+ * Canonical words for n symbols of lengths len (a complete code: Kraft sum
+ * 1), shortest first, ties by index; LSB first as emitted.
+ */
+static int canonical(const uint8_t *len, uint32_t n, uint64_t *value)
+{
+	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order)), i, j;
+	uint64_t c = 0;
+	unsigned int prev;
+
+	if (!order)
+		return -PT_ENOMEM;
+	for (i = 0; i < n; i++) {
+		for (j = i; j > 0 && len[order[j - 1]] > len[i]; j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	prev = len[order[0]];
+	for (i = 0; i < n; i++) {
+		c <<= len[order[i]] - prev;
+		prev = len[order[i]];
+		value[order[i]] = huffman_reading_order(c++, prev);
+	}
+	free(order);
+	return 0;
+}
+
+/*
+ * Class cls's listed paths (its n likeliest candidates) and escape: words
+ * by Huffman over their likelihoods, the escape weighing what the unlisted
+ * paths leave. Appends to pc->code.
+ */
+static int code_class(struct path_codes *pc, uint32_t cls, struct cand *cand, uint32_t n,
+		      uint64_t class_paths)
+{
+	uint32_t nsym = n + (n < class_paths), i;
+	uint64_t *w = malloc(((size_t)nsym + 1) * sizeof(*w)), *value;
+	uint8_t *len = malloc((size_t)nsym + 1);
+	double left = 1.0;
+	int err = 0;
+
+	value = malloc(((size_t)nsym + 1) * sizeof(*value));
+	if (!w || !len || !value) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	if (nsym == 1) {	/* one path, nothing to tell */
+		len[0] = 0;
+		value[0] = 0;
+	} else {
+		for (i = 0; i < n; i++) {
+			w[i] = (uint64_t)(cand[i].score * SCALE) + 1;
+			left -= cand[i].score;
+		}
+		if (n < nsym)
+			w[n] = (uint64_t)((left > 0 ? left : 0) * SCALE) + 1;
+		err = huffman_lengths(w, nsym, len);
+		if (!err)
+			err = canonical(len, nsym, value);
+		if (err)
+			goto out;
+	}
+	for (i = 0; i < n; i++)
+		pc->code[pc->ncodes++] = (struct path_code){ cand[i].id, value[i], len[i], cls };
+	if (n < nsym) {
+		pc->esc_nbits[cls] = len[n];
+		pc->esc_value[cls] = value[n];
+	}
+out:
+	free(w);
+	free(len);
+	free(value);
+	return err;
+}
+
+/* Class 0's or a START class's candidates into cand; returns how many, *paths the class's paths. */
+static uint32_t class_cands(const struct path_likely *pl, const struct pathnum *pn,
+			    const double *dag_w, uint32_t start, struct cand *cand, uint64_t *paths)
+{
+	const struct graph *d = &pn->dag;
+	uint32_t o, r, nc = 0;
+	double total = 0;
+
+	*paths = 0;
+	if (start != GRAPH_NONE) {
+		uint32_t w = d->edges[start].dst;
+
+		for (r = 0; r < pl->len[w]; r++)
+			cand[nc++] = (struct cand){ pl->best[(size_t)w * pl->k + r].score,
+						    pn->val[start] + path_likely_val(pl, pn, w, r) };
+		*paths = pn->numpaths[w];
+		return nc;
+	}
+	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++)
+		if (pn->kind[d->out_edges[o]] != PATHNUM_START)
+			total += dag_w[d->out_edges[o]];
+	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++) {
+		uint32_t e = d->out_edges[o], u = d->edges[e].dst;
+		double p = total > 0 ? dag_w[e] / total : 0;
+
+		if (pn->kind[e] == PATHNUM_START)
+			continue;
+		for (r = 0; r < pl->len[u]; r++)
+			cand[nc++] = (struct cand){ p * pl->best[(size_t)u * pl->k + r].score,
+						    pn->val[e] + path_likely_val(pl, pn, u, r) };
+		*paths += pn->numpaths[u];
+	}
+	return nc;
+}
+
+int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
+		     uint32_t k)
+{
+	const struct graph *d = &pn->dag;
+	uint32_t nout, o, i, c, n;
+	struct path_likely pl;
+	struct cand *cand = NULL;
+	uint64_t paths;
+	int err;
+
+	memset(pc, 0, sizeof(*pc));
+	if (!k || !pn->npaths || !dag_w)
+		return -PT_EINVAL;
+	if (k > PATH_CODES_K_MAX)
+		k = PATH_CODES_K_MAX;
+	err = path_likely_build(&pl, pn, dag_w, k);
+	if (err)
+		return err;
+	pc->width = pn->width;
+	pc->npaths = pn->npaths;
+	nout = graph_out_degree(d, d->entry);
+	pc->nclass = 1;
+	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++)
+		pc->nclass += pn->kind[d->out_edges[o]] == PATHNUM_START;
+	pc->range_lo = malloc(((size_t)nout + 1) * sizeof(*pc->range_lo));
+	pc->range_class = malloc(((size_t)nout + 1) * sizeof(*pc->range_class));
+	pc->class_edge = malloc(((size_t)pc->nclass + 1) * sizeof(*pc->class_edge));
+	pc->esc_nbits = calloc((size_t)pc->nclass + 1, 1);
+	pc->esc_value = calloc((size_t)pc->nclass + 1, sizeof(*pc->esc_value));
+	pc->class_start = calloc((size_t)pc->nclass + 2, sizeof(*pc->class_start));
+	pc->code = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->code));
+	pc->by_class = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->by_class));
+	cand = malloc(((size_t)k * (nout + 1) + 1) * sizeof(*cand));
+	if (!pc->range_lo || !pc->range_class || !pc->class_edge || !pc->esc_nbits ||
+	    !pc->esc_value || !pc->class_start || !pc->code || !pc->by_class || !cand) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	/* ENTRY's out-edges own consecutive numbers (Val); sorted by Val, they are the ranges. */
+	pc->class_edge[0] = GRAPH_NONE;
+	c = 1;
+	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++) {
+		uint32_t e = d->out_edges[o], cls = 0;
+
+		if (pn->kind[e] == PATHNUM_START) {
+			cls = c++;
+			pc->class_edge[cls] = e;
+		}
+		for (i = pc->nrange; i > 0 && pc->range_lo[i - 1] > pn->val[e]; i--) {
+			pc->range_lo[i] = pc->range_lo[i - 1];
+			pc->range_class[i] = pc->range_class[i - 1];
+		}
+		pc->range_lo[i] = pn->val[e];
+		pc->range_class[i] = cls;
+		pc->nrange++;
+	}
+	for (c = 0; c < pc->nclass; c++) {
+		n = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand, &paths);
+		qsort(cand, n, sizeof(*cand), by_likelihood);
+		if (n > k)
+			n = k;
+		err = code_class(pc, c, cand, n, paths);
+		if (err)
+			goto out;
+	}
+	qsort(pc->code, pc->ncodes, sizeof(*pc->code), by_path);
+	for (i = 0; i < pc->ncodes; i++) {
+		pc->by_class[i] = i;
+		pc->class_start[pc->code[i].cls + 1]++;
+	}
+	for (c = 0; c < pc->nclass; c++)
+		pc->class_start[c + 1] += pc->class_start[c];
+	sort_codes = pc->code;
+	qsort(pc->by_class, pc->ncodes, sizeof(*pc->by_class), by_word);
+out:
+	free(cand);
+	path_likely_free(&pl);
+	if (err)
+		path_codes_free(pc);
+	return err;
+}
+
+int64_t path_codes_class(const struct path_codes *pc, uint64_t id)
+{
+	uint32_t lo = 0, hi = pc->nrange;
+
+	if (id >= pc->npaths || !pc->nrange)
+		return -PT_EINVAL;
+	while (hi - lo > 1) {	/* the last range starting at or below id */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pc->range_lo[mid] <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pc->range_class[lo];
+}
+
+int64_t path_codes_class_at(const struct path_codes *pc, const struct pathnum *pn, uint32_t v)
+{
+	uint32_t e;
+
+	if (v == pn->dag.entry)
+		return 0;
+	if (v >= pn->dag.nv || !pn->start_of || (e = pn->start_of[v]) == GRAPH_NONE)
+		return -PT_EINVAL;
+	return path_codes_class(pc, pn->val[e]);
+}
+
+/* The listed code of path id, or NULL. */
+static const struct path_code *listed(const struct path_codes *pc, uint64_t id)
+{
+	uint32_t lo = 0, hi = pc->ncodes;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pc->code[mid].path < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pc->ncodes && pc->code[lo].path == id ? &pc->code[lo] : NULL;
+}
+
+int path_codes_word(const struct path_codes *pc, uint64_t id, uint64_t *value, unsigned int *nbits,
+		    int *raw)
+{
+	const struct path_code *pcode = listed(pc, id);
+	int64_t cls;
+
+	if (pcode) {
+		*value = pcode->value;
+		*nbits = pcode->nbits;
+		*raw = 0;
+		return 0;
+	}
+	cls = path_codes_class(pc, id);
+	if (cls < 0 || !pc->esc_nbits[cls])
+		return -PT_EINVAL;	/* outside, or a class that lists every path */
+	*value = pc->esc_value[cls];
+	*nbits = pc->esc_nbits[cls];
+	*raw = 1;
+	return 0;
+}
+
+unsigned int path_codes_nbits(const struct path_codes *pc, uint64_t id)
+{
+	unsigned int nbits;
+	uint64_t value;
+	int raw;
+
+	if (path_codes_word(pc, id, &value, &nbits, &raw))
+		return 0;
+	return raw ? nbits + pc->width : nbits;
+}
+
+/* Class cls's listed code of word (n bits, v), or NULL. */
+static const struct path_code *word_in(const struct path_codes *pc, uint32_t cls, unsigned int n,
+				       uint64_t v)
+{
+	uint32_t lo = pc->class_start[cls], hi = pc->class_start[cls + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct path_code *m = &pc->code[pc->by_class[mid]];
+
+		if (m->nbits < n || (m->nbits == n && m->value < v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pc->class_start[cls + 1]) {
+		const struct path_code *m = &pc->code[pc->by_class[lo]];
+
+		if (m->nbits == n && m->value == v)
+			return m;
+	}
+	return NULL;
+}
+
+int path_codes_read(const struct path_codes *pc, uint32_t cls,
+		    uint64_t (*next)(void *ctx, unsigned int n), void *ctx, uint64_t *id)
+{
+	const struct path_code *m;
+	unsigned int n;
+	uint64_t v = 0;
+
+	if (cls >= pc->nclass)
+		return -PT_EINVAL;
+	m = word_in(pc, cls, 0, 0);
+	if (m) {	/* a class of one path */
+		*id = m->path;
+		return 0;
+	}
+	for (n = 1; n <= HUFFMAN_MAX_BITS; n++) {
+		v |= next(ctx, 1) << (n - 1);
+		m = word_in(pc, cls, n, v);
+		if (m) {
+			*id = m->path;
+			return 0;
+		}
+		if (pc->esc_nbits[cls] == n && pc->esc_value[cls] == v) {
+			*id = pc->width ? next(ctx, pc->width) : 0;
+			/* an escaped number is the class's and not listed, or the word lies */
+			return path_codes_class(pc, *id) == (int64_t)cls && !listed(pc, *id) ?
+			       0 : -PT_EFORMAT;
+		}
+	}
+	return -PT_EFORMAT;
+}
+
+void path_codes_free(struct path_codes *pc)
+{
+	free(pc->code);
+	free(pc->class_edge);
+	free(pc->esc_nbits);
+	free(pc->esc_value);
+	free(pc->by_class);
+	free(pc->class_start);
+	free(pc->range_lo);
+	free(pc->range_class);
+	memset(pc, 0, sizeof(*pc));
+}
