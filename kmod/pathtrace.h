@@ -96,6 +96,9 @@ struct pt_func {
 	const u32 *ctx_next;		/* into plan: nr_ctx_codes rows (ABI 1.11) */
 	const struct pt_ctx_word *ctx_words;	/* into plan, sorted by (row, code) */
 	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
+	const struct pt_path_code *path_codes;	/* into plan, sorted by path (ABI 1.12) */
+	const struct pt_path_range *path_ranges;	/* into plan, sorted by lo */
+	u32 nr_path_codes, path_code_size, nr_path_ranges, path_range_size;
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
@@ -140,6 +143,16 @@ static inline u64 pt_profile_path(const struct pt_func *f, const struct pt_profi
 static inline const struct pt_ctx_word *pt_ctx_word_at(const struct pt_func *f, u32 i)
 {
 	return (const void *)((const u8 *)f->ctx_words + (size_t)i * f->ctx_word_size);
+}
+
+static inline const struct pt_path_code *pt_path_code_at(const struct pt_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->path_codes + (size_t)i * f->path_code_size);
+}
+
+static inline const struct pt_path_range *pt_path_range_at(const struct pt_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->path_ranges + (size_t)i * f->path_range_size);
 }
 
 static inline struct pt_implicit *pt_implicit_at(const struct pt_func *f, u32 i)

@@ -92,6 +92,16 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 	     (pl->nr_ctx_words && pl->ctx_word_size < sizeof(struct pt_ctx_word)) ||
 	     (!pl->nr_ctx_words && pl->ctx_word_size)))
 		return -EINVAL;
+	/* path codes: a paths trace's, a range at least, entries of a size we know */
+	if ((pl->nr_path_codes || pl->path_code_size || pl->nr_path_ranges ||
+	     pl->path_range_size || pl->nr_paths) &&
+	    (pl->mode != PT_MODE_PATHS || (pl->flags & PT_PLAN_PROFILE) || !pl->nr_paths ||
+	     !pl->nr_path_ranges || pl->nr_path_ranges > PT_PATH_CODES_MAX ||
+	     pl->nr_path_codes > PT_PATH_CODES_MAX ||
+	     pl->path_range_size < sizeof(struct pt_path_range) ||
+	     (pl->nr_path_codes && pl->path_code_size < sizeof(struct pt_path_code)) ||
+	     (!pl->nr_path_codes && pl->path_code_size)))
+		return -EINVAL;
 	if (pl->nr_implicit > PT_MAX_IMPLICIT ||
 	    (pl->nr_implicit && pl->implicit_size < sizeof(struct pt_implicit)) ||
 	    (pl->nr_implicit && pl->mode == PT_MODE_EDGES))	/* counts need ENTERs */
@@ -136,7 +146,7 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 static int pt_check_layout(struct pt_func *f, u32 len)
 {
 	const struct pt_plan *pl = f->plan;
-	u64 s, a, v, m, p, cn, cw, end;
+	u64 s, a, v, m, p, cn, cw, pc, pr, end;
 
 	s = (u64)pl->nr_sites * pl->site_size;
 	a = (u64)pl->nr_actions * pl->action_size;
@@ -145,9 +155,17 @@ static int pt_check_layout(struct pt_func *f, u32 len)
 	p = (u64)pl->nr_ppp * pl->ppp_size;
 	cn = (u64)pl->nr_ctx_codes * sizeof(u32);
 	cw = (u64)pl->nr_ctx_words * pl->ctx_word_size;
-	end = pl->size + s + a + v + m + p + cn + cw;	/* each term < 2^64 / 8 */
+	pc = (u64)pl->nr_path_codes * pl->path_code_size;
+	pr = (u64)pl->nr_path_ranges * pl->path_range_size;
+	end = pl->size + s + a + v + m + p + cn + cw + pc + pr;	/* each term < 2^64 / 16 */
 	if (end != len)
 		return -EINVAL;
+	f->nr_path_codes = pl->nr_path_codes;
+	f->path_code_size = pl->path_code_size;
+	f->nr_path_ranges = pl->nr_path_ranges;
+	f->path_range_size = pl->path_range_size;
+	f->path_codes = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p + cn + cw);
+	f->path_ranges = (const void *)((const u8 *)f->path_codes + pc);
 	f->nr_ctx_codes = pl->nr_ctx_codes;
 	f->nr_ctx_words = pl->nr_ctx_words;
 	f->ctx_word_size = pl->ctx_word_size;
@@ -402,6 +420,53 @@ static int pt_check_ctx(struct pt_func *f)
 }
 
 /*
+ * Path codes: codes sorted by path, each once, below nr_paths; ranges
+ * sorted by lo from 0, below nr_paths; words of 1..PT_PATH_CODE_MAX_BITS
+ * bits (an escape 0: none) that hold their value; growth bytes zero. A
+ * range without an escape lists every number in it, so that a path end's
+ * number always has a word (the handler's binary searches find it).
+ */
+static int pt_check_path_codes(struct pt_func *f)
+{
+	const struct pt_plan *pl = f->plan;
+	u32 i, k = 0;
+	int err;
+
+	for (i = 0; i < f->nr_path_codes; i++) {
+		const struct pt_path_code *c = pt_path_code_at(f, i);
+
+		if (c->path >= pl->nr_paths || (i && c->path <= pt_path_code_at(f, i - 1)->path) ||
+		    !c->nbits || c->nbits > PT_PATH_CODE_MAX_BITS ||
+		    (c->nbits < 32 && c->value >> c->nbits) || c->reserved0 || c->reserved1)
+			return -EINVAL;
+		err = pt_tail_zero(c, sizeof(*c), f->path_code_size);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < f->nr_path_ranges; i++) {
+		const struct pt_path_range *r = pt_path_range_at(f, i);
+		u64 end = i + 1 < f->nr_path_ranges ? pt_path_range_at(f, i + 1)->lo : pl->nr_paths;
+		u64 listed = 0;
+
+		if ((i ? r->lo <= pt_path_range_at(f, i - 1)->lo : r->lo) || r->lo >= pl->nr_paths ||
+		    r->esc_nbits > PT_PATH_CODE_MAX_BITS ||
+		    (r->esc_nbits < 32 && r->esc_value >> r->esc_nbits) ||
+		    r->reserved0 || r->reserved1)
+			return -EINVAL;
+		err = pt_tail_zero(r, sizeof(*r), f->path_range_size);
+		if (err)
+			return err;
+		while (k < f->nr_path_codes && pt_path_code_at(f, k)->path < end) {
+			k++;
+			listed++;
+		}
+		if (!r->esc_nbits && listed != end - r->lo)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
  * A plan that only counts (edges mode, no verify sites): its handler
  * touches no stream, so a profile writes nothing per event.
  */
@@ -455,6 +520,8 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 		err = pt_check_ppp(f);
 	if (!err)
 		err = pt_check_ctx(f);
+	if (!err)
+		err = pt_check_path_codes(f);
 	if (err)
 		goto fail;
 	err = pt_check_kernel(f->plan);

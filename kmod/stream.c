@@ -976,11 +976,70 @@ void pt_stream_path_add(struct pt_cpu *cs, u64 v)
 	cs->path += v;
 }
 
+/* f's listed code of path number id, or NULL (binary search: sorted by path). */
+static const struct pt_path_code *pt_path_code(const struct pt_func *f, u64 id)
+{
+	u32 lo = 0, hi = f->nr_path_codes;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct pt_path_code *c = pt_path_code_at(f, mid);
+
+		if (c->path == id)
+			return c;
+		if (c->path < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The range holding path number id: the last whose lo is at or below it (ranges[0].lo is 0). */
+static const struct pt_path_range *pt_path_range(const struct pt_func *f, u64 id)
+{
+	u32 lo = 0, hi = f->nr_path_ranges;
+
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (pt_path_range_at(f, mid)->lo <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pt_path_range_at(f, lo);
+}
+
+/*
+ * PATH_EMIT: the low n bits of register + v. With path codes (ABI 1.12)
+ * the number's word, or its range's escape and the number, unless no bit
+ * of the open segment precedes it: then the number may be what a PARTIAL
+ * sum left of a path that began elsewhere, whose word nobody knows, and
+ * the reader, seeing a segment start there, reads n bits as before.
+ */
 void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 			 unsigned int n)
 {
-	pt_stream_bits(cs, f, cs->path + v, n);
+	u64 id = cs->path + v;
+	const struct pt_path_code *c;
+	const struct pt_path_range *r;
+
 	cs->path = 0;
+	if (n < 64)
+		id &= (1ull << n) - 1;
+	if (!f->nr_path_ranges || !(cs->seg_bits || pt_pending(cs))) {
+		pt_stream_bits(cs, f, id, n);
+		return;
+	}
+	c = pt_path_code(f, id);
+	if (c) {
+		pt_stream_bits(cs, f, c->value, c->nbits);
+		return;
+	}
+	r = pt_path_range(f, id);
+	pt_stream_bits(cs, f, r->esc_value, r->esc_nbits);
+	pt_stream_bits(cs, f, id, n);
 }
 
 void pt_stream_path_set(struct pt_cpu *cs, u64 v)

@@ -51,3 +51,18 @@ uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)
 		return REGEN_CTX_NONE;
 	return br->ctx_row;
 }
+
+int regen_at_seg_start(const struct regen_bitreader *br)
+{
+	uint32_t lo = 0, hi = br->nseg_starts;
+
+	while (lo < hi) {	/* the first segment start at or after pos */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (br->seg_starts[mid] < br->pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < br->nseg_starts && br->seg_starts[lo] == br->pos;
+}

@@ -7,6 +7,7 @@
  * out-edge e with Val(e) <= r < Val(e) + NumPaths(dst), as the slides'
  * Step 4 does, and hand the engine one CFG edge per call.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <pathtrace/error.h>
@@ -38,17 +39,54 @@ static uint32_t pick(const struct pathnum *p, uint32_t v, uint64_t r)
 	return GRAPH_NONE;
 }
 
-/*
- * Reads the next path number and enters the path at its first block:
- * returns that block (ENTRY or the target of its START edge) with the
- * remaining value in *rest, or a negative PT_E*.
- */
-static int64_t read_path(const struct pathnum *p, struct regen_bitreader *br,
-			 int64_t *partial, uint64_t *rest)
+static uint64_t next_bits(void *ctx, unsigned int n)
 {
-	uint64_t id = regen_read_bits(br, p->width);
+	return regen_read_bits(ctx, n);
+}
+
+/*
+ * The class of the path that starts after path end e (a DAG edge into
+ * EXIT) or, with e GRAPH_NONE, at the activation's first vertex v: for
+ * reading its number's word.
+ */
+static int64_t next_class(const struct paths_model *m, uint32_t e, uint32_t v)
+{
+	const struct pathnum *p = &m->pn;
+	const struct graph *g = p->g;
+
+	if (e == GRAPH_NONE)
+		return path_codes_class_at(&m->pc, p, v);
+	if (p->kind[e] == PATHNUM_BACK_END)
+		return path_codes_class_at(&m->pc, p, g->edges[p->orig[e]].dst);
+	if (p->kind[e] == PATHNUM_CALL_END && graph_out_degree(g, v) == 1)
+		return path_codes_class_at(&m->pc, p, g->edges[g->out_edges[g->out_start[v]]].dst);
+	return -PT_EFORMAT;	/* plan.c gives no codes to such a function */
+}
+
+/*
+ * Reads the next path number (a word of class cls when the model is coded
+ * and the number's bits do not start a segment) and enters the path at its
+ * first block: returns that block (ENTRY or the target of its START edge)
+ * with the remaining value in *rest, or a negative PT_E*.
+ */
+static int64_t read_path(const struct paths_model *m, struct regen_bitreader *br,
+			 int64_t cls, int64_t *partial, uint64_t *rest)
+{
+	const struct pathnum *p = &m->pn;
+	uint64_t id;
 	uint32_t e;
 
+	if (m->coded && !regen_at_seg_start(br)) {
+		/* a number whose path a PARTIAL split starts a segment: never a word */
+		if (cls < 0 || *partial)
+			return -PT_EFORMAT;
+		if (path_codes_read(&m->pc, (uint32_t)cls, next_bits, br, &id))
+			return br->eof ? -PT_ETRUNC : -PT_EFORMAT;
+		if (br->eof)
+			return -PT_ETRUNC;
+		goto enter;
+	}
+	id = regen_read_bits(br, p->width);
 	if (br->eof)
 		return -PT_ETRUNC;
 	/*
@@ -67,6 +105,7 @@ static int64_t read_path(const struct pathnum *p, struct regen_bitreader *br,
 			id &= (1ull << p->width) - 1;
 		*partial = 0;
 	}
+enter:
 	if (id >= p->npaths)
 		return -PT_EFORMAT;
 	e = pick(p, p->dag.entry, id);
@@ -81,7 +120,8 @@ static int64_t read_path(const struct pathnum *p, struct regen_bitreader *br,
 static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 			       struct regen_bitreader *br, uint32_t v, int64_t *partial)
 {
-	const struct pathnum *p = f->model;
+	const struct paths_model *m = f->model;
+	const struct pathnum *p = &m->pn;
 	const struct graph *g = f->g;
 	uint64_t r;
 	uint32_t e, k;
@@ -91,7 +131,8 @@ static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 	if (v >= g->nv || v == g->exit)
 		return -PT_EINVAL;
 	if (!state[ST_ACTIVE]) {
-		first = read_path(p, br, partial, &state[ST_REST]);
+		first = read_path(m, br, m->coded ? next_class(m, GRAPH_NONE, v) : -1, partial,
+				  &state[ST_REST]);
 		if (first < 0)
 			return first;
 		state[ST_NEXT] = (uint64_t)first;
@@ -125,7 +166,7 @@ static int64_t paths_next_edge(const struct regen_func *f, uint64_t *state,
 	if (fresh && p->kind[e] == PATHNUM_BACK_END)
 		return p->orig[e];
 	/* The next path's number follows at once (after the callee's bits). */
-	first = read_path(p, br, partial, &state[ST_REST]);
+	first = read_path(m, br, m->coded ? next_class(m, e, v) : -1, partial, &state[ST_REST]);
 	if (first < 0)
 		return first;
 	state[ST_ACTIVE] = 1;
@@ -157,31 +198,54 @@ const struct regen_decoder_ops regen_decode_paths_ops = {
 	.pending = paths_pending,
 };
 
-int decode_paths_model(const struct graph *g, int plan_nbits, struct pathnum **out)
+int decode_paths_model(const struct graph *g, int plan_nbits, struct paths_model **out)
 {
-	struct pathnum *p = calloc(1, sizeof(*p));
+	struct paths_model *m = calloc(1, sizeof(*m));
 	int err;
 
 	*out = NULL;
-	if (!p)
+	if (!m)
 		return -PT_ENOMEM;
-	err = pathnum_build(p, g, NULL, NULL);
-	if (!err && plan_nbits >= 0 && (unsigned int)plan_nbits != p->width) {
-		pathnum_free(p);
+	err = pathnum_build(&m->pn, g, NULL, NULL);
+	if (!err && plan_nbits >= 0 && (unsigned int)plan_nbits != m->pn.width) {
+		pathnum_free(&m->pn);
 		err = -PT_EFORMAT;
 	}
 	if (err) {
-		free(p);
+		free(m);
 		return err;
 	}
-	*out = p;
+	*out = m;
 	return 0;
+}
+
+int decode_paths_codes(struct paths_model *m, const struct pt_path_code *codes, uint32_t ncodes,
+		       const struct pt_path_range *ranges, uint32_t nranges, uint64_t npaths,
+		       char *why, size_t whylen)
+{
+	uint32_t v;
+	int err;
+
+	/* where the path after each cut call starts must be one place */
+	for (v = 0; v < m->pn.dag.nv; v++)
+		if (m->pn.call_end[v] != GRAPH_NONE && m->pn.kind[m->pn.call_end[v]] == PATHNUM_CALL_END &&
+		    graph_out_degree(m->pn.g, v) != 1) {
+			snprintf(why, whylen, "path codes, but call vertex %u has %u successors", v,
+				 graph_out_degree(m->pn.g, v));
+			return -PT_EFORMAT;
+		}
+	err = path_codes_load(&m->pc, &m->pn, codes, ncodes, ranges, nranges, npaths, why, whylen);
+	m->coded = !err;
+	return err;
 }
 
 void decode_paths_model_free(void *model)
 {
-	if (!model)
+	struct paths_model *m = model;
+
+	if (!m)
 		return;
-	pathnum_free(model);
-	free(model);
+	path_codes_free(&m->pc);
+	pathnum_free(&m->pn);
+	free(m);
 }

@@ -323,11 +323,37 @@ out:
 	return err;
 }
 
+/*
+ * Path codes (ABI 1.12): the plan's, checked against this numbering.
+ * Returns 0 (none, or loaded), -PT_EREFUSED (f->refusal says why),
+ * -PT_ENOMEM.
+ */
+static int bind_path_codes(struct pr_func *f, const uint8_t *blob, uint32_t len,
+			   struct paths_model *pm)
+{
+	struct plan_view pv;
+	char why[120] = "";
+	int err;
+
+	err = plan_parse(blob, len, &pv, why, sizeof(why));
+	if (!err && pv.hdr.nr_path_ranges)
+		err = decode_paths_codes(pm, pv.path_codes, pv.hdr.nr_path_codes, pv.path_ranges,
+					 pv.hdr.nr_path_ranges, pv.hdr.nr_paths, why, sizeof(why));
+	plan_view_free(&pv);
+	if (err == -PT_ENOMEM)
+		return err;
+	if (err) {
+		snprintf(f->refusal, sizeof(f->refusal), "path codes: %s", why);
+		return -PT_EREFUSED;
+	}
+	return 0;
+}
+
 int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
 		    const uint8_t *ewit)
 {
 	struct plan_parts pp;
-	struct pathnum *pn = NULL;
+	struct paths_model *pm = NULL;
 	int width, err;
 
 	if (f->mode == PT_MODE_EDGES)
@@ -339,11 +365,15 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
 		err = plan_path_width(&pp, &width);
 		if (err)
 			return err;
-		err = decode_paths_model(&f->g, width, &pn);
-		if (err)
+		err = decode_paths_model(&f->g, width, &pm);
+		if (!err)
+			err = bind_path_codes(f, plan, plan_len, pm);
+		if (err) {
+			decode_paths_model_free(pm);
 			return err;
+		}
 		f->ops = &regen_decode_paths_ops;
-		f->model = pn;
+		f->model = pm;
 		f->model_free = decode_paths_model_free;
 		return 0;
 	}

@@ -105,6 +105,9 @@ void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint
 /* The context row for func's next word at br->pos, or REGEN_CTX_NONE. */
 uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
+/* 1 when a segment of the stream starts at br->pos (its first bits are there), else 0. */
+int regen_at_seg_start(const struct regen_bitreader *br);
+
 struct regen_func;
 
 /*

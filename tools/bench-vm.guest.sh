@@ -6,9 +6,9 @@
 # ROUNDS: workload rounds per CPU; KEEP: 1 to leave the traces in /pt/out
 # (vm-run -o copies them out); MODE: untraced witness
 # witness-verify paths paths-verify bits bits-verify edges witness-profiled
-# witness-profiled-verify ftrace-graph, in the order given. "untraced" must
-# come first (time_ratio divides by it), edges before witness-profiled (its
-# profile). After the last one the untraced workload runs again
+# witness-profiled-verify paths-profiled paths-profiled-verify ftrace-graph,
+# in the order given. "untraced" must come first (time_ratio divides by it),
+# edges before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
 # (mode=untraced-again).
 #
 # Prints one "mode=..." line per measured configuration (the host keeps only
@@ -297,6 +297,13 @@ for mode in "$@"; do
 		args="--weights /tmp/profile.edges"
 		[ $mode = witness-profiled ] || args="$args --verify"
 		;;
+	paths-profiled | paths-profiled-verify)
+		# A paths trace planned from the same profile: its path codes
+		# list each start's likeliest paths by the measured counts.
+		[ -s /tmp/profile.edges ] || die "$mode: no edge profile: the edges mode must run first"
+		args="--mode paths --weights /tmp/profile.edges"
+		[ $mode = paths-profiled ] || args="$args --verify"
+		;;
 	enable)
 		# Enable at scale: every function the globs of ENABLE_GLOBS
 		# match (fs, tmpfs, TCP, mm), verify off, timed from the
@@ -427,10 +434,10 @@ for mode in "$@"; do
 	# profiled: functions planned from the profile (the others kept the
 	# heuristic: not in the profile, or their code changed).
 	profiled=
-	case $mode in witness-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
+	case $mode in *-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
 	echo "mode=$mode functions=$functions$profiled probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
-		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.1f)" \
+		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 11
+#define PT_ABI_MINOR 12
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -57,7 +57,9 @@ enum pt_encoding {
  * nr_actions struct pt_action, then nr_blocks struct pt_verify_site when
  * PT_PLAN_VERIFY is set, then nr_implicit struct pt_implicit, then nr_ppp
  * struct pt_ppp_slot, then nr_ctx_codes __u32 (ctx_next) and nr_ctx_words
- * struct pt_ctx_word (ABI 1.11). Element sizes are given so arrays can grow.
+ * struct pt_ctx_word (ABI 1.11), then nr_path_codes struct pt_path_code and
+ * nr_path_ranges struct pt_path_range (ABI 1.12). Element sizes are given
+ * so arrays can grow.
  */
 #define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
 /*
@@ -114,6 +116,44 @@ struct pt_plan {
 	__u32 nr_ctx_words;	/* struct pt_ctx_word entries */
 	__u32 ctx_word_size;	/* sizeof(struct pt_ctx_word), or 0 with none */
 	__u32 reserved1;
+	/* Path numbers coded by where each path starts (ABI 1.12; all zero: none). */
+	__u32 nr_path_codes;	/* struct pt_path_code entries, sorted by path */
+	__u32 path_code_size;	/* sizeof(struct pt_path_code), or 0 with none */
+	__u32 nr_path_ranges;	/* struct pt_path_range entries, sorted by lo */
+	__u32 path_range_size;	/* sizeof(struct pt_path_range), or 0 with none */
+	__u64 nr_paths;		/* NumPaths(ENTRY): the last range ends there */
+};
+
+/*
+ * Path numbers coded by start (ABI 1.12, PT_MODE_PATHS traces without
+ * PT_PLAN_PROFILE; FORMAT.md 6.12). The path numbers 0 .. nr_paths - 1 fall
+ * into ranges (one per DAG out-edge of ENTRY, first lo 0) and ranges into
+ * classes by where their paths start; each class's words (its listed
+ * paths' and its escape) are prefix-free among themselves, 1 .. 32 bits,
+ * LSB first. A PT_OP_PATH_EMIT of number n (register + value, its low
+ * nbits bits) writes, when a bit of the open segment precedes it, n's
+ * word if n is listed, else its range's escape word and then n in nbits
+ * bits; when none precedes it (the first bits of a segment: the number may
+ * be what is left of a path a PARTIAL sum split), n in nbits bits as
+ * before. A range with esc_nbits 0 has every number in it listed.
+ */
+#define PT_PATH_CODE_MAX_BITS	32
+#define PT_PATH_CODES_MAX	65536u	/* nr_path_codes, nr_path_ranges at most */
+
+struct pt_path_code {
+	__u64 path;		/* Ball-Larus number */
+	__u32 value;		/* its word, LSB first */
+	__u8 nbits;		/* 1 .. PT_PATH_CODE_MAX_BITS */
+	__u8 reserved0;
+	__u16 reserved1;
+};
+
+struct pt_path_range {
+	__u64 lo;		/* its first path number */
+	__u32 esc_value;	/* its class's escape word, LSB first */
+	__u8 esc_nbits;		/* 0: every number of the range is listed */
+	__u8 reserved0;
+	__u16 reserved1;
 };
 
 /*
@@ -841,8 +881,10 @@ struct pt_cfg_edge {
 
 /* Size checks: the ABI must not move when a compiler or architecture does. */
 _Static_assert(sizeof(struct pt_version) == 32, "pt_version");
-_Static_assert(sizeof(struct pt_plan) == 256, "pt_plan");
+_Static_assert(sizeof(struct pt_plan) == 280, "pt_plan");
 _Static_assert(sizeof(struct pt_ctx_word) == 16, "pt_ctx_word");
+_Static_assert(sizeof(struct pt_path_code) == 16, "pt_path_code");
+_Static_assert(sizeof(struct pt_path_range) == 16, "pt_path_range");
 _Static_assert(sizeof(struct pt_site) == 24, "pt_site");
 _Static_assert(sizeof(struct pt_action) == 16, "pt_action");
 _Static_assert(sizeof(struct pt_verify_site) == 16, "pt_verify_site");

@@ -232,12 +232,16 @@ struct sim_stream {
 	uint64_t cap_words;
 	struct regen_marker *markers;
 	uint32_t nmarkers, cap_markers;
+	uint64_t *seg_starts;	/* owner segments' first bit positions, if any are marked */
+	uint32_t nseg_starts, cap_seg_starts;
 	int nomem;		/* an append failed: the stream is unusable */
 };
 
 void sim_stream_emit(struct sim_stream *s, unsigned int nbits, uint64_t value);
 void sim_stream_marker(struct sim_stream *s, uint32_t type, uint32_t func, uint32_t arg,
 		       uint64_t value);
+/* A segment of the stream's owner starts here (the module's owner switch). */
+void sim_stream_segment(struct sim_stream *s);
 /* The regen_stream view of s (valid while s is). */
 void sim_stream_view(const struct sim_stream *s, uint64_t owner, struct regen_stream *out);
 void sim_stream_free(struct sim_stream *s);
@@ -289,6 +293,8 @@ struct sim_kmod_run {
 	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
 	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
 	uint64_t ctx_words;		/* words written by context (ABI 1.11) */
+	uint64_t path_words;		/* path numbers written as their word (ABI 1.12) */
+	uint64_t path_escapes;		/* ... as their range's escape and the number */
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
 	int nomem;
 };

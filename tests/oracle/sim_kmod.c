@@ -613,6 +613,37 @@ static void emit_word(struct exec *x, uint32_t cpu, const struct plan *pl, uint3
 	emit_bits(x, cpu, nbits, value);
 }
 
+/*
+ * A PATH_EMIT of number id as the module writes it (kmod/stream.c): with
+ * path codes (ABI 1.12) and a bit of the open segment before it, its word,
+ * or its range's escape and then id; else id in nbits bits.
+ */
+static void emit_path(struct exec *x, uint32_t cpu, const struct plan *pl, uint32_t nbits,
+		      uint64_t id)
+{
+	struct cpu_state *cs = &x->cpu[cpu];
+	uint32_t i, r = 0;
+
+	if (nbits < 64)
+		id &= (1ull << nbits) - 1;
+	if (!pl->hdr.nr_path_ranges || !(cs->seg_bits || cs->nacc)) {
+		emit_bits(x, cpu, nbits, id);
+		return;
+	}
+	for (i = 0; i < pl->hdr.nr_path_codes; i++)
+		if (pl->path_codes[i].path == id) {
+			x->r->path_words++;
+			emit_bits(x, cpu, pl->path_codes[i].nbits, pl->path_codes[i].value);
+			return;
+		}
+	for (i = 1; i < pl->hdr.nr_path_ranges; i++)
+		if (pl->path_ranges[i].lo <= id)
+			r = i;
+	x->r->path_escapes++;
+	emit_bits(x, cpu, pl->path_ranges[r].esc_nbits, pl->path_ranges[r].esc_value);
+	emit_bits(x, cpu, nbits, id);
+}
+
 /* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
 static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint32_t edge_out,
 		     uint64_t ret_addr)
@@ -657,7 +688,7 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				cs->reg += a->value;
 				break;
 			case PT_OP_PATH_EMIT:
-				emit_bits(x, cpu, a->nbits, cs->reg + a->value);
+				emit_path(x, cpu, pl, a->nbits, cs->reg + a->value);
 				cs->reg = 0;
 				break;
 			case PT_OP_PATH_SET:

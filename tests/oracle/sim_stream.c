@@ -67,20 +67,41 @@ void sim_stream_marker(struct sim_stream *s, uint32_t type, uint32_t func, uint3
 	m->value = value;
 }
 
+void sim_stream_segment(struct sim_stream *s)
+{
+	if (s->nomem)
+		return;
+	if (s->nseg_starts == s->cap_seg_starts) {
+		uint32_t ncap = s->cap_seg_starts ? s->cap_seg_starts * 2 : 16;
+		uint64_t *n = realloc(s->seg_starts, ncap * sizeof(*n));
+
+		if (!n) {
+			s->nomem = 1;
+			return;
+		}
+		s->seg_starts = n;
+		s->cap_seg_starts = ncap;
+	}
+	s->seg_starts[s->nseg_starts++] = s->nbits;
+}
+
 void sim_stream_view(const struct sim_stream *s, uint64_t owner, struct regen_stream *out)
 {
-	memset(out, 0, sizeof(*out));	/* one segment */
+	memset(out, 0, sizeof(*out));	/* one segment unless marked */
 	out->owner = owner;
 	out->bits = s->bits;
 	out->nbits = s->nbits;
 	out->markers = s->markers;
 	out->nmarkers = s->nmarkers;
+	out->seg_starts = s->seg_starts;
+	out->nseg_starts = s->nseg_starts;
 }
 
 void sim_stream_free(struct sim_stream *s)
 {
 	free(s->bits);
 	free(s->markers);
+	free(s->seg_starts);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -90,6 +90,8 @@ static void check_codes(const struct path_codes *pc, const struct pathnum *pn)
 	uint64_t id, got, seq[64];
 	uint32_t c, i, n = 0;
 
+	for (i = 0; i < pc->ncodes; i++)
+		CU_ASSERT(pc->code[i].nbits >= 1 && pc->code[i].nbits <= 32);
 	for (id = 0; id < pn->npaths && id < 4096; id++) {
 		int64_t cls = path_codes_class(pc, id);
 
@@ -273,7 +275,94 @@ static void test_errors(void)
 	graph_free(&g);
 }
 
+/* pc as a plan's arrays (pathtrace_abi.h). */
+static void to_arrays(const struct path_codes *pc, struct pt_path_code *codes,
+		      struct pt_path_range *ranges)
+{
+	uint32_t i;
+
+	for (i = 0; i < pc->ncodes; i++)
+		codes[i] = (struct pt_path_code){ .path = pc->code[i].path,
+						  .value = (uint32_t)pc->code[i].value,
+						  .nbits = pc->code[i].nbits };
+	for (i = 0; i < pc->nrange; i++)
+		ranges[i] = (struct pt_path_range){ .lo = pc->range_lo[i],
+						    .esc_value = (uint32_t)pc->esc_value[pc->range_class[i]],
+						    .esc_nbits = pc->esc_nbits[pc->range_class[i]] };
+}
+
+/*
+ * What the reader loads from a plan: the built codes' arrays load to the
+ * same words; a word made another's twin in its class, a range moved, the
+ * wrong number of paths, are refused.
+ */
+static void test_load(void)
+{
+	unsigned int t, loaded = 0, twins = 0;
+	char why[160];
+
+	srand((unsigned int)unit_seed() + 1);
+	for (t = 0; t < 1500; t++) {
+		struct graph g;
+		struct pathnum pn;
+		struct path_codes pc, lc;
+		struct pt_path_code *codes;
+		struct pt_path_range *ranges;
+		double *w;
+		uint32_t e, i, j;
+		uint64_t id;
+
+		if (random_graph(&g))
+			continue;
+		if (pathnum_build(&pn, &g, NULL, NULL) || !pn.width) {
+			pathnum_free(&pn);
+			graph_free(&g);
+			continue;
+		}
+		w = calloc((size_t)pn.dag.ne + 1, sizeof(*w));
+		for (e = 0; e < pn.dag.ne; e++)
+			w[e] = rand() % 100;
+		CU_ASSERT_EQUAL_FATAL(path_codes_build(&pc, &pn, w, 1 + rand() % 6), 0);
+		codes = calloc(pc.ncodes + 1, sizeof(*codes));
+		ranges = calloc(pc.nrange + 1, sizeof(*ranges));
+		to_arrays(&pc, codes, ranges);
+		CU_ASSERT_EQUAL(path_codes_load(&lc, &pn, codes, pc.ncodes, ranges, pc.nrange,
+						pn.npaths, why, sizeof(why)), 0);
+		for (id = 0; id < pn.npaths && id < 256; id++)
+			CU_ASSERT_EQUAL(path_codes_nbits(&lc, id), path_codes_nbits(&pc, id));
+		path_codes_free(&lc);
+		loaded++;
+		CU_ASSERT_EQUAL(path_codes_load(&lc, &pn, codes, pc.ncodes, ranges, pc.nrange,
+						pn.npaths + 1, why, sizeof(why)), -PT_EFORMAT);
+		ranges[pc.nrange - 1].lo += 1;
+		CU_ASSERT_EQUAL(path_codes_load(&lc, &pn, codes, pc.ncodes, ranges, pc.nrange,
+						pn.npaths, why, sizeof(why)), -PT_EFORMAT);
+		ranges[pc.nrange - 1].lo -= 1;
+		/* two listed paths of one class with one word: not prefix-free */
+		for (i = 0; i < pc.ncodes; i++)
+			for (j = i + 1; j < pc.ncodes; j++)
+				if (pc.code[i].cls == pc.code[j].cls && codes[j].nbits) {
+					codes[j].value = codes[i].value;
+					codes[j].nbits = codes[i].nbits;
+					CU_ASSERT_EQUAL(path_codes_load(&lc, &pn, codes, pc.ncodes, ranges,
+									pc.nrange, pn.npaths, why,
+									sizeof(why)), -PT_EFORMAT);
+					CU_ASSERT(strstr(why, "prefix-free") != NULL);
+					twins++;
+					i = j = pc.ncodes;
+				}
+		path_codes_free(&pc);
+		free(codes);
+		free(ranges);
+		free(w);
+		pathnum_free(&pn);
+		graph_free(&g);
+	}
+	CU_ASSERT(loaded > 500 && twins > 100);
+}
+
 UNIT_SUITE(path_codes,
+	   { "the plan's arrays load, corrupted ones are refused", test_load },
 	   { "random graphs: every path's word reads back in its start's class", test_random },
 	   { "skewed chain: likeliest path shortest, within a bit of entropy", test_skewed_chain },
 	   { "bad arguments, a lying escape", test_errors })

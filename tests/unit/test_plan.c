@@ -591,6 +591,41 @@ static void m_uncond(uint8_t *b, size_t *len)
 			}
 }
 
+/* Path codes (ABI 1.12) sit last: codes, then ranges. */
+#define PRANGES(b) ((struct pt_path_range *)((b) + H(b)->total_len - \
+					     H(b)->nr_path_ranges * sizeof(struct pt_path_range)))
+#define PCODES(b) ((struct pt_path_code *)((uint8_t *)PRANGES(b) - \
+					   H(b)->nr_path_codes * sizeof(struct pt_path_code)))
+
+static void m_pcode_bits(uint8_t *b, size_t *len) { (void)len; PCODES(b)[0].nbits = 33; }
+static void m_pcode_value(uint8_t *b, size_t *len)
+{
+	(void)len;
+	PCODES(b)[0].value = 1u << PCODES(b)[0].nbits;
+}
+static void m_pcode_order(uint8_t *b, size_t *len) { (void)len; PCODES(b)[1].path = 0; }
+static void m_pcode_res(uint8_t *b, size_t *len) { (void)len; PCODES(b)[1].reserved0 = 1; }
+static void m_prange_lo(uint8_t *b, size_t *len) { (void)len; PRANGES(b)[0].lo = 1; }
+static void m_prange_res(uint8_t *b, size_t *len) { (void)len; PRANGES(b)[0].reserved1 = 1; }
+static void m_pcode_beyond(uint8_t *b, size_t *len) { (void)len; PCODES(b)[0].path = 1000; }
+/* the last code goes: its range has no escape, so one of its paths has no word */
+static void m_pcode_drop(uint8_t *b, size_t *len)
+{
+	struct pt_path_range *r = PRANGES(b);
+
+	memmove((uint8_t *)r - sizeof(struct pt_path_code), r,
+		H(b)->nr_path_ranges * sizeof(*r));
+	H(b)->nr_path_codes--;
+	H(b)->total_len -= sizeof(struct pt_path_code);
+	*len -= sizeof(struct pt_path_code);
+}
+static void m_pcode_npaths(uint8_t *b, size_t *len) { (void)len; H(b)->nr_paths = 0; }
+static void m_pcode_trace(uint8_t *b, size_t *len)
+{
+	(void)len;
+	H(b)->nr_paths = 1;	/* a witness trace with path-code fields */
+}
+
 /* A bigger header from a newer minor: fine with zero tail, refused otherwise. */
 static void grow_header(uint8_t *b, size_t *len, uint8_t fill)
 {
@@ -650,6 +685,17 @@ static void test_blob_validation(void)
 		{ "dirty header tail", PT_MODE_PATHS, m_grow_dirty, -PT_EFORMAT, "not zero" },
 		{ "profile with verify", PT_MODE_PATHS, m_profile, -PT_EFORMAT, "a path profile" },
 		{ "profile of a trace", PT_MODE_TRACE, m_profile, -PT_EFORMAT, "a path profile" },
+		{ "path code bits", PT_MODE_PATHS, m_pcode_bits, -PT_EFORMAT, "path code 0" },
+		{ "path code value", PT_MODE_PATHS, m_pcode_value, -PT_EFORMAT, "path code 0" },
+		{ "path code order", PT_MODE_PATHS, m_pcode_order, -PT_EFORMAT, "path code 1" },
+		{ "path code reserved", PT_MODE_PATHS, m_pcode_res, -PT_EFORMAT, "path code 1" },
+		{ "path range lo", PT_MODE_PATHS, m_prange_lo, -PT_EFORMAT, "path range 0" },
+		{ "path range reserved", PT_MODE_PATHS, m_prange_res, -PT_EFORMAT, "path range 0" },
+		{ "path beyond", PT_MODE_PATHS, m_pcode_beyond, -PT_EFORMAT, "path code 0" },
+		{ "path unlisted", PT_MODE_PATHS, m_pcode_drop, -PT_EFORMAT, "no escape" },
+		{ "path codes without paths", PT_MODE_PATHS, m_pcode_npaths, -PT_EFORMAT,
+		  "path codes:" },
+		{ "path codes in a trace", PT_MODE_TRACE, m_pcode_trace, -PT_EFORMAT, "path codes:" },
 	};
 	uint32_t i;
 

@@ -66,6 +66,14 @@ bad ctx_word_unsorted EINVAL
 bad ctx_word_reserved EINVAL
 bad ctx_emit_arg EINVAL
 bad ctx_mode EINVAL
+bad pcode_bits EINVAL
+bad pcode_value EINVAL
+bad pcode_unsorted EINVAL
+bad pcode_beyond EINVAL
+bad pcode_reserved EINVAL
+bad pcode_range_lo EINVAL
+bad pcode_unlisted EINVAL
+bad pcode_mode EINVAL
 bad enter_not_at_entry EINVAL
 bad enter_not_first EINVAL
 bad verify_dup EINVAL
@@ -79,6 +87,8 @@ bad mid_instruction EILSEQ
 expect_out "a zero tail from a newer writer is accepted" "accepted" pt-plan bad tail_zero $F
 check "clean up" pt-plan del all
 expect_out "well-formed context words are accepted" "accepted" pt-plan bad ctx_ok $F
+check "clean up" pt-plan del all
+expect_out "well-formed path codes are accepted" "accepted" pt-plan bad pcode_ok $F
 check "clean up" pt-plan del all
 expect_out "a second plan with the same func_id" "EEXIST" pt-plan bad dup_func_id $F
 check "clean up" pt-plan del all

@@ -2,7 +2,7 @@
 /*
  * pathtracectl enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits]
  *                     [--verify] [--moddir DIR] [--weights FILE]
- *                     [--ppp N] [--ppp-paths FILE] FUNC...
+ *                     [--ppp N] [--ppp-paths FILE] [--path-codes K] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
  * module functions included): find it and its .cold part in
@@ -18,7 +18,11 @@
  * paths of each function (by the weights) counted in a dense array, every
  * other path in one counter; --ppp-paths FILE takes them from an earlier
  * path profile instead (`pathregen --paths`, its N hottest per function
- * with --ppp N, else every path it lists). Static-call sites of vmlinux
+ * with --ppp N, else every path it lists). --path-codes K (paths): the K
+ * likeliest paths of each place a path starts get their own prefix code
+ * (by the weights; 64 when not given), the rest an escape and their
+ * number; 0 writes every number in its full width (path_codes.h).
+ * Static-call sites of vmlinux
  * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
  * 1 something named was refused or matched nothing, 2 bad command line.
@@ -39,6 +43,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
 #include <pathtrace/ksyms.h>
+#include <pathtrace/path_codes.h>
 #include <pathtrace/path_profile.h>
 #include <pathtrace/plan.h>
 #include <pathtrace/ppp.h>
@@ -820,7 +825,7 @@ enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2 };
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, int *off, int *first)
 {
-	int a;
+	int a, path_codes_set = 0;
 
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
 		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
@@ -876,6 +881,18 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		} else if (!strcmp(argv[a], "--ppp-paths")) {
 			o->flags |= PT_PLAN_PPP;
 			*ppp_file = v;
+		} else if (!strcmp(argv[a], "--path-codes")) {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+
+			if (*end || n > PATH_CODES_K_MAX) {
+				ctl_err("enable", "--path-codes takes 0..%u listed paths per start, "
+					"not %s", PATH_CODES_K_MAX, v);
+				return 2;
+			}
+			o->path_codes_k = (uint32_t)n;
+			o->no_path_codes = !n;
+			path_codes_set = 1;
 		} else {
 			ctl_err("enable", "unknown option %s", argv[a]);
 			return 2;
@@ -889,7 +906,12 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
-			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] FUNC...");
+			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
+			"[--path-codes K] FUNC...");
+		return 2;
+	}
+	if (path_codes_set && (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_PROFILE))) {
+		ctl_err("enable", "--path-codes codes the numbers of a --mode paths trace");
 		return 2;
 	}
 	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE)) {

@@ -177,6 +177,10 @@ static void print_text(const struct cfg *c, const struct plan *pl)
 	printf("\nsummary:\n");
 	if (pl->have_pn) {
 		printf("  paths %" PRIu64 ", %u bits per path number\n", pl->pn.npaths, pl->bits);
+		if (pl->hdr.nr_path_ranges)
+			printf("  path codes: %u paths listed with a word of their start's code, "
+			       "the rest escaped, over %u ranges of numbers\n", pl->hdr.nr_path_codes,
+			       pl->hdr.nr_path_ranges);
 	} else if (pl->have_enc && pl->enc.kind == PT_ENC_WITNESS) {
 		printf("  %u witnesses, codes of %u to %u bits\n", pl->enc.nwit, pl->enc.word_min,
 		       pl->bits);

@@ -626,6 +626,14 @@ static int cmd_bad(int argc, char **argv)
 		b.ver[1].reserved1 = 1;
 	} else if (!strcmp(what, "emit_arg")) {
 		b.acts[b.sites[jcc].first_action].arg = 1;	/* no context words */
+	} else if (!strncmp(what, "pcode_", 6)) {
+		/* path codes (ABI 1.12) are a paths trace's: its EMITs become PATH_EMITs */
+		b.pl.mode = PT_MODE_PATHS;
+		b.pl.encoding = PT_ENC_PATH;
+		for (i = 0; i < b.na; i++)
+			if (b.acts[i].op == PT_OP_EMIT)
+				b.acts[i] = (struct pt_action){ .op = PT_OP_PATH_EMIT,
+								.when = b.acts[i].when, .nbits = 1 };
 	} else if (!strncmp(what, "ctx_", 4)) {
 		/* context words (ABI 1.11) are a witness plan's: codes on its EMITs */
 		b.pl.encoding = PT_ENC_WITNESS;
@@ -669,8 +677,52 @@ static int cmd_bad(int argc, char **argv)
 		pl->nr_implicit = 1, pl->implicit_size = sizeof(struct pt_implicit);
 	if (strncmp(what, "tail_", 5) && strcmp(what, "short_blob") &&
 	    strcmp(what, "bad_pointer") && strncmp(what, "implicit_", 9) &&
-	    strncmp(what, "ctx_", 4))
+	    strncmp(what, "ctx_", 4) && strncmp(what, "pcode_", 6))
 		err = add_blob(blob, len);
+	if (!strncmp(what, "pcode_", 6)) {
+		/*
+		 * Two paths, each listed with a 1-bit word, one range without an
+		 * escape, after the arrays; pcode_ok is accepted, each other one
+		 * breaks one rule.
+		 */
+		struct pt_path_code c[2] = { { .path = 0, .value = 0, .nbits = 1 },
+					     { .path = 1, .value = 1, .nbits = 1 } };
+		struct pt_path_range r = { .lo = 0 };
+		uint32_t nc = 2, extra;
+		uint8_t *big;
+
+		if (!strcmp(what, "pcode_bits"))
+			c[1].nbits = PT_PATH_CODE_MAX_BITS + 1;
+		else if (!strcmp(what, "pcode_value"))
+			c[1].value = 2;	/* does not fit 1 bit */
+		else if (!strcmp(what, "pcode_unsorted"))
+			c[1].path = 0;
+		else if (!strcmp(what, "pcode_beyond"))
+			c[1].path = 2;	/* nr_paths is 2 */
+		else if (!strcmp(what, "pcode_reserved"))
+			c[1].reserved1 = 1;
+		else if (!strcmp(what, "pcode_range_lo"))
+			r.lo = 1;	/* the first range starts at 0 */
+		else if (!strcmp(what, "pcode_unlisted"))
+			nc = 1;		/* path 1 has no word and no escape */
+		extra = nc * sizeof(c[0]) + sizeof(r);
+		big = calloc(1, len + extra);
+		memcpy(big, blob, len);
+		memcpy(big + len, c, nc * sizeof(c[0]));
+		memcpy(big + len + nc * sizeof(c[0]), &r, sizeof(r));
+		pl = (struct pt_plan *)big;
+		pl->nr_path_codes = nc;
+		pl->path_code_size = sizeof(c[0]);
+		pl->nr_path_ranges = 1;
+		pl->path_range_size = sizeof(r);
+		pl->nr_paths = 2;
+		pl->total_len = len + extra;
+		if (!strcmp(what, "pcode_mode"))
+			pl->mode = PT_MODE_TRACE, pl->encoding = PT_ENC_BITS;
+		err = add_blob(big, len + extra);
+		free(big);
+		pl = (struct pt_plan *)blob;
+	}
 	if (!strncmp(what, "ctx_", 4)) {
 		/*
 		 * Two codes' next rows and one word after the arrays; ctx_ok is

@@ -13,7 +13,9 @@
  * (path_likely: branch probabilities from edge weights, a heuristic guess
  * or a measured profile) plus an escape word when the class has more
  * paths; an escaped path is its escape word followed by its number in the
- * full width. A class of one path costs no bits at all.
+ * full width. Every word has at least one bit, a class of one path too:
+ * in a paths trace a path end before a call is what separates two calls'
+ * positions, so that an ENTER marker names its call (pathnum.h).
  *
  * Words are LSB first, like every emission; a class's words are
  * prefix-free among themselves, not across classes: the reader decodes a
@@ -24,9 +26,11 @@
 #ifndef PATHTRACE_PATH_CODES_H
 #define PATHTRACE_PATH_CODES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <pathtrace/pathnum.h>
+#include <pathtrace_abi.h>
 
 /* At most this many listed paths per class (path_codes_build clamps k). */
 #define PATH_CODES_K_MAX 1024
@@ -34,7 +38,7 @@
 struct path_code {
 	uint64_t path;		/* Ball-Larus number */
 	uint64_t value;		/* its word, LSB first */
-	uint8_t nbits;		/* 0..32 (0: its class has this one path) */
+	uint8_t nbits;		/* 1..32 */
 	uint32_t cls;
 };
 
@@ -100,6 +104,19 @@ unsigned int path_codes_nbits(const struct path_codes *pc, uint64_t id);
  */
 int path_codes_read(const struct path_codes *pc, uint32_t cls,
 		    uint64_t (*next)(void *ctx, unsigned int n), void *ctx, uint64_t *id);
+
+/*
+ * The codes a plan carries (pathtrace_abi.h, ABI 1.12), checked against
+ * pn, the numbering the reader made from the CFG: npaths and the ranges
+ * its ENTRY's out-edges own, one escape per class (0 bits: the class lists
+ * every path), codes of 1..32 bits sorted by path, and each class's words
+ * with its escape prefix-free. Returns 0; -PT_EFORMAT when any of it does
+ * not hold (why, if not NULL, says what; whylen bytes); -PT_ENOMEM.
+ */
+int path_codes_load(struct path_codes *pc, const struct pathnum *pn,
+		    const struct pt_path_code *codes, uint32_t ncodes,
+		    const struct pt_path_range *ranges, uint32_t nranges, uint64_t npaths,
+		    char *why, size_t whylen);
 
 /* Frees what path_codes_build allocated (safe on a zeroed struct). */
 void path_codes_free(struct path_codes *pc);

@@ -75,7 +75,18 @@ struct plan_opts {
 	uint32_t ppp_hottest;
 	/* Witness encoding: no words by context (ABI 1.11), only the row-wide ones. */
 	int no_ctx_words;
+	/*
+	 * Paths traces (PT_MODE_PATHS without PT_PLAN_PROFILE): path numbers
+	 * coded by where each path starts (ABI 1.12, path_codes.h), the
+	 * path_codes_k (0: PLAN_PATH_CODES_K) likeliest paths of each start
+	 * listed by the plan's weights; no_path_codes: every number in its
+	 * full width, as before 1.12.
+	 */
+	uint32_t path_codes_k;
+	int no_path_codes;
 };
+
+#define PLAN_PATH_CODES_K 64
 
 #define PLAN_PPP_DEFAULT 16
 
@@ -88,6 +99,8 @@ struct plan {
 	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp (PT_PLAN_PPP) */
 	uint32_t *ctx_next;		/* hdr.nr_ctx_codes (witness words by context) */
 	struct pt_ctx_word *ctx_words;	/* hdr.nr_ctx_words, sorted by (row, code) */
+	struct pt_path_code *path_codes;	/* hdr.nr_path_codes, sorted by path */
+	struct pt_path_range *path_ranges;	/* hdr.nr_path_ranges, sorted by lo */
 	uint32_t ppp_interesting;	/* interesting paths among the slots */
 	uint32_t *site_insn;	/* per site: its cfg insn index */
 	uint32_t *verify_insn;	/* per verify site: its cfg insn index */
@@ -146,6 +159,8 @@ struct plan_view {
 	struct pt_ppp_slot *ppp_slots;	/* hdr.nr_ppp */
 	uint32_t *ctx_next;		/* hdr.nr_ctx_codes */
 	struct pt_ctx_word *ctx_words;	/* hdr.nr_ctx_words */
+	struct pt_path_code *path_codes;	/* hdr.nr_path_codes */
+	struct pt_path_range *path_ranges;	/* hdr.nr_path_ranges */
 };
 
 /* 1 if m[0..n) (sorted by ret) has the implicit entry (ret, caller_id), else 0. */

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Prefix codes for path numbers by where each path starts; see path_codes.h. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,7 +58,8 @@ void path_codes_dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight
 
 /*
  * Canonical words for n symbols of lengths len (a complete code: Kraft sum
- * 1), shortest first, ties by index; LSB first as emitted.
+ * 1, or one symbol of 1 bit), shortest first, ties by index; LSB first as
+ * emitted.
  */
 static int canonical(const uint8_t *len, uint32_t n, uint64_t *value)
 {
@@ -100,22 +103,18 @@ static int code_class(struct path_codes *pc, uint32_t cls, struct cand *cand, ui
 		err = -PT_ENOMEM;
 		goto out;
 	}
-	if (nsym == 1) {	/* one path, nothing to tell */
-		len[0] = 0;
-		value[0] = 0;
-	} else {
-		for (i = 0; i < n; i++) {
-			w[i] = (uint64_t)(cand[i].score * SCALE) + 1;
-			left -= cand[i].score;
-		}
-		if (n < nsym)
-			w[n] = (uint64_t)((left > 0 ? left : 0) * SCALE) + 1;
-		err = huffman_lengths(w, nsym, len);
-		if (!err)
-			err = canonical(len, nsym, value);
-		if (err)
-			goto out;
+	for (i = 0; i < n; i++) {
+		w[i] = (uint64_t)(cand[i].score * SCALE) + 1;
+		left -= cand[i].score;
 	}
+	if (n < nsym)
+		w[n] = (uint64_t)((left > 0 ? left : 0) * SCALE) + 1;
+	/* one symbol gets 1 bit: every path end moves the position (path_codes.h) */
+	err = huffman_lengths(w, nsym, len);
+	if (!err)
+		err = canonical(len, nsym, value);
+	if (err)
+		goto out;
 	for (i = 0; i < n; i++)
 		pc->code[pc->ncodes++] = (struct path_code){ cand[i].id, value[i], len[i], cls };
 	if (n < nsym) {
@@ -164,27 +163,18 @@ static uint32_t class_cands(const struct path_likely *pl, const struct pathnum *
 	return nc;
 }
 
-int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
-		     uint32_t k)
+/*
+ * The ranges of path numbers ENTRY's DAG out-edges own (consecutive by
+ * Val; sorted by Val they tile 0 .. npaths) and their classes: 0 for
+ * ENTRY's real edges, one per START edge in out-edge order.
+ */
+static int make_ranges(struct path_codes *pc, const struct pathnum *pn)
 {
 	const struct graph *d = &pn->dag;
-	uint32_t nout, o, i, c, n;
-	struct path_likely pl;
-	struct cand *cand = NULL;
-	uint64_t paths;
-	int err;
+	uint32_t nout = graph_out_degree(d, d->entry), o, i, c = 1;
 
-	memset(pc, 0, sizeof(*pc));
-	if (!k || !pn->npaths || !dag_w)
-		return -PT_EINVAL;
-	if (k > PATH_CODES_K_MAX)
-		k = PATH_CODES_K_MAX;
-	err = path_likely_build(&pl, pn, dag_w, k);
-	if (err)
-		return err;
 	pc->width = pn->width;
 	pc->npaths = pn->npaths;
-	nout = graph_out_degree(d, d->entry);
 	pc->nclass = 1;
 	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++)
 		pc->nclass += pn->kind[d->out_edges[o]] == PATHNUM_START;
@@ -194,17 +184,10 @@ int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const doub
 	pc->esc_nbits = calloc((size_t)pc->nclass + 1, 1);
 	pc->esc_value = calloc((size_t)pc->nclass + 1, sizeof(*pc->esc_value));
 	pc->class_start = calloc((size_t)pc->nclass + 2, sizeof(*pc->class_start));
-	pc->code = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->code));
-	pc->by_class = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->by_class));
-	cand = malloc(((size_t)k * (nout + 1) + 1) * sizeof(*cand));
 	if (!pc->range_lo || !pc->range_class || !pc->class_edge || !pc->esc_nbits ||
-	    !pc->esc_value || !pc->class_start || !pc->code || !pc->by_class || !cand) {
-		err = -PT_ENOMEM;
-		goto out;
-	}
-	/* ENTRY's out-edges own consecutive numbers (Val); sorted by Val, they are the ranges. */
+	    !pc->esc_value || !pc->class_start)
+		return -PT_ENOMEM;
 	pc->class_edge[0] = GRAPH_NONE;
-	c = 1;
 	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++) {
 		uint32_t e = d->out_edges[o], cls = 0;
 
@@ -220,6 +203,51 @@ int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const doub
 		pc->range_class[i] = cls;
 		pc->nrange++;
 	}
+	return 0;
+}
+
+/* by_class and class_start from the codes (sorted by path). */
+static void group_by_class(struct path_codes *pc)
+{
+	uint32_t i, c;
+
+	for (i = 0; i < pc->ncodes; i++) {
+		pc->by_class[i] = i;
+		pc->class_start[pc->code[i].cls + 1]++;
+	}
+	for (c = 0; c < pc->nclass; c++)
+		pc->class_start[c + 1] += pc->class_start[c];
+	sort_codes = pc->code;
+	qsort(pc->by_class, pc->ncodes, sizeof(*pc->by_class), by_word);
+}
+
+int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
+		     uint32_t k)
+{
+	struct path_likely pl;
+	struct cand *cand = NULL;
+	uint64_t paths;
+	uint32_t c, n;
+	int err;
+
+	memset(pc, 0, sizeof(*pc));
+	if (!k || !pn->npaths || !dag_w)
+		return -PT_EINVAL;
+	if (k > PATH_CODES_K_MAX)
+		k = PATH_CODES_K_MAX;
+	err = path_likely_build(&pl, pn, dag_w, k);
+	if (err)
+		return err;
+	err = make_ranges(pc, pn);
+	if (err)
+		goto out;
+	pc->code = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->code));
+	pc->by_class = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->by_class));
+	cand = malloc(((size_t)k * (pc->nrange + 1) + 1) * sizeof(*cand));
+	if (!pc->code || !pc->by_class || !cand) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
 	for (c = 0; c < pc->nclass; c++) {
 		n = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand, &paths);
 		qsort(cand, n, sizeof(*cand), by_likelihood);
@@ -230,17 +258,147 @@ int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const doub
 			goto out;
 	}
 	qsort(pc->code, pc->ncodes, sizeof(*pc->code), by_path);
-	for (i = 0; i < pc->ncodes; i++) {
-		pc->by_class[i] = i;
-		pc->class_start[pc->code[i].cls + 1]++;
-	}
-	for (c = 0; c < pc->nclass; c++)
-		pc->class_start[c + 1] += pc->class_start[c];
-	sort_codes = pc->code;
-	qsort(pc->by_class, pc->ncodes, sizeof(*pc->by_class), by_word);
+	group_by_class(pc);
 out:
 	free(cand);
 	path_likely_free(&pl);
+	if (err)
+		path_codes_free(pc);
+	return err;
+}
+
+/* A word as a left-aligned reading-order key: a word that is a prefix of another sorts just before it. */
+struct word_key {
+	uint64_t key;
+	uint8_t nbits;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct word_key *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->nbits < y->nbits ? -1 : x->nbits > y->nbits;
+}
+
+static struct word_key key_of(uint64_t value, unsigned int nbits)
+{
+	return (struct word_key){ huffman_reading_order(value, nbits) << (64 - nbits),
+				  (uint8_t)nbits };
+}
+
+/* Whether class c's words and escape are prefix-free (k: room for them). */
+static int class_prefix_free(const struct path_codes *pc, uint32_t c, struct word_key *k)
+{
+	uint32_t n = 0, i;
+
+	for (i = pc->class_start[c]; i < pc->class_start[c + 1]; i++)
+		k[n++] = key_of(pc->code[pc->by_class[i]].value, pc->code[pc->by_class[i]].nbits);
+	if (pc->esc_nbits[c])
+		k[n++] = key_of(pc->esc_value[c], pc->esc_nbits[c]);
+	qsort(k, n, sizeof(*k), by_key);
+	for (i = 1; i < n; i++) {
+		uint64_t mask = ~0ull << (64 - k[i - 1].nbits);
+
+		if ((k[i].key & mask) == k[i - 1].key)
+			return 0;	/* word i - 1 starts word i (or equals it) */
+	}
+	return 1;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+refuse(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && whylen) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return -PT_EFORMAT;
+}
+
+int path_codes_load(struct path_codes *pc, const struct pathnum *pn,
+		    const struct pt_path_code *codes, uint32_t ncodes,
+		    const struct pt_path_range *ranges, uint32_t nranges, uint64_t npaths,
+		    char *why, size_t whylen)
+{
+	uint64_t *size = NULL, *listed = NULL;
+	struct word_key *keys = NULL;
+	uint8_t *seen = NULL;
+	uint32_t i, c;
+	int err;
+
+	memset(pc, 0, sizeof(*pc));
+	if (npaths != pn->npaths || !pn->width)
+		return refuse(why, whylen, "codes for %llu paths, the numbering has %llu",
+			      (unsigned long long)npaths, (unsigned long long)pn->npaths);
+	err = make_ranges(pc, pn);
+	pc->code = malloc(((size_t)ncodes + 1) * sizeof(*pc->code));
+	pc->by_class = malloc(((size_t)ncodes + 1) * sizeof(*pc->by_class));
+	size = calloc((size_t)pc->nclass + 1, sizeof(*size));
+	listed = calloc((size_t)pc->nclass + 1, sizeof(*listed));
+	seen = calloc((size_t)pc->nclass + 1, 1);
+	keys = malloc(((size_t)ncodes + 2) * sizeof(*keys));
+	if (err || !pc->code || !pc->by_class || !size || !listed || !seen || !keys) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	err = -PT_EFORMAT;
+	if (nranges != pc->nrange) {
+		refuse(why, whylen, "%u ranges, the numbering has %u", nranges, pc->nrange);
+		goto out;
+	}
+	for (i = 0; i < nranges; i++) {
+		c = pc->range_class[i];
+		if (ranges[i].lo != pc->range_lo[i] ||
+		    (seen[c] && (ranges[i].esc_nbits != pc->esc_nbits[c] ||
+				 ranges[i].esc_value != pc->esc_value[c])) ||
+		    ranges[i].esc_nbits > PT_PATH_CODE_MAX_BITS) {
+			refuse(why, whylen, "range %u: from %llu with a %u-bit escape, not the "
+			       "numbering's", i, (unsigned long long)ranges[i].lo,
+			       ranges[i].esc_nbits);
+			goto out;
+		}
+		seen[c] = 1;
+		pc->esc_nbits[c] = ranges[i].esc_nbits;
+		pc->esc_value[c] = ranges[i].esc_value;
+		size[c] += (i + 1 < nranges ? pc->range_lo[i + 1] : npaths) - pc->range_lo[i];
+	}
+	for (i = 0; i < ncodes; i++) {
+		int64_t cls = codes[i].path < npaths ? path_codes_class(pc, codes[i].path) : -1;
+
+		if (cls < 0 || !codes[i].nbits || codes[i].nbits > PT_PATH_CODE_MAX_BITS ||
+		    (i && codes[i].path <= codes[i - 1].path)) {
+			refuse(why, whylen, "code %u: path %llu of %u bits", i,
+			       (unsigned long long)codes[i].path, codes[i].nbits);
+			goto out;
+		}
+		pc->code[i] = (struct path_code){ codes[i].path, codes[i].value, codes[i].nbits,
+						  (uint32_t)cls };
+		listed[cls]++;
+	}
+	pc->ncodes = ncodes;
+	group_by_class(pc);
+	for (c = 0; c < pc->nclass; c++) {
+		if (!pc->esc_nbits[c] && listed[c] != size[c]) {
+			refuse(why, whylen, "class %u: no escape, %llu of its %llu paths listed", c,
+			       (unsigned long long)listed[c], (unsigned long long)size[c]);
+			goto out;
+		}
+		if (!class_prefix_free(pc, c, keys)) {
+			refuse(why, whylen, "class %u: its words are not prefix-free", c);
+			goto out;
+		}
+	}
+	err = 0;
+out:
+	free(size);
+	free(listed);
+	free(seen);
+	free(keys);
 	if (err)
 		path_codes_free(pc);
 	return err;
@@ -355,11 +513,6 @@ int path_codes_read(const struct path_codes *pc, uint32_t cls,
 
 	if (cls >= pc->nclass)
 		return -PT_EINVAL;
-	m = word_in(pc, cls, 0, 0);
-	if (m) {	/* a class of one path */
-		*id = m->path;
-		return 0;
-	}
 	for (n = 1; n <= HUFFMAN_MAX_BITS; n++) {
 		v |= next(ctx, 1) << (n - 1);
 		m = word_in(pc, cls, n, v);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/path_codes.h>
 #include <pathtrace/plan.h>
 #include <pathtrace/ppp.h>
 #include <pathtrace/spantree.h>
@@ -220,6 +221,61 @@ static int path_actions(struct plan *pl, struct entries *es, const struct cfg *c
 	return err;
 }
 
+/*
+ * Path numbers coded by start (ABI 1.12; path_codes.h): the plan's
+ * weights rank each start's paths. None for a function of one path, and
+ * none when a cut call vertex has more than one successor: the reader
+ * would not know where the path after it starts, so not which class's
+ * words to read.
+ */
+static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
+{
+	const struct pathnum *p = &pl->pn;
+	struct path_codes pc;
+	double *w;
+	uint32_t v, i;
+	int err;
+
+	if (!p->width)
+		return 0;
+	for (v = 0; v < pl->g.nv; v++)
+		if (p->call_end[v] != GRAPH_NONE && p->kind[p->call_end[v]] == PATHNUM_CALL_END &&
+		    graph_out_degree(&pl->g, v) != 1)
+			return 0;
+	w = calloc((size_t)p->dag.ne + 1, sizeof(*w));
+	if (!w)
+		return -PT_ENOMEM;
+	path_codes_dag_weights(p, pl->weight, w);
+	err = path_codes_build(&pc, p, w, o->path_codes_k ? o->path_codes_k : PLAN_PATH_CODES_K);
+	free(w);
+	if (err)
+		return err;
+	pl->path_codes = calloc((size_t)pc.ncodes + 1, sizeof(*pl->path_codes));
+	pl->path_ranges = calloc((size_t)pc.nrange + 1, sizeof(*pl->path_ranges));
+	if (!pl->path_codes || !pl->path_ranges) {
+		path_codes_free(&pc);
+		return -PT_ENOMEM;
+	}
+	for (i = 0; i < pc.ncodes; i++)
+		pl->path_codes[i] = (struct pt_path_code){ .path = pc.code[i].path,
+							   .value = (uint32_t)pc.code[i].value,
+							   .nbits = pc.code[i].nbits };
+	for (i = 0; i < pc.nrange; i++) {
+		uint32_t cls = pc.range_class[i];
+
+		pl->path_ranges[i] = (struct pt_path_range){ .lo = pc.range_lo[i],
+							     .esc_value = (uint32_t)pc.esc_value[cls],
+							     .esc_nbits = pc.esc_nbits[cls] };
+	}
+	pl->hdr.nr_path_codes = pc.ncodes;
+	pl->hdr.path_code_size = pc.ncodes ? sizeof(struct pt_path_code) : 0;
+	pl->hdr.nr_path_ranges = pc.nrange;
+	pl->hdr.path_range_size = sizeof(struct pt_path_range);
+	pl->hdr.nr_paths = p->npaths;
+	path_codes_free(&pc);
+	return 0;
+}
+
 static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, const struct plan_opts *o)
 {
@@ -273,6 +329,8 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		if (err)
 			return err;
 	}
+	if (!(o->flags & PT_PLAN_PROFILE) && !o->no_path_codes)
+		return plan_path_codes(pl, o);
 	return 0;
 }
 
@@ -796,7 +854,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 			    pl->hdr.nr_implicit * sizeof(struct pt_implicit) +
 			    pl->hdr.nr_ppp * sizeof(struct pt_ppp_slot) +
 			    pl->hdr.nr_ctx_codes * sizeof(uint32_t) +
-			    pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word);
+			    pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word) +
+			    pl->hdr.nr_path_codes * sizeof(struct pt_path_code) +
+			    pl->hdr.nr_path_ranges * sizeof(struct pt_path_range);
 out:
 	if (err && !pl->reason[0])
 		refuse(pl, err, "%s", pt_strerror(err));
@@ -812,6 +872,8 @@ void plan_free(struct plan *pl)
 	free(pl->ppp_slots);
 	free(pl->ctx_next);
 	free(pl->ctx_words);
+	free(pl->path_codes);
+	free(pl->path_ranges);
 	free(pl->sites);
 	free(pl->actions);
 	free(pl->verify);

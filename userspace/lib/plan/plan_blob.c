@@ -6,6 +6,7 @@
  * this build does not know are zero; a different major version is refused.
  */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,12 @@ int plan_serialize(const struct plan *pl, void **blob, size_t *len)
 	q += pl->hdr.nr_ctx_codes * sizeof(uint32_t);
 	if (pl->hdr.nr_ctx_words)
 		memcpy(q, pl->ctx_words, pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word));
+	q += pl->hdr.nr_ctx_words * sizeof(struct pt_ctx_word);
+	if (pl->hdr.nr_path_codes)
+		memcpy(q, pl->path_codes, pl->hdr.nr_path_codes * sizeof(struct pt_path_code));
+	q += pl->hdr.nr_path_codes * sizeof(struct pt_path_code);
+	if (pl->hdr.nr_path_ranges)
+		memcpy(q, pl->path_ranges, pl->hdr.nr_path_ranges * sizeof(struct pt_path_range));
 	*blob = b;
 	*len = n;
 	return 0;
@@ -159,13 +166,27 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 		return bad(w, -PT_EFORMAT, "context words: %u codes, %u words of %u bytes in "
 			   "mode %u encoding %u", h->nr_ctx_codes, h->nr_ctx_words,
 			   h->ctx_word_size, h->mode, h->encoding);
+	if ((h->nr_path_codes || h->path_code_size || h->nr_path_ranges || h->path_range_size ||
+	     h->nr_paths) &&
+	    (h->mode != PT_MODE_PATHS || (h->flags & PT_PLAN_PROFILE) || !h->nr_paths ||
+	     !h->nr_path_ranges || h->nr_path_ranges > PT_PATH_CODES_MAX ||
+	     h->nr_path_codes > PT_PATH_CODES_MAX ||
+	     h->path_range_size < sizeof(struct pt_path_range) ||
+	     (h->nr_path_codes && h->path_code_size < sizeof(struct pt_path_code)) ||
+	     (!h->nr_path_codes && h->path_code_size)))
+		return bad(w, -PT_EFORMAT, "path codes: %u codes of %u bytes, %u ranges of %u "
+			   "bytes, %llu paths in mode %u flags 0x%x", h->nr_path_codes,
+			   h->path_code_size, h->nr_path_ranges, h->path_range_size,
+			   (unsigned long long)h->nr_paths, h->mode, h->flags);
 	if ((uint64_t)h->size + (uint64_t)h->nr_sites * h->site_size +
 	    (uint64_t)h->nr_actions * h->action_size +
 	    (uint64_t)h->nr_verify * h->verify_size +
 	    (uint64_t)h->nr_implicit * h->implicit_size +
 	    (uint64_t)h->nr_ppp * h->ppp_size +
 	    (uint64_t)h->nr_ctx_codes * sizeof(uint32_t) +
-	    (uint64_t)h->nr_ctx_words * h->ctx_word_size != h->total_len)
+	    (uint64_t)h->nr_ctx_words * h->ctx_word_size +
+	    (uint64_t)h->nr_path_codes * h->path_code_size +
+	    (uint64_t)h->nr_path_ranges * h->path_range_size != h->total_len)
 		return bad(w, -PT_EFORMAT, "array sizes do not add up to total_len %u",
 			   h->total_len);
 	return 0;
@@ -323,6 +344,53 @@ static int check_ctx(const struct plan_view *v, struct why *w)
 	return 0;
 }
 
+/*
+ * Path codes as the module checks them (kmod/plan.c): codes sorted by
+ * path below nr_paths, ranges sorted by lo from 0, words that fit, and a
+ * range without an escape listing every number in it. Whether the words
+ * are this numbering's classes, prefix-free, is the reader's to check
+ * (path_codes_load).
+ */
+static int check_path_codes(const struct plan_view *v, struct why *w)
+{
+	const struct pt_plan *h = &v->hdr;
+	int nbits = plan_view_path_nbits(v);
+	uint32_t i, k = 0;
+
+	/* an escaped number follows in the PATH_EMIT's bits */
+	if (h->nr_path_ranges && (nbits < 1 || (nbits < 64 && h->nr_paths > 1ull << nbits)))
+		return bad(w, -PT_EFORMAT, "path codes for %llu paths, numbers of %d bits",
+			   (unsigned long long)h->nr_paths, nbits);
+	for (i = 0; i < h->nr_path_codes; i++) {
+		const struct pt_path_code *c = &v->path_codes[i];
+
+		if (c->path >= h->nr_paths || (i && c->path <= v->path_codes[i - 1].path) ||
+		    !c->nbits || c->nbits > PT_PATH_CODE_MAX_BITS ||
+		    (c->nbits < 32 && c->value >> c->nbits) || c->reserved0 || c->reserved1)
+			return bad(w, -PT_EFORMAT, "path code %u: path %llu, %u bits 0x%x", i,
+				   (unsigned long long)c->path, c->nbits, c->value);
+	}
+	for (i = 0; i < h->nr_path_ranges; i++) {
+		const struct pt_path_range *r = &v->path_ranges[i];
+		uint64_t end = i + 1 < h->nr_path_ranges ? v->path_ranges[i + 1].lo : h->nr_paths;
+		uint64_t listed = 0;
+
+		if ((i ? r->lo <= v->path_ranges[i - 1].lo : r->lo != 0) || r->lo >= h->nr_paths ||
+		    r->esc_nbits > PT_PATH_CODE_MAX_BITS ||
+		    (r->esc_nbits < 32 && r->esc_value >> r->esc_nbits) || r->reserved0 ||
+		    r->reserved1)
+			return bad(w, -PT_EFORMAT, "path range %u: from %llu, escape of %u bits 0x%x",
+				   i, (unsigned long long)r->lo, r->esc_nbits, r->esc_value);
+		for (; k < h->nr_path_codes && v->path_codes[k].path < end; k++)
+			listed++;
+		if (!r->esc_nbits && listed != end - r->lo)
+			return bad(w, -PT_EFORMAT, "path range %u: no escape, %llu of its %llu paths "
+				   "listed", i, (unsigned long long)listed,
+				   (unsigned long long)(end - r->lo));
+	}
+	return 0;
+}
+
 /* Implicit entries: sorted by return address, each once, reserved zero. */
 static int check_implicit(const struct plan_view *v, struct why *w)
 {
@@ -338,6 +406,9 @@ static int check_implicit(const struct plan_view *v, struct why *w)
 	}
 	return 0;
 }
+
+/* The smallest plan header there was: ABI 1.0's, up to the fields 1.11 added. */
+#define PLAN_HDR_MIN offsetof(struct pt_plan, nr_ctx_codes)
 
 int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, size_t whylen)
 {
@@ -355,9 +426,9 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!blob || len < sizeof(uint32_t) * 2)
 		return bad(&w, -PT_ETRUNC, "blob of %zu bytes has no header", len);
 	memcpy(&hsize, b, sizeof(hsize));
-	if (hsize < sizeof(struct pt_plan))
-		return bad(&w, -PT_EFORMAT, "header size %u below %zu", hsize,
-			   sizeof(struct pt_plan));
+	/* ABI 1.0 to 1.10 had 240 bytes; what a plan's header lacks reads as zero */
+	if (hsize < PLAN_HDR_MIN)
+		return bad(&w, -PT_EFORMAT, "header size %u below %zu", hsize, PLAN_HDR_MIN);
 	if (len < hsize)
 		return bad(&w, -PT_ETRUNC, "blob of %zu bytes, header says %u", len, hsize);
 	if (abi_struct_load(&v->hdr, sizeof(v->hdr), b, hsize))
@@ -396,6 +467,14 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!err && h->nr_ctx_words)
 		err = copy_elems((void **)&v->ctx_words, b + off, h->nr_ctx_words,
 				 h->ctx_word_size, sizeof(struct pt_ctx_word));
+	off += (uint64_t)h->nr_ctx_words * h->ctx_word_size;
+	if (!err && h->nr_path_codes)
+		err = copy_elems((void **)&v->path_codes, b + off, h->nr_path_codes,
+				 h->path_code_size, sizeof(struct pt_path_code));
+	off += (uint64_t)h->nr_path_codes * h->path_code_size;
+	if (!err && h->nr_path_ranges)
+		err = copy_elems((void **)&v->path_ranges, b + off, h->nr_path_ranges,
+				 h->path_range_size, sizeof(struct pt_path_range));
 	if (err)
 		return bad(&w, err, err == -PT_ENOMEM ? "out of memory" :
 			   "element bytes unknown to this build are not zero");
@@ -407,9 +486,13 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	v->hdr.implicit_size = h->nr_implicit ? sizeof(struct pt_implicit) : 0;
 	v->hdr.ppp_size = h->nr_ppp ? sizeof(struct pt_ppp_slot) : 0;
 	v->hdr.ctx_word_size = h->nr_ctx_words ? sizeof(struct pt_ctx_word) : 0;
+	v->hdr.path_code_size = h->nr_path_codes ? sizeof(struct pt_path_code) : 0;
+	v->hdr.path_range_size = h->nr_path_ranges ? sizeof(struct pt_path_range) : 0;
 	err = check_implicit(v, &w);
 	if (!err)
 		err = check_ctx(v, &w);
+	if (!err)
+		err = check_path_codes(v, &w);
 	return err ? err : check_body(v, &w);
 }
 
@@ -436,6 +519,8 @@ void plan_view_free(struct plan_view *v)
 	free(v->ppp_slots);
 	free(v->ctx_next);
 	free(v->ctx_words);
+	free(v->path_codes);
+	free(v->path_ranges);
 	free(v->sites);
 	free(v->actions);
 	free(v->verify);
