@@ -202,7 +202,8 @@ struct out_writer {
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
 };
 
-enum { OUT_REPLAN_NONE, OUT_REPLAN_HEURISTIC, OUT_REPLAN_PROFILE };
+enum { OUT_REPLAN_NONE, OUT_REPLAN_HEURISTIC, OUT_REPLAN_PROFILE,
+       OUT_REPLAN_PATHS };	/* --path-codes only: ranked by the path counts themselves */
 
 extern const struct out_writer_ops out_text_ops;
 extern const struct out_writer_ops out_paths_ops;

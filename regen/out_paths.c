@@ -519,7 +519,7 @@ static int codes_weights(const struct out_writer *w, const struct paths_func *pf
 	uint64_t *cw = NULL, s;
 	int err = 0, n, k;
 
-	if (w->path_codes == OUT_REPLAN_HEURISTIC) {
+	if (w->path_codes != OUT_REPLAN_PROFILE) {	/* the path counts' classes rank by them */
 		cw = malloc(((size_t)f->g.ne + 1) * sizeof(*cw));
 		err = cw ? plan_weights_heuristic(&f->cfg, &f->g, cw) : -PT_ENOMEM;
 		if (!err)
@@ -548,17 +548,25 @@ static int codes_cost(const struct out_writer *w, const struct paths_func *pf, u
 		      struct codes_cost *cc)
 {
 	double *dag_w = calloc((size_t)pf->pn.dag.ne + 1, sizeof(*dag_w));
+	uint64_t *ids = malloc((pf->t.used + 1) * sizeof(*ids));
+	uint64_t *counts = malloc((pf->t.used + 1) * sizeof(*counts));
 	struct path_codes pc;
+	uint32_t n = 0;
 	uint64_t s;
 	int err;
 
 	memset(cc, 0, sizeof(*cc));
-	if (!dag_w)
-		return -PT_ENOMEM;
-	err = codes_weights(w, pf, i, dag_w);
+	err = dag_w && ids && counts ? codes_weights(w, pf, i, dag_w) : -PT_ENOMEM;
+	for (s = 0; !err && w->path_codes == OUT_REPLAN_PATHS && s < pf->t.cap; s++)
+		if (pf->t.slots[s].count) {
+			ids[n] = pf->t.slots[s].id;
+			counts[n++] = pf->t.slots[s].count;
+		}
 	if (!err)
-		err = path_codes_build(&pc, &pf->pn, dag_w, w->path_codes_k);
+		err = path_codes_build_counted(&pc, &pf->pn, dag_w, w->path_codes_k, ids, counts, n);
 	free(dag_w);
+	free(ids);
+	free(counts);
 	if (err)
 		return err;
 	for (s = 0; s < pf->t.cap; s++) {
@@ -583,12 +591,13 @@ static int codes_cost(const struct out_writer *w, const struct paths_func *pf, u
 
 static void print_path_codes(struct out_writer *w, struct paths *p)
 {
+	static const char *const code_names[] = { "", "heuristic", "profile", "paths" };
 	struct codes_cost all = { 0 }, cc;
 	uint32_t i, nf = 0;
 
 	fprintf(w->fp, "# path numbers coded by where each path starts (--path-codes %s, the %u "
 		"likeliest paths of each start listed, the rest escaped): bits\n",
-		w->path_codes == OUT_REPLAN_HEURISTIC ? "heuristic" : "profile", w->path_codes_k);
+		code_names[w->path_codes], w->path_codes_k);
 	for (i = 0; i < w->m->nfuncs; i++) {
 		struct paths_func *pf = &p->f[i];
 		int err;
@@ -611,7 +620,7 @@ static void print_path_codes(struct out_writer *w, struct paths *p)
 	}
 	fprintf(w->fp, "path_codes=%s k=%u functions=%u path_ends=%" PRIu64 " fixed_bits=%" PRIu64
 		" coded_bits=%" PRIu64 " escaped=%" PRIu64 "\n",
-		w->path_codes == OUT_REPLAN_HEURISTIC ? "heuristic" : "profile", w->path_codes_k, nf,
+		code_names[w->path_codes], w->path_codes_k, nf,
 		all.ends, all.fixed, all.coded, all.escaped);
 }
 

@@ -43,10 +43,11 @@ static void usage(FILE *fp)
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
 		"  --paths --path-seqs  also the exact counts of runs of 2, 4, 8 consecutive paths\n"
 		"                   per stream (what pathtracectl subpaths estimates in the kernel)\n"
-		"  --paths --path-codes heuristic|profile [--path-codes-k K]  also what these path\n"
-		"                   numbers cost coded by where each path starts (a prefix code over\n"
-		"                   the K (64) likeliest paths of each start, by the heuristic or by\n"
-		"                   these counts) against their fixed width\n"
+		"  --paths --path-codes heuristic|profile|paths [--path-codes-k K]  also what these\n"
+		"                   path numbers cost coded by where each path starts (a prefix code\n"
+		"                   over the K (64) likeliest paths of each start: by the heuristic,\n"
+		"                   by these edge counts, or by these path counts) against their\n"
+		"                   fixed width\n"
 		"  --edges/--blocks edge and block profiles\n"
 		"  --stats          streams, functions, blocks, trace bits per predicate, losses\n"
 		"  --hits           probe hits per plan site kind, per function (--top N, 10) and\n"
@@ -252,8 +253,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 				o->path_codes = OUT_REPLAN_HEURISTIC;
 			} else if (!strcmp(optarg, "profile")) {
 				o->path_codes = OUT_REPLAN_PROFILE;
+			} else if (!strcmp(optarg, "paths")) {
+				o->path_codes = OUT_REPLAN_PATHS;
 			} else {
-				err_msg("--path-codes", "'%s' is neither heuristic nor profile", optarg);
+				err_msg("--path-codes", "'%s' is not heuristic, profile or paths", optarg);
 				return -1;
 			}
 			break;

@@ -361,7 +361,80 @@ static void test_load(void)
 	CU_ASSERT(loaded > 500 && twins > 100);
 }
 
+/*
+ * Codes from a path profile: the counted paths are the listed ones, the
+ * hottest of a class the shortest word, every never-counted path escaped
+ * (k bounds the list), every word still reads back.
+ */
+static void test_counted(void)
+{
+	unsigned int t, checked = 0;
+
+	srand((unsigned int)unit_seed() + 2);
+	for (t = 0; t < 1500; t++) {
+		struct graph g;
+		struct pathnum pn;
+		struct path_codes pc;
+		uint64_t ids[8], counts[8], id;
+		uint32_t n = 0, i, e;
+		double *w;
+
+		if (random_graph(&g))
+			continue;
+		if (pathnum_build(&pn, &g, NULL, NULL) || pn.npaths < 4) {
+			pathnum_free(&pn);
+			graph_free(&g);
+			continue;
+		}
+		w = calloc((size_t)pn.dag.ne + 1, sizeof(*w));
+		for (e = 0; e < pn.dag.ne; e++)
+			w[e] = 1;
+		for (i = 0; i < 7 && n < 7; i++) {	/* distinct paths, then a repeat */
+			uint32_t j;
+
+			ids[n] = (uint64_t)rand() % pn.npaths;
+			for (j = 0; j < n && ids[j] != ids[n]; j++)
+				;
+			if (j == n)
+				counts[n++] = 1 + (uint64_t)(rand() % 1000);
+		}
+		ids[n] = ids[0];	/* a repeat: counted once, with its first count */
+		counts[n++] = 5000;
+		CU_ASSERT_EQUAL_FATAL(path_codes_build_counted(&pc, &pn, w, PATH_CODES_K_MAX, ids,
+							       counts, n), 0);
+		for (id = 0; id < pn.npaths && id < 4096; id++) {
+			unsigned int nbits;
+			uint64_t value;
+			int raw, counted = 0;
+
+			for (i = 0; i + 1 < n; i++)
+				counted |= ids[i] == id;
+			CU_ASSERT_EQUAL(path_codes_word(&pc, id, &value, &nbits, &raw), 0);
+			/* a class the profile reaches lists exactly its counted paths */
+			if (counted)
+				CU_ASSERT_EQUAL(raw, 0);
+		}
+		for (i = 0; i + 1 < n; i++) {
+			uint32_t j;
+
+			for (j = 0; j + 1 < n; j++)
+				if (path_codes_class(&pc, ids[j]) == path_codes_class(&pc, ids[i]) &&
+				    counts[j] > counts[i])
+					CU_ASSERT(path_codes_nbits(&pc, ids[j]) <=
+						  path_codes_nbits(&pc, ids[i]));
+		}
+		check_codes(&pc, &pn);
+		path_codes_free(&pc);
+		checked++;
+		free(w);
+		pathnum_free(&pn);
+		graph_free(&g);
+	}
+	CU_ASSERT(checked > 300);
+}
+
 UNIT_SUITE(path_codes,
+	   { "a path profile's counted paths listed, the rest escaped", test_counted },
 	   { "the plan's arrays load, corrupted ones are refused", test_load },
 	   { "random graphs: every path's word reads back in its start's class", test_random },
 	   { "skewed chain: likeliest path shortest, within a bit of entropy", test_skewed_chain },

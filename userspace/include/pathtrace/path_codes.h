@@ -69,6 +69,18 @@ int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const doub
 		     uint32_t k);
 
 /*
+ * The same, but a class some of whose paths a measured path profile counts
+ * (paths[i] ran counts[i] times, n of them; numbers beyond pn's and
+ * repeats are ignored) lists its counted paths by their counts, the
+ * likeliest k, and the paths never seen share an escape weighing one
+ * run: a path's likelihood measured, not guessed from branch
+ * probabilities. Classes the profile does not reach rank by dag_w.
+ * Returns as path_codes_build.
+ */
+int path_codes_build_counted(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
+			     uint32_t k, const uint64_t *paths, const uint64_t *counts, uint32_t n);
+
+/*
  * dag_w (room for pn->dag.ne, zeroed by the caller) from per-CFG-edge
  * weights (weight.h units: a heuristic's or a profile's), as the paths'
  * likelihoods need them.

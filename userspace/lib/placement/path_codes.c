@@ -221,13 +221,58 @@ static void group_by_class(struct path_codes *pc)
 	qsort(pc->by_class, pc->ncodes, sizeof(*pc->by_class), by_word);
 }
 
+/*
+ * Class c's candidates from a path profile: its counted paths, each once,
+ * scored count / (total + 1) so that the unseen share one run's worth (the
+ * escape's). Returns how many; *paths is the class's size.
+ */
+static uint32_t class_counted(const struct path_codes *pc, uint32_t c, const uint64_t *paths,
+			      const uint64_t *counts, uint32_t n, struct cand *cand)
+{
+	uint32_t i, j, nc = 0;
+	double total = 0;
+
+	for (i = 0; i < n; i++) {
+		if (paths[i] >= pc->npaths || path_codes_class(pc, paths[i]) != (int64_t)c ||
+		    !counts[i])
+			continue;
+		for (j = 0; j < nc && cand[j].id != paths[i]; j++)
+			;
+		if (j < nc)
+			continue;	/* a repeat */
+		cand[nc++] = (struct cand){ (double)counts[i], paths[i] };
+		total += (double)counts[i];
+	}
+	for (i = 0; i < nc; i++)
+		cand[i].score /= total + 1;
+	return nc;
+}
+
+/* How many paths class c holds: the sizes of its ranges. */
+static uint64_t class_size(const struct path_codes *pc, uint32_t c)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < pc->nrange; i++)
+		if (pc->range_class[i] == c)
+			n += (i + 1 < pc->nrange ? pc->range_lo[i + 1] : pc->npaths) - pc->range_lo[i];
+	return n;
+}
+
 int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
 		     uint32_t k)
 {
+	return path_codes_build_counted(pc, pn, dag_w, k, NULL, NULL, 0);
+}
+
+int path_codes_build_counted(struct path_codes *pc, const struct pathnum *pn, const double *dag_w,
+			     uint32_t k, const uint64_t *paths, const uint64_t *counts, uint32_t n)
+{
 	struct path_likely pl;
 	struct cand *cand = NULL;
-	uint64_t paths;
-	uint32_t c, n;
+	uint64_t size;
+	uint32_t c, nc;
 	int err;
 
 	memset(pc, 0, sizeof(*pc));
@@ -243,17 +288,20 @@ int path_codes_build(struct path_codes *pc, const struct pathnum *pn, const doub
 		goto out;
 	pc->code = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->code));
 	pc->by_class = malloc(((size_t)k * pc->nclass + 1) * sizeof(*pc->by_class));
-	cand = malloc(((size_t)k * (pc->nrange + 1) + 1) * sizeof(*cand));
+	cand = malloc(((size_t)k * (pc->nrange + 1) + n + 1) * sizeof(*cand));
 	if (!pc->code || !pc->by_class || !cand) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
 	for (c = 0; c < pc->nclass; c++) {
-		n = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand, &paths);
-		qsort(cand, n, sizeof(*cand), by_likelihood);
-		if (n > k)
-			n = k;
-		err = code_class(pc, c, cand, n, paths);
+		size = class_size(pc, c);
+		nc = paths ? class_counted(pc, c, paths, counts, n, cand) : 0;
+		if (!nc)
+			nc = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand, &size);
+		qsort(cand, nc, sizeof(*cand), by_likelihood);
+		if (nc > k)
+			nc = k;
+		err = code_class(pc, c, cand, nc, size);
 		if (err)
 			goto out;
 	}
