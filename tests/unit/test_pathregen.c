@@ -402,6 +402,11 @@ static void test_command_line(void)
 	CU_ASSERT_EQUAL(run("x --streams --paths"), 2);
 	CU_ASSERT_EQUAL(run("x --paths -o /tmp/"), 2);
 	CU_ASSERT_EQUAL(run("x --paths --func f"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --path-codes nope"), 2);
+	CU_ASSERT_EQUAL(run("x --stats --path-codes heuristic"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --path-codes-k 8"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --path-codes paths --path-codes-k 0"), 2);
+	CU_ASSERT_EQUAL(run("x --paths --path-codes paths --path-codes-k 2000"), 2);
 	CU_ASSERT_EQUAL(run("--help"), 0);
 	CU_ASSERT_EQUAL(run("/nonexistent/trace.bin"), 1);
 }
