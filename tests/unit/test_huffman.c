@@ -135,7 +135,23 @@ static void test_lengths(void)
 	CU_ASSERT_EQUAL(ok, 200);
 }
 
+/* Canonical words: shortest first, ties by index, LSB first; 0/1 0/1 0/1 by hand. */
+static void test_canonical(void)
+{
+	static const uint8_t len[] = { 3, 1, 3, 2 };
+	uint64_t v[4];
+
+	CU_ASSERT_EQUAL_FATAL(huffman_canonical(len, 4, v), 0);
+	CU_ASSERT_EQUAL(v[1], 0x0);	/* 0 */
+	CU_ASSERT_EQUAL(v[3], 0x1);	/* 10, read first bit first: LSB 1 */
+	CU_ASSERT_EQUAL(v[0], 0x3);	/* 110 */
+	CU_ASSERT_EQUAL(v[2], 0x7);	/* 111 */
+	CU_ASSERT_EQUAL(huffman_canonical(len, 0, v), -PT_EINVAL);
+	CU_ASSERT_EQUAL(huffman_canonical(NULL, 4, v), -PT_EINVAL);
+}
+
 UNIT_SUITE(huffman,
+	   { "canonical words from lengths", test_canonical },
 	   { "small codes: one symbol, weights, balance, bad arguments", test_small },
 	   { "length limit under Fibonacci weights", test_length_limit },
 	   { "random weights: prefix-free, complete, ordered, deterministic", test_random },

@@ -538,6 +538,25 @@ static int cmd_add(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/*
+ * blob (len bytes) with arrays a (na bytes) and b (nb bytes) appended and
+ * total_len grown to match, in a new allocation (NULL: out of memory).
+ */
+static uint8_t *appended(const uint8_t *blob, uint32_t len, const void *a, size_t na,
+			 const void *b, size_t nb)
+{
+	uint8_t *big = calloc(1, len + na + nb);
+
+	if (!big)
+		return NULL;
+	memcpy(big, blob, len);
+	memcpy(big + len, a, na);
+	if (nb)
+		memcpy(big + len + na, b, nb);
+	((struct pt_plan *)big)->total_len = len + na + nb;
+	return big;
+}
+
 /* Breaks one field of an otherwise good plan for FUNC and tries to add it. */
 static int cmd_bad(int argc, char **argv)
 {
@@ -706,17 +725,15 @@ static int cmd_bad(int argc, char **argv)
 		else if (!strcmp(what, "pcode_unlisted"))
 			nc = 1;		/* path 1 has no word and no escape */
 		extra = nc * sizeof(c[0]) + sizeof(r);
-		big = calloc(1, len + extra);
-		memcpy(big, blob, len);
-		memcpy(big + len, c, nc * sizeof(c[0]));
-		memcpy(big + len + nc * sizeof(c[0]), &r, sizeof(r));
+		big = appended(blob, len, c, nc * sizeof(c[0]), &r, sizeof(r));
+		if (!big)
+			return fprintf(stderr, "pt-plan: out of memory\n"), 1;
 		pl = (struct pt_plan *)big;
 		pl->nr_path_codes = nc;
 		pl->path_code_size = sizeof(c[0]);
 		pl->nr_path_ranges = 1;
 		pl->path_range_size = sizeof(r);
 		pl->nr_paths = 2;
-		pl->total_len = len + extra;
 		if (!strcmp(what, "pcode_mode"))
 			pl->mode = PT_MODE_TRACE, pl->encoding = PT_ENC_BITS;
 		err = add_blob(big, len + extra);
@@ -747,15 +764,13 @@ static int cmd_bad(int argc, char **argv)
 		else if (!strcmp(what, "ctx_emit_arg"))
 			nw = 0, next[1] = 0;	/* arrays fine: EMIT args are fixed below */
 		extra = sizeof(next) + nw * sizeof(w[0]);
-		big = calloc(1, len + extra);
-		memcpy(big, blob, len);
-		memcpy(big + len, next, sizeof(next));
-		memcpy(big + len + sizeof(next), w, nw * sizeof(w[0]));
+		big = appended(blob, len, next, sizeof(next), w, nw * sizeof(w[0]));
+		if (!big)
+			return fprintf(stderr, "pt-plan: out of memory\n"), 1;
 		pl = (struct pt_plan *)big;
 		pl->nr_ctx_codes = 2;
 		pl->nr_ctx_words = nw;
 		pl->ctx_word_size = nw ? sizeof(w[0]) : 0;
-		pl->total_len = len + extra;
 		if (!strcmp(what, "ctx_emit_arg")) {
 			struct pt_action *acts = (void *)(big + sizeof(*pl) +
 							  b.ns * sizeof(*b.sites));
@@ -777,15 +792,15 @@ static int cmd_bad(int argc, char **argv)
 		struct pt_implicit m[2] = {
 			{ .ret = f.addr + 0x20, .caller_id = 1 }, { .ret = f.addr + 0x10, .caller_id = 1 },
 		};
-		uint8_t *big = calloc(1, len + sizeof(m));
+		uint8_t *big;
 
 		if (!strcmp(what, "implicit_user"))
 			m[0].ret = 0x1000;
-		memcpy(big, blob, len);
-		memcpy(big + len, m, sizeof(m));
+		big = appended(blob, len, m, sizeof(m), NULL, 0);
+		if (!big)
+			return fprintf(stderr, "pt-plan: out of memory\n"), 1;
 		((struct pt_plan *)big)->nr_implicit = 2;
 		((struct pt_plan *)big)->implicit_size = sizeof(m[0]);
-		((struct pt_plan *)big)->total_len = len + sizeof(m);
 		err = add_blob(big, len + sizeof(m));
 		free(big);
 	}

@@ -36,6 +36,14 @@ int huffman_code(const uint64_t *weight, uint32_t n, uint8_t *nbits, uint64_t *v
 int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits);
 
 /*
+ * Canonical words for n symbols of lengths nbits[] (a prefix code's, e.g.
+ * huffman_lengths'; 1..64 bits): shortest first, ties by index, written LSB
+ * first into value[]. Returns 0; -PT_EINVAL for n == 0 or NULL arrays;
+ * -PT_ENOMEM.
+ */
+int huffman_canonical(const uint8_t *nbits, uint32_t n, uint64_t *value);
+
+/*
  * The low n bits of v reversed (n <= 64): a word's value (LSB first, as
  * written) as the number its bits make in reading order, and back.
  */

@@ -167,6 +167,31 @@ out:
 	return err;
 }
 
+int huffman_canonical(const uint8_t *nbits, uint32_t n, uint64_t *value)
+{
+	struct canon *c;
+	uint64_t code = 0;
+	unsigned int prev;
+	uint32_t i;
+
+	if (!nbits || !value || !n)
+		return -PT_EINVAL;
+	c = malloc((size_t)n * sizeof(*c));
+	if (!c)
+		return -PT_ENOMEM;
+	for (i = 0; i < n; i++)
+		c[i] = (struct canon){ nbits[i], i };
+	qsort(c, n, sizeof(*c), by_length);
+	prev = c[0].len;
+	for (i = 0; i < n; i++) {
+		code <<= c[i].len - prev;
+		prev = c[i].len;
+		value[c[i].sym] = huffman_reading_order(code++, c[i].len);
+	}
+	free(c);
+	return 0;
+}
+
 int huffman_lengths(const uint64_t *weight, uint32_t n, uint8_t *nbits)
 {
 	if (!weight || !nbits || !n || n > UINT32_MAX / 2)

@@ -57,34 +57,6 @@ void path_codes_dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight
 #define SCALE 1099511627776.0
 
 /*
- * Canonical words for n symbols of lengths len (a complete code: Kraft sum
- * 1, or one symbol of 1 bit), shortest first, ties by index; LSB first as
- * emitted.
- */
-static int canonical(const uint8_t *len, uint32_t n, uint64_t *value)
-{
-	uint32_t *order = malloc(((size_t)n + 1) * sizeof(*order)), i, j;
-	uint64_t c = 0;
-	unsigned int prev;
-
-	if (!order)
-		return -PT_ENOMEM;
-	for (i = 0; i < n; i++) {
-		for (j = i; j > 0 && len[order[j - 1]] > len[i]; j--)
-			order[j] = order[j - 1];
-		order[j] = i;
-	}
-	prev = len[order[0]];
-	for (i = 0; i < n; i++) {
-		c <<= len[order[i]] - prev;
-		prev = len[order[i]];
-		value[order[i]] = huffman_reading_order(c++, prev);
-	}
-	free(order);
-	return 0;
-}
-
-/*
  * Class cls's listed paths (its n likeliest candidates) and escape: words
  * by Huffman over their likelihoods, the escape weighing what the unlisted
  * paths leave. Appends to pc->code.
@@ -112,7 +84,7 @@ static int code_class(struct path_codes *pc, uint32_t cls, struct cand *cand, ui
 	/* one symbol gets 1 bit: every path end moves the position (path_codes.h) */
 	err = huffman_lengths(w, nsym, len);
 	if (!err)
-		err = canonical(len, nsym, value);
+		err = huffman_canonical(len, nsym, value);
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++)
