@@ -77,7 +77,7 @@ static int64_t read_path(const struct paths_model *m, struct regen_bitreader *br
 	uint32_t e;
 
 	if (m->coded && !regen_at_seg_start(br)) {
-		/* a number whose path a PARTIAL split starts a segment: never a word */
+		/* the rest of a path a PARTIAL split is a segment's first bits: never a word */
 		if (cls < 0 || *partial)
 			return -PT_EFORMAT;
 		if (path_codes_read(&m->pc, (uint32_t)cls, next_bits, br, &id))

@@ -223,10 +223,10 @@ static int path_actions(struct plan *pl, struct entries *es, const struct cfg *c
 
 /*
  * Path numbers coded by start (ABI 1.12; path_codes.h): the plan's
- * weights rank each start's paths. None for a function of one path, and
- * none when a cut call vertex has more than one successor: the reader
- * would not know where the path after it starts, so not which class's
- * words to read.
+ * weights rank each start's paths. None for a function of one path, none
+ * when a cut call vertex has more than one successor (the reader would
+ * not know where the path after it starts, so not which class's words to
+ * read), and none when the tables outgrow PT_PATH_CODES_MAX.
  */
 static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 {
@@ -250,6 +250,10 @@ static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 	free(w);
 	if (err)
 		return err;
+	if (pc.ncodes > PT_PATH_CODES_MAX || pc.nrange > PT_PATH_CODES_MAX) {
+		path_codes_free(&pc);
+		return 0;	/* more than a plan may carry: full-width numbers */
+	}
 	pl->path_codes = calloc((size_t)pc.ncodes + 1, sizeof(*pl->path_codes));
 	pl->path_ranges = calloc((size_t)pc.nrange + 1, sizeof(*pl->path_ranges));
 	if (!pl->path_codes || !pl->path_ranges) {
