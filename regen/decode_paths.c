@@ -7,7 +7,6 @@
  * out-edge e with Val(e) <= r < Val(e) + NumPaths(dst), as the slides'
  * Step 4 does, and hand the engine one CFG edge per call.
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include <pathtrace/error.h>
@@ -60,7 +59,7 @@ static int64_t next_class(const struct paths_model *m, uint32_t e, uint32_t v)
 		return path_codes_class_at(&m->pc, p, g->edges[p->orig[e]].dst);
 	if (p->kind[e] == PATHNUM_CALL_END && graph_out_degree(g, v) == 1)
 		return path_codes_class_at(&m->pc, p, g->edges[g->out_edges[g->out_start[v]]].dst);
-	return -PT_EFORMAT;	/* plan.c gives no codes to such a function */
+	return -PT_EFORMAT;	/* path_codes_load refuses codes for such a function */
 }
 
 /*
@@ -223,18 +222,9 @@ int decode_paths_codes(struct paths_model *m, const struct pt_path_code *codes, 
 		       const struct pt_path_range *ranges, uint32_t nranges, uint64_t npaths,
 		       char *why, size_t whylen)
 {
-	uint32_t v;
-	int err;
+	int err = path_codes_load(&m->pc, &m->pn, codes, ncodes, ranges, nranges, npaths, why,
+				  whylen);
 
-	/* where the path after each cut call starts must be one place */
-	for (v = 0; v < m->pn.dag.nv; v++)
-		if (m->pn.call_end[v] != GRAPH_NONE && m->pn.kind[m->pn.call_end[v]] == PATHNUM_CALL_END &&
-		    graph_out_degree(m->pn.g, v) != 1) {
-			snprintf(why, whylen, "path codes, but call vertex %u has %u successors", v,
-				 graph_out_degree(m->pn.g, v));
-			return -PT_EFORMAT;
-		}
-	err = path_codes_load(&m->pc, &m->pn, codes, ncodes, ranges, nranges, npaths, why, whylen);
 	m->coded = !err;
 	return err;
 }

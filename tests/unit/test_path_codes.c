@@ -275,22 +275,6 @@ static void test_errors(void)
 	graph_free(&g);
 }
 
-/* pc as a plan's arrays (pathtrace_abi.h). */
-static void to_arrays(const struct path_codes *pc, struct pt_path_code *codes,
-		      struct pt_path_range *ranges)
-{
-	uint32_t i;
-
-	for (i = 0; i < pc->ncodes; i++)
-		codes[i] = (struct pt_path_code){ .path = pc->code[i].path,
-						  .value = (uint32_t)pc->code[i].value,
-						  .nbits = pc->code[i].nbits };
-	for (i = 0; i < pc->nrange; i++)
-		ranges[i] = (struct pt_path_range){ .lo = pc->range_lo[i],
-						    .esc_value = (uint32_t)pc->esc_value[pc->range_class[i]],
-						    .esc_nbits = pc->esc_nbits[pc->range_class[i]] };
-}
-
 /*
  * What the reader loads from a plan: the built codes' arrays load to the
  * same words; a word made another's twin in its class, a range moved, the
@@ -325,7 +309,7 @@ static void test_load(void)
 		CU_ASSERT_EQUAL_FATAL(path_codes_build(&pc, &pn, w, 1 + rand() % 6), 0);
 		codes = calloc(pc.ncodes + 1, sizeof(*codes));
 		ranges = calloc(pc.nrange + 1, sizeof(*ranges));
-		to_arrays(&pc, codes, ranges);
+		path_codes_to_plan(&pc, codes, ranges);
 		CU_ASSERT_EQUAL(path_codes_load(&lc, &pn, codes, pc.ncodes, ranges, pc.nrange,
 						pn.npaths, why, sizeof(why)), 0);
 		for (id = 0; id < pn.npaths && id < 256; id++)

@@ -262,8 +262,8 @@ static struct ppp *add_ppp(struct pathnum *pn, uint64_t *rng)
 }
 
 /*
- * Path codes by start for half the functions that can have them (as
- * plan.c: numbers of a bit or more, one successor after every cut call),
+ * Path codes by start for half the functions that can have them
+ * (path_codes_fit, as plan.c asks),
  * from random weights and k, handed to the reader as a plan's arrays.
  */
 static void add_codes(struct paths_model *m, uint64_t *rng, uint32_t *coded)
@@ -273,15 +273,11 @@ static void add_codes(struct paths_model *m, uint64_t *rng, uint32_t *coded)
 	struct pt_path_code *codes;
 	struct path_codes pc;
 	char why[160] = "";
-	uint32_t e, v;
 	double *w;
+	uint32_t e;
 
-	if (!p->width || sim_below(rng, 2))
+	if (!path_codes_fit(p) || sim_below(rng, 2))
 		return;
-	for (v = 0; v < p->dag.nv; v++)
-		if (p->call_end[v] != GRAPH_NONE && p->kind[p->call_end[v]] == PATHNUM_CALL_END &&
-		    graph_out_degree(p->g, v) != 1)
-			return;
 	w = calloc((size_t)p->dag.ne + 1, sizeof(*w));
 	CU_ASSERT_FATAL(w != NULL);
 	for (e = 0; e < p->dag.ne; e++)
@@ -290,14 +286,7 @@ static void add_codes(struct paths_model *m, uint64_t *rng, uint32_t *coded)
 	codes = calloc((size_t)pc.ncodes + 1, sizeof(*codes));
 	ranges = calloc((size_t)pc.nrange + 1, sizeof(*ranges));
 	CU_ASSERT_FATAL(codes && ranges);
-	for (e = 0; e < pc.ncodes; e++)
-		codes[e] = (struct pt_path_code){ .path = pc.code[e].path,
-						  .value = (uint32_t)pc.code[e].value,
-						  .nbits = pc.code[e].nbits };
-	for (e = 0; e < pc.nrange; e++)
-		ranges[e] = (struct pt_path_range){ .lo = pc.range_lo[e],
-						    .esc_value = (uint32_t)pc.esc_value[pc.range_class[e]],
-						    .esc_nbits = pc.esc_nbits[pc.range_class[e]] };
+	path_codes_to_plan(&pc, codes, ranges);
 	CU_ASSERT_EQUAL(decode_paths_codes(m, codes, pc.ncodes, ranges, pc.nrange, p->npaths, why,
 					   sizeof(why)), 0);
 	if (!m->coded)

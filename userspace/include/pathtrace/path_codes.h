@@ -59,6 +59,13 @@ struct path_codes {
 };
 
 /*
+ * 1 when pn's numbers can be coded by start: numbers of a bit or more, and
+ * one successor after every cut call (else a reader would not know where
+ * the path after it starts, so not which class's words to read); else 0.
+ */
+int path_codes_fit(const struct pathnum *pn);
+
+/*
  * Codes for pn's paths under per-DAG-edge weights dag_w (path_likely's
  * units: any non-negative scale; see path_codes_dag_weights for CFG edge
  * weights), listing at most k paths a class. Returns 0; -PT_EINVAL for k
@@ -117,9 +124,14 @@ unsigned int path_codes_nbits(const struct path_codes *pc, uint64_t id);
 int path_codes_read(const struct path_codes *pc, uint32_t cls,
 		    uint64_t (*next)(void *ctx, unsigned int n), void *ctx, uint64_t *id);
 
+/* pc as a plan carries it (pathtrace_abi.h): codes room for ncodes, ranges for nrange. */
+void path_codes_to_plan(const struct path_codes *pc, struct pt_path_code *codes,
+			struct pt_path_range *ranges);
+
 /*
  * The codes a plan carries (pathtrace_abi.h, ABI 1.12), checked against
- * pn, the numbering the reader made from the CFG: npaths and the ranges
+ * pn, the numbering the reader made from the CFG: one path_codes_fit
+ * allows, npaths and the ranges
  * its ENTRY's out-edges own, one escape per class (0 bits: the class lists
  * every path), codes of 1..32 bits sorted by path, and each class's words
  * with its escape prefix-free. Returns 0; -PT_EFORMAT when any of it does

@@ -48,6 +48,35 @@ static int by_word(const void *a, const void *b)
 	return x->value < y->value ? -1 : x->value > y->value;
 }
 
+int path_codes_fit(const struct pathnum *pn)
+{
+	uint32_t v;
+
+	if (!pn->width)
+		return 0;
+	for (v = 0; v < pn->dag.nv; v++)
+		if (pn->call_end[v] != GRAPH_NONE && pn->kind[pn->call_end[v]] == PATHNUM_CALL_END &&
+		    graph_out_degree(pn->g, v) != 1)
+			return 0;
+	return 1;
+}
+
+void path_codes_to_plan(const struct path_codes *pc, struct pt_path_code *codes,
+			struct pt_path_range *ranges)
+{
+	uint32_t i;
+
+	for (i = 0; i < pc->ncodes; i++)
+		codes[i] = (struct pt_path_code){ .path = pc->code[i].path,
+						  .value = (uint32_t)pc->code[i].value,
+						  .nbits = pc->code[i].nbits };
+	for (i = 0; i < pc->nrange; i++)
+		ranges[i] = (struct pt_path_range){
+			.lo = pc->range_lo[i],
+			.esc_value = (uint32_t)pc->esc_value[pc->range_class[i]],
+			.esc_nbits = pc->esc_nbits[pc->range_class[i]] };
+}
+
 void path_codes_dag_weights(const struct pathnum *pn, const uint64_t *cfg_weight, double *dag_w)
 {
 	path_likely_dag_weights(pn, cfg_weight, dag_w);
@@ -100,22 +129,20 @@ out:
 	return err;
 }
 
-/* Class 0's or a START class's candidates into cand; returns how many, *paths the class's paths. */
+/* Class 0's or a START class's candidates into cand; returns how many. */
 static uint32_t class_cands(const struct path_likely *pl, const struct pathnum *pn,
-			    const double *dag_w, uint32_t start, struct cand *cand, uint64_t *paths)
+			    const double *dag_w, uint32_t start, struct cand *cand)
 {
 	const struct graph *d = &pn->dag;
 	uint32_t o, r, nc = 0;
 	double total = 0;
 
-	*paths = 0;
 	if (start != GRAPH_NONE) {
 		uint32_t w = d->edges[start].dst;
 
 		for (r = 0; r < pl->len[w]; r++)
 			cand[nc++] = (struct cand){ pl->best[(size_t)w * pl->k + r].score,
 						    pn->val[start] + path_likely_val(pl, pn, w, r) };
-		*paths = pn->numpaths[w];
 		return nc;
 	}
 	for (o = d->out_start[d->entry]; o < d->out_start[d->entry + 1]; o++)
@@ -130,7 +157,6 @@ static uint32_t class_cands(const struct path_likely *pl, const struct pathnum *
 		for (r = 0; r < pl->len[u]; r++)
 			cand[nc++] = (struct cand){ p * pl->best[(size_t)u * pl->k + r].score,
 						    pn->val[e] + path_likely_val(pl, pn, u, r) };
-		*paths += pn->numpaths[u];
 	}
 	return nc;
 }
@@ -196,7 +222,7 @@ static void group_by_class(struct path_codes *pc)
 /*
  * Class c's candidates from a path profile: its counted paths, each once,
  * scored count / (total + 1) so that the unseen share one run's worth (the
- * escape's). Returns how many; *paths is the class's size.
+ * escape's). Returns how many.
  */
 static uint32_t class_counted(const struct path_codes *pc, uint32_t c, const uint64_t *paths,
 			      const uint64_t *counts, uint32_t n, struct cand *cand)
@@ -269,7 +295,7 @@ int path_codes_build_counted(struct path_codes *pc, const struct pathnum *pn, co
 		size = class_size(pc, c);
 		nc = paths ? class_counted(pc, c, paths, counts, n, cand) : 0;
 		if (!nc)
-			nc = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand, &size);
+			nc = class_cands(&pl, pn, dag_w, pc->class_edge[c], cand);
 		qsort(cand, nc, sizeof(*cand), by_likelihood);
 		if (nc > k)
 			nc = k;
@@ -352,9 +378,12 @@ int path_codes_load(struct path_codes *pc, const struct pathnum *pn,
 	int err;
 
 	memset(pc, 0, sizeof(*pc));
-	if (npaths != pn->npaths || !pn->width)
+	if (npaths != pn->npaths)
 		return refuse(why, whylen, "codes for %llu paths, the numbering has %llu",
 			      (unsigned long long)npaths, (unsigned long long)pn->npaths);
+	if (!path_codes_fit(pn))
+		return refuse(why, whylen, "codes for a numbering of one path, or with a call "
+			      "followed by more than one block");
 	err = make_ranges(pc, pn);
 	pc->code = malloc(((size_t)ncodes + 1) * sizeof(*pc->code));
 	pc->by_class = malloc(((size_t)ncodes + 1) * sizeof(*pc->by_class));

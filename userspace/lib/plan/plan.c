@@ -223,25 +223,18 @@ static int path_actions(struct plan *pl, struct entries *es, const struct cfg *c
 
 /*
  * Path numbers coded by start (ABI 1.12; path_codes.h): the plan's
- * weights rank each start's paths. None for a function of one path, none
- * when a cut call vertex has more than one successor (the reader would
- * not know where the path after it starts, so not which class's words to
- * read), and none when the tables outgrow PT_PATH_CODES_MAX.
+ * weights rank each start's paths. None where path_codes_fit says no, and
+ * none when the tables outgrow PT_PATH_CODES_MAX.
  */
 static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 {
 	const struct pathnum *p = &pl->pn;
 	struct path_codes pc;
 	double *w;
-	uint32_t v, i;
 	int err;
 
-	if (!p->width)
+	if (!path_codes_fit(p))
 		return 0;
-	for (v = 0; v < pl->g.nv; v++)
-		if (p->call_end[v] != GRAPH_NONE && p->kind[p->call_end[v]] == PATHNUM_CALL_END &&
-		    graph_out_degree(&pl->g, v) != 1)
-			return 0;
 	w = calloc((size_t)p->dag.ne + 1, sizeof(*w));
 	if (!w)
 		return -PT_ENOMEM;
@@ -260,17 +253,7 @@ static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 		path_codes_free(&pc);
 		return -PT_ENOMEM;
 	}
-	for (i = 0; i < pc.ncodes; i++)
-		pl->path_codes[i] = (struct pt_path_code){ .path = pc.code[i].path,
-							   .value = (uint32_t)pc.code[i].value,
-							   .nbits = pc.code[i].nbits };
-	for (i = 0; i < pc.nrange; i++) {
-		uint32_t cls = pc.range_class[i];
-
-		pl->path_ranges[i] = (struct pt_path_range){ .lo = pc.range_lo[i],
-							     .esc_value = (uint32_t)pc.esc_value[cls],
-							     .esc_nbits = pc.esc_nbits[cls] };
-	}
+	path_codes_to_plan(&pc, pl->path_codes, pl->path_ranges);
 	pl->hdr.nr_path_codes = pc.ncodes;
 	pl->hdr.path_code_size = pc.ncodes ? sizeof(struct pt_path_code) : 0;
 	pl->hdr.nr_path_ranges = pc.nrange;
