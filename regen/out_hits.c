@@ -16,6 +16,7 @@
 
 #include <pathtrace/chord_bound.h>
 #include <pathtrace/error.h>
+#include <pathtrace/kprobe_boost.h>
 #include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
 
@@ -89,26 +90,50 @@ static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, in
 }
 
 /*
- * --replan: the sites of a witness plan made now from f's recorded CFG,
- * by the heuristic or by these counts, every call quiet with
+ * --replan: the sites of a plan of f's own mode (a paths plan for a paths
+ * function, else a trace plan of its encoding) made now from f's recorded
+ * CFG, by the heuristic or by these counts, every call quiet with
  * hits_calls_quiet, and their hits on this execution. Returns 0;
  * -PT_ENOENT when plan_build refuses (said on stderr); -PT_ENOMEM.
  */
 static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 		       const uint64_t *edge, const uint64_t *block, struct hits_func *hf)
 {
-	struct plan_opts po = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+	int paths = f->mode == PT_MODE_PATHS;
+	struct plan_opts po = { .mode = paths ? PT_MODE_PATHS : PT_MODE_TRACE,
+				.encoding = paths ? 0 : f->encoding == PT_ENC_BITS ? PT_ENC_BITS :
+							PT_ENC_WITNESS,
 				.func_id = f->func_id,
 				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL };
 	struct cfg c = f->cfg;
 	struct cfg_block *bl = malloc(((size_t)f->cfg.nblocks + 1) * sizeof(*bl));
+	struct cfg_insn *in = malloc(((size_t)f->cfg.ninsns + 1) * sizeof(*in));
 	struct plan pl;
-	uint32_t b, s;
+	uint32_t b, s, i;
 	int err;
 
-	if (!bl)
+	if (!bl || !in) {
+		free(bl);
+		free(in);
 		return -PT_ENOMEM;
+	}
 	memcpy(bl, f->cfg.blocks, (size_t)f->cfg.nblocks * sizeof(*bl));
+	memcpy(in, f->cfg.insns, (size_t)f->cfg.ninsns * sizeof(*in));
+	/* today's CFG recovery: what the kernel will not copy (kprobe_boost.h) */
+	for (i = 0; f->code && i < f->cfg.ninsns; i++) {
+		uint64_t a = in[i].addr, off;
+
+		if (a >= f->addr && a < f->addr + f->len)
+			off = a - f->addr;
+		else if (f->cold_len && a >= f->cold_addr && a < f->cold_addr + f->cold_len)
+			off = f->len + (a - f->cold_addr);
+		else
+			continue;
+		if (off + in[i].len <= (uint64_t)f->len + f->cold_len &&
+		    !kprobe_boostable(f->code + off, in[i].len))
+			in[i].flags |= CFG_IF_OPTPROBE_UNSAFE;
+	}
+	c.insns = in;
 	for (b = 0; w->hits_calls_quiet && b < f->cfg.nblocks; b++)
 		if (bl[b].flags & CFG_BF_CALL)
 			bl[b].flags = (bl[b].flags & ~CFG_BF_CALL) | CFG_BF_QUIET_CALL;
@@ -120,13 +145,13 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 		err = -PT_ENOENT;
 	}
 	for (s = 0; !err && s < pl.hdr.nr_sites; s++) {
-		uint32_t i = pl.site_insn[s];
-
+		i = pl.site_insn[s];
 		add_site(hf, block[f->cfg.insns[i].block], i == 0, pl.sites[s].cond != PT_COND_NONE,
 			 pl.sites[s].flags & PT_SITE_OPTIMIZABLE);
 	}
 	plan_free(&pl);
 	free(bl);
+	free(in);
 	return err;
 }
 

@@ -358,6 +358,34 @@ static void test_emit_at_last_chord(void)
 	}
 }
 
+/*
+ * The end's own probe costs more than one on the tree edge into its source:
+ * the EMIT moves onto both in-edges (the chord's ADD and the tree edge's
+ * new probe) and the end keeps no action; a cheap end stays where it is.
+ */
+static void test_emit_before_expensive_end(void)
+{
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 2 }, { 1, 3 }, { 2, 3 }, { 3, 4 } };
+	static const uint64_t cost[5] = { 100, 100, 1, 1, 50 }, cheap[5] = { 100, 100, 5, 5, 4 };
+	struct graph g;
+	struct pathnum p;
+
+	make_graph(&g, 5, e, 5, 0, 4, 0);
+	CU_ASSERT_EQUAL_FATAL(pathnum_build(&p, &g, cost, NULL), 0);
+	CU_ASSERT_EQUAL(p.act[p.cfg[2].dag], PATHNUM_ACT_EMIT);
+	CU_ASSERT_EQUAL(p.act[p.cfg[3].dag], PATHNUM_ACT_EMIT);
+	CU_ASSERT_EQUAL(p.act[p.cfg[4].dag], 0);
+	CU_ASSERT_EQUAL(replay_all_paths(&p), 0);
+	pathnum_free(&p);
+	CU_ASSERT_EQUAL_FATAL(pathnum_build(&p, &g, cheap, NULL), 0);
+	CU_ASSERT_EQUAL(p.act[p.cfg[4].dag], PATHNUM_ACT_EMIT);
+	CU_ASSERT(!(p.act[p.cfg[2].dag] & PATHNUM_ACT_EMIT) &&
+		  !(p.act[p.cfg[3].dag] & PATHNUM_ACT_EMIT));
+	CU_ASSERT_EQUAL(replay_all_paths(&p), 0);
+	pathnum_free(&p);
+	graph_free(&g);
+}
+
 /* Random graphs (reducible or not, loops, calls): the run-time replay. */
 static void test_random_graphs(void)
 {
@@ -368,7 +396,7 @@ static void test_random_graphs(void)
 		struct graph g;
 		struct pathnum p;
 		uint32_t nv = 2 + rand() % 14, v, i, ne;
-		uint64_t *cost;
+		uint64_t *cost, call_cost[16];
 		int err;
 
 		graph_init(&g);
@@ -391,7 +419,9 @@ static void test_random_graphs(void)
 		cost = malloc((ne + 1) * sizeof(*cost));
 		for (i = 0; i < ne; i++)
 			cost[i] = rand() % 50;
-		err = pathnum_build(&p, &g, cost, NULL);
+		for (v = 0; v < nv; v++)
+			call_cost[v] = rand() % 50;
+		err = pathnum_build(&p, &g, cost, t % 2 ? call_cost : NULL);
 		if (err) {
 			if (err != -PT_ENOTSUP)
 				fprintf(stderr, "err %d: %s\n", err, p.reason);
@@ -418,4 +448,5 @@ UNIT_SUITE(pathnum,
 	   { "NumPaths overflow refused", test_overflow_refused },
 	   { "increments follow probe cost", test_increments_follow_cost },
 	   { "emit at the last chord", test_emit_at_last_chord },
+	   { "emit before an expensive end", test_emit_before_expensive_end },
 	   { "random graphs: replay emits every number", test_random_graphs })

@@ -106,6 +106,23 @@ static void test_windows(void)
 	c.insns[6].flags |= CFG_IF_OPTPROBE_UNSAFE;
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);
 	c.insns[6].flags &= ~CFG_IF_OPTPROBE_UNSAFE;
+	/*
+	 * An indirect jump anywhere in the symbol (insn_is_indirect_jump):
+	 * none at all; a direct tail call is no indirect jump, and the .cold
+	 * part is a symbol of its own.
+	 */
+	c.insns[11].kind = CFG_I_TAIL_CALL;	/* 0x3004, the .cold part's jmp */
+	c.insns[11].target = 0;
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
+	c.insns[11].kind = CFG_I_JMP;
+	c.insns[9].kind = CFG_I_TAIL_CALL;	/* 0x201d, the main part's ret */
+	c.insns[9].target = 0x5000;
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
+	c.insns[9].target = 0;
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);
+	CU_ASSERT_EQUAL(probesite_window(&c, 2), 0);
+	c.insns[9].kind = CFG_I_RET;
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
 	/* an exception-table entry anywhere in the symbol: none at all */
 	c.insns[9].flags |= CFG_IF_FAULT_FIXUP;
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);

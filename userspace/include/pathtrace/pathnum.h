@@ -48,6 +48,12 @@
  *    those chords, no increment follows it, and the chord emits
  *    r + Inc(chord) + Inc(rest) and resets r: one probe fewer, still one
  *    emission per path and still before the call or exit that ends it.
+ *    Priced (cost, call_cost): a real tree edge into that in-tree may take
+ *    the EMIT itself, with a probe of its own, when that and the rest of
+ *    the cut cost less than the end's own probe (as the witness planner's
+ *    blockers are a minimum cut); the emission is the same, r + Inc(rest).
+ *    The spanning tree also prices it: an in-edge of v (or of the chain
+ *    into v) is cheaper as a chord by its share of the end's probe.
  */
 #ifndef PATHTRACE_PATHNUM_H
 #define PATHTRACE_PATHNUM_H
@@ -100,6 +106,7 @@ struct pathnum {
 	uint64_t *add;		/* per DAG edge: the ADD value */
 	uint64_t *emit;		/* per DAG edge: the EMIT value */
 	uint64_t *set;		/* per DAG edge: the SET value (BACK_END edges) */
+	uint64_t *ecost;	/* per DAG edge: what a probe for it costs (0: START) */
 	/* A second register beside (pathnum_second), or NULL: the same shape. */
 	uint64_t *inc2;		/* per DAG edge: its chord increment (0 on tree edges) */
 	uint64_t *add2;		/* per DAG edge: its ADD value */

@@ -32,11 +32,15 @@
  * Jump-optimization, as arch/x86/kernel/kprobes/opt.c (6.1) decides it:
  *  - no post_handler (the module never sets one);
  *  - the function (kallsyms symbol: main or .cold part) has no exception
- *    table entry at all (can_optimize refuses the whole symbol);
+ *    table entry and no indirect jump (an indirect tail call: jmp *r/m or
+ *    into the retpoline thunks) at all (can_optimize refuses the whole
+ *    symbol);
  *  - the probed instruction and those following it up to >= 5 bytes are
  *    boostable (can_boost): here plain instructions the CFG recovery did
- *    not flag CFG_IF_OPTPROBE_UNSAFE; no branch, call, ret, ud2, static key
- *    or fentry site; inside the symbol;
+ *    not flag CFG_IF_OPTPROBE_UNSAFE (kprobe_boost.h: no shift, test imm,
+ *    not, neg, mul, div, inc/dec through Grp3-5, three-byte opcode, ...);
+ *    no branch, call, ret, ud2, static key or fentry site; inside the
+ *    symbol;
  *  - no jump target in [addr + 1, addr + 5] (insn_jump_into_range is
  *    inclusive of addr + 5);
  *  - not in the first 5 bytes of the main part (the fentry site, which

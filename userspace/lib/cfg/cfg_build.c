@@ -19,6 +19,7 @@
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/error.h>
+#include <pathtrace/kprobe_boost.h>
 
 #define CFG_MAX_PART (16u << 20)	/* larger parts are refused, not decoded */
 /*
@@ -562,8 +563,9 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (err)
 			return err;
 	}
+	/* what opt.c will not copy into its window (kprobe_boost.h) */
 	if (ins.kind != CFG_I_PLAIN || (ins.flags & CFG_IF_FAULT_FIXUP) ||
-	    zi.mnemonic == ZYDIS_MNEMONIC_UD2)
+	    zi.mnemonic == ZYDIS_MNEMONIC_UD2 || !kprobe_boostable(p->code + off, p->len - off))
 		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
 
 	if (fall && (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) &&

@@ -34,6 +34,7 @@ void pathnum_free(struct pathnum *p)
 	free(p->add);
 	free(p->emit);
 	free(p->set);
+	free(p->ecost);
 	free(p->inc2);
 	free(p->add2);
 	free(p->emit2);
@@ -303,27 +304,57 @@ static int potentials(const struct pathnum *p, uint64_t *phi)
 	return 0;
 }
 
-/* Whether the EMIT ending every path through v can move onto v's in-edges. */
-static int can_push(const struct pathnum *p, uint32_t v)
+#define PUSH_NEVER UINT64_MAX
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > PUSH_NEVER - b ? PUSH_NEVER : a + b;
+}
+
+/*
+ * need[v]: what it costs, beyond the ADD probes already there, to emit on
+ * the edges into v (or further up) instead of after v: PUSH_NEVER when the
+ * EMIT cannot leave v (ENTRY, a branch at v, a pseudo edge into it). An
+ * in-edge with an ADD takes the EMIT for nothing; a tree edge costs its own
+ * probe, or what its source needs when that is less (the paper's "count at
+ * the last chord" is the case where everything is free). take_edge[f]: f
+ * itself emits rather than its source's in-edges.
+ */
+static uint64_t push_need(const struct pathnum *p, uint32_t v, uint64_t *need, uint8_t *take_edge)
 {
 	const struct graph *d = &p->dag;
+	uint64_t sum = 0;
 	uint32_t i;
 
+	if (need[v] != PUSH_NEVER - 1)
+		return need[v];
+	need[v] = PUSH_NEVER;
 	if (v == d->entry || graph_out_degree(d, v) != 1 || !graph_in_degree(d, v))
-		return 0;
+		return PUSH_NEVER;
 	for (i = d->in_start[v]; i < d->in_start[v + 1]; i++) {
 		uint32_t f = d->in_edges[i];
+		uint64_t c, up;
 
 		if (p->kind[f] != PATHNUM_REAL)
-			return 0;
-		if (!(p->act[f] & PATHNUM_ACT_ADD) && !can_push(p, d->edges[f].src))
-			return 0;
+			return PUSH_NEVER;
+		if (p->act[f] & PATHNUM_ACT_ADD) {
+			c = 0;
+		} else {
+			c = p->ecost[f];
+			up = push_need(p, d->edges[f].src, need, take_edge);
+			take_edge[f] = c <= up;
+			if (up < c)
+				c = up;
+		}
+		sum = sat_add(sum, c);
 	}
-	return 1;
+	need[v] = sum;
+	return sum;
 }
 
 /* carry2: the second register's part (when there is one). */
-static void push(struct pathnum *p, uint32_t v, uint64_t carry, uint64_t carry2)
+static void push(struct pathnum *p, uint32_t v, uint64_t carry, uint64_t carry2,
+		 const uint8_t *take_edge)
 {
 	const struct graph *d = &p->dag;
 	uint32_t i;
@@ -331,7 +362,7 @@ static void push(struct pathnum *p, uint32_t v, uint64_t carry, uint64_t carry2)
 	for (i = d->in_start[v]; i < d->in_start[v + 1]; i++) {
 		uint32_t f = d->in_edges[i];
 
-		if (p->act[f] & PATHNUM_ACT_ADD) {
+		if ((p->act[f] & PATHNUM_ACT_ADD) || take_edge[f]) {
 			p->act[f] = PATHNUM_ACT_EMIT;
 			p->emit[f] = p->add[f] + carry;
 			p->add[f] = 0;
@@ -340,7 +371,7 @@ static void push(struct pathnum *p, uint32_t v, uint64_t carry, uint64_t carry2)
 				p->add2[f] = 0;
 			}
 		} else {
-			push(p, d->edges[f].src, carry, carry2);
+			push(p, d->edges[f].src, carry, carry2, take_edge);
 		}
 	}
 }
@@ -433,10 +464,20 @@ static int has_inc(const struct pathnum *p, uint32_t e)
  * paper's "count at the last chord". Both registers share one shape (an
  * edge adds when either has an increment), so a moved EMIT carries both.
  */
-static void derive_actions(struct pathnum *p)
+static int derive_actions(struct pathnum *p)
 {
 	const struct graph *g = p->g;
-	uint32_t e, ne = p->dag.ne;
+	uint32_t e, v, ne = p->dag.ne;
+	uint64_t *need = malloc(((size_t)p->dag.nv + 1) * sizeof(*need));
+	uint8_t *take_edge = calloc((size_t)ne + 1, 1);
+
+	if (!need || !take_edge) {
+		free(need);
+		free(take_edge);
+		return -PT_ENOMEM;
+	}
+	for (v = 0; v < p->dag.nv; v++)
+		need[v] = PUSH_NEVER - 1;	/* not yet known */
 
 	for (e = 0; e < ne; e++) {
 		const struct graph_edge *de = &p->dag.edges[e];
@@ -466,19 +507,27 @@ static void derive_actions(struct pathnum *p)
 				p->set2[d] = p->inc2[st];
 		}
 	}
-	/* Count (here: emit) at the last chord. */
+	/*
+	 * Count (here: emit) at the last chord, or wherever before the end
+	 * is cheaper than the end's own probe. Decided on the ADDs as the
+	 * chords left them: a push only turns ADDs and tree edges of one
+	 * in-tree into EMITs, and in-trees of different ends are disjoint.
+	 */
 	for (e = 0; e < ne; e++) {
 		uint32_t s = p->dag.edges[e].src;
 
 		if (p->dag.edges[e].dst != g->exit || (p->act[e] & PATHNUM_ACT_SET) ||
-		    !can_push(p, s))
+		    push_need(p, s, need, take_edge) >= p->ecost[e])
 			continue;
-		push(p, s, p->emit[e], p->inc2 ? p->emit2[e] : 0);
+		push(p, s, p->emit[e], p->inc2 ? p->emit2[e] : 0, take_edge);
 		p->act[e] = 0;
 		p->emit[e] = 0;
 		if (p->inc2)
 			p->emit2[e] = 0;
 	}
+	free(need);
+	free(take_edge);
+	return 0;
 }
 
 int pathnum_second(struct pathnum *p, const uint64_t *inc2)
@@ -508,8 +557,58 @@ int pathnum_second(struct pathnum *p, const uint64_t *inc2)
 	memset(p->add, 0, n * sizeof(*p->add));
 	memset(p->emit, 0, n * sizeof(*p->emit));
 	memset(p->set, 0, n * sizeof(*p->set));
-	derive_actions(p);
-	return 0;
+	return derive_actions(p);
+}
+
+/*
+ * Count at the last chord, priced into the tree: a path end whose source v
+ * has no other DAG out-edge costs nothing of its own when every edge into
+ * v is a chord (derive_actions moves its EMIT onto them). So an in-edge of
+ * v, or of the single-successor chain into v, is cheaper as a chord by
+ * what the end's probe costs, shared among v's in-edges.
+ */
+static void last_chord_discount(const struct pathnum *p, uint64_t *weight, const uint64_t *cost,
+				const uint64_t *call_cost)
+{
+	const struct graph *d = &p->dag;
+	uint32_t v, e, k;
+
+	for (v = 0; v < d->nv; v++) {
+		uint64_t end, share;
+		uint32_t x = v, n;
+
+		if (v == d->entry || v == d->exit || graph_out_degree(d, v) != 1)
+			continue;
+		e = d->out_edges[d->out_start[v]];
+		if (d->edges[e].dst != d->exit)
+			continue;
+		if (p->kind[e] == PATHNUM_CALL_END)
+			end = call_cost ? call_cost[v] : 1;
+		else
+			end = cost ? cost[p->orig[e]] : 1;
+		n = graph_in_degree(d, v);
+		if (!n)
+			continue;
+		share = end / n;
+		for (k = d->in_start[v]; k < d->in_start[v + 1]; k++) {
+			uint32_t f = d->in_edges[k];
+
+			if (p->kind[f] == PATHNUM_REAL)
+				weight[f] = weight[f] > share ? weight[f] - share : 0;
+		}
+		/* up a single-successor, single-predecessor chain */
+		while (n == 1) {
+			uint32_t f = d->in_edges[d->in_start[x]], u = d->edges[f].src;
+
+			if (p->kind[f] != PATHNUM_REAL || u == d->entry ||
+			    graph_out_degree(d, u) != 1 || graph_in_degree(d, u) != 1)
+				break;
+			f = d->in_edges[d->in_start[u]];
+			if (p->kind[f] == PATHNUM_REAL)
+				weight[f] = weight[f] > share ? weight[f] - share : 0;
+			x = u;
+		}
+	}
 }
 
 int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost,
@@ -555,10 +654,11 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 	p->add = calloc((size_t)ne + 1, sizeof(*p->add));
 	p->emit = calloc((size_t)ne + 1, sizeof(*p->emit));
 	p->set = calloc((size_t)ne + 1, sizeof(*p->set));
+	p->ecost = calloc((size_t)ne + 1, sizeof(*p->ecost));
 	weight = calloc((size_t)ne + 1, sizeof(*weight));
 	forced = calloc((size_t)ne + 1, 1);
 	if (!p->val || !p->chord || !p->inc || !p->act || !p->add || !p->emit || !weight ||
-	    !forced || !p->set)
+	    !forced || !p->set || !p->ecost)
 		goto nomem;
 	err = topo_order(&p->dag, order);
 	if (err) {
@@ -631,7 +731,7 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 			break;
 		}
 	}
-	(void)call_cost;
+	last_chord_discount(p, weight, cost, call_cost);
 	for (e = 0; e < ne; e++)
 		if (p->kind[e] == PATHNUM_START && free_start[p->dag.edges[e].dst])
 			forced[e] = 0;	/* its back edges set its increment */
@@ -649,7 +749,15 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 		if (p->chord[e])
 			p->inc[e] = p->val[e] + phi[de->src] - phi[de->dst];
 	}
-	derive_actions(p);
+	for (e = 0; e < ne; e++) {
+		if (p->kind[e] == PATHNUM_CALL_END)
+			p->ecost[e] = call_cost ? call_cost[p->dag.edges[e].src] : 1;
+		else if (p->kind[e] != PATHNUM_START)
+			p->ecost[e] = cost ? cost[p->orig[e]] : 1;
+	}
+	err = derive_actions(p);
+	if (err)
+		goto nomem;
 	free(back);
 	free(forced);
 	free(free_start);

@@ -267,10 +267,19 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, const struct plan_opts *o)
 {
 	struct pathnum *p = &pl->pn;
+	uint64_t *call_cost = malloc(((size_t)pl->g.nv + 1) * sizeof(*call_cost));
+	struct probesite site;
 	uint32_t e, v;
 	int err;
 
-	err = pathnum_build(p, &pl->g, cost, NULL);
+	if (!call_cost)
+		return -PT_ENOMEM;
+	/* what a call vertex's path end costs: its probe in the call block */
+	for (v = 0; v < pl->g.nv; v++)
+		call_cost[v] = v < c->nblocks && !probesite_in_block(c, v, pl->weight, &site) ?
+			       site.cost : 1;
+	err = pathnum_build(p, &pl->g, cost, call_cost);
+	free(call_cost);
 	if (err)
 		return refuse(pl, err, "path numbering: %s", p->reason);
 	pl->have_pn = 1;

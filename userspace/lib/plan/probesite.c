@@ -26,14 +26,29 @@ static void region_of(const struct cfg *c, uint64_t a, uint64_t *start, uint64_t
 	}
 }
 
-/* can_optimize() refuses a whole symbol with any exception-table entry. */
-static int region_has_fixup(const struct cfg *c, uint64_t start, uint64_t end)
+/*
+ * An indirect jump as insn_is_indirect_jump() sees it: jmp *r/m, or a jmp
+ * or jcc into the retpoline thunks (an indirect tail call either way).
+ */
+static int indirect_jump(const struct cfg_insn *in)
+{
+	if (in->kind == CFG_I_TAIL_CALL)
+		return !in->target;
+	return in->kind == CFG_I_JCC && (in->flags & CFG_IF_LEAVES) && in->target_name &&
+	       !strncmp(in->target_name, "__x86_indirect_", 15);
+}
+
+/*
+ * can_optimize() refuses a whole symbol with any exception-table entry or
+ * any indirect jump.
+ */
+static int region_unoptimizable(const struct cfg *c, uint64_t start, uint64_t end)
 {
 	uint32_t i;
 
 	for (i = 0; i < c->ninsns; i++)
 		if (c->insns[i].addr >= start && c->insns[i].addr < end &&
-		    (c->insns[i].flags & CFG_IF_FAULT_FIXUP))
+		    ((c->insns[i].flags & CFG_IF_FAULT_FIXUP) || indirect_jump(&c->insns[i])))
 			return 1;
 	return 0;
 }
@@ -65,7 +80,7 @@ uint32_t probesite_window(const struct cfg *c, uint32_t i)
 	region_of(c, a, &start, &end);
 	if (start == c->addr && a < c->addr + JMP32_LEN)
 		return 0;	/* the fentry site */
-	if (region_has_fixup(c, start, end))
+	if (region_unoptimizable(c, start, end))
 		return 0;
 	for (j = i; j < c->ninsns && next < a + JMP32_LEN; j++) {
 		const struct cfg_insn *in = &c->insns[j];
