@@ -118,7 +118,12 @@ static void test_windows(void)
 	c.insns[9].kind = CFG_I_TAIL_CALL;	/* 0x201d, the main part's ret */
 	c.insns[9].target = 0x5000;
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
-	c.insns[9].target = 0;
+	c.insns[9].target = 0;		/* a .ko's call of another module */
+	c.insns[9].target_name = "kvfree";
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
+	c.insns[9].target_name = "__x86_indirect_thunk_rax";
+	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);
+	c.insns[9].target_name = NULL;	/* jmp *%rax */
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);
 	CU_ASSERT_EQUAL(probesite_window(&c, 2), 0);
 	c.insns[9].kind = CFG_I_RET;

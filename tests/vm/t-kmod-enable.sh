@@ -65,6 +65,14 @@ awk -v t0=$t0 -v t1=$t1 '
 awk -v t0=$t0 -v t1=$t1 'NR > 2 { p += $3; o += $4; h += $5; b += $7 }
 	END { printf "FIGURE kernel: %d probes, %d jump-optimized (%.0f%%), %d hits, %d bytes (%d per workload round), %.0f bytes/s over %.1f s\n", p, o, 100 * o / p, h, b, b / 20, b / (t1 - t0), t1 - t0 }' /tmp/status.out
 check "optimized count agrees with debugfs" sh -c "[ $(grep -c '\[OPTIMIZED\]' /sys/kernel/debug/kprobes/list) = $(awk 'NR > 2 { o += $4 } END { print o }' /tmp/status.out) ]"
+# The planner's optprobe model (probesite.h, kprobe_boost.h) against the
+# kernel's decision: per function, the probes it expected jump-optimized
+# are the ones the kernel optimized.
+awk 'NR == FNR { if (/: enabled as/) { n = $1; sub(/:$/, "", n); o = $7; sub(/\(/, "", o); want[n] = o } next }
+	FNR > 2 && ($2 in want) { if (want[$2] != $4) { printf "optprobe model: %s: planned %d, kernel %d\n", $2, want[$2], $4 } }' /tmp/en.out /tmp/status.out >/tmp/optmodel.out
+cat /tmp/optmodel.out
+check "the kernel jump-optimized as many probes as the plans expected, per function" \
+	sh -c '[ ! -s /tmp/optmodel.out ]'
 pathregen --stats /tmp/plan.bin >/tmp/stats.out 2>&1
 echo "pathregen --stats: $?"
 head -20 /tmp/stats.out

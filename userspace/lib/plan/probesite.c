@@ -32,10 +32,12 @@ static void region_of(const struct cfg *c, uint64_t a, uint64_t *start, uint64_t
  */
 static int indirect_jump(const struct cfg_insn *in)
 {
+	int thunk = in->target_name && !strncmp(in->target_name, "__x86_indirect_", 15);
+
+	/* a direct one names its callee (its address is 0 only in a .ko) */
 	if (in->kind == CFG_I_TAIL_CALL)
-		return !in->target;
-	return in->kind == CFG_I_JCC && (in->flags & CFG_IF_LEAVES) && in->target_name &&
-	       !strncmp(in->target_name, "__x86_indirect_", 15);
+		return !in->target && (!in->target_name || thunk);
+	return in->kind == CFG_I_JCC && (in->flags & CFG_IF_LEAVES) && thunk;
 }
 
 /*
