@@ -129,8 +129,11 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 			off = f->len + (a - f->cold_addr);
 		else
 			continue;
-		if (off + in[i].len <= (uint64_t)f->len + f->cold_len &&
-		    !kprobe_boostable(f->code + off, in[i].len))
+		if (off + in[i].len > (uint64_t)f->len + f->cold_len ||
+		    (in[i].flags & CFG_IF_STATIC_CALL))
+			continue;
+		in[i].flags &= ~CFG_IF_OPTPROBE_UNSAFE;
+		if (kprobe_window_unsafe(&in[i], f->code + off, in[i].len))
 			in[i].flags |= CFG_IF_OPTPROBE_UNSAFE;
 	}
 	c.insns = in;

@@ -78,9 +78,31 @@ static void test_cfg_flags(void)
 	CU_ASSERT(!(c.insns[0].flags & CFG_IF_OPTPROBE_UNSAFE));
 	CU_ASSERT(c.insns[1].flags & CFG_IF_OPTPROBE_UNSAFE);
 	CU_ASSERT(c.insns[2].flags & CFG_IF_OPTPROBE_UNSAFE);
+	CU_ASSERT(!(c.insns[3].flags & CFG_IF_OPTPROBE_UNSAFE));	/* ret ends a window */
 	cfg_free(&c);
+}
+
+/* The window rule on CFG instructions: kinds, fixups, bytes. */
+static void test_window_unsafe(void)
+{
+	static const uint8_t mov[] = { 0x48, 0x89, 0xdf }, ret[] = { 0xc3 },
+			     thunk[] = { 0xe9, 0, 0, 0, 0 }, jne[] = { 0x75, 0x05 };
+	struct cfg_insn in = { .kind = CFG_I_PLAIN };
+
+	CU_ASSERT(!kprobe_window_unsafe(&in, mov, sizeof(mov)));
+	in.flags = CFG_IF_FAULT_FIXUP;
+	CU_ASSERT(kprobe_window_unsafe(&in, mov, sizeof(mov)));
+	in.flags = 0;
+	in.kind = CFG_I_RET;
+	CU_ASSERT(!kprobe_window_unsafe(&in, ret, sizeof(ret)));
+	CU_ASSERT(kprobe_window_unsafe(&in, thunk, sizeof(thunk)));	/* jmp __x86_return_thunk */
+	in.kind = CFG_I_JCC;
+	CU_ASSERT(kprobe_window_unsafe(&in, jne, sizeof(jne)));
+	in.kind = CFG_I_CALL;
+	CU_ASSERT(kprobe_window_unsafe(&in, thunk, sizeof(thunk)));
 }
 
 UNIT_SUITE(kprobe_boost,
 	   { "6.1 can_boost: boostable and refused encodings", test_table },
-	   { "cfg_build flags unboostable instructions", test_cfg_flags })
+	   { "cfg_build flags unboostable instructions", test_cfg_flags },
+	   { "the window rule on CFG instructions", test_window_unsafe })

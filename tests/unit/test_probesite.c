@@ -82,9 +82,23 @@ static void test_windows(void)
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
 	/* 0x2014 cmp + jcc: a conditional jump is not boostable */
 	CU_ASSERT_EQUAL(probesite_window(&c, 6), 0);
-	/* 0x2019 mov + ret, 0x3000 mov + jmp: not plain */
+	/*
+	 * 0x2019 mov(4) + ret: a ret may end a window (can_boost takes 0xc3,
+	 * as getname_flags+0x36 "pop; pop; pop; ret" was optimized in 6.1),
+	 * not a return-thunk jmp (flagged unsafe); 0x3000 mov + jmp: never
+	 */
+	CU_ASSERT_EQUAL(probesite_window(&c, 8), 5);
+	c.insns[9].flags |= CFG_IF_OPTPROBE_UNSAFE;
 	CU_ASSERT_EQUAL(probesite_window(&c, 8), 0);
+	c.insns[9].flags &= ~CFG_IF_OPTPROBE_UNSAFE;
 	CU_ASSERT_EQUAL(probesite_window(&c, 10), 0);
+	/* no __fentry__ site (notrace): a probe at +0 is an ordinary one */
+	c.insns[0].kind = CFG_I_PLAIN;
+	CU_ASSERT_EQUAL(probesite_window(&c, 0), 5);
+	c.insns[1].flags |= CFG_IF_BRANCH_TARGET;	/* 0x2005 = 0x2000 + 5 */
+	CU_ASSERT_EQUAL(probesite_window(&c, 0), 0);
+	c.insns[1].flags &= ~CFG_IF_BRANCH_TARGET;
+	c.insns[0].kind = CFG_I_FENTRY;
 	/* 0x2008 mov(4) + cmp(3): 0x200d is no target, but 0x2008 itself may be */
 	CU_ASSERT_EQUAL(probesite_window(&c, 2), 7);
 	/* two probes 3 bytes apart: the first's window holds the second */

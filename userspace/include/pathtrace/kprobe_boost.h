@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pathtrace/cfg.h>
+
 /*
  * Whether the instruction at code (len bytes available) is one that
  * can_boost() accepts: not a branch, call, x87, Grp2-Grp4 (shifts, test,
@@ -19,5 +21,13 @@
  * or 0; 0 for bytes that do not decode.
  */
 int kprobe_boostable(const uint8_t *code, size_t len);
+
+/*
+ * Whether CFG instruction in (its bytes at code) may not sit in an
+ * optprobe's window, the CFG_IF_OPTPROBE_UNSAFE rule: anything but a plain
+ * instruction or a ret (which can end a window), an instruction with an
+ * exception-table fixup, or one kprobe_boostable refuses. Returns 1 or 0.
+ */
+int kprobe_window_unsafe(const struct cfg_insn *in, const uint8_t *code, size_t len);
 
 #endif

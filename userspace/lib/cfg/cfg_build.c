@@ -563,9 +563,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (err)
 			return err;
 	}
-	/* what opt.c will not copy into its window (kprobe_boost.h) */
-	if (ins.kind != CFG_I_PLAIN || (ins.flags & CFG_IF_FAULT_FIXUP) ||
-	    zi.mnemonic == ZYDIS_MNEMONIC_UD2 || !kprobe_boostable(p->code + off, p->len - off))
+	/* what opt.c will not copy into its window (ud2 among them) */
+	if (kprobe_window_unsafe(&ins, p->code + off, p->len - off))
 		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
 
 	if (fall && (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) &&

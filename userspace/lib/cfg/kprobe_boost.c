@@ -89,3 +89,9 @@ int kprobe_boostable(const uint8_t *code, size_t len)
 		return 1;
 	}
 }
+
+int kprobe_window_unsafe(const struct cfg_insn *in, const uint8_t *code, size_t len)
+{
+	return (in->kind != CFG_I_PLAIN && in->kind != CFG_I_RET) ||
+	       (in->flags & CFG_IF_FAULT_FIXUP) || !kprobe_boostable(code, len);
+}

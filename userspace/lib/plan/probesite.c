@@ -73,6 +73,17 @@ int probesite_probeable(const struct cfg *c, uint32_t i)
 	}
 }
 
+/* Whether the function starts with its __fentry__ site (not every one does). */
+static int has_fentry(const struct cfg *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ninsns; i++)
+		if (c->insns[i].addr == c->addr)
+			return c->insns[i].kind == CFG_I_FENTRY;
+	return 0;
+}
+
 uint32_t probesite_window(const struct cfg *c, uint32_t i)
 {
 	const struct cfg_insn *first = &c->insns[i];
@@ -80,8 +91,8 @@ uint32_t probesite_window(const struct cfg *c, uint32_t i)
 	uint32_t j;
 
 	region_of(c, a, &start, &end);
-	if (start == c->addr && a < c->addr + JMP32_LEN)
-		return 0;	/* the fentry site */
+	if (start == c->addr && a < c->addr + JMP32_LEN && has_fentry(c))
+		return 0;	/* the fentry site: an ftrace-based probe */
 	if (region_unoptimizable(c, start, end))
 		return 0;
 	for (j = i; j < c->ninsns && next < a + JMP32_LEN; j++) {
@@ -89,8 +100,12 @@ uint32_t probesite_window(const struct cfg *c, uint32_t i)
 
 		if (in->addr != next || in->addr + in->len > end)
 			return 0;
-		/* a static-call site is rewritten at run time: not copied into a window */
-		if (in->kind != CFG_I_PLAIN ||
+		/*
+		 * A static-call site is rewritten at run time: not copied into
+		 * a window. A ret may end one (can_boost takes 0xc3; the jump
+		 * back after the copy is never reached).
+		 */
+		if ((in->kind != CFG_I_PLAIN && in->kind != CFG_I_RET) ||
 		    (in->flags & (CFG_IF_OPTPROBE_UNSAFE | CFG_IF_STATIC_CALL)))
 			return 0;
 		if (j != i && (in->flags & CFG_IF_BRANCH_TARGET))
