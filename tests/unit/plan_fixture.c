@@ -98,6 +98,26 @@ void fx_call_diamond(struct cfg *c)
 	fx_cfg(c, "call_diamond", 0x1000, 0x22, 0, 0, in, 10, e, 4, 1u << 1);
 }
 
+void fx_static_call_block(struct cfg *c)
+{
+	static const struct fx_insn in[] = {
+		{ 0x1000, 5, CFG_I_FENTRY, 0, 0, 0 },
+		{ 0x1005, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x1008, 3, CFG_I_PLAIN, 0, 0, 0 },
+		{ 0x100b, 2, CFG_I_JCC, 4, 0, 0 },
+		{ 0x100d, 5, CFG_I_CALL, 0, CFG_IF_STATIC_CALL, 1 },
+		{ 0x1012, 4, CFG_I_PLAIN, 0, T, 2 },
+		{ 0x1016, 4, CFG_I_PLAIN, 0, 0, 2 },
+		{ 0x101a, 1, CFG_I_RET, 0, 0, 2 },
+	};
+	static const struct fx_edge e[] = {
+		{ 0, 2, CFG_E_TAKEN }, { 0, 1, CFG_E_FALL }, { 1, 2, CFG_E_CALL_RETURN },
+		{ 2, 3, CFG_E_EXIT },
+	};
+
+	fx_cfg(c, "static_call_block", 0x1000, 0x1b, 0, 0, in, 8, e, 4, 1u << 1);
+}
+
 void fx_loop_cold(struct cfg *c)
 {
 	static const struct fx_insn in[] = {

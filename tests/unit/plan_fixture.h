@@ -31,6 +31,11 @@ void fx_cfg_free(struct cfg *c);
 
 /* Diamond with a call: B0 jcc -> {B1 (call) -> B2, B2}; B2 ret. */
 void fx_call_diamond(struct cfg *c);
+/*
+ * The call diamond whose call block is nothing but a static call (no probe
+ * can sit in it): B0 jcc -> {B1 (static call) -> B2, B2}; B2 ret.
+ */
+void fx_static_call_block(struct cfg *c);
 /* Loop with a .cold part: B0 -> B1 <-> B2 -> B3 ret; B1 -> cold B4 -> B3. */
 void fx_loop_cold(struct cfg *c);
 

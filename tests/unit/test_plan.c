@@ -213,6 +213,9 @@ static void test_paths_mode(void)
 	check_mode(fx_loop_cold, PT_MODE_PATHS, 0, &n);
 	/* the ud2 block's exit cannot be probed: its path ends on the way in */
 	check_mode(fx_bug_exit, PT_MODE_PATHS, 0, &n);
+	/* nor a call block that is only a static call: its path end moves onto
+	 * the edge into it (once a refusal) */
+	check_mode(fx_static_call_block, PT_MODE_PATHS, 0, &n);
 }
 
 static void test_edges_mode(void)

@@ -274,10 +274,16 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 
 	if (!call_cost)
 		return -PT_ENOMEM;
-	/* what a call vertex's path end costs: its probe in the call block */
+	/*
+	 * What a call vertex's path end costs: its probe in the call block,
+	 * or, in a block no probe can sit on (a lone static call), as much as
+	 * an unobservable edge, so that the end moves onto the edges into it
+	 * wherever they can carry it.
+	 */
 	for (v = 0; v < pl->g.nv; v++)
-		call_cost[v] = v < c->nblocks && !probesite_in_block(c, v, pl->weight, &site) ?
-			       site.cost : 1;
+		call_cost[v] = v >= c->nblocks ? 1 :
+			       !probesite_in_block(c, v, pl->weight, &site) ? site.cost :
+			       PROBESITE_COST_NONE;
 	err = pathnum_build(p, &pl->g, cost, call_cost);
 	free(call_cost);
 	if (err)
