@@ -36,15 +36,17 @@
  *    into the retpoline thunks) at all (can_optimize refuses the whole
  *    symbol);
  *  - the probed instruction and those following it up to >= 5 bytes are
- *    boostable (can_boost): here plain instructions the CFG recovery did
- *    not flag CFG_IF_OPTPROBE_UNSAFE (kprobe_boost.h: no shift, test imm,
- *    not, neg, mul, div, inc/dec through Grp3-5, three-byte opcode, ...);
- *    no branch, call, ret, ud2, static key or fentry site; inside the
- *    symbol;
+ *    boostable (can_boost): here plain instructions, or a plain ret that
+ *    ends the window, that the CFG recovery did not flag
+ *    CFG_IF_OPTPROBE_UNSAFE (kprobe_boost.h: no shift, test imm, not, neg,
+ *    mul, div, inc/dec through Grp3-5, three-byte opcode, ...); no other
+ *    branch, no call, ud2, static key, static-call or fentry site; inside
+ *    the symbol;
+ *  - not in the first 5 bytes of the main part when it starts with its
+ *    fentry site (an ftrace-based probe); a function without one can be
+ *    optimized at +0;
  *  - no jump target in [addr + 1, addr + 5] (insn_jump_into_range is
  *    inclusive of addr + 5);
- *  - not in the first 5 bytes of the main part (the fentry site, which
- *    becomes an ftrace-based probe anyway);
  *  - no other probe inside the copied window, and windows do not overlap.
  */
 #ifndef PATHTRACE_PROBESITE_H
