@@ -560,42 +560,37 @@ int pathnum_second(struct pathnum *p, const uint64_t *inc2)
 	return derive_actions(p);
 }
 
+/* An in-edge of a path end's source, cheaper as a chord by share. */
+static void discount(const struct pathnum *p, uint64_t *weight, uint32_t f, uint64_t share)
+{
+	if (p->kind[f] == PATHNUM_REAL)
+		weight[f] = weight[f] > share ? weight[f] - share : 0;
+}
+
 /*
  * Count at the last chord, priced into the tree: a path end whose source v
  * has no other DAG out-edge costs nothing of its own when every edge into
  * v is a chord (derive_actions moves its EMIT onto them). So an in-edge of
  * v, or of the single-successor chain into v, is cheaper as a chord by
- * what the end's probe costs, shared among v's in-edges.
+ * what the end's probe costs (p->ecost), shared among v's in-edges.
  */
-static void last_chord_discount(const struct pathnum *p, uint64_t *weight, const uint64_t *cost,
-				const uint64_t *call_cost)
+static void last_chord_discount(const struct pathnum *p, uint64_t *weight)
 {
 	const struct graph *d = &p->dag;
 	uint32_t v, e, k;
 
 	for (v = 0; v < d->nv; v++) {
-		uint64_t end, share;
-		uint32_t x = v, n;
+		uint64_t share;
+		uint32_t x = v, n = graph_in_degree(d, v);
 
-		if (v == d->entry || v == d->exit || graph_out_degree(d, v) != 1)
+		if (v == d->entry || v == d->exit || graph_out_degree(d, v) != 1 || !n)
 			continue;
 		e = d->out_edges[d->out_start[v]];
 		if (d->edges[e].dst != d->exit)
 			continue;
-		if (p->kind[e] == PATHNUM_CALL_END)
-			end = call_cost ? call_cost[v] : 1;
-		else
-			end = cost ? cost[p->orig[e]] : 1;
-		n = graph_in_degree(d, v);
-		if (!n)
-			continue;
-		share = end / n;
-		for (k = d->in_start[v]; k < d->in_start[v + 1]; k++) {
-			uint32_t f = d->in_edges[k];
-
-			if (p->kind[f] == PATHNUM_REAL)
-				weight[f] = weight[f] > share ? weight[f] - share : 0;
-		}
+		share = p->ecost[e] / n;
+		for (k = d->in_start[v]; k < d->in_start[v + 1]; k++)
+			discount(p, weight, d->in_edges[k], share);
 		/* up a single-successor, single-predecessor chain */
 		while (n == 1) {
 			uint32_t f = d->in_edges[d->in_start[x]], u = d->edges[f].src;
@@ -603,9 +598,7 @@ static void last_chord_discount(const struct pathnum *p, uint64_t *weight, const
 			if (p->kind[f] != PATHNUM_REAL || u == d->entry ||
 			    graph_out_degree(d, u) != 1 || graph_in_degree(d, u) != 1)
 				break;
-			f = d->in_edges[d->in_start[u]];
-			if (p->kind[f] == PATHNUM_REAL)
-				weight[f] = weight[f] > share ? weight[f] - share : 0;
+			discount(p, weight, d->in_edges[d->in_start[u]], share);
 			x = u;
 		}
 	}
@@ -660,6 +653,13 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 	if (!p->val || !p->chord || !p->inc || !p->act || !p->add || !p->emit || !weight ||
 	    !forced || !p->set || !p->ecost)
 		goto nomem;
+	/* what a probe for each DAG edge's action costs (a START edge has none) */
+	for (e = 0; e < ne; e++) {
+		if (p->kind[e] == PATHNUM_CALL_END)
+			p->ecost[e] = call_cost ? call_cost[p->dag.edges[e].src] : 1;
+		else if (p->kind[e] != PATHNUM_START)
+			p->ecost[e] = cost ? cost[p->orig[e]] : 1;
+	}
 	err = topo_order(&p->dag, order);
 	if (err) {
 		refuse(p, err, "internal: the cut graph is not acyclic");
@@ -731,7 +731,7 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 			break;
 		}
 	}
-	last_chord_discount(p, weight, cost, call_cost);
+	last_chord_discount(p, weight);
 	for (e = 0; e < ne; e++)
 		if (p->kind[e] == PATHNUM_START && free_start[p->dag.edges[e].dst])
 			forced[e] = 0;	/* its back edges set its increment */
@@ -748,12 +748,6 @@ int pathnum_build(struct pathnum *p, const struct graph *g, const uint64_t *cost
 
 		if (p->chord[e])
 			p->inc[e] = p->val[e] + phi[de->src] - phi[de->dst];
-	}
-	for (e = 0; e < ne; e++) {
-		if (p->kind[e] == PATHNUM_CALL_END)
-			p->ecost[e] = call_cost ? call_cost[p->dag.edges[e].src] : 1;
-		else if (p->kind[e] != PATHNUM_START)
-			p->ecost[e] = cost ? cost[p->orig[e]] : 1;
 	}
 	err = derive_actions(p);
 	if (err)
