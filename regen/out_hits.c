@@ -21,6 +21,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "edge_counts.h"
+#include "insn_mem.h"
 #include "out.h"
 #include "pathtrace_abi.h"
 
@@ -120,20 +121,13 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 	memcpy(bl, f->cfg.blocks, (size_t)f->cfg.nblocks * sizeof(*bl));
 	memcpy(in, f->cfg.insns, (size_t)f->cfg.ninsns * sizeof(*in));
 	/* today's CFG recovery: what the kernel will not copy (kprobe_boost.h) */
-	for (i = 0; f->code && i < f->cfg.ninsns; i++) {
-		uint64_t a = in[i].addr, off;
+	for (i = 0; i < f->cfg.ninsns; i++) {
+		const uint8_t *bytes = insn_bytes(f, &in[i]);
 
-		if (a >= f->addr && a < f->addr + f->len)
-			off = a - f->addr;
-		else if (f->cold_len && a >= f->cold_addr && a < f->cold_addr + f->cold_len)
-			off = f->len + (a - f->cold_addr);
-		else
-			continue;
-		if (off + in[i].len > (uint64_t)f->len + f->cold_len ||
-		    (in[i].flags & CFG_IF_STATIC_CALL))
+		if (!bytes || (in[i].flags & CFG_IF_STATIC_CALL))
 			continue;
 		in[i].flags &= ~CFG_IF_OPTPROBE_UNSAFE;
-		if (kprobe_window_unsafe(&in[i], f->code + off, in[i].len))
+		if (kprobe_window_unsafe(&in[i], bytes, in[i].len))
 			in[i].flags |= CFG_IF_OPTPROBE_UNSAFE;
 	}
 	c.insns = in;
