@@ -40,13 +40,15 @@
 #define PT_BITS_WORDS 32
 /* ENTER codes that wait for their bits record (2048 bits, as many as the bits). */
 #define PT_EBITS_WORDS 32
-/* The longest ENTER code: kind, rank and gamma of 2^20, ret_lo, Rice(4) of 2047. */
+/*
+ * The longest ENTER code: repeat bit, escape, caller, rank and gamma of
+ * 2^20, ret_lo, Rice(4) of 2047.
+ */
 #define PT_ENTER_CODE_MAX 232
-/* The arg of a record with bits and ENTER codes: the module writes 1.9 codes. */
-#define PT_ENTERS_ARG(nbits, nebits) \
-	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
-/* ENTERs of larger func_ids are ENTER_AT records. */
-#define PT_ENTERS_FUNC_MAX (1u << 20)
+/* The arg of a record with bits and ENTER codes (of 1.13: PT_REC_BITS_ENTERS3). */
+#define PT_ENTERS_ARG(nbits, nebits) PT_BITS_ENTERS_ARG(nbits, nebits)
+/* ENTERs of larger func_ids are ENTER_AT records (an item holds func_id + 1 in 20 bits). */
+#define PT_ENTERS_FUNC_MAX ((1u << 20) - 1)
 /*
  * Segments wait in a PT_REC_SEGMENTS until it would not fit the rest of the
  * ring-buffer page the CPU's last record ended in (an event never spans two
@@ -80,15 +82,18 @@ struct pt_cpu {
 	bool busy;		/* a flush IPI is working on this state */
 	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
 	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER return addresses, by slot */
-	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS) */
+	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS3) */
 	unsigned int nebits;
 	u32 epos;		/* position of the last pending ENTER */
-	/* ENTER code tables (pathtrace_abi.h, ABI 1.9); functions as func_id + 1 */
+	/* ENTER code tables (pathtrace_abi.h, ABI 1.13); functions as func_id + 1 */
 	u32 last_func;		/* the last ENTER's function (0: none) */
 	u32 prev_func;		/* the one before it */
+	u32 pprev_func;		/* and the one before that */
 	u32 recent[PT_ENTERS_RECENT];	/* most recent first */
-	u32 pred[PT_ENTERS_CTXS][2];	/* the functions that followed (prev, last) */
-	u16 adv[PT_ENTERS_CTXS][2];	/* advances + 1 of f's ENTER after last's */
+	/* the items that followed (pprev, prev, last), most recent first */
+	u32 cand[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];
+	u16 cand_adv[PT_ENTERS_CTXS];	/* the advance + 1 of the most recent */
+	u16 adv[PT_ENTERS_CTXS][2];	/* advances + 1 of f's ENTER after (prev, last) */
 	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
@@ -105,8 +110,9 @@ struct pt_cpu {
 };
 
 /*
- * Allocated at load: with the ENTER code tables a CPU's state is over 13 KB,
- * more than the static per-CPU area the kernel keeps for modules (8 KB).
+ * Allocated at load: with the ENTER code tables a CPU's state is over 26 KB,
+ * more than the static per-CPU area the kernel keeps for modules (8 KB);
+ * alloc_percpu() takes at most PCPU_MIN_UNIT_SIZE (checked at build).
  */
 static struct pt_cpu __percpu *pt_cpus;
 static struct trace_buffer *pt_buffer;
@@ -197,10 +203,12 @@ static void pt_forget_enters(struct pt_cpu *cs)
 {
 	memset(cs->rets, 0, sizeof(cs->rets));
 	memset(cs->recent, 0, sizeof(cs->recent));
-	memset(cs->pred, 0, sizeof(cs->pred));
+	memset(cs->cand, 0, sizeof(cs->cand));
+	memset(cs->cand_adv, 0, sizeof(cs->cand_adv));
 	memset(cs->adv, 0, sizeof(cs->adv));
 	cs->last_func = 0;
 	cs->prev_func = 0;
+	cs->pprev_func = 0;
 	cs->seg_base_ok = false;
 	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 	/* the segment reopens after the LOSS: no context, no bits in it yet */
@@ -374,7 +382,7 @@ static bool pt_pack_flush(struct pt_cpu *cs)
 	if (likely(ev)) {
 		pt_note_page(cs, ev, sizeof(*r) + bytes);
 		r = ring_buffer_event_data(ev);
-		r->type = PT_REC_SEGMENTS;
+		r->type = PT_REC_SEGMENTS3;
 		r->len = sizeof(*r) + bytes;
 		r->arg = cs->npack;
 		memcpy(r + 1, cs->pack, bytes);
@@ -425,7 +433,7 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 	cs->owner_open = false;
 	cs->nsegs++;
 	*fused = false;
-	if (type == PT_REC_BITS_ENTERS) {
+	if (type == PT_REC_BITS_ENTERS3) {
 		nbits = PT_BITS_ENTERS_NBITS(arg);
 		nebits = PT_BITS_ENTERS_NEBITS(arg);
 	} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
@@ -553,7 +561,7 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 	bool written = false;
 
 	if (nebits)
-		written = pt_write2(cs, f, PT_REC_BITS_ENTERS,
+		written = pt_write2(cs, f, PT_REC_BITS_ENTERS3,
 				    PT_ENTERS_ARG(nbits, nebits), cs->words,
 				    n * sizeof(cs->words[0]), cs->ebits,
 				    ne * sizeof(cs->ebits[0]));
@@ -582,7 +590,7 @@ static void pt_flush_enters(struct pt_cpu *cs, struct pt_func *f)
 
 	if (!nebits)
 		return;
-	pt_write(cs, f, PT_REC_BITS_ENTERS, PT_ENTERS_ARG(0, nebits),
+	pt_write(cs, f, PT_REC_BITS_ENTERS3, PT_ENTERS_ARG(0, nebits),
 		 cs->ebits, ne * sizeof(cs->ebits[0]));
 	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 }
@@ -629,57 +637,83 @@ static unsigned int pt_recent_rank(struct pt_cpu *cs, u32 f)
 	}								\
 } while (0)
 
+/* item to the front of candidates c (the others keep their order). */
+static void pt_cand_front(u32 *c, u32 item)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS3_CANDS - 1 && c[r] != item; r++)
+		;
+	memmove(&c[1], &c[0], r * sizeof(c[0]));
+	c[0] = item;
+}
+
+/* Appends the Rice(PT_ENTERS_RICE_K2) code of v. */
+static void pt_ebits_rice(struct pt_cpu *cs, u32 v)
+{
+	pt_ebits_ones(cs, v >> PT_ENTERS_RICE_K2);
+	pt_ebits_put(cs, (u64)(v & ((1u << PT_ENTERS_RICE_K2) - 1)) << 1,
+		     PT_ENTERS_RICE_K2 + 1);
+}
+
 /*
- * Appends one ENTER's code (PT_REC_BITS_ENTERS, ABI 1.9): kind; unless
- * predicted, the function (the other candidate of its context, or its rank
- * among the recent ones, or its id); its slot or its return address; then
- * its position's advance (one of the two this function had after the last
- * ENTER's, else Rice(4)). kind: 1 predicted, 2 untraced caller, 4 slot,
- * 0 address (their codes, LSB first: 1, 01, 001, 000).
+ * Appends one ENTER's code (ABI 1.13, pathtrace_abi.h PT_ENTERS3_*): one
+ * bit when it repeats what last followed the same three ENTERs, else its
+ * item (a candidate's rank, or caller, function and slot or address) and
+ * its advance. kind: 2 untraced caller, 4 traced with the address in its
+ * slot, 0 traced with the address given (ret_lo).
  */
 static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
 			 u32 ret_lo, u32 slot, unsigned int kind)
 {
-	u32 adv, id = f->func_id + 1;
-	u32 *cand = cs->pred[PT_ENTERS_CTX(cs->prev_func, cs->last_func)];
-	u16 *advs = cs->adv[PT_ENTERS_CTX(cs->last_func, id)];
-	unsigned int k, r;
+	u32 id = f->func_id + 1, adv = pending - cs->epos;
+	u32 x = PT_ENTERS3_CTX(cs->pprev_func, cs->prev_func, cs->last_func);
+	u16 *advs = cs->adv[PT_ENTERS3_CTX(cs->prev_func, cs->last_func, id)];
+	u32 *cand = cs->cand[x], item;
+	unsigned int r, recent = pt_recent_rank(cs, id);
 
-	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cand[0] == id)
-		kind = 1;
-	pt_ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
-	r = pt_recent_rank(cs, id);
-	if (kind != 1) {
-		/* an untraced caller's is not the first candidate: kind 1 says that one */
-		if (cand[kind == 2] == id) {
-			pt_ebits_put(cs, 1, 1);
+	if (kind == 0)
+		slot = PT_ENTER_S_SLOT(ret_lo);
+	item = PT_ENTERS3_ITEM(id, kind != 2, kind == 2 ? 0 : slot);
+	/* an item names its address by slot: only while the slot holds it */
+	for (r = 0; kind != 0 && r < PT_ENTERS3_CANDS && cand[r] != item; r++)
+		;
+	if (kind != 0 && r == 0 && cs->cand_adv[x] == adv + 1) {
+		pt_ebits_put(cs, 1, 1);
+	} else {
+		if (kind != 0 && r < PT_ENTERS3_CANDS) {
+			pt_ebits_put(cs, 1ull << (r + 1), r + 2);
 		} else {
-			pt_ebits_put(cs, (u64)r << 1, 5);
-			if (r == PT_ENTERS_RECENT) {
-				k = fls(id) - 1;
+			/* 0, then PT_ENTERS3_CANDS zeros; the caller */
+			pt_ebits_put(cs, 0, PT_ENTERS3_CANDS + 1);
+			pt_ebits_put(cs, kind == 2 ? 1 : kind == 4 ? 2 : 0,
+				     kind == 2 ? 1 : 2);
+			pt_ebits_put(cs, recent, 4);
+			if (recent == PT_ENTERS_RECENT) {
+				unsigned int k = fls(id) - 1;
+
 				pt_ebits_put(cs, 1ull << k, k + 1);
 				pt_ebits_put(cs, id, k);
 			}
+			if (kind == 4)
+				pt_ebits_put(cs, slot, 6);
+			else if (kind == 0)
+				pt_ebits_put(cs, ret_lo, 32);
+		}
+		if (advs[0] == adv + 1) {
+			pt_ebits_put(cs, 1, 1);
+		} else if (advs[1] == adv + 1) {
+			pt_ebits_put(cs, 2, 2);
+		} else {
+			pt_ebits_put(cs, 0, 2);
+			pt_ebits_rice(cs, adv);
 		}
 	}
-	if (kind == 4)
-		pt_ebits_put(cs, slot, 6);
-	else if (kind == 0)
-		pt_ebits_put(cs, ret_lo, 32);
-	if (advs[0] == adv + 1) {
-		pt_ebits_put(cs, 1, 1);
-	} else if (advs[1] == adv + 1) {
-		pt_ebits_put(cs, 2, 2);
-	} else {
-		pt_ebits_put(cs, 0, 2);
-		pt_ebits_ones(cs, adv >> PT_ENTERS_RICE_K2);
-		pt_ebits_put(cs, (u64)(adv & ((1u << PT_ENTERS_RICE_K2) - 1)) << 1,
-			     PT_ENTERS_RICE_K2 + 1);
-	}
+	pt_cand_front(cand, item);
+	cs->cand_adv[x] = adv + 1;
 	PT_FRONT2(advs, adv + 1);
-	PT_FRONT2(cand, id);
+	cs->pprev_func = cs->prev_func;
 	cs->prev_func = cs->last_func;
 	cs->last_func = id;
 }
@@ -843,7 +877,7 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 		e.ret_lo = 0;
 	slot = PT_ENTER_S_SLOT(e.ret_lo);
 	/*
-	 * Coded with the bits (PT_REC_BITS_ENTERS): the return address only
+	 * Coded with the bits (PT_REC_BITS_ENTERS3): the return address only
 	 * when the reader needs it (the caller is traced) and its slot does
 	 * not hold it already. The slot is set now; a refused write empties
 	 * them all, as the reader does at the LOSS that follows.
@@ -1330,6 +1364,7 @@ int pt_stream_init(void)
 {
 	int err;
 
+	BUILD_BUG_ON(sizeof(struct pt_cpu) > PCPU_MIN_UNIT_SIZE);
 	pt_cpus = alloc_percpu(struct pt_cpu);
 	if (!pt_cpus)
 		return -ENOMEM;

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 12
+#define PT_ABI_MINOR 13
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -478,6 +478,8 @@ enum pt_rec_type {
 	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: PT_SEG_HEAD, then bits and codes (1.7) */
 	PT_REC_SEGMENT_CODED = 12, /* arg: PT_SEGC_ARG; body: coded head, bits, codes (1.9) */
 	PT_REC_SEGMENTS = 13,	/* arg: segments; body: SEGMENT_CODED bodies back to back (1.10) */
+	PT_REC_BITS_ENTERS3 = 14, /* as BITS_ENTERS, ENTER codes of 1.13 (PT_ENTERS3_*) */
+	PT_REC_SEGMENTS3 = 15,	/* as SEGMENTS, ENTER codes of 1.13 */
 };
 
 /*
@@ -656,6 +658,52 @@ enum pt_rec_type {
 #define PT_SEGS_NBITS_K		6
 #define PT_SEGS_NEBITS_K	4
 #define PT_SEGS_LEN_MAX		4095	/* nbits and nebits at most */
+
+/*
+ * ENTER codes of ABI 1.13, in PT_REC_BITS_ENTERS3 and PT_REC_SEGMENTS3
+ * (records laid out as BITS_ENTERS with PT_BITS_ENTERS_CODES2 clear, and as
+ * SEGMENTS; the module writes only these). An ENTER is an item, its
+ * function and caller: PT_ENTERS3_ITEM(func_id + 1, traced, slot), traced
+ * = 1 with the slot (PT_ENTER_S_SLOT) of its return address when the
+ * caller is traced code, traced = 0 and slot 0 when it is not. Each CPU
+ * keeps its last three ENTERs' functions (pprev, prev, last; func_id + 1,
+ * 0 none), the PT_ENTERS_RECENT most recent functions as in 1.9, the
+ * return address slots, and three tables of PT_ENTERS_CTXS entries: at
+ * x = PT_ENTERS3_CTX(pprev, prev, last) the PT_ENTERS3_CANDS items that
+ * followed those three, most recent first, and the advance + 1 the most
+ * recent of them had; at y = PT_ENTERS3_CTX(prev, last, f) the two
+ * advances + 1 that f's ENTER had after those two, most recent first
+ * (0: none). Each ENTER, with a = the advance of its position over the
+ * previous ENTER of the record (the first: over 0):
+ *   1   the item is the first candidate at x, a + 1 its advance (nothing
+ *       follows);
+ *   0, then the item: r zero bits and a one for the r-th candidate at x
+ *       (r < PT_ENTERS3_CANDS), or PT_ENTERS3_CANDS zeros for a new one:
+ *       its caller (1 untraced; 01 traced, return address in its slot;
+ *       00 traced, 32 bits of ret_lo after the function, which fill the
+ *       slot), its function as in 1.9 (4 bits r < PT_ENTERS_RECENT: the
+ *       r-th most recent, r = PT_ENTERS_RECENT: the Elias gamma code of
+ *       func_id + 1), then the slot's 6 bits or the ret_lo;
+ *   then a: 1 = the first advance at y, 01 = the second, 00 = its
+ *       Rice(PT_ENTERS_RICE_K2) code.
+ * A traced item names its return address by slot: the module codes it
+ * from the candidates only while the slot holds that address. Then the
+ * tables learn it: the item moves to the front of x's candidates (the
+ * others after it in their order, the last dropping out when it was not
+ * among them) and a + 1 becomes x's advance, a + 1 moves to the front of
+ * y's pair, f to the front of the recent functions, and (pprev, prev,
+ * last) = (prev, last, f). Naming an empty candidate, rank or advance, or
+ * a code cut off, makes the record corrupt (SEGMENTS3: that segment and
+ * the rest). The tables are emptied where those of 1.9 are. Readers
+ * before 1.13 skip both records as of an unknown type.
+ */
+#define PT_ENTERS3_CANDS	4
+#define PT_ENTERS3_ITEM(f, traced, slot) \
+	((__u32)(f) | (__u32)(traced) << 20 | (__u32)(slot) << 21)
+#define PT_ENTERS3_ITEM_FUNC(item)	((item) & 0xfffffu)
+#define PT_ENTERS3_ITEM_TRACED(item)	(((item) >> 20) & 1u)
+#define PT_ENTERS3_ITEM_SLOT(item)	((item) >> 21)
+#define PT_ENTERS3_CTX(a, b, c)	PT_ENTERS_CTX(PT_ENTERS_CTX(a, b), c)
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u

@@ -22,9 +22,8 @@
 /* ENTER code bits a CPU keeps for its next BITS_ENTERS (the module keeps 1024). */
 #define SIM_EBITS 256
 #define SIM_ENTER_CODE_MAX 128	/* as the module's PT_ENTER_CODE_MAX */
-/* As the module: records with ENTER codes say they are of ABI 1.9. */
-#define SIM_ENTERS_ARG(nbits, nebits) \
-	(PT_BITS_ENTERS_ARG(nbits, nebits) | PT_BITS_ENTERS_CODES2)
+/* As the module: records with ENTER codes of ABI 1.13 (PT_REC_BITS_ENTERS3). */
+#define SIM_ENTERS_ARG(nbits, nebits) PT_BITS_ENTERS_ARG(nbits, nebits)
 /*
  * Segments wait for their SEGMENTS record until it holds this many bits
  * (the module fills a ring-buffer page: small here, so records hold a few).
@@ -51,11 +50,12 @@ struct cpu_state {
 	uint64_t ebits[SIM_EBITS / 64];	/* pending ENTER codes (BITS_ENTERS) */
 	uint32_t nebits;
 	uint32_t epos;			/* the last pending ENTER's position */
-	/* as the module: ENTER code tables of ABI 1.9, functions as func_id + 1 */
-	uint32_t last_func, prev_func;
+	/* as the module: ENTER code tables of ABI 1.13, functions as func_id + 1 */
+	uint32_t last_func, prev_func, pprev_func;
 	uint32_t recent[PT_ENTERS_RECENT];
-	uint32_t pred[PT_ENTERS_CTXS][2];	/* two candidates each, the more recent first */
-	uint16_t adv[PT_ENTERS_CTXS][2];
+	uint32_t cand[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];	/* items, the most recent first */
+	uint32_t cand_adv[PT_ENTERS_CTXS];
+	uint32_t adv[PT_ENTERS_CTXS][2];
 	/* segments not yet written (PT_REC_SEGMENTS, kmod/stream.c pt_seg_pack) */
 	uint64_t pack[(SIM_PACK_FLUSH_BITS + SIM_SEG_MAX_BITS + 63) / 64];
 	uint32_t pack_bits, npack;
@@ -92,7 +92,7 @@ static void flush_pack(struct exec *x, uint32_t cpu)
 		return;
 	cs->npack = 0;	/* before the push, which would flush it again */
 	x->r->packs_multi += n > 1;
-	push_rec_bytes(x, cpu, PT_REC_SEGMENTS, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
+	push_rec_bytes(x, cpu, PT_REC_SEGMENTS3, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
 	memset(cs->pack, 0, sizeof(cs->pack));
 	cs->pack_bits = 0;
 }
@@ -108,7 +108,7 @@ static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t
 	struct sim_rec *rec;
 	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + nbytes), .arg = arg };
 
-	if (type != PT_REC_SEGMENTS)
+	if (type != PT_REC_SEGMENTS3)
 		flush_pack(x, cpu);
 
 	if (r->nrecs == r->cap) {
@@ -247,10 +247,12 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 		/* as the module at a refused write: slots, predictions and pending ENTERs go */
 		memset(cs->rets, 0, sizeof(cs->rets));
 		memset(cs->recent, 0, sizeof(cs->recent));
-		memset(cs->pred, 0, sizeof(cs->pred));
+		memset(cs->cand, 0, sizeof(cs->cand));
+		memset(cs->cand_adv, 0, sizeof(cs->cand_adv));
 		memset(cs->adv, 0, sizeof(cs->adv));
 		cs->last_func = 0;
 		cs->prev_func = 0;
+		cs->pprev_func = 0;
 		if (cs->nebits) {
 			memset(cs->ebits, 0, sizeof(cs->ebits));
 			cs->nebits = 0;
@@ -299,7 +301,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			seg_owner_front(cs, cs->owner);
 			return;
 		}
-		if (type == PT_REC_BITS_ENTERS) {
+		if (type == PT_REC_BITS_ENTERS3) {
 			nbits = PT_BITS_ENTERS_NBITS(arg);
 			nebits = PT_BITS_ENTERS_NEBITS(arg);
 		} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
@@ -356,7 +358,7 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 	} else {
 		memcpy(body + w, cs->ebits, (nebits + 63) / 64 * 8);
 		memset(cs->ebits, 0, sizeof(cs->ebits));
-		add_rec(x, cpu, PT_REC_BITS_ENTERS, SIM_ENTERS_ARG(nbits, nebits), body,
+		add_rec(x, cpu, PT_REC_BITS_ENTERS3, SIM_ENTERS_ARG(nbits, nebits), body,
 			w + (nebits + 63) / 64);
 	}
 	if (nbits && x->r->dropped == dropped)
@@ -482,61 +484,80 @@ static void front2(uint32_t *c0, uint32_t *c1, uint32_t v)
 
 /*
  * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
- * pt_add_enter (pathtrace_abi.h PT_REC_BITS_ENTERS, ABI 1.9): kind 2
- * untraced caller (1 when its context's first candidate), 4 slot, 0 return
- * address given; the function as its context's other candidate, its rank
- * among the recent ones or its id; the advance as one of the two this
- * function had after the last one's, or Rice(4).
+ * pt_add_enter (pathtrace_abi.h PT_ENTERS3_*, ABI 1.13): 1 when the item
+ * (function, caller traced, slot) and advance are what last followed the
+ * three last functions; else 0, the item's rank among that context's
+ * candidates in unary or an escape with caller (kind 2 untraced, 4 slot,
+ * 0 return address given), recent rank or id, slot or address; then the
+ * advance as one of two this function had after the last two, or Rice(4).
  */
 static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t pending,
 		       uint32_t kind, uint32_t slot, uint32_t ret_lo)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint32_t adv, q, r, f = func_id + 1, a0, a1;
-	uint32_t pctx = PT_ENTERS_CTX(cs->prev_func, cs->last_func);
-	uint32_t actx = PT_ENTERS_CTX(cs->last_func, f);
+	uint32_t adv = pending - cs->epos, f = func_id + 1, q, r, rr, item;
+	uint32_t cctx = PT_ENTERS3_CTX(cs->pprev_func, cs->prev_func, cs->last_func);
+	uint32_t actx = PT_ENTERS3_CTX(cs->prev_func, cs->last_func, f);
+	uint32_t *cand = cs->cand[cctx];
 
-	adv = pending - cs->epos;
 	cs->epos = pending;
-	if (kind == 2 && cs->pred[pctx][0] == f)
-		kind = 1;
-	ebits_put(cs, kind, kind == 1 ? 1 : kind == 2 ? 2 : 3);
-	for (r = 0; r < PT_ENTERS_RECENT && cs->recent[r] != f; r++)
+	if (kind == 0)
+		slot = PT_ENTER_S_SLOT(ret_lo);
+	item = PT_ENTERS3_ITEM(f, kind != 2, kind == 2 ? 0 : slot);
+	r = PT_ENTERS3_CANDS;		/* not codable from the candidates */
+	for (q = 0; kind != 0 && q < PT_ENTERS3_CANDS; q++)
+		if (cand[q] == item) {
+			r = q;
+			break;
+		}
+	for (rr = 0; rr < PT_ENTERS_RECENT && cs->recent[rr] != f; rr++)
 		;
-	if (kind != 1 && cs->pred[pctx][kind == 2 ? 1 : 0] == f) {
-		ebits_put(cs, 1, 1);
-	} else if (kind != 1) {
-		ebits_put(cs, 0, 1);
-		ebits_put(cs, r, 4);
-		if (r == PT_ENTERS_RECENT)
-			ebits_gamma(cs, f);
-	}
-	/* to the front; when it was not among them the least recent drops out */
-	memmove(&cs->recent[1], &cs->recent[0],
-		(r < PT_ENTERS_RECENT ? r : PT_ENTERS_RECENT - 1) * sizeof(cs->recent[0]));
-	cs->recent[0] = f;
-	if (kind == 4)
-		ebits_put(cs, slot, 6);
-	else if (kind == 0)
-		ebits_put(cs, ret_lo, 32);
-	if (cs->adv[actx][0] == adv + 1) {
-		ebits_put(cs, 1, 1);
-	} else if (cs->adv[actx][1] == adv + 1) {
-		ebits_put(cs, 0, 1);
+	if (r == 0 && cs->cand_adv[cctx] == adv + 1) {
 		ebits_put(cs, 1, 1);
 	} else {
-		ebits_put(cs, 0, 2);
-		for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
-			ebits_put(cs, 1, 1);
 		ebits_put(cs, 0, 1);
-		ebits_put(cs, adv, PT_ENTERS_RICE_K2);
+		ebits_put(cs, 0, r < PT_ENTERS3_CANDS ? r : PT_ENTERS3_CANDS);
+		if (r < PT_ENTERS3_CANDS) {
+			ebits_put(cs, 1, 1);
+		} else {
+			if (kind == 2) {
+				ebits_put(cs, 1, 1);
+			} else {
+				ebits_put(cs, 0, 1);
+				ebits_put(cs, kind == 4, 1);
+			}
+			ebits_put(cs, rr, 4);
+			if (rr == PT_ENTERS_RECENT)
+				ebits_gamma(cs, f);
+			if (kind == 4)
+				ebits_put(cs, slot, 6);
+			else if (kind == 0)
+				ebits_put(cs, ret_lo, 32);
+		}
+		if (cs->adv[actx][0] == adv + 1) {
+			ebits_put(cs, 1, 1);
+		} else if (cs->adv[actx][1] == adv + 1) {
+			ebits_put(cs, 0, 1);
+			ebits_put(cs, 1, 1);
+		} else {
+			ebits_put(cs, 0, 2);
+			for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
+				ebits_put(cs, 1, 1);
+			ebits_put(cs, 0, 1);
+			ebits_put(cs, adv, PT_ENTERS_RICE_K2);
+		}
 	}
-	a0 = cs->adv[actx][0];
-	a1 = cs->adv[actx][1];
-	front2(&a0, &a1, adv + 1);
-	cs->adv[actx][0] = (uint16_t)a0;
-	cs->adv[actx][1] = (uint16_t)a1;
-	front2(&cs->pred[pctx][0], &cs->pred[pctx][1], f);
+	/* the item to the front; when it was not among them the last drops out */
+	for (q = 0; q < PT_ENTERS3_CANDS - 1 && cand[q] != item; q++)
+		;
+	memmove(&cand[1], &cand[0], q * sizeof(cand[0]));
+	cand[0] = item;
+	cs->cand_adv[cctx] = adv + 1;
+	memmove(&cs->recent[1], &cs->recent[0],
+		(rr < PT_ENTERS_RECENT ? rr : PT_ENTERS_RECENT - 1) * sizeof(cs->recent[0]));
+	cs->recent[0] = f;
+	front2(&cs->adv[actx][0], &cs->adv[actx][1], adv + 1);
+	cs->pprev_func = cs->prev_func;
 	cs->prev_func = cs->last_func;
 	cs->last_func = f;
 }
@@ -555,7 +576,7 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
 
-	if (func_id < (1u << 20)) {
+	if (func_id < (1u << 20) - 1) {
 		/*
 		 * As the module: room for the code first. A refused flush
 		 * empties the slots and predictions (the reader, at the LOSS

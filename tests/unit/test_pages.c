@@ -579,6 +579,135 @@ static void test_segments(void)
 	tr_records_free(&rs);
 }
 
+/* An ABI 1.13 ENTER from the candidates: 0, r zeros and a one (its rank r). */
+static void ecand3(struct ewriter *e, uint32_t r)
+{
+	eput(e, 0, 1 + r);
+	eput(e, 1, 1);
+}
+
+/*
+ * An ABI 1.13 ENTER not among the candidates: 0 and PT_ENTERS3_CANDS
+ * zeros, its caller (kind 2 untraced: 1; 4 slot: 01; 0 address: 00), its
+ * function's recent rank (15: then its id), then slot or address.
+ */
+static void enew3(struct ewriter *e, uint32_t kind, uint32_t rank, uint32_t func_id,
+		  uint32_t extra)
+{
+	eput(e, 0, 1 + PT_ENTERS3_CANDS);
+	if (kind == 2)
+		eput(e, 1, 1);
+	else
+		eput(e, kind == 4 ? 2 : 0, 2);
+	eput(e, rank, 4);
+	if (rank == PT_ENTERS_RECENT)
+		egamma(e, func_id + 1);
+	if (kind == 4)
+		eput(e, extra, 6);
+	else if (kind == 0)
+		eput(e, extra, 32);
+}
+
+/*
+ * ENTER codes of ABI 1.13 (PT_REC_BITS_ENTERS3, PT_REC_SEGMENTS3), written
+ * bit by bit from pathtrace_abi.h: new items by id or recent rank with
+ * their caller, slot or address; items from the candidates that followed
+ * the last three functions, by rank (a traced one naming its address by
+ * slot); the one bit that repeats item and advance; advances from the
+ * pair the function had after the last two. Tables carry over from record
+ * to record and into segments, a loss empties them, and naming an empty
+ * candidate or advance, or a BITS_ENTERS3 flagged with 1.9's codes, is a
+ * corrupt record.
+ */
+static void test_enters3(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint32_t lo = 0x8abcdef0u, slot = PT_ENTER_S_SLOT(lo);
+	uint64_t ret = 0xffffffff00000000ull | lo, loss[2] = { 2, 0 }, body[5] = { 0x15 };
+	uint64_t own[2] = { PT_OWNER(PT_OWNER_TASK, 5), 1000 };
+	struct ewriter a = { { 0 }, 0 }, b = { { 0 }, 0 }, p1 = { { 0 }, 0 }, r0 = { { 0 }, 0 };
+	struct ewriter a1 = { { 0 }, 0 }, sg = { { 0 }, 0 }, en = { { 0 }, 0 };
+	const struct want_rec want[] = {
+		{ PT_REC_ENTER, 11, 0, ANY, 3 },	/* new, by id */
+		{ PT_REC_ENTER, 9, 0, ANY, 23 },
+		{ PT_REC_ENTER, 11, ret, ANY, 23 },	/* new, by rank, its address given */
+		{ PT_REC_ENTER, 11, ret, ANY, 25 },	/* new, its slot */
+		{ PT_REC_ENTER, 9, 0, ANY, 20 },	/* the next record */
+		{ PT_REC_ENTER, 11, ret, ANY, 20 },	/* its first advance */
+		{ PT_REC_ENTER, 11, ret, ANY, 22 },	/* repeated */
+		{ PT_REC_ENTER, 9, 0, ANY, 23 },	/* candidate 0, a new advance */
+		{ PT_REC_ENTER, 4, 0, ANY, 23 },
+		{ PT_REC_ENTER, 11, ret, ANY, 23 },
+		{ PT_REC_ENTER, 11, ret, ANY, 24 },
+		{ PT_REC_ENTER, 9, 0, ANY, 44 },	/* its pair's second advance */
+		{ PT_REC_ENTER, 11, ret, ANY, 44 },	/* candidate 1, by slot */
+		{ PT_REC_BITS, 5, 0x15, ANY, ANY },
+		{ PT_REC_LOSS, PT_LOSS_OVERRUN, ANY, ANY, ANY },
+		/* repeated, ranked, an advance from emptied tables; a 1.9 flag: one loss of 4 */
+		{ PT_REC_LOSS, TR_LOSS_CORRUPT, 4, ANY, ANY },
+		{ PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 5), 1000, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 1010, ANY },	/* SEGMENTS3 */
+		{ PT_REC_ENTER, 7, 0, ANY, 1 },
+		{ PT_REC_BITS, 2, 3, ANY, ANY },
+	};
+
+	/* functions as func_id + 1; (pprev, prev, last) picks the candidates */
+	enew3(&a, 2, 15, 11, 0);	/* (0, 0, 0) */
+	eadv2(&a, 0, 3);		/* at bit 3 */
+	enew3(&a, 2, 15, 9, 0);		/* (0, 0, 12) */
+	eadv2(&a, 0, 20);		/* at bit 23 */
+	enew3(&a, 0, 1, 11, lo);	/* (0, 12, 10); recent 10, 12 */
+	eadv2(&a, 0, 0);
+	enew3(&a, 4, 0, 11, slot);	/* (12, 10, 12): T12 with 2 */
+	eadv2(&a, 0, 2);		/* at bit 25 */
+	/* the next record: positions from 0 again, the tables kept */
+	enew3(&b, 2, 1, 9, 0);		/* (10, 12, 12); recent 12, 10 */
+	eadv2(&b, 0, 20);		/* at bit 20 */
+	enew3(&b, 4, 1, 11, slot);	/* (12, 12, 10) */
+	eadv2(&b, 1, 0);		/* after (12, 10), 12 came at once */
+	eput(&b, 1, 1);			/* (12, 10, 12): T12 with 2 again */
+	ecand3(&b, 0);			/* (10, 12, 12): U10, but not with 20 */
+	eadv2(&b, 0, 1);		/* at bit 23; (12, 12) then 10: 2, 21 */
+	enew3(&b, 2, 15, 4, 0);		/* (12, 12, 10): U5, T12 */
+	eadv2(&b, 0, 0);
+	enew3(&b, 4, 2, 11, slot);	/* (12, 10, 5); recent 5, 10, 12 */
+	eadv2(&b, 0, 0);
+	enew3(&b, 4, 0, 11, slot);	/* (10, 5, 12) */
+	eadv2(&b, 0, 1);		/* at bit 24 */
+	enew3(&b, 2, 2, 9, 0);		/* (5, 12, 12); recent 12, 5, 10 */
+	eadv2(&b, 2, 0);		/* 20: (12, 12) then 10 had 2, 21: at bit 44 */
+	ecand3(&b, 1);			/* (12, 12, 10): U5, T12: T12 */
+	eadv2(&b, 1, 0);		/* (12, 10) then 12: at once */
+	eput(&p1, 1, 1);		/* repeated, with the tables empty */
+	ecand3(&r0, 0);			/* candidate 0 of none */
+	enew3(&a1, 2, 15, 4, 0);
+	eadv2(&a1, 1, 0);		/* an advance never seen */
+	/* a SEGMENTS3 of one segment: softirq 1 in full, 10 ns on, 2 bits, an ENTER */
+	enew3(&en, 2, 15, 7, 0);
+	eadv2(&en, 0, 1);
+	esegs_head(&sg, -1, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 10, 2, en.n);
+	eput(&sg, 3, 2);
+	eput(&sg, en.w[0], en.n);
+	memcpy(body + 1, b.w, (b.n + 63) / 64 * 8);
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, a.n), a.w, (a.n + 63) / 64);
+	add(&pg, 11, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(5, b.n), body, 1 + (b.n + 63) / 64);
+	add(&pg, 12, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+	add(&pg, 13, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, p1.n), p1.w, 1);
+	add(&pg, 14, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, r0.n), r0.w, 1);
+	add(&pg, 15, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, a1.n), a1.w, 1);
+	add(&pg, 16, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, a1.n) | PT_BITS_ENTERS_CODES2,
+	    a1.w, 1);
+	add(&pg, 17, PT_REC_OWNER, 0, own, 2);
+	add_u32s(&pg, 18, PT_REC_SEGMENTS3, 1, &sg, 0);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
+	check_recs(&rs, want, sizeof(want) / sizeof(want[0]));
+	CU_ASSERT_EQUAL(rs.bad_records, 4);
+	tr_records_free(&rs);
+}
+
 /* A SEGMENT body (pathtrace_abi.h): head, then nbits of bits and the codes right after. */
 static uint32_t seg_body(uint64_t *body, uint64_t owner, uint32_t delta, uint64_t bits,
 			 uint32_t nbits, const struct ewriter *e)
@@ -859,6 +988,8 @@ UNIT_SUITE(pages,
 	     test_segment_coded },
 	   { "SEGMENTS: segments back to back with Exp-Golomb lengths; a cut-off segment, a bad end, none at all a loss",
 	     test_segments },
+	   { "ENTER codes of ABI 1.13: candidates after three functions, repeats, slots; emptied at a loss",
+	     test_enters3 },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

@@ -136,6 +136,10 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return -4;	/* lost, overflow, then (path, count) pairs */
 	case PT_REC_ENTER_S:
 		return 0;
+	case PT_REC_BITS_ENTERS3:	/* no codes2 flag: its codes are of 1.13 */
+		if (arg & PT_BITS_ENTERS_CODES2)
+			return -3;
+		/* fall through */
 	case PT_REC_BITS_ENTERS:
 		return ((uint64_t)PT_BITS_ENTERS_NBITS(arg) + 63) / 64 * 8 +
 		       ((uint64_t)PT_BITS_ENTERS_NEBITS(arg) + 63) / 64 * 8;
@@ -146,6 +150,7 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return ((uint64_t)PT_SEGC_HBITS(arg) + PT_SEGC_NBITS(arg) + PT_SEGC_NEBITS(arg) +
 			31) / 32 * 4;
 	case PT_REC_SEGMENTS:		/* the segments say their lengths */
+	case PT_REC_SEGMENTS3:
 		return arg ? -5 : -3;
 	default:
 		return -2;
@@ -165,7 +170,8 @@ int tr_check_record(const void *payload, size_t len)
 	 * (SEGMENT_CODED and SEGMENTS: 4).
 	 */
 	if (h.len < sizeof(h) ||
-	    h.len % (h.type == PT_REC_SEGMENT_CODED || h.type == PT_REC_SEGMENTS ? 4 : 8) ||
+	    h.len % (h.type == PT_REC_SEGMENT_CODED || h.type == PT_REC_SEGMENTS ||
+		     h.type == PT_REC_SEGMENTS3 ? 4 : 8) ||
 	    h.len > len || len - h.len >= 8)
 		return -PT_EFORMAT;
 	want = body_size(h.type, h.arg);
@@ -333,14 +339,14 @@ static int ecode_v1(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 }
 
 /* f (func_id + 1) to the front of the recent functions, as the module does. */
-static void recent_front(struct tr_enter_state *st, uint32_t f)
+static void recent_front(uint32_t *recent, uint32_t f)
 {
 	uint32_t r;
 
-	for (r = 0; r < PT_ENTERS_RECENT - 1 && st->recent[r] != f; r++)
+	for (r = 0; r < PT_ENTERS_RECENT - 1 && recent[r] != f; r++)
 		;
-	memmove(&st->recent[1], &st->recent[0], r * sizeof(st->recent[0]));
-	st->recent[0] = f;
+	memmove(&recent[1], &recent[0], r * sizeof(recent[0]));
+	recent[0] = f;
 }
 
 /* v to the front of a pair of candidates, as the module moves it. */
@@ -395,9 +401,103 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	e->func = f - 1;
 	front2(advs, adv);
 	front2(cand, f);
-	recent_front(st, f);
+	recent_front(st->recent, f);
 	st->prev2 = st->last2;
 	st->last2 = f;
+	return 0;
+}
+
+/* The Rice(PT_ENTERS_RICE_K2) code of an advance (ABI 1.9 and 1.13), + 1. */
+static uint32_t ecode_rice_adv(struct ecode *c)
+{
+	uint32_t q = 0;
+
+	while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
+		q++;
+	return (q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2)) + 1;
+}
+
+/* item to the front of candidates c, as the module moves it. */
+static void cand_front(uint32_t *c, uint32_t item)
+{
+	uint32_t r;
+
+	for (r = 0; r < PT_ENTERS3_CANDS - 1 && c[r] != item; r++)
+		;
+	memmove(&c[1], &c[0], r * sizeof(c[0]));
+	c[0] = item;
+}
+
+/*
+ * A new item of ABI 1.13 (after the escape): caller, function, slot or
+ * address. Returns it, 0 when it names an empty rank (c->bad when cut off).
+ */
+static uint32_t ecode_item3(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
+{
+	uint32_t r, f, slot = 0, at = c->pos, traced, kind;
+
+	traced = !ecode_bit(c);
+	kind = traced ? (ecode_bit(c) ? 4 : 0) : 2;
+	e->kind_bits += c->pos - at;
+	at = c->pos;
+	r = ecode_bits(c, 4);
+	f = r < PT_ENTERS_RECENT ? st->recent3[r] : ecode_func_id(c) + 1;
+	e->func_bits = c->pos - at;
+	at = c->pos;
+	if (f >= 1u << 20)
+		c->bad = 1;
+	if (kind == 4) {
+		slot = ecode_bits(c, 6);
+	} else if (kind == 0) {
+		e->ret_lo = ecode_bits(c, 32);
+		slot = PT_ENTER_S_SLOT(e->ret_lo);
+		if (e->ret_lo && !c->bad)
+			st->rets[slot] = e->ret_lo;
+	}
+	e->ret_bits = c->pos - at;
+	return f ? PT_ENTERS3_ITEM(f, traced, slot) : 0;
+}
+
+/* The next code of ABI 1.13. Returns 0, or -PT_EFORMAT (cut off, an empty entry named). */
+static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
+{
+	uint32_t x = PT_ENTERS3_CTX(st->pprev3, st->prev3, st->last3), *cand = st->cand3[x];
+	uint32_t item, f, adv, r, at = c->pos, *advs;
+
+	e->ret_lo = 0;
+	e->kind_bits = e->func_bits = e->ret_bits = e->adv_bits = 0;
+	if (ecode_bit(c)) {
+		item = cand[0];
+		adv = st->cand3_adv[x];
+		e->kind_bits = 1;
+	} else {
+		for (r = 0; r < PT_ENTERS3_CANDS && !ecode_bit(c); r++)
+			;
+		e->kind_bits = c->pos - at;
+		item = r < PT_ENTERS3_CANDS ? cand[r] : ecode_item3(c, st, e);
+		if (c->bad || !item)
+			return -PT_EFORMAT;
+		at = c->pos;
+		advs = st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, PT_ENTERS3_ITEM_FUNC(item))];
+		adv = ecode_bit(c) ? advs[0] : ecode_bit(c) ? advs[1] : ecode_rice_adv(c);
+		e->adv_bits = c->pos - at;
+	}
+	if (c->bad || !item || !adv)
+		return -PT_EFORMAT;	/* cut off, or an empty candidate or advance */
+	f = PT_ENTERS3_ITEM_FUNC(item);
+	if (PT_ENTERS3_ITEM_TRACED(item) && !e->ret_lo)
+		e->ret_lo = st->rets[PT_ENTERS3_ITEM_SLOT(item)];
+	e->pos += adv - 1;
+	if (e->pos > 0xffff)
+		return -PT_EFORMAT;
+	e->func = f - 1;
+	cand_front(cand, item);
+	st->cand3_adv[x] = adv;
+	front2(st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, f)], adv);
+	recent_front(st->recent3, f);
+	st->pprev3 = st->prev3;
+	st->prev3 = st->last3;
+	st->last3 = f;
 	return 0;
 }
 
@@ -420,7 +520,7 @@ static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsig
 }
 
 /*
- * A record's ENTERs (pathtrace_abi.h codes, of ABI 1.9 when codes2), as the
+ * A record's ENTERs (pathtrace_abi.h codes of ABI 1.5, 1.9 or 1.13: codes 1, 2, 3), as the
  * ENTER_S and ENTER_AT records they stand for, then its bits as a BITS
  * record. The nbits bits start at bit bits_at of the bitstring p, the
  * nebits codes at codes_at; the record was checked, so p (nbytes) holds
@@ -429,7 +529,7 @@ static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsig
  */
 static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, const uint8_t *p,
 			    uint64_t nbytes, uint32_t bits_at, uint32_t nbits, uint32_t codes_at,
-			    uint32_t nebits, int codes2)
+			    uint32_t nebits, int codes)
 {
 	struct ecode c = { p, codes_at + nebits, codes_at, 0 };
 	struct tr_enter_state *st = enter_state(rs, cpu);
@@ -441,8 +541,9 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 	while (!err && c.pos < c.n) {
 		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
-		err = codes2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
-		if (!err && codes2) {
+		err = codes == 3 ? ecode_v3(&c, st, &e) :
+		      codes == 2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
+		if (!err && codes >= 2) {
 			rs->enter_codes++;
 			rs->enter_kind_bits += e.kind_bits;
 			rs->enter_func_bits += e.func_bits;
@@ -585,10 +686,11 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 	if (h.type == PT_REC_SEGMENT)
 		return take_bits_enters(rs, cpu, ts, body + 8, nbytes - 8, 0,
 					PT_BITS_ENTERS_NBITS(h.arg), PT_BITS_ENTERS_NBITS(h.arg),
-					PT_BITS_ENTERS_NEBITS(h.arg), !!(h.arg & PT_BITS_ENTERS_CODES2));
+					PT_BITS_ENTERS_NEBITS(h.arg),
+					h.arg & PT_BITS_ENTERS_CODES2 ? 2 : 1);
 	return take_bits_enters(rs, cpu, ts, body, nbytes, PT_SEGC_HBITS(h.arg),
 				PT_SEGC_NBITS(h.arg), PT_SEGC_HBITS(h.arg) + PT_SEGC_NBITS(h.arg),
-				PT_SEGC_NEBITS(h.arg), 1);
+				PT_SEGC_NEBITS(h.arg), 2);
 }
 
 /*
@@ -625,7 +727,8 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 		err = seg_open(rs, cpu, ts, st, owner, delta);
 		if (!err)
 			err = take_bits_enters(rs, cpu, ts, body, nbytes, c.pos, nbits,
-					       c.pos + nbits, nebits, 1);
+					       c.pos + nbits, nebits,
+					       h.type == PT_REC_SEGMENTS3 ? 3 : 2);
 		if (err)
 			return err;
 		c.pos += nbits + nebits;
@@ -660,7 +763,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	rs->header_bytes += sizeof(h);
 	if (h.type == PT_REC_ENTER || h.type == PT_REC_ENTER_AT)
 		rs->enter_bytes += h.len - sizeof(h);
-	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_SEGMENT)
+	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_BITS_ENTERS3 ||
+	    h.type == PT_REC_SEGMENT)
 		rs->enter_bytes += (PT_BITS_ENTERS_NEBITS(h.arg) + 63) / 64 * 8;
 	if (h.type == PT_REC_SEGMENT_CODED)
 		rs->enter_bytes += (PT_SEGC_NEBITS(h.arg) + 7) / 8;
@@ -680,7 +784,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
-	if (h.type == PT_REC_SEGMENTS) {
+	if (h.type == PT_REC_SEGMENTS || h.type == PT_REC_SEGMENTS3) {
 		uint32_t taken;
 
 		err = take_segments(rs, cpu, ts, h, data + sizeof(h), &taken);
@@ -714,12 +818,13 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 			seg_owner_front(st, owner);
 		}
 	}
-	if (h.type == PT_REC_BITS_ENTERS) {
+	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_BITS_ENTERS3) {
 		uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg);
 
 		err = take_bits_enters(rs, cpu, ts, data + sizeof(h), h.len - sizeof(h), 0, nbits,
 				       (nbits + 63) / 64 * 64, PT_BITS_ENTERS_NEBITS(h.arg),
-				       !!(h.arg & PT_BITS_ENTERS_CODES2));
+				       h.type == PT_REC_BITS_ENTERS3 ? 3 :
+				       h.arg & PT_BITS_ENTERS_CODES2 ? 2 : 1);
 		if (err == -PT_EFORMAT) {
 			rs->bad_records++;
 			return append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
