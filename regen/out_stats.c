@@ -137,8 +137,9 @@ static int stats_close(struct out_writer *w)
 
 		/* What the file spends on them: pages, events, record headers. */
 		fprintf(fp, "trace pages                     %" PRIu64 " (%" PRIu64 " bytes), "
-			"%.1f%% filled by events\n", r->pages, r->page_bytes,
-			100.0 * (double)r->committed_bytes / (double)r->page_bytes);
+			"%.1f%% filled by events; %" PRIu64 " bytes in the file\n", r->pages,
+			r->page_bytes, 100.0 * (double)r->committed_bytes / (double)r->page_bytes,
+			r->stored_bytes);
 		fprintf(fp, "record bytes                    %" PRIu64 " in %" PRIu64 " records "
 			"(%" PRIu64 " in their 8-byte headers, %" PRIu64 " in ENTERs; "
 			"events add %" PRIu64 ")\n",
@@ -155,8 +156,8 @@ static int stats_close(struct out_writer *w)
 				PRIu64 ")\n", r->enter_codes, r->enter_kind_bits,
 				r->enter_func_bits, r->enter_ret_bits, r->enter_adv_bits);
 		if (s->jcc)
-			fprintf(fp, "on-disk bits per Jcc            %.3f (pages; payload %.3f)\n",
-				8.0 * (double)r->page_bytes / (double)s->jcc,
+			fprintf(fp, "on-disk bits per Jcc            %.3f (page data in the file; "
+				"payload %.3f)\n", 8.0 * (double)r->stored_bytes / (double)s->jcc,
 				(double)s->bits / (double)s->jcc);
 	}
 	fprintf(fp, "markers                         %" PRIu64 "\n", s->markers);

@@ -732,7 +732,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	for (k = 0; k < l.tf.npages; k++)
-		page_bytes += (uint64_t)l.tf.pages[k].nr_pages * l.tf.pages[k].page_size;
+		page_bytes += l.tf.pages[k].bytes;
 	e.c = &c;
 	cs.m = &l.m;
 	null = fopen("/dev/null", "w");

@@ -138,7 +138,7 @@ static int write_trace_to(struct tf_writer *w0, const struct sim_program *p, str
 		if (pb[i].open)
 			rbpage_pad(&pb[i].pg);
 		if (pb[i].npages)
-			tfw_pages(&w, i, PAGE, (uint32_t)pb[i].npages, pb[i].data);
+			tfw_pages(&w, i, PAGE, (uint32_t)pb[i].npages, pb[i].data, NULL);
 	}
 	tfw_loss(&w, MAX_CPUS, 0, 0);
 	return tfw_close(&w);

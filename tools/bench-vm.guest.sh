@@ -208,14 +208,14 @@ pt_run() {
 	say "$name: $(grep 'record:' /tmp/rec.$name | sed 's/^pathtracectl: //')"
 	say "$name: disable took $((t1 - t0)) ms"
 	ms=$(cat /tmp/ms.$name)
-	# trace_bytes: every byte of page data in trace.bin (pages x page size,
-	# the page count as record reports it); dropped/missed: record's totals,
+	# trace_bytes: every byte of page data in trace.bin (each page up to the
+	# end of its data, as record reports it); dropped/missed: record's totals,
 	# which it also writes into trace.bin's LOSS section.
-	pages=$(sed -n 's/.*record: .*: \([0-9]*\) pages (.*/\1/p' /tmp/rec.$name)
+	trace_bytes=$(sed -n 's/.*record: .*; \([0-9]*\) bytes), .*/\1/p' /tmp/rec.$name)
+	[ -n "$trace_bytes" ] || die "$name: record: no byte count: $(cat /tmp/rec.$name)"
 	dropped=$(sed -n 's/.* records, \([0-9]*\) dropped, .*/\1/p' /tmp/rec.$name)
 	missed=$(sed -n 's/.* dropped, \([0-9]*\) missed$/\1/p' /tmp/rec.$name)
 	grep -q "(cpu0 [1-9][0-9]*, cpu1 [1-9]" /tmp/rec.$name || say "$name: WARNING: not every CPU wrote pages"
-	trace_bytes=$((pages * page))
 	set -- $(awk 'NR > 2 { p += $3; o += $4; h += $5 } END { printf "%d %d %d\n", p, o, h }' /tmp/st.$name)
 	probes=$1 optimized=$2 hits=$3
 }

@@ -821,6 +821,7 @@ enum pt_section_id {
 	PT_SEC_PAGES = 3,	/* pt_sec_pages, then nr_pages ring-buffer pages of one cpu */
 	PT_SEC_LOSS = 4,	/* pt_sec_loss */
 	PT_SEC_END = 5,		/* empty; last section of a complete file */
+	PT_SEC_PAGES_TRIMMED = 6, /* as PAGES, each page stored up to its data's end (1.13) */
 };
 
 struct pt_section {

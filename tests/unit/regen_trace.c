@@ -85,7 +85,7 @@ int rt_write(FILE *f, const struct sim_program *p, const struct sim_kmod_run *r,
 		if (n < 0)
 			return -PT_ENOMEM;
 		if (n)
-			tfw_pages(&w, i, RT_PAGE, (uint32_t)n, pages);
+			tfw_pages(&w, i, RT_PAGE, (uint32_t)n, pages, NULL);
 		free(pages);
 	}
 	tfw_loss(&w, nr_cpus, r->dropped, 0);

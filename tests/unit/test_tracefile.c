@@ -10,6 +10,7 @@
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
+#include "rbpage.h"
 #include "tf_sample.h"
 #include "unit.h"
 
@@ -168,7 +169,7 @@ static void test_malformed_sections(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	sys = section_at(b, size, PT_SEC_SYSTEM);
 	fn = section_at(b, size, PT_SEC_FUNCTION);
-	pages = section_at(b, size, PT_SEC_PAGES);
+	pages = section_at(b, size, PT_SEC_PAGES_TRIMMED);
 	loss = section_at(b, size, PT_SEC_LOSS);
 	end = section_at(b, size, PT_SEC_END);
 	CU_ASSERT_EQUAL_FATAL(sys, sizeof(struct pt_file_header));
@@ -242,13 +243,144 @@ static void test_truncation_everywhere(void)
 			check_sample_function(&tf.funcs[i]);
 		for (i = 0; i < tf.npages; i++) {
 			CU_ASSERT_EQUAL(tf.pages[i].cpu, full.pages[i].cpu);
+			CU_ASSERT_EQUAL_FATAL(tf.pages[i].bytes, full.pages[i].bytes);
 			CU_ASSERT_EQUAL(memcmp(tf.pages[i].data, full.pages[i].data,
-					       SAMPLE_PAGE), 0);
+					       full.pages[i].bytes), 0);
 		}
 		tracefile_free(&tf);
 		free(cut);
 	}
 	tracefile_free(&full);
+	free(b);
+}
+
+#define TP 256u	/* the pages of test_pages_trimmed */
+
+/* Writes nr pages of TP bytes as one PAGES_TRIMMED section (or PAGES) and END into a buffer. */
+static uint8_t *write_pages(const uint8_t *pages, uint32_t nr, int whole, size_t *size,
+			    uint64_t *stored)
+{
+	struct pt_sec_pages s = { .size = sizeof(s), .cpu = 0, .page_size = TP, .nr_pages = nr };
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, size);
+	struct tf_writer w;
+	uint8_t sec[sizeof(s) + 3 * TP];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	tfw_init(&w, f);
+	if (whole) {
+		memcpy(sec, &s, sizeof(s));
+		memcpy(sec + sizeof(s), pages, (size_t)nr * TP);
+		tfw_section(&w, PT_SEC_PAGES, sec, sizeof(s) + (size_t)nr * TP);
+	} else {
+		CU_ASSERT_EQUAL(tfw_pages(&w, 0, TP, nr, pages, stored), 0);
+	}
+	CU_ASSERT_EQUAL(tfw_close(&w), 0);
+	fclose(f);
+	return (uint8_t *)buf;
+}
+
+/* The records of a file's pages, as tr_decode_tracefile reads them. */
+static int decode_file(const uint8_t *b, size_t size, struct tr_records *rs, struct tracefile *tf)
+{
+	int err = tracefile_parse(b, size, tf);
+
+	memset(rs, 0, sizeof(*rs));
+	return err ? err : tr_decode_tracefile(rs, tf);
+}
+
+/*
+ * PAGES_TRIMMED (ABI 1.13): each page stored up to the end of its data (a
+ * stored lost-events count included, 8-aligned), so what follows the data
+ * on the page never reaches the file; a page whose commit the decoder
+ * refuses is stored whole. The records read back equal those of the
+ * whole pages (as PAGES, which readers still take). A page whose stored
+ * bytes the section does not hold, or bytes left after the last page, are
+ * malformed.
+ */
+static void test_pages_trimmed(void)
+{
+	static uint8_t pages[3 * TP];
+	uint64_t body[2] = { PT_OWNER(PT_OWNER_TASK, 7), 100 }, stored = 0, commit;
+	struct tr_records ra, rb;
+	struct tracefile ta, tb;
+	struct rbpage pg;
+	uint8_t rec[64], *a, *b;
+	size_t asize, bsize, sec, i;
+	uint32_t len;
+
+	rbpage_init(&pg, pages, TP, 10);
+	len = rbrec(rec, PT_REC_OWNER, 0, body, 2);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 11, rec, len), 0);
+	body[0] = 0x15;
+	len = rbrec(rec, PT_REC_BITS, 5, body, 1);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 12, rec, len), 0);
+	memset(pages + 16 + pg.tail, 0xa5, TP - 16 - pg.tail);	/* stale bytes after the data */
+	/* page 1: a commit with an unknown bit, stored whole (the decoder's loss) */
+	rbpage_init(&pg, pages + TP, TP, 20);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 21, rec, len), 0);
+	memcpy(&commit, pages + TP + 8, 8);
+	commit |= 1ull << 28;
+	memcpy(pages + TP + 8, &commit, 8);
+	/* page 2: missed events, their count stored after the data */
+	rbpage_init(&pg, pages + 2 * TP, TP, 30);
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&pg, 31, rec, len), 0);
+	rbpage_set_missed(&pg, 9);
+
+	CU_ASSERT_EQUAL(tf_page_stored_len(pages, TP), 16 + 28 + 20);	/* two events */
+	CU_ASSERT_EQUAL(tf_page_stored_len(pages + TP, TP), TP);
+	CU_ASSERT_EQUAL(tf_page_stored_len(pages + 2 * TP, TP), 16 + 20 + 8 + 4);	/* aligned */
+	a = write_pages(pages, 3, 0, &asize, &stored);
+	b = write_pages(pages, 3, 1, &bsize, NULL);
+	CU_ASSERT_EQUAL(stored, 64 + TP + 48);
+	CU_ASSERT_EQUAL_FATAL(decode_file(a, asize, &ra, &ta), 0);
+	CU_ASSERT_EQUAL_FATAL(decode_file(b, bsize, &rb, &tb), 0);
+	CU_ASSERT_EQUAL(ta.pages[0].trimmed, 1);
+	CU_ASSERT_EQUAL(ta.pages[0].bytes, stored);
+	CU_ASSERT_EQUAL(tb.pages[0].bytes, 3 * TP);
+	CU_ASSERT_EQUAL(ra.stored_bytes, stored);
+	CU_ASSERT_EQUAL(asize + 3 * TP - stored, bsize);
+	/* OWNER, BITS; a corrupt loss; LOSS(OVERRUN, 9), BITS: the same either way */
+	CU_ASSERT_EQUAL_FATAL(ra.n, 5);
+	CU_ASSERT_EQUAL_FATAL(rb.n, ra.n);
+	CU_ASSERT_EQUAL(ra.bad_pages, 1);
+	CU_ASSERT_EQUAL(ra.recs[3].type, PT_REC_LOSS);
+	CU_ASSERT_EQUAL(tr_body(&ra, &ra.recs[3])[0], 9);
+	for (i = 0; i < ra.n; i++) {
+		CU_ASSERT_EQUAL(ra.recs[i].type, rb.recs[i].type);
+		CU_ASSERT_EQUAL(ra.recs[i].arg, rb.recs[i].arg);
+		CU_ASSERT_EQUAL_FATAL(ra.recs[i].nwords, rb.recs[i].nwords);
+		CU_ASSERT_EQUAL(memcmp(tr_body(&ra, &ra.recs[i]), tr_body(&rb, &rb.recs[i]),
+				       8 * ra.recs[i].nwords), 0);
+	}
+	tr_records_free(&ra);
+	tr_records_free(&rb);
+	tracefile_free(&ta);
+	tracefile_free(&tb);
+
+	sec = section_at(a, asize, PT_SEC_PAGES_TRIMMED);
+	CU_ASSERT_FATAL(sec != 0);
+	{
+		size_t p2 = sec + 16 + sizeof(struct pt_sec_pages) + 64 + TP;
+		uint64_t off, v64;
+		uint32_t v32;
+
+		/* page 2's data 180 bytes longer: more than the section holds */
+		memcpy(&v64, pages + 2 * TP + 8, 8);
+		v64 = (v64 & ~0x7ffffffull) | 200;
+		CU_ASSERT_EQUAL(parse_patched(a, asize, p2 + 8, &v64, 8, &off, NULL), -PT_EFORMAT);
+		CU_ASSERT_EQUAL(off, p2);
+		v32 = 2;	/* two pages leave the third's bytes over */
+		CU_ASSERT_EQUAL(parse_patched(a, asize, sec + 16 + offsetof(struct pt_sec_pages,
+									 nr_pages),
+					      &v32, 4, &off, NULL), -PT_EFORMAT);
+		CU_ASSERT_EQUAL(off, sec);
+		v32 = 4;	/* a fourth page past the end */
+		CU_ASSERT_EQUAL(parse_patched(a, asize, sec + 16 + offsetof(struct pt_sec_pages,
+									 nr_pages),
+					      &v32, 4, &off, NULL), -PT_EFORMAT);
+	}
+	free(a);
 	free(b);
 }
 
@@ -369,5 +501,7 @@ UNIT_SUITE(tracefile,
 	   { "malformed file header", test_malformed_header },
 	   { "malformed sections: error and offset, prefix kept", test_malformed_sections },
 	   { "truncation at every byte", test_truncation_everywhere },
+	   { "PAGES_TRIMMED: pages up to their data, read as whole pages; overruns malformed",
+	     test_pages_trimmed },
 	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed },
 	   { "growth rules: older and newer struct sizes", test_growth_rules })

@@ -159,10 +159,10 @@ int sample_write(FILE *f)
 	tfw_init(&w, f);
 	tfw_system(&w, 2, SAMPLE_PAGE, "6.1.0-56-amd64", 1700000000000000000ull);
 	tfw_function(&w, &fn);
-	tfw_pages(&w, 0, SAMPLE_PAGE, 1, cpu0);
-	tfw_pages(&w, 1, SAMPLE_PAGE, 1, cpu1);
+	tfw_pages(&w, 0, SAMPLE_PAGE, 1, cpu0, NULL);
+	tfw_pages(&w, 1, SAMPLE_PAGE, 1, cpu1, NULL);
 	tfw_section(&w, 99, unknown, sizeof(unknown));
-	tfw_pages(&w, 0, SAMPLE_PAGE, 1, cpu0 + SAMPLE_PAGE);
+	tfw_pages(&w, 0, SAMPLE_PAGE, 1, cpu0 + SAMPLE_PAGE, NULL);
 	tfw_loss(&w, 2, 0, 2);
 	err = tfw_close(&w);
 	free(cfg_blob);

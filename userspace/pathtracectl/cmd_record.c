@@ -68,6 +68,7 @@ struct recorder {
 	uint32_t page_size;
 	uint8_t *batch;		/* BATCH_PAGES pages of one CPU */
 	uint64_t *pages;	/* per CPU: pages read */
+	uint64_t bytes;		/* of page data written (each page up to its data's end) */
 	struct tf_writer w;
 	const char *out;
 };
@@ -81,10 +82,11 @@ static int usage_error(const char *why)
 
 /*
  * Reads what cpu has now, up to BATCH_PAGES pages, and writes them as one
- * PAGES section. Returns the number of pages, or -1 after reporting.
+ * PAGES_TRIMMED section. Returns the number of pages, or -1 after reporting.
  */
 static int drain_cpu(struct recorder *r, uint32_t cpu)
 {
+	uint64_t bytes = 0;
 	uint32_t n = 0;
 
 	while (n < BATCH_PAGES) {
@@ -106,11 +108,12 @@ static int drain_cpu(struct recorder *r, uint32_t cpu)
 			       r->page_size - a.out_len);
 		n++;
 	}
-	if (n && tfw_pages(&r->w, cpu, r->page_size, n, r->batch)) {
+	if (n && tfw_pages(&r->w, cpu, r->page_size, n, r->batch, &bytes)) {
 		ctl_err(r->out, "write: %s", strerror(errno));
 		return -1;
 	}
 	r->pages[cpu] += n;
+	r->bytes += bytes;
 	return n;
 }
 
@@ -487,8 +490,8 @@ static int cmd_record(int argc, char **argv)
 	for (cpu = 0; cpu < r.nr_cpus; cpu++)
 		fprintf(stderr, "%scpu%u %llu", cpu ? ", " : "", cpu,
 			(unsigned long long)r.pages[cpu]);
-	fprintf(stderr, "), %llu records, %llu dropped, %llu missed\n",
-		(unsigned long long)st.records, (unsigned long long)st.dropped,
+	fprintf(stderr, "; %llu bytes), %llu records, %llu dropped, %llu missed\n",
+		(unsigned long long)r.bytes, (unsigned long long)st.records, (unsigned long long)st.dropped,
 		(unsigned long long)st.missed);
 	ret = 0;
 out:

@@ -35,14 +35,31 @@ struct tf_function {
 	uint64_t offset;		/* of the section header in the file */
 };
 
-/* One PT_SEC_PAGES section: nr_pages pages of page_size bytes of one CPU. */
+/*
+ * One PT_SEC_PAGES section (nr_pages pages of page_size bytes of one CPU),
+ * or PT_SEC_PAGES_TRIMMED (each page its first tf_page_stored_len bytes).
+ */
 struct tf_pages {
 	uint32_t cpu;
 	uint32_t page_size;
 	uint32_t nr_pages;
+	uint32_t trimmed;		/* PT_SEC_PAGES_TRIMMED */
 	const uint8_t *data;
+	uint64_t bytes;			/* of page data in the file */
 	uint64_t offset;		/* of the section header in the file */
 };
+
+/*
+ * Bytes of a ring-buffer page (page_size bytes, at least 32) that a
+ * PT_SEC_PAGES_TRIMMED section stores (FORMAT.md 2.5): its 16-byte header,
+ * its committed data and a stored lost-events count, rounded up to 8; the
+ * whole page when its commit field is not one the reader accepts. Reads
+ * the first 16 bytes of page only.
+ */
+uint32_t tf_page_stored_len(const void *page, uint32_t page_size);
+
+/* The next page of s after the one at p (s->data at first): p + its stored bytes. */
+const uint8_t *tf_page_next(const struct tf_pages *s, const uint8_t *p);
 
 struct tracefile {
 	uint8_t *buf;			/* the file's bytes (owned) */
@@ -110,9 +127,13 @@ int tfw_system(struct tf_writer *w, uint32_t nr_cpus, uint32_t page_size,
 	       const char *release, uint64_t start_ns);
 /* fn->name/name_len, code (len + cold_len bytes), cfg and plan blobs. -PT_EINVAL for NULLs with non-zero lengths. */
 int tfw_function(struct tf_writer *w, const struct tf_function *fn);
-/* nr_pages pages of one CPU, page_size bytes each, as read from the ring buffer. */
+/*
+ * nr_pages pages of one CPU, page_size bytes each, as read from the ring
+ * buffer, written as PT_SEC_PAGES_TRIMMED (each page up to its data's end);
+ * *bytes (if not NULL) gets the page bytes it stored.
+ */
 int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr_pages,
-	      const void *data);
+	      const void *data, uint64_t *bytes);
 int tfw_loss(struct tf_writer *w, uint32_t nr_cpus, uint64_t dropped, uint64_t missed);
 /* Any section (tests; future ids): id, then size payload bytes and padding. */
 int tfw_section(struct tf_writer *w, uint32_t id, const void *payload, uint64_t size);
@@ -196,6 +217,7 @@ struct tr_records {
 	uint64_t missed_pages;	/* pages flagged with missed events */
 	/* Where the bytes go: pages, their committed event bytes, pt_rec bytes. */
 	uint64_t page_bytes;
+	uint64_t stored_bytes;		/* of those, in trace.bin (PT_SEC_PAGES_TRIMMED) */
 	uint64_t committed_bytes;	/* ring-buffer events: headers, records, padding */
 	uint64_t record_bytes;		/* pt_rec records, their 8-byte headers included */
 	uint64_t records_read;		/* ring-buffer events that were records */
@@ -233,7 +255,7 @@ struct tr_records {
  */
 int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32_t page_size);
 
-/* Every PT_SEC_PAGES section of tf, in file order. Returns 0, -PT_EINVAL, -PT_ENOMEM. */
+/* Every PT_SEC_PAGES(_TRIMMED) section of tf, in file order. Returns 0, -PT_EINVAL, -PT_ENOMEM. */
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf);
 
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */

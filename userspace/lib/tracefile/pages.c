@@ -990,13 +990,15 @@ int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 
 	for (i = 0; i < tf->npages; i++) {
 		const struct tf_pages *s = &tf->pages[i];
+		const uint8_t *page = s->data;
 
-		for (p = 0; p < s->nr_pages; p++) {
-			err = tr_decode_page(rs, s->cpu, s->data + (size_t)p * s->page_size,
-					     s->page_size);
+		/* a trimmed page holds what the decoder reads of it: header, data, count */
+		for (p = 0; p < s->nr_pages; p++, page = tf_page_next(s, page)) {
+			err = tr_decode_page(rs, s->cpu, page, s->page_size);
 			if (err)
 				return err;
 		}
+		rs->stored_bytes += s->bytes;
 	}
 	return 0;
 }

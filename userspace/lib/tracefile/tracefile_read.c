@@ -163,19 +163,37 @@ static int parse_function(struct tracefile *tf, const uint8_t *p, uint64_t n, ui
 	return 0;
 }
 
-static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint64_t off)
+/*
+ * PAGES, or PAGES_TRIMMED: each page its tf_page_stored_len bytes, which
+ * its own header says; the pages must fill the section exactly.
+ */
+static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint64_t off,
+		       int trimmed)
 {
+	const char *what = trimmed ? "PAGES_TRIMMED" : "PAGES";
 	struct pt_sec_pages s;
 	int64_t used = load_sized(&s, sizeof(s), p, n, offsetof(struct pt_sec_pages, reserved));
 	struct tf_pages *grown;
+	uint64_t at;
+	uint32_t i;
 
 	if (used < 0)
-		return fail(tf, -PT_EFORMAT, off, "PAGES: bad struct size");
+		return fail(tf, -PT_EFORMAT, off, "%s: bad struct size", what);
 	if (s.page_size < PAGE_SIZE_MIN || s.page_size > PAGE_SIZE_MAX || s.page_size % 8)
-		return fail(tf, -PT_EFORMAT, off, "PAGES: page_size %u", s.page_size);
-	if ((uint64_t)used + (uint64_t)s.page_size * s.nr_pages != n)
+		return fail(tf, -PT_EFORMAT, off, "%s: page_size %u", what, s.page_size);
+	if (!trimmed && (uint64_t)used + (uint64_t)s.page_size * s.nr_pages != n)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: %u pages of %u bytes do not fill %llu",
 			    s.nr_pages, s.page_size, (unsigned long long)n);
+	for (i = 0, at = used; trimmed && i < s.nr_pages; i++) {
+		/* a page's header says how much of it is stored */
+		if (n - at < 16 || n - at < tf_page_stored_len(p + at, s.page_size))
+			return fail(tf, -PT_EFORMAT, off + 16 + at,
+				    "PAGES_TRIMMED: page %u of %u cut short", i, s.nr_pages);
+		at += tf_page_stored_len(p + at, s.page_size);
+	}
+	if (trimmed && at != n)
+		return fail(tf, -PT_EFORMAT, off, "PAGES_TRIMMED: %u pages leave %llu of %llu bytes",
+			    s.nr_pages, (unsigned long long)(n - at), (unsigned long long)n);
 	if (tf->has_system && s.cpu >= tf->nr_cpus)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: cpu %u of %u", s.cpu, tf->nr_cpus);
 	grown = realloc(tf->pages, (tf->npages + 1) * sizeof(*grown));
@@ -184,7 +202,7 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 	tf->pages = grown;
 	grown[tf->npages] = (struct tf_pages){
 		.cpu = s.cpu, .page_size = s.page_size, .nr_pages = s.nr_pages,
-		.data = p + used, .offset = off,
+		.trimmed = trimmed, .data = p + used, .bytes = n - used, .offset = off,
 	};
 	tf->npages++;
 	return 0;
@@ -276,7 +294,8 @@ static int parse_owned(struct tracefile *tf)
 			err = parse_function(tf, p, s.size, off);
 			break;
 		case PT_SEC_PAGES:
-			err = parse_pages(tf, p, s.size, off);
+		case PT_SEC_PAGES_TRIMMED:
+			err = parse_pages(tf, p, s.size, off, s.id == PT_SEC_PAGES_TRIMMED);
 			break;
 		case PT_SEC_LOSS:
 			err = parse_loss(tf, p, s.size, off);

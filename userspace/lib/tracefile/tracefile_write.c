@@ -120,21 +120,28 @@ int tfw_function(struct tf_writer *w, const struct tf_function *fn)
 }
 
 int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr_pages,
-	      const void *data)
+	      const void *data, uint64_t *bytes)
 {
+	const uint8_t *page = data;
 	struct pt_sec_pages s;
-	uint64_t n = (uint64_t)page_size * nr_pages;
+	uint64_t n = 0;
+	uint32_t i;
 
-	if (n && !data)
+	if ((nr_pages && !data) || page_size < 32 || page_size % 8)
 		return -PT_EINVAL;
+	for (i = 0; i < nr_pages; i++)
+		n += tf_page_stored_len(page + (size_t)i * page_size, page_size);
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.cpu = cpu;
 	s.page_size = page_size;
 	s.nr_pages = nr_pages;
-	section_header(w, PT_SEC_PAGES, sizeof(s) + n);
+	section_header(w, PT_SEC_PAGES_TRIMMED, sizeof(s) + n);
 	put(w, &s, sizeof(s));
-	put(w, data, n);
+	for (i = 0; i < nr_pages; i++, page += page_size)
+		put(w, page, tf_page_stored_len(page, page_size));
+	if (bytes)
+		*bytes = n;
 	return pad8(w);
 }
 

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * page_trim.c - how much of a ring-buffer page trace.bin stores.
+ *
+ * A page read while tracing runs is full but for the tail its next event
+ * did not fit, and the page read at stop is partly empty: what follows the
+ * committed data is zero (FORMAT.md 3). PT_SEC_PAGES_TRIMMED stores each
+ * page up to the end of its data, so the file holds what the CPUs wrote,
+ * not the pages' padding; the reader's decoder reads no further anyway.
+ */
+#include <string.h>
+
+#include "pathtrace/tracefile.h"
+
+#define COMMIT_SIZE_MASK 0x7ffffffull
+#define RB_MISSED_EVENTS (1ull << 31)
+#define RB_MISSED_STORED (1ull << 30)
+#define PAGE_HDR 16u
+
+uint32_t tf_page_stored_len(const void *page, uint32_t page_size)
+{
+	uint64_t commit, end;
+
+	memcpy(&commit, (const uint8_t *)page + 8, sizeof(commit));
+	end = PAGE_HDR + (commit & COMMIT_SIZE_MASK) + (commit & RB_MISSED_STORED ? 8 : 0);
+	/* a header the decoder refuses: the page as it was, whole */
+	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
+	    ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS)) || end > page_size)
+		return page_size;
+	end = (end + 7) & ~7ull;
+	return end < page_size ? (uint32_t)end : page_size;
+}
+
+const uint8_t *tf_page_next(const struct tf_pages *s, const uint8_t *p)
+{
+	return p + (s->trimmed ? tf_page_stored_len(p, s->page_size) : s->page_size);
+}
