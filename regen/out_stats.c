@@ -151,8 +151,8 @@ static int stats_close(struct out_writer *w)
 				", stamp %" PRIu64 ", lengths %" PRIu64 ")\n", r->seg_coded,
 				r->seg_owner_bits, r->seg_delta_bits, r->seg_len_bits);
 		if (r->enter_codes)
-			fprintf(fp, "coded ENTERs                    %" PRIu64 " (bits: kind %" PRIu64
-				", function %" PRIu64 ", return address %" PRIu64 ", position %"
+			fprintf(fp, "coded ENTERs                    %" PRIu64 " (bits: kind or "
+				"candidate %" PRIu64 ", function %" PRIu64 ", return address %" PRIu64 ", position %"
 				PRIu64 ")\n", r->enter_codes, r->enter_kind_bits,
 				r->enter_func_bits, r->enter_ret_bits, r->enter_adv_bits);
 		if (s->jcc)
