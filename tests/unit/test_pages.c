@@ -688,6 +688,7 @@ static void test_enters3(void)
 	eadv2(&en, 0, 1);
 	esegs_head(&sg, -1, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 10, 2, en.n);
 	eput(&sg, 3, 2);
+	CU_ASSERT_FATAL(en.n <= 64 && b.n <= 64 * (sizeof(body) / 8 - 1));
 	eput(&sg, en.w[0], en.n);
 	memcpy(body + 1, b.w, (b.n + 63) / 64 * 8);
 	rbpage_init(&pg, page, PS, 10);
