@@ -125,7 +125,11 @@ static int put_emission(uint8_t *nbits, uint64_t *value, uint32_t e, const struc
  *    the out-edge's (taken after the callee's records); it is the block's
  *    vertex emission (encoding.h, ENC_F_VERTEX_EMIT: entering the block
  *    emits, after the bits of the edge into it), one per block, never at
- *    the entry block.
+ *    the entry block;
+ *  - in a block of several predecessors and several successors (no edge
+ *    of it has an unconditional site there), the block's vertex emission
+ *    too: a witness on its entry in place of one on a critical edge into
+ *    it (witness.c, vertex_chord_candidate).
  * Anything else is refused (-PT_EFORMAT): no guessing.
  */
 static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, uint8_t *nbits,
@@ -176,8 +180,9 @@ static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, 
 			} else if (in_edge != UINT32_MAX && !in_used) {
 				in_used = 1;
 				e = in_edge;
-			} else if (bl->flags & CFG_BF_CALL) {
-				/* Before the call: a vertex emission of b. */
+			} else if ((bl->flags & CFG_BF_CALL) ||
+				   (bl->nsucc >= 2 && in_degree(c, b) >= 2)) {
+				/* Before the call, or entering a merging predicate: a vertex emission of b. */
 				if (b == 0 || vnbits[b] || !a.nbits || a.nbits > 64)
 					return -PT_EFORMAT;
 				vnbits[b] = a.nbits;

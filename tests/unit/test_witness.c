@@ -275,6 +275,62 @@ static void test_bits(void)
  * low bits of another is refused. A zero word is a word like any other
  * since ABI 1.8 (earlier plans never made one).
  */
+/* What a witness encoding costs at these site costs: its edge witnesses' and vertex witnesses'. */
+static uint64_t witness_cost(const struct graph *g, const struct encoding *enc, const uint64_t *cost,
+			     const uint64_t *vcost)
+{
+	uint64_t sum = 0;
+	uint32_t e, v;
+
+	for (e = 0; e < g->ne; e++)
+		sum += enc->edge_nbits[e] ? cost[e] : 0;
+	for (v = 0; enc->vertex_nbits && v < g->nv; v++)
+		sum += enc->vertex_nbits[v] ? vcost[v] : 0;
+	return sum;
+}
+
+/*
+ * A loop whose two hot predicates (1, 2) branch into each other: every
+ * edge between them is critical, observed by an int3 at its branch on
+ * every run of the branch (site cost 10 x its block's runs). With the
+ * blocks' entry costs (encoding_opts.vertex_cost), a predicate with
+ * several predecessors takes a vertex witness (one probe at its entry)
+ * where the chord would have cost such an int3; without them, as before.
+ */
+static void test_vertex_chord(void)
+{
+	enum { N_ENTRY, N_1, N_2, N_3, N_4, N_EXIT, NV };
+	static const uint32_t edges[][2] = {
+		{ N_ENTRY, N_1 }, { N_1, N_2 }, { N_1, N_3 }, { N_3, N_2 },
+		{ N_3, N_4 }, { N_2, N_1 }, { N_2, N_4 }, { N_4, N_EXIT },
+	};
+	/* runs: 1 and 2 100 times, 3 50 times; a branch edge costs 10 x its source's runs */
+	static const uint64_t cost[] = { 1, 1000, 1000, 500, 500, 1000, 1000, 1 };
+	static const uint64_t vcost[NV] = { 1, 100, 100, 50, 2, UINT64_MAX };
+	struct encoding_opts with = { .flags = ENC_F_VERTEX_EMIT, .vertex_cost = vcost };
+	struct encoding_opts without = { .flags = ENC_F_VERTEX_EMIT };
+	struct encoding a, b;
+	struct graph g;
+	uint32_t v, nvert = 0;
+
+	pg_build(&g, NV, edges, sizeof(edges) / sizeof(edges[0]), N_ENTRY, N_EXIT, NULL);
+	CU_ASSERT_EQUAL_FATAL(encoding_witness_opts(&g, cost, &with, &a), 0);
+	CU_ASSERT_EQUAL_FATAL(encoding_witness_opts(&g, cost, &without, &b), 0);
+	for (v = 0; v < NV; v++)
+		nvert += a.vertex_nbits[v] != 0;
+	/* only a merging predicate can: 1 (from ENTRY and 2) or 2 (from 1 and 3) */
+	CU_ASSERT(nvert >= 1);
+	CU_ASSERT(!a.vertex_nbits[N_ENTRY] && !a.vertex_nbits[N_3] && !a.vertex_nbits[N_4] &&
+		  !a.vertex_nbits[N_EXIT]);
+	for (v = 0; v < NV; v++)
+		CU_ASSERT_EQUAL(b.vertex_nbits[v], 0);
+	CU_ASSERT(witness_cost(&g, &a, cost, vcost) < witness_cost(&g, &b, cost, vcost));
+	CU_ASSERT_EQUAL(a.nwit, b.nwit);	/* as many witnesses: one moved to a vertex */
+	encoding_free(&a);
+	encoding_free(&b);
+	graph_free(&g);
+}
+
 static void test_prefix_words(void)
 {
 	/* 0 -> 1 | 2; 1, 2 -> EXIT(3) */
@@ -309,4 +365,5 @@ UNIT_SUITE(witness,
 	   { "Section 4.2: Fig. 14 with a call in B", test_fig14_multiprocedure },
 	   { "Fig. 16: blockers as far from the call as possible", test_blocker_far_from_call },
 	   { "timing rule: emissions after a call only where observable", test_timing_refusal },
-	   { "Section 6.2: bit tracing codes and separators", test_bits })
+	   { "Section 6.2: bit tracing codes and separators", test_bits },
+	   { "a merging predicate's vertex witness where a chord would be a hot int3", test_vertex_chord })

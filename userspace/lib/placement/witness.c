@@ -298,26 +298,44 @@ out:
 }
 
 /*
+ * A predicate with several predecessors that may take a vertex witness
+ * instead of a chord among its in-edges (encoding_opts.vertex_cost): its
+ * own entry is observed by one probe at its first instruction, where the
+ * chords it replaces sit on critical edges, an int3 at a branch firing on
+ * every run of the branch. (A block with one successor needs none: a
+ * witness on its out-edge fires in the same runs, at the same cost.)
+ */
+static int vertex_chord_candidate(const struct graph *g, const uint8_t *vwit,
+				  const struct encoding_opts *o, uint32_t v)
+{
+	return vwit && o && o->vertex_cost && v != g->entry && v != g->exit &&
+	       !(g->vflags[v] & GRAPH_V_CALL) && graph_in_degree(g, v) >= 2 &&
+	       graph_out_degree(g, v) >= 2 && o->vertex_cost[v] != UINT64_MAX;
+}
+
+/*
  * Spanning tree of the non-blocking edges (in-edges of a vertex witness t
- * enter a copy t' of t instead); the others become chords.
+ * enter a copy t' of t instead); the others become chords. With site
+ * costs, each vertex_chord_candidate v is split too, and the copy joined
+ * to v by an edge that costs v's entry probe: when the maximum spanning
+ * tree leaves that edge out, v takes a vertex witness (marked in vwit)
+ * where an edge witness on one of the critical edges into it would cost
+ * more; when the tree takes it, v is as if never split.
  */
 static int mark_chords(const struct graph *g, const uint64_t *weight, const uint8_t *no,
-		       uint8_t *role, const uint8_t *vwit, struct encoding_opts *o)
+		       uint8_t *role, uint8_t *vwit, struct encoding_opts *o)
 {
 	struct graph sub;
-	uint32_t *map = malloc(((size_t)g->ne + 1) * sizeof(*map));
-	uint64_t *w = malloc(((size_t)g->ne + 1) * sizeof(*w));
-	uint8_t *in_tree = malloc(g->ne + 1), *forced = malloc(g->ne + 1);
+	uint32_t *map = malloc(((size_t)g->ne + g->nv + 1) * sizeof(*map));
+	uint64_t *w = malloc(((size_t)g->ne + g->nv + 1) * sizeof(*w));
+	uint8_t *in_tree = malloc((size_t)g->ne + g->nv + 1);
+	uint8_t *forced = malloc((size_t)g->ne + g->nv + 1);
 	uint32_t *copy = malloc(((size_t)g->nv + 1) * sizeof(*copy));
 	uint32_t v, e, n = 0;
 	int err = 0;
 
 	graph_init(&sub);
-	if (!copy) {
-		err = -PT_ENOMEM;
-		goto out;
-	}
-	if (!map || !w || !in_tree || !forced) {
+	if (!copy || !map || !w || !in_tree || !forced) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -325,7 +343,8 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, const uint
 		if (graph_add_vertex(&sub, 0) < 0)
 			err = -PT_ENOMEM;
 	for (v = 0; v < g->nv && !err; v++) {
-		int split = (vwit && vwit[v]) || (o && is_entry_witness(o->enter_witnessed, v));
+		int split = (vwit && vwit[v]) || (o && is_entry_witness(o->enter_witnessed, v)) ||
+			    (weight && vertex_chord_candidate(g, vwit, o, v));
 		int64_t c = split ? graph_add_vertex(&sub, 0) : (int64_t)v;
 
 		if (c < 0)
@@ -341,6 +360,17 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, const uint
 		forced[n] = !enc_may_emit(g, no, e);
 		w[n++] = weight ? weight[e] : 0;
 	}
+	/* the candidates' copies joined to them: edges ne + v of map */
+	for (v = 0; v < g->nv && !err; v++) {
+		if (copy[v] == v || !weight || !vertex_chord_candidate(g, vwit, o, v) || vwit[v] ||
+		    is_entry_witness(o->enter_witnessed, v))
+			continue;
+		if (graph_add_edge(&sub, copy[v], v) < 0)
+			err = -PT_ENOMEM;
+		map[n] = g->ne + v;
+		forced[n] = 0;
+		w[n++] = o->vertex_cost[v];
+	}
 	if (!err)
 		err = graph_finish(&sub, g->entry, g->exit);
 	if (!err) {
@@ -349,9 +379,14 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, const uint
 			err = enc_refuse(o, g->entry, "edges that cannot emit (out of calls, or "
 					 "unobservable) form a cycle: one would have to be a chord");
 	}
-	for (e = 0; e < n && !err; e++)
-		if (!in_tree[e])
+	for (e = 0; e < n && !err; e++) {
+		if (in_tree[e])
+			continue;
+		if (map[e] < g->ne)
 			role[map[e]] = ENC_ROLE_CHORD;
+		else
+			vwit[map[e] - g->ne] = 1;	/* a mark, as mark_blockers' */
+	}
 out:
 	graph_free(&sub);
 	free(map);

@@ -492,7 +492,7 @@ static int plan_trace(struct plan *pl, struct entries *es, const struct cfg *c,
 			continue;
 		i = first_probeable(c, v);
 		if (i == UINT32_MAX)
-			return refuse(pl, -PT_EREFUSED, "call block %u needs a vertex emission "
+			return refuse(pl, -PT_EREFUSED, "block %u needs a vertex emission "
 				      "but has no instruction a probe can sit on", v);
 		err = push(es, i, CLS_BLOCK, PT_OP_EMIT, PT_WHEN_ALWAYS, pl->enc.vertex_nbits[v],
 			   pl->enc.ctx_next ? pl->enc.vertex_code[v] : 0,
