@@ -240,7 +240,7 @@ struct tr_records {
 	 * Per CPU: the return addresses ENTERs name by slot, and the
 	 * predictions of BITS_ENTERS (pathtrace_abi.h).
 	 */
-	struct tr_enter_state *enter_state;
+	struct tr_enter_state **enter_state;	/* by CPU, each allocated at its first use */
 	uint32_t enter_state_cpus;
 };
 

@@ -188,18 +188,23 @@ int tr_check_record(const void *payload, size_t len)
 	return 0;
 }
 
+/* CPUs with ENTER state: x86-64's largest NR_CPUS (MAXSMP). */
+#define ENTER_STATE_CPUS 8192u
+
 /*
- * cpu's ENTER state (slots, predictions), grown on demand; NULL without
- * memory (that CPU's ENTERs then read as unknown returns, and its
- * BITS_ENTERS as corrupt).
+ * cpu's ENTER state (slots, predictions; ~40 KB), allocated at that CPU's
+ * first record, so that memory follows the CPUs a file has pages of, not
+ * the largest CPU number it names; NULL without memory or for a CPU no
+ * kernel has (that CPU's ENTERs then read as unknown returns, and its
+ * BITS_ENTERS and segments as corrupt).
  */
 static struct tr_enter_state *enter_state(struct tr_records *rs, uint32_t cpu)
 {
-	if (cpu >= (1u << 20))
+	if (cpu >= ENTER_STATE_CPUS)
 		return NULL;
 	if (cpu >= rs->enter_state_cpus) {
 		uint32_t n = cpu + 1 > 2 * rs->enter_state_cpus ? cpu + 1 : 2 * rs->enter_state_cpus;
-		struct tr_enter_state *t = realloc(rs->enter_state, n * sizeof(*t));
+		struct tr_enter_state **t = realloc(rs->enter_state, n * sizeof(*t));
 
 		if (!t)
 			return NULL;
@@ -207,7 +212,9 @@ static struct tr_enter_state *enter_state(struct tr_records *rs, uint32_t cpu)
 		rs->enter_state = t;
 		rs->enter_state_cpus = n;
 	}
-	return &rs->enter_state[cpu];
+	if (!rs->enter_state[cpu])
+		rs->enter_state[cpu] = calloc(1, sizeof(*rs->enter_state[cpu]));
+	return rs->enter_state[cpu];
 }
 
 static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
@@ -220,8 +227,8 @@ static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
 /* What the module forgets when a write on cpu is refused: slots and predictions. */
 static void forget_slots(struct tr_records *rs, uint32_t cpu)
 {
-	if (cpu < rs->enter_state_cpus)
-		memset(&rs->enter_state[cpu], 0, sizeof(rs->enter_state[cpu]));
+	if (cpu < rs->enter_state_cpus && rs->enter_state[cpu])
+		memset(rs->enter_state[cpu], 0, sizeof(*rs->enter_state[cpu]));
 }
 
 /* An ENTER (from ENTER_AT or ENTER_S) with its full return address and pending bits. */
@@ -1005,11 +1012,15 @@ int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 
 void tr_records_free(struct tr_records *rs)
 {
+	uint32_t i;
+
 	if (rs->kb)
 		kbuffer_free(rs->kb);
 	free(rs->scratch);
 	free(rs->recs);
 	free(rs->words);
+	for (i = 0; i < rs->enter_state_cpus; i++)
+		free(rs->enter_state[i]);
 	free(rs->enter_state);
 	memset(rs, 0, sizeof(*rs));
 }
