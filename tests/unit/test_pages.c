@@ -709,6 +709,35 @@ static void test_enters3(void)
 	tr_records_free(&rs);
 }
 
+/*
+ * ENTER codes are read against per-CPU state, which exists for CPU numbers
+ * a kernel can have (below 8192): on CPU 8191 a BITS_ENTERS3 reads as its
+ * ENTER, on CPU 9000 it is a corrupt record (a counted loss), not a
+ * failure for want of memory.
+ */
+static void test_enters3_cpu_range(void)
+{
+	struct ewriter a = { { 0 }, 0 };
+	struct rbpage pg;
+	uint32_t cpu;
+
+	enew3(&a, 2, 15, 11, 0);
+	eadv2(&a, 0, 3);
+	for (cpu = 8191; cpu <= 9000; cpu += 809) {
+		struct tr_records rs = { 0 };
+
+		rbpage_init(&pg, page, PS, 10);
+		add(&pg, 10, PT_REC_BITS_ENTERS3, PT_BITS_ENTERS_ARG(0, a.n), a.w, 1);
+		rbpage_pad(&pg);
+		CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, cpu, page, PS), 0);
+		CU_ASSERT_EQUAL_FATAL(rs.n, 1);
+		CU_ASSERT_EQUAL(rs.recs[0].type, cpu < 8192 ? PT_REC_ENTER : PT_REC_LOSS);
+		CU_ASSERT_EQUAL(rs.recs[0].arg, cpu < 8192 ? 11 : TR_LOSS_CORRUPT);
+		CU_ASSERT_EQUAL(rs.bad_records, cpu < 8192 ? 0 : 1);
+		tr_records_free(&rs);
+	}
+}
+
 /* A SEGMENT body (pathtrace_abi.h): head, then nbits of bits and the codes right after. */
 static uint32_t seg_body(uint64_t *body, uint64_t owner, uint32_t delta, uint64_t bits,
 			 uint32_t nbits, const struct ewriter *e)
@@ -991,6 +1020,8 @@ UNIT_SUITE(pages,
 	     test_segments },
 	   { "ENTER codes of ABI 1.13: candidates after three functions, repeats, slots; emptied at a loss",
 	     test_enters3 },
+	   { "ENTER codes on a CPU number no kernel has: a corrupt record, no state allocated",
+	     test_enters3_cpu_range },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },
 	   { "impossible commit: counted loss, no crash", test_corrupt_commit },
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },

@@ -217,6 +217,12 @@ static struct tr_enter_state *enter_state(struct tr_records *rs, uint32_t cpu)
 	return rs->enter_state[cpu];
 }
 
+/* Why a CPU has no ENTER state: a number no kernel has (a corrupt record), or no memory. */
+static int no_enter_state(uint32_t cpu)
+{
+	return cpu >= ENTER_STATE_CPUS ? -PT_EFORMAT : -PT_ENOMEM;
+}
+
 static uint32_t *enter_slots(struct tr_records *rs, uint32_t cpu)
 {
 	struct tr_enter_state *st = enter_state(rs, cpu);
@@ -544,7 +550,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 	int err = 0;
 
 	if (!st)
-		return -PT_ENOMEM;
+		return no_enter_state(cpu);
 	while (!err && c.pos < c.n) {
 		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
@@ -673,7 +679,7 @@ static int take_segment(struct tr_records *rs, uint32_t cpu, uint64_t ts, struct
 	int err;
 
 	if (!st)
-		return -PT_ENOMEM;
+		return no_enter_state(cpu);
 	if (!st->stamp_known)		/* no stamp to add the delta to */
 		return -PT_EFORMAT;
 	if (h.type == PT_REC_SEGMENT) {
@@ -718,7 +724,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 
 	*taken = 0;
 	if (!st)
-		return -PT_ENOMEM;
+		return no_enter_state(cpu);
 	for (i = 0; i < h.arg; i++) {
 		if (!st->stamp_known)
 			return -PT_EFORMAT;
