@@ -360,10 +360,10 @@ static int mark_chords(const struct graph *g, const uint64_t *weight, const uint
 		forced[n] = !enc_may_emit(g, no, e);
 		w[n++] = weight ? weight[e] : 0;
 	}
-	/* the candidates' copies joined to them: edges ne + v of map */
+	/* the candidates' copies (split for no other reason) joined to them: edges ne + v of map */
 	for (v = 0; v < g->nv && !err; v++) {
-		if (copy[v] == v || !weight || !vertex_chord_candidate(g, vwit, o, v) || vwit[v] ||
-		    is_entry_witness(o->enter_witnessed, v))
+		if (copy[v] == v || (vwit && vwit[v]) ||
+		    (o && is_entry_witness(o->enter_witnessed, v)))
 			continue;
 		if (graph_add_edge(&sub, copy[v], v) < 0)
 			err = -PT_ENOMEM;

@@ -17,18 +17,27 @@
 #define RB_MISSED_STORED (1ull << 30)
 #define PAGE_HDR 16u
 
-uint32_t tf_page_stored_len(const void *page, uint32_t page_size)
+uint32_t tf_page_data_end(const void *page, uint32_t page_size)
 {
 	uint64_t commit, end;
 
 	memcpy(&commit, (const uint8_t *)page + 8, sizeof(commit));
 	end = PAGE_HDR + (commit & COMMIT_SIZE_MASK) + (commit & RB_MISSED_STORED ? 8 : 0);
-	/* a header the decoder refuses: the page as it was, whole */
 	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
 	    ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS)) || end > page_size)
+		return 0;
+	return (uint32_t)end;
+}
+
+uint32_t tf_page_stored_len(const void *page, uint32_t page_size)
+{
+	uint32_t end = tf_page_data_end(page, page_size);
+
+	/* a header the decoder refuses: the page as it was, whole */
+	if (!end)
 		return page_size;
-	end = (end + 7) & ~7ull;
-	return end < page_size ? (uint32_t)end : page_size;
+	end = (end + 7) & ~7u;
+	return end < page_size ? end : page_size;
 }
 
 const uint8_t *tf_page_next(const struct tf_pages *s, const uint8_t *p)

@@ -351,15 +351,19 @@ static int ecode_v1(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	return 0;
 }
 
-/* f (func_id + 1) to the front of the recent functions, as the module does. */
-static void recent_front(uint32_t *recent, uint32_t f)
+/*
+ * v to the front of a list of n, as the module moves it (the recent
+ * functions, the candidates of 1.13): the others keep their order, the
+ * last drops out when v was not among them.
+ */
+static void move_front(uint32_t *a, uint32_t n, uint32_t v)
 {
 	uint32_t r;
 
-	for (r = 0; r < PT_ENTERS_RECENT - 1 && recent[r] != f; r++)
+	for (r = 0; r < n - 1 && a[r] != v; r++)
 		;
-	memmove(&recent[1], &recent[0], r * sizeof(recent[0]));
-	recent[0] = f;
+	memmove(&a[1], &a[0], r * sizeof(a[0]));
+	a[0] = v;
 }
 
 /* v to the front of a pair of candidates, as the module moves it. */
@@ -371,11 +375,21 @@ static void front2(uint32_t *c, uint32_t v)
 	}
 }
 
+/* The Rice(PT_ENTERS_RICE_K2) code of an advance (ABI 1.9 and 1.13), + 1. */
+static uint32_t ecode_rice_adv(struct ecode *c)
+{
+	uint32_t q = 0;
+
+	while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
+		q++;
+	return (q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2)) + 1;
+}
+
 /* The next code of ABI 1.9. Returns 0, or -PT_EFORMAT (cut off, an empty entry named). */
 static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
 {
 	uint32_t *cand = st->pred2[PT_ENTERS_CTX(st->prev2, st->last2)], *advs;
-	uint32_t kind, f, r, q = 0, adv, at = c->pos;
+	uint32_t kind, f, r, adv, at = c->pos;
 
 	kind = ecode_bit(c) ? 1 : ecode_bit(c) ? 2 : ecode_bit(c) ? 4 : 0;
 	e->kind_bits = c->pos - at;
@@ -396,15 +410,7 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	e->ret_bits = c->pos - at;
 	at = c->pos;
 	advs = st->adv[PT_ENTERS_CTX(st->last2, f)];
-	if (ecode_bit(c)) {
-		adv = advs[0];
-	} else if (ecode_bit(c)) {
-		adv = advs[1];
-	} else {
-		while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
-			q++;
-		adv = (q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2)) + 1;
-	}
+	adv = ecode_bit(c) ? advs[0] : ecode_bit(c) ? advs[1] : ecode_rice_adv(c);
 	if (!adv)
 		return -PT_EFORMAT;	/* an advance never seen */
 	e->adv_bits = c->pos - at;
@@ -414,31 +420,10 @@ static int ecode_v2(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	e->func = f - 1;
 	front2(advs, adv);
 	front2(cand, f);
-	recent_front(st->recent, f);
+	move_front(st->recent, PT_ENTERS_RECENT, f);
 	st->prev2 = st->last2;
 	st->last2 = f;
 	return 0;
-}
-
-/* The Rice(PT_ENTERS_RICE_K2) code of an advance (ABI 1.9 and 1.13), + 1. */
-static uint32_t ecode_rice_adv(struct ecode *c)
-{
-	uint32_t q = 0;
-
-	while (ecode_bit(c) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K2)
-		q++;
-	return (q << PT_ENTERS_RICE_K2 | ecode_bits(c, PT_ENTERS_RICE_K2)) + 1;
-}
-
-/* item to the front of candidates c, as the module moves it. */
-static void cand_front(uint32_t *c, uint32_t item)
-{
-	uint32_t r;
-
-	for (r = 0; r < PT_ENTERS3_CANDS - 1 && c[r] != item; r++)
-		;
-	memmove(&c[1], &c[0], r * sizeof(c[0]));
-	c[0] = item;
 }
 
 /*
@@ -504,10 +489,10 @@ static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	if (e->pos > 0xffff)
 		return -PT_EFORMAT;
 	e->func = f - 1;
-	cand_front(cand, item);
+	move_front(cand, PT_ENTERS3_CANDS, item);
 	st->cand3_adv[x] = adv;
 	front2(st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, f)], adv);
-	recent_front(st->recent3, f);
+	move_front(st->recent3, PT_ENTERS_RECENT, f);
 	st->pprev3 = st->prev3;
 	st->prev3 = st->last3;
 	st->last3 = f;
@@ -926,10 +911,7 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 		rs->page_bytes += page_size;
 		rs->committed_bytes += size;
 	}
-	if ((commit & ~(COMMIT_SIZE_MASK | RB_MISSED_EVENTS | RB_MISSED_STORED)) ||
-	    ((commit & RB_MISSED_STORED) && !(commit & RB_MISSED_EVENTS)) ||
-	    PAGE_HDR + size > page_size ||
-	    ((commit & RB_MISSED_STORED) && PAGE_HDR + size + 8 > page_size)) {
+	if (!tf_page_data_end(page, page_size)) {
 		rs->bad_pages++;
 		if (PAGE_HDR + size > page_size)
 			rs->page_bytes += page_size;

@@ -186,10 +186,12 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 			    s.nr_pages, s.page_size, (unsigned long long)n);
 	for (i = 0, at = used; trimmed && i < s.nr_pages; i++) {
 		/* a page's header says how much of it is stored */
-		if (n - at < 16 || n - at < tf_page_stored_len(p + at, s.page_size))
+		uint32_t len = n - at < 16 ? 0 : tf_page_stored_len(p + at, s.page_size);
+
+		if (!len || n - at < len)
 			return fail(tf, -PT_EFORMAT, off + 16 + at,
 				    "PAGES_TRIMMED: page %u of %u cut short", i, s.nr_pages);
-		at += tf_page_stored_len(p + at, s.page_size);
+		at += len;
 	}
 	if (trimmed && at != n)
 		return fail(tf, -PT_EFORMAT, off, "PAGES_TRIMMED: %u pages leave %llu of %llu bytes",
