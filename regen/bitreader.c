@@ -23,15 +23,10 @@ uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
 	return v;
 }
 
-void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)
+uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos)
 {
 	uint32_t lo = 0, hi = br->nseg_starts;
 
-	/*
-	 * A segment that starts where the context was set ends it: the event
-	 * came first in the segment (the module sets none then) or last in
-	 * the one before (the owner switch after it empties it).
-	 */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -40,9 +35,19 @@ void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint
 		else
 			hi = mid;
 	}
+	return lo < br->nseg_starts ? br->seg_starts[lo] : UINT64_MAX;
+}
+
+void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)
+{
+	/*
+	 * A segment that starts where the context was set ends it: the event
+	 * came first in the segment (the module sets none then) or last in
+	 * the one before (the owner switch after it empties it).
+	 */
 	br->ctx_func = func;
 	br->ctx_row = row;
-	br->ctx_limit = lo < br->nseg_starts ? br->seg_starts[lo] : UINT64_MAX;
+	br->ctx_limit = regen_seg_limit(br, pos);
 }
 
 uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)

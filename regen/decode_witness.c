@@ -113,6 +113,44 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
 	return row == REGEN_CTX_ENTRY ? enc->ctx_next[0] : row;
 }
 
+/*
+ * --words: one more read of code in context row row, begun at bit from;
+ * and what it would take with the row's last word of this segment
+ * swapped with its shortest (regen_word_reads.swap_bits). A segment
+ * starting where that word ended may have begun after it.
+ */
+static void count_ctx(const struct regen_func *f, const struct encoding *enc,
+		      const struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
+{
+	struct regen_word_reads *wr = f->word_reads;
+	uint32_t i, top, last;
+
+	if (!wr || row >= enc->nctx_rows)
+		return;
+	top = enc->ctx_start[row];	/* sorted by (nbits, value): the shortest */
+	for (i = top; i < enc->ctx_start[row + 1] && enc->ctx_code[i] != code; i++)
+		;
+	if (i == enc->ctx_start[row + 1])
+		return;
+	wr->ctx[i]++;
+	last = wr->last[row] && wr->last_stream[row] == br->bits && from < wr->last_limit[row] ?
+	       wr->last[row] - 1 : top;
+	wr->swap_bits += enc->ctx_nbits[i == last ? top : i == top ? last : i];
+	wr->last[row] = i + 1;
+	wr->last_limit[row] = regen_seg_limit(br, br->pos);
+	wr->last_stream[row] = br->bits;
+}
+
+/* --words: one more read with no context, of the bits since from. */
+static void count_plain(const struct regen_func *f, const struct regen_bitreader *br,
+			uint64_t from)
+{
+	if (f->word_reads) {
+		f->word_reads->plain++;
+		f->word_reads->plain_bits += br->pos - from;
+	}
+}
+
 /* After a word of code read from the bits: the module's context is the code's next row. */
 static void ctx_after(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint64_t code)
@@ -130,7 +168,7 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 			    uint32_t code)
 {
 	uint32_t row = ctx_row(f, enc, br);
-	uint64_t got;
+	uint64_t got, from = br->pos;
 
 	if (row != ENC_CTX_NONE) {
 		struct row_words rw;
@@ -142,8 +180,13 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 	} else {
 		got = read_word(br, nbits, value, code);
 	}
-	if (got == code)
+	if (got == code) {
+		if (row != ENC_CTX_NONE)
+			count_ctx(f, enc, br, row, code, from);
+		else
+			count_plain(f, br, from);
 		ctx_after(f, enc, br, code);
+	}
 	return got;
 }
 
@@ -159,7 +202,7 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 {
 	struct row_words rw;
 	uint32_t crow;
-	uint64_t code;
+	uint64_t code, from;
 
 	if (br->enter && enc->enter_code) {
 		uint32_t v = regen_call_vertex(f, br->enter->func, br->enter->value);
@@ -173,10 +216,16 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 		return 0;
 	}
 	rw = crow != ENC_CTX_NONE ? ctx_words(enc, crow) : pred_words(enc, row);
+	from = br->pos;
 	code = read_code(br, &rw);
 	*bad = code == 0 || code > enc->nemit;
-	if (!*bad)
+	if (!*bad) {
+		if (crow != ENC_CTX_NONE)
+			count_ctx(f, enc, br, crow, code, from);
+		else
+			count_plain(f, br, from);
 		ctx_after(f, enc, br, code);
+	}
 	return code;
 }
 

@@ -160,6 +160,13 @@ void pr_func_free(struct pr_func *f)
 	free(f->implicit);
 	free(f->tail_callee);
 	free(f->verify_block);
+	if (f->word_reads) {
+		free(f->word_reads->ctx);
+		free(f->word_reads->last);
+		free(f->word_reads->last_limit);
+		free(f->word_reads->last_stream);
+	}
+	free(f->word_reads);
 	memset(f, 0, sizeof(*f));
 }
 

@@ -49,6 +49,7 @@ struct pr_func {
 	void *model;			/* the decoder's tables (owned, freed by model_free) */
 	void (*model_free)(void *model);
 	uint32_t index;			/* in pr_model.funcs */
+	struct regen_word_reads *word_reads;	/* --words: out_words_count's (owned), or NULL */
 	char refusal[160];		/* why pr_bind_decoder refused, for a human */
 };
 
@@ -197,7 +198,10 @@ struct out_writer {
 	/* --paths --path-codes: what the numbers cost coded by start (OUT_REPLAN_*: codes by) */
 	int path_codes;
 	uint32_t path_codes_k;	/* listed paths a start (path_codes.h) */
-	/* --hits --replan: plans made now from the recorded CFGs (OUT_REPLAN_*), not the trace's */
+	/*
+	 * --hits --replan: plans made now from the recorded CFGs (OUT_REPLAN_*), not the trace's;
+	 * --words --replan: words made now
+	 */
 	int hits_replan;
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
 };
@@ -216,6 +220,7 @@ extern const struct out_writer_ops out_json_ops;
 extern const struct out_writer_ops out_dot_ops;
 extern const struct out_writer_ops out_subpaths_ops;
 extern const struct out_writer_ops out_hits_ops;
+extern const struct out_writer_ops out_words_ops;
 
 /* --subpaths: one of the hottest subpaths. */
 struct out_subpath {

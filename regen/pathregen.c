@@ -36,7 +36,7 @@
 static void usage(FILE *fp)
 {
 	fprintf(fp,
-		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--json|--streams|\n"
+		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--words|--json|--streams|\n"
 		"                 --format text|din|champsim] [--stream ID] [--line BYTES] [--top N]\n"
 		"                 [--verify] [-o FILE|DIR/]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
@@ -58,6 +58,11 @@ static void usage(FILE *fp)
 		"                   recorded CFGs (by the heuristic, or by these counts), with\n"
 		"                   every call planned as quiet if asked: what a placement change\n"
 		"                   would fire on this execution\n"
+		"  --words [--replan heuristic|profile]  witness words read, per function and in\n"
+		"                   all: their bits beside the entropy of each context row's reads,\n"
+		"                   what words adapting within a segment would take (each row's\n"
+		"                   last word swapped with its shortest), and what words made now\n"
+		"                   (by the heuristic, or by these counts) would take on the same reads\n"
 		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
 		"  --format champsim  ChampSim binary trace (64-byte input_instr records)\n"
 		"                   (din, champsim: one stream each; -o DIR/ writes every stream)\n"
@@ -139,6 +144,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "blocks", no_argument, NULL, 'B' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "hits", no_argument, NULL, 'H' },
+		{ "words", no_argument, NULL, 'O' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "verify", no_argument, NULL, 'V' },
@@ -226,6 +232,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'H':
 			ops = &out_hits_ops;
+			break;
+		case 'O':
+			ops = &out_words_ops;
 			break;
 		case 'U':
 			ops = &out_subpaths_ops;
@@ -334,8 +343,12 @@ static int parse_args(int argc, char **argv, struct options *o)
 		err_msg("--exact/--osp-memory", "only --subpaths takes them");
 		return -1;
 	}
-	if ((o->replan || o->calls_quiet) && o->ops != &out_hits_ops) {
-		err_msg(o->replan ? "--replan" : "--calls-quiet", "only with --hits");
+	if (o->replan && o->ops != &out_hits_ops && o->ops != &out_words_ops) {
+		err_msg("--replan", "only with --hits or --words");
+		return -1;
+	}
+	if (o->calls_quiet && o->ops != &out_hits_ops) {
+		err_msg("--calls-quiet", "only with --hits");
 		return -1;
 	}
 	if (o->calls_quiet && !o->replan) {

@@ -105,6 +105,9 @@ void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint
 /* The context row for func's next word at br->pos, or REGEN_CTX_NONE. */
 uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
+/* The first position at or after pos where a segment of the stream starts, or UINT64_MAX. */
+uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos);
+
 /* 1 when a segment of the stream starts at br->pos (its first bits are there), else 0. */
 int regen_at_seg_start(const struct regen_bitreader *br);
 
@@ -171,6 +174,24 @@ struct regen_decoder_ops {
  */
 
 /* A traced function as the engine needs it. */
+/*
+ * --words: the witness words a decoder read. ctx[i] counts the reads of
+ * the encoding's i-th word by context (encoding.h ctx_code order); plain
+ * the words read with no context (the emission's own or its row's). And a
+ * forecast, swap_bits: what the context reads would take if each row's
+ * word last read in the same segment took the row's shortest word and
+ * that word's member took its own (per row: last word + 1, 0 for none;
+ * the position it holds below; the stream it was read in).
+ */
+struct regen_word_reads {
+	uint64_t *ctx;
+	uint64_t plain, plain_bits;
+	uint32_t *last;
+	uint64_t *last_limit;
+	const uint64_t **last_stream;
+	uint64_t swap_bits;
+};
+
 struct regen_func {
 	uint32_t func_id;
 	const char *name;
@@ -198,6 +219,7 @@ struct regen_func {
 	const uint32_t *tail_callee;
 	const struct regen_decoder_ops *ops;
 	const void *model;		/* the decoder's tables (witness sets, path numbering) */
+	struct regen_word_reads *word_reads;	/* witness: counted when not NULL (--words) */
 };
 
 enum regen_event_type {

@@ -146,6 +146,13 @@ void plan_free(struct plan *pl);
  */
 int plan_weights_heuristic(const struct cfg *c, const struct graph *g, uint64_t *weight);
 
+/*
+ * The weights a plan with no profile shapes its witness words by
+ * (ctx_words.c): plan_weights_heuristic's with the layout's guess added
+ * (the words move no site). Returns as plan_weights_heuristic.
+ */
+int plan_weights_words(const struct cfg *c, const struct graph *g, uint64_t *weight);
+
 /* The blob (malloc'ed into *blob, *len bytes). Returns 0 or -PT_ENOMEM. */
 int plan_serialize(const struct plan *pl, void **blob, size_t *len);
 

@@ -716,6 +716,13 @@ int plan_weights_heuristic(const struct cfg *c, const struct graph *g, uint64_t 
 	return heuristic_weights(c, g, 0, weight);
 }
 
+int plan_weights_words(const struct cfg *c, const struct graph *g, uint64_t *weight)
+{
+	if (!c || !g || !weight)
+		return -PT_EINVAL;
+	return heuristic_weights(c, g, 1, weight);
+}
+
 /* The implicit entries, sorted by return address, each address once. */
 static int build_implicit(struct plan *pl, const struct plan_opts *o)
 {
