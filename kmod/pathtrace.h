@@ -72,6 +72,13 @@ struct pt_profile {
 	};
 };
 
+/* A context row's last code on a CPU, while gen is the CPU's swap generation. */
+struct pt_ctx_last {
+	u64 gen;
+	u32 code;
+	u32 pad;
+};
+
 struct pt_func {
 	struct list_head node;		/* in pt_funcs, under pt_ctl_mutex */
 	u32 func_id;
@@ -96,6 +103,10 @@ struct pt_func {
 	const u32 *ctx_next;		/* into plan: nr_ctx_codes rows (ABI 1.11) */
 	const struct pt_ctx_word *ctx_words;	/* into plan, sorted by (row, code) */
 	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
+	/* PT_PLAN_CTX_SWAP (ABI 1.14): per row its top code, and per CPU its last */
+	u32 nr_ctx_rows;
+	u32 *ctx_top;
+	struct pt_ctx_last __percpu *ctx_last;
 	const struct pt_path_code *path_codes;	/* into plan, sorted by path (ABI 1.12) */
 	const struct pt_path_range *path_ranges;	/* into plan, sorted by lo */
 	u32 nr_path_codes, path_code_size, nr_path_ranges, path_range_size;

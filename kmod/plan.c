@@ -68,7 +68,10 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 		return -E2BIG;
 	if (pl->total_len != len)
 		return -EINVAL;
-	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
+	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP))
+		return -EINVAL;
+	/* adapting words are context words that adapt */
+	if ((pl->flags & PT_PLAN_CTX_SWAP) && !pl->nr_ctx_words)
 		return -EINVAL;
 	/* PPP numbers a path profile's interesting paths: its fields, or none */
 	if (pl->flags & PT_PLAN_PPP) {
@@ -347,6 +350,8 @@ void pt_func_free(struct pt_func *f)
 		return;
 	free_percpu(f->counters);
 	free_percpu(f->profile);
+	free_percpu(f->ctx_last);
+	kfree(f->ctx_top);
 	free_percpu(f->pcpu);
 	kvfree(f->probes);
 	kvfree(f->plan);
@@ -415,6 +420,36 @@ static int pt_check_ctx(struct pt_func *f)
 		if (err)
 			return err;
 		prev = w;
+	}
+	return 0;
+}
+
+/*
+ * PT_PLAN_CTX_SWAP: rows below PT_CTX_SWAP_ROWS_MAX, each row's top code
+ * (its word of the fewest bits, of those the lowest value) and a per-CPU
+ * last code per row, none remembered (generation 0: a CPU's starts at 1).
+ */
+static int pt_ctx_swap_alloc(struct pt_func *f)
+{
+	const struct pt_ctx_word *w, *top = NULL;
+	u32 i;
+
+	if (!(f->plan->flags & PT_PLAN_CTX_SWAP))
+		return 0;
+	f->nr_ctx_rows = pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1;
+	if (!f->nr_ctx_rows || f->nr_ctx_rows > PT_CTX_SWAP_ROWS_MAX)
+		return -EINVAL;
+	f->ctx_top = kcalloc(f->nr_ctx_rows, sizeof(*f->ctx_top), GFP_KERNEL);
+	f->ctx_last = __alloc_percpu(f->nr_ctx_rows * sizeof(struct pt_ctx_last),
+				     __alignof__(struct pt_ctx_last));
+	if (!f->ctx_top || !f->ctx_last)
+		return -ENOMEM;
+	for (i = 0; i < f->nr_ctx_words; i++) {
+		w = pt_ctx_word_at(f, i);
+		if (!top || top->row != w->row || w->nbits < top->nbits ||
+		    (w->nbits == top->nbits && w->value < top->value))
+			top = w;
+		f->ctx_top[w->row] = top->code;
 	}
 	return 0;
 }
@@ -522,6 +557,8 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 		err = pt_check_ctx(f);
 	if (!err)
 		err = pt_check_path_codes(f);
+	if (!err)
+		err = pt_ctx_swap_alloc(f);
 	if (err)
 		goto fail;
 	err = pt_check_kernel(f->plan);

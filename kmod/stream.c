@@ -107,6 +107,13 @@ struct pt_cpu {
 	u32 ctx_func;
 	u32 ctx_row;		/* PT_CTX_NONE: no context */
 	bool seg_bits;		/* a bits record of the open segment was written */
+	/*
+	 * Adapting words (PT_PLAN_CTX_SWAP): a row's last code holds while its
+	 * generation is this one; never reset, so that no function's table
+	 * outlives a trace. ENTERs written since it last moved.
+	 */
+	u64 swap_gen;
+	u32 swap_enters;
 };
 
 /*
@@ -195,6 +202,20 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	return true;
 }
 
+/* Adapting words: every row's last code is forgotten (a new generation). */
+static void pt_swap_forget(struct pt_cpu *cs)
+{
+	cs->swap_gen++;
+	cs->swap_enters = 0;
+}
+
+/* An ENTER written: every PT_CTX_SWAP_ENTERS-th of a segment forgets the last codes. */
+static void pt_swap_enter(struct pt_cpu *cs)
+{
+	if (++cs->swap_enters == PT_CTX_SWAP_ENTERS)
+		pt_swap_forget(cs);
+}
+
 /*
  * What the reader forgets at a LOSS: return address slots, predictions and
  * the stamp a SEGMENT's delta counts from.
@@ -214,6 +235,7 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	/* the segment reopens after the LOSS: no context, no bits in it yet */
 	cs->ctx_row = PT_CTX_NONE;
 	cs->seg_bits = false;
+	pt_swap_forget(cs);
 }
 
 /* A record's body: up to two parts, written one after the other. */
@@ -847,6 +869,7 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	/* another owner's code ran: the reader forgets the context at a segment start */
 	cs->ctx_row = PT_CTX_NONE;
 	cs->seg_bits = false;
+	pt_swap_forget(cs);
 	return cs;
 }
 
@@ -900,11 +923,15 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 			pt_add_enter(cs, f, e.pending, e.ret_lo, 0, 0);
 			cs->rets[slot] = e.ret_lo;
 		}
+		pt_swap_enter(cs);
 		return;
 	}
 	pt_flush_enters(cs, f);
-	if (pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e)) && e.ret_lo)
-		cs->rets[slot] = e.ret_lo;
+	if (pt_write(cs, f, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e))) {
+		if (e.ret_lo)
+			cs->rets[slot] = e.ret_lo;
+		pt_swap_enter(cs);
+	}
 }
 
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block)
@@ -983,10 +1010,36 @@ static const struct pt_ctx_word *pt_ctx_word(const struct pt_func *f, u32 row, u
 }
 
 /*
+ * Adapting words (PT_PLAN_CTX_SWAP): the code whose word code takes in row
+ * (pathtrace_abi.h): the row's last code and its top trade words. The row
+ * remembers code.
+ */
+static u32 pt_swap_code(struct pt_cpu *cs, struct pt_func *f, u32 row, u32 code)
+{
+	struct pt_ctx_last *l;
+	u32 top, use = code;
+
+	if (!f->ctx_last || row >= f->nr_ctx_rows)
+		return code;
+	l = this_cpu_ptr(f->ctx_last) + row;
+	top = f->ctx_top[row];
+	if (l->gen == cs->swap_gen && l->code != top) {
+		if (code == l->code)
+			use = top;
+		else if (code == top)
+			use = l->code;
+	}
+	l->gen = cs->swap_gen;
+	l->code = code;
+	return use;
+}
+
+/*
  * EMIT: a witness's word. With context words (a->arg is its code) and a
- * context of this function, the word of its row; else the action's own.
- * The context moves to the code's next row before the bits go out, so a
- * write they cause that is refused leaves none.
+ * context of this function, the word of its row (adapting words: maybe
+ * another code's); else the action's own. The context moves to the
+ * code's next row before the bits go out, so a write they cause that is
+ * refused leaves none.
  */
 void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action *a)
 {
@@ -995,7 +1048,7 @@ void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action
 
 	if (code) {
 		if (cs->ctx_row != PT_CTX_NONE && cs->ctx_func == f->func_id)
-			w = pt_ctx_word(f, cs->ctx_row, code);
+			w = pt_ctx_word(f, cs->ctx_row, pt_swap_code(cs, f, cs->ctx_row, code));
 		cs->ctx_func = f->func_id;
 		cs->ctx_row = f->ctx_next[code];
 	}

@@ -23,19 +23,30 @@ uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
 	return v;
 }
 
-uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos)
+/* The first of a[0..n) (ascending) at or after pos, or UINT64_MAX. */
+static uint64_t first_at_or_after(const uint64_t *a, uint32_t n, uint64_t pos)
 {
-	uint32_t lo = 0, hi = br->nseg_starts;
+	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (br->seg_starts[mid] < pos)
+		if (a[mid] < pos)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < br->nseg_starts ? br->seg_starts[lo] : UINT64_MAX;
+	return lo < n ? a[lo] : UINT64_MAX;
+}
+
+uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos)
+{
+	return first_at_or_after(br->seg_starts, br->nseg_starts, pos);
+}
+
+uint64_t regen_reset_limit(const struct regen_bitreader *br, uint64_t pos)
+{
+	return first_at_or_after(br->resets, br->nresets, pos);
 }
 
 void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)

@@ -114,10 +114,37 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
 }
 
 /*
+ * Adapting words (PT_PLAN_CTX_SWAP; pathtrace_abi.h): the code the member
+ * c read in context row row stands for, where the read began at bit from.
+ * The row's last code holds while no reset came since its word ended.
+ */
+static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
+			  const struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
+{
+	struct regen_ctx_swap *sw = f->ctx_swap;
+	uint64_t code = c;
+	uint32_t top;
+
+	if (!sw || row >= enc->nctx_rows || enc->ctx_start[row] == enc->ctx_start[row + 1])
+		return c;
+	top = enc->ctx_code[enc->ctx_start[row]];	/* sorted by (nbits, value) */
+	if (sw->walk[row] == br->walk && from < sw->limit[row] && sw->code[row] != top) {
+		if (c == top)
+			code = sw->code[row];
+		else if (c == sw->code[row])
+			code = top;
+	}
+	sw->code[row] = (uint32_t)code;
+	sw->limit[row] = regen_reset_limit(br, br->pos);
+	sw->walk[row] = br->walk;
+	return code;
+}
+
+/*
  * --words: one more read of code in context row row, begun at bit from;
- * and what it would take with the row's last word of this segment
- * swapped with its shortest (regen_word_reads.swap_bits). A segment
- * starting where that word ended may have begun after it.
+ * and what it would take with words that adapt (regen_word_reads.swap_bits:
+ * the row's last code since the last reset trading words with its
+ * shortest, as swap_code reads them).
  */
 static void count_ctx(const struct regen_func *f, const struct encoding *enc,
 		      const struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
@@ -133,11 +160,12 @@ static void count_ctx(const struct regen_func *f, const struct encoding *enc,
 	if (i == enc->ctx_start[row + 1])
 		return;
 	wr->ctx[i]++;
+	wr->ctx_bits += br->pos - from;	/* its own word's, or (adapting) another's */
 	last = wr->last[row] && wr->last_stream[row] == br->bits && from < wr->last_limit[row] ?
 	       wr->last[row] - 1 : top;
 	wr->swap_bits += enc->ctx_nbits[i == last ? top : i == top ? last : i];
 	wr->last[row] = i + 1;
-	wr->last_limit[row] = regen_seg_limit(br, br->pos);
+	wr->last_limit[row] = regen_reset_limit(br, br->pos);
 	wr->last_stream[row] = br->bits;
 }
 
@@ -177,6 +205,8 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 			return 0;	/* the context says another witness comes */
 		rw = ctx_words(enc, row);
 		got = read_code(br, &rw);
+		if (got)
+			got = swap_code(f, enc, br, row, got, from);
 	} else {
 		got = read_word(br, nbits, value, code);
 	}
@@ -218,6 +248,8 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 	rw = crow != ENC_CTX_NONE ? ctx_words(enc, crow) : pred_words(enc, row);
 	from = br->pos;
 	code = read_code(br, &rw);
+	if (code && crow != ENC_CTX_NONE)
+		code = swap_code(f, enc, br, crow, code, from);
 	*bad = code == 0 || code > enc->nemit;
 	if (!*bad) {
 		if (crow != ENC_CTX_NONE)

@@ -244,6 +244,15 @@ static int top_level(struct engine *en, int *done)
 			if (rc)
 				return rc;
 		}
+		/*
+		 * Adapting words: the bits skipped since the gap moved the
+		 * module's last codes; they are known again where forgotten.
+		 */
+		if (en->gapped && en->fs->ctx_swap &&
+		    regen_reset_limit(&en->br, m->pos) != m->pos) {
+			en->mi++;
+			continue;
+		}
 		en->br.pos = m->pos;
 		en->mi++;
 		if (en->gapped) {
@@ -507,6 +516,9 @@ static int collect_rets(struct engine *en)
 	return 0;
 }
 
+/* Walks so far: adapting words' state names its walk (regen_ctx_swap). */
+static uint64_t walks;
+
 int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 		 regen_event_fn fn, void *ctx)
 {
@@ -524,6 +536,9 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.ctx_row = REGEN_CTX_NONE;
 	en.br.seg_starts = s->seg_starts;
 	en.br.nseg_starts = s->nseg_starts;
+	en.br.resets = s->resets;
+	en.br.nresets = s->nresets;
+	en.br.walk = ++walks;
 	en.index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*en.index));
 	if (!en.index)
 		return -PT_ENOMEM;

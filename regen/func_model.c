@@ -167,6 +167,12 @@ void pr_func_free(struct pr_func *f)
 		free(f->word_reads->last_stream);
 	}
 	free(f->word_reads);
+	if (f->ctx_swap) {
+		free(f->ctx_swap->code);
+		free(f->ctx_swap->limit);
+		free(f->ctx_swap->walk);
+	}
+	free(f->ctx_swap);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -314,6 +320,7 @@ int pr_model_finish(struct pr_model *m)
 	if (!m->rfuncs)
 		return -PT_ENOMEM;
 	m->fs.nfuncs = 0;
+	m->fs.ctx_swap = 0;
 	/* Only functions with a decoder go to the engine: an ENTER of another is a gap. */
 	for (i = 0; i < m->nfuncs; i++) {
 		struct pr_func *f = &m->funcs[i];
@@ -332,6 +339,8 @@ int pr_model_finish(struct pr_model *m)
 		rf->tail_callee = f->tail_callee;
 		rf->ops = f->ops;
 		rf->model = f->model;
+		rf->ctx_swap = f->ctx_swap;
+		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;
 	return 0;

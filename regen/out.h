@@ -49,7 +49,8 @@ struct pr_func {
 	void *model;			/* the decoder's tables (owned, freed by model_free) */
 	void (*model_free)(void *model);
 	uint32_t index;			/* in pr_model.funcs */
-	struct regen_word_reads *word_reads;	/* --words: out_words_count's (owned), or NULL */
+	struct regen_word_reads *word_reads;	/* --words: out_words.c's (owned), or NULL */
+	struct regen_ctx_swap *ctx_swap;	/* PT_PLAN_CTX_SWAP: the decoder's state (owned) */
 	char refusal[160];		/* why pr_bind_decoder refused, for a human */
 };
 

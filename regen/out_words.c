@@ -205,14 +205,13 @@ static int func_words(const struct out_writer *w, uint32_t i, struct words_func 
 	if (!enc || !wr)
 		return -PT_ENOENT;
 	wf->reads = wr->plain;
-	wf->bits = wr->plain_bits;
+	wf->bits = wr->plain_bits + wr->ctx_bits;
 	wf->swap_bits = wr->plain_bits + wr->swap_bits;
 	for (r = 0; r < enc->nctx_rows; r++) {
 		uint64_t n = 0;
 
 		for (k = enc->ctx_start[r]; k < enc->ctx_start[r + 1]; k++) {
 			n += wr->ctx[k];
-			wf->bits += wr->ctx[k] * enc->ctx_nbits[k];
 			if (wr->ctx[k])
 				wf->entropy -= (double)wr->ctx[k] * log2((double)wr->ctx[k]);
 		}

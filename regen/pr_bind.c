@@ -273,6 +273,21 @@ static int bind_ctx(struct pr_func *f, const uint8_t *blob, uint32_t len, struct
 	return err;
 }
 
+/* Adapting words (PT_PLAN_CTX_SWAP): no row remembers a code yet. Returns 0; -PT_ENOMEM. */
+static int swap_alloc(struct pr_func *f, const struct encoding *enc)
+{
+	struct regen_ctx_swap *sw = calloc(1, sizeof(*sw));
+	size_t n = (size_t)enc->nctx_rows + 1;
+
+	if (!sw)
+		return -PT_ENOMEM;
+	f->ctx_swap = sw;	/* pr_func_free frees it */
+	sw->code = calloc(n, sizeof(*sw->code));
+	sw->limit = calloc(n, sizeof(*sw->limit));
+	sw->walk = calloc(n, sizeof(*sw->walk));	/* walk 0: none (walks count from 1) */
+	return sw->code && sw->limit && sw->walk ? 0 : -PT_ENOMEM;
+}
+
 static void encoding_model_free(void *model)
 {
 	encoding_free(model);
@@ -308,6 +323,8 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 	}
 	if (pp->hdr.nr_ctx_codes && f->encoding == PT_ENC_WITNESS) {
 		err = bind_ctx(f, blob, len, enc, ecode, vcode);
+		if (!err && (f->plan_flags & PT_PLAN_CTX_SWAP))
+			err = swap_alloc(f, enc);
 		if (err) {
 			encoding_free(enc);
 			goto out;

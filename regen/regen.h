@@ -66,6 +66,13 @@ struct regen_stream {
 	 */
 	const uint64_t *seg_starts;
 	uint32_t nseg_starts;
+	/*
+	 * Where adapting words (PT_PLAN_CTX_SWAP) forget: the segment starts
+	 * and the place of every PT_CTX_SWAP_ENTERS-th ENTER of a segment,
+	 * ascending.
+	 */
+	const uint64_t *resets;
+	uint32_t nresets;
 };
 
 /* Reads bits from a stream; reading past the end sets eof. */
@@ -91,6 +98,10 @@ struct regen_bitreader {
 	uint64_t ctx_limit;
 	const uint64_t *seg_starts;
 	uint32_t nseg_starts;
+	/* Adapting words: the stream's resets, and this walk of it (one number per walk). */
+	const uint64_t *resets;
+	uint32_t nresets;
+	uint64_t walk;
 };
 
 #define REGEN_CTX_NONE 0xffffffffu
@@ -107,6 +118,9 @@ uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
 /* The first position at or after pos where a segment of the stream starts, or UINT64_MAX. */
 uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos);
+
+/* The first reset (regen_stream.resets) at or after pos, or UINT64_MAX. */
+uint64_t regen_reset_limit(const struct regen_bitreader *br, uint64_t pos);
 
 /* 1 when a segment of the stream starts at br->pos (its first bits are there), else 0. */
 int regen_at_seg_start(const struct regen_bitreader *br);
@@ -178,13 +192,17 @@ struct regen_decoder_ops {
  * --words: the witness words a decoder read. ctx[i] counts the reads of
  * the encoding's i-th word by context (encoding.h ctx_code order); plain
  * the words read with no context (the emission's own or its row's). And a
- * forecast, swap_bits: what the context reads would take if each row's
- * word last read in the same segment took the row's shortest word and
- * that word's member took its own (per row: last word + 1, 0 for none;
- * the position it holds below; the stream it was read in).
+ * forecast, swap_bits: what the context reads would take if the words
+ * adapted (PT_PLAN_CTX_SWAP: each row's last code since the stream's last
+ * reset takes the row's shortest word, and that word's code its own; per
+ * row: last word + 1, 0 for none; the position it holds below; the
+ * stream it was read in). Of plans whose words adapt, ctx counts the
+ * codes the words stand for, ctx_bits what was read, and swap_bits equals
+ * ctx_bits.
  */
 struct regen_word_reads {
 	uint64_t *ctx;
+	uint64_t ctx_bits;	/* what the reads in a context took */
 	uint64_t plain, plain_bits;
 	uint32_t *last;
 	uint64_t *last_limit;
@@ -220,6 +238,18 @@ struct regen_func {
 	const struct regen_decoder_ops *ops;
 	const void *model;		/* the decoder's tables (witness sets, path numbering) */
 	struct regen_word_reads *word_reads;	/* witness: counted when not NULL (--words) */
+	/*
+	 * Witness words that adapt (PT_PLAN_CTX_SWAP), else NULL: per context
+	 * row, the code last read in it, below which position that holds
+	 * (the first reset after its word) and in which walk.
+	 */
+	struct regen_ctx_swap *ctx_swap;
+};
+
+struct regen_ctx_swap {
+	uint32_t *code;
+	uint64_t *limit;
+	uint64_t *walk;
 };
 
 enum regen_event_type {
@@ -280,6 +310,12 @@ typedef int (*regen_event_fn)(void *ctx, const struct regen_event *ev);
 struct regen_funcs {
 	const struct regen_func *funcs;	/* indexed by lookup, not by func_id */
 	uint32_t nfuncs;
+	/*
+	 * Some function's words adapt: after a gap the engine resumes only at
+	 * an ENTER where they have just been forgotten (a reset), since the
+	 * bits it skipped moved the module's.
+	 */
+	int ctx_swap;
 };
 
 /*

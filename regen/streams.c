@@ -520,17 +520,42 @@ static struct regen_marker *place_pending(struct regen_marker *first, struct reg
 	return end;
 }
 
+/*
+ * A segment's resets [first, end) in place, as place_pending places its
+ * ENTERs: one beyond the bits it wrote fell in the lost bits (a LOSS
+ * forgets after it anyway), and pending ones come in order but for
+ * pending. Returns the new end.
+ */
+static size_t place_resets(uint64_t *r, size_t first, size_t end, uint64_t seg_end)
+{
+	size_t i, k, n = first;
+	uint64_t t;
+
+	for (i = first; i < end; i++)
+		if (r[i] <= seg_end)
+			r[n++] = r[i];
+	for (i = first + 1; i < n; i++) {
+		t = r[i];
+		for (k = i; k > first && r[k - 1] > t; k--)
+			r[k] = r[k - 1];
+		r[k] = t;
+	}
+	return n;
+}
+
 /* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
 static int assemble(struct builder *b, const struct segment *s, size_t n,
 		    const struct boundary_loss *bl, struct regen_stream *st,
-		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out)
+		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
+		    uint64_t **resets_out)
 {
-	uint64_t *seg_starts;
+	uint64_t *seg_starts, *resets;
 	const struct tr_records *rs = b->rs;
-	uint64_t nbits = 0, nmarkers = 0, pos = 0;
+	uint64_t nbits = 0, nmarkers = 0, nenters = 0, pos = 0;
 	struct regen_marker *m, *seg_m;
 	uint64_t *bits;
-	size_t j, i;
+	size_t j, i, nresets = 0, seg_resets;
+	uint32_t enters;
 
 	for (j = 0; j <= n; j++) {
 		nmarkers += bl[j].set;
@@ -543,29 +568,36 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				nbits += r->arg;
 			else if (r->type != PT_REC_COUNTERS && r->type != PT_REC_PATHS)
 				nmarkers++;
+			nenters += r->type == PT_REC_ENTER;
 		}
 	}
-	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX)
+	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || n + nenters > UINT32_MAX)
 		return -PT_EOVERFLOW;
 	bits = calloc(nbits / 64 + 1, sizeof(*bits));
 	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
+	resets = calloc(n + nenters / PT_CTX_SWAP_ENTERS + 1, sizeof(*resets));
 	*bits_out = bits;
 	*markers_out = m;
 	*segs_out = seg_starts;
-	if (!bits || !m || !seg_starts)
+	*resets_out = resets;
+	if (!bits || !m || !seg_starts || !resets)
 		return -PT_ENOMEM;
 	st->owner = s[0].owner;
 	st->bits = bits;
 	st->markers = m;
 	st->seg_starts = seg_starts;
 	st->nseg_starts = (uint32_t)n;
+	st->resets = resets;
 	for (j = 0; j <= n; j++) {
 		if (bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
 		seg_starts[j] = pos;	/* witness words by context end here */
+		resets[nresets++] = pos;	/* and adapting words forget */
+		seg_resets = nresets;
+		enters = 0;
 		seg_m = m;
 		for (i = s[j].first; i < s[j].end; i++) {
 			const struct tr_rec *r = &rs->recs[b->order[i]];
@@ -586,6 +618,11 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				marker_at(m, pos + r->pending, REGEN_M_ENTER, &s[j]);
 				m->func = r->arg;
 				m++->value = body[0];
+				/* adapting words forget at every PT_CTX_SWAP_ENTERS-th */
+				if (++enters == PT_CTX_SWAP_ENTERS) {
+					enters = 0;
+					resets[nresets++] = pos + r->pending;
+				}
 				break;
 			case PT_REC_BLOCK:
 				marker_at(m, pos + r->pending, REGEN_M_BLOCK, &s[j]);
@@ -605,9 +642,11 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 			}
 		}
 		m = place_pending(seg_m, m, pos);
+		nresets = place_resets(resets, seg_resets, nresets, pos);
 	}
 	st->nbits = pos;
 	st->nmarkers = m - *markers_out;
+	st->nresets = (uint32_t)nresets;
 	return 0;
 }
 
@@ -639,8 +678,10 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 	out->bits_store = calloc(nstreams ? nstreams : 1, sizeof(*out->bits_store));
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
+	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
 	bl = calloc(b.nsegs + 1, sizeof(*bl));
-	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store || !bl) {
+	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
+	    !out->reset_store || !bl) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -656,7 +697,7 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 				mark_boundaries(&b.segs[i], n, &b.losses[k], b.segs[i].owner, bl);
 		err = assemble(&b, &b.segs[i], n, bl, &out->streams[out->nstreams],
 			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams],
-			       &out->seg_store[out->nstreams]);
+			       &out->seg_store[out->nstreams], &out->reset_store[out->nstreams]);
 		out->nstreams++;
 		if (err)
 			goto out;
@@ -680,10 +721,13 @@ void regen_streams_free(struct regen_streams *s)
 			free(s->marker_store[i]);
 		if (s->seg_store)
 			free(s->seg_store[i]);
+		if (s->reset_store)
+			free(s->reset_store[i]);
 	}
 	free(s->bits_store);
 	free(s->marker_store);
 	free(s->seg_store);
+	free(s->reset_store);
 	free(s->streams);
 	memset(s, 0, sizeof(*s));
 }

@@ -37,6 +37,7 @@ struct regen_streams {
 	uint64_t **bits_store;
 	struct regen_marker **marker_store;
 	uint64_t **seg_store;		/* per stream: its segment starts */
+	uint64_t **reset_store;		/* per stream: its resets (regen_stream.resets) */
 };
 
 /*

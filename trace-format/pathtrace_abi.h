@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 13
+#define PT_ABI_MINOR 14
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -82,6 +82,11 @@ enum pt_encoding {
  * Ball-Larus number, the others as PT_PATH_OTHER.
  */
 #define PT_PLAN_PPP	(1u << 2)
+/*
+ * With witness words by context only (ABI 1.14; FORMAT.md 6.12): the words
+ * adapt within a segment. See PT_CTX_SWAP_ENTERS below.
+ */
+#define PT_PLAN_CTX_SWAP	(1u << 3)
 
 struct pt_plan {
 	__u32 size;		/* sizeof(struct pt_plan) */
@@ -169,6 +174,20 @@ struct pt_path_range {
  */
 #define PT_CTX_NONE		0xffffffffu
 #define PT_CTX_WORD_MAX_BITS	32
+
+/*
+ * PT_PLAN_CTX_SWAP (ABI 1.14): a CPU also keeps, per function and context
+ * row, the code whose word it wrote last in that row, forgotten at an
+ * owner switch, a refused write and every PT_CTX_SWAP_ENTERS-th ENTER it
+ * writes in a segment (counting from the switch or the refused write;
+ * implicit entries write none). An EMIT of code c in row r, whose last
+ * code l is remembered and is not the row's top (the code whose word has
+ * the fewest bits, of those the lowest value), writes the top's word when
+ * c is l, l's word when c is the top, else c's own; then r's last code is
+ * c. Rows: every pt_ctx_word's row is below PT_CTX_SWAP_ROWS_MAX.
+ */
+#define PT_CTX_SWAP_ENTERS	64
+#define PT_CTX_SWAP_ROWS_MAX	2048
 
 struct pt_ctx_word {
 	__u32 row;

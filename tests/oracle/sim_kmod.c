@@ -62,6 +62,15 @@ struct cpu_state {
 	/* as the module: witness words by context (ABI 1.11) */
 	uint32_t ctx_func, ctx_row;	/* ctx_row PT_CTX_NONE: none */
 	int seg_bits;		/* a bits record of the open segment was written */
+	/* as the module: adapting words (ABI 1.14), a row's last code while its gen is this */
+	uint64_t swap_gen;
+	uint32_t swap_enters;	/* ENTERs written since swap_gen moved */
+};
+
+/* A context row's last code on a CPU (adapting words). */
+struct swap_row {
+	uint64_t gen;
+	uint32_t code;
 };
 
 _Static_assert(sizeof(((struct sim_rec *)0)->payload) >=
@@ -77,6 +86,7 @@ struct exec {
 	uint64_t owner;		/* the running task */
 	uint32_t cur;		/* its cpu */
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
+	struct swap_row **swap;	/* [cpu * nfuncs + function]: by row, made when first used */
 };
 
 static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
@@ -210,11 +220,26 @@ static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uin
 		flush_pack(x, cpu);
 }
 
-/* As the module at an owner switch, a refused write and a LOSS: no context, a fresh segment. */
+/*
+ * As the module at an owner switch and a refused write: no context, a
+ * fresh segment, no row's last code.
+ */
 static void ctx_forget(struct cpu_state *cs)
 {
 	cs->ctx_row = PT_CTX_NONE;
 	cs->seg_bits = 0;
+	cs->swap_gen++;
+	cs->swap_enters = 0;
+}
+
+/* An ENTER written: at every PT_CTX_SWAP_ENTERS-th of a segment the rows forget. */
+static void swap_enter(struct exec *x, struct cpu_state *cs)
+{
+	if (++cs->swap_enters == PT_CTX_SWAP_ENTERS) {
+		cs->swap_enters = 0;
+		cs->swap_gen++;
+		x->r->enter_resets++;
+	}
 }
 
 /*
@@ -592,6 +617,7 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 			pend_enter(x, cpu, func_id, pending, 0, 0, lo);
 			cs->rets[slot] = lo;
 		}
+		swap_enter(x, cs);
 		return;
 	}
 	flush_recs(x, cpu, 1);
@@ -604,6 +630,13 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 		if (h.type == PT_REC_ENTER_AT)	/* written, not refused */
 			cs->rets[slot] = lo;
 	}
+	if (x->r->nrecs > before) {
+		struct pt_rec h;
+
+		memcpy(&h, x->r->recs[x->r->nrecs - 1].payload, sizeof(h));
+		if (h.type == PT_REC_ENTER_AT)
+			swap_enter(x, cs);
+	}
 }
 
 /*
@@ -612,16 +645,67 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
  * the code's next row first (a write the bits cause that is refused
  * empties it).
  */
-static void emit_word(struct exec *x, uint32_t cpu, const struct plan *pl, uint32_t func_id,
+/*
+ * Adapting words (pathtrace_abi.h PT_PLAN_CTX_SWAP): the code whose word
+ * code takes in the context row, the row's last code and its top (fewest
+ * bits, then lowest value) trading words; the row remembers code.
+ */
+static uint32_t swap_use(struct exec *x, uint32_t cpu, const struct sim_func *f, uint32_t row,
+			 uint32_t code)
+{
+	const struct plan *pl = &f->plan;
+	struct cpu_state *cs = &x->cpu[cpu];
+	size_t fi = (size_t)(f - x->p->funcs);
+	const struct pt_ctx_word *top = NULL;
+	struct swap_row *sr;
+	uint32_t i, nrows, use = code;
+
+	if (!(pl->hdr.flags & PT_PLAN_CTX_SWAP))
+		return code;
+	nrows = pl->ctx_words[pl->hdr.nr_ctx_words - 1].row + 1;
+	if (row >= nrows)
+		return code;
+	fi += (size_t)cpu * x->p->nfuncs;
+	if (!x->swap[fi]) {
+		x->swap[fi] = calloc(nrows, sizeof(struct swap_row));
+		if (!x->swap[fi]) {
+			x->r->nomem = 1;
+			return code;
+		}
+	}
+	for (i = 0; i < pl->hdr.nr_ctx_words; i++) {
+		const struct pt_ctx_word *w = &pl->ctx_words[i];
+
+		if (w->row == row && (!top || w->nbits < top->nbits ||
+				      (w->nbits == top->nbits && w->value < top->value)))
+			top = w;
+	}
+	sr = &x->swap[fi][row];
+	if (top && sr->gen == cs->swap_gen && sr->code != top->code) {
+		if (code == sr->code)
+			use = top->code;
+		else if (code == top->code)
+			use = sr->code;
+	}
+	sr->gen = cs->swap_gen;
+	sr->code = code;
+	x->r->ctx_swapped += use != code;
+	return use;
+}
+
+static void emit_word(struct exec *x, uint32_t cpu, const struct sim_func *f,
 		      const struct pt_action *a)
 {
+	const struct plan *pl = &f->plan;
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint32_t nbits = a->nbits, i;
+	uint32_t nbits = a->nbits, i, func_id = f->func_id, use = a->arg;
 	uint64_t value = a->value;
 
 	if (a->arg && cs->ctx_row != PT_CTX_NONE && cs->ctx_func == func_id)
+		use = swap_use(x, cpu, f, cs->ctx_row, a->arg);
+	if (a->arg && cs->ctx_row != PT_CTX_NONE && cs->ctx_func == func_id)
 		for (i = 0; i < pl->hdr.nr_ctx_words; i++)
-			if (pl->ctx_words[i].row == cs->ctx_row && pl->ctx_words[i].code == a->arg) {
+			if (pl->ctx_words[i].row == cs->ctx_row && pl->ctx_words[i].code == use) {
 				nbits = pl->ctx_words[i].nbits;
 				value = pl->ctx_words[i].value;
 				x->r->ctx_words++;
@@ -703,7 +787,7 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 					      pl->ctx_next[0] : PT_CTX_NONE;
 				break;
 			case PT_OP_EMIT:
-				emit_word(x, cpu, pl, f->func_id, a);
+				emit_word(x, cpu, f, a);
 				break;
 			case PT_OP_PATH_ADD:
 				cs->reg += a->value;
@@ -770,7 +854,11 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 	for (c = 0; c < 8; c++) {
 		x.cpu[c].owner = UINT64_MAX;
 		x.cpu[c].ctx_row = PT_CTX_NONE;
+		x.cpu[c].swap_gen = 1;	/* the rows' tables start at 0: nothing remembered */
 	}
+	x.swap = calloc(8 * (size_t)p->nfuncs + 1, sizeof(*x.swap));
+	if (!x.swap)
+		return -PT_ENOMEM;
 	for (a = 0; a < o->activations && !r->nomem && !err; a++) {
 		struct sim_run_opts ro = { .max_depth = o->max_depth ? o->max_depth : 6,
 					   .max_steps = o->max_steps };
@@ -783,7 +871,8 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 		ro.ret_addr = 0xffffffff81000000ull + sim_below(rng, 4096);
 		err = sim_exec(p, &ro, rng, &be, t);
 		/* Another owner runs between activations: the task's segment is closed. */
-		switch_owner(&x, x.cur, PT_OWNER(PT_OWNER_SOFTIRQ, x.cur));
+		if (!o->keep_segments)
+			switch_owner(&x, x.cur, PT_OWNER(PT_OWNER_SOFTIRQ, x.cur));
 	}
 	/*
 	 * Stop: every CPU flushes (FLUSH IPI) its bits and path register, then
@@ -811,6 +900,9 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 			}
 		}
 	}
+	for (a = 0; a < 8 * (uint64_t)p->nfuncs; a++)
+		free(x.swap[a]);
+	free(x.swap);
 	return err ? err : r->nomem ? -PT_ENOMEM : 0;
 }
 

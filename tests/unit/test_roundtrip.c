@@ -422,10 +422,71 @@ static void test_losses_enter_refused(void)
 		losses(seeds[k]);
 }
 
+/*
+ * Adapting words (ABI 1.14) in long segments: one task, no interrupt or
+ * migration, so a segment holds many activations and its every 64th ENTER
+ * makes the rows forget; with drops, the reader resumes only where they
+ * forgot (a segment start or such an ENTER), whatever the bits it skipped
+ * did to the module's rows. Every stretch regenerated is in the truth;
+ * without drops everything is regenerated, with none of it in a gap.
+ */
+static void test_adapting_long_segments(void)
+{
+	uint64_t seed = unit_seed(), resets = 0, swapped = 0, lossy = 0, clean = 0;
+	uint32_t i;
+
+	for (i = 0; i < 24; i++) {
+		struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 10, .closed = i % 2 };
+		struct sim_lower_opts lo = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS };
+		struct sim_kmod_opts ko = { .nr_cpus = 1, .ntasks = 1, .activations = 40,
+					    .max_steps = 60, .keep_segments = 1,
+					    .drop_permille = i % 3 ? 150 : 0 };
+		struct sim_program p;
+		struct sim_kmod_run r = { 0 };
+		struct sim_truth tr;
+		struct rt_result res;
+		uint64_t rng = seed * 67 + i * 137;
+		const char *path;
+		int ok;
+
+		CU_ASSERT_EQUAL_FATAL(sim_generate_lowered(&p, &rng, &go, &lo), 0);
+		CU_ASSERT_EQUAL_FATAL(sim_truth_init(&tr, &p), 0);
+		CU_ASSERT_EQUAL_FATAL(sim_kmod_execute(&p, &ko, &rng, &r, &tr), 0);
+		path = rt_write_tmp(&p, &r, 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(path);
+		CU_ASSERT_EQUAL(rt_regen(path, &res, NULL, 0, NULL), 0);
+		ok = stretches_in_truth(&tr, &res, PT_OWNER(PT_OWNER_TASK, 100));
+		CU_ASSERT(ok);
+		if (!r.dropped) {
+			clean++;
+			CU_ASSERT_EQUAL(res.gaps, 0);
+		} else {
+			lossy++;
+		}
+		if (!ok || (!r.dropped && res.gaps))
+			fprintf(stderr, "\nadapting seed %#llx: dropped %llu, gaps %u, stretches %s\n",
+				(unsigned long long)(seed * 67 + i * 137),
+				(unsigned long long)r.dropped, res.gaps, ok ? "ok" : "WRONG");
+		resets += r.enter_resets;
+		swapped += r.ctx_swapped;
+		unlink(path);
+		rt_result_free(&res);
+		sim_truth_free(&tr, &p);
+		sim_kmod_run_free(&r);
+		sim_free(&p);
+	}
+	/* the rows forgot at ENTERs, words adapted, runs lost records and ran clean */
+	if (!(resets > 0 && swapped > 0 && lossy > 0 && clean > 0))
+		fprintf(stderr, "adapting: resets %llu swapped %llu lossy %llu clean %llu\n", (unsigned long long)resets, (unsigned long long)swapped, (unsigned long long)lossy, (unsigned long long)clean);
+	CU_ASSERT(resets > 0 && swapped > 0 && lossy > 0 && clean > 0);
+}
+
 UNIT_SUITE(roundtrip,
 	   { "one function, one CPU: witness, bits, paths reproduce the run", test_leaf_one_cpu },
 	   { "one function, two CPUs, migration and partial sums", test_leaf_migration },
 	   { "calls between traced functions, one CPU", test_calls_one_cpu },
 	   { "calls, two CPUs, migration and partial sums", test_calls_migration },
 	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses },
-	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused })
+	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused },
+	   { "adapting words in long segments: forgotten every 64th ENTER, resumed there",
+	     test_adapting_long_segments })

@@ -76,6 +76,13 @@ struct plan_opts {
 	/* Witness encoding: no words by context (ABI 1.11), only the row-wide ones. */
 	int no_ctx_words;
 	/*
+	 * Witness words by context adapt within a segment (PT_PLAN_CTX_SWAP,
+	 * ABI 1.14) when the words are guesses (no weight) and the rows are
+	 * few enough; no_ctx_swap: they never do. A profile's words are
+	 * already shaped by the counts: adapting them costs a little.
+	 */
+	int no_ctx_swap;
+	/*
 	 * Paths traces (PT_MODE_PATHS without PT_PLAN_PROFILE): path numbers
 	 * coded by where each path starts (ABI 1.12, path_codes.h), the
 	 * path_codes_k (0: PLAN_PATH_CODES_K) likeliest paths of each start

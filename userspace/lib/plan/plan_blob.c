@@ -102,8 +102,11 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if (h->total_len != len)
 		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
 			   "total_len %u but the blob has %zu bytes", h->total_len, len);
-	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
+	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP))
 		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
+	if ((h->flags & PT_PLAN_CTX_SWAP) && !h->nr_ctx_words)
+		return bad(w, -PT_EFORMAT, "adapting words (flags 0x%x) without context words",
+			   h->flags);
 	if ((h->flags & PT_PLAN_PPP) ?
 	    !(h->flags & PT_PLAN_PROFILE) || !h->nr_ppp || h->nr_ppp > PT_PPP_MAX ||
 	    h->ppp_size < sizeof(struct pt_ppp_slot) :
@@ -340,6 +343,9 @@ static int check_ctx(const struct plan_view *v, struct why *w)
 		    (i && (p->row > x->row || (p->row == x->row && p->code >= x->code))))
 			return bad(w, -PT_EFORMAT, "context word %u: row %u code %u, %u bits "
 				   "0x%x", i, x->row, x->code, x->nbits, x->value);
+		if ((v->hdr.flags & PT_PLAN_CTX_SWAP) && x->row >= PT_CTX_SWAP_ROWS_MAX)
+			return bad(w, -PT_EFORMAT, "context word %u: row %u of adapting words "
+				   "(at most %u rows)", i, x->row, PT_CTX_SWAP_ROWS_MAX);
 	}
 	return 0;
 }
