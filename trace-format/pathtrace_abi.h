@@ -186,7 +186,7 @@ struct pt_path_range {
  * c is l, l's word when c is the top, else c's own; then r's last code is
  * c. Rows: every pt_ctx_word's row is below PT_CTX_SWAP_ROWS_MAX.
  */
-#define PT_CTX_SWAP_ENTERS	64
+#define PT_CTX_SWAP_ENTERS	256
 #define PT_CTX_SWAP_ROWS_MAX	2048
 
 struct pt_ctx_word {

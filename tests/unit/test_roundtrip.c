@@ -424,7 +424,7 @@ static void test_losses_enter_refused(void)
 
 /*
  * Adapting words (ABI 1.14) in long segments: one task, no interrupt or
- * migration, so a segment holds many activations and its every 64th ENTER
+ * migration, so a segment holds many activations and its every 256th ENTER
  * makes the rows forget; with drops, the reader resumes only where they
  * forgot (a segment start or such an ENTER), whatever the bits it skipped
  * did to the module's rows. Every stretch regenerated is in the truth;
@@ -438,7 +438,7 @@ static void test_adapting_long_segments(void)
 	for (i = 0; i < 24; i++) {
 		struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 10, .closed = i % 2 };
 		struct sim_lower_opts lo = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS };
-		struct sim_kmod_opts ko = { .nr_cpus = 1, .ntasks = 1, .activations = 40,
+		struct sim_kmod_opts ko = { .nr_cpus = 1, .ntasks = 1, .activations = 160,
 					    .max_steps = 60, .keep_segments = 1,
 					    .drop_permille = i % 3 ? 150 : 0 };
 		struct sim_program p;
@@ -488,5 +488,5 @@ UNIT_SUITE(roundtrip,
 	   { "calls, two CPUs, migration and partial sums", test_calls_migration },
 	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses },
 	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused },
-	   { "adapting words in long segments: forgotten every 64th ENTER, resumed there",
+	   { "adapting words in long segments: forgotten every 256th ENTER, resumed there",
 	     test_adapting_long_segments })

@@ -2,7 +2,8 @@
 /*
  * pathtracectl enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits]
  *                     [--verify] [--moddir DIR] [--weights FILE]
- *                     [--ppp N] [--ppp-paths FILE] [--path-codes K] FUNC...
+ *                     [--ppp N] [--ppp-paths FILE] [--path-codes K]
+ *                     [--adapting-words 0|1] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
  * module functions included): find it and its .cold part in
@@ -22,6 +23,9 @@
  * likeliest paths of each place a path starts get their own prefix code
  * (by the weights; 64 when not given), the rest an escape and their
  * number; 0 writes every number in its full width (path_codes.h).
+ * --adapting-words 0|1 (trace, witness): whether a row's word last read in
+ * a segment trades with the row's shortest (PT_PLAN_CTX_SWAP); by default
+ * they do unless the plan comes from --weights.
  * Static-call sites of vmlinux
  * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
@@ -893,6 +897,12 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			o->path_codes_k = (uint32_t)n;
 			o->no_path_codes = !n;
 			path_codes_set = 1;
+		} else if (!strcmp(argv[a], "--adapting-words")) {
+			if (strcmp(v, "0") && strcmp(v, "1")) {
+				ctl_err("enable", "--adapting-words takes 0 or 1, not %s", v);
+				return 2;
+			}
+			o->ctx_swap = *v == '1' ? 1 : -1;
 		} else {
 			ctl_err("enable", "unknown option %s", argv[a]);
 			return 2;
@@ -907,11 +917,15 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
 			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
-			"[--path-codes K] FUNC...");
+			"[--path-codes K] [--adapting-words 0|1] FUNC...");
 		return 2;
 	}
 	if (path_codes_set && (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_PROFILE))) {
 		ctl_err("enable", "--path-codes codes the numbers of a --mode paths trace");
+		return 2;
+	}
+	if (o->ctx_swap && (o->mode != PT_MODE_TRACE || o->encoding == PT_ENC_BITS)) {
+		ctl_err("enable", "--adapting-words adapts the witness words of a --mode trace");
 		return 2;
 	}
 	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE)) {

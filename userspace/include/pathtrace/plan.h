@@ -76,12 +76,13 @@ struct plan_opts {
 	/* Witness encoding: no words by context (ABI 1.11), only the row-wide ones. */
 	int no_ctx_words;
 	/*
-	 * Witness words by context adapt within a segment (PT_PLAN_CTX_SWAP,
-	 * ABI 1.14) when the words are guesses (no weight) and the rows are
-	 * few enough; no_ctx_swap: they never do. A profile's words are
-	 * already shaped by the counts: adapting them costs a little.
+	 * Witness words by context that adapt within a segment
+	 * (PT_PLAN_CTX_SWAP, ABI 1.14; needs rows below PT_CTX_SWAP_ROWS_MAX):
+	 * 0 when the words are guesses (no weight: a profile's words are
+	 * already shaped by the counts, and adapting them costs a little),
+	 * 1 always, -1 never.
 	 */
-	int no_ctx_swap;
+	int ctx_swap;
 	/*
 	 * Paths traces (PT_MODE_PATHS without PT_PLAN_PROFILE): path numbers
 	 * coded by where each path starts (ABI 1.12, path_codes.h), the

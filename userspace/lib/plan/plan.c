@@ -846,7 +846,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
 				 pl->weight, ctx_weight ? ctx_weight : pl->weight,
 				 !o->no_ctx_words);
-		if (!err && !o->weight && !o->no_ctx_swap && pl->hdr.nr_ctx_words &&
+		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
 			pl->hdr.flags |= PT_PLAN_CTX_SWAP;
 		break;
