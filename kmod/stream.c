@@ -209,11 +209,14 @@ static void pt_swap_forget(struct pt_cpu *cs)
 	cs->swap_enters = 0;
 }
 
-/* An ENTER written: every PT_CTX_SWAP_ENTERS-th of a segment forgets the last codes. */
+/*
+ * An ENTER written: the first of a segment and every PT_CTX_SWAP_ENTERS-th
+ * after it forget the last codes (where the reader may resume after a gap).
+ */
 static void pt_swap_enter(struct pt_cpu *cs)
 {
-	if (++cs->swap_enters == PT_CTX_SWAP_ENTERS)
-		pt_swap_forget(cs);
+	if (cs->swap_enters++ % PT_CTX_SWAP_ENTERS == 0)
+		cs->swap_gen++;
 }
 
 /*

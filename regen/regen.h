@@ -68,8 +68,8 @@ struct regen_stream {
 	uint32_t nseg_starts;
 	/*
 	 * Where adapting words (PT_PLAN_CTX_SWAP) forget: the segment starts
-	 * and the place of every PT_CTX_SWAP_ENTERS-th ENTER of a segment,
-	 * ascending.
+	 * and the place of a segment's first ENTER and every
+	 * PT_CTX_SWAP_ENTERS-th after it, ascending.
 	 */
 	const uint64_t *resets;
 	uint32_t nresets;

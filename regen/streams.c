@@ -576,7 +576,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 	bits = calloc(nbits / 64 + 1, sizeof(*bits));
 	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
-	resets = calloc(n + nenters / PT_CTX_SWAP_ENTERS + 1, sizeof(*resets));
+	resets = calloc(2 * n + nenters / PT_CTX_SWAP_ENTERS + 1, sizeof(*resets));
 	*bits_out = bits;
 	*markers_out = m;
 	*segs_out = seg_starts;
@@ -618,11 +618,9 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				marker_at(m, pos + r->pending, REGEN_M_ENTER, &s[j]);
 				m->func = r->arg;
 				m++->value = body[0];
-				/* adapting words forget at every PT_CTX_SWAP_ENTERS-th */
-				if (++enters == PT_CTX_SWAP_ENTERS) {
-					enters = 0;
+				/* adapting words forget at the first, then every PT_CTX_SWAP_ENTERS-th */
+				if (enters++ % PT_CTX_SWAP_ENTERS == 0)
 					resets[nresets++] = pos + r->pending;
-				}
 				break;
 			case PT_REC_BLOCK:
 				marker_at(m, pos + r->pending, REGEN_M_BLOCK, &s[j]);

@@ -178,9 +178,9 @@ struct pt_path_range {
 /*
  * PT_PLAN_CTX_SWAP (ABI 1.14): a CPU also keeps, per function and context
  * row, the code whose word it wrote last in that row, forgotten at an
- * owner switch, a refused write and every PT_CTX_SWAP_ENTERS-th ENTER it
- * writes in a segment (counting from the switch or the refused write;
- * implicit entries write none). An EMIT of code c in row r, whose last
+ * owner switch, a refused write, and the first ENTER it writes after
+ * either and every PT_CTX_SWAP_ENTERS-th after that one (implicit entries
+ * write none). An EMIT of code c in row r, whose last
  * code l is remembered and is not the row's top (the code whose word has
  * the fewest bits, of those the lowest value), writes the top's word when
  * c is l, l's word when c is the top, else c's own; then r's last code is

@@ -232,13 +232,15 @@ static void ctx_forget(struct cpu_state *cs)
 	cs->swap_enters = 0;
 }
 
-/* An ENTER written: at every PT_CTX_SWAP_ENTERS-th of a segment the rows forget. */
+/*
+ * An ENTER written: at the first of a segment and every PT_CTX_SWAP_ENTERS-th
+ * after it the rows forget.
+ */
 static void swap_enter(struct exec *x, struct cpu_state *cs)
 {
-	if (++cs->swap_enters == PT_CTX_SWAP_ENTERS) {
-		cs->swap_enters = 0;
+	if (cs->swap_enters++ % PT_CTX_SWAP_ENTERS == 0) {
 		cs->swap_gen++;
-		x->r->enter_resets++;
+		x->r->enter_resets += cs->swap_enters > 1;	/* beyond the first */
 	}
 }
 

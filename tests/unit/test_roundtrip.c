@@ -424,10 +424,10 @@ static void test_losses_enter_refused(void)
 
 /*
  * Adapting words (ABI 1.14) in long segments: one task, no interrupt or
- * migration, so a segment holds many activations and its every 256th ENTER
- * makes the rows forget; with drops, the reader resumes only where they
- * forgot (a segment start or such an ENTER), whatever the bits it skipped
- * did to the module's rows. Every stretch regenerated is in the truth;
+ * migration, so a segment holds many activations; its first ENTER and
+ * every 256th after it make the rows forget; with drops, the reader
+ * resumes only where they forgot (a segment start or such an ENTER),
+ * whatever the bits it skipped did to the module's rows. Every stretch regenerated is in the truth;
  * without drops everything is regenerated, with none of it in a gap.
  */
 static void test_adapting_long_segments(void)
@@ -488,5 +488,5 @@ UNIT_SUITE(roundtrip,
 	   { "calls, two CPUs, migration and partial sums", test_calls_migration },
 	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses },
 	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused },
-	   { "adapting words in long segments: forgotten every 256th ENTER, resumed there",
+	   { "adapting words in long segments: forgotten at ENTERs, resumed there",
 	     test_adapting_long_segments })
