@@ -109,8 +109,8 @@ struct pt_cpu {
 	bool seg_bits;		/* a bits record of the open segment was written */
 	/*
 	 * Adapting words (PT_PLAN_CTX_SWAP): a row's last code holds while its
-	 * generation is this one; never reset, so that no function's table
-	 * outlives a trace. ENTERs written since it last moved.
+	 * generation is this one, which only grows (no entry of an earlier
+	 * trace can match); the ENTERs written since a switch or a refused write.
 	 */
 	u64 swap_gen;
 	u32 swap_enters;
