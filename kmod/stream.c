@@ -45,7 +45,7 @@
  * 2^20, ret_lo, Rice(4) of 2047.
  */
 #define PT_ENTER_CODE_MAX 232
-/* The arg of a record with bits and ENTER codes (of 1.13: PT_REC_BITS_ENTERS3). */
+/* The arg of a record with bits and ENTER codes (of 1.14: PT_REC_BITS_ENTERS4). */
 #define PT_ENTERS_ARG(nbits, nebits) PT_BITS_ENTERS_ARG(nbits, nebits)
 /* ENTERs of larger func_ids are ENTER_AT records (an item holds func_id + 1 in 20 bits). */
 #define PT_ENTERS_FUNC_MAX ((1u << 20) - 1)
@@ -82,10 +82,10 @@ struct pt_cpu {
 	bool busy;		/* a flush IPI is working on this state */
 	u64 busy_dropped;	/* records an NMI lost meanwhile, not yet in dropped */
 	u32 rets[PT_ENTER_S_SLOTS];	/* ENTER return addresses, by slot */
-	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS3) */
+	u64 ebits[PT_EBITS_WORDS];	/* pending ENTER codes (PT_REC_BITS_ENTERS4) */
 	unsigned int nebits;
 	u32 epos;		/* position of the last pending ENTER */
-	/* ENTER code tables (pathtrace_abi.h, ABI 1.13); functions as func_id + 1 */
+	/* ENTER code tables (pathtrace_abi.h, ABI 1.14); functions as func_id + 1 */
 	u32 last_func;		/* the last ENTER's function (0: none) */
 	u32 prev_func;		/* the one before it */
 	u32 pprev_func;		/* and the one before that */
@@ -93,7 +93,8 @@ struct pt_cpu {
 	/* the items that followed (pprev, prev, last), most recent first */
 	u32 cand[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];
 	u16 cand_adv[PT_ENTERS_CTXS];	/* the advance + 1 of the most recent */
-	u16 adv[PT_ENTERS_CTXS][2];	/* advances + 1 of f's ENTER after (prev, last) */
+	/* the last advances + 1 of f's ENTER after (prev, last), most recent first */
+	u16 adv[PT_ENTERS_CTXS][PT_ENTERS4_ADVS];
 	u64 seg_base;		/* stamp of the last OWNER or SEGMENT written */
 	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
 	unsigned int nsegs;	/* segments opened in the buffer, for PT_SEG_FULL_EVERY */
@@ -407,7 +408,7 @@ static bool pt_pack_flush(struct pt_cpu *cs)
 	if (likely(ev)) {
 		pt_note_page(cs, ev, sizeof(*r) + bytes);
 		r = ring_buffer_event_data(ev);
-		r->type = PT_REC_SEGMENTS3;
+		r->type = PT_REC_SEGMENTS4;
 		r->len = sizeof(*r) + bytes;
 		r->arg = cs->npack;
 		memcpy(r + 1, cs->pack, bytes);
@@ -458,7 +459,7 @@ static bool pt_write_owner(struct pt_cpu *cs, struct pt_func *f, u16 type,
 	cs->owner_open = false;
 	cs->nsegs++;
 	*fused = false;
-	if (type == PT_REC_BITS_ENTERS3) {
+	if (type == PT_REC_BITS_ENTERS4) {
 		nbits = PT_BITS_ENTERS_NBITS(arg);
 		nebits = PT_BITS_ENTERS_NEBITS(arg);
 	} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
@@ -586,7 +587,7 @@ static void pt_flush_bits(struct pt_cpu *cs, struct pt_func *f)
 	bool written = false;
 
 	if (nebits)
-		written = pt_write2(cs, f, PT_REC_BITS_ENTERS3,
+		written = pt_write2(cs, f, PT_REC_BITS_ENTERS4,
 				    PT_ENTERS_ARG(nbits, nebits), cs->words,
 				    n * sizeof(cs->words[0]), cs->ebits,
 				    ne * sizeof(cs->ebits[0]));
@@ -615,7 +616,7 @@ static void pt_flush_enters(struct pt_cpu *cs, struct pt_func *f)
 
 	if (!nebits)
 		return;
-	pt_write(cs, f, PT_REC_BITS_ENTERS3, PT_ENTERS_ARG(0, nebits),
+	pt_write(cs, f, PT_REC_BITS_ENTERS4, PT_ENTERS_ARG(0, nebits),
 		 cs->ebits, ne * sizeof(cs->ebits[0]));
 	memset(cs->ebits, 0, ne * sizeof(cs->ebits[0]));
 }
@@ -654,13 +655,16 @@ static unsigned int pt_recent_rank(struct pt_cpu *cs, u32 f)
 	return r;
 }
 
-/* v to the front of a pair of candidates (the more recent first). */
-#define PT_FRONT2(c, v) do {						\
-	if ((c)[0] != (v)) {						\
-		(c)[1] = (c)[0];					\
-		(c)[0] = (v);						\
-	}								\
-} while (0)
+/* An advance + 1 to the front of f's (the others keep their order). */
+static void pt_adv_front(u16 *a, u16 v)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS4_ADVS - 1 && a[r] != v; r++)
+		;
+	memmove(&a[1], &a[0], r * sizeof(a[0]));
+	a[0] = v;
+}
 
 /* item to the front of candidates c (the others keep their order). */
 static void pt_cand_front(u32 *c, u32 item)
@@ -682,7 +686,7 @@ static void pt_ebits_rice(struct pt_cpu *cs, u32 v)
 }
 
 /*
- * Appends one ENTER's code (ABI 1.13, pathtrace_abi.h PT_ENTERS3_*): one
+ * Appends one ENTER's code (ABI 1.14, pathtrace_abi.h PT_ENTERS3_*, PT_ENTERS4_*): one
  * bit when it repeats what last followed the same three ENTERs, else its
  * item (a candidate's rank, or caller, function and slot or address) and
  * its advance. kind: 2 untraced caller, 4 traced with the address in its
@@ -726,18 +730,17 @@ static void pt_add_enter(struct pt_cpu *cs, struct pt_func *f, u32 pending,
 			else if (kind == 0)
 				pt_ebits_put(cs, ret_lo, 32);
 		}
-		if (advs[0] == adv + 1) {
-			pt_ebits_put(cs, 1, 1);
-		} else if (advs[1] == adv + 1) {
-			pt_ebits_put(cs, 2, 2);
-		} else {
-			pt_ebits_put(cs, 0, 2);
+		/* the advance by its rank among f's after (prev, last) */
+		for (r = 0; r < PT_ENTERS4_ADVS && advs[r] != adv + 1; r++)
+			;
+		pt_ebits_put(cs, r < PT_ENTERS4_ADVS ? 1ull << r : 0,
+			     r < PT_ENTERS4_ADVS ? r + 1 : PT_ENTERS4_ADVS);
+		if (r == PT_ENTERS4_ADVS)
 			pt_ebits_rice(cs, adv);
-		}
 	}
 	pt_cand_front(cand, item);
 	cs->cand_adv[x] = adv + 1;
-	PT_FRONT2(advs, adv + 1);
+	pt_adv_front(advs, adv + 1);
 	cs->pprev_func = cs->prev_func;
 	cs->prev_func = cs->last_func;
 	cs->last_func = id;
@@ -903,7 +906,7 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr)
 		e.ret_lo = 0;
 	slot = PT_ENTER_S_SLOT(e.ret_lo);
 	/*
-	 * Coded with the bits (PT_REC_BITS_ENTERS3): the return address only
+	 * Coded with the bits (PT_REC_BITS_ENTERS4): the return address only
 	 * when the reader needs it (the caller is traced) and its slot does
 	 * not hold it already. The slot is set now; a refused write empties
 	 * them all, as the reader does at the LOSS that follows.

@@ -499,6 +499,8 @@ enum pt_rec_type {
 	PT_REC_SEGMENTS = 13,	/* arg: segments; body: SEGMENT_CODED bodies back to back (1.10) */
 	PT_REC_BITS_ENTERS3 = 14, /* as BITS_ENTERS, ENTER codes of 1.13 (PT_ENTERS3_*) */
 	PT_REC_SEGMENTS3 = 15,	/* as SEGMENTS, ENTER codes of 1.13 */
+	PT_REC_BITS_ENTERS4 = 16, /* as BITS_ENTERS3, ENTER codes of 1.14 (PT_ENTERS4_ADVS) */
+	PT_REC_SEGMENTS4 = 17,	/* as SEGMENTS3, ENTER codes of 1.14 */
 };
 
 /*
@@ -717,6 +719,17 @@ enum pt_rec_type {
  * before 1.13 skip both records as of an unknown type.
  */
 #define PT_ENTERS3_CANDS	4
+/*
+ * ENTER codes of ABI 1.14, in PT_REC_BITS_ENTERS4 and PT_REC_SEGMENTS4:
+ * those of 1.13, but y keeps the last PT_ENTERS4_ADVS advances (+ 1, most
+ * recent first) and a is coded by rank: r zeros and a one for the r-th,
+ * PT_ENTERS4_ADVS zeros and the Rice(PT_ENTERS_RICE_K2) code for another;
+ * then a + 1 moves to the front of y's (the others after it in their
+ * order, the last dropping out when it was not among them). Adapting
+ * witness words (PT_PLAN_CTX_SWAP) make an ENTER's advance vary with the
+ * words' state: two remembered advances missed twice as often.
+ */
+#define PT_ENTERS4_ADVS		4
 #define PT_ENTERS3_ITEM(f, traced, slot) \
 	((__u32)(f) | (__u32)(traced) << 20 | (__u32)(slot) << 21)
 #define PT_ENTERS3_ITEM_FUNC(item)	((item) & 0xfffffu)

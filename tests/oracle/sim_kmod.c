@@ -22,7 +22,7 @@
 /* ENTER code bits a CPU keeps for its next BITS_ENTERS (the module keeps 1024). */
 #define SIM_EBITS 256
 #define SIM_ENTER_CODE_MAX 128	/* as the module's PT_ENTER_CODE_MAX */
-/* As the module: records with ENTER codes of ABI 1.13 (PT_REC_BITS_ENTERS3). */
+/* As the module: records with ENTER codes of ABI 1.14 (PT_REC_BITS_ENTERS4). */
 #define SIM_ENTERS_ARG(nbits, nebits) PT_BITS_ENTERS_ARG(nbits, nebits)
 /*
  * Segments wait for their SEGMENTS record until it holds this many bits
@@ -55,7 +55,7 @@ struct cpu_state {
 	uint32_t recent[PT_ENTERS_RECENT];
 	uint32_t cand[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];	/* items, the most recent first */
 	uint32_t cand_adv[PT_ENTERS_CTXS];
-	uint32_t adv[PT_ENTERS_CTXS][2];
+	uint32_t adv[PT_ENTERS_CTXS][PT_ENTERS4_ADVS];	/* most recent first */
 	/* segments not yet written (PT_REC_SEGMENTS, kmod/stream.c pt_seg_pack) */
 	uint64_t pack[(SIM_PACK_FLUSH_BITS + SIM_SEG_MAX_BITS + 63) / 64];
 	uint32_t pack_bits, npack;
@@ -102,7 +102,7 @@ static void flush_pack(struct exec *x, uint32_t cpu)
 		return;
 	cs->npack = 0;	/* before the push, which would flush it again */
 	x->r->packs_multi += n > 1;
-	push_rec_bytes(x, cpu, PT_REC_SEGMENTS3, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
+	push_rec_bytes(x, cpu, PT_REC_SEGMENTS4, n, cs->pack, (cs->pack_bits + 31) / 32 * 4);
 	memset(cs->pack, 0, sizeof(cs->pack));
 	cs->pack_bits = 0;
 }
@@ -118,7 +118,7 @@ static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t
 	struct sim_rec *rec;
 	struct pt_rec h = { .type = type, .len = (uint16_t)(8 + nbytes), .arg = arg };
 
-	if (type != PT_REC_SEGMENTS3)
+	if (type != PT_REC_SEGMENTS4)
 		flush_pack(x, cpu);
 
 	if (r->nrecs == r->cap) {
@@ -328,7 +328,7 @@ static void add_rec(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg, c
 			seg_owner_front(cs, cs->owner);
 			return;
 		}
-		if (type == PT_REC_BITS_ENTERS3) {
+		if (type == PT_REC_BITS_ENTERS4) {
 			nbits = PT_BITS_ENTERS_NBITS(arg);
 			nebits = PT_BITS_ENTERS_NEBITS(arg);
 		} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
@@ -385,7 +385,7 @@ static void flush_recs(struct exec *x, uint32_t cpu, int enters_only)
 	} else {
 		memcpy(body + w, cs->ebits, (nebits + 63) / 64 * 8);
 		memset(cs->ebits, 0, sizeof(cs->ebits));
-		add_rec(x, cpu, PT_REC_BITS_ENTERS3, SIM_ENTERS_ARG(nbits, nebits), body,
+		add_rec(x, cpu, PT_REC_BITS_ENTERS4, SIM_ENTERS_ARG(nbits, nebits), body,
 			w + (nebits + 63) / 64);
 	}
 	if (nbits && x->r->dropped == dropped)
@@ -500,18 +500,9 @@ static void ebits_gamma(struct cpu_state *cs, uint32_t v)
 	ebits_put(cs, v, k);
 }
 
-/* v to the front of a pair of candidates: [v, the other one before]. */
-static void front2(uint32_t *c0, uint32_t *c1, uint32_t v)
-{
-	if (*c0 == v)
-		return;
-	*c1 = *c0;
-	*c0 = v;
-}
-
 /*
  * Appends an ENTER's code to cpu's pending ones, as kmod/stream.c
- * pt_add_enter (pathtrace_abi.h PT_ENTERS3_*, ABI 1.13): 1 when the item
+ * pt_add_enter (pathtrace_abi.h PT_ENTERS3_*, PT_ENTERS4_*, ABI 1.14): 1 when the item
  * (function, caller traced, slot) and advance are what last followed the
  * three last functions; else 0, the item's rank among that context's
  * candidates in unary or an escape with caller (kind 2 untraced, 4 slot,
@@ -561,13 +552,12 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
 			else if (kind == 0)
 				ebits_put(cs, ret_lo, 32);
 		}
-		if (cs->adv[actx][0] == adv + 1) {
-			ebits_put(cs, 1, 1);
-		} else if (cs->adv[actx][1] == adv + 1) {
+		/* the advance: r zeros and a one for the r-th of f's after (prev, last) */
+		for (q = 0; q < PT_ENTERS4_ADVS && cs->adv[actx][q] != adv + 1; q++)
 			ebits_put(cs, 0, 1);
+		if (q < PT_ENTERS4_ADVS) {
 			ebits_put(cs, 1, 1);
 		} else {
-			ebits_put(cs, 0, 2);
 			for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
 				ebits_put(cs, 1, 1);
 			ebits_put(cs, 0, 1);
@@ -583,7 +573,10 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
 	memmove(&cs->recent[1], &cs->recent[0],
 		(rr < PT_ENTERS_RECENT ? rr : PT_ENTERS_RECENT - 1) * sizeof(cs->recent[0]));
 	cs->recent[0] = f;
-	front2(&cs->adv[actx][0], &cs->adv[actx][1], adv + 1);
+	for (q = 0; q < PT_ENTERS4_ADVS - 1 && cs->adv[actx][q] != adv + 1; q++)
+		;
+	memmove(&cs->adv[actx][1], &cs->adv[actx][0], q * sizeof(cs->adv[actx][0]));
+	cs->adv[actx][0] = adv + 1;
 	cs->pprev_func = cs->prev_func;
 	cs->prev_func = cs->last_func;
 	cs->last_func = f;

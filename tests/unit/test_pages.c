@@ -709,6 +709,110 @@ static void test_enters3(void)
 	tr_records_free(&rs);
 }
 
+/* An ABI 1.14 advance: its rank r among y's (r zeros, a one), or r = 4: 4 zeros and Rice. */
+static void eadv4(struct ewriter *e, uint32_t r, uint32_t adv)
+{
+	uint32_t q;
+
+	eput(e, 0, r);
+	if (r < PT_ENTERS4_ADVS) {
+		eput(e, 1, 1);
+		return;
+	}
+	for (q = adv >> PT_ENTERS_RICE_K2; q; q--)
+		eput(e, 1, 1);
+	eput(e, 0, 1);
+	eput(e, adv, PT_ENTERS_RICE_K2);
+}
+
+/*
+ * ENTER codes of ABI 1.14 (PT_REC_BITS_ENTERS4, PT_REC_SEGMENTS4): those
+ * of 1.13 with four advances per (prev, last, function), named by rank,
+ * the one used moving to the front and the last dropping out when a new
+ * one comes; written bit by bit from pathtrace_abi.h for one function
+ * entered again and again from untraced code. Tables carry into a
+ * SEGMENTS4; after a loss an advance ranked among none is a corrupt record.
+ */
+static void test_enters4(void)
+{
+	struct tr_records rs = { 0 };
+	struct rbpage pg;
+	uint64_t loss[2] = { 1, 0 }, own[2] = { PT_OWNER(PT_OWNER_TASK, 5), 1000 };
+	struct ewriter a = { { 0 }, 0 }, sg = { { 0 }, 0 }, en = { { 0 }, 0 };
+	struct ewriter bad = { { 0 }, 0 };
+	const struct want_rec want[] = {
+		{ PT_REC_ENTER, 9, 0, ANY, 3 },
+		{ PT_REC_ENTER, 9, 0, ANY, 8 },
+		{ PT_REC_ENTER, 9, 0, ANY, 14 },
+		{ PT_REC_ENTER, 9, 0, ANY, 20 },	/* rank 0 */
+		{ PT_REC_ENTER, 9, 0, ANY, 29 },	/* new advances: 10, 7 */
+		{ PT_REC_ENTER, 9, 0, ANY, 31 },	/* 3, 10, 7 */
+		{ PT_REC_ENTER, 9, 0, ANY, 32 },	/* 2, 3, 10, 7 */
+		{ PT_REC_ENTER, 9, 0, ANY, 38 },	/* rank 3: 7, 2, 3, 10 */
+		{ PT_REC_ENTER, 9, 0, ANY, 40 },	/* rank 2: 3, 7, 2, 10 */
+		{ PT_REC_ENTER, 9, 0, ANY, 46 },	/* rank 1: 7, 3, 2, 10 */
+		{ PT_REC_ENTER, 9, 0, ANY, 52 },	/* repeated */
+		{ PT_REC_ENTER, 9, 0, ANY, 61 },	/* rank 3: 10, 7, 3, 2 */
+		{ PT_REC_ENTER, 9, 0, ANY, 65 },	/* new: 5, 10, 7, 3 (2 drops out) */
+		{ PT_REC_ENTER, 9, 0, ANY, 66 },	/* 2 again: new */
+		{ PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 5), 1000, ANY },
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 1010, ANY },	/* SEGMENTS4 */
+		{ PT_REC_ENTER, 9, 0, ANY, 4 },		/* the tables carried: rank 1 */
+		{ PT_REC_BITS, 2, 3, ANY, ANY },
+		{ PT_REC_LOSS, PT_LOSS_OVERRUN, ANY, ANY, ANY },
+		{ PT_REC_LOSS, TR_LOSS_CORRUPT, 1, ANY, ANY },	/* rank 1 of none */
+	};
+
+	/* U10 each time; (pprev, prev, last) picks the candidates, (prev, last, 10) y */
+	enew3(&a, 2, 15, 9, 0);		/* (0, 0, 0) */
+	eadv4(&a, 4, 3);
+	enew3(&a, 2, 0, 9, 0);		/* (0, 0, 10) */
+	eadv4(&a, 4, 5);
+	enew3(&a, 2, 0, 9, 0);		/* (0, 10, 10); y (10, 10, 10) learns 7 */
+	eadv4(&a, 4, 6);
+	enew3(&a, 2, 0, 9, 0);		/* (10, 10, 10) has no candidate yet */
+	eadv4(&a, 0, 6);
+	ecand3(&a, 0);			/* U10, but not with advance 6 */
+	eadv4(&a, 4, 9);
+	ecand3(&a, 0);
+	eadv4(&a, 4, 2);
+	ecand3(&a, 0);
+	eadv4(&a, 4, 1);
+	ecand3(&a, 0);
+	eadv4(&a, 3, 0);		/* 6 */
+	ecand3(&a, 0);
+	eadv4(&a, 2, 0);		/* 2 */
+	ecand3(&a, 0);
+	eadv4(&a, 1, 0);		/* 6 */
+	eput(&a, 1, 1);			/* U10 with 6 again */
+	ecand3(&a, 0);
+	eadv4(&a, 3, 0);		/* 9 */
+	ecand3(&a, 0);
+	eadv4(&a, 4, 4);
+	ecand3(&a, 0);
+	eadv4(&a, 4, 1);
+	/* a SEGMENTS4 of one segment: softirq 1 in full, 10 ns on, 2 bits, an ENTER */
+	ecand3(&en, 0);
+	eadv4(&en, 1, 0);		/* 2, 5, 10, 7: 5 - 1 = 4 */
+	esegs_head(&sg, -1, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 10, 2, en.n);
+	eput(&sg, 3, 2);
+	eput(&sg, en.w[0], en.n);
+	enew3(&bad, 2, 15, 9, 0);
+	eadv4(&bad, 1, 0);
+	CU_ASSERT_FATAL(a.n <= 64 * 4 && en.n <= 64);
+	rbpage_init(&pg, page, PS, 10);
+	add(&pg, 10, PT_REC_BITS_ENTERS4, PT_BITS_ENTERS_ARG(0, a.n), a.w, (a.n + 63) / 64);
+	add(&pg, 17, PT_REC_OWNER, 0, own, 2);
+	add_u32s(&pg, 18, PT_REC_SEGMENTS4, 1, &sg, 0);
+	add(&pg, 19, PT_REC_LOSS, PT_LOSS_OVERRUN, loss, 2);
+	add(&pg, 20, PT_REC_BITS_ENTERS4, PT_BITS_ENTERS_ARG(0, bad.n), bad.w, 1);
+	rbpage_pad(&pg);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_page(&rs, 3, page, PS), 0);
+	check_recs(&rs, want, sizeof(want) / sizeof(want[0]));
+	CU_ASSERT_EQUAL(rs.bad_records, 1);
+	tr_records_free(&rs);
+}
+
 /*
  * ENTER codes are read against per-CPU state, which exists for CPU numbers
  * a kernel can have (below 8192): on CPU 8191 a BITS_ENTERS3 reads as its
@@ -1020,6 +1124,8 @@ UNIT_SUITE(pages,
 	     test_segments },
 	   { "ENTER codes of ABI 1.13: candidates after three functions, repeats, slots; emptied at a loss",
 	     test_enters3 },
+	   { "ENTER codes of ABI 1.14: four advances by rank, carried into SEGMENTS4, none after a loss",
+	     test_enters4 },
 	   { "ENTER codes on a CPU number no kernel has: a corrupt record, no state allocated",
 	     test_enters3_cpu_range },
 	   { "missed-events flags become LOSS(OVERRUN)", test_missed_events },

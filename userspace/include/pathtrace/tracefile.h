@@ -205,7 +205,8 @@ struct tr_enter_state {
 	uint32_t recent3[PT_ENTERS_RECENT];
 	uint32_t cand3[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];	/* items after three functions */
 	uint32_t cand3_adv[PT_ENTERS_CTXS];	/* the advance + 1 of the first */
-	uint32_t adv3[PT_ENTERS_CTXS][2];	/* advances + 1 of a function after two */
+	uint32_t adv3[PT_ENTERS_CTXS][PT_ENTERS4_ADVS];	/* advances + 1 of a function after
+							 * two (1.13: the first two) */
 	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
 	uint64_t seg_owners[PT_SEGC_OWNERS];	/* recent segment owners (SEGMENT_CODED) */
 	uint64_t stamp;

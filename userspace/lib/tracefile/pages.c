@@ -137,6 +137,7 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 	case PT_REC_ENTER_S:
 		return 0;
 	case PT_REC_BITS_ENTERS3:	/* no codes2 flag: its codes are of 1.13 */
+	case PT_REC_BITS_ENTERS4:	/* ... or of 1.14 */
 		if (arg & PT_BITS_ENTERS_CODES2)
 			return -3;
 		/* fall through */
@@ -151,6 +152,7 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 			31) / 32 * 4;
 	case PT_REC_SEGMENTS:		/* the segments say their lengths */
 	case PT_REC_SEGMENTS3:
+	case PT_REC_SEGMENTS4:
 		return arg ? -5 : -3;
 	default:
 		return -2;
@@ -171,7 +173,7 @@ int tr_check_record(const void *payload, size_t len)
 	 */
 	if (h.len < sizeof(h) ||
 	    h.len % (h.type == PT_REC_SEGMENT_CODED || h.type == PT_REC_SEGMENTS ||
-		     h.type == PT_REC_SEGMENTS3 ? 4 : 8) ||
+		     h.type == PT_REC_SEGMENTS3 || h.type == PT_REC_SEGMENTS4 ? 4 : 8) ||
 	    h.len > len || len - h.len >= 8)
 		return -PT_EFORMAT;
 	want = body_size(h.type, h.arg);
@@ -456,8 +458,22 @@ static uint32_t ecode_item3(struct ecode *c, struct tr_enter_state *st, struct e
 	return f ? PT_ENTERS3_ITEM(f, traced, slot) : 0;
 }
 
-/* The next code of ABI 1.13. Returns 0, or -PT_EFORMAT (cut off, an empty entry named). */
-static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e)
+/* An advance (+ 1) of ABI 1.14: by its rank among y's, or Rice. */
+static uint32_t ecode_adv4(struct ecode *c, const uint32_t *advs)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS4_ADVS; r++)
+		if (ecode_bit(c))
+			return advs[r];
+	return ecode_rice_adv(c);
+}
+
+/*
+ * The next code of ABI 1.13, or with four advances of 1.14 (advs4).
+ * Returns 0, or -PT_EFORMAT (cut off, an empty entry named).
+ */
+static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_enter *e, int advs4)
 {
 	uint32_t x = PT_ENTERS3_CTX(st->pprev3, st->prev3, st->last3), *cand = st->cand3[x];
 	uint32_t item, f, adv, r, at = c->pos, *advs;
@@ -477,7 +493,10 @@ static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 			return -PT_EFORMAT;
 		at = c->pos;
 		advs = st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, PT_ENTERS3_ITEM_FUNC(item))];
-		adv = ecode_bit(c) ? advs[0] : ecode_bit(c) ? advs[1] : ecode_rice_adv(c);
+		if (advs4)
+			adv = ecode_adv4(c, advs);
+		else
+			adv = ecode_bit(c) ? advs[0] : ecode_bit(c) ? advs[1] : ecode_rice_adv(c);
 		e->adv_bits = c->pos - at;
 	}
 	if (c->bad || !item || !adv)
@@ -491,7 +510,10 @@ static int ecode_v3(struct ecode *c, struct tr_enter_state *st, struct ecode_ent
 	e->func = f - 1;
 	move_front(cand, PT_ENTERS3_CANDS, item);
 	st->cand3_adv[x] = adv;
-	front2(st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, f)], adv);
+	if (advs4)
+		move_front(st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, f)], PT_ENTERS4_ADVS, adv);
+	else
+		front2(st->adv3[PT_ENTERS3_CTX(st->prev3, st->last3, f)], adv);
 	move_front(st->recent3, PT_ENTERS_RECENT, f);
 	st->pprev3 = st->prev3;
 	st->prev3 = st->last3;
@@ -518,7 +540,7 @@ static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsig
 }
 
 /*
- * A record's ENTERs (pathtrace_abi.h codes of ABI 1.5, 1.9 or 1.13: codes 1, 2, 3), as the
+ * A record's ENTERs (pathtrace_abi.h codes of ABI 1.5, 1.9, 1.13 or 1.14: codes 1 to 4), as the
  * ENTER_S and ENTER_AT records they stand for, then its bits as a BITS
  * record. The nbits bits start at bit bits_at of the bitstring p, the
  * nebits codes at codes_at; the record was checked, so p (nbytes) holds
@@ -539,7 +561,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 	while (!err && c.pos < c.n) {
 		struct pt_rec r = { .type = PT_REC_ENTER_S };
 
-		err = codes == 3 ? ecode_v3(&c, st, &e) :
+		err = codes >= 3 ? ecode_v3(&c, st, &e, codes == 4) :
 		      codes == 2 ? ecode_v2(&c, st, &e) : ecode_v1(&c, st, &e);
 		if (!err && codes >= 2) {
 			rs->enter_codes++;
@@ -726,6 +748,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 		if (!err)
 			err = take_bits_enters(rs, cpu, ts, body, nbytes, c.pos, nbits,
 					       c.pos + nbits, nebits,
+					       h.type == PT_REC_SEGMENTS4 ? 4 :
 					       h.type == PT_REC_SEGMENTS3 ? 3 : 2);
 		if (err)
 			return err;
@@ -762,7 +785,7 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	if (h.type == PT_REC_ENTER || h.type == PT_REC_ENTER_AT)
 		rs->enter_bytes += h.len - sizeof(h);
 	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_BITS_ENTERS3 ||
-	    h.type == PT_REC_SEGMENT)
+	    h.type == PT_REC_BITS_ENTERS4 || h.type == PT_REC_SEGMENT)
 		rs->enter_bytes += (PT_BITS_ENTERS_NEBITS(h.arg) + 63) / 64 * 8;
 	if (h.type == PT_REC_SEGMENT_CODED)
 		rs->enter_bytes += (PT_SEGC_NEBITS(h.arg) + 7) / 8;
@@ -782,7 +805,8 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_ENTER_S)
 		return take_enter_s(rs, cpu, ts, h);
-	if (h.type == PT_REC_SEGMENTS || h.type == PT_REC_SEGMENTS3) {
+	if (h.type == PT_REC_SEGMENTS || h.type == PT_REC_SEGMENTS3 ||
+	    h.type == PT_REC_SEGMENTS4) {
 		uint32_t taken;
 
 		err = take_segments(rs, cpu, ts, h, data + sizeof(h), &taken);
@@ -816,11 +840,13 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 			seg_owner_front(st, owner);
 		}
 	}
-	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_BITS_ENTERS3) {
+	if (h.type == PT_REC_BITS_ENTERS || h.type == PT_REC_BITS_ENTERS3 ||
+	    h.type == PT_REC_BITS_ENTERS4) {
 		uint32_t nbits = PT_BITS_ENTERS_NBITS(h.arg);
 
 		err = take_bits_enters(rs, cpu, ts, data + sizeof(h), h.len - sizeof(h), 0, nbits,
 				       (nbits + 63) / 64 * 64, PT_BITS_ENTERS_NEBITS(h.arg),
+				       h.type == PT_REC_BITS_ENTERS4 ? 4 :
 				       h.type == PT_REC_BITS_ENTERS3 ? 3 :
 				       h.arg & PT_BITS_ENTERS_CODES2 ? 2 : 1);
 		if (err == -PT_EFORMAT) {
