@@ -248,6 +248,22 @@ extern const struct out_writer_ops verify_ops;
 const uint64_t *out_profile_edges(const struct out_writer *w, uint32_t func_index);
 const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_index);
 
+/*
+ * Counts kept beside another writer (--hits, --words): an edges writer of
+ * w's model (and w's edges-mode counts) that prints nothing; its counts
+ * are out_profile_edges/blocks(&c->prof, ...). Each returns 0 or what the
+ * edges writer returns; open also -PT_EIO when /dev/null does not open.
+ */
+struct out_counts {
+	struct out_writer prof;
+	FILE *null;
+};
+
+int out_counts_open(struct out_counts *c, const struct out_writer *w);
+int out_counts_step(struct out_counts *c, const struct out_stream *st, const struct out_step *sp);
+int out_counts_stream_end(struct out_counts *c, const struct out_stream *st);
+int out_counts_close(struct out_counts *c);
+
 /* --paths: how often path id of function index fi ran, while the writer is open. */
 uint64_t out_paths_count(const struct out_writer *w, uint32_t fi, uint64_t id);
 /* For tests, while open: completed paths in all; with --path-seqs, the counts of runs of len summed. */

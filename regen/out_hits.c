@@ -35,28 +35,15 @@ struct hits_func {
 	int bound_ok;
 };
 
-struct hits {
-	struct out_writer prof;
-	FILE *null;
-};
-
 static int hits_open(struct out_writer *w)
 {
-	struct hits *h = calloc(1, sizeof(*h));
+	struct out_counts *h = calloc(1, sizeof(*h));
 	int err;
 
 	if (!h)
 		return -PT_ENOMEM;
-	h->null = fopen("/dev/null", "w");
-	if (!h->null) {
-		free(h);
-		return -PT_EIO;
-	}
-	h->prof = (struct out_writer){ .ops = &out_edges_ops, .fp = h->null, .m = w->m,
-				       .counts = w->counts };
-	err = h->prof.ops->open(&h->prof);
+	err = out_counts_open(h, w);
 	if (err) {
-		fclose(h->null);
 		free(h);
 		return err;
 	}
@@ -66,16 +53,12 @@ static int hits_open(struct out_writer *w)
 
 static int hits_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
 {
-	struct hits *h = w->priv;
-
-	return h->prof.ops->step(&h->prof, st, sp);
+	return out_counts_step(w->priv, st, sp);
 }
 
 static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 {
-	struct hits *h = w->priv;
-
-	return h->prof.ops->stream_end ? h->prof.ops->stream_end(&h->prof, st) : 0;
+	return out_counts_stream_end(w->priv, st);
 }
 
 static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, int optimizable)
@@ -156,7 +139,7 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
  * Function i's figures into *hf. Returns 0; -PT_ENOENT when it has no plan
  * or no counts; -PT_ENOMEM.
  */
-static int func_hits(const struct out_writer *w, const struct hits *h, uint32_t i,
+static int func_hits(const struct out_writer *w, const struct out_counts *h, uint32_t i,
 		     struct hits_func *hf)
 {
 	const struct pr_func *f = &w->m->funcs[i];
@@ -225,7 +208,7 @@ static int by_hits(const void *a, const void *b)
 
 static int hits_close(struct out_writer *w)
 {
-	struct hits *h = w->priv;
+	struct out_counts *h = w->priv;
 	struct hits_func *hf = calloc(w->m->nfuncs + 1, sizeof(*hf)), t = { 0 };
 	uint64_t bound = 0, bound_branch = 0, bound_opt = 0;
 	uint32_t i, n = 0, shown;
@@ -287,9 +270,8 @@ static int hits_close(struct out_writer *w)
 			100 * per(bound_opt, bound));
 	}
 	free(hf);
-	cerr = h->prof.ops->close(&h->prof);
+	cerr = out_counts_close(h);
 	err = err ? err : cerr;
-	fclose(h->null);
 	free(h);
 	w->priv = NULL;
 	return err ? err : (ferror(w->fp) ? -PT_EIO : 0);

@@ -228,6 +228,42 @@ const uint64_t *out_profile_blocks(const struct out_writer *w, uint32_t func_ind
 	return p && func_index < w->m->nfuncs ? p->block[func_index] : NULL;
 }
 
+int out_counts_open(struct out_counts *c, const struct out_writer *w)
+{
+	int err;
+
+	c->null = fopen("/dev/null", "w");
+	if (!c->null)
+		return -PT_EIO;
+	c->prof = (struct out_writer){ .ops = &out_edges_ops, .fp = c->null, .m = w->m,
+				       .counts = w->counts };
+	err = c->prof.ops->open(&c->prof);
+	if (err) {
+		fclose(c->null);
+		c->null = NULL;
+	}
+	return err;
+}
+
+int out_counts_step(struct out_counts *c, const struct out_stream *st, const struct out_step *sp)
+{
+	return c->prof.ops->step(&c->prof, st, sp);
+}
+
+int out_counts_stream_end(struct out_counts *c, const struct out_stream *st)
+{
+	return c->prof.ops->stream_end ? c->prof.ops->stream_end(&c->prof, st) : 0;
+}
+
+int out_counts_close(struct out_counts *c)
+{
+	int err = c->prof.ops->close(&c->prof);
+
+	fclose(c->null);
+	c->null = NULL;
+	return err;
+}
+
 const struct out_writer_ops out_edges_ops = {
 	.name = "edges",
 	.open = profile_open,

@@ -36,11 +36,6 @@ struct words_func {
 	uint64_t replan_bits;	/* with words made now (--replan): context reads, plus plain bits */
 };
 
-struct words {
-	struct out_writer prof;
-	FILE *null;
-};
-
 /* Whether f's decoder reads witness words by context. */
 static const struct encoding *ctx_encoding(const struct pr_func *f)
 {
@@ -86,26 +81,16 @@ static int words_arm(struct pr_model *m)
 
 static int words_open(struct out_writer *w)
 {
-	struct words *h = calloc(1, sizeof(*h));
+	struct out_counts *h = calloc(1, sizeof(*h));
 	int err;
 
 	if (!h)
 		return -PT_ENOMEM;
 	/* the counters are the writer's: it arms them here and reads them at close */
 	err = words_arm((struct pr_model *)w->m);
+	if (!err)
+		err = out_counts_open(h, w);
 	if (err) {
-		free(h);
-		return err;
-	}
-	h->null = fopen("/dev/null", "w");
-	if (!h->null) {
-		free(h);
-		return -PT_EIO;
-	}
-	h->prof = (struct out_writer){ .ops = &out_edges_ops, .fp = h->null, .m = w->m };
-	err = h->prof.ops->open(&h->prof);
-	if (err) {
-		fclose(h->null);
 		free(h);
 		return err;
 	}
@@ -115,16 +100,12 @@ static int words_open(struct out_writer *w)
 
 static int words_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
 {
-	struct words *h = w->priv;
-
-	return h->prof.ops->step(&h->prof, st, sp);
+	return out_counts_step(w->priv, st, sp);
 }
 
 static int words_stream_end(struct out_writer *w, const struct out_stream *st)
 {
-	struct words *h = w->priv;
-
-	return h->prof.ops->stream_end ? h->prof.ops->stream_end(&h->prof, st) : 0;
+	return out_counts_stream_end(w->priv, st);
 }
 
 /*
@@ -140,7 +121,7 @@ static int replan_words(const struct out_writer *w, struct pr_func *f, struct wo
 	uint32_t *row = malloc(((size_t)n + 1) * sizeof(*row));
 	uint32_t *code = malloc(((size_t)n + 1) * sizeof(*code));
 	uint64_t *weight = malloc(((size_t)f->g.ne + 1) * sizeof(*weight));
-	const uint64_t *edge = out_profile_edges(&((struct words *)w->priv)->prof, f->index);
+	const uint64_t *edge = out_profile_edges(&((struct out_counts *)w->priv)->prof, f->index);
 	uint32_t nrows = enc->nctx_rows;
 	int err = -PT_ENOMEM;
 
@@ -241,7 +222,7 @@ static int by_bits(const void *a, const void *b)
 
 static int words_close(struct out_writer *w)
 {
-	struct words *h = w->priv;
+	struct out_counts *h = w->priv;
 	struct words_func *wf = calloc(w->m->nfuncs + 1, sizeof(*wf)), t = { 0 };
 	uint32_t i, n = 0, shown;
 	int err = wf ? 0 : -PT_ENOMEM, cerr;
@@ -291,9 +272,8 @@ static int words_close(struct out_writer *w)
 		fputc('\n', w->fp);
 	}
 	free(wf);
-	cerr = h->prof.ops->close(&h->prof);
+	cerr = out_counts_close(h);
 	err = err ? err : cerr;
-	fclose(h->null);
 	free(h);
 	w->priv = NULL;
 	return err ? err : (ferror(w->fp) ? -PT_EIO : 0);
