@@ -44,6 +44,9 @@ struct pt_func_pcpu {
 	u64 hits;
 	u64 bytes;
 	u64 dropped;		/* its records a full buffer refused */
+	/* PT_PLAN_CTX_RESTORE: its context row here, while ctx_gen is the CPU's */
+	u64 ctx_gen;
+	u32 ctx_row;
 };
 
 /* One installed plan. */

@@ -68,10 +68,11 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 		return -E2BIG;
 	if (pl->total_len != len)
 		return -EINVAL;
-	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP))
+	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP |
+			  PT_PLAN_CTX_RESTORE))
 		return -EINVAL;
-	/* adapting words are context words that adapt */
-	if ((pl->flags & PT_PLAN_CTX_SWAP) && !pl->nr_ctx_words)
+	/* adapting or restored, they are context words */
+	if ((pl->flags & (PT_PLAN_CTX_SWAP | PT_PLAN_CTX_RESTORE)) && !pl->nr_ctx_words)
 		return -EINVAL;
 	/* PPP numbers a path profile's interesting paths: its fields, or none */
 	if (pl->flags & PT_PLAN_PPP) {

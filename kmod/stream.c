@@ -107,6 +107,7 @@ struct pt_cpu {
 	/* Witness words by context (ABI 1.11): the function and row of the next word. */
 	u32 ctx_func;
 	u32 ctx_row;		/* PT_CTX_NONE: no context */
+	u64 ctx_gen;		/* PT_PLAN_CTX_RESTORE: the functions' rows of this one hold */
 	bool seg_bits;		/* a bits record of the open segment was written */
 	/*
 	 * Adapting words (PT_PLAN_CTX_SWAP): a row's last code holds while its
@@ -238,6 +239,7 @@ static void pt_forget_enters(struct pt_cpu *cs)
 	memset(cs->seg_owners, 0, sizeof(cs->seg_owners));
 	/* the segment reopens after the LOSS: no context, no bits in it yet */
 	cs->ctx_row = PT_CTX_NONE;
+	cs->ctx_gen++;
 	cs->seg_bits = false;
 	pt_swap_forget(cs);
 }
@@ -874,6 +876,7 @@ struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 	cs->owner_open = true;
 	/* another owner's code ran: the reader forgets the context at a segment start */
 	cs->ctx_row = PT_CTX_NONE;
+	cs->ctx_gen++;
 	cs->seg_bits = false;
 	pt_swap_forget(cs);
 	return cs;
@@ -980,6 +983,34 @@ void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n)
 	}
 }
 
+/* PT_PLAN_CTX_RESTORE: the CPU's context is f's too, until it is forgotten. */
+static void pt_ctx_save(struct pt_cpu *cs, const struct pt_func *f)
+{
+	struct pt_func_pcpu *p;
+
+	if (!(f->plan->flags & PT_PLAN_CTX_RESTORE))
+		return;
+	p = this_cpu_ptr(f->pcpu);
+	p->ctx_row = cs->ctx_row;
+	p->ctx_gen = cs->ctx_gen;
+}
+
+/*
+ * The row f's next word is written in: the CPU's context when it is f's,
+ * else (PT_PLAN_CTX_RESTORE) f's own, set before its traced callees ran.
+ */
+static u32 pt_ctx_row(const struct pt_cpu *cs, const struct pt_func *f)
+{
+	const struct pt_func_pcpu *p;
+
+	if (cs->ctx_func == f->func_id)
+		return cs->ctx_row;
+	if (!(f->plan->flags & PT_PLAN_CTX_RESTORE))
+		return PT_CTX_NONE;
+	p = this_cpu_ptr(f->pcpu);
+	return p->ctx_gen == cs->ctx_gen ? p->ctx_row : PT_CTX_NONE;
+}
+
 /*
  * ENTER of f (written or implicit): the context of f's first word is its
  * entry's row (ctx_next[0]), unless nothing of the segment precedes the
@@ -994,6 +1025,7 @@ void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f)
 	cs->ctx_func = f->func_id;
 	cs->ctx_row = f->nr_ctx_codes && (cs->seg_bits || pt_pending(cs)) ?
 		      f->ctx_next[0] : PT_CTX_NONE;
+	pt_ctx_save(cs, f);
 }
 
 /* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
@@ -1053,10 +1085,13 @@ void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action
 	u32 code = a->arg;
 
 	if (code) {
-		if (cs->ctx_row != PT_CTX_NONE && cs->ctx_func == f->func_id)
-			w = pt_ctx_word(f, cs->ctx_row, pt_swap_code(cs, f, cs->ctx_row, code));
+		u32 row = pt_ctx_row(cs, f);
+
+		if (row != PT_CTX_NONE)
+			w = pt_ctx_word(f, row, pt_swap_code(cs, f, row, code));
 		cs->ctx_func = f->func_id;
 		cs->ctx_row = f->ctx_next[code];
+		pt_ctx_save(cs, f);
 	}
 	if (w)
 		pt_stream_bits(cs, f, w->value, w->nbits);

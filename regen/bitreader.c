@@ -68,6 +68,24 @@ uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)
 	return br->ctx_row;
 }
 
+void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br)
+{
+	if (!f->ctx_saved)
+		return;
+	f->ctx_saved->row = br->ctx_row;
+	f->ctx_saved->limit = br->ctx_limit;
+	f->ctx_saved->walk = br->walk;
+}
+
+uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br)
+{
+	const struct regen_ctx_saved *s = f->ctx_saved;
+
+	if (br->ctx_func == f->func_id || !s)
+		return regen_ctx_row(br, f->func_id);
+	return s->walk == br->walk && br->pos < s->limit ? s->row : REGEN_CTX_NONE;
+}
+
 int regen_at_seg_start(const struct regen_bitreader *br)
 {
 	uint32_t lo = 0, hi = br->nseg_starts;

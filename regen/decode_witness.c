@@ -109,7 +109,7 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
 
 	if (!enc->ctx_next)
 		return ENC_CTX_NONE;
-	row = regen_ctx_row(br, f->func_id);
+	row = regen_ctx_row_of(f, br);
 	return row == REGEN_CTX_ENTRY ? enc->ctx_next[0] : row;
 }
 
@@ -183,8 +183,10 @@ static void count_plain(const struct regen_func *f, const struct regen_bitreader
 static void ctx_after(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint64_t code)
 {
-	if (enc->ctx_next && code && code <= enc->nemit)
+	if (enc->ctx_next && code && code <= enc->nemit) {
 		regen_ctx_set(br, f->func_id, enc->ctx_next[code], br->pos);
+		regen_ctx_save(f, br);
+	}
 }
 
 /*

@@ -188,6 +188,7 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	memset(fr->state, 0, sizeof(fr->state));
 	/* as the module's ENTER action, implicit entries too */
 	regen_ctx_set(&en->br, f->func_id, REGEN_CTX_ENTRY, m->pos);
+	regen_ctx_save(f, &en->br);
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
 	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);

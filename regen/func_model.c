@@ -173,6 +173,7 @@ void pr_func_free(struct pr_func *f)
 		free(f->ctx_swap->walk);
 	}
 	free(f->ctx_swap);
+	free(f->ctx_saved);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -340,6 +341,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->ops = f->ops;
 		rf->model = f->model;
 		rf->ctx_swap = f->ctx_swap;
+		rf->ctx_saved = f->ctx_saved;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;

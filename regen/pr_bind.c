@@ -325,6 +325,10 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 		err = bind_ctx(f, blob, len, enc, ecode, vcode);
 		if (!err && (f->plan_flags & PT_PLAN_CTX_SWAP))
 			err = swap_alloc(f, enc);
+		if (!err && (f->plan_flags & PT_PLAN_CTX_RESTORE)) {
+			f->ctx_saved = calloc(1, sizeof(*f->ctx_saved));	/* walk 0: none */
+			err = f->ctx_saved ? 0 : -PT_ENOMEM;
+		}
 		if (err) {
 			encoding_free(enc);
 			goto out;

@@ -116,6 +116,17 @@ void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint
 /* The context row for func's next word at br->pos, or REGEN_CTX_NONE. */
 uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
+struct regen_func;
+
+/* PT_PLAN_CTX_RESTORE: f's own context is br's, just set for f (a no-op without). */
+void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br);
+
+/*
+ * The context row for f's next word at br->pos: br's when it is f's, else
+ * (PT_PLAN_CTX_RESTORE) f's own; or REGEN_CTX_NONE.
+ */
+uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br);
+
 /* The first position at or after pos where a segment of the stream starts, or UINT64_MAX. */
 uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos);
 
@@ -244,6 +255,18 @@ struct regen_func {
 	 * (the first reset after its word) and in which walk.
 	 */
 	struct regen_ctx_swap *ctx_swap;
+	/*
+	 * PT_PLAN_CTX_RESTORE, else NULL: the function's own context (its row,
+	 * REGEN_CTX_ENTRY or REGEN_CTX_NONE, below which position it holds, in
+	 * which walk), set wherever the bitreader's is set for it.
+	 */
+	struct regen_ctx_saved *ctx_saved;
+};
+
+struct regen_ctx_saved {
+	uint32_t row;
+	uint64_t limit;
+	uint64_t walk;
 };
 
 struct regen_ctx_swap {

@@ -87,6 +87,12 @@ enum pt_encoding {
  * adapt within a segment. See PT_CTX_SWAP_ENTERS below.
  */
 #define PT_PLAN_CTX_SWAP	(1u << 3)
+/*
+ * With witness words by context only (ABI 1.14; FORMAT.md 6.14): a CPU
+ * keeps a context row per function, so that a caller's next word after its
+ * traced callee returned is still read in its row. See PT_CTX_NONE below.
+ */
+#define PT_PLAN_CTX_RESTORE	(1u << 4)
 
 struct pt_plan {
 	__u32 size;		/* sizeof(struct pt_plan) */
@@ -185,6 +191,15 @@ struct pt_path_range {
  * the fewest bits, of those the lowest value), writes the top's word when
  * c is l, l's word when c is the top, else c's own; then r's last code is
  * c. Rows: every pt_ctx_word's row is below PT_CTX_SWAP_ROWS_MAX.
+ */
+/*
+ * PT_PLAN_CTX_RESTORE (ABI 1.14): the CPU keeps the context of 6.11 per
+ * function instead of one: ENTER of f sets f's row (ctx_next[0], or none
+ * as the first thing of a segment), EMIT of c sets f's row to
+ * ctx_next[c], and an EMIT of f writes the word of (f's row, c) when f has
+ * a row; an owner switch and a refused write forget every function's row.
+ * Without the flag an EMIT of f has a row only when the CPU's last ENTER or
+ * EMIT was f's.
  */
 #define PT_CTX_SWAP_ENTERS	256
 #define PT_CTX_SWAP_ROWS_MAX	2048

@@ -294,6 +294,7 @@ struct sim_kmod_run {
 	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
 	uint64_t ctx_words;		/* words written by context (ABI 1.11) */
 	uint64_t ctx_swapped;		/* ... as another code's word (adapting, ABI 1.14) */
+	uint64_t ctx_restored;		/* ... in the row its function had before a callee ran */
 	uint64_t enter_resets;		/* ENTERs of a segment PT_CTX_SWAP_ENTERS after its first */
 	uint64_t path_words;		/* path numbers written as their word (ABI 1.12) */
 	uint64_t path_escapes;		/* ... as their range's escape and the number */

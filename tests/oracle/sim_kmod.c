@@ -62,9 +62,17 @@ struct cpu_state {
 	/* as the module: witness words by context (ABI 1.11) */
 	uint32_t ctx_func, ctx_row;	/* ctx_row PT_CTX_NONE: none */
 	int seg_bits;		/* a bits record of the open segment was written */
+	/* as the module: the functions' own rows (PT_PLAN_CTX_RESTORE) hold while this is theirs */
+	uint64_t ctx_gen;
 	/* as the module: adapting words (ABI 1.14), a row's last code while its gen is this */
 	uint64_t swap_gen;
 	uint32_t swap_enters;	/* ENTERs written since swap_gen moved */
+};
+
+/* A function's own context row on a CPU (PT_PLAN_CTX_RESTORE). */
+struct ctx_saved {
+	uint64_t gen;
+	uint32_t row;
 };
 
 /* A context row's last code on a CPU (adapting words). */
@@ -87,6 +95,7 @@ struct exec {
 	uint32_t cur;		/* its cpu */
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 	struct swap_row **swap;	/* [cpu * nfuncs + function]: by row, made when first used */
+	struct ctx_saved *saved;	/* [cpu * nfuncs + function] */
 };
 
 static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
@@ -227,6 +236,7 @@ static void push_segment(struct exec *x, uint32_t cpu, uint64_t delta, const uin
 static void ctx_forget(struct cpu_state *cs)
 {
 	cs->ctx_row = PT_CTX_NONE;
+	cs->ctx_gen++;
 	cs->seg_bits = 0;
 	cs->swap_gen++;
 	cs->swap_enters = 0;
@@ -688,19 +698,46 @@ static uint32_t swap_use(struct exec *x, uint32_t cpu, const struct sim_func *f,
 	return use;
 }
 
+/* As the module: the CPU's context is f's own too (PT_PLAN_CTX_RESTORE). */
+static void ctx_save(struct exec *x, uint32_t cpu, const struct sim_func *f)
+{
+	struct ctx_saved *sv = &x->saved[(size_t)cpu * x->p->nfuncs + (size_t)(f - x->p->funcs)];
+
+	if (!(f->plan.hdr.flags & PT_PLAN_CTX_RESTORE))
+		return;
+	sv->row = x->cpu[cpu].ctx_row;
+	sv->gen = x->cpu[cpu].ctx_gen;
+}
+
+/* The row of f's next word: the CPU's when it is f's, else (restoring) f's own. */
+static uint32_t ctx_row_of(struct exec *x, uint32_t cpu, const struct sim_func *f)
+{
+	const struct cpu_state *cs = &x->cpu[cpu];
+	const struct ctx_saved *sv = &x->saved[(size_t)cpu * x->p->nfuncs +
+					       (size_t)(f - x->p->funcs)];
+
+	if (cs->ctx_func == f->func_id)
+		return cs->ctx_row;
+	if (!(f->plan.hdr.flags & PT_PLAN_CTX_RESTORE) || sv->gen != cs->ctx_gen)
+		return PT_CTX_NONE;
+	x->r->ctx_restored += sv->row != PT_CTX_NONE;
+	return sv->row;
+}
+
 static void emit_word(struct exec *x, uint32_t cpu, const struct sim_func *f,
 		      const struct pt_action *a)
 {
 	const struct plan *pl = &f->plan;
 	struct cpu_state *cs = &x->cpu[cpu];
 	uint32_t nbits = a->nbits, i, func_id = f->func_id, use = a->arg;
+	uint32_t row = a->arg ? ctx_row_of(x, cpu, f) : PT_CTX_NONE;
 	uint64_t value = a->value;
 
-	if (a->arg && cs->ctx_row != PT_CTX_NONE && cs->ctx_func == func_id)
-		use = swap_use(x, cpu, f, cs->ctx_row, a->arg);
-	if (a->arg && cs->ctx_row != PT_CTX_NONE && cs->ctx_func == func_id)
+	if (row != PT_CTX_NONE)
+		use = swap_use(x, cpu, f, row, a->arg);
+	if (row != PT_CTX_NONE)
 		for (i = 0; i < pl->hdr.nr_ctx_words; i++)
-			if (pl->ctx_words[i].row == cs->ctx_row && pl->ctx_words[i].code == use) {
+			if (pl->ctx_words[i].row == row && pl->ctx_words[i].code == use) {
 				nbits = pl->ctx_words[i].nbits;
 				value = pl->ctx_words[i].value;
 				x->r->ctx_words++;
@@ -709,6 +746,7 @@ static void emit_word(struct exec *x, uint32_t cpu, const struct sim_func *f,
 	if (a->arg) {
 		cs->ctx_func = func_id;
 		cs->ctx_row = pl->ctx_next[a->arg];
+		ctx_save(x, cpu, f);
 	}
 	emit_bits(x, cpu, nbits, value);
 }
@@ -780,6 +818,7 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				cs->ctx_func = f->func_id;
 				cs->ctx_row = pl->hdr.nr_ctx_codes && (cs->seg_bits || cs->nacc) ?
 					      pl->ctx_next[0] : PT_CTX_NONE;
+				ctx_save(x, cpu, f);
 				break;
 			case PT_OP_EMIT:
 				emit_word(x, cpu, f, a);
@@ -850,10 +889,15 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 		x.cpu[c].owner = UINT64_MAX;
 		x.cpu[c].ctx_row = PT_CTX_NONE;
 		x.cpu[c].swap_gen = 1;	/* the rows' tables start at 0: nothing remembered */
+		x.cpu[c].ctx_gen = 1;	/* so do the functions' own rows */
 	}
 	x.swap = calloc(8 * (size_t)p->nfuncs + 1, sizeof(*x.swap));
-	if (!x.swap)
+	x.saved = calloc(8 * (size_t)p->nfuncs + 1, sizeof(*x.saved));	/* gen 0: none */
+	if (!x.swap || !x.saved) {
+		free(x.swap);
+		free(x.saved);
 		return -PT_ENOMEM;
+	}
 	for (a = 0; a < o->activations && !r->nomem && !err; a++) {
 		struct sim_run_opts ro = { .max_depth = o->max_depth ? o->max_depth : 6,
 					   .max_steps = o->max_steps };
@@ -898,6 +942,7 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 	for (a = 0; a < 8 * (uint64_t)p->nfuncs; a++)
 		free(x.swap[a]);
 	free(x.swap);
+	free(x.saved);
 	return err ? err : r->nomem ? -PT_ENOMEM : 0;
 }
 

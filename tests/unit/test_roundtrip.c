@@ -89,6 +89,7 @@ static struct {
 	uint64_t activations;
 	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
 	uint64_t ctx_words;		/* witness words written by context (ABI 1.11) */
+	uint64_t ctx_restored;		/* ... in a caller's row after its callee (ABI 1.14) */
 	uint64_t path_words, path_escapes;	/* path numbers coded by start (ABI 1.12) */
 } cov;
 
@@ -152,6 +153,7 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	count_coverage(&p, &tr);
 	cov.packs_multi += r.packs_multi;
 	cov.ctx_words += r.ctx_words;
+	cov.ctx_restored += r.ctx_restored;
 	cov.path_words += r.path_words;
 	cov.path_escapes += r.path_escapes;
 	path = rt_write_tmp(&p, &r, nr_cpus);
@@ -218,18 +220,21 @@ static void test_calls_migration(void)
 	run_all(43, 4, 2, 15);
 	printf("\nround trip: %llu activations; %llu vertex emissions placed; %llu untraced "
 	       "functions; call blocks: %llu recursive, %llu indirect, %llu outside the program; "
-	       "%llu tail calls run, %llu of them conditional; %llu witness words by context; "
+	       "%llu tail calls run, %llu of them conditional; %llu witness words by context "
+	       "(%llu in a caller's row restored); "
 	       "path numbers coded by start: %llu words, %llu escapes\n",
 	       (unsigned long long)cov.activations, (unsigned long long)cov.vertex_emissions,
 	       (unsigned long long)cov.untraced, (unsigned long long)cov.recursive,
 	       (unsigned long long)cov.indirect, (unsigned long long)cov.extern_calls,
 	       (unsigned long long)cov.tail_calls, (unsigned long long)cov.cond_tail_calls,
-	       (unsigned long long)cov.ctx_words, (unsigned long long)cov.path_words,
+	       (unsigned long long)cov.ctx_words, (unsigned long long)cov.ctx_restored,
+	       (unsigned long long)cov.path_words,
 	       (unsigned long long)cov.path_escapes);
 	/* the round trips must have exercised what the generator makes */
 	CU_ASSERT(cov.untraced && cov.recursive && cov.indirect && cov.extern_calls);
 	CU_ASSERT(cov.packs_multi > 0);	/* SEGMENTS records of several segments */
 	CU_ASSERT(cov.ctx_words > 0);	/* words by context across owner switches */
+	CU_ASSERT(cov.ctx_restored > 0);	/* and in callers' rows after their callees */
 	CU_ASSERT(cov.path_words > 0);	/* path codes across owner switches, CPUs */
 	CU_ASSERT(cov.tail_calls && cov.cond_tail_calls);
 }

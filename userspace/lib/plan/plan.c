@@ -849,6 +849,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
 			pl->hdr.flags |= PT_PLAN_CTX_SWAP;
+		/* a caller's row outlives its traced callees (ABI 1.14) */
+		if (!err && pl->hdr.nr_ctx_words)
+			pl->hdr.flags |= PT_PLAN_CTX_RESTORE;
 		break;
 	}
 	if (err)

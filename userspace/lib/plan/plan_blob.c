@@ -102,11 +102,12 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 	if (h->total_len != len)
 		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
 			   "total_len %u but the blob has %zu bytes", h->total_len, len);
-	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP))
+	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP |
+			 PT_PLAN_CTX_RESTORE))
 		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
-	if ((h->flags & PT_PLAN_CTX_SWAP) && !h->nr_ctx_words)
-		return bad(w, -PT_EFORMAT, "adapting words (flags 0x%x) without context words",
-			   h->flags);
+	if ((h->flags & (PT_PLAN_CTX_SWAP | PT_PLAN_CTX_RESTORE)) && !h->nr_ctx_words)
+		return bad(w, -PT_EFORMAT, "adapting or restored words (flags 0x%x) without "
+			   "context words", h->flags);
 	if ((h->flags & PT_PLAN_PPP) ?
 	    !(h->flags & PT_PLAN_PROFILE) || !h->nr_ppp || h->nr_ppp > PT_PPP_MAX ||
 	    h->ppp_size < sizeof(struct pt_ppp_slot) :
