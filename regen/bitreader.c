@@ -23,30 +23,42 @@ uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
 	return v;
 }
 
-/* The first of a[0..n) (ascending) at or after pos, or UINT64_MAX. */
-static uint64_t first_at_or_after(const uint64_t *a, uint32_t n, uint64_t pos)
+/*
+ * The first of a[0..n) (ascending) at or after pos, or UINT64_MAX; *cur is
+ * where the last lookup ended. Every a[i] below it is below the position
+ * looked up then: when pos is not lower, the search goes on from there (a
+ * walk's reads move forward, so nearly always by nothing or one).
+ */
+static uint64_t first_at_or_after(const uint64_t *a, uint32_t n, uint64_t pos, uint32_t *cur)
 {
-	uint32_t lo = 0, hi = n;
+	uint32_t lo = *cur, hi = n;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
+	if (lo > n || (lo && a[lo - 1] >= pos)) {
+		lo = 0;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
 
-		if (a[mid] < pos)
-			lo = mid + 1;
-		else
-			hi = mid;
+			if (a[mid] < pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	} else {
+		while (lo < n && a[lo] < pos)
+			lo++;
 	}
+	*cur = lo;
 	return lo < n ? a[lo] : UINT64_MAX;
 }
 
-uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos)
+uint64_t regen_seg_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return first_at_or_after(br->seg_starts, br->nseg_starts, pos);
+	return first_at_or_after(br->seg_starts, br->nseg_starts, pos, &br->seg_cur);
 }
 
-uint64_t regen_reset_limit(const struct regen_bitreader *br, uint64_t pos)
+uint64_t regen_reset_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return first_at_or_after(br->resets, br->nresets, pos);
+	return first_at_or_after(br->resets, br->nresets, pos, &br->reset_cur);
 }
 
 void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)

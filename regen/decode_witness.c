@@ -119,24 +119,26 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
  * The row's last code holds while no reset came since its word ended.
  */
 static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
-			  const struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
+			  struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
 {
-	struct regen_ctx_swap *sw = f->ctx_swap;
+	struct regen_ctx_last *l;
 	uint64_t code = c;
 	uint32_t top;
 
-	if (!sw || row >= enc->nctx_rows || enc->ctx_start[row] == enc->ctx_start[row + 1])
+	if (!f->ctx_swap || row >= enc->nctx_rows ||
+	    enc->ctx_start[row] == enc->ctx_start[row + 1])
 		return c;
+	l = &f->ctx_swap->row[row];
 	top = enc->ctx_code[enc->ctx_start[row]];	/* sorted by (nbits, value) */
-	if (sw->walk[row] == br->walk && from < sw->limit[row] && sw->code[row] != top) {
+	if (l->walk == br->walk && from < l->limit && l->code != top) {
 		if (c == top)
-			code = sw->code[row];
-		else if (c == sw->code[row])
+			code = l->code;
+		else if (c == l->code)
 			code = top;
 	}
-	sw->code[row] = (uint32_t)code;
-	sw->limit[row] = regen_reset_limit(br, br->pos);
-	sw->walk[row] = br->walk;
+	l->code = (uint32_t)code;
+	l->limit = regen_reset_limit(br, br->pos);
+	l->walk = br->walk;
 	return code;
 }
 
@@ -147,7 +149,7 @@ static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc
  * shortest, as swap_code reads them).
  */
 static void count_ctx(const struct regen_func *f, const struct encoding *enc,
-		      const struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
+		      struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
 {
 	struct regen_word_reads *wr = f->word_reads;
 	uint32_t i, top, last;

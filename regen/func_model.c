@@ -167,11 +167,8 @@ void pr_func_free(struct pr_func *f)
 		free(f->word_reads->last_stream);
 	}
 	free(f->word_reads);
-	if (f->ctx_swap) {
-		free(f->ctx_swap->code);
-		free(f->ctx_swap->limit);
-		free(f->ctx_swap->walk);
-	}
+	if (f->ctx_swap)
+		free(f->ctx_swap->row);
 	free(f->ctx_swap);
 	free(f->ctx_saved);
 	memset(f, 0, sizeof(*f));

@@ -282,10 +282,8 @@ static int swap_alloc(struct pr_func *f, const struct encoding *enc)
 	if (!sw)
 		return -PT_ENOMEM;
 	f->ctx_swap = sw;	/* pr_func_free frees it */
-	sw->code = calloc(n, sizeof(*sw->code));
-	sw->limit = calloc(n, sizeof(*sw->limit));
-	sw->walk = calloc(n, sizeof(*sw->walk));	/* walk 0: none (walks count from 1) */
-	return sw->code && sw->limit && sw->walk ? 0 : -PT_ENOMEM;
+	sw->row = calloc(n, sizeof(*sw->row));	/* walk 0: none (walks count from 1) */
+	return sw->row ? 0 : -PT_ENOMEM;
 }
 
 static void encoding_model_free(void *model)

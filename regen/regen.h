@@ -102,6 +102,12 @@ struct regen_bitreader {
 	const uint64_t *resets;
 	uint32_t nresets;
 	uint64_t walk;
+	/*
+	 * Where the last lookups of the first segment start and reset at or
+	 * after a position ended (the walk's positions only grow, so the next
+	 * lookup starts there; 0 before the first).
+	 */
+	uint32_t seg_cur, reset_cur;
 };
 
 #define REGEN_CTX_NONE 0xffffffffu
@@ -128,10 +134,10 @@ void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br
 uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br);
 
 /* The first position at or after pos where a segment of the stream starts, or UINT64_MAX. */
-uint64_t regen_seg_limit(const struct regen_bitreader *br, uint64_t pos);
+uint64_t regen_seg_limit(struct regen_bitreader *br, uint64_t pos);
 
 /* The first reset (regen_stream.resets) at or after pos, or UINT64_MAX. */
-uint64_t regen_reset_limit(const struct regen_bitreader *br, uint64_t pos);
+uint64_t regen_reset_limit(struct regen_bitreader *br, uint64_t pos);
 
 /* 1 when a segment of the stream starts at br->pos (its first bits are there), else 0. */
 int regen_at_seg_start(const struct regen_bitreader *br);
@@ -270,9 +276,11 @@ struct regen_ctx_saved {
 };
 
 struct regen_ctx_swap {
-	uint32_t *code;
-	uint64_t *limit;
-	uint64_t *walk;
+	struct regen_ctx_last {
+		uint64_t walk;
+		uint64_t limit;
+		uint32_t code;
+	} *row;			/* per context row */
 };
 
 enum regen_event_type {
