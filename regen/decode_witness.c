@@ -114,45 +114,55 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
 }
 
 /*
- * Adapting words (PT_PLAN_CTX_SWAP; pathtrace_abi.h): the code the member
- * c read in context row row stands for, where the read began at bit from.
- * The row's last code holds while no reset came since its word ended.
+ * Adapting words (PT_PLAN_CTX_SWAP; pathtrace_abi.h): the member whose word
+ * x's word trades with in a row whose top (shortest word) is top and whose
+ * state is l, for a read that began at bit from: l's last member and the
+ * top trade while no reset came since l's word ended. Either way round:
+ * the word written for a member, or the member a word read stands for.
  */
+static uint32_t swap_peer(const struct regen_ctx_last *l, const struct regen_bitreader *br,
+			  uint32_t top, uint32_t x, uint64_t from)
+{
+	if (l->walk != br->walk || from >= l->limit || l->code == top)
+		return x;
+	return x == top ? l->code : x == l->code ? top : x;
+}
+
+/* The row remembers member x, read (or written) just before br->pos. */
+static void swap_remember(struct regen_ctx_last *l, struct regen_bitreader *br, uint32_t x)
+{
+	l->code = x;
+	l->limit = regen_reset_limit(br, br->pos);
+	l->walk = br->walk;
+}
+
+/* The code the member c read in context row row stands for (read from bit from). */
 static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
 {
 	struct regen_ctx_last *l;
-	uint64_t code = c;
-	uint32_t top;
+	uint32_t code;
 
 	if (!f->ctx_swap || row >= enc->nctx_rows ||
 	    enc->ctx_start[row] == enc->ctx_start[row + 1])
 		return c;
 	l = &f->ctx_swap->row[row];
-	top = enc->ctx_code[enc->ctx_start[row]];	/* sorted by (nbits, value) */
-	if (l->walk == br->walk && from < l->limit && l->code != top) {
-		if (c == top)
-			code = l->code;
-		else if (c == l->code)
-			code = top;
-	}
-	l->code = (uint32_t)code;
-	l->limit = regen_reset_limit(br, br->pos);
-	l->walk = br->walk;
+	/* sorted by (nbits, value): the first is the top */
+	code = swap_peer(l, br, enc->ctx_code[enc->ctx_start[row]], (uint32_t)c, from);
+	swap_remember(l, br, code);
 	return code;
 }
 
 /*
  * --words: one more read of code in context row row, begun at bit from;
- * and what it would take with words that adapt (regen_word_reads.swap_bits:
- * the row's last code since the last reset trading words with its
- * shortest, as swap_code reads them).
+ * and the bits of the word it would take if the words adapted
+ * (regen_word_reads.swap_bits), by word index on the fixed words.
  */
 static void count_ctx(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
 {
 	struct regen_word_reads *wr = f->word_reads;
-	uint32_t i, top, last;
+	uint32_t i, top;
 
 	if (!wr || row >= enc->nctx_rows)
 		return;
@@ -163,12 +173,8 @@ static void count_ctx(const struct regen_func *f, const struct encoding *enc,
 		return;
 	wr->ctx[i]++;
 	wr->ctx_bits += br->pos - from;	/* its own word's, or (adapting) another's */
-	last = wr->last[row] && wr->last_stream[row] == br->bits && from < wr->last_limit[row] ?
-	       wr->last[row] - 1 : top;
-	wr->swap_bits += enc->ctx_nbits[i == last ? top : i == top ? last : i];
-	wr->last[row] = i + 1;
-	wr->last_limit[row] = regen_reset_limit(br, br->pos);
-	wr->last_stream[row] = br->bits;
+	wr->swap_bits += enc->ctx_nbits[swap_peer(&wr->last[row], br, top, i, from)];
+	swap_remember(&wr->last[row], br, i);
 }
 
 /* --words: one more read with no context, of the bits since from. */

@@ -163,8 +163,6 @@ void pr_func_free(struct pr_func *f)
 	if (f->word_reads) {
 		free(f->word_reads->ctx);
 		free(f->word_reads->last);
-		free(f->word_reads->last_limit);
-		free(f->word_reads->last_stream);
 	}
 	free(f->word_reads);
 	if (f->ctx_swap)

@@ -6,12 +6,12 @@
  * the bits those reads took, the empirical entropy of each context row's
  * reads (what any code by row, however it is shaped, cannot beat on this
  * execution: the arithmetic coder's floor), what the same words would take
- * if each row's word last read in the same segment swapped with the row's
- * shortest (a forecast for words that adapt, regen_word_reads), and with
- * --replan the bits
- * the same reads would take with words made now from the recorded CFG,
- * by the heuristic (the words a plan without a profile gets today) or by
- * this execution's own edge counts, every site where it is. The words
+ * if they adapted (PT_PLAN_CTX_SWAP: a row's last member since the last
+ * reset trading words with its shortest; regen_word_reads), and with
+ * --replan the bits the same reads would take with words made now from
+ * the recorded CFG, by the heuristic (the words a plan without a profile
+ * gets today) or by this execution's own edge counts, every site where it
+ * is. The words
  * with no context are counted as read in the forecast and the replan.
  */
 #include <inttypes.h>
@@ -70,9 +70,7 @@ static int words_arm(struct pr_model *m)
 		f->word_reads = wr;	/* pr_func_free frees it */
 		wr->ctx = calloc((size_t)enc->ctx_start[enc->nctx_rows] + 1, sizeof(*wr->ctx));
 		wr->last = calloc((size_t)enc->nctx_rows + 1, sizeof(*wr->last));
-		wr->last_limit = calloc((size_t)enc->nctx_rows + 1, sizeof(*wr->last_limit));
-		wr->last_stream = calloc((size_t)enc->nctx_rows + 1, sizeof(*wr->last_stream));
-		if (!wr->ctx || !wr->last || !wr->last_limit || !wr->last_stream)
+		if (!wr->ctx || !wr->last)
 			return -PT_ENOMEM;
 		m->rfuncs[k - 1].word_reads = wr;
 	}

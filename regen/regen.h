@@ -204,29 +204,36 @@ struct regen_decoder_ops {
  * emits a bit first), and the decoded exit edge proves the jump was taken.
  */
 
-/* A traced function as the engine needs it. */
+/*
+ * Adapting words (PT_PLAN_CTX_SWAP): a context row's last member, which
+ * holds in walk `walk` below position `limit` (the first reset after the
+ * word that set it); walk 0 is none (walks count from 1).
+ */
+struct regen_ctx_last {
+	uint64_t walk;
+	uint64_t limit;
+	uint32_t code;
+};
+
 /*
  * --words: the witness words a decoder read. ctx[i] counts the reads of
  * the encoding's i-th word by context (encoding.h ctx_code order); plain
  * the words read with no context (the emission's own or its row's). And a
  * forecast, swap_bits: what the context reads would take if the words
- * adapted (PT_PLAN_CTX_SWAP: each row's last code since the stream's last
- * reset takes the row's shortest word, and that word's code its own; per
- * row: last word + 1, 0 for none; the position it holds below; the
- * stream it was read in). Of plans whose words adapt, ctx counts the
- * codes the words stand for, ctx_bits what was read, and swap_bits equals
- * ctx_bits.
+ * adapted (PT_PLAN_CTX_SWAP), worked out on the fixed words with last[]
+ * (per row, its last word by index). Of plans whose words adapt, ctx
+ * counts the codes the words stand for, ctx_bits what was read, and
+ * swap_bits equals ctx_bits.
  */
 struct regen_word_reads {
 	uint64_t *ctx;
 	uint64_t ctx_bits;	/* what the reads in a context took */
 	uint64_t plain, plain_bits;
-	uint32_t *last;
-	uint64_t *last_limit;
-	const uint64_t **last_stream;
+	struct regen_ctx_last *last;
 	uint64_t swap_bits;
 };
 
+/* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
 	const char *name;
@@ -276,11 +283,7 @@ struct regen_ctx_saved {
 };
 
 struct regen_ctx_swap {
-	struct regen_ctx_last {
-		uint64_t walk;
-		uint64_t limit;
-		uint32_t code;
-	} *row;			/* per context row */
+	struct regen_ctx_last *row;	/* per context row: its last code */
 };
 
 enum regen_event_type {
