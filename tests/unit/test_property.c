@@ -15,6 +15,8 @@
  *    the stream's last evidence (regen.h) and an end marker;
  *  - in witness mode, with some critical edges marked unobservable (as
  *    static-key sites are), no witness lands on one;
+ *  - in witness mode, the witnesses dropped after the spanning tree
+ *    leave a subset of its plan, refused only where it is;
  *  - in witness mode, every other pair of programs plans with entry
  *    witnesses (encoding.h: a direct call to a traced function is
  *    witnessed by its callee's ENTER) and is regenerated exactly the same.
@@ -50,6 +52,8 @@ struct stats {
 	uint64_t entry_programs, entry_wits, entry_bits, entry_execs, plain_bits, plain_execs;
 	/* witness: critical edges marked unobservable (as static keys are) */
 	uint64_t unobs_edges, unobs_refused;
+	/* witnesses the spanning tree placed and the trace set kept without */
+	uint64_t pruned, pruned_cfgs;
 };
 
 /* Whether g minus its dominator back edges still has a cycle (Kahn). */
@@ -242,6 +246,42 @@ out:
 	return rc;
 }
 
+/*
+ * The witnesses dropped after the spanning tree (witness_prune.c): the
+ * plan keeps a subset of the tree's, and is refused only where the tree's
+ * is (a pruned set that broke Trace(Ewit) would be refused by
+ * enc_finish_witness and planned again without vertex witnesses: not a
+ * subset then).
+ */
+static void check_pruned(const struct graph *g, const uint64_t *weight,
+			 const struct encoding_opts *eo, int err, const struct encoding *enc,
+			 struct stats *st)
+{
+	struct encoding_opts to = *eo;
+	struct encoding t;
+	uint32_t e, v;
+	int terr;
+
+	to.flags |= ENC_F_TREE_ONLY;
+	terr = encoding_witness_opts(g, weight, &to, &t);
+	CU_ASSERT_FATAL(terr == 0 || terr == -PT_EREFUSED);
+	if (terr) {
+		CU_ASSERT(err != 0);
+		return;
+	}
+	CU_ASSERT(err == 0);
+	for (e = 0; !err && e < g->ne; e++)
+		CU_ASSERT(!enc->edge_nbits[e] || t.edge_nbits[e]);
+	for (v = 0; !err && enc->vertex_nbits && v < g->nv; v++)
+		CU_ASSERT(!enc->vertex_nbits[v] || (t.vertex_nbits && t.vertex_nbits[v]));
+	if (!err) {
+		CU_ASSERT(enc->nwit <= t.nwit);
+		st->pruned += t.nwit - enc->nwit;
+		st->pruned_cfgs += enc->nwit < t.nwit;
+	}
+	encoding_free(&t);
+}
+
 static void one_program(uint64_t *rng, struct stats *st)
 {
 	struct sim_program p;
@@ -336,6 +376,8 @@ static void one_program(uint64_t *rng, struct stats *st)
 			err = mode ? encoding_bits_flags(g, ENC_F_VERTEX_EMIT, enc) :
 				     encoding_witness_opts(g, weight[i], &eo, enc);
 			CU_ASSERT_FATAL(err == 0 || err == -PT_EREFUSED);
+			if (!mode)
+				check_pruned(g, weight[i], &eo, err, enc, st);
 			if (!mode && err) {
 				/* refused because of the unobservable edges alone? */
 				struct encoding x;
@@ -496,6 +538,10 @@ static void test_random_programs(void)
 	/* bits refuses more: gotos out of call vertices make call+predicate vertices */
 	CU_ASSERT((st.refused[0] - st.unobs_refused) * 20 < st.cfgs && st.refused[1] * 8 < st.cfgs);
 	CU_ASSERT(st.unobs_edges > 0 && st.unobs_refused * 10 < st.cfgs);
+	printf("property: %llu witnesses of the spanning tree dropped in %llu CFGs "
+	       "(witness_prune.c), every plan a subset of the tree's\n",
+	       (unsigned long long)st.pruned, (unsigned long long)st.pruned_cfgs);
+	CU_ASSERT(st.pruned > 0);
 	printf("property: entry witnesses: %llu programs planned with them, %llu placed; "
 	       "witness bits per regenerated event %.3f with, %.3f without\n",
 	       (unsigned long long)st.entry_programs, (unsigned long long)st.entry_wits,

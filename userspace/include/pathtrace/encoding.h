@@ -166,6 +166,12 @@ int encoding_witness(const struct graph *g, const uint64_t *weight, struct encod
 int encoding_bits(const struct graph *g, struct encoding *enc);
 
 #define ENC_F_VERTEX_EMIT (1u << 1)	/* allow vertex emissions (see above) */
+/*
+ * Witness, with weights: keep every chord of the spanning tree (the
+ * paper's completion). Without it the witnesses the trace set keeps
+ * without are dropped, the costliest first (witness_prune.c).
+ */
+#define ENC_F_TREE_ONLY (1u << 2)
 
 /* As encoding_witness / encoding_bits, with ENC_F_VERTEX_EMIT or 0. */
 int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,

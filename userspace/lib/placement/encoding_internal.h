@@ -47,4 +47,14 @@ int enc_may_emit(const struct graph *g, const uint8_t *no, uint32_t e);
 /* Records why (a static string) and where in o (may be NULL); returns -PT_EREFUSED. */
 int enc_refuse(struct encoding_opts *o, uint32_t where, const char *why);
 
+/*
+ * Drops witnesses of a trace set with the blocking property (role[] edge
+ * witnesses, vwit[] vertex witnesses, may be NULL; ewit[] entry witnesses,
+ * may be NULL) that it keeps without them, the costliest first (weight[]
+ * per edge, vcost[] per vertex; NULL: equal): witness_prune.c. Returns 0;
+ * -PT_ENOMEM (role and vwit unchanged or still a valid set).
+ */
+int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t *vcost,
+		  const uint8_t *ewit, uint8_t *role, uint8_t *vwit);
+
 #endif

@@ -456,6 +456,9 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 				   o->enter_witnessed);
 	if (!err)
 		err = mark_chords(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
+	if (!err && weight && !(flags & ENC_F_TREE_ONLY))
+		err = witness_prune(g, weight, o ? o->vertex_cost : NULL,
+				    o ? o->enter_witnessed : NULL, enc->edge_role, enc->vertex_nbits);
 	if (err)
 		goto fail;
 	for (e = 0; e < g->ne; e++)
