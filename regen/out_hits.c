@@ -29,6 +29,7 @@
 struct hits_func {
 	uint32_t index;		/* in the model */
 	uint32_t sites;
+	uint32_t opt_sites;	/* of them jump-optimizable (what status counts as optimized) */
 	uint64_t blocks;	/* executed blocks */
 	uint64_t hits, enter, branch, optimizable;
 	struct chord_bound cb;
@@ -64,6 +65,7 @@ static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, int optimizable)
 {
 	hf->sites++;
+	hf->opt_sites += optimizable != 0;
 	hf->hits += n;
 	if (enter)
 		hf->enter += n;
@@ -228,6 +230,7 @@ static int hits_close(struct out_writer *w)
 		t.branch += hf[n].branch;
 		t.optimizable += hf[n].optimizable;
 		t.sites += hf[n].sites;
+		t.opt_sites += hf[n].opt_sites;
 		if (hf[n].bound_ok) {
 			bound += hf[n].enter + hf[n].cb.hits;
 			bound_branch += hf[n].cb.branch_hits;
@@ -263,11 +266,11 @@ static int hits_close(struct out_writer *w)
 		fprintf(w->fp, "functions=%u sites=%u blocks=%" PRIu64 " hits=%" PRIu64
 			" hits_per_block=%.3f enter_per_block=%.3f int3_jcc_pct=%.1f"
 			" optimizable_pct=%.1f bound_per_block=%.3f bound_int3_jcc_pct=%.1f"
-			" bound_optimizable_pct=%.1f\n",
+			" bound_optimizable_pct=%.1f sites_optimizable_pct=%.1f\n",
 			n, t.sites, t.blocks, t.hits, per(t.hits, t.blocks), per(t.enter, t.blocks),
 			100 * per(t.branch, t.hits), 100 * per(t.optimizable, t.hits),
 			per(bound, t.blocks), 100 * per(bound_branch, bound),
-			100 * per(bound_opt, bound));
+			100 * per(bound_opt, bound), 100 * per(t.opt_sites, t.sites));
 	}
 	free(hf);
 	cerr = out_counts_close(h);

@@ -3,7 +3,7 @@
  * chord_bound - the probe hits that witnesses on spanning-tree chords
  * alone would take on a measured execution: a yardstick for placement.
  *
- * A witness plan puts a probe on every chord of a spanning tree (1994
+ * A witness plan starts from a probe on every chord of a spanning tree (1994
  * paper; the EXIT->ENTRY edge in the tree, so a path to EXIT is blocked
  * too) and on the blockers that calls add. On measured edge counts the
  * tree that minimizes the chords' hits is the optimum of the first part,
@@ -13,7 +13,10 @@
  * direction. Chords observed at one instruction share its hits. What a plan
  * takes above this (plus its ENTER probes) is the price of blocking at
  * calls and of choosing sites by cost (an int3 weighs ten optimized
- * probes) rather than by hits.
+ * probes) rather than by hits. It is the floor of a tree's chords, not of
+ * every trace set: witness_prune.c drops chords Trace(Ewit) does not need
+ * (a tree breaks every undirected cycle, tracing needs only diamonds and
+ * directed cycles broken), and a plan can go below it.
  */
 #ifndef PATHTRACE_CHORD_BOUND_H
 #define PATHTRACE_CHORD_BOUND_H
