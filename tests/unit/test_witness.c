@@ -368,7 +368,37 @@ static void test_prefix_words(void)
 	graph_free(&g);
 }
 
+/*
+ * Fig. 4's pipeless cycle {a->b, e->b, e->f, a->f} is neither a diamond
+ * nor a directed cycle: Trace(Ewit) does not need it broken (Section 4.1),
+ * though every spanning tree leaves one of its edges a chord. The planner
+ * drops that witness (witness_prune.c), as the paper's Fig. 11 drops
+ * counters for Vprof(Ecnt).
+ */
+static void test_pipeless_cycle(void)
+{
+	struct encoding tree, pruned;
+	struct graph g;
+	uint32_t e;
+
+	pg_fig4(&g);
+	CU_ASSERT_FATAL(encoding_witness_flags(&g, fig4_weight, ENC_F_TREE_ONLY, &tree) == 0);
+	CU_ASSERT_FATAL(encoding_witness(&g, fig4_weight, &pruned) == 0);
+	for (e = 0; e < F4_NE; e++)
+		CU_ASSERT(!pruned.edge_nbits[e] || tree.edge_nbits[e]);
+	CU_ASSERT_EQUAL(pruned.nwit + 1, tree.nwit);
+	/* the tree's chord on the cycle (e->f, the cheapest) is gone: all four edges silent */
+	CU_ASSERT(tree.edge_nbits[F4_EF] != 0);
+	CU_ASSERT(!pruned.edge_nbits[F4_AB] && !pruned.edge_nbits[F4_AF] &&
+		  !pruned.edge_nbits[F4_EB] && !pruned.edge_nbits[F4_EF]);
+	CU_ASSERT_EQUAL(encoding_check_blocking(&g, pruned.edge_nbits, NULL), 0);
+	encoding_free(&tree);
+	encoding_free(&pruned);
+	graph_free(&g);
+}
+
 UNIT_SUITE(witness,
+	   { "Fig. 4: a pipeless cycle needs no witness", test_pipeless_cycle },
 	   { "prefix-free witness words of several lengths; prefixes refused", test_prefix_words },
 	   { "Fig. 14/15: witness sets and regeneration of (t, u, v, EOF)",
 	     test_fig14_regeneration },

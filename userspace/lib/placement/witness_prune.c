@@ -8,8 +8,9 @@
  * diamond or a directed cycle; kernel code, with its gotos to shared
  * exits, breaks loops and early returns, has many other cycles). Finding
  * the cheapest Trace set is NP-complete, so this takes the tree's and
- * drops witnesses greedily, the costliest first, while the set stays a
- * trace set with the blocking property:
+ * drops witnesses greedily, the costliest first (as the paper's Fig. 11
+ * drops counters for Vprof(Ecnt), vprof.c), while the set stays a trace
+ * set with the blocking property:
  *
  *  - no predicate has two out-edges whose emission-free paths meet (a
  *    diamond, or two ways to one witness: enc_finish_witness's next[]
