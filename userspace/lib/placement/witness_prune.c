@@ -29,7 +29,10 @@
 
 #include "encoding_internal.h"
 
-/* Work above this many vertex visits per function stops the pruning (the plan stays valid). */
+/*
+ * Work above this many vertex visits per function stops the pruning, in the
+ * middle of a check too (the witness is kept: the plan stays valid).
+ */
 #define PRUNE_BUDGET (1u << 26)
 
 struct prune {
@@ -66,7 +69,10 @@ static int pred_ok(struct prune *s, uint32_t p)
 		while (sp && ok) {
 			uint32_t v = s->stack[--sp], j;
 
-			s->work++;
+			if (++s->work > PRUNE_BUDGET) {
+				ok = 0;	/* out of budget: keep the witness */
+				break;
+			}
 			if (s->label[v] == e)
 				continue;
 			if (s->label[v] != GRAPH_NONE || (v == p && !s->loud[p])) {
