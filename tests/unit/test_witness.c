@@ -397,7 +397,29 @@ static void test_pipeless_cycle(void)
 	graph_free(&g);
 }
 
+/*
+ * An endless loop without a branch or a call in it (1: pause; jmp 1b):
+ * no predicate sees its cycle and the blocking check has no call to
+ * block, yet without its witness the decoder would walk it forever
+ * without a bit. Pruning keeps it.
+ */
+static void test_endless_loop(void)
+{
+	/* 0 -> 1 | EXIT(3); 1 -> 2 -> 1 */
+	static const uint32_t e[][2] = { { 0, 1 }, { 0, 3 }, { 1, 2 }, { 2, 1 } };
+	static const uint64_t w[4] = { 5, 5, 50, 50 };
+	struct graph g;
+	struct encoding enc;
+
+	pg_build(&g, 4, e, 4, 0, 3, NULL);
+	CU_ASSERT_FATAL(encoding_witness(&g, w, &enc) == 0);
+	CU_ASSERT(enc.edge_nbits[2] || enc.edge_nbits[3]);
+	encoding_free(&enc);
+	graph_free(&g);
+}
+
 UNIT_SUITE(witness,
+	   { "an endless loop keeps its witness", test_endless_loop },
 	   { "Fig. 4: a pipeless cycle needs no witness", test_pipeless_cycle },
 	   { "prefix-free witness words of several lengths; prefixes refused", test_prefix_words },
 	   { "Fig. 14/15: witness sets and regeneration of (t, u, v, EOF)",
