@@ -190,7 +190,7 @@ int encoding_bits_flags(const struct graph *g, uint32_t flags, struct encoding *
  * is refused.
  */
 struct encoding_opts {
-	uint32_t flags;			/* ENC_F_VERTEX_EMIT or 0 */
+	uint32_t flags;			/* ENC_F_VERTEX_EMIT, ENC_F_TREE_ONLY or 0 */
 	const uint8_t *unobservable;	/* ne entries (non-zero: never emits), or NULL */
 	/* Out, on -PT_EREFUSED: a static reason and the vertex it is about. */
 	const char *why;
