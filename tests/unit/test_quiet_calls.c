@@ -81,6 +81,31 @@ static void test_quiet_calls(void)
 	CU_ASSERT_EQUAL(quiet_call(q, addr_of(k, "outside")), 0);	/* into no function */
 	CU_ASSERT_EQUAL(quiet_call(q, 0), 0);
 
+	/* Why, for a human: the chain of loud callees and where it ends. */
+	{
+		char why[256];
+
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "mid"), why, sizeof(why)), 1);
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "indirect"), why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(why, "indirect+0x0: an indirect call at indirect+0x5");
+		CU_ASSERT_EQUAL(quiet_call_why(q, traced, why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(why, "traced+0x0: traced");
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "reaches_traced"), why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(why, "reaches_traced+0x0 -> traced+0x0: traced");
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "rec_a"), why, sizeof(why)), 0);
+		CU_ASSERT_STRING_EQUAL(why, "rec_a+0x0 -> rec_b+0x0: recursion at rec_a+0x0");
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "outside"), why, sizeof(why)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "outside+0x0 -> "));
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, ": its code is unknown or refused"));
+		/* truncated, terminated */
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "reaches_traced"), why, 8), 0);
+		CU_ASSERT_STRING_EQUAL(why, "reaches");
+		CU_ASSERT_EQUAL(quiet_call_why(q, addr_of(k, "caller"), why, sizeof(why)),
+				-PT_ENOENT);	/* never asked about */
+		CU_ASSERT_EQUAL(quiet_call_why(q, 0, why, sizeof(why)), -PT_ENOENT);
+		CU_ASSERT_EQUAL(quiet_call_why(q, traced, why, 0), -PT_EINVAL);
+	}
+
 	/* What tracing a function would break. */
 	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "tail"), addr_of(k, "leaf")), 1);
 	CU_ASSERT_EQUAL(quiet_call_reaches(q, addr_of(k, "mid"), addr_of(k, "leaf")), 1);

@@ -104,8 +104,16 @@ check "small buffer: status shows drops per function ($per of $total)" \
 # plan from the funcstore, so pathregen can regenerate (and verify) them.
 pt-plan del all
 echo "pathtrace_target.ko:" > /pt/modules.dep	# lets enable read the module's tables
-pathtracectl enable --mode paths --verify --moddir /pt $FUNCS > $O/t5.enable 2>&1
+pathtracectl enable --mode paths --verify --why-loud --moddir /pt $FUNCS > $O/t5.enable 2>&1
 check "enable the target functions" test $? -eq 0
+# outer calls inner through the untraced pt_target_untraced: loud, and says why
+cat $O/t5.enable
+check "--why-loud: a call through untraced code into a traced function" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced$" $O/t5.enable
+check "--why-loud: a direct call to a traced function" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced$" $O/t5.enable
+check "--why-loud: nothing about functions without loud calls" \
+	sh -c "! grep -q '^  loud call pt_target_switch' $O/t5.enable"
 pathtracectl record -o $O/t5.bin -- sh -c "
 	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 100 ]; do echo \"nested 3\" > $R;
 		echo \"switch \$i\" > $R; echo \"outer 2\" > $R; i=\$((i + 1)); done' & done; wait" \
@@ -119,4 +127,16 @@ pathregen --stats $O/t5.bin > $O/t5.stats 2>&1
 check "pathregen reads the recording" test $? -eq 0
 pathregen --verify $O/t5.bin > $O/t5.verify 2>&1
 check "pathregen --verify: regenerated equals the every-block truth" test $? -eq 0
+
+# With ENTER records at every entry, a witness plan pays no blocker for a direct call to a
+# traced function (its ENTER witnesses it): --why-loud says so.
+check "disable" pathtracectl disable --all
+pathtracectl enable --why-loud --explicit-entries --moddir /pt pt_target_outer pt_target_inner \
+	> $O/t6.enable 2>&1
+check "enable a witness plan" test $? -eq 0
+cat $O/t6.enable
+check "--why-loud: the direct call is witnessed by its ENTER" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; its ENTER witnesses the call: no blocker$" $O/t6.enable
+check "--why-loud: the call through untraced code is not" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced$" $O/t6.enable
 finish

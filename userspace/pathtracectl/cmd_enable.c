@@ -3,7 +3,7 @@
  * pathtracectl enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits]
  *                     [--verify] [--moddir DIR] [--weights FILE]
  *                     [--ppp N] [--ppp-paths FILE] [--path-codes K]
- *                     [--adapting-words 0|1] FUNC...
+ *                     [--adapting-words 0|1] [--why-loud] FUNC...
  *
  * For each function (names or shell globs over the kernel's text symbols,
  * module functions included): find it and its .cold part in
@@ -26,12 +26,16 @@
  * --adapting-words 0|1 (trace, witness): whether a row's word last read in
  * a segment trades with the row's shortest (PT_PLAN_CTX_SWAP); by default
  * they do unless the plan comes from --weights.
+ * --why-loud: after each function's line, every call that stays a call
+ * vertex and why (quiet_call_why: the chain of loud callees and the reason
+ * it ends in), the calls whose blocking witnesses a plan pays for.
  * Static-call sites of vmlinux
  * (read from kcore) are never chosen as probe sites: kprobes refuse them.
  * Exit status: 0 every name enabled (a glob: at least one of its matches),
  * 1 something named was refused or matched nothing, 2 bad command line.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,6 +89,7 @@ struct enabler {
 	double bl_paths;		/* the same functions' Ball-Larus paths */
 	double t0, shown;		/* start, last progress line (seconds) */
 	struct quiet_calls *quiet;	/* NULL with --loud-calls */
+	int why_loud;			/* --why-loud */
 	int explicit_entries;		/* --explicit-entries: no implicit entries */
 	uint32_t nimplicit;		/* implicit entries planned */
 	uint32_t nquiet;		/* calls planned as quiet */
@@ -441,6 +446,37 @@ static int implicit_entries(struct enabler *e, const struct target *t, struct pl
  * installed t whose entry witnesses changed is replaced. Returns 0
  * (installed, or unchanged), 1 refused (reported and counted), or -PT_ENOMEM.
  */
+/*
+ * --why-loud: c's calls that stay call vertices (quiet_calls_mark ran on
+ * c), each with why no proof made it quiet; a trace plan's entry witnesses
+ * (ewit, may be NULL) are said to cost no blocker.
+ */
+static void print_loud_calls(struct enabler *e, const struct cfg *c, const uint8_t *ewit)
+{
+	char why[512];
+	uint32_t b;
+
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+		const struct cfg_insn *last;
+		uint64_t base;
+
+		if (!(bl->flags & CFG_BF_CALL) || !bl->ninsn)
+			continue;
+		last = &c->insns[bl->first_insn + bl->ninsn - 1];
+		base = c->cold_addr && last->addr >= c->cold_addr ? c->cold_addr : c->addr;
+		if (last->kind == CFG_I_CALL_INDIRECT)
+			snprintf(why, sizeof(why), "an indirect call");
+		else if (last->kind != CFG_I_CALL || !e->quiet ||
+			 quiet_call_why(e->quiet, last->target, why, sizeof(why)) != 0)
+			continue;
+		printf("  loud call %s%s+0x%" PRIx64 ": %s%s\n", c->name,
+		       base == c->addr ? "" : ".cold", last->addr - base, why,
+		       ewit && ewit[b] && e->o.mode == PT_MODE_TRACE ?
+		       "; its ENTER witnesses the call: no blocker" : "");
+	}
+}
+
 static int install_target(struct enabler *e, struct target *t, const uint8_t *closed,
 			  const uint64_t *addr)
 {
@@ -551,6 +587,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		if (pl.hdr.nr_ppp)
 			ppp_report(e, &pl, ppp_profiled);
 		printf("\n");
+		if (e->why_loud)
+			print_loud_calls(e, &c, ewit);
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
 		e->nprobes += pl.hdr.nr_sites + pl.hdr.nr_verify;
@@ -823,8 +861,8 @@ static int report(const struct enabler *e, char **pats, int npats)
 	return ret;
 }
 
-/* What --loud-calls and --explicit-entries turn off. */
-enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2 };
+/* What --loud-calls and --explicit-entries turn off, and --why-loud on. */
+enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, int *off, int *first)
@@ -844,6 +882,10 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		}
 		if (!strcmp(argv[a], "--explicit-entries")) {
 			*off |= OFF_IMPLICIT_ENTRIES;
+			continue;
+		}
+		if (!strcmp(argv[a], "--why-loud")) {
+			*off |= ON_WHY_LOUD;
 			continue;
 		}
 		if (!v) {
@@ -917,7 +959,7 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
 			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
-			"[--path-codes K] [--adapting-words 0|1] FUNC...");
+			"[--path-codes K] [--adapting-words 0|1] [--why-loud] FUNC...");
 		return 2;
 	}
 	if (path_codes_set && (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_PROFILE))) {
@@ -1081,6 +1123,7 @@ static int cmd_enable(int argc, char **argv)
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
 	e.explicit_entries = !!(off & OFF_IMPLICIT_ENTRIES);
+	e.why_loud = !!(off & ON_WHY_LOUD);
 	if (!(off & OFF_QUIET_CALLS) && (err = quiet_setup(&e))) {
 		ctl_err("quiet calls", "%s", pt_strerror(err));
 		ret = 1;
@@ -1121,4 +1164,4 @@ CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] 
 	    "likeliest paths of each function counted densely; --ppp-paths: those of a "
 	    "pathregen --paths profile; --loud-calls: every call a call vertex, none proven quiet; "
 	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
-	    "witnessed by them)")
+	    "witnessed by them; --why-loud: each call that stays a call vertex, and why)")

@@ -47,6 +47,16 @@ void quiet_calls_close(struct quiet_calls *q);
 int quiet_call(struct quiet_calls *q, uint64_t target);
 
 /*
+ * Why a call to target is not quiet, for a human: into buf (len bytes,
+ * truncated, NUL-terminated) the chain of loud callees the proof met
+ * first and the reason it ends in, e.g. "f+0x0 -> g+0x0: an indirect
+ * call at g+0x1c". Returns 0 (loud, buf says why), 1 (quiet, buf empty),
+ * -PT_ENOENT when no quiet_call() looked at target, -PT_EINVAL when len
+ * is 0. Only the first reason: a loud function may have several.
+ */
+int quiet_call_why(struct quiet_calls *q, uint64_t target, char *buf, size_t len);
+
+/*
  * Marks c's quiet call blocks: clears CFG_BF_CALL and sets
  * CFG_BF_QUIET_CALL on each block ending in a direct call to a quiet
  * function. Returns how many it marked, or -PT_ENOMEM.

@@ -8,6 +8,9 @@
  * again (recursion) counts as loud, which is conservative and keeps every
  * remembered verdict independent of the path that found it.
  */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,10 +23,39 @@
 
 enum { Q_BUSY, Q_QUIET, Q_LOUD };
 
+/* Why a node is loud (quiet_call_why): at is an instruction, or a callee for Q_VIA..Q_BOUNDS. */
+enum {
+	Q_WHY_NONE,
+	Q_TRACED,		/* the function is traced */
+	Q_INDIRECT_CALL,
+	Q_INDIRECT_JUMP,	/* an indirect tail call or jump */
+	Q_WARN,
+	Q_FIXUP,		/* an instruction with an exception-table fixup */
+	Q_UNREADABLE,		/* no symbol starts there, its code is unreadable or refused */
+	Q_VIA,			/* a callee is loud */
+	Q_RECURSION,		/* a callee is being examined (recursion) */
+	Q_BOUNDS,		/* a callee past the search's bounds */
+};
+
+static const char *const q_why[] = {
+	[Q_WHY_NONE] = "no reason recorded",
+	[Q_TRACED] = "traced",
+	[Q_INDIRECT_CALL] = "an indirect call",
+	[Q_INDIRECT_JUMP] = "an indirect jump or tail call",
+	[Q_WARN] = "a WARN",
+	[Q_FIXUP] = "an exception-table fixup",
+	[Q_UNREADABLE] = "its code is unknown or refused",
+	[Q_VIA] = "calls a loud function",
+	[Q_RECURSION] = "recursion",
+	[Q_BOUNDS] = "past the search's bounds",
+};
+
 struct qnode {
 	uint64_t addr;
 	int state;
 	uint32_t first, n;	/* callees in q->callees */
+	uint8_t why;		/* Q_LOUD: Q_TRACED .. Q_BOUNDS */
+	uint64_t at;
 };
 
 struct quiet_calls {
@@ -164,10 +196,10 @@ static uint32_t sym_at(const struct ksyms *ks, uint64_t addr)
 
 /*
  * The callees of the function at addr into q->callees (from *first on):
- * 0 when its code allows quiet, 1 when the code itself is loud, or a
- * negative error.
+ * 0 when its code allows quiet, 1 when the code itself is loud (*why and
+ * *at say why and where), or a negative error.
  */
-static int scan_code(struct quiet_calls *q, uint64_t addr)
+static int scan_code(struct quiet_calls *q, uint64_t addr, uint8_t *why, uint64_t *at)
 {
 	const struct ksyms *ks = klive_ksyms(q->k);
 	uint32_t i = sym_at(ks, addr);
@@ -177,6 +209,8 @@ static int scan_code(struct quiet_calls *q, uint64_t addr)
 	char detail[160];
 	int err, loud = 0;
 
+	*why = Q_UNREADABLE;
+	*at = addr;
 	if (i == KSYMS_NONE)
 		return 1;
 	err = klive_input_sym(q->k, i, &in, &tag, detail, sizeof(detail));
@@ -190,30 +224,40 @@ static int scan_code(struct quiet_calls *q, uint64_t addr)
 	for (i = 0; i < c.ninsns && !loud && !err; i++) {
 		const struct cfg_insn *ins = &c.insns[i];
 
+		*at = ins->addr;
 		if (ins->flags & CFG_IF_FAULT_FIXUP) {
 			loud = 1;
+			*why = Q_FIXUP;
 			continue;
 		}
 		switch (ins->kind) {
 		case CFG_I_CALL_INDIRECT:
+			loud = 1;
+			*why = Q_INDIRECT_CALL;
+			break;
 		case CFG_I_WARN:
 			loud = 1;
+			*why = Q_WARN;
 			break;
 		case CFG_I_CALL:
 			err = push_callee(q, ins->target);
 			break;
 		case CFG_I_TAIL_CALL:
-			if (!ins->target)
+			if (!ins->target) {
 				loud = 1;
-			else
+				*why = Q_INDIRECT_JUMP;
+			} else {
 				err = push_callee(q, ins->target);
+			}
 			break;
 		case CFG_I_JCC:
 			if ((ins->flags & CFG_IF_LEAVES) && !cfg_is_return_thunk(ins->target_name)) {
-				if (!ins->target)
+				if (!ins->target) {
 					loud = 1;
-				else
+					*why = Q_INDIRECT_JUMP;
+				} else {
 					err = push_callee(q, ins->target);
+				}
 			}
 			break;
 		default:
@@ -233,6 +277,8 @@ static int quiet_at(struct quiet_calls *q, uint64_t addr, unsigned int depth)
 {
 	struct qnode *nd = find(q, addr);
 	uint32_t idx, first, n, j;
+	uint8_t why;
+	uint64_t at;
 	int r;
 
 	if (nd)
@@ -244,6 +290,8 @@ static int quiet_at(struct quiet_calls *q, uint64_t addr, unsigned int depth)
 		return r;
 	if (is_traced(q, addr)) {
 		q->nodes[idx].state = Q_LOUD;
+		q->nodes[idx].why = Q_TRACED;
+		q->nodes[idx].at = addr;
 		return 0;
 	}
 	if (q->sched_lo && addr >= q->sched_lo && addr < q->sched_hi) {
@@ -251,7 +299,7 @@ static int quiet_at(struct quiet_calls *q, uint64_t addr, unsigned int depth)
 		return 1;
 	}
 	first = q->ncallees;
-	r = scan_code(q, addr);
+	r = scan_code(q, addr, &why, &at);
 	if (r < 0)
 		return r;
 	n = q->ncallees - first;
@@ -259,12 +307,20 @@ static int quiet_at(struct quiet_calls *q, uint64_t addr, unsigned int depth)
 	q->nodes[idx].n = n;
 	if (r) {
 		q->nodes[idx].state = Q_LOUD;
+		q->nodes[idx].why = why;
+		q->nodes[idx].at = at;
 		return 0;
 	}
 	for (j = 0; j < n; j++) {
-		r = quiet_at(q, q->callees[first + j], depth + 1);
+		uint64_t callee = q->callees[first + j];
+
+		r = quiet_at(q, callee, depth + 1);
 		if (r <= 0) {
+			const struct qnode *cn = find(q, callee);
+
 			q->nodes[idx].state = Q_LOUD;
+			q->nodes[idx].why = !cn ? Q_BOUNDS : cn->state == Q_BUSY ? Q_RECURSION : Q_VIA;
+			q->nodes[idx].at = callee;
 			return r;
 		}
 	}
@@ -275,6 +331,75 @@ static int quiet_at(struct quiet_calls *q, uint64_t addr, unsigned int depth)
 int quiet_call(struct quiet_calls *q, uint64_t target)
 {
 	return target ? quiet_at(q, target, 0) : 0;
+}
+
+/* "name+0xoff" of the text symbol holding a, or its address. */
+static void where(const struct ksyms *ks, uint64_t a, char *buf, size_t len)
+{
+	uint32_t lo = 0, hi = ksyms_count(ks);
+
+	while (lo < hi) {	/* the last symbol at or below a */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (ksyms_get(ks, mid)->addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && a - ksyms_get(ks, lo - 1)->addr < ksyms_get(ks, lo - 1)->size)
+		snprintf(buf, len, "%s+0x%" PRIx64, ksyms_get(ks, lo - 1)->name,
+			 a - ksyms_get(ks, lo - 1)->addr);
+	else
+		snprintf(buf, len, "0x%" PRIx64, a);
+}
+
+/* Appends to buf (len bytes, *used of them taken), truncating. */
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void append(char *buf, size_t len, size_t *used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*used >= len - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *used, len - *used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*used = *used + (size_t)n < len - 1 ? *used + (size_t)n : len - 1;
+}
+
+int quiet_call_why(struct quiet_calls *q, uint64_t target, char *buf, size_t len)
+{
+	const struct ksyms *ks = klive_ksyms(q->k);
+	const struct qnode *nd = target ? find(q, target) : NULL;
+	unsigned int hops = 0;
+	size_t used = 0;
+	char w[160];
+
+	if (!len)
+		return -PT_EINVAL;
+	buf[0] = 0;
+	if (!nd)
+		return -PT_ENOENT;
+	if (nd->state == Q_QUIET)
+		return 1;
+	/* callee -> its loud callee -> ...: the reason where the chain ends */
+	for (;;) {
+		where(ks, nd->addr, w, sizeof(w));
+		append(buf, len, &used, "%s%s", hops ? " -> " : "", w);
+		if (nd->why != Q_VIA || ++hops > QUIET_MAX_DEPTH || !find(q, nd->at))
+			break;
+		nd = find(q, nd->at);
+	}
+	append(buf, len, &used, ": %s", q_why[nd->why]);
+	if (nd->why != Q_TRACED && nd->why != Q_UNREADABLE && nd->why != Q_WHY_NONE) {
+		where(ks, nd->at, w, sizeof(w));
+		append(buf, len, &used, " at %s", w);
+	}
+	return 0;
 }
 
 int quiet_calls_mark(struct quiet_calls *q, struct cfg *c)
