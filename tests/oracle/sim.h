@@ -105,6 +105,7 @@ struct sim_program {
 	int lowered;
 	uint16_t mode, encoding;	/* lowered: what the plans are */
 	uint32_t plan_flags;
+	uint32_t entry_witnesses;	/* lowered: call blocks the plans took as entry witnesses */
 };
 
 /* xorshift64*: the simulator's only randomness; a seed replays everything. */
@@ -141,6 +142,7 @@ struct sim_lower_opts {
 	uint16_t mode;		/* PT_MODE_TRACE, PT_MODE_PATHS or PT_MODE_EDGES */
 	uint16_t encoding;	/* PT_ENC_WITNESS, PT_ENC_BITS or PT_ENC_PATH */
 	uint32_t plan_flags;	/* PT_PLAN_VERIFY */
+	int entry_witnesses;	/* trace mode: plan with entry witnesses (--explicit-entries) */
 };
 
 /*

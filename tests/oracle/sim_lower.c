@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
 
@@ -269,14 +270,44 @@ static void lowered_free(struct sim_func *f)
 	f->site_of_insn = f->verify_of_insn = NULL;
 }
 
+/*
+ * f's plan (entry witnesses ewit, may be NULL), its blob and site maps:
+ * 0, -PT_EREFUSED, -PT_ENOMEM.
+ */
+static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const uint8_t *ewit)
+{
+	struct plan_opts po;
+	uint32_t i;
+	int err;
+
+	memset(&po, 0, sizeof(po));
+	po.mode = o->mode;
+	po.encoding = o->encoding;
+	po.func_id = f->func_id;
+	po.flags = o->plan_flags;
+	po.enter_witnessed = ewit;
+	err = plan_build(&f->cfg, &po, &f->plan);
+	if (err)
+		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
+	if (plan_serialize(&f->plan, &f->plan_blob, &f->plan_len))
+		return -PT_ENOMEM;
+	f->site_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
+	f->verify_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
+	if (!f->site_of_insn || !f->verify_of_insn)
+		return -PT_ENOMEM;
+	for (i = 0; i < f->plan.hdr.nr_sites; i++)
+		f->site_of_insn[f->plan.site_insn[i]] = i + 1;
+	for (i = 0; i < f->plan.hdr.nr_verify; i++)
+		f->verify_of_insn[f->plan.verify_insn[i]] = i + 1;
+	return 0;
+}
+
 /* One attempt at function fi: 0, -PT_EREFUSED (generate it anew), -PT_ENOMEM. */
 static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_opts *o,
 		    uint64_t *rng)
 {
 	struct sim_func *f = &p->funcs[fi];
 	struct cfg_input in;
-	struct plan_opts po;
-	uint32_t i;
 	int err = gen_code(p, fi, rng);
 
 	if (err)
@@ -294,26 +325,88 @@ static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_o
 		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
 	if (!f->traced)
 		return 0;
-	memset(&po, 0, sizeof(po));
-	po.mode = o->mode;
-	po.encoding = o->encoding;
-	po.func_id = f->func_id;
-	po.flags = o->plan_flags;
-	err = plan_build(&f->cfg, &po, &f->plan);
+	err = plan_func(f, o, NULL);
 	if (err)
-		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
-	if (plan_serialize(&f->plan, &f->plan_blob, &f->plan_len) ||
-	    cfg_blob_encode(&f->cfg, &f->cfg_blob, &f->cfg_len))
-		return -PT_ENOMEM;
-	f->site_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
-	f->verify_of_insn = calloc(f->cfg.ninsns + 1, sizeof(uint32_t));
-	if (!f->site_of_insn || !f->verify_of_insn)
-		return -PT_ENOMEM;
-	for (i = 0; i < f->plan.hdr.nr_sites; i++)
-		f->site_of_insn[f->plan.site_insn[i]] = i + 1;
-	for (i = 0; i < f->plan.hdr.nr_verify; i++)
-		f->verify_of_insn[f->plan.verify_insn[i]] = i + 1;
-	return 0;
+		return err;
+	return cfg_blob_encode(&f->cfg, &f->cfg_blob, &f->cfg_len) ? -PT_ENOMEM : 0;
+}
+
+/*
+ * sim_lower_opts.entry_witnesses: the traced functions planned again with
+ * the calls their traced, closed callees' ENTERs witness (entry_witness.h,
+ * the closure over every traced function, as enable --explicit-entries and
+ * pathregen compute it). A function the planner refuses so keeps its plan
+ * without them (exact: the reader may find more than a plan assumed).
+ */
+static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_opts *o)
+{
+	const struct cfg **cfgs = calloc(p->nfuncs + 1, sizeof(*cfgs));
+	uint64_t *addr = calloc(p->nfuncs + 1, sizeof(*addr));
+	uint8_t *closed = calloc(p->nfuncs + 1, 1);
+	uint32_t n = 0, i, b;
+	int err = 0;
+
+	if (!cfgs || !addr || !closed) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < p->nfuncs; i++) {
+		if (!p->funcs[i].traced)
+			continue;
+		cfgs[n] = &p->funcs[i].cfg;
+		addr[n++] = p->funcs[i].addr;
+	}
+	err = entry_closed_cfgs(n, cfgs, addr, closed);
+	for (i = 0; i < p->nfuncs && !err; i++) {
+		struct sim_func *f = &p->funcs[i];
+		uint8_t *ewit;
+		uint32_t nw = 0;
+
+		if (!f->traced)
+			continue;
+		ewit = calloc(f->cfg.nblocks + 1, 1);
+		if (!ewit) {
+			err = -PT_ENOMEM;
+			break;
+		}
+		entry_witnessed_calls(&f->cfg, n, addr, closed, ewit);
+		for (b = 0; b < f->cfg.nblocks; b++)
+			nw += ewit[b];
+		if (nw) {
+			struct plan old = f->plan;
+			void *old_blob = f->plan_blob;
+			uint32_t *old_site = f->site_of_insn, *old_verify = f->verify_of_insn;
+			size_t old_len = f->plan_len;
+
+			f->site_of_insn = f->verify_of_insn = NULL;
+			f->plan_blob = NULL;
+			err = plan_func(f, o, ewit);
+			if (err == -PT_EREFUSED) {
+				plan_free(&f->plan);
+				free(f->plan_blob);
+				free(f->site_of_insn);
+				free(f->verify_of_insn);
+				f->plan = old;
+				f->plan_blob = old_blob;
+				f->plan_len = old_len;
+				f->site_of_insn = old_site;
+				f->verify_of_insn = old_verify;
+				err = 0;
+			} else {
+				plan_free(&old);
+				free(old_blob);
+				free(old_site);
+				free(old_verify);
+				p->entry_witnesses += nw;
+			}
+		}
+		free(ewit);
+	}
+out:
+	free(cfgs);
+	free(addr);
+	free(closed);
+	return err;
 }
 
 int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *rng)
@@ -343,6 +436,8 @@ int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *r
 		if (!err)
 			err = adopt_cfg(p, i);
 	}
+	if (!err && o->entry_witnesses && o->mode == PT_MODE_TRACE)
+		err = plan_entry_witnesses(p, o);
 	p->lowered = !err;
 	return err;
 }

@@ -745,12 +745,32 @@ static int build_implicit(struct plan *pl, const struct plan_opts *o)
 	return 0;
 }
 
+/*
+ * Whether c has a call its traced callee's ENTER witnesses (entry
+ * witnesses, enter_witnessed: may be NULL). Such a plan takes no context
+ * words: an entry witness is read from the callee's ENTER, which moves no
+ * row in the module (the caller's next word would be written in the row
+ * of the predicate before the call, and read in the row of the one after
+ * it): with `enable --explicit-entries` every such caller lost its words
+ * to gaps (bench-vm: 744 gaps) until plans with entry witnesses went back
+ * to words per predicate.
+ */
+static int has_entry_witness(const struct cfg *c, const uint8_t *ewit)
+{
+	uint32_t b;
+
+	for (b = 0; ewit && b < c->nblocks; b++)
+		if (ewit[b] && (c->blocks[b].flags & CFG_BF_CALL))
+			return 1;
+	return 0;
+}
+
 int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 {
 	struct entries es = { 0 };
 	uint64_t *cost = NULL, *ctx_weight = NULL;
 	uint32_t e, entry_insn;
-	int err;
+	int err, ctx_words;
 
 	memset(pl, 0, sizeof(*pl));
 	graph_init(&pl->g);
@@ -836,16 +856,16 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		break;
 	default:
 		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
+		ctx_words = !o->no_ctx_words && !has_entry_witness(c, o->enter_witnessed);
 		/* guessed weights: the context words get the layout guess too */
-		if (!o->weight && !o->no_ctx_words) {
+		if (!o->weight && ctx_words) {
 			ctx_weight = malloc(((size_t)c->nedges + 1) * sizeof(*ctx_weight));
 			err = ctx_weight ? heuristic_weights(c, &pl->g, 1, ctx_weight) : -PT_ENOMEM;
 			if (err)
 				break;
 		}
 		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
-				 pl->weight, ctx_weight ? ctx_weight : pl->weight,
-				 !o->no_ctx_words);
+				 pl->weight, ctx_weight ? ctx_weight : pl->weight, ctx_words);
 		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
 			pl->hdr.flags |= PT_PLAN_CTX_SWAP;
