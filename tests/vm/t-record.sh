@@ -131,12 +131,20 @@ check "pathregen --verify: regenerated equals the every-block truth" test $? -eq
 # With ENTER records at every entry, a witness plan pays no blocker for a direct call to a
 # traced function (its ENTER witnesses it): --why-loud says so.
 check "disable" pathtracectl disable --all
-pathtracectl enable --why-loud --explicit-entries --moddir /pt pt_target_outer pt_target_inner \
-	> $O/t6.enable 2>&1
+pathtracectl enable --verify --why-loud --explicit-entries --moddir /pt pt_target_outer \
+	pt_target_inner > $O/t6.enable 2>&1
 check "enable a witness plan" test $? -eq 0
 cat $O/t6.enable
 check "--why-loud: the direct call is witnessed by its ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; its ENTER witnesses the call: no blocker$" $O/t6.enable
 check "--why-loud: the call through untraced code is not" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced$" $O/t6.enable
+# and such a plan regenerates exactly (its caller's words are per predicate, not by context)
+pathtracectl record -o $O/t6.bin -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 50 ]; do echo \"outer \$i\" > $R;
+		i=\$((i + 1)); done' & done; wait" 2>$O/t6.err
+check "record the entry-witness plan" test $? -eq 0
+pathregen --verify $O/t6.bin > $O/t6.verify 2>&1
+check "entry witnesses: regenerated equals the every-block truth" test $? -eq 0
+check "entry witnesses: no gap" sh -c "pathregen --stats $O/t6.bin | grep -q '^gaps *0 '"
 finish
