@@ -255,19 +255,25 @@ static int adopt_cfg(struct sim_program *p, uint32_t fi)
 	return 0;
 }
 
+/* f's plan, its blob and site maps. */
+static void drop_plan(struct sim_func *f)
+{
+	plan_free(&f->plan);
+	free(f->plan_blob);
+	free(f->site_of_insn);
+	free(f->verify_of_insn);
+	memset(&f->plan, 0, sizeof(f->plan));
+	f->plan_blob = NULL;
+	f->site_of_insn = f->verify_of_insn = NULL;
+}
+
 static void lowered_free(struct sim_func *f)
 {
 	cfg_free(&f->cfg);
-	plan_free(&f->plan);
-	free(f->plan_blob);
+	drop_plan(f);
 	free(f->cfg_blob);
-	free(f->site_of_insn);
-	free(f->verify_of_insn);
 	memset(&f->cfg, 0, sizeof(f->cfg));
-	memset(&f->plan, 0, sizeof(f->plan));
-	f->plan_blob = NULL;
 	f->cfg_blob = NULL;
-	f->site_of_insn = f->verify_of_insn = NULL;
 }
 
 /*
@@ -373,32 +379,19 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 		for (b = 0; b < f->cfg.nblocks; b++)
 			nw += ewit[b];
 		if (nw) {
-			struct plan old = f->plan;
-			void *old_blob = f->plan_blob;
-			uint32_t *old_site = f->site_of_insn, *old_verify = f->verify_of_insn;
-			size_t old_len = f->plan_len;
+			struct sim_func nf = *f;	/* the same function, planned anew */
 
-			f->site_of_insn = f->verify_of_insn = NULL;
-			f->plan_blob = NULL;
-			err = plan_func(f, o, ewit);
-			if (err == -PT_EREFUSED) {
-				plan_free(&f->plan);
-				free(f->plan_blob);
-				free(f->site_of_insn);
-				free(f->verify_of_insn);
-				f->plan = old;
-				f->plan_blob = old_blob;
-				f->plan_len = old_len;
-				f->site_of_insn = old_site;
-				f->verify_of_insn = old_verify;
-				err = 0;
-			} else {
-				plan_free(&old);
-				free(old_blob);
-				free(old_site);
-				free(old_verify);
+			memset(&nf.plan, 0, sizeof(nf.plan));
+			nf.plan_blob = NULL;
+			nf.site_of_insn = nf.verify_of_insn = NULL;
+			err = plan_func(&nf, o, ewit);
+			drop_plan(err ? &nf : f);
+			if (!err) {
+				*f = nf;
 				p->entry_witnesses += nw;
 			}
+			if (err == -PT_EREFUSED)
+				err = 0;
 		}
 		free(ewit);
 	}

@@ -97,6 +97,18 @@ static int pred_ok(struct prune *s, uint32_t p)
 	return ok;
 }
 
+/* A new stamp for a walk's marks (all cleared when the stamps wrap). */
+static void next_stamp(struct prune *s)
+{
+	uint32_t k;
+
+	if (++s->stamp == 0) {
+		for (k = 0; k < s->g->nv; k++)
+			s->mark[k] = 0;
+		s->stamp = 1;
+	}
+}
+
 /*
  * Trace(Ewit) still holds after the witness at u (an edge u->x, or the
  * vertex u itself) went silent: every predicate with an emission-free
@@ -107,11 +119,7 @@ static int trace_ok_from(struct prune *s, uint32_t u)
 	const struct graph *g = s->g;
 	uint32_t sp = 0, k;
 
-	if (++s->stamp == 0) {
-		for (k = 0; k < g->nv; k++)
-			s->mark[k] = 0;
-		s->stamp = 1;
-	}
+	next_stamp(s);
 	s->mark[u] = s->stamp;
 	s->bstack[sp++] = u;
 	while (sp) {
@@ -147,11 +155,7 @@ static int silent_cycle(struct prune *s, uint32_t from, uint32_t u)
 
 	if (s->loud[u])
 		return 0;	/* entering u emits */
-	if (++s->stamp == 0) {
-		for (k = 0; k < g->nv; k++)
-			s->mark[k] = 0;
-		s->stamp = 1;
-	}
+	next_stamp(s);
 	s->mark[from] = s->stamp;
 	s->bstack[sp++] = from;
 	while (sp) {
