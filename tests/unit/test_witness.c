@@ -415,11 +415,25 @@ static void test_endless_loop(void)
 	CU_ASSERT_FATAL(encoding_witness(&g, w, &enc) == 0);
 	CU_ASSERT(enc.edge_nbits[2] || enc.edge_nbits[3]);
 	encoding_free(&enc);
+	/*
+	 * A plan read back without that witness (a trace file's, however it
+	 * came about) is refused: its decoder would walk the loop for ever.
+	 */
+	{
+		static const uint8_t nb_without[4] = { 1, 1, 0, 0 }, nb_with[4] = { 2, 2, 0, 2 };
+		static const uint64_t val_without[4] = { 0, 1, 0, 0 }, val_with[4] = { 0, 1, 0, 2 };
+
+		CU_ASSERT_EQUAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb_without, val_without,
+							0, &enc), -PT_EINVAL);
+		CU_ASSERT_EQUAL_FATAL(encoding_from_emissions(&g, PT_ENC_WITNESS, nb_with, val_with,
+							      0, &enc), 0);
+		encoding_free(&enc);
+	}
 	graph_free(&g);
 }
 
 UNIT_SUITE(witness,
-	   { "an endless loop keeps its witness", test_endless_loop },
+	   { "an endless loop keeps its witness; a plan without it is refused", test_endless_loop },
 	   { "Fig. 4: a pipeless cycle needs no witness", test_pipeless_cycle },
 	   { "prefix-free witness words of several lengths; prefixes refused", test_prefix_words },
 	   { "Fig. 14/15: witness sets and regeneration of (t, u, v, EOF)",
