@@ -218,22 +218,14 @@ int encoding_check_blocking(const struct graph *g, const uint8_t *nbits, uint32_
 	return encoding_check_blocking_v(g, nbits, NULL, bad_vertex);
 }
 
-/*
- * -PT_EINVAL when a cycle of silent vertices and edges exists: the decoder
- * would walk it for ever without a bit (next[] catches such a cycle only
- * where a predicate is on it; an endless loop, `1: pause; jmp 1b`, has
- * none). Kahn's algorithm over the silent part: what it cannot peel off
- * lies on or behind such a cycle. 0; -PT_ENOMEM.
- */
-static int silent_cycle(const struct graph *g, const struct encoding *enc)
+int enc_silent_cycle(const struct graph *g, const uint8_t *nbits, const uint8_t *loud)
 {
-	uint8_t *loud = loud_vertices(g, enc->vertex_nbits, NULL, enc->enter_code);
 	uint32_t *indeg = calloc((size_t)g->nv + 1, sizeof(*indeg));
 	uint32_t *queue = malloc(((size_t)g->nv + 1) * sizeof(*queue));
 	uint32_t head = 0, tail = 0, nsilent = 0, v, k;
 	int err = 0;
 
-	if (!loud || !indeg || !queue) {
+	if (!indeg || !queue) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -244,7 +236,7 @@ static int silent_cycle(const struct graph *g, const struct encoding *enc)
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k];
 
-			indeg[v] += !enc->edge_nbits[e] && silent(loud, g->edges[e].src);
+			indeg[v] += !nbits[e] && silent(loud, g->edges[e].src);
 		}
 		if (!indeg[v])
 			queue[tail++] = v;
@@ -254,14 +246,13 @@ static int silent_cycle(const struct graph *g, const struct encoding *enc)
 		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 			uint32_t e = g->out_edges[k], d = g->edges[e].dst;
 
-			if (!enc->edge_nbits[e] && silent(loud, d) && !--indeg[d])
+			if (!nbits[e] && silent(loud, d) && !--indeg[d])
 				queue[tail++] = d;
 		}
 	}
 	if (tail != nsilent)
 		err = -PT_EINVAL;
 out:
-	free(loud);
 	free(indeg);
 	free(queue);
 	return err;
@@ -502,7 +493,12 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		if (err)
 			return err;
 	}
-	err = silent_cycle(g, enc);
+	{
+		uint8_t *loud = loud_vertices(g, enc->vertex_nbits, NULL, enc->enter_code);
+
+		err = loud ? enc_silent_cycle(g, enc->edge_nbits, loud) : -PT_ENOMEM;
+		free(loud);
+	}
 	if (!err)
 		err = witness_tables(g, enc);
 	return err ? err : enc_witness_words(enc);

@@ -48,6 +48,15 @@ int enc_may_emit(const struct graph *g, const uint8_t *no, uint32_t e);
 int enc_refuse(struct encoding_opts *o, uint32_t where, const char *why);
 
 /*
+ * -PT_EINVAL when a cycle of silent vertices (loud[v] zero: entering v
+ * emits nothing) and silent edges (nbits[e] zero) exists: the decoder
+ * would walk it for ever without a bit. next[] catches such a cycle only
+ * where a predicate is on it; an endless loop (`1: pause; jmp 1b`) has
+ * none. 0 when there is none; -PT_ENOMEM.
+ */
+int enc_silent_cycle(const struct graph *g, const uint8_t *nbits, const uint8_t *loud);
+
+/*
  * Drops witnesses of a trace set with the blocking property (role[] edge
  * witnesses, vwit[] vertex witnesses, may be NULL; ewit[] entry witnesses,
  * may be NULL) that it keeps without them, the costliest first (weight[]

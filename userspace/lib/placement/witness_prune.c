@@ -17,7 +17,8 @@
  *    would refuse the plan), and none returns to itself emission-free (a
  *    directed cycle). Only predicates with an emission-free path to the
  *    dropped witness can gain one, so only those are walked; a cycle
- *    with no predicate on it (an endless loop) is looked for apart;
+ *    with no predicate on it (an endless loop) is the reader's check,
+ *    enc_silent_cycle;
  *  - the blocking check (encoding_check_blocking_ve) still holds.
  *
  * Emission-free paths are the decoder's: they pass silent edges and enter
@@ -45,7 +46,7 @@ struct prune {
 	uint32_t *label;	/* nv: the out-edge of the predicate walked whose paths reach it */
 	uint32_t *mark;		/* nv: stamp of the backward walk that reached it */
 	uint32_t *stack;	/* ne + nv + 1: pred_ok's walk */
-	uint32_t *bstack;	/* nv + 1: trace_ok_from's and silent_cycle's walks */
+	uint32_t *bstack;	/* nv + 1: trace_ok_from's walk */
 	uint32_t *seen;		/* nv + 1 */
 	uint32_t stamp;
 	uint64_t work;
@@ -97,18 +98,6 @@ static int pred_ok(struct prune *s, uint32_t p)
 	return ok;
 }
 
-/* A new stamp for a walk's marks (all cleared when the stamps wrap). */
-static void next_stamp(struct prune *s)
-{
-	uint32_t k;
-
-	if (++s->stamp == 0) {
-		for (k = 0; k < s->g->nv; k++)
-			s->mark[k] = 0;
-		s->stamp = 1;
-	}
-}
-
 /*
  * Trace(Ewit) still holds after the witness at u (an edge u->x, or the
  * vertex u itself) went silent: every predicate with an emission-free
@@ -119,7 +108,11 @@ static int trace_ok_from(struct prune *s, uint32_t u)
 	const struct graph *g = s->g;
 	uint32_t sp = 0, k;
 
-	next_stamp(s);
+	if (++s->stamp == 0) {	/* wrapped: clear the old marks */
+		for (k = 0; k < g->nv; k++)
+			s->mark[k] = 0;
+		s->stamp = 1;
+	}
 	s->mark[u] = s->stamp;
 	s->bstack[sp++] = u;
 	while (sp) {
@@ -140,58 +133,6 @@ static int trace_ok_from(struct prune *s, uint32_t u)
 		}
 	}
 	return 1;
-}
-
-/*
- * Whether an emission-free way leads from from back into u (u now silent,
- * or the source of the edge into from that went silent): a directed cycle
- * no predicate need be on (an endless loop, `1: pause; jmp 1b`), which
- * pred_ok cannot see and the decoder would walk forever. 1 if so.
- */
-static int silent_cycle(struct prune *s, uint32_t from, uint32_t u)
-{
-	const struct graph *g = s->g;
-	uint32_t sp = 0, k;
-
-	if (s->loud[u])
-		return 0;	/* entering u emits */
-	next_stamp(s);
-	s->mark[from] = s->stamp;
-	s->bstack[sp++] = from;
-	while (sp) {
-		uint32_t v = s->bstack[--sp];
-
-		if (v == u)
-			return 1;
-		if (s->loud[v] || ++s->work > PRUNE_BUDGET)
-			continue;
-		for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
-			uint32_t e = g->out_edges[k], d = g->edges[e].dst;
-
-			if (s->emit[e] || s->mark[d] == s->stamp)
-				continue;
-			s->mark[d] = s->stamp;
-			s->bstack[sp++] = d;
-		}
-	}
-	return s->work > PRUNE_BUDGET;
-}
-
-/* The silent cycles a removal at u (edge id < ne, else vertex u) may close. */
-static int closes_cycle(struct prune *s, uint32_t id, uint32_t u)
-{
-	const struct graph *g = s->g;
-	uint32_t k;
-
-	if (id < g->ne)
-		return silent_cycle(s, g->edges[id].dst, u);
-	for (k = g->out_start[u]; k < g->out_start[u + 1]; k++) {
-		uint32_t e = g->out_edges[k];
-
-		if (!s->emit[e] && silent_cycle(s, g->edges[e].dst, u))
-			return 1;
-	}
-	return 0;
 }
 
 struct cand {
@@ -256,7 +197,7 @@ int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t 
 			s.ew[u] = ewit && ewit[u] && (g->vflags[u] & GRAPH_V_CALL);
 			s.loud[u] = s.ew[u];
 		}
-		ok = trace_ok_from(&s, u) && !closes_cycle(&s, id, u) &&
+		ok = trace_ok_from(&s, u) && enc_silent_cycle(g, s.emit, s.loud) == 0 &&
 		     encoding_check_blocking_ve(g, s.emit, s.vemit, s.ew, NULL) == 0;
 		s.work += g->nv + g->ne;
 		if (ok) {
