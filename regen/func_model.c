@@ -157,6 +157,7 @@ void pr_func_free(struct pr_func *f)
 	free(f->call_ret_addr);
 	free(f->call_callee);
 	free(f->call_implicit);
+	free(f->call_kind);
 	free(f->implicit);
 	free(f->tail_callee);
 	free(f->verify_block);
@@ -375,11 +376,37 @@ static int model_closed(const struct pr_model *m, const uint64_t *addr, uint8_t 
 	return err;
 }
 
+/*
+ * ewit[b] (entry_witnessed_calls: a direct call to a traced, closed
+ * function) as enum enc_call: a call whose callee's plan lists it among its
+ * implicit entries writes no ENTER, so it is an entered call (blocked, no
+ * branch point); any other is witnessed by the ENTER its callee writes.
+ */
+static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_t *ewit)
+{
+	uint32_t b, j;
+
+	for (b = 0; b < f->cfg.nblocks; b++) {
+		const struct cfg_block *bl = &f->cfg.blocks[b];
+		uint64_t target;
+
+		if (!ewit[b])
+			continue;
+		target = f->cfg.insns[bl->first_insn + bl->ninsn - 1].target;
+		ewit[b] = ENC_CALL_WITNESS;
+		for (j = 0; j < m->nfuncs; j++)
+			if (m->funcs[j].addr == target &&
+			    plan_implicit_has(m->funcs[j].implicit, m->funcs[j].nimplicit,
+					      f->call_ret_addr[b], f->func_id))
+				ewit[b] = ENC_CALL_ENTERED;
+	}
+}
+
 int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn report, void *ctx)
 {
 	uint32_t i, bad = 0, *from = NULL;
 	uint64_t *addr = NULL;
-	uint8_t *closed = NULL, *ewit = NULL;
+	uint8_t *closed = NULL;
 	int err = -PT_ENOMEM;
 
 	memset(m, 0, sizeof(*m));
@@ -419,14 +446,14 @@ int pr_model_load(const struct tracefile *tf, struct pr_model *m, pr_report_fn r
 		const struct tf_function *fn = &tf->funcs[from[i]];
 		struct pr_func *f = &m->funcs[i];
 
-		free(ewit);
-		ewit = malloc(f->cfg.nblocks + 1);
-		if (!ewit) {
+		f->call_kind = malloc(f->cfg.nblocks + 1);
+		if (!f->call_kind) {
 			err = -PT_ENOMEM;
 			goto out;
 		}
-		entry_witnessed_calls(&f->cfg, m->nfuncs, addr, closed, ewit);
-		err = pr_bind_decoder(f, fn->plan, fn->plan_len, ewit);
+		entry_witnessed_calls(&f->cfg, m->nfuncs, addr, closed, f->call_kind);
+		call_kinds(m, f, f->call_kind);
+		err = pr_bind_decoder(f, fn->plan, fn->plan_len, f->call_kind);
 		if (err == -PT_ENOMEM)
 			goto out;
 		if (err && !(err == -PT_ENOTSUP && f->mode == PT_MODE_EDGES)) {
@@ -440,6 +467,5 @@ out:
 	free(from);
 	free(addr);
 	free(closed);
-	free(ewit);
 	return err ? err : (int)bad;
 }

@@ -41,6 +41,12 @@ struct pr_func {
 	uint64_t *call_ret_addr;	/* g.nv */
 	uint32_t *call_callee;		/* g.nv */
 	uint8_t *call_implicit;		/* g.nv: regen_func.call_implicit */
+	/*
+	 * cfg.nblocks + 1: enum enc_call of each call block (entry witness,
+	 * entered call) over the functions the trace holds; what the
+	 * decoder was bound with. NULL until pr_model_load gets there.
+	 */
+	uint8_t *call_kind;
 	struct pt_implicit *implicit;	/* its plan's implicit entries (pathtrace_abi.h) */
 	uint32_t nimplicit;
 	uint32_t *tail_callee;		/* g.ne: regen_func.tail_callee; NULL if no tail call */

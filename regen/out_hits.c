@@ -90,7 +90,9 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 				.encoding = paths ? 0 : f->encoding == PT_ENC_BITS ? PT_ENC_BITS :
 							PT_ENC_WITNESS,
 				.func_id = f->func_id,
-				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL };
+				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL,
+				/* the calls as the trace's plans may take them */
+				.enter_witnessed = paths ? NULL : f->call_kind };
 	struct cfg c = f->cfg;
 	struct cfg_block *bl = malloc(((size_t)f->cfg.nblocks + 1) * sizeof(*bl));
 	struct cfg_insn *in = malloc(((size_t)f->cfg.ninsns + 1) * sizeof(*in));

@@ -325,6 +325,8 @@ void sim_func_free_tables(struct sim_func *f)
 	free(f->callee);
 	free(f->callee_id);
 	free(f->ret_addr);
+	free(f->implicit);
+	f->implicit = NULL;
 	free(f->recursive);
 	free(f->forced_cost);
 	free(f->tail);
@@ -474,7 +476,7 @@ static void truth_add(struct run *r, uint32_t type, uint32_t func, uint32_t bloc
 	}
 	t->ev[t->nev++] = (struct sim_event){ type, func, block, edge, depth,
 					      r->be && r->be->pos ? r->be->pos(r->be->ctx) : 0,
-					      r->o->owner };
+					      r->o->owner, 0 };
 }
 
 /* Out-edge of v: at random, or towards EXIT when forced. */
@@ -500,7 +502,8 @@ static uint32_t choose_edge(struct run *r, const struct sim_func *f, uint32_t v,
  * address ret; tdepth is the traced depth it would have. Returns 1 when the
  * whole run stopped inside it (stop_after), else 0.
  */
-static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth, uint32_t depth)
+static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth, uint32_t depth,
+		      int implicit)
 {
 	const struct sim_func *f = &r->p->funcs[fi];
 	const struct graph *g = &f->g;
@@ -509,10 +512,14 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	uint32_t v = g->entry, steps = 0, e = GRAPH_NONE;
 
 	r->t->activations[fi]++;
-	if (be && be->enter)
+	if (be && be->enter && !implicit)
 		be->enter(be->ctx, f, ret);
 	if (f->traced) {
+		uint32_t n = r->t->nev;
+
 		truth_add(r, REGEN_EV_ENTER, f->func_id, 0, GRAPH_NONE, tdepth);
+		if (r->t->nev > n)
+			r->t->ev[n].implicit = implicit;
 		truth_add(r, REGEN_EV_BLOCK, f->func_id, v, GRAPH_NONE, tdepth);
 	}
 	for (;;) {
@@ -539,8 +546,12 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 			if (c == SIM_CALL_INDIRECT)
 				c = forced || sim_below(r->rng, 3) == 0 ? SIM_CALL_NONE :
 					sim_below(r->rng, r->p->nfuncs);
+			int implicit = f->traced && f->implicit && f->implicit[v] &&
+				       c == f->callee[v];
+
 			if (c != SIM_CALL_NONE &&
-			    activation(r, c, f->ret_addr[v], tdepth + (f->traced ? 1 : 0), depth + 1)) {
+			    activation(r, c, f->ret_addr[v], tdepth + (f->traced ? 1 : 0), depth + 1,
+				       implicit)) {
 				r->t->early_exit[fi][v]++;
 				return 1;
 			}
@@ -559,7 +570,7 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	 * same return address and at the same traced depth.
 	 */
 	if (e != GRAPH_NONE && f->tail[e] != SIM_CALL_NONE)
-		return activation(r, f->tail[e], ret, tdepth, depth + 1);
+		return activation(r, f->tail[e], ret, tdepth, depth + 1, 0);
 	return 0;
 }
 
@@ -570,6 +581,6 @@ int sim_exec(const struct sim_program *p, const struct sim_run_opts *opts, uint6
 
 	if (opts->root >= p->nfuncs)
 		return -PT_EINVAL;
-	activation(&r, opts->root, opts->ret_addr ? opts->ret_addr : 0xffffffff00000000ull, 0, 0);
+	activation(&r, opts->root, opts->ret_addr ? opts->ret_addr : 0xffffffff00000000ull, 0, 0, 0);
 	return t->nomem ? -PT_ENOMEM : 0;
 }

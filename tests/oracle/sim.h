@@ -69,6 +69,13 @@ struct sim_func {
 				 * (always a higher index), or SIM_CALL_NONE (a return) */
 	uint32_t *tail_id;	/* ne: regen_func.tail_callee (REGEN_TAIL_NONE, _OTHER or a func_id) */
 	struct encoding enc;	/* traced functions, for sim_emit_encoding (set by the caller) */
+	/*
+	 * nv, or NULL: the traced callee of this direct call writes no ENTER
+	 * (implicit entries, kmod/implicit.c; the call is an entered call of
+	 * encoding.h). Abstract programs only (set by the caller, freed by
+	 * sim_free); a lowered program's plans carry their implicit entries.
+	 */
+	uint8_t *implicit;
 
 	/* Lowered programs only (sim_lower); vertex v is cfg block v, edge e cfg edge e. */
 	char name[32];
@@ -106,6 +113,7 @@ struct sim_program {
 	uint16_t mode, encoding;	/* lowered: what the plans are */
 	uint32_t plan_flags;
 	uint32_t entry_witnesses;	/* lowered: call blocks the plans took as entry witnesses */
+	uint32_t entered_calls;		/* lowered: ... as entered calls (implicit entries) */
 };
 
 /* xorshift64*: the simulator's only randomness; a seed replays everything. */
@@ -143,6 +151,12 @@ struct sim_lower_opts {
 	uint16_t encoding;	/* PT_ENC_WITNESS, PT_ENC_BITS or PT_ENC_PATH */
 	uint32_t plan_flags;	/* PT_PLAN_VERIFY */
 	int entry_witnesses;	/* trace mode: plan with entry witnesses (--explicit-entries) */
+	/*
+	 * trace mode: plans with implicit entries (enable's default: a call
+	 * from a traced function writes no ENTER) and, in witness encoding,
+	 * entered calls
+	 */
+	int implicit_entries;
 };
 
 /*
@@ -170,6 +184,7 @@ struct sim_event {
 	uint64_t pos;		/* the back end's position (stream: bits when it happened;
 				 * events before the last emission have pos < nbits) */
 	uint64_t owner;		/* sim_run_opts.owner of the execution */
+	int implicit;		/* ENTER: no marker says so (sim_func.implicit) */
 };
 
 struct sim_truth {
@@ -301,6 +316,7 @@ struct sim_kmod_run {
 	uint64_t path_words;		/* path numbers written as their word (ABI 1.12) */
 	uint64_t path_escapes;		/* ... as their range's escape and the number */
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
+	uint64_t implicit_enters;	/* ENTER actions that wrote none (implicit entries) */
 	int nomem;
 };
 

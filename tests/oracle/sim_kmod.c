@@ -782,6 +782,17 @@ static void emit_path(struct exec *x, uint32_t cpu, const struct plan *pl, uint3
 	emit_bits(x, cpu, nbits, id);
 }
 
+/* Whether pl's implicit entries list the call site returning to ret. */
+static int implicit_entry(const struct plan *pl, uint64_t ret)
+{
+	uint32_t i;
+
+	for (i = 0; i < pl->hdr.nr_implicit; i++)
+		if (pl->implicit[i].ret == ret)
+			return 1;
+	return 0;
+}
+
 /* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
 static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint32_t edge_out,
 		     uint64_t ret_addr)
@@ -808,7 +819,15 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				continue;
 			switch (a->op) {
 			case PT_OP_ENTER:
-				add_enter(x, cpu, f->func_id, ret_addr);
+				/*
+				 * As the module (kmod/implicit.c): no ENTER for a
+				 * call site the plan lists; every traced caller
+				 * here is installed
+				 */
+				if (!implicit_entry(pl, ret_addr))
+					add_enter(x, cpu, f->func_id, ret_addr);
+				else
+					x->r->implicit_enters++;
 				/*
 				 * the entry's row, unless the segment has no bits
 				 * before it; after the ENTER, as the module: a

@@ -277,10 +277,12 @@ static void lowered_free(struct sim_func *f)
 }
 
 /*
- * f's plan (entry witnesses ewit, may be NULL), its blob and site maps:
- * 0, -PT_EREFUSED, -PT_ENOMEM.
+ * f's plan (entry witnesses and entered calls ewit, may be NULL; implicit
+ * entries implicit[0..nimplicit)), its blob and site maps: 0, -PT_EREFUSED,
+ * -PT_ENOMEM.
  */
-static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const uint8_t *ewit)
+static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const uint8_t *ewit,
+		     const struct pt_implicit *implicit, uint32_t nimplicit)
 {
 	struct plan_opts po;
 	uint32_t i;
@@ -292,6 +294,8 @@ static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const u
 	po.func_id = f->func_id;
 	po.flags = o->plan_flags;
 	po.enter_witnessed = ewit;
+	po.implicit = implicit;
+	po.nimplicit = nimplicit;
 	err = plan_build(&f->cfg, &po, &f->plan);
 	if (err)
 		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
@@ -331,24 +335,69 @@ static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_o
 		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
 	if (!f->traced)
 		return 0;
-	err = plan_func(f, o, NULL);
+	err = plan_func(f, o, NULL, NULL, 0);
 	if (err)
 		return err;
 	return cfg_blob_encode(&f->cfg, &f->cfg_blob, &f->cfg_len) ? -PT_ENOMEM : 0;
 }
 
 /*
- * sim_lower_opts.entry_witnesses: the traced functions planned again with
- * the calls their traced, closed callees' ENTERs witness (entry_witness.h,
- * the closure over every traced function, as enable --explicit-entries and
- * pathregen compute it). A function the planner refuses so keeps its plan
- * without them (exact: the reader may find more than a plan assumed).
+ * Implicit entries of f (as enable's implicit_entries): the direct call
+ * sites of every traced function that calls f, sorted by return address.
+ * *m is NULL when there are none. Returns 0 or -PT_ENOMEM.
+ */
+static int implicit_of(const struct sim_program *p, uint32_t fi, struct pt_implicit **m,
+		       uint32_t *n)
+{
+	uint32_t i, b, k, cap = 0;
+
+	*m = NULL;
+	*n = 0;
+	for (i = 0; i < p->nfuncs; i++) {
+		const struct sim_func *g = &p->funcs[i];
+
+		for (b = 0; g->traced && b < g->cfg.nblocks; b++) {
+			struct pt_implicit x = { .ret = g->ret_addr[b], .caller_id = g->func_id };
+
+			if (g->callee[b] != fi)
+				continue;
+			if (*n == cap) {
+				struct pt_implicit *q;
+
+				cap = cap ? 2 * cap : 8;
+				q = realloc(*m, cap * sizeof(*q));
+				if (!q) {
+					free(*m);
+					*m = NULL;
+					return -PT_ENOMEM;
+				}
+				*m = q;
+			}
+			for (k = *n; k > 0 && (*m)[k - 1].ret > x.ret; k--)
+				(*m)[k] = (*m)[k - 1];
+			(*m)[k] = x;
+			(*n)++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * sim_lower_opts.entry_witnesses or .implicit_entries: the traced
+ * functions planned again with the calls to traced, closed callees
+ * (entry_witness.h, the closure over every traced function, as enable and
+ * pathregen compute it) as entry witnesses (--explicit-entries) or as
+ * entered calls, with implicit entries (the default). A function the
+ * planner refuses so keeps its plan without them (exact: the reader may
+ * find more than a plan assumed; its callees then write its ENTERs).
  */
 static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_opts *o)
 {
 	const struct cfg **cfgs = calloc(p->nfuncs + 1, sizeof(*cfgs));
 	uint64_t *addr = calloc(p->nfuncs + 1, sizeof(*addr));
 	uint8_t *closed = calloc(p->nfuncs + 1, 1);
+	uint8_t kind = o->implicit_entries ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
+	int witness = o->mode == PT_MODE_TRACE && o->encoding == PT_ENC_WITNESS;
 	uint32_t n = 0, i, b;
 	int err = 0;
 
@@ -365,34 +414,48 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 	err = entry_closed_cfgs(n, cfgs, addr, closed);
 	for (i = 0; i < p->nfuncs && !err; i++) {
 		struct sim_func *f = &p->funcs[i];
+		struct pt_implicit *m = NULL;
+		uint32_t nw = 0, nm = 0;
 		uint8_t *ewit;
-		uint32_t nw = 0;
 
 		if (!f->traced)
 			continue;
 		ewit = calloc(f->cfg.nblocks + 1, 1);
-		if (!ewit) {
+		if (!ewit || (o->implicit_entries && implicit_of(p, i, &m, &nm))) {
+			free(ewit);
 			err = -PT_ENOMEM;
 			break;
 		}
 		entry_witnessed_calls(&f->cfg, n, addr, closed, ewit);
-		for (b = 0; b < f->cfg.nblocks; b++)
-			nw += ewit[b];
-		if (nw) {
+		for (b = 0; b < f->cfg.nblocks; b++) {
+			ewit[b] = ewit[b] && witness ? kind : ENC_CALL_LOUD;
+			nw += ewit[b] != 0;
+		}
+		if (nw || nm) {
 			struct sim_func nf = *f;	/* the same function, planned anew */
 
 			memset(&nf.plan, 0, sizeof(nf.plan));
 			nf.plan_blob = NULL;
 			nf.site_of_insn = nf.verify_of_insn = NULL;
-			err = plan_func(&nf, o, ewit);
+			err = plan_func(&nf, o, ewit, m, nm);
+			if (err == -PT_EREFUSED && nm) {
+				/* without the entered calls, keeping the implicit entries */
+				drop_plan(&nf);
+				err = plan_func(&nf, o, NULL, m, nm);
+				nw = 0;
+			}
 			drop_plan(err ? &nf : f);
 			if (!err) {
 				*f = nf;
-				p->entry_witnesses += nw;
+				if (o->implicit_entries)
+					p->entered_calls += nw;
+				else
+					p->entry_witnesses += nw;
 			}
 			if (err == -PT_EREFUSED)
 				err = 0;
 		}
+		free(m);
 		free(ewit);
 	}
 out:
@@ -429,7 +492,8 @@ int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *r
 		if (!err)
 			err = adopt_cfg(p, i);
 	}
-	if (!err && o->entry_witnesses && o->mode == PT_MODE_TRACE)
+	if (!err && ((o->entry_witnesses && o->mode == PT_MODE_TRACE) ||
+		     (o->implicit_entries && o->mode != PT_MODE_EDGES)))
 		err = plan_entry_witnesses(p, o);
 	p->lowered = !err;
 	return err;

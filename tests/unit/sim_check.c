@@ -26,6 +26,7 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 		rf[n].g = &f->g;
 		rf[n].call_ret_addr = f->ret_addr;
 		rf[n].call_callee = f->callee_id;
+		rf[n].call_implicit = f->implicit;
 		rf[n].tail_callee = f->tail_id;
 		rf[n].ops = ops;
 		rf[n].model = models ? models[i] : (const void *)&f->enc;
@@ -154,7 +155,8 @@ int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 	/*
 	 * The stream ended inside activations: nothing after its last
 	 * evidence is reported. Every bit was consumed; no ENTER of the truth
-	 * is missing (an ENTER marker is evidence); the TRUNCATED event names
+	 * is missing (an ENTER marker is evidence; an implicit entry after the
+	 * last bit has none); the TRUNCATED event names
 	 * the innermost open activation where the truth had it.
 	 */
 	if (last->type == REGEN_EV_GAP) {
@@ -171,7 +173,7 @@ int simc_compare(const struct regen_funcs *fs, const struct sim_stream *s,
 		rc = -PT_EMISMATCH;
 	}
 	for (i = k; i < t->nev && !rc; i++) {
-		if (t->ev[i].type == REGEN_EV_ENTER) {
+		if (t->ev[i].type == REGEN_EV_ENTER && !t->ev[i].implicit) {
 			snprintf(msg, len, "TRUNCATED at event %u before the truth's ENTER %u", k, i);
 			rc = -PT_EMISMATCH;
 		}

@@ -50,6 +50,9 @@ struct stats {
 	uint64_t cut_changed;	/* encodings whose blockers the cut moved */
 	/* witness mode with entry witnesses: programs, entry witnesses, witness bits */
 	uint64_t entry_programs, entry_wits, entry_bits, entry_execs, plain_bits, plain_execs;
+	/* the same with implicit entries: entered calls (encoding.h) */
+	uint64_t implicit_programs, entered_calls, implicit_bits, implicit_execs;
+	uint64_t implicit_enters;	/* activations the stream has no ENTER for */
 	/* witness: critical edges marked unobservable (as static keys are) */
 	uint64_t unobs_edges, unobs_refused;
 	/* witnesses the spanning tree placed and the trace set kept without */
@@ -92,6 +95,7 @@ static void coverage(const struct sim_program *p, const struct sim_stream *s,
 		     const struct sim_truth *t, struct stats *st)
 {
 	uint32_t i, j, stack[64], depth = 0;
+	uint64_t enters = 0, markers = 0;
 
 	for (i = 0; i < p->nfuncs; i++)
 		for (j = 0; j < p->funcs[i].g.ne; j++) {
@@ -112,9 +116,11 @@ static void coverage(const struct sim_program *p, const struct sim_stream *s,
 			st->via_untraced++;
 		if (i && s->markers[i - 1].pos == s->markers[i].pos)
 			st->shared_pos++;
+		markers += s->markers[i].type == REGEN_M_ENTER;
 	}
 	for (i = 0; i < t->nev; i++) {
 		if (t->ev[i].type == REGEN_EV_ENTER) {
+			enters++;
 			for (j = 0; j < depth; j++)
 				if (stack[j] == t->ev[i].func)
 					break;
@@ -126,6 +132,7 @@ static void coverage(const struct sim_program *p, const struct sim_stream *s,
 			depth--;
 		}
 	}
+	st->implicit_enters += enters > markers ? enters - markers : 0;
 }
 
 static int same_tables(const struct encoding *a, const struct encoding *b)
@@ -288,7 +295,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 	struct encoding wit[8], bits[8], rebuilt;
 	uint64_t *weight[8] = { NULL };
 	uint32_t nfuncs = 1 + sim_below(rng, 5), i, mode, run;
-	int refused[2] = { 0, 0 }, entry;
+	int refused[2] = { 0, 0 }, entry, implicit;
 	uint8_t closed[8];
 	char msg[256];
 	int ok = 1;
@@ -297,7 +304,10 @@ static void one_program(uint64_t *rng, struct stats *st)
 	st->programs++;
 	st->cfgs += nfuncs;
 	entry = (st->programs & 2) != 0;
-	st->entry_programs += entry;
+	/* half of those: implicit entries, the calls entered without an ENTER */
+	implicit = entry && (st->programs & 4) != 0;
+	st->entry_programs += entry && !implicit;
+	st->implicit_programs += implicit;
 	closed_funcs(&p, closed);
 	memset(wit, 0, sizeof(wit));
 	memset(bits, 0, sizeof(bits));
@@ -311,8 +321,15 @@ static void one_program(uint64_t *rng, struct stats *st)
 
 		CU_ASSERT_FATAL(ewit != NULL);
 		for (v = 0; entry && v < g->nv; v++)
-			ewit[v] = (g->vflags[v] & GRAPH_V_CALL) && p.funcs[i].callee_id[v] != UINT32_MAX &&
-				  closed[p.funcs[i].callee_id[v] - p.funcs[0].func_id];
+			if ((g->vflags[v] & GRAPH_V_CALL) && p.funcs[i].callee_id[v] != UINT32_MAX &&
+			    closed[p.funcs[i].callee_id[v] - p.funcs[0].func_id])
+				ewit[v] = implicit ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
+		if (implicit) {
+			p.funcs[i].implicit = calloc(g->nv + 1, 1);
+			CU_ASSERT_FATAL(p.funcs[i].implicit != NULL);
+			for (v = 0; v < g->nv; v++)
+				p.funcs[i].implicit[v] = ewit[v] == ENC_CALL_ENTERED;
+		}
 
 		CU_ASSERT_FATAL(back && weight_loops(g, back, NULL) == 0);
 		st->irreducible += is_irreducible(g, back);
@@ -425,6 +442,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 			for (v = 0; v < g->nv; v++) {
 				st->vertex_emits += enc->vertex_nbits[v] != 0;
 				st->entry_wits += enc->enter_code && enc->enter_code[v];
+				st->entered_calls += enc->call_entered && enc->call_entered[v];
 			}
 			CU_ASSERT_FATAL(encoding_from_emissions_ve(g, mode ? PT_ENC_BITS : PT_ENC_WITNESS,
 								   enc->edge_nbits, enc->edge_value,
@@ -485,7 +503,10 @@ static void one_program(uint64_t *rng, struct stats *st)
 			st->events += nev;
 			st->bits[mode] += s.nbits;
 			if (mode == 0 && !refused[0]) {
-				if (entry) {
+				if (implicit) {
+					st->implicit_bits += s.nbits;
+					st->implicit_execs += nev;
+				} else if (entry) {
 					st->entry_bits += s.nbits;
 					st->entry_execs += nev;
 				} else {
@@ -547,7 +568,15 @@ static void test_random_programs(void)
 	       (unsigned long long)st.entry_programs, (unsigned long long)st.entry_wits,
 	       st.entry_execs ? (double)st.entry_bits / (double)st.entry_execs : 0.0,
 	       st.plain_execs ? (double)st.plain_bits / (double)st.plain_execs : 0.0);
-	CU_ASSERT(st.entry_programs * 3 > st.programs && st.entry_wits > 0);
+	CU_ASSERT(st.entry_programs * 5 > st.programs && st.entry_wits > 0);
+	printf("property: implicit entries: %llu programs planned with entered calls, %llu "
+	       "placed, %llu activations without an ENTER; witness bits per regenerated "
+	       "event %.3f\n",
+	       (unsigned long long)st.implicit_programs, (unsigned long long)st.entered_calls,
+	       (unsigned long long)st.implicit_enters,
+	       st.implicit_execs ? (double)st.implicit_bits / (double)st.implicit_execs : 0.0);
+	CU_ASSERT(st.implicit_programs * 5 > st.programs && st.entered_calls > 0 &&
+		  st.implicit_enters > 0);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
 	       "%llu recursive activations, %llu ENTERs through untraced code, "
 	       "%llu ENTERs sharing a bit position, tail calls to %llu traced and %llu untraced "

@@ -92,6 +92,8 @@ static struct {
 	uint64_t ctx_restored;		/* ... in a caller's row after its callee (ABI 1.14) */
 	uint64_t path_words, path_escapes;	/* path numbers coded by start (ABI 1.12) */
 	uint64_t entry_witnesses;	/* call blocks witnessed by their callee's ENTER */
+	uint64_t entered_calls;		/* call blocks entered without one (implicit entries) */
+	uint64_t implicit_enters;	/* activations the module wrote no ENTER for */
 } cov;
 
 static void count_coverage(const struct sim_program *p, const struct sim_truth *t)
@@ -129,12 +131,12 @@ static void count_coverage(const struct sim_program *p, const struct sim_truth *
  * share a SEGMENTS record.
  */
 static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, uint32_t nr_cpus,
-		       uint32_t migrate, int verify, int entry)
+		       uint32_t migrate, int verify, int entry, int implicit)
 {
 	struct sim_gen_opts go = { .nfuncs = nfuncs, .max_stmts = 10 };
 	struct sim_lower_opts lo = { .mode = md->mode, .encoding = md->encoding,
 				     .plan_flags = verify ? PT_PLAN_VERIFY : 0,
-				     .entry_witnesses = entry };
+				     .entry_witnesses = entry, .implicit_entries = implicit };
 	struct sim_kmod_opts ko = { .nr_cpus = nr_cpus, .ntasks = 3, .activations = 12,
 				    .max_steps = 60, .migrate_pct = migrate, .irq_pct = 50 };
 	struct sim_program p;
@@ -154,6 +156,8 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	CU_ASSERT_EQUAL_FATAL(sim_kmod_execute(&p, &ko, &rng, &r, &tr), 0);
 	count_coverage(&p, &tr);
 	cov.entry_witnesses += p.entry_witnesses;
+	cov.entered_calls += p.entered_calls;
+	cov.implicit_enters += r.implicit_enters;
 	cov.packs_multi += r.packs_multi;
 	cov.ctx_words += r.ctx_words;
 	cov.ctx_restored += r.ctx_restored;
@@ -200,7 +204,7 @@ static void run_all(uint64_t salt, uint32_t nfuncs, uint32_t nr_cpus, uint32_t m
 	for (m = 0; m < 3; m++)
 		for (i = 0; i < 8; i++)
 			round_trip(&modes[m], seed * salt + i * 7919 + m + 1, nfuncs, nr_cpus, migrate,
-				   i % 2 == 0, 0);
+				   i % 2 == 0, 0, 0);
 }
 
 /*
@@ -217,10 +221,32 @@ static void test_calls_entry_witnesses(void)
 
 	for (i = 0; i < 24; i++)
 		round_trip(&modes[0], seed * 47 + i * 7919 + 1, 4, 1 + i % 2, i % 2 ? 15 : 0,
-			   i % 3 == 0, 1);
+			   i % 3 == 0, 1, 0);
 	printf("\nround trip: %llu call blocks witnessed by their callee's ENTER\n",
 	       (unsigned long long)(cov.entry_witnesses - before));
 	CU_ASSERT(cov.entry_witnesses > before);
+}
+
+/*
+ * Implicit entries (enable's default): the module writes no ENTER for a
+ * direct call from a traced caller the callee's plan lists, and in witness
+ * plans a call to a traced, closed callee is an entered call, blocked but
+ * no branch point (encoding.h): nothing after it needs a bit for its sake.
+ * pathregen derives the entered calls from the callees' implicit entries.
+ */
+static void test_calls_entered(void)
+{
+	uint64_t seed = unit_seed(), before = cov.entered_calls, enters = cov.implicit_enters;
+	unsigned int i, m;
+
+	for (m = 0; m < 3; m++)
+		for (i = 0; i < 16; i++)
+			round_trip(&modes[m], seed * 53 + i * 7919 + m + 1, 4, 1 + i % 2,
+				   i % 2 ? 15 : 0, i % 3 == 0, 0, 1);
+	printf("\nround trip: %llu call blocks entered without an ENTER, %llu activations\n",
+	       (unsigned long long)(cov.entered_calls - before),
+	       (unsigned long long)(cov.implicit_enters - enters));
+	CU_ASSERT(cov.entered_calls > before && cov.implicit_enters > enters);
 }
 
 static void test_leaf_one_cpu(void)
@@ -516,6 +542,7 @@ UNIT_SUITE(roundtrip,
 	   { "calls, two CPUs, migration and partial sums", test_calls_migration },
 	   { "calls witnessed by their callee's ENTER (explicit entries)",
 	     test_calls_entry_witnesses },
+	   { "calls entered without an ENTER (implicit entries)", test_calls_entered },
 	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses },
 	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused },
 	   { "adapting words in long segments: forgotten at ENTERs, resumed there",

@@ -128,6 +128,18 @@ check "pathregen reads the recording" test $? -eq 0
 pathregen --verify $O/t5.bin > $O/t5.verify 2>&1
 check "pathregen --verify: regenerated equals the every-block truth" test $? -eq 0
 
+# record_outer TAG WHAT: record pt_target_outer on both CPUs as $O/TAG.bin; it regenerates
+# exactly and without a gap.
+record_outer() {
+	pathtracectl record -o $O/$1.bin -- sh -c "
+		for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 50 ]; do
+			echo \"outer \$i\" > $R; i=\$((i + 1)); done' & done; wait" 2>$O/$1.err
+	check "$2: record" test $? -eq 0
+	pathregen --verify $O/$1.bin > $O/$1.verify 2>&1
+	check "$2: regenerated equals the every-block truth" test $? -eq 0
+	check "$2: no gap" sh -c "pathregen --stats $O/$1.bin | grep -q '^gaps *0 '"
+}
+
 # With ENTER records at every entry, a witness plan pays no blocker for a direct call to a
 # traced function (its ENTER witnesses it): --why-loud says so.
 check "disable" pathtracectl disable --all
@@ -140,11 +152,16 @@ check "--why-loud: the direct call is witnessed by its ENTER" \
 check "--why-loud: the call through untraced code is not" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced$" $O/t6.enable
 # and such a plan regenerates exactly (its caller's words are per predicate, not by context)
-pathtracectl record -o $O/t6.bin -- sh -c "
-	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 50 ]; do echo \"outer \$i\" > $R;
-		i=\$((i + 1)); done' & done; wait" 2>$O/t6.err
-check "record the entry-witness plan" test $? -eq 0
-pathregen --verify $O/t6.bin > $O/t6.verify 2>&1
-check "entry witnesses: regenerated equals the every-block truth" test $? -eq 0
-check "entry witnesses: no gap" sh -c "pathregen --stats $O/t6.bin | grep -q '^gaps *0 '"
+record_outer t6 "entry witnesses"
+
+# With implicit entries (the default) the direct call writes no ENTER: it is an entered call,
+# blocked but with no bit after it for its own sake; pathregen finds it from inner's plan.
+check "disable" pathtracectl disable --all
+pathtracectl enable --verify --why-loud --moddir /pt pt_target_outer pt_target_inner \
+	> $O/t7.enable 2>&1
+check "enable a witness plan with implicit entries" test $? -eq 0
+cat $O/t7.enable
+check "--why-loud: the direct call is entered without an ENTER" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t7.enable
+record_outer t7 "entered calls"
 finish

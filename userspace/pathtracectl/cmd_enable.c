@@ -472,8 +472,10 @@ static void print_loud_calls(struct enabler *e, const struct cfg *c, const uint8
 			continue;
 		printf("  loud call %s%s+0x%" PRIx64 ": %s%s\n", c->name,
 		       base == c->addr ? "" : ".cold", last->addr - base, why,
-		       ewit && ewit[b] && e->o.mode == PT_MODE_TRACE ?
-		       "; its ENTER witnesses the call: no blocker" : "");
+		       !ewit || e->o.mode != PT_MODE_TRACE ? "" :
+		       ewit[b] == ENC_CALL_WITNESS ? "; its ENTER witnesses the call: no blocker" :
+		       ewit[b] == ENC_CALL_ENTERED ?
+		       "; entered without an ENTER: blocked, no bit after it" : "");
 	}
 }
 
@@ -509,6 +511,16 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			return -PT_ENOMEM;
 		}
 		entry_witnessed_calls(&c, e->ntargets, addr, closed, ewit);
+		/*
+		 * With implicit entries the callee writes no ENTER for these
+		 * calls (implicit_entries lists them while t's id can be
+		 * listed): blocked, but no branch point (encoding.h).
+		 */
+		for (k = 0; k < c.nblocks; k++)
+			if (ewit[k])
+				ewit[k] = e->explicit_entries ? ENC_CALL_WITNESS :
+					  t->func_id < PT_IMPLICIT_MAX_ID ? ENC_CALL_ENTERED :
+					  ENC_CALL_LOUD;
 	}
 	if (!stale(t, ewit)) {
 		free(ewit);
@@ -689,9 +701,11 @@ static int quiet_setup(struct enabler *e)
  */
 static int install_all(struct enabler *e)
 {
-	/* Entry witnesses need the ENTER records implicit entries leave out. */
-	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS &&
-		      e->explicit_entries;
+	/*
+	 * Entry witnesses (--explicit-entries) and entered calls (implicit
+	 * entries) both need their callee traced and closed.
+	 */
+	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS;
 	uint8_t *closed = calloc(e->ntargets + 1, 1);
 	uint64_t *addr = calloc(e->ntargets + 1, sizeof(*addr));
 	int again = 1, err = 0;

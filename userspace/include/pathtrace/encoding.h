@@ -71,6 +71,18 @@
  * while t's callee is traced, so the regenerator derives the entry
  * witnesses from the functions the trace holds and refuses a plan that
  * assumed more (its blocking check fails).
+ *
+ * ENTERED CALLS (witness encoding, implicit entries): a direct call t to a
+ * traced function whose ENTER the module leaves out (the callee's plan
+ * lists t's return address for this caller) has no marker to witness it,
+ * so t stays a blocking target. It is no branch point, though: the callee
+ * is entered exactly once, and every ENTER written in its activation lies
+ * before the activation's last bit (by induction: a call that is a branch
+ * point is followed by a bit before EXIT, an entered one by its callee's
+ * activation, which again ends after its own ENTERs). So an ENTER at the
+ * position where t returned belongs to a later call vertex, and paths from
+ * t on need no emission for t's sake. enter_witnessed[t] ==
+ * ENC_CALL_ENTERED says so.
  */
 #ifndef PATHTRACE_ENCODING_H
 #define PATHTRACE_ENCODING_H
@@ -104,6 +116,8 @@ struct encoding {
 
 	/* Entry witnesses (witness encoding only, else NULL): code or 0. */
 	uint32_t *enter_code;	/* nv */
+	/* Entered calls (witness encoding only, else NULL): non-zero for each. */
+	uint8_t *call_entered;	/* nv */
 
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
 	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
@@ -173,6 +187,13 @@ int encoding_bits(const struct graph *g, struct encoding *enc);
  */
 #define ENC_F_TREE_ONLY (1u << 2)
 
+/* encoding_opts.enter_witnessed, per vertex */
+enum enc_call {
+	ENC_CALL_LOUD = 0,	/* a call vertex like any other (or no call) */
+	ENC_CALL_WITNESS = 1,	/* an entry witness: its callee's ENTER names it */
+	ENC_CALL_ENTERED = 2,	/* an entered call: no ENTER, blocked, no branch point */
+};
+
 /* As encoding_witness / encoding_bits, with ENC_F_VERTEX_EMIT or 0. */
 int encoding_witness_flags(const struct graph *g, const uint64_t *weight, uint32_t flags,
 			   struct encoding *enc);
@@ -195,7 +216,10 @@ struct encoding_opts {
 	/* Out, on -PT_EREFUSED: a static reason and the vertex it is about. */
 	const char *why;
 	uint32_t where;
-	/* nv entries, or NULL: call vertices that are entry witnesses (above) */
+	/*
+	 * nv entries, or NULL: enum enc_call per vertex, call vertices that
+	 * are entry witnesses or entered calls (above)
+	 */
 	const uint8_t *enter_witnessed;
 	/*
 	 * ne entries, or NULL (equal weights): how often each edge runs, for
@@ -247,10 +271,11 @@ int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_
 			      const uint64_t *vvalue, uint32_t flags, struct encoding *enc);
 
 /*
- * As encoding_from_emissions_v, with entry witnesses (ewit: nv entries, or
- * NULL; witness encoding only: ignored for bits; a call vertex with a
- * vertex emission of its own gets no entry code). Also -PT_EINVAL when ewit
- * marks a vertex that is not a call vertex.
+ * As encoding_from_emissions_v, with entry witnesses and entered calls
+ * (ewit: nv entries of enum enc_call, or NULL; witness encoding only:
+ * ignored for bits; a call vertex with a vertex emission of its own gets no
+ * entry code). Also -PT_EINVAL when ewit marks a vertex that is not a call
+ * vertex.
  */
 int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8_t *nbits,
 			       const uint64_t *value, const uint8_t *vnbits,
@@ -269,8 +294,9 @@ int encoding_check_blocking_v(const struct graph *g, const uint8_t *nbits, const
 			      uint32_t *bad_vertex);
 
 /*
- * The same with entry witnesses too (ewit: nv entries, or NULL): entering
- * one is an emission, and one is no branch point.
+ * The same with entry witnesses and entered calls too (ewit: nv entries of
+ * enum enc_call, or NULL): entering an entry witness is an emission, and
+ * neither kind is a branch point.
  */
 int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
 			       const uint8_t *vnbits, const uint8_t *ewit, uint32_t *bad_vertex);

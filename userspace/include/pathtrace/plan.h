@@ -50,9 +50,12 @@ struct plan_opts {
 	uint32_t flags;		/* PT_PLAN_VERIFY */
 	const uint64_t *weight;	/* per CFG edge (weight.h units); NULL: Section 5 heuristic */
 	/*
-	 * Witness encoding: per CFG block, its call is direct to a traced,
-	 * closed function whose ENTER witnesses it (entry_witness.h), or
-	 * NULL: none. The regenerator must see the same callees traced.
+	 * Witness encoding: per CFG block, enum enc_call (encoding.h): its
+	 * call is direct to a traced, closed function (entry_witness.h)
+	 * whose ENTER witnesses it (ENC_CALL_WITNESS) or that is entered
+	 * without an ENTER (ENC_CALL_ENTERED: the callee's implicit
+	 * entries list the call); or NULL: none. The regenerator must see
+	 * the same callees traced.
 	 */
 	const uint8_t *enter_witnessed;
 	/*

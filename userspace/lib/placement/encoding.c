@@ -83,6 +83,7 @@ void encoding_free(struct encoding *enc)
 	free(enc->vertex_nbits);
 	free(enc->vertex_value);
 	free(enc->enter_code);
+	free(enc->call_entered);
 	free(enc->wit_edge);
 	free(enc->wit_vertex);
 	free(enc->pred_row);
@@ -123,7 +124,8 @@ int enc_alloc(const struct graph *g, uint32_t kind, uint32_t flags, struct encod
 
 /*
  * Per vertex: entering it is an emission (a vertex emission or an entry
- * witness: vnbits, ewit or ecode non-zero; each may be NULL). NULL on ENOMEM.
+ * witness: vnbits or ecode non-zero, ewit ENC_CALL_WITNESS; each may be
+ * NULL). NULL on ENOMEM.
  */
 static uint8_t *loud_vertices(const struct graph *g, const uint8_t *vnbits, const uint8_t *ewit,
 			      const uint32_t *ecode)
@@ -132,7 +134,8 @@ static uint8_t *loud_vertices(const struct graph *g, const uint8_t *vnbits, cons
 	uint32_t v;
 
 	for (v = 0; loud && v < g->nv; v++)
-		loud[v] = (vnbits && vnbits[v]) || (ewit && ewit[v]) || (ecode && ecode[v]);
+		loud[v] = (vnbits && vnbits[v]) || (ewit && ewit[v] == ENC_CALL_WITNESS) ||
+			  (ecode && ecode[v]);
 	return loud;
 }
 
@@ -184,7 +187,10 @@ int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
 		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(loud, v);
 	enter_back(g, nbits, loud, enter, stack);
 	for (v = 0; v < g->nv && !err; v++) {
-		/* an entry witness's call enters once: it attributes nothing after it */
+		/*
+		 * an entry witness's or entered call's callee enters once: it
+		 * attributes nothing after it
+		 */
 		int call = (g->vflags[v] & GRAPH_V_CALL) && !(ewit && ewit[v]);
 
 		if (graph_out_degree(g, v) < 2 && !call)
@@ -440,6 +446,9 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 			enc->enter_code[v] = 0;
 		nentry += enc->enter_code[v] != 0;
 	}
+	for (v = 0; enc->call_entered && v < g->nv; v++)
+		if (enc->call_entered[v] && !(g->vflags[v] & GRAPH_V_CALL))
+			return -PT_EINVAL;
 	enc->wit_edge = malloc(((size_t)enc->nwit + nentry + 1) * sizeof(*enc->wit_edge));
 	enc->wit_vertex = malloc(((size_t)enc->nwit + nentry + 1) * sizeof(*enc->wit_vertex));
 	if (!enc->wit_edge || !enc->wit_vertex)
@@ -485,8 +494,12 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		enc->wit_vertex[enc->nwit] = v;
 	}
 	if (!(flags & ENC_F_SINGLE_PROCEDURE)) {
-		uint8_t *ewit = loud_vertices(g, NULL, NULL, enc->enter_code);
+		uint8_t *ewit = calloc(g->nv + 1, 1);
 
+		for (v = 0; ewit && v < g->nv; v++)
+			ewit[v] = enc->enter_code && enc->enter_code[v] ? ENC_CALL_WITNESS :
+				  enc->call_entered && enc->call_entered[v] ? ENC_CALL_ENTERED :
+				  ENC_CALL_LOUD;
 		err = ewit ? encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits,
 							ewit, NULL) : -PT_ENOMEM;
 		free(ewit);
@@ -557,8 +570,15 @@ int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8
 			encoding_free(enc);
 			return -PT_ENOMEM;
 		}
-		for (v = 0; v < g->nv; v++)
-			enc->enter_code[v] = ewit[v] != 0;
+		enc->call_entered = calloc(g->nv + 1, 1);
+		if (!enc->call_entered) {
+			encoding_free(enc);
+			return -PT_ENOMEM;
+		}
+		for (v = 0; v < g->nv; v++) {
+			enc->enter_code[v] = ewit[v] == ENC_CALL_WITNESS;
+			enc->call_entered[v] = ewit[v] == ENC_CALL_ENTERED;
+		}
 	}
 	for (e = 0; e < g->ne; e++) {
 		enc->edge_nbits[e] = nbits[e];

@@ -55,7 +55,13 @@
 
 static int is_entry_witness(const uint8_t *ewit, uint32_t v)
 {
-	return ewit && ewit[v];
+	return ewit && ewit[v] == ENC_CALL_WITNESS;
+}
+
+/* Entered calls (encoding.h): blocked, but their callee enters once. */
+static int is_entered(const uint8_t *ewit, uint32_t v)
+{
+	return ewit && ewit[v] == ENC_CALL_ENTERED;
 }
 
 /* A call vertex to block: its callee's ENTERs do not name it. */
@@ -66,7 +72,8 @@ static int is_blocked_call(const struct graph *g, const uint8_t *ewit, uint32_t 
 
 static int is_branch_point(const struct graph *g, const uint8_t *ewit, uint32_t v)
 {
-	return graph_out_degree(g, v) >= 2 || is_blocked_call(g, ewit, v);
+	return graph_out_degree(g, v) >= 2 ||
+	       (is_blocked_call(g, ewit, v) && !is_entered(ewit, v));
 }
 
 /*
@@ -127,8 +134,9 @@ static int mark_blockers(const struct graph *g, const uint64_t *weight, const ui
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t e = g->in_edges[k], u = g->edges[e].src, x = v, steps = 0;
 
-			if (is_entry_witness(ewit, u))
-				continue;	/* entering u was a witness */
+			/* entering u was a witness, or u is blocked itself */
+			if (is_entry_witness(ewit, u) || is_entered(ewit, u))
+				continue;
 			if (!is_branch_point(g, ewit, u)) {
 				if (!seen[u]) {
 					seen[u] = 1;
@@ -222,8 +230,9 @@ static int cut_blockers(const struct graph *g, const uint64_t *weight, const uin
 		for (k = g->in_start[v]; k < g->in_start[v + 1]; k++) {
 			uint32_t d = g->in_edges[k], u = g->edges[d].src;
 
-			if (is_entry_witness(ewit, u))
-				continue;	/* entering u was a witness */
+			/* entering u was a witness, or u is blocked itself */
+			if (is_entry_witness(ewit, u) || is_entered(ewit, u))
+				continue;
 			chain[d] = 1;
 			if (!is_branch_point(g, ewit, u) && !seen[u]) {
 				seen[u] = 1;
@@ -446,9 +455,17 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			err = -PT_ENOMEM;
 			goto fail;
 		}
-		for (v = 0; v < g->nv; v++)
-			enc->enter_code[v] = is_blocked_call(g, NULL, v) &&
-					     o->enter_witnessed[v];	/* marks */
+		enc->call_entered = calloc(g->nv + 1, 1);
+		if (!enc->call_entered) {
+			err = -PT_ENOMEM;
+			goto fail;
+		}
+		for (v = 0; v < g->nv; v++) {
+			int call = is_blocked_call(g, NULL, v);
+
+			enc->enter_code[v] = call && is_entry_witness(o->enter_witnessed, v); /* marks */
+			enc->call_entered[v] = call && is_entered(o->enter_witnessed, v);
+		}
 	}
 	err = mark_blockers(g, weight, no, enc->edge_role, enc->vertex_nbits, o);
 	if (!err && weight && enc->vertex_nbits && o && o->vertex_cost)

@@ -42,7 +42,7 @@ struct prune {
 	uint8_t *emit;		/* ne: the edge is a witness */
 	uint8_t *loud;		/* nv: entering the vertex emits */
 	uint8_t *vemit;		/* nv: the vertex is a vertex witness */
-	uint8_t *ew;		/* nv: the vertex is an entry witness (a call) */
+	uint8_t *ew;		/* nv: enum enc_call (entry witness, entered call) */
 	uint32_t *label;	/* nv: the out-edge of the predicate walked whose paths reach it */
 	uint32_t *mark;		/* nv: stamp of the backward walk that reached it */
 	uint32_t *stack;	/* ne + nv + 1: pred_ok's walk */
@@ -149,6 +149,17 @@ static int by_cost_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * What u is to the checks (enum enc_call): an entry witness that emits
+ * itself is a call like any (enc_finish_witness gives it no entry code).
+ */
+static uint8_t call_kind(const struct graph *g, const uint8_t *ewit, uint32_t u, int vemit)
+{
+	if (!ewit || !(g->vflags[u] & GRAPH_V_CALL))
+		return ENC_CALL_LOUD;
+	return ewit[u] == ENC_CALL_WITNESS && vemit ? ENC_CALL_LOUD : ewit[u];
+}
+
 int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t *vcost,
 		  const uint8_t *ewit, uint8_t *role, uint8_t *vwit)
 {
@@ -175,8 +186,8 @@ int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t 
 	for (v = 0; v < g->nv; v++) {
 		s.label[v] = GRAPH_NONE;
 		s.vemit[v] = vwit && vwit[v];
-		s.ew[v] = ewit && ewit[v] && (g->vflags[v] & GRAPH_V_CALL) && !s.vemit[v];
-		s.loud[v] = s.vemit[v] || s.ew[v];
+		s.ew[v] = call_kind(g, ewit, v, s.vemit[v]);
+		s.loud[v] = s.vemit[v] || s.ew[v] == ENC_CALL_WITNESS;
 		if (s.vemit[v])
 			c[n++] = (struct cand){ vcost ? vcost[v] : 1, g->ne + v };
 	}
@@ -194,8 +205,8 @@ int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t 
 			s.emit[id] = 0;
 		} else {
 			s.vemit[u] = 0;
-			s.ew[u] = ewit && ewit[u] && (g->vflags[u] & GRAPH_V_CALL);
-			s.loud[u] = s.ew[u];
+			s.ew[u] = call_kind(g, ewit, u, 0);
+			s.loud[u] = s.ew[u] == ENC_CALL_WITNESS;
 		}
 		ok = trace_ok_from(&s, u) && enc_silent_cycle(g, s.emit, s.loud) == 0 &&
 		     encoding_check_blocking_ve(g, s.emit, s.vemit, s.ew, NULL) == 0;
@@ -209,7 +220,7 @@ int witness_prune(const struct graph *g, const uint64_t *weight, const uint64_t 
 			s.emit[id] = 1;
 		} else {
 			s.vemit[u] = 1;
-			s.ew[u] = 0;
+			s.ew[u] = call_kind(g, ewit, u, 1);
 			s.loud[u] = 1;
 		}
 	}

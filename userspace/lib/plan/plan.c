@@ -760,7 +760,7 @@ static int has_entry_witness(const struct cfg *c, const uint8_t *ewit)
 	uint32_t b;
 
 	for (b = 0; ewit && b < c->nblocks; b++)
-		if (ewit[b] && (c->blocks[b].flags & CFG_BF_CALL))
+		if (ewit[b] == ENC_CALL_WITNESS && (c->blocks[b].flags & CFG_BF_CALL))
 			return 1;
 	return 0;
 }
