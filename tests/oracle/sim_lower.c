@@ -397,7 +397,9 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 	uint64_t *addr = calloc(p->nfuncs + 1, sizeof(*addr));
 	uint8_t *closed = calloc(p->nfuncs + 1, 1);
 	uint8_t kind = o->implicit_entries ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
-	int witness = o->mode == PT_MODE_TRACE && o->encoding == PT_ENC_WITNESS;
+	/* entry witnesses: witness encoding only; entered calls: either */
+	int witness = o->mode == PT_MODE_TRACE &&
+		      (o->encoding == PT_ENC_WITNESS || o->implicit_entries);
 	uint32_t n = 0, i, b;
 	int err = 0;
 

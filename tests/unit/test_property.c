@@ -381,7 +381,8 @@ static void one_program(uint64_t *rng, struct stats *st)
 		}
 		for (mode = 0; mode < 2; mode++) {
 			struct encoding *enc = mode ? &bits[i] : &wit[i], plain;
-			const uint8_t *ew = mode ? NULL : ewit;
+			/* bits: entered calls only */
+			const uint8_t *ew = !mode || implicit ? ewit : NULL;
 			/* a third of the programs: witness codes shaped by (skewed) weights */
 			const uint64_t *cwt = st->programs % 3 == 1 ? weight[i] : NULL;
 			struct encoding_opts eo = { ENC_F_VERTEX_EMIT, unobs, NULL, 0, ew, cwt, 0, NULL,

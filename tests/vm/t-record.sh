@@ -163,5 +163,7 @@ check "enable a witness plan with implicit entries" test $? -eq 0
 cat $O/t7.enable
 check "--why-loud: the direct call is entered without an ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t7.enable
+check "enable counts the entered calls" \
+	grep -q "^pt_target_outer: enabled as .*; [1-9][0-9]* calls entered without an ENTER" $O/t7.enable
 record_outer t7 "entered calls"
 finish

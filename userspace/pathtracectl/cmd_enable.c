@@ -489,7 +489,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	uint64_t *weight = NULL;
 	void *blob = NULL;
 	size_t len = 0;
-	uint32_t k, nw = 0, nquiet = 0;
+	uint32_t k, nw = 0, nentered = 0, nquiet = 0;
 	int err, ret = 1, profiled = 0, ppp_profiled = 0;
 
 	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
@@ -518,8 +518,10 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		 */
 		for (k = 0; k < c.nblocks; k++)
 			if (ewit[k])
-				ewit[k] = e->explicit_entries ? ENC_CALL_WITNESS :
-					  t->func_id < PT_IMPLICIT_MAX_ID ? ENC_CALL_ENTERED :
+				ewit[k] = !e->explicit_entries ?
+					  (t->func_id < PT_IMPLICIT_MAX_ID ? ENC_CALL_ENTERED :
+					   ENC_CALL_LOUD) :
+					  e->o.encoding == PT_ENC_WITNESS ? ENC_CALL_WITNESS :
 					  ENC_CALL_LOUD;
 	}
 	if (!stale(t, ewit)) {
@@ -580,13 +582,17 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		ctl_err(s->name, "out of memory");
 		count_refusal(e, "no-memory");
 	} else if (!install(e, &t->in, &c, blob, len)) {
-		for (k = 0; ewit && k < c.nblocks; k++)
-			nw += ewit[k];
+		for (k = 0; ewit && k < c.nblocks; k++) {
+			nw += ewit[k] == ENC_CALL_WITNESS;
+			nentered += ewit[k] == ENC_CALL_ENTERED;
+		}
 		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
 		       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
 		       pl.noptimizable, pl.every_block_probes);
 		if (nw)
 			printf("; %u calls witnessed by their callee's ENTER", nw);
+		if (nentered)
+			printf("; %u calls entered without an ENTER", nentered);
 		if (nquiet)
 			printf("; %u quiet calls", nquiet);
 		if (pl.hdr.nr_implicit)
@@ -702,10 +708,11 @@ static int quiet_setup(struct enabler *e)
 static int install_all(struct enabler *e)
 {
 	/*
-	 * Entry witnesses (--explicit-entries) and entered calls (implicit
-	 * entries) both need their callee traced and closed.
+	 * Entry witnesses (--explicit-entries, witness encoding) and entered
+	 * calls (implicit entries, either encoding) both need their callee
+	 * traced and closed.
 	 */
-	int witness = e->o.mode == PT_MODE_TRACE && e->o.encoding == PT_ENC_WITNESS;
+	int witness = e->o.mode == PT_MODE_TRACE;
 	uint8_t *closed = calloc(e->ntargets + 1, 1);
 	uint64_t *addr = calloc(e->ntargets + 1, sizeof(*addr));
 	int again = 1, err = 0;

@@ -14,7 +14,8 @@
  * vertex first, a vertex separator on it (ENC_F_VERTEX_EMIT); when that is
  * not allowed, or the chain reaches EXIT, or a predicate is also a call
  * vertex with such an out-edge, or a predicate's out-edge is unobservable,
- * the function is refused.
+ * the function is refused. An entered call (encoding.h) needs no separator:
+ * its callee's activation ends after its own ENTERs.
  */
 #include <stdlib.h>
 
@@ -80,11 +81,23 @@ int encoding_bits_opts(const struct graph *g, struct encoding_opts *o, struct en
 			enc->edge_role[e] = ENC_ROLE_BRANCH;
 		}
 	}
+	if (o && o->enter_witnessed) {
+		enc->call_entered = calloc(g->nv + 1, 1);
+		if (!enc->call_entered) {
+			encoding_free(enc);
+			return -PT_ENOMEM;
+		}
+		for (v = 0; v < g->nv; v++)
+			enc->call_entered[v] = (g->vflags[v] & GRAPH_V_CALL) &&
+					       o->enter_witnessed[v] == ENC_CALL_ENTERED;
+	}
 	for (v = 0; v < g->nv && !err; v++) {
 		uint32_t e, x, steps = 0;
 
 		if (!(g->vflags[v] & GRAPH_V_CALL) || graph_out_degree(g, v) != 1)
 			continue;
+		if (enc->call_entered && enc->call_entered[v])
+			continue;	/* entered calls: no bit after them (encoding.h) */
 		e = g->out_edges[g->out_start[v]];
 		if (!reaches_call_or_exit(g, enc->edge_nbits, enc->vertex_nbits, g->edges[e].dst))
 			continue;

@@ -433,6 +433,23 @@ int enc_witness_words(struct encoding *enc)
 	return 0;
 }
 
+/* The blocking check with enc's entry witnesses and entered calls. */
+static int check_blocking_calls(const struct graph *g, const struct encoding *enc)
+{
+	uint8_t *ewit = calloc(g->nv + 1, 1);
+	uint32_t v;
+	int err;
+
+	for (v = 0; ewit && v < g->nv; v++)
+		ewit[v] = enc->enter_code && enc->enter_code[v] ? ENC_CALL_WITNESS :
+			  enc->call_entered && enc->call_entered[v] ? ENC_CALL_ENTERED :
+			  ENC_CALL_LOUD;
+	err = ewit ? encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits, ewit,
+						NULL) : -PT_ENOMEM;
+	free(ewit);
+	return err;
+}
+
 int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t flags)
 {
 	uint32_t e, v, nentry = 0;
@@ -494,15 +511,7 @@ int enc_finish_witness(const struct graph *g, struct encoding *enc, uint32_t fla
 		enc->wit_vertex[enc->nwit] = v;
 	}
 	if (!(flags & ENC_F_SINGLE_PROCEDURE)) {
-		uint8_t *ewit = calloc(g->nv + 1, 1);
-
-		for (v = 0; ewit && v < g->nv; v++)
-			ewit[v] = enc->enter_code && enc->enter_code[v] ? ENC_CALL_WITNESS :
-				  enc->call_entered && enc->call_entered[v] ? ENC_CALL_ENTERED :
-				  ENC_CALL_LOUD;
-		err = ewit ? encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits,
-							ewit, NULL) : -PT_ENOMEM;
-		free(ewit);
+		err = check_blocking_calls(g, enc);
 		if (err)
 			return err;
 	}
@@ -545,8 +554,11 @@ int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags)
 	}
 	if (bad_timing(g, enc->edge_nbits, enc->vertex_nbits))
 		return -PT_EINVAL;
+	for (v = 0; enc->call_entered && v < g->nv; v++)
+		if (enc->call_entered[v] && !(g->vflags[v] & GRAPH_V_CALL))
+			return -PT_EINVAL;
 	if (!(flags & ENC_F_SINGLE_PROCEDURE))
-		return encoding_check_blocking_v(g, enc->edge_nbits, enc->vertex_nbits, NULL);
+		return check_blocking_calls(g, enc);
 	return 0;
 }
 
@@ -564,19 +576,18 @@ int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8
 	err = enc_alloc(g, kind, vnbits ? ENC_F_VERTEX_EMIT : 0, enc);
 	if (err)
 		return err;
-	if (ewit && kind == PT_ENC_WITNESS) {
-		enc->enter_code = calloc(g->nv + 1, sizeof(*enc->enter_code));
-		if (!enc->enter_code) {
-			encoding_free(enc);
-			return -PT_ENOMEM;
-		}
+	if (ewit) {
+		/* bits: entered calls only (a separator, not an ENTER, tells calls apart) */
+		if (kind == PT_ENC_WITNESS)
+			enc->enter_code = calloc(g->nv + 1, sizeof(*enc->enter_code));
 		enc->call_entered = calloc(g->nv + 1, 1);
-		if (!enc->call_entered) {
+		if ((kind == PT_ENC_WITNESS && !enc->enter_code) || !enc->call_entered) {
 			encoding_free(enc);
 			return -PT_ENOMEM;
 		}
 		for (v = 0; v < g->nv; v++) {
-			enc->enter_code[v] = ewit[v] == ENC_CALL_WITNESS;
+			if (enc->enter_code)
+				enc->enter_code[v] = ewit[v] == ENC_CALL_WITNESS;
 			enc->call_entered[v] = ewit[v] == ENC_CALL_ENTERED;
 		}
 	}
