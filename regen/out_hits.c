@@ -18,12 +18,22 @@
 #include <pathtrace/error.h>
 #include <pathtrace/kprobe_boost.h>
 #include <pathtrace/plan.h>
+#include <pathtrace/probesite.h>
 #include <pathtrace/tracefile.h>
 
 #include "edge_counts.h"
 #include "insn_mem.h"
 #include "out.h"
 #include "pathtrace_abi.h"
+
+/*
+ * Why a site is not jump-optimized: probesite_window_why's reasons, then a
+ * branch site (an int3 at the Jcc, to see its direction) and a site whose
+ * window holds another probe.
+ */
+#define WHY_BRANCH PROBESITE_WHY_NR
+#define WHY_SPACING (PROBESITE_WHY_NR + 1)
+#define WHY_NR (PROBESITE_WHY_NR + 2)
 
 /* One function's figures. */
 struct hits_func {
@@ -32,6 +42,8 @@ struct hits_func {
 	uint32_t opt_sites;	/* of them jump-optimizable (what status counts as optimized) */
 	uint64_t blocks;	/* executed blocks */
 	uint64_t hits, enter, branch, optimizable;
+	uint32_t why_sites[WHY_NR];	/* the sites not jump-optimizable, by why */
+	uint64_t why_hits[WHY_NR];
 	struct chord_bound cb;
 	int bound_ok;
 };
@@ -62,8 +74,16 @@ static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 	return out_counts_stream_end(w->priv, st);
 }
 
-static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, int optimizable)
+/*
+ * Site at insn i of c (UINT32_MAX: not found) hit n times: counted, and
+ * when it is no jump-optimized probe, why.
+ */
+static void add_site(struct hits_func *hf, const struct cfg *c, uint32_t i, uint64_t n, int enter,
+		     int branch, int optimizable)
 {
+	enum probesite_why why = PROBESITE_WHY_SHORT;
+	uint32_t k;
+
 	hf->sites++;
 	hf->opt_sites += optimizable != 0;
 	hf->hits += n;
@@ -71,8 +91,29 @@ static void add_site(struct hits_func *hf, uint64_t n, int enter, int branch, in
 		hf->enter += n;
 	if (branch)
 		hf->branch += n;
-	if (optimizable)
+	if (optimizable) {
 		hf->optimizable += n;
+		return;
+	}
+	if (branch)
+		k = WHY_BRANCH;
+	else if (i < c->ninsns && probesite_window_why(c, i, &why))
+		k = WHY_SPACING;
+	else
+		k = why;
+	hf->why_sites[k]++;
+	hf->why_hits[k] += n;
+}
+
+/* The insn of c at addr, or UINT32_MAX. */
+static uint32_t insn_at(const struct cfg *c, uint64_t addr)
+{
+	uint32_t b = cfg_block_at(c, addr), i;
+
+	for (i = 0; b < c->nblocks && i < c->blocks[b].ninsn; i++)
+		if (c->insns[c->blocks[b].first_insn + i].addr == addr)
+			return c->blocks[b].first_insn + i;
+	return UINT32_MAX;
 }
 
 /*
@@ -130,8 +171,8 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 	}
 	for (s = 0; !err && s < pl.hdr.nr_sites; s++) {
 		i = pl.site_insn[s];
-		add_site(hf, block[f->cfg.insns[i].block], i == 0, pl.sites[s].cond != PT_COND_NONE,
-			 pl.sites[s].flags & PT_SITE_OPTIMIZABLE);
+		add_site(hf, &c, i, block[f->cfg.insns[i].block], i == 0,
+			 pl.sites[s].cond != PT_COND_NONE, pl.sites[s].flags & PT_SITE_OPTIMIZABLE);
 	}
 	plan_free(&pl);
 	free(bl);
@@ -184,8 +225,8 @@ static int func_hits(const struct out_writer *w, const struct out_counts *h, uin
 			for (k = site->first_action; k < site->first_action + site->nr_actions; k++)
 				enter |= k < pv.hdr.nr_actions && pv.actions[k].op == PT_OP_ENTER;
 			b = cfg_block_at(&f->cfg, addr);
-			add_site(hf, b < f->cfg.nblocks ? block[b] : 0, enter,
-				 site->cond != PT_COND_NONE, site->flags & PT_SITE_OPTIMIZABLE);
+			add_site(hf, &f->cfg, insn_at(&f->cfg, addr), b < f->cfg.nblocks ? block[b] : 0,
+				 enter, site->cond != PT_COND_NONE, site->flags & PT_SITE_OPTIMIZABLE);
 		}
 		plan_view_free(&pv);
 	}
@@ -215,7 +256,7 @@ static int hits_close(struct out_writer *w)
 	struct out_counts *h = w->priv;
 	struct hits_func *hf = calloc(w->m->nfuncs + 1, sizeof(*hf)), t = { 0 };
 	uint64_t bound = 0, bound_branch = 0, bound_opt = 0;
-	uint32_t i, n = 0, shown;
+	uint32_t i, k, n = 0, shown;
 	int err = hf ? 0 : -PT_ENOMEM, cerr;
 
 	for (i = 0; !err && i < w->m->nfuncs; i++) {
@@ -233,6 +274,10 @@ static int hits_close(struct out_writer *w)
 		t.optimizable += hf[n].optimizable;
 		t.sites += hf[n].sites;
 		t.opt_sites += hf[n].opt_sites;
+		for (k = 0; k < WHY_NR; k++) {
+			t.why_sites[k] += hf[n].why_sites[k];
+			t.why_hits[k] += hf[n].why_hits[k];
+		}
 		if (hf[n].bound_ok) {
 			bound += hf[n].enter + hf[n].cb.hits;
 			bound_branch += hf[n].cb.branch_hits;
@@ -265,14 +310,24 @@ static int hits_close(struct out_writer *w)
 		}
 		if (shown < n)
 			fprintf(w->fp, "(%u more functions; --top N)\n", n - shown);
+		fprintf(w->fp, "%-48s %6s %12s\n", "sites not jump-optimizable, by why", "sites",
+			"hits");
+		for (k = 1; k < WHY_NR; k++) {
+			if (!t.why_sites[k])
+				continue;
+			fprintf(w->fp, "  %-46s %6u %12" PRIu64 "\n",
+				k == WHY_BRANCH ? "a branch site (an int3 at the Jcc)" :
+				k == WHY_SPACING ? "another probe in its window" :
+				probesite_why_name(k), t.why_sites[k], t.why_hits[k]);
+		}
 		fprintf(w->fp, "functions=%u sites=%u blocks=%" PRIu64 " hits=%" PRIu64
 			" hits_per_block=%.3f enter_per_block=%.3f int3_jcc_pct=%.1f"
 			" optimizable_pct=%.1f bound_per_block=%.3f bound_int3_jcc_pct=%.1f"
-			" bound_optimizable_pct=%.1f sites_optimizable_pct=%.1f\n",
+			" bound_optimizable_pct=%.1f sites_optimizable=%u sites_optimizable_pct=%.1f\n",
 			n, t.sites, t.blocks, t.hits, per(t.hits, t.blocks), per(t.enter, t.blocks),
 			100 * per(t.branch, t.hits), 100 * per(t.optimizable, t.hits),
 			per(bound, t.blocks), 100 * per(bound_branch, bound),
-			100 * per(bound_opt, bound), 100 * per(t.opt_sites, t.sites));
+			100 * per(bound_opt, bound), t.opt_sites, 100 * per(t.opt_sites, t.sites));
 	}
 	free(hf);
 	cerr = out_counts_close(h);

@@ -72,8 +72,9 @@ struct sim_func {
 	/*
 	 * nv, or NULL: the traced callee of this direct call writes no ENTER
 	 * (implicit entries, kmod/implicit.c; the call is an entered call of
-	 * encoding.h). Abstract programs only (set by the caller, freed by
-	 * sim_free); a lowered program's plans carry their implicit entries.
+	 * encoding.h), freed by sim_free. Abstract programs: set by the
+	 * caller; lowered ones: by sim_lower from the callees' plans, whose
+	 * implicit entries sim_kmod goes by. The truth marks such ENTERs.
 	 */
 	uint8_t *implicit;
 

@@ -383,6 +383,36 @@ static int implicit_of(const struct sim_program *p, uint32_t fi, struct pt_impli
 }
 
 /*
+ * sim_func.implicit of every traced caller, from its callees' plans: the
+ * calls whose ENTER sim_kmod leaves out, as the module does (the truth
+ * marks those ENTERs, which no record proves). Returns 0 or -PT_ENOMEM.
+ */
+static int mark_implicit(struct sim_program *p)
+{
+	uint32_t i, b, c;
+
+	for (i = 0; i < p->nfuncs; i++) {
+		struct sim_func *f = &p->funcs[i];
+
+		free(f->implicit);
+		f->implicit = NULL;
+		if (!f->traced)
+			continue;
+		f->implicit = calloc(f->g.nv + 1, 1);
+		if (!f->implicit)
+			return -PT_ENOMEM;
+		for (b = 0; b < f->cfg.nblocks; b++) {
+			c = f->callee[b];
+			if (c < p->nfuncs && p->funcs[c].traced)
+				f->implicit[b] = plan_implicit_has(p->funcs[c].plan.implicit,
+								   p->funcs[c].plan.hdr.nr_implicit,
+								   f->ret_addr[b], f->func_id);
+		}
+	}
+	return 0;
+}
+
+/*
  * sim_lower_opts.entry_witnesses or .implicit_entries: the traced
  * functions planned again with the calls to traced, closed callees
  * (entry_witness.h, the closure over every traced function, as enable and
@@ -448,6 +478,7 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 			}
 			drop_plan(err ? &nf : f);
 			if (!err) {
+				nf.implicit = NULL;	/* mark_implicit sets it */
 				*f = nf;
 				if (o->implicit_entries)
 					p->entered_calls += nw;
@@ -464,7 +495,7 @@ out:
 	free(cfgs);
 	free(addr);
 	free(closed);
-	return err;
+	return err ? err : mark_implicit(p);
 }
 
 int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *rng)

@@ -47,6 +47,37 @@ static double field_f(const char *txt, const char *key)
 	return p && sscanf(p, "%lf", &v) == 1 ? v : -1.0;
 }
 
+/*
+ * The "not jump-optimizable, by why" rows of txt: their sites summed, or
+ * UINT64_MAX when the table is missing. Each row ends in sites, hits.
+ */
+static uint64_t why_sites(const char *txt)
+{
+	const char *p = strstr(txt, "sites not jump-optimizable, by why");
+	uint64_t sum = 0;
+
+	if (!p)
+		return UINT64_MAX;
+	for (p = strchr(p, '\n'); p && p[1] == ' ' && p[2] == ' '; p = strchr(p + 1, '\n')) {
+		const char *end = strchr(p + 1, '\n'), *q;
+		unsigned long long sites, hits;
+
+		if (!end)
+			return UINT64_MAX;
+		/* back over "sites hits" */
+		for (q = end; q > p && q[-1] != ' '; q--)
+			;
+		while (q > p && q[-1] == ' ')
+			q--;
+		while (q > p && q[-1] != ' ')
+			q--;
+		if (sscanf(q, "%llu %llu", &sites, &hits) != 2)
+			return UINT64_MAX;
+		sum += sites;
+	}
+	return sum;
+}
+
 static void check(uint64_t seed, uint16_t mode, uint16_t encoding)
 {
 	struct rt_case c;
@@ -77,6 +108,8 @@ static void check(uint64_t seed, uint16_t mode, uint16_t encoding)
 	if (mode == PT_MODE_TRACE)
 		CU_ASSERT(field_f(txt, "bound_per_block") >= field_f(txt, "enter_per_block"));
 	CU_ASSERT(field_f(txt, "bound_per_block") >= 0.0);
+	/* every site is jump-optimizable or has a why */
+	CU_ASSERT_EQUAL(why_sites(txt) + field(txt, "sites_optimizable"), field(txt, "sites"));
 	free(txt);
 	tracefile_free(&tf);
 	rt_case_free(&c);

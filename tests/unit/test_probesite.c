@@ -72,16 +72,34 @@ static void test_windows(void)
 	struct cfg c;
 	uint32_t probes[2] = { 5, 6 };
 	uint8_t opt[2];
+	enum probesite_why why;
 
 	fx_loop_cold(&c);
 	/* fentry and its first 5 bytes */
 	CU_ASSERT_EQUAL(probesite_window(&c, 0), 0);
+	CU_ASSERT_EQUAL(probesite_window_why(&c, 0, &why), 0);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_FENTRY);
 	/* 0x2005 mov + 0x2008: a jump target inside the window */
 	CU_ASSERT_EQUAL(probesite_window(&c, 1), 0);
+	probesite_window_why(&c, 1, &why);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_TARGET);
 	/* 0x2011 add(3) + 0x2014 cmp(3): six plain bytes */
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 6);
+	CU_ASSERT_EQUAL(probesite_window_why(&c, 5, &why), 6);
+	CU_ASSERT_EQUAL(why, PROBESITE_OPTIMIZABLE);
 	/* 0x2014 cmp + jcc: a conditional jump is not boostable */
 	CU_ASSERT_EQUAL(probesite_window(&c, 6), 0);
+	probesite_window_why(&c, 6, &why);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_JUMP);
+	/* a call is not boostable either; a fixup anywhere refuses the symbol */
+	c.insns[6].kind = CFG_I_CALL;	/* the cmp */
+	probesite_window_why(&c, 6, &why);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_CALL);
+	c.insns[6].kind = CFG_I_PLAIN;
+	c.insns[2].flags |= CFG_IF_FAULT_FIXUP;
+	CU_ASSERT_EQUAL(probesite_window_why(&c, 5, &why), 0);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_SYMBOL);
+	c.insns[2].flags &= ~CFG_IF_FAULT_FIXUP;
 	/*
 	 * 0x2019 mov(4) + ret: a ret may end a window (can_boost takes 0xc3,
 	 * as getname_flags+0x36 "pop; pop; pop; ret" was optimized in 6.1),
@@ -90,6 +108,8 @@ static void test_windows(void)
 	CU_ASSERT_EQUAL(probesite_window(&c, 8), 5);
 	c.insns[9].flags |= CFG_IF_OPTPROBE_UNSAFE;
 	CU_ASSERT_EQUAL(probesite_window(&c, 8), 0);
+	probesite_window_why(&c, 8, &why);
+	CU_ASSERT_EQUAL(why, PROBESITE_WHY_INSN);
 	c.insns[9].flags &= ~CFG_IF_OPTPROBE_UNSAFE;
 	CU_ASSERT_EQUAL(probesite_window(&c, 10), 0);
 	/* no __fentry__ site (notrace): a probe at +0 is an ordinary one */

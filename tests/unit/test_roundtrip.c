@@ -39,7 +39,8 @@ static const struct mode modes[] = {
  * The truth's events of owner, in order, compared with the regenerated
  * ones. Nothing after a stream's last evidence is guessed (regen.h): the
  * regenerated events may stop short of the truth, but only before BLOCK
- * and EXIT events (an ENTER is evidence), and then end with TRUNCATED.
+ * and EXIT events and implicit entries (an ENTER record is evidence), and
+ * then end with TRUNCATED.
  * *missing counts the truth's events so left out, *missing_blocks the
  * BLOCKs among them, *truncated the TRUNCATED events.
  */
@@ -62,7 +63,8 @@ static int same_for_owner(const struct sim_truth *r, const struct rt_result *res
 			for (; i < r->nev; i++) {
 				if (r->ev[i].owner != owner)
 					continue;
-				if (r->ev[i].type == REGEN_EV_ENTER)
+				/* an ENTER is evidence, unless implicit */
+				if (r->ev[i].type == REGEN_EV_ENTER && !r->ev[i].implicit)
 					return 0;
 				(*missing)++;
 				*missing_blocks += r->ev[i].type == REGEN_EV_BLOCK;

@@ -105,6 +105,25 @@ int probesite_probeable(const struct cfg *c, uint32_t i);
  */
 uint32_t probesite_window(const struct cfg *c, uint32_t i);
 
+/* Why insn i's window does not qualify (probesite_window_why). */
+enum probesite_why {
+	PROBESITE_OPTIMIZABLE = 0,	/* it does */
+	PROBESITE_WHY_FENTRY,		/* the fentry site: an ftrace-based probe */
+	PROBESITE_WHY_SYMBOL,		/* a fixup or an indirect jump in the symbol */
+	PROBESITE_WHY_CALL,		/* a call in the window: not boostable */
+	PROBESITE_WHY_JUMP,		/* a jmp, Jcc, static key or tail call in it */
+	PROBESITE_WHY_INSN,		/* an insn kprobes will not copy (kprobe_boost.h) */
+	PROBESITE_WHY_TARGET,		/* a jump target in or right after it */
+	PROBESITE_WHY_SHORT,		/* the function (or its part) ends first */
+	PROBESITE_WHY_NR
+};
+
+/* As probesite_window, and why it is 0 in *why (may be NULL). */
+uint32_t probesite_window_why(const struct cfg *c, uint32_t i, enum probesite_why *why);
+
+/* A phrase for why ("?" for a value out of range). */
+const char *probesite_why_name(enum probesite_why why);
+
 /*
  * Given every probed instruction (insns[], ascending, no duplicates; the
  * ENTER site and verify sites included), sets opt[k] for the probes the

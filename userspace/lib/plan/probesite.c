@@ -84,41 +84,93 @@ static int has_fentry(const struct cfg *c)
 	return 0;
 }
 
-uint32_t probesite_window(const struct cfg *c, uint32_t i)
+uint32_t probesite_window_why(const struct cfg *c, uint32_t i, enum probesite_why *why)
 {
 	const struct cfg_insn *first = &c->insns[i];
 	uint64_t start, end, a = first->addr, next = a;
+	enum probesite_why w = PROBESITE_WHY_SHORT;
 	uint32_t j;
 
 	region_of(c, a, &start, &end);
-	if (start == c->addr && a < c->addr + JMP32_LEN && has_fentry(c))
-		return 0;	/* the fentry site: an ftrace-based probe */
-	if (region_unoptimizable(c, start, end))
-		return 0;
+	if (start == c->addr && a < c->addr + JMP32_LEN && has_fentry(c)) {
+		w = PROBESITE_WHY_FENTRY;	/* the fentry site: an ftrace-based probe */
+		goto no;
+	}
+	if (region_unoptimizable(c, start, end)) {
+		w = PROBESITE_WHY_SYMBOL;
+		goto no;
+	}
 	for (j = i; j < c->ninsns && next < a + JMP32_LEN; j++) {
 		const struct cfg_insn *in = &c->insns[j];
 
 		if (in->addr != next || in->addr + in->len > end)
-			return 0;
+			goto no;	/* the part ends (or the listing has a hole) */
 		/*
 		 * A static-call site is rewritten at run time: not copied into
 		 * a window. A ret may end one (can_boost takes 0xc3; the jump
 		 * back after the copy is never reached).
 		 */
-		if ((in->kind != CFG_I_PLAIN && in->kind != CFG_I_RET) ||
-		    (in->flags & (CFG_IF_OPTPROBE_UNSAFE | CFG_IF_STATIC_CALL)))
-			return 0;
-		if (j != i && (in->flags & CFG_IF_BRANCH_TARGET))
-			return 0;
+		if (in->kind == CFG_I_CALL || in->kind == CFG_I_CALL_INDIRECT ||
+		    in->kind == CFG_I_CALL_NORETURN || in->kind == CFG_I_FENTRY) {
+			w = PROBESITE_WHY_CALL;
+			goto no;
+		}
+		if (in->kind != CFG_I_PLAIN && in->kind != CFG_I_RET &&
+		    in->kind != CFG_I_BUG && in->kind != CFG_I_WARN) {
+			w = PROBESITE_WHY_JUMP;
+			goto no;
+		}
+		if (in->kind != CFG_I_PLAIN && in->kind != CFG_I_RET) {
+			w = PROBESITE_WHY_INSN;	/* ud2 */
+			goto no;
+		}
+		if (in->flags & (CFG_IF_OPTPROBE_UNSAFE | CFG_IF_STATIC_CALL)) {
+			w = PROBESITE_WHY_INSN;
+			goto no;
+		}
+		if (j != i && (in->flags & CFG_IF_BRANCH_TARGET)) {
+			w = PROBESITE_WHY_TARGET;
+			goto no;
+		}
 		next += in->len;
 	}
 	if (next < a + JMP32_LEN)
-		return 0;
+		goto no;
 	/* insn_jump_into_range() also refuses a target exactly at a + 5. */
-	for (; j < c->ninsns && c->insns[j].addr <= a + JMP32_LEN; j++)
-		if (c->insns[j].flags & CFG_IF_BRANCH_TARGET)
-			return 0;
+	for (; j < c->ninsns && c->insns[j].addr <= a + JMP32_LEN; j++) {
+		if (c->insns[j].flags & CFG_IF_BRANCH_TARGET) {
+			w = PROBESITE_WHY_TARGET;
+			goto no;
+		}
+	}
+	if (why)
+		*why = PROBESITE_OPTIMIZABLE;
 	return (uint32_t)(next - a);
+no:
+	if (why)
+		*why = w;
+	return 0;
+}
+
+uint32_t probesite_window(const struct cfg *c, uint32_t i)
+{
+	return probesite_window_why(c, i, NULL);
+}
+
+const char *probesite_why_name(enum probesite_why why)
+{
+	static const char *const names[PROBESITE_WHY_NR] = {
+		[PROBESITE_OPTIMIZABLE] = "optimizable",
+		[PROBESITE_WHY_FENTRY] = "the fentry site (an ftrace-based probe)",
+		[PROBESITE_WHY_SYMBOL] = "its symbol has a fixup or an indirect jump",
+		[PROBESITE_WHY_CALL] = "a call in the window",
+		[PROBESITE_WHY_JUMP] = "a jump in the window",
+		[PROBESITE_WHY_INSN] = "an instruction kprobes will not copy",
+		[PROBESITE_WHY_TARGET] = "a jump target in or right after the window",
+		[PROBESITE_WHY_SHORT] = "the code ends within 5 bytes",
+	};
+
+	return why < PROBESITE_WHY_NR ? names[why] : "?";
 }
 
 uint32_t probesite_mark_optimizable(const struct cfg *c, const uint32_t *insns, uint32_t n,
