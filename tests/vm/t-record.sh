@@ -128,6 +128,18 @@ check "pathregen reads the recording" test $? -eq 0
 pathregen --verify $O/t5.bin > $O/t5.verify 2>&1
 check "pathregen --verify: regenerated equals the every-block truth" test $? -eq 0
 
+# enable_outer TAG ARGS...: a witness plan of pt_target_outer and pt_target_inner alone, with
+# --verify --why-loud and ARGS; enable's output in $O/TAG.enable.
+enable_outer() {
+	tag=$1
+	shift
+	check "disable" pathtracectl disable --all
+	pathtracectl enable --verify --why-loud "$@" --moddir /pt pt_target_outer pt_target_inner \
+		> $O/$tag.enable 2>&1
+	check "$tag: enable a witness plan $*" test $? -eq 0
+	cat $O/$tag.enable
+}
+
 # record_outer TAG WHAT: record pt_target_outer on both CPUs as $O/TAG.bin; it regenerates
 # exactly and without a gap.
 record_outer() {
@@ -142,11 +154,7 @@ record_outer() {
 
 # With ENTER records at every entry, a witness plan pays no blocker for a direct call to a
 # traced function (its ENTER witnesses it): --why-loud says so.
-check "disable" pathtracectl disable --all
-pathtracectl enable --verify --why-loud --explicit-entries --moddir /pt pt_target_outer \
-	pt_target_inner > $O/t6.enable 2>&1
-check "enable a witness plan" test $? -eq 0
-cat $O/t6.enable
+enable_outer t6 --explicit-entries
 check "--why-loud: the direct call is witnessed by its ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; its ENTER witnesses the call: no blocker$" $O/t6.enable
 check "--why-loud: the call through untraced code is not" \
@@ -156,11 +164,7 @@ record_outer t6 "entry witnesses"
 
 # With implicit entries (the default) the direct call writes no ENTER: it is an entered call,
 # blocked but with no bit after it for its own sake; pathregen finds it from inner's plan.
-check "disable" pathtracectl disable --all
-pathtracectl enable --verify --why-loud --moddir /pt pt_target_outer pt_target_inner \
-	> $O/t7.enable 2>&1
-check "enable a witness plan with implicit entries" test $? -eq 0
-cat $O/t7.enable
+enable_outer t7
 check "--why-loud: the direct call is entered without an ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t7.enable
 check "enable counts the entered calls" \
