@@ -190,7 +190,8 @@ pt_run() {
 	t0=$(now_ms)
 	pathtracectl enable "$@" $FUNCS >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
-	functions=$(grep -c ": enabled as" /tmp/en.$name || true)
+	# a function re-planned (one it assumed traced was refused) says so twice
+	functions=$(sed -n 's/^\([^:]*\): enabled as .*/\1/p' /tmp/en.$name | sort -u | wc -l)
 	[ "$functions" -gt 0 ] || { cat /tmp/en.$name; die "$name: enable: no function enabled"; }
 	grep -v ": enabled as" /tmp/en.$name | sed "s/^/# $name: /" || true
 	say "$name: enable took $((t1 - t0)) ms"

@@ -230,6 +230,8 @@ struct target {
 	uint64_t *calls;	/* its direct calls: target, return address, ... */
 	uint32_t ncalls;
 	uint8_t *ewit;		/* the entry witnesses its installed plan assumed, or NULL */
+	/* its installed plan's part of the summary: probes, quiet calls, implicit entries */
+	uint32_t nprobes, nquiet, nimplicit;
 	uint32_t nblocks;
 	uint32_t func_id;
 	struct cfg_input in;	/* addresses and lengths; code points into code */
@@ -571,6 +573,11 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	}
 	if (t->state == T_INSTALLED) {
 		del_plan(e, t->func_id);
+		/* the summary counts the plan that replaces it */
+		e->nprobes -= t->nprobes;
+		e->nquiet -= t->nquiet;
+		e->nimplicit -= t->nimplicit;
+		t->nprobes = t->nquiet = t->nimplicit = 0;
 		printf("%s: re-planned: a function its plan assumed traced was refused\n",
 		       s->name);
 	}
@@ -597,8 +604,10 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			printf("; %u quiet calls", nquiet);
 		if (pl.hdr.nr_implicit)
 			printf("; entered without ENTER from %u call sites", pl.hdr.nr_implicit);
-		e->nimplicit += pl.hdr.nr_implicit;
-		e->nquiet += nquiet;
+		t->nimplicit = pl.hdr.nr_implicit;
+		t->nquiet = nquiet;
+		e->nimplicit += t->nimplicit;
+		e->nquiet += t->nquiet;
 		if (e->profile)
 			printf(profiled ? "; profile weights" :
 			       "; not in the profile: heuristic weights");
@@ -609,7 +618,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			print_loud_calls(e, &c, ewit);
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
-		e->nprobes += pl.hdr.nr_sites + pl.hdr.nr_verify;
+		t->nprobes = pl.hdr.nr_sites + pl.hdr.nr_verify;
+		e->nprobes += t->nprobes;
 		progress(e, 0);
 		free(t->ewit);
 		t->ewit = ewit;
