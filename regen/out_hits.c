@@ -75,8 +75,8 @@ static int hits_stream_end(struct out_writer *w, const struct out_stream *st)
 }
 
 /*
- * Site at insn i of c (UINT32_MAX: not found) hit n times: counted, and
- * when it is no jump-optimized probe, why.
+ * Site at insn i of c hit n times: counted, and when it is no
+ * jump-optimized probe, why (i UINT32_MAX, not in the CFG: as at its end).
  */
 static void add_site(struct hits_func *hf, const struct cfg *c, uint32_t i, uint64_t n, int enter,
 		     int branch, int optimizable)

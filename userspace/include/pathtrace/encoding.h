@@ -72,8 +72,8 @@
  * witnesses from the functions the trace holds and refuses a plan that
  * assumed more (its blocking check fails).
  *
- * ENTERED CALLS (witness encoding, implicit entries): a direct call t to a
- * traced function whose ENTER the module leaves out (the callee's plan
+ * ENTERED CALLS (implicit entries; witness and bit tracing): a direct call
+ * t to a traced function whose ENTER the module leaves out (the callee's plan
  * lists t's return address for this caller) has no marker to witness it,
  * so t stays a blocking target. It is no branch point, though: the callee
  * is entered exactly once, and every ENTER written in its activation lies
@@ -81,8 +81,8 @@
  * point is followed by a bit before EXIT, an entered one by its callee's
  * activation, which again ends after its own ENTERs). So an ENTER at the
  * position where t returned belongs to a later call vertex, and paths from
- * t on need no emission for t's sake. enter_witnessed[t] ==
- * ENC_CALL_ENTERED says so.
+ * t on need no emission for t's sake (bit tracing: no separator after t).
+ * enter_witnessed[t] == ENC_CALL_ENTERED says so.
  */
 #ifndef PATHTRACE_ENCODING_H
 #define PATHTRACE_ENCODING_H
@@ -116,7 +116,7 @@ struct encoding {
 
 	/* Entry witnesses (witness encoding only, else NULL): code or 0. */
 	uint32_t *enter_code;	/* nv */
-	/* Entered calls (witness encoding only, else NULL): non-zero for each. */
+	/* Entered calls (either trace encoding, or NULL): non-zero for each. */
 	uint8_t *call_entered;	/* nv */
 
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
@@ -272,10 +272,10 @@ int encoding_from_emissions_v(const struct graph *g, uint32_t kind, const uint8_
 
 /*
  * As encoding_from_emissions_v, with entry witnesses and entered calls
- * (ewit: nv entries of enum enc_call, or NULL; witness encoding only:
- * ignored for bits; a call vertex with a vertex emission of its own gets no
- * entry code). Also -PT_EINVAL when ewit marks a vertex that is not a call
- * vertex.
+ * (ewit: nv entries of enum enc_call, or NULL; entry witnesses in witness
+ * encoding only, ignored for bits; a call vertex with a vertex emission of
+ * its own gets no entry code). Also -PT_EINVAL when ewit marks a vertex
+ * that is not a call vertex.
  */
 int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8_t *nbits,
 			       const uint64_t *value, const uint8_t *vnbits,
