@@ -343,13 +343,13 @@ static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_o
 
 /*
  * Implicit entries of f (as enable's implicit_entries): the direct call
- * sites of every traced function that calls f, sorted by return address.
+ * sites of every traced function that calls f (plan_build sorts them).
  * *m is NULL when there are none. Returns 0 or -PT_ENOMEM.
  */
 static int implicit_of(const struct sim_program *p, uint32_t fi, struct pt_implicit **m,
 		       uint32_t *n)
 {
-	uint32_t i, b, k, cap = 0;
+	uint32_t i, b, cap = 0;
 
 	*m = NULL;
 	*n = 0;
@@ -373,10 +373,7 @@ static int implicit_of(const struct sim_program *p, uint32_t fi, struct pt_impli
 				}
 				*m = q;
 			}
-			for (k = *n; k > 0 && (*m)[k - 1].ret > x.ret; k--)
-				(*m)[k] = (*m)[k - 1];
-			(*m)[k] = x;
-			(*n)++;
+			(*m)[(*n)++] = x;
 		}
 	}
 	return 0;

@@ -175,23 +175,28 @@ static int is_traced(const struct quiet_calls *q, uint64_t addr)
 	return bsearch(&addr, q->traced, q->ntraced, sizeof(addr), cmp_u64) != NULL;
 }
 
-/* Index of the text symbol starting exactly at addr, or KSYMS_NONE. */
-static uint32_t sym_at(const struct ksyms *ks, uint64_t addr)
+/* Index of the last text symbol starting at or below addr, or KSYMS_NONE. */
+static uint32_t sym_below(const struct ksyms *ks, uint64_t addr)
 {
 	uint32_t lo = 0, hi = ksyms_count(ks);
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		uint64_t a = ksyms_get(ks, mid)->addr;
 
-		if (a == addr)
-			return mid;
-		if (a < addr)
+		if (ksyms_get(ks, mid)->addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return KSYMS_NONE;
+	return lo ? lo - 1 : KSYMS_NONE;
+}
+
+/* Index of the text symbol starting exactly at addr, or KSYMS_NONE. */
+static uint32_t sym_at(const struct ksyms *ks, uint64_t addr)
+{
+	uint32_t i = sym_below(ks, addr);
+
+	return i != KSYMS_NONE && ksyms_get(ks, i)->addr == addr ? i : KSYMS_NONE;
 }
 
 /*
@@ -336,19 +341,11 @@ int quiet_call(struct quiet_calls *q, uint64_t target)
 /* "name+0xoff" of the text symbol holding a, or its address. */
 static void where(const struct ksyms *ks, uint64_t a, char *buf, size_t len)
 {
-	uint32_t lo = 0, hi = ksyms_count(ks);
+	uint32_t i = sym_below(ks, a);
+	const struct ksym *s = i != KSYMS_NONE ? ksyms_get(ks, i) : NULL;
 
-	while (lo < hi) {	/* the last symbol at or below a */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (ksyms_get(ks, mid)->addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && a - ksyms_get(ks, lo - 1)->addr < ksyms_get(ks, lo - 1)->size)
-		snprintf(buf, len, "%s+0x%" PRIx64, ksyms_get(ks, lo - 1)->name,
-			 a - ksyms_get(ks, lo - 1)->addr);
+	if (s && a - s->addr < s->size)
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, a - s->addr);
 	else
 		snprintf(buf, len, "0x%" PRIx64, a);
 }
