@@ -69,7 +69,11 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 	if (pl->total_len != len)
 		return -EINVAL;
 	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP |
-			  PT_PLAN_CTX_RESTORE))
+			  PT_PLAN_CTX_RESTORE | PT_PLAN_FRAMED))
+		return -EINVAL;
+	/* framed calls are the witness encoding's */
+	if ((pl->flags & PT_PLAN_FRAMED) &&
+	    (pl->mode != PT_MODE_TRACE || pl->encoding != PT_ENC_WITNESS))
 		return -EINVAL;
 	/* adapting or restored, they are context words */
 	if ((pl->flags & (PT_PLAN_CTX_SWAP | PT_PLAN_CTX_RESTORE)) && !pl->nr_ctx_words)

@@ -25,7 +25,19 @@
  * With words by context (ABI 1.11, br's context) a word is read in the
  * row the module chose it from: after a witness, the row of the decoder's
  * next read (ctx_next), which for a predicate must be that predicate's.
+ *
+ * Framed calls (PT_PLAN_FRAMED, encoding.h): no bit blocks them, so an
+ * ENTER at the current position may belong to a call ahead, reached
+ * without emitting. Before reading at a predicate, an ENTER there that
+ * names a framed call of this function (by its return address, or by its
+ * frame) steers the walk to that call emission-free; the engine descends
+ * there. The word read after such a callee may be in the row of a
+ * predicate before the call (the caller's context outlived the callee,
+ * PT_PLAN_CTX_RESTORE): it is read in that row, and the code must still
+ * lie ahead.
  */
+#include <stdlib.h>
+
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
@@ -244,15 +256,16 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 	uint32_t crow;
 	uint64_t code, from;
 
-	if (br->enter && enc->enter_code) {
+	if (br->enter && enc->enter_code && br->enter->arg == REGEN_ENTER_RET) {
 		uint32_t v = regen_call_vertex(f, br->enter->func, br->enter->value);
 
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];
 	}
 	crow = ctx_row(f, enc, br);
-	if (crow != ENC_CTX_NONE && crow != row) {
-		*bad = 1;	/* the context says the next read is not at this predicate */
+	/* the context says the next read is not at this predicate (framed: or before it) */
+	if (crow != ENC_CTX_NONE && crow != row && !(f->framed && crow < enc->npred)) {
+		*bad = 1;
 		return 0;
 	}
 	rw = crow != ENC_CTX_NONE ? ctx_words(enc, crow) : pred_words(enc, row);
@@ -271,6 +284,81 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 	return code;
 }
 
+/* Whether traversing e emits, or enters a vertex that does (or whose ENTER comes first). */
+static int emits_on(const struct encoding *enc, const struct graph *g, uint32_t e)
+{
+	uint32_t d = g->edges[e].dst;
+
+	return enc->edge_nbits[e] || (enc->vertex_nbits && enc->vertex_nbits[d]) ||
+	       (enc->enter_code && enc->enter_code[d]) ||
+	       (enc->call_entered && enc->call_entered[d]);
+}
+
+/*
+ * The framed call an ENTER names (its return address, or its frame: the
+ * innermost traced one), or GRAPH_NONE.
+ */
+static uint32_t framed_call(const struct regen_func *f, const struct encoding *enc,
+			    const struct regen_marker *m)
+{
+	uint32_t w;
+
+	if (!enc->call_framed || !f->call_ret_addr || !m->value ||
+	    (m->arg != REGEN_ENTER_RET && m->arg != REGEN_ENTER_NESTED))
+		return GRAPH_NONE;
+	for (w = 0; w < f->g->nv; w++)
+		if (enc->call_framed[w] && f->call_ret_addr[w] == m->value)
+			return w;
+	return GRAPH_NONE;
+}
+
+/*
+ * v's out-edge on the emission-free walk from v to w (framed call), or
+ * GRAPH_NONE. Unique when there is one: Trace(Ewit) allows no two
+ * emission-free paths between two vertices. Returns -PT_ENOMEM as
+ * GRAPH_NONE - 1.
+ */
+static uint32_t toward(const struct encoding *enc, const struct graph *g, uint32_t v, uint32_t w)
+{
+	uint8_t *seen = calloc(g->nv + 1, 1);
+	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
+	uint32_t k, found = GRAPH_NONE;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return GRAPH_NONE - 1;
+	}
+	for (k = g->out_start[v]; k < g->out_start[v + 1] && found == GRAPH_NONE; k++) {
+		uint32_t e = g->out_edges[k], sp = 0;
+
+		if (emits_on(enc, g, e) || seen[g->edges[e].dst])
+			continue;
+		/* each vertex is pushed once: seen when pushed */
+		seen[g->edges[e].dst] = 1;
+		stack[sp++] = g->edges[e].dst;
+		while (sp) {
+			uint32_t x = stack[--sp], j;
+
+			if (x == w) {
+				found = e;
+				break;
+			}
+			for (j = g->out_start[x]; x != g->exit && j < g->out_start[x + 1]; j++) {
+				uint32_t d = g->edges[g->out_edges[j]].dst;
+
+				if (!emits_on(enc, g, g->out_edges[j]) && !seen[d]) {
+					seen[d] = 1;
+					stack[sp++] = d;
+				}
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return found;
+}
+
 static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 				 struct regen_bitreader *br, uint32_t v, int64_t *partial)
 {
@@ -282,6 +370,19 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	(void)partial;
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
+	if (deg >= 2 && !code && f->framed && br->enter) {
+		uint32_t w = framed_call(f, enc, br->enter);
+
+		if (w != GRAPH_NONE) {
+			e = toward(enc, g, v, w);
+			if (e == GRAPH_NONE - 1)
+				return -PT_ENOMEM;
+			if (e == GRAPH_NONE)
+				return -PT_EMISMATCH;	/* that call is not just ahead */
+			state[0] = 0;
+			return e;
+		}
+	}
 	if (deg >= 2) {
 		int bad = 0;
 

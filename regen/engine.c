@@ -6,9 +6,10 @@
  *  - at a call vertex standing at bit position p, descend into every ENTER
  *    marker at p, in order (one only, with the right return address, when
  *    the call is direct to a traced callee; none that returns after another
- *    direct call of this function: that one is the later call's); after a
- *    callee left through a tail call, the ENTERs its jump leads to, at the
- *    same position (regen.h, "Tail calls");
+ *    direct call of this function: that one is the later call's; none that
+ *    names another traced frame; in a framed function only those that name
+ *    this call); after a callee left through a tail call, the ENTERs its
+ *    jump leads to, at the same position (regen.h, "Tail calls");
  *  - a LOSS marker, an ENTER left behind, an impossible code or a wrong
  *    return address is a GAP: the stack is dropped and the engine resyncs
  *    at the next ENTER;
@@ -41,8 +42,10 @@ struct frame {
 	 * REGEN_TAIL_NONE.
 	 */
 	uint32_t tail;
-	uint64_t tail_ret;	/* the return address its ENTER must carry */
-	uint64_t ret;		/* this activation's return address (its ENTER's) */
+	uint64_t tail_ret;	/* the return address (or frame) its ENTER must carry */
+	uint32_t tail_kind;	/* ... and its enum regen_enter_kind */
+	uint64_t ret;		/* its ENTER's value: return address or frame (kind) */
+	uint32_t kind;		/* its ENTER's enum regen_enter_kind */
 	const struct regen_marker *enter;	/* its ENTER */
 	int open;		/* a callee tail-called untraced code: any ENTER at v's position is v's */
 	uint64_t state[REGEN_STATE_WORDS];
@@ -182,7 +185,9 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	fr->last_edge = GRAPH_NONE;
 	fr->tail = REGEN_TAIL_NONE;
 	fr->tail_ret = 0;
+	fr->tail_kind = REGEN_ENTER_RET;
 	fr->ret = m->value;
+	fr->kind = m->arg;
 	fr->enter = m;
 	fr->open = 0;
 	memset(fr->state, 0, sizeof(fr->state));
@@ -319,6 +324,43 @@ static int scan(struct engine *en, int *rc)
 	return 0;
 }
 
+/*
+ * Whether ENTER m at call vertex v (its callee untraced, indirect, or
+ * tail-called away) is v's callee: 1, 0 (a later call's, or after this
+ * activation), or -1 (a gap: nothing tells).
+ *  - A framed function (regen_func.framed): m names its call: its return
+ *    address (a traced caller) or its frame (the innermost traced one)
+ *    is v's. One that names no frame cannot be placed.
+ *  - Otherwise every ENTER at v's position is v's (the blocking rule),
+ *    except that untraced or indirect code cannot return into this
+ *    function after another of its direct calls (that one is the later
+ *    call vertex's: an entry witness, encoding.h). V's own return address
+ *    is V's (its callee tail-called untraced code, which jumped back to
+ *    V's callee). A frame contradicts the rule when it is another call's
+ *    or none (this activation is on the stack): a missed entry, a gap.
+ */
+static int frame_match(const struct regen_func *f, uint32_t v, const struct regen_marker *m)
+{
+	uint64_t ret = f->call_ret_addr ? f->call_ret_addr[v] : 0;
+	uint32_t w;
+
+	if (f->framed) {
+		if (m->arg == REGEN_ENTER_OUTER)
+			return 0;
+		if (m->arg == REGEN_ENTER_FRAME_UNKNOWN || !m->value || !ret)
+			return -1;
+		return m->value == ret;
+	}
+	if (m->arg == REGEN_ENTER_NESTED)
+		return m->value == ret ? 1 : -1;
+	if (m->arg == REGEN_ENTER_OUTER)
+		return -1;
+	if (m->arg != REGEN_ENTER_RET)
+		return 1;
+	w = regen_call_vertex(f, m->func, m->value);
+	return w == GRAPH_NONE || w == v;
+}
+
 /* At call vertex fr->v: the next ENTER to descend into, or NULL. */
 static const struct regen_marker *next_enter(struct engine *en)
 {
@@ -402,7 +444,7 @@ static int step(struct engine *en)
 
 		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
 		en->depth--;
-		if (!en->depth && fr->ret &&
+		if (!en->depth && fr->ret && fr->kind == REGEN_ENTER_RET &&
 		    bsearch(&fr->ret, en->rets, en->nrets, sizeof(*en->rets), by_addr))
 			en->orphaned = fr->enter;
 		if (en->depth) {	/* the caller stands at its call vertex */
@@ -410,6 +452,7 @@ static int step(struct engine *en)
 
 			up->tail = tail == REGEN_TAIL_OTHER ? REGEN_TAIL_NONE : tail;
 			up->tail_ret = en->stack[en->depth].ret;
+			up->tail_kind = en->stack[en->depth].kind;
 			if (tail == REGEN_TAIL_OTHER)
 				up->open = 1;
 		}
@@ -439,12 +482,13 @@ static int step(struct engine *en)
 			 * was V's direct callee; one inside untraced code when
 			 * that code called it).
 			 */
-			if (!m || m->func != fr->tail || m->value != fr->tail_ret)
+			if (!m || m->func != fr->tail || m->value != fr->tail_ret ||
+			    m->arg != fr->tail_kind)
 				return gap(en, -PT_EMISMATCH, m);
 			fr->tail = REGEN_TAIL_NONE;
 		} else if (callee != UINT32_MAX && !fr->open) {
 			if (!fr->entered) {
-				int match = m && m->func == callee &&
+				int match = m && m->func == callee && m->arg == REGEN_ENTER_RET &&
 					    (!f->call_ret_addr || m->value == f->call_ret_addr[fr->v]);
 
 				if (!match && f->call_implicit && f->call_implicit[fr->v])
@@ -454,18 +498,20 @@ static int step(struct engine *en)
 			} else {
 				m = NULL;	/* a direct call enters once */
 			}
-		} else if (m) {
+		} else if (m && f->framed && f->ops->pending && f->ops->pending(f, fr->state)) {
 			/*
-			 * Untraced or indirect code cannot return into this
-			 * function after another of its direct calls: such an
-			 * ENTER belongs to that later call vertex (an entry
-			 * witness, encoding.h). V's own return address is V's
-			 * (its callee tail-called untraced code, which jumped
-			 * back to V's callee).
+			 * A code read ahead at a predicate before this framed
+			 * call: nothing ran under it (an ENTER there would have
+			 * been walked to), and the ENTERs at this position, after
+			 * that code's bits, belong to what follows it.
 			 */
-			uint32_t w = regen_call_vertex(f, m->func, m->value);
+			m = NULL;
+		} else if (m) {
+			int k = frame_match(f, fr->v, m);
 
-			if (w != GRAPH_NONE && w != fr->v)
+			if (k < 0)
+				return gap(en, -PT_EMISMATCH, m);
+			if (!k)
 				m = NULL;
 		}
 		if (m) {

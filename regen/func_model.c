@@ -338,6 +338,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->model = f->model;
 		rf->ctx_swap = f->ctx_swap;
 		rf->ctx_saved = f->ctx_saved;
+		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;
@@ -381,6 +382,7 @@ static int model_closed(const struct pr_model *m, const uint64_t *addr, uint8_t 
  * function) as enum enc_call: a call whose callee's plan lists it among its
  * implicit entries writes no ENTER, so it is an entered call (blocked, no
  * branch point); any other is witnessed by the ENTER its callee writes.
+ * A framed plan's other calls are framed (PT_PLAN_FRAMED, encoding.h).
  */
 static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_t *ewit)
 {
@@ -390,7 +392,9 @@ static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_
 		const struct cfg_block *bl = &f->cfg.blocks[b];
 		uint64_t target;
 
-		if (!ewit[b])
+		if (!ewit[b] && (f->plan_flags & PT_PLAN_FRAMED) && (bl->flags & CFG_BF_CALL))
+			ewit[b] = ENC_CALL_FRAMED;
+		if (!ewit[b] || ewit[b] == ENC_CALL_FRAMED)
 			continue;
 		target = f->cfg.insns[bl->first_insn + bl->ninsn - 1].target;
 		ewit[b] = ENC_CALL_WITNESS;

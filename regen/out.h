@@ -212,6 +212,7 @@ struct out_writer {
 	 */
 	int hits_replan;
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
+	int hits_calls_framed;	/* --calls-framed: witness plans' calls framed (PT_PLAN_FRAMED) */
 };
 
 enum { OUT_REPLAN_NONE, OUT_REPLAN_HEURISTIC, OUT_REPLAN_PROFILE,

@@ -120,7 +120,8 @@ static uint32_t insn_at(const struct cfg *c, uint64_t addr)
  * --replan: the sites of a plan of f's own mode (a paths plan for a paths
  * function, else a trace plan of its encoding) made now from f's recorded
  * CFG, by the heuristic or by these counts, every call quiet with
- * hits_calls_quiet, and their hits on this execution. Returns 0;
+ * hits_calls_quiet, a witness plan's calls framed with hits_calls_framed,
+ * and their hits on this execution. Returns 0;
  * -PT_ENOENT when plan_build refuses (said on stderr); -PT_ENOMEM.
  */
 static int replan_hits(const struct out_writer *w, const struct pr_func *f,
@@ -163,6 +164,8 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 		if (bl[b].flags & CFG_BF_CALL)
 			bl[b].flags = (bl[b].flags & ~CFG_BF_CALL) | CFG_BF_QUIET_CALL;
 	c.blocks = bl;
+	if (w->hits_calls_framed && po.mode == PT_MODE_TRACE && po.encoding == PT_ENC_WITNESS)
+		po.flags |= PT_PLAN_FRAMED;
 	memset(&pl, 0, sizeof(pl));
 	err = plan_build(&c, &po, &pl);
 	if (err && err != -PT_ENOMEM) {

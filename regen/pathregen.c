@@ -54,11 +54,12 @@ static void usage(FILE *fp)
 		"                   in all, beside a bound: ENTER probes plus the chords of the\n"
 		"                   spanning tree best for the regenerated counts; and why each\n"
 		"                   site that is no jump-optimized probe is not one\n"
-		"  --hits --replan heuristic|profile [--calls-quiet]  the same for plans of each\n"
-		"                   function's mode (paths; witness or bits) made now from the\n"
-		"                   recorded CFGs (by the heuristic, or by these counts), with\n"
-		"                   every call planned as quiet if asked: what a placement change\n"
-		"                   would fire on this execution\n"
+		"  --hits --replan heuristic|profile [--calls-quiet|--calls-framed]  the same for\n"
+		"                   plans of each function's mode (paths; witness or bits) made\n"
+		"                   now from the recorded CFGs (by the heuristic, or by these\n"
+		"                   counts), with every call planned as quiet, or the witness\n"
+		"                   plans' calls framed, if asked: what a placement change would\n"
+		"                   fire on this execution\n"
 		"  --words [--replan heuristic|profile]  witness words read, per function and in\n"
 		"                   all: their bits beside the entropy of each context row's reads,\n"
 		"                   what words adapting within a segment would take (each row's\n"
@@ -114,6 +115,7 @@ struct options {
 	uint32_t path_codes_k;		/* --path-codes-k */
 	int replan;			/* --replan (hits): OUT_REPLAN_* */
 	int calls_quiet;		/* --calls-quiet (hits --replan) */
+	int calls_framed;		/* --calls-framed (hits --replan) */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -164,6 +166,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "path-codes-k", required_argument, NULL, 'Y' },
 		{ "replan", required_argument, NULL, 'R' },
 		{ "calls-quiet", no_argument, NULL, 'K' },
+		{ "calls-framed", no_argument, NULL, 'Z' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -258,6 +261,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'K':
 			o->calls_quiet = 1;
+			break;
+		case 'Z':
+			o->calls_framed = 1;
 			break;
 		case 'W':
 			if (!strcmp(optarg, "heuristic")) {
@@ -354,6 +360,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->calls_quiet && !o->replan) {
 		err_msg("--calls-quiet", "only with --replan");
+		return -1;
+	}
+	if (o->calls_framed && (o->ops != &out_hits_ops || !o->replan || o->calls_quiet)) {
+		err_msg("--calls-framed", "only with --hits --replan, without --calls-quiet");
 		return -1;
 	}
 	if ((o->path_codes || o->path_codes_k) && o->ops != &out_paths_ops) {
@@ -731,6 +741,7 @@ int main(int argc, char **argv)
 		out.path_codes_k = o.path_codes_k ? o.path_codes_k : 64;
 		out.hits_replan = o.replan;
 		out.hits_calls_quiet = o.calls_quiet;
+		out.hits_calls_framed = o.calls_framed;
 		out.trace_name = o.trace;
 		out.have_loss_section = tf.has_loss;
 		out.loss_dropped = tf.dropped;

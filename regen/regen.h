@@ -37,6 +37,18 @@ enum regen_marker_type {
 	REGEN_M_HIDDEN = 5,
 };
 
+/*
+ * An ENTER marker's arg: what its value is (ABI 1.15, PT_PLAN_FRAMED,
+ * pathtrace_abi.h PT_ENTER_FRAME). The module names a frame only for an
+ * ENTER whose caller is not traced, while a framed plan is installed.
+ */
+enum regen_enter_kind {
+	REGEN_ENTER_RET = 0,		/* value: its return address (0: untraced caller) */
+	REGEN_ENTER_NESTED = 1,		/* value: the innermost traced frame's return address */
+	REGEN_ENTER_OUTER = 2,		/* no traced frame in its context (value 0) */
+	REGEN_ENTER_FRAME_UNKNOWN = 3,	/* the module's stack walk failed (value 0) */
+};
+
 struct regen_marker {
 	uint64_t pos;		/* bit position: bits emitted before it */
 	uint32_t type;		/* enum regen_marker_type */
@@ -274,6 +286,13 @@ struct regen_func {
 	 * which walk), set wherever the bitreader's is set for it.
 	 */
 	struct regen_ctx_saved *ctx_saved;
+	/*
+	 * PT_PLAN_FRAMED: its calls that are no entry witness or entered call
+	 * are framed (encoding.h): at such a call the engine descends only
+	 * into the ENTERs that name it, and the decoder, at a predicate,
+	 * walks emission-free to the call an ENTER at its position names.
+	 */
+	int framed;
 };
 
 struct regen_ctx_saved {

@@ -479,6 +479,29 @@ static void marker_at(struct regen_marker *m, uint64_t pos, uint32_t type, const
 	m->stamp = sg ? sg->stamp : 0;
 }
 
+/*
+ * An ENTER's return address as the module wrote it (its low half; the top
+ * half all ones): the return address, or (ABI 1.15) a frame: the innermost
+ * traced frame, none, or a walk that failed (pathtrace_abi.h PT_ENTER_FRAME).
+ */
+static void enter_value(struct regen_marker *m, uint64_t ret)
+{
+	uint32_t lo = (uint32_t)ret;
+
+	if (ret >> 32 != 0xffffffffu || !PT_ENTER_IS_FRAME(lo)) {
+		m->value = ret;
+		return;
+	}
+	if (lo == PT_ENTER_FRAME_NONE) {
+		m->arg = REGEN_ENTER_OUTER;
+	} else if (lo == PT_ENTER_FRAME_UNKNOWN) {
+		m->arg = REGEN_ENTER_FRAME_UNKNOWN;
+	} else {
+		m->arg = REGEN_ENTER_NESTED;
+		m->value = ret | 0x80000000u;
+	}
+}
+
 static void boundary_marker(struct regen_marker *m, uint64_t pos, const struct boundary_loss *bl)
 {
 	memset(m, 0, sizeof(*m));
@@ -617,7 +640,7 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				/* pending: its place among bits its segment writes later */
 				marker_at(m, pos + r->pending, REGEN_M_ENTER, &s[j]);
 				m->func = r->arg;
-				m++->value = body[0];
+				enter_value(m++, body[0]);
 				/* adapting words forget at the first, then every PT_CTX_SWAP_ENTERS-th */
 				if (enters++ % PT_CTX_SWAP_ENTERS == 0)
 					resets[nresets++] = pos + r->pending;

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 14
+#define PT_ABI_MINOR 15
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -93,6 +93,24 @@ enum pt_encoding {
  * traced callee returned is still read in its row. See PT_CTX_NONE below.
  */
 #define PT_PLAN_CTX_RESTORE	(1u << 4)
+/*
+ * PT_MODE_TRACE with PT_ENC_WITNESS only (ABI 1.15): the plan's calls are
+ * framed, not blocked (docs/runtime.md, "Framed calls"). While a plan with
+ * this flag is installed, every ENTER whose return address is outside the
+ * traced code names the innermost traced frame of its context instead:
+ * the module walks the stack (ORC) from the probe to the first return
+ * address inside traced code, stopping where the probed context's stack
+ * ends (another stack, user regs), and writes in the ENTER's return
+ * address the low half of that address with bit 31 cleared
+ * (PT_ENTER_FRAME), PT_ENTER_FRAME_NONE when there is none, or
+ * PT_ENTER_FRAME_UNKNOWN when the walk failed. Text lies in the top 2 GiB,
+ * so a return address's low half always has bit 31 set.
+ */
+#define PT_PLAN_FRAMED		(1u << 5)
+#define PT_ENTER_FRAME(ret_lo)		((__u32)(ret_lo) & 0x7fffffffu)
+#define PT_ENTER_FRAME_NONE		0x7ffffffeu
+#define PT_ENTER_FRAME_UNKNOWN		0x7fffffffu
+#define PT_ENTER_IS_FRAME(ret_lo)	((ret_lo) && !((__u32)(ret_lo) & 0x80000000u))
 
 struct pt_plan {
 	__u32 size;		/* sizeof(struct pt_plan) */

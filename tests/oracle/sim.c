@@ -499,11 +499,13 @@ static uint32_t choose_edge(struct run *r, const struct sim_func *f, uint32_t v,
 
 /*
  * One activation of function fi, called from the call site with return
- * address ret; tdepth is the traced depth it would have. Returns 1 when the
+ * address ret; frame: the return address of the innermost traced call on
+ * the stack (ret when the caller is traced), or 0; tdepth is the traced
+ * depth it would have. Returns 1 when the
  * whole run stopped inside it (stop_after), else 0.
  */
-static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth, uint32_t depth,
-		      int implicit)
+static int activation(struct run *r, uint32_t fi, uint64_t ret, uint64_t frame, uint32_t tdepth,
+		      uint32_t depth, int implicit)
 {
 	const struct sim_func *f = &r->p->funcs[fi];
 	const struct graph *g = &f->g;
@@ -513,7 +515,7 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 
 	r->t->activations[fi]++;
 	if (be && be->enter && !implicit)
-		be->enter(be->ctx, f, ret);
+		be->enter(be->ctx, f, ret, frame);
 	if (f->traced) {
 		uint32_t n = r->t->nev;
 
@@ -539,7 +541,7 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 		/* chosen before the call: the module's handler at v's last insn needs it */
 		e = choose_edge(r, f, v, forced);
 		if (be && be->vertex)
-			be->vertex(be->ctx, f, v, e, ret, state);
+			be->vertex(be->ctx, f, v, e, ret, frame, state);
 		if (g->vflags[v] & GRAPH_V_CALL) {
 			uint32_t c = f->callee[v];
 
@@ -550,8 +552,8 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 				       c == f->callee[v];
 
 			if (c != SIM_CALL_NONE &&
-			    activation(r, c, f->ret_addr[v], tdepth + (f->traced ? 1 : 0), depth + 1,
-				       implicit)) {
+			    activation(r, c, f->ret_addr[v], f->traced ? f->ret_addr[v] : frame,
+				       tdepth + (f->traced ? 1 : 0), depth + 1, implicit)) {
 				r->t->early_exit[fi][v]++;
 				return 1;
 			}
@@ -570,7 +572,7 @@ static int activation(struct run *r, uint32_t fi, uint64_t ret, uint32_t tdepth,
 	 * same return address and at the same traced depth.
 	 */
 	if (e != GRAPH_NONE && f->tail[e] != SIM_CALL_NONE)
-		return activation(r, f->tail[e], ret, tdepth, depth + 1, 0);
+		return activation(r, f->tail[e], ret, frame, tdepth, depth + 1, 0);
 	return 0;
 }
 
@@ -581,6 +583,7 @@ int sim_exec(const struct sim_program *p, const struct sim_run_opts *opts, uint6
 
 	if (opts->root >= p->nfuncs)
 		return -PT_EINVAL;
-	activation(&r, opts->root, opts->ret_addr ? opts->ret_addr : 0xffffffff00000000ull, 0, 0, 0);
+	activation(&r, opts->root, opts->ret_addr ? opts->ret_addr : 0xffffffff00000000ull, 0, 0, 0,
+		   0);
 	return t->nomem ? -PT_ENOMEM : 0;
 }

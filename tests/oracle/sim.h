@@ -77,6 +77,13 @@ struct sim_func {
 	 * implicit entries sim_kmod goes by. The truth marks such ENTERs.
 	 */
 	uint8_t *implicit;
+	/*
+	 * Its calls are framed (PT_PLAN_FRAMED, encoding.h): the engine and
+	 * the decoder attribute ENTERs by the frames they name
+	 * (regen_func.framed). Abstract programs: set by the caller, with
+	 * sim_program.frames; lowered ones: by sim_lower from the plan.
+	 */
+	int framed;
 
 	/* Lowered programs only (sim_lower); vertex v is cfg block v, edge e cfg edge e. */
 	char name[32];
@@ -115,6 +122,14 @@ struct sim_program {
 	uint32_t plan_flags;
 	uint32_t entry_witnesses;	/* lowered: call blocks the plans took as entry witnesses */
 	uint32_t entered_calls;		/* lowered: ... as entered calls (implicit entries) */
+	/*
+	 * Abstract programs: the stream's ENTER markers name frames (as the
+	 * module does while a PT_PLAN_FRAMED plan is installed): an ENTER
+	 * whose caller is untraced carries the innermost traced frame
+	 * (REGEN_ENTER_NESTED) or none (REGEN_ENTER_OUTER). Lowered programs
+	 * go by their plans' flags.
+	 */
+	int frames;
 };
 
 /* xorshift64*: the simulator's only randomness; a seed replays everything. */
@@ -218,7 +233,9 @@ struct sim_run_opts {
 /*
  * What the executor reports, for traced activations only; any hook may be
  * NULL. state: REGEN_STATE_WORDS per activation, zeroed at entry.
- *  enter   the activation starts (ret: its return address);
+ *  enter   the activation starts (ret: its return address; frame: the
+ *          return address of the innermost traced call on the stack, ret
+ *          itself when its caller is traced, 0 when there is none);
  *  vertex  it is at vertex v (not EXIT) and will leave by edge e, before
  *          v's call, if any;
  *  edge    it traversed e (after v's call);
@@ -226,9 +243,9 @@ struct sim_run_opts {
  */
 struct sim_backend {
 	void *ctx;
-	void (*enter)(void *ctx, const struct sim_func *f, uint64_t ret);
+	void (*enter)(void *ctx, const struct sim_func *f, uint64_t ret, uint64_t frame);
 	void (*vertex)(void *ctx, const struct sim_func *f, uint32_t v, uint32_t e, uint64_t ret,
-		       uint64_t *state);
+		       uint64_t frame, uint64_t *state);
 	void (*edge)(void *ctx, const struct sim_func *f, uint32_t e, uint64_t *state);
 	uint64_t (*pos)(void *ctx);
 };

@@ -96,6 +96,7 @@ struct exec {
 	uint64_t task_gen[SIM_MAX_TASKS];	/* migrations per task (se.nr_migrations) */
 	struct swap_row **swap;	/* [cpu * nfuncs + function]: by row, made when first used */
 	struct ctx_saved *saved;	/* [cpu * nfuncs + function] */
+	int framed;		/* a plan has PT_PLAN_FRAMED: ENTERs name frames */
 };
 
 static void push_rec_bytes(struct exec *x, uint32_t cpu, uint16_t type, uint32_t arg,
@@ -598,11 +599,20 @@ static void pend_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint32_t 
  * outside the traced code or this CPU's slot already holds it, else with
  * one, which fills the slot at once (a refused write empties them all). A
  * func_id of 2^20 or more: the pending ENTERs, then an ENTER_AT record.
+ * With a framed plan installed, an ENTER from outside the traced code
+ * names the innermost traced frame instead (kmod/frames.c), as the
+ * address of a traced caller is named.
  */
-static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr)
+static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t ret_addr,
+		      uint64_t frame)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
 	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
+
+	if (x->framed && (!lo || !traced_code(x->p, ret_addr))) {
+		lo = frame ? PT_ENTER_FRAME(frame) : PT_ENTER_FRAME_NONE;
+		ret_addr = 0xffffffff00000000ull | lo;
+	}
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;
 
@@ -614,7 +624,7 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 		 */
 		if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
 			flush_recs(x, cpu, 1);
-		if (!lo || !traced_code(x->p, ret_addr)) {
+		if (!lo || (!PT_ENTER_IS_FRAME(lo) && !traced_code(x->p, ret_addr))) {
 			pend_enter(x, cpu, func_id, pending, 2, 0, 0);
 		} else if (cs->rets[slot] == lo) {
 			pend_enter(x, cpu, func_id, pending, 4, slot, 0);
@@ -795,7 +805,7 @@ static int implicit_entry(const struct plan *pl, uint64_t ret)
 
 /* Runs the site actions of insn i (taken: the edge leaving the block, for `when`). */
 static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint32_t edge_out,
-		     uint64_t ret_addr)
+		     uint64_t ret_addr, uint64_t frame)
 {
 	const struct plan *pl = &f->plan;
 	uint32_t s = f->site_of_insn[i], v = f->verify_of_insn[i], k, cpu;
@@ -825,7 +835,7 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 				 * here is installed
 				 */
 				if (!implicit_entry(pl, ret_addr))
-					add_enter(x, cpu, f->func_id, ret_addr);
+					add_enter(x, cpu, f->func_id, ret_addr, frame);
 				else
 					x->r->implicit_enters++;
 				/*
@@ -870,7 +880,7 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 
 /* The executor's hook: the probes of block v's instructions, v left by edge e. */
 static void kmod_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint32_t e, uint64_t ret,
-			uint64_t *state)
+			uint64_t frame, uint64_t *state)
 {
 	struct exec *x = ctx;
 	const struct cfg_block *bl = &f->cfg.blocks[v];
@@ -878,7 +888,8 @@ static void kmod_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint32_
 
 	(void)state;
 	for (i = 0; i < bl->ninsn; i++)
-		run_insn(x, f, bl->first_insn + i, i + 1 == bl->ninsn ? e : UINT32_MAX, ret);
+		run_insn(x, f, bl->first_insn + i, i + 1 == bl->ninsn ? e : UINT32_MAX, ret,
+			 frame);
 }
 
 static uint64_t kmod_pos(void *ctx)
@@ -910,6 +921,8 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 		x.cpu[c].swap_gen = 1;	/* the rows' tables start at 0: nothing remembered */
 		x.cpu[c].ctx_gen = 1;	/* so do the functions' own rows */
 	}
+	for (c = 0; c < p->nfuncs; c++)
+		x.framed |= p->funcs[c].traced && (p->funcs[c].plan.hdr.flags & PT_PLAN_FRAMED);
 	x.swap = calloc(8 * (size_t)p->nfuncs + 1, sizeof(*x.swap));
 	x.saved = calloc(8 * (size_t)p->nfuncs + 1, sizeof(*x.saved));	/* gen 0: none */
 	if (!x.swap || !x.saved) {

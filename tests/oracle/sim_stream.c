@@ -122,22 +122,33 @@ void sim_emit_encoding(void *ctx, const struct sim_func *f, uint32_t e, uint64_t
 struct stream_backend {
 	const struct sim_emitter *em;
 	struct sim_stream *s;
+	int frames;		/* sim_program.frames */
 };
 
-static void sb_enter(void *ctx, const struct sim_func *f, uint64_t ret)
+/*
+ * An ENTER's marker: its return address; naming frames (sim_program.frames),
+ * for an untraced caller the innermost traced frame, or none.
+ */
+static void sb_enter(void *ctx, const struct sim_func *f, uint64_t ret, uint64_t frame)
 {
 	struct stream_backend *sb = ctx;
 
-	sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, 0, ret);
+	if (!sb->frames || frame == ret)
+		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_RET, ret);
+	else if (frame)
+		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_NESTED, frame);
+	else
+		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_OUTER, 0);
 }
 
 static void sb_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint32_t e, uint64_t ret,
-		      uint64_t *state)
+		      uint64_t frame, uint64_t *state)
 {
 	struct stream_backend *sb = ctx;
 
 	(void)e;
 	(void)ret;
+	(void)frame;
 	if (sb->em && sb->em->vertex)
 		sb->em->vertex(sb->em->ctx, f, v, state, sb->s);
 }
@@ -160,7 +171,7 @@ static uint64_t sb_pos(void *ctx)
 int sim_run(const struct sim_program *p, const struct sim_run_opts *opts, uint64_t *rng,
 	    const struct sim_emitter *em, struct sim_stream *s, struct sim_truth *t)
 {
-	struct stream_backend sb = { em, s };
+	struct stream_backend sb = { em, s, p->frames };
 	const struct sim_backend be = { &sb, sb_enter, sb_vertex, sb_edge, sb_pos };
 	int err = sim_exec(p, opts, rng, &be, t);
 

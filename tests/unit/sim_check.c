@@ -28,6 +28,7 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 		rf[n].call_callee = f->callee_id;
 		rf[n].call_implicit = f->implicit;
 		rf[n].tail_callee = f->tail_id;
+		rf[n].framed = f->framed;
 		rf[n].ops = ops;
 		rf[n].model = models ? models[i] : (const void *)&f->enc;
 		n++;

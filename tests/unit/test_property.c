@@ -57,6 +57,13 @@ struct stats {
 	uint64_t unobs_edges, unobs_refused;
 	/* witnesses the spanning tree placed and the trace set kept without */
 	uint64_t pruned, pruned_cfgs;
+	/*
+	 * ENTERs naming frames (PT_PLAN_FRAMED): programs, framed calls
+	 * placed, witness bits and events of their executions; ENTERs that
+	 * named a traced frame, and those the decoder walked to at a predicate
+	 */
+	uint64_t framed_programs, framed_calls, framed_bits, framed_execs, nested_enters;
+	uint64_t frames_programs;	/* ENTERs naming frames, calls blocked (the engine checks) */
 };
 
 /* Whether g minus its dominator back edges still has a cycle (Kahn). */
@@ -295,7 +302,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 	struct encoding wit[8], bits[8], rebuilt;
 	uint64_t *weight[8] = { NULL };
 	uint32_t nfuncs = 1 + sim_below(rng, 5), i, mode, run;
-	int refused[2] = { 0, 0 }, entry, implicit;
+	int refused[2] = { 0, 0 }, entry, implicit, framed;
 	uint8_t closed[8];
 	char msg[256];
 	int ok = 1;
@@ -308,6 +315,15 @@ static void one_program(uint64_t *rng, struct stats *st)
 	implicit = entry && (st->programs & 4) != 0;
 	st->entry_programs += entry && !implicit;
 	st->implicit_programs += implicit;
+	/*
+	 * Half the programs: ENTERs name their frames; half of those plan the
+	 * other calls framed (witness mode), the rest keep them blocked, and
+	 * the engine checks the frames against where it stands.
+	 */
+	p.frames = (st->programs & 8) != 0;
+	framed = p.frames && (st->programs & 16) != 0;
+	st->framed_programs += framed;
+	st->frames_programs += p.frames && !framed;
 	closed_funcs(&p, closed);
 	memset(wit, 0, sizeof(wit));
 	memset(bits, 0, sizeof(bits));
@@ -324,6 +340,9 @@ static void one_program(uint64_t *rng, struct stats *st)
 			if ((g->vflags[v] & GRAPH_V_CALL) && p.funcs[i].callee_id[v] != UINT32_MAX &&
 			    closed[p.funcs[i].callee_id[v] - p.funcs[0].func_id])
 				ewit[v] = implicit ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
+		for (v = 0; framed && v < g->nv; v++)
+			if ((g->vflags[v] & GRAPH_V_CALL) && ewit[v] == ENC_CALL_LOUD)
+				ewit[v] = ENC_CALL_FRAMED;
 		if (implicit) {
 			p.funcs[i].implicit = calloc(g->nv + 1, 1);
 			CU_ASSERT_FATAL(p.funcs[i].implicit != NULL);
@@ -444,6 +463,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 				st->vertex_emits += enc->vertex_nbits[v] != 0;
 				st->entry_wits += enc->enter_code && enc->enter_code[v];
 				st->entered_calls += enc->call_entered && enc->call_entered[v];
+				st->framed_calls += !mode && enc->call_framed && enc->call_framed[v];
 			}
 			CU_ASSERT_FATAL(encoding_from_emissions_ve(g, mode ? PT_ENC_BITS : PT_ENC_WITNESS,
 								   enc->edge_nbits, enc->edge_value,
@@ -459,8 +479,10 @@ static void one_program(uint64_t *rng, struct stats *st)
 		struct regen_func *arr;
 		struct regen_funcs fs;
 
-		for (i = 0; i < nfuncs; i++)
+		for (i = 0; i < nfuncs; i++) {
 			p.funcs[i].enc = mode ? bits[i] : wit[i];
+			p.funcs[i].framed = framed && !mode;	/* bits: every call blocked */
+		}
 		CU_ASSERT_FATAL(simc_funcs(&p, mode ? &regen_decode_bits_ops :
 						      &regen_decode_witness_ops, NULL, &arr, &fs) == 0);
 		/* a refused traced function: nothing to trace; profiles are still checked */
@@ -503,7 +525,14 @@ static void one_program(uint64_t *rng, struct stats *st)
 			st->executions += !refused[mode];
 			st->events += nev;
 			st->bits[mode] += s.nbits;
+			for (k = 0; mode == 0 && !refused[0] && framed && k < s.nmarkers; k++)
+				st->nested_enters += s.markers[k].type == REGEN_M_ENTER &&
+						     s.markers[k].arg == REGEN_ENTER_NESTED;
 			if (mode == 0 && !refused[0]) {
+				if (framed) {
+					st->framed_bits += s.nbits;
+					st->framed_execs += nev;
+				}
 				if (implicit) {
 					st->implicit_bits += s.nbits;
 					st->implicit_execs += nev;
@@ -578,6 +607,15 @@ static void test_random_programs(void)
 	       st.implicit_execs ? (double)st.implicit_bits / (double)st.implicit_execs : 0.0);
 	CU_ASSERT(st.implicit_programs * 5 > st.programs && st.entered_calls > 0 &&
 		  st.implicit_enters > 0);
+	printf("property: framed calls: %llu programs planned with them, %llu placed, %llu "
+	       "ENTERs named a traced frame; witness bits per regenerated event %.3f; %llu "
+	       "programs named frames with their calls blocked\n",
+	       (unsigned long long)st.framed_programs, (unsigned long long)st.framed_calls,
+	       (unsigned long long)st.nested_enters,
+	       st.framed_execs ? (double)st.framed_bits / (double)st.framed_execs : 0.0,
+	       (unsigned long long)st.frames_programs);
+	CU_ASSERT(st.framed_programs * 8 > st.programs && st.framed_calls > 0 &&
+		  st.nested_enters > 0 && st.frames_programs * 8 > st.programs);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
 	       "%llu recursive activations, %llu ENTERs through untraced code, "
 	       "%llu ENTERs sharing a bit position, tail calls to %llu traced and %llu untraced "

@@ -83,6 +83,22 @@
  * position where t returned belongs to a later call vertex, and paths from
  * t on need no emission for t's sake (bit tracing: no separator after t).
  * enter_witnessed[t] == ENC_CALL_ENTERED says so.
+ *
+ * FRAMED CALLS (witness encoding, PT_PLAN_FRAMED; enter_witnessed[t] ==
+ * ENC_CALL_FRAMED): every ENTER the module writes names the call it runs
+ * under: its return address when its caller is traced, else the innermost
+ * traced frame of its context (found by unwinding), or none. So an ENTER at
+ * the regenerator's position is attributed by that name, not by where the
+ * regenerator stands, and a framed call t is no blocking target (nothing
+ * before it needs a bit for its sake) and no witness (its call may run no
+ * traced code). It stays a branch point: every path from t to EXIT (or an
+ * entered call) carries a bit, because a frame is an address: an
+ * activation that recursed through untraced code from t's call and ended
+ * at t without a bit could not be told from its outer self's ENTERs at t.
+ * The decoder, at a predicate, walks emission-free to the call an ENTER at
+ * its position names; the engine, at t, descends only into the ENTERs
+ * that name t, and into none while a code read ahead is pending (those
+ * ENTERs come after its bits).
  */
 #ifndef PATHTRACE_ENCODING_H
 #define PATHTRACE_ENCODING_H
@@ -118,6 +134,8 @@ struct encoding {
 	uint32_t *enter_code;	/* nv */
 	/* Entered calls (either trace encoding, or NULL): non-zero for each. */
 	uint8_t *call_entered;	/* nv */
+	/* Framed calls (witness encoding, or NULL): non-zero for each. */
+	uint8_t *call_framed;	/* nv */
 
 	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
 	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
@@ -192,6 +210,7 @@ enum enc_call {
 	ENC_CALL_LOUD = 0,	/* a call vertex like any other (or no call) */
 	ENC_CALL_WITNESS = 1,	/* an entry witness: its callee's ENTER names it */
 	ENC_CALL_ENTERED = 2,	/* an entered call: no ENTER, blocked, no branch point */
+	ENC_CALL_FRAMED = 3,	/* a framed call: its callees' ENTERs name it by their frame */
 };
 
 /* As encoding_witness / encoding_bits, with ENC_F_VERTEX_EMIT or 0. */

@@ -84,6 +84,7 @@ void encoding_free(struct encoding *enc)
 	free(enc->vertex_value);
 	free(enc->enter_code);
 	free(enc->call_entered);
+	free(enc->call_framed);
 	free(enc->wit_edge);
 	free(enc->wit_vertex);
 	free(enc->pred_row);
@@ -182,16 +183,22 @@ int encoding_check_blocking_ve(const struct graph *g, const uint8_t *nbits,
 		err = -PT_ENOMEM;
 		goto out;
 	}
-	/* entering a silent call or EXIT vertex is what must not happen emission-free */
+	/*
+	 * entering a silent call (not framed: its callees' ENTERs name it) or
+	 * EXIT vertex is what must not happen emission-free
+	 */
 	for (v = 0; v < g->nv; v++)
-		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(loud, v);
+		enter[v] = (g->vflags[v] & (GRAPH_V_CALL | GRAPH_V_EXIT)) && silent(loud, v) &&
+			   !(ewit && ewit[v] == ENC_CALL_FRAMED);
 	enter_back(g, nbits, loud, enter, stack);
 	for (v = 0; v < g->nv && !err; v++) {
 		/*
 		 * an entry witness's or entered call's callee enters once: it
-		 * attributes nothing after it
+		 * attributes nothing after it (a framed call's may run again
+		 * in a recursive activation that names the same frame)
 		 */
-		int call = (g->vflags[v] & GRAPH_V_CALL) && !(ewit && ewit[v]);
+		int call = (g->vflags[v] & GRAPH_V_CALL) &&
+			   !(ewit && (ewit[v] == ENC_CALL_WITNESS || ewit[v] == ENC_CALL_ENTERED));
 
 		if (graph_out_degree(g, v) < 2 && !call)
 			continue;
@@ -443,6 +450,7 @@ static int check_blocking_calls(const struct graph *g, const struct encoding *en
 	for (v = 0; ewit && v < g->nv; v++)
 		ewit[v] = enc->enter_code && enc->enter_code[v] ? ENC_CALL_WITNESS :
 			  enc->call_entered && enc->call_entered[v] ? ENC_CALL_ENTERED :
+			  enc->call_framed && enc->call_framed[v] ? ENC_CALL_FRAMED :
 			  ENC_CALL_LOUD;
 	err = ewit ? encoding_check_blocking_ve(g, enc->edge_nbits, enc->vertex_nbits, ewit,
 						NULL) : -PT_ENOMEM;
@@ -581,7 +589,10 @@ int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8
 		if (kind == PT_ENC_WITNESS)
 			enc->enter_code = calloc(g->nv + 1, sizeof(*enc->enter_code));
 		enc->call_entered = calloc(g->nv + 1, 1);
-		if ((kind == PT_ENC_WITNESS && !enc->enter_code) || !enc->call_entered) {
+		if (kind == PT_ENC_WITNESS)
+			enc->call_framed = calloc(g->nv + 1, 1);
+		if ((kind == PT_ENC_WITNESS && (!enc->enter_code || !enc->call_framed)) ||
+		    !enc->call_entered) {
 			encoding_free(enc);
 			return -PT_ENOMEM;
 		}
@@ -589,6 +600,8 @@ int encoding_from_emissions_ve(const struct graph *g, uint32_t kind, const uint8
 			if (enc->enter_code)
 				enc->enter_code[v] = ewit[v] == ENC_CALL_WITNESS;
 			enc->call_entered[v] = ewit[v] == ENC_CALL_ENTERED;
+			if (enc->call_framed)
+				enc->call_framed[v] = ewit[v] == ENC_CALL_FRAMED;
 		}
 	}
 	for (e = 0; e < g->ne; e++) {

@@ -64,16 +64,28 @@ static int is_entered(const uint8_t *ewit, uint32_t v)
 	return ewit && ewit[v] == ENC_CALL_ENTERED;
 }
 
+/* Framed calls (encoding.h): their callees' ENTERs name them by frame. */
+static int is_framed(const uint8_t *ewit, uint32_t v)
+{
+	return ewit && ewit[v] == ENC_CALL_FRAMED;
+}
+
 /* A call vertex to block: its callee's ENTERs do not name it. */
 static int is_blocked_call(const struct graph *g, const uint8_t *ewit, uint32_t v)
 {
-	return (g->vflags[v] & GRAPH_V_CALL) && !is_entry_witness(ewit, v);
+	return (g->vflags[v] & GRAPH_V_CALL) && !is_entry_witness(ewit, v) &&
+	       !is_framed(ewit, v);
 }
 
+/*
+ * A framed call is a branch point though no blocking target: from it, a
+ * bit before EXIT, so that an activation that recursed through untraced
+ * code ends before the ENTERs its outer self's call (the same frame) runs.
+ */
 static int is_branch_point(const struct graph *g, const uint8_t *ewit, uint32_t v)
 {
 	return graph_out_degree(g, v) >= 2 ||
-	       (is_blocked_call(g, ewit, v) && !is_entered(ewit, v));
+	       ((is_blocked_call(g, ewit, v) || is_framed(ewit, v)) && !is_entered(ewit, v));
 }
 
 /*
@@ -92,7 +104,7 @@ static uint32_t cheapest_on_chain(const struct graph *g, const uint8_t *no, cons
 {
 	uint32_t best = e, y = g->edges[e].dst, steps = 0;
 
-	while (weight && !(g->vflags[y] & (GRAPH_V_CALL | GRAPH_V_EXIT)) &&
+	while (weight && !is_blocked_call(g, ewit, y) && y != g->exit &&
 	       !is_branch_point(g, ewit, y) && steps++ <= g->nv) {
 		e = g->out_edges[g->out_start[y]];
 		if (enc_may_emit(g, no, e) && weight[e] < weight[best])
@@ -149,7 +161,7 @@ static int mark_blockers(const struct graph *g, const uint64_t *weight, const ui
 					e = GRAPH_NONE;	/* x's ENTER blocks */
 					break;
 				}
-				if (g->vflags[x] & (GRAPH_V_CALL | GRAPH_V_EXIT)) {
+				if (is_blocked_call(g, ewit, x) || x == g->exit) {
 					e = GRAPH_NONE;
 					if (vwit && x != g->exit && x != g->entry) {
 						vwit[x] = 1;
@@ -456,7 +468,8 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 			goto fail;
 		}
 		enc->call_entered = calloc(g->nv + 1, 1);
-		if (!enc->call_entered) {
+		enc->call_framed = calloc(g->nv + 1, 1);
+		if (!enc->call_entered || !enc->call_framed) {
 			err = -PT_ENOMEM;
 			goto fail;
 		}
@@ -465,6 +478,7 @@ int encoding_witness_opts(const struct graph *g, const uint64_t *weight,
 
 			enc->enter_code[v] = call && is_entry_witness(o->enter_witnessed, v); /* marks */
 			enc->call_entered[v] = call && is_entered(o->enter_witnessed, v);
+			enc->call_framed[v] = call && is_framed(o->enter_witnessed, v);
 		}
 	}
 	err = mark_blockers(g, weight, no, enc->edge_role, enc->vertex_nbits, o);

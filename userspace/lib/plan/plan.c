@@ -723,6 +723,24 @@ int plan_weights_words(const struct cfg *c, const struct graph *g, uint64_t *wei
 	return heuristic_weights(c, g, 1, weight);
 }
 
+/*
+ * PT_PLAN_FRAMED: ewit (may be NULL) with every other call framed
+ * (encoding.h): its callees' ENTERs name it, so it blocks nothing. NULL on
+ * ENOMEM.
+ */
+static uint8_t *framed_calls(const struct cfg *c, const uint8_t *ewit)
+{
+	uint8_t *f = calloc((size_t)c->nblocks + 1, 1);
+	uint32_t b;
+
+	for (b = 0; f && b < c->nblocks; b++) {
+		f[b] = ewit ? ewit[b] : ENC_CALL_LOUD;
+		if (f[b] == ENC_CALL_LOUD && (c->blocks[b].flags & CFG_BF_CALL))
+			f[b] = ENC_CALL_FRAMED;
+	}
+	return f;
+}
+
 /* The implicit entries, sorted by return address, each address once. */
 static int build_implicit(struct plan *pl, const struct plan_opts *o)
 {
@@ -769,6 +787,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 {
 	struct entries es = { 0 };
 	uint64_t *cost = NULL, *ctx_weight = NULL;
+	uint8_t *framed = NULL;
 	uint32_t e, entry_insn;
 	int err, ctx_words;
 
@@ -777,8 +796,11 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	graph_init(&pl->pn.dag);
 	if (!c || !c->nblocks || !c->ninsns || !o)
 		return refuse(pl, -PT_EINVAL, "empty cfg");
-	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP))
+	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_FRAMED))
 		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
+	if ((o->flags & PT_PLAN_FRAMED) &&
+	    (o->mode != PT_MODE_TRACE || (o->encoding && o->encoding != PT_ENC_WITNESS)))
+		return refuse(pl, -PT_EINVAL, "framed calls are the witness encoding's");
 	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE))
 		return refuse(pl, -PT_EINVAL, "preferential path profiling is a path profile");
 	if ((o->flags & PT_PLAN_PROFILE) &&
@@ -864,7 +886,16 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 			if (err)
 				break;
 		}
-		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding, o->enter_witnessed,
+		if (o->flags & PT_PLAN_FRAMED) {
+			framed = framed_calls(c, o->enter_witnessed);
+			if (!framed) {
+				err = -PT_ENOMEM;
+				break;
+			}
+			pl->hdr.flags |= PT_PLAN_FRAMED;
+		}
+		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding,
+				 framed ? framed : o->enter_witnessed,
 				 pl->weight, ctx_weight ? ctx_weight : pl->weight, ctx_words);
 		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
@@ -898,6 +929,7 @@ out:
 	free(es.v);
 	free(cost);
 	free(ctx_weight);
+	free(framed);
 	return err;
 }
 
