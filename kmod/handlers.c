@@ -47,8 +47,15 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
 					     sizeof(ret_addr)))
 			ret_addr = 0;
-		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr))
-			pt_stream_enter(cs, f, ret_addr);
+		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr)) {
+			u32 frame = 0;
+
+			/* an untraced caller: the traced call it runs under (frames.c) */
+			if (pt_frames_wanted() &&
+			    (ret_addr >> 32 != 0xffffffffu || !pt_ranges_traced(ret_addr)))
+				frame = pt_frames_walk(regs);
+			pt_stream_enter(cs, f, ret_addr, frame);
+		}
 		/*
 		 * Implicit entries too; after the ENTER, whose refused write
 		 * (the LOSS before it) empties the context.

@@ -144,8 +144,11 @@ static long pt_ioctl_add_plan(void __user *uarg)
 		goto fail;
 	/* kprobes counts a probe's misses from its registration on. */
 	f->missed_since = ktime_get_mono_fast_ns();
+	/* a framed plan's calls are told apart by the frames ENTERs name */
+	pt_frames_installing(f);
 	err = pt_probes_register(f);
 	if (err) {
+		pt_frames_removed(f);
 		pt_ranges_rebuild(&pt_funcs, NULL);	/* a stale range is harmless */
 		goto fail;
 	}
@@ -166,6 +169,8 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
+	for (i = 0; i < n; i++)
+		pt_frames_removed(victims[i]);
 	/*
 	 * Off pt_funcs and silent: their code is untraced from now on. Without
 	 * memory the old table stays (a range of removed code only makes

@@ -230,7 +230,7 @@ u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen);
 void pt_stream_paths_flush(struct pt_func *f);
 struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
 				       unsigned int cpu);
-void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr);
+void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr, u32 frame);
 void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);
 void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n);
 void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f);
@@ -240,6 +240,12 @@ void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
 			 unsigned int n);
 void pt_stream_path_set(struct pt_cpu *cs, u64 v);
 void pt_stream_counters_flush(struct pt_func *f);
+
+/* frames.c */
+void pt_frames_installing(const struct pt_func *f);
+void pt_frames_removed(const struct pt_func *f);
+bool pt_frames_wanted(void);
+u32 pt_frames_walk(struct pt_regs *regs);
 
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_free(void);

@@ -211,7 +211,10 @@ static void ctx_after(const struct regen_func *f, const struct encoding *enc,
 
 /*
  * The forced word of code (no predicate since the last read): in its own
- * context row when the context holds, else the word the emission has.
+ * context row when the context holds, else the word the emission has. A
+ * framed function's walk to a named call read nothing at the predicates
+ * it passed: the context may still be such a predicate's row, and the
+ * word is read in it.
  */
 static uint64_t read_forced(const struct regen_func *f, const struct encoding *enc,
 			    struct regen_bitreader *br, unsigned int nbits, uint64_t value,
@@ -223,7 +226,7 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 	if (row != ENC_CTX_NONE) {
 		struct row_words rw;
 
-		if (row != enc->npred + code - 1)
+		if (row != enc->npred + code - 1 && !(f->framed && row < enc->npred))
 			return 0;	/* the context says another witness comes */
 		rw = ctx_words(enc, row);
 		got = read_code(br, &rw);

@@ -382,7 +382,9 @@ static int model_closed(const struct pr_model *m, const uint64_t *addr, uint8_t 
  * function) as enum enc_call: a call whose callee's plan lists it among its
  * implicit entries writes no ENTER, so it is an entered call (blocked, no
  * branch point); any other is witnessed by the ENTER its callee writes.
- * A framed plan's other calls are framed (PT_PLAN_FRAMED, encoding.h).
+ * A framed plan (PT_PLAN_FRAMED, encoding.h) takes no entry witnesses:
+ * its calls that are no entered call are framed (the ENTERs below them
+ * name them), whatever the trace holds.
  */
 static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_t *ewit)
 {
@@ -397,7 +399,7 @@ static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_
 		if (!ewit[b] || ewit[b] == ENC_CALL_FRAMED)
 			continue;
 		target = f->cfg.insns[bl->first_insn + bl->ninsn - 1].target;
-		ewit[b] = ENC_CALL_WITNESS;
+		ewit[b] = (f->plan_flags & PT_PLAN_FRAMED) ? ENC_CALL_FRAMED : ENC_CALL_WITNESS;
 		for (j = 0; j < m->nfuncs; j++)
 			if (m->funcs[j].addr == target &&
 			    plan_implicit_has(m->funcs[j].implicit, m->funcs[j].nimplicit,

@@ -98,8 +98,16 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_ENTER:
 		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
 		if (mk)
-			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64 ", \"ret\": \"0x%" PRIx64 "\"",
-				mk->cpu, mk->stamp, mk->value);
+			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, mk->cpu, mk->stamp);
+		/* the return address, or (an untraced caller, ABI 1.15) the traced frame below */
+		if (mk && mk->arg == REGEN_ENTER_NESTED)
+			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
+		else if (mk && mk->arg == REGEN_ENTER_OUTER)
+			fputs(", \"frame\": \"none\"", fp);
+		else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN)
+			fputs(", \"frame\": \"unknown\"", fp);
+		else if (mk)
+			fprintf(fp, ", \"ret\": \"0x%" PRIx64 "\"", mk->value);
 		fputc('}', fp);
 		break;
 	case REGEN_EV_BLOCK:

@@ -101,8 +101,11 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 			fprintf(w->fp, "entry of %s (func %u), which is not regenerated", mf ? mf->name : "?",
 				mk->func);
 		} else if (mk && mk->type == REGEN_M_ENTER && ev->reason == -PT_EMISMATCH) {
-			fprintf(w->fp, "entry of func %u (return address %#" PRIx64 ") does not match the call",
-				mk->func, mk->value);
+			fprintf(w->fp, "entry of func %u (%s %#" PRIx64 ") does not match the call",
+				mk->func, mk->arg == REGEN_ENTER_RET ? "return address" :
+				mk->arg == REGEN_ENTER_NESTED ? "under the traced frame" :
+				mk->arg == REGEN_ENTER_OUTER ? "under no traced frame" :
+				"under a frame the module could not find", mk->value);
 		} else
 			fprintf(w->fp, "%s", pt_strerror(ev->reason));
 		if (ev->func != UINT32_MAX)

@@ -335,6 +335,7 @@ struct sim_kmod_run {
 	uint64_t path_escapes;		/* ... as their range's escape and the number */
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
 	uint64_t implicit_enters;	/* ENTER actions that wrote none (implicit entries) */
+	uint64_t nested_enters;		/* ENTERs that named a traced frame (PT_PLAN_FRAMED) */
 	int nomem;
 };
 

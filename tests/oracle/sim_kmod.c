@@ -612,6 +612,7 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	if (x->framed && (!lo || !traced_code(x->p, ret_addr))) {
 		lo = frame ? PT_ENTER_FRAME(frame) : PT_ENTER_FRAME_NONE;
 		ret_addr = 0xffffffff00000000ull | lo;
+		x->r->nested_enters += frame != 0;
 	}
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
 	uint64_t before = x->r->nrecs, body = (uint64_t)lo | (uint64_t)pending << 32;

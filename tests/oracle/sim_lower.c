@@ -503,6 +503,8 @@ int sim_lower(struct sim_program *p, const struct sim_lower_opts *o, uint64_t *r
 	p->mode = o->mode;
 	p->encoding = o->encoding;
 	p->plan_flags = o->plan_flags;
+	/* ENTERs name frames while a framed plan is installed (the module's rule) */
+	p->frames = (o->plan_flags & PT_PLAN_FRAMED) != 0;
 	for (i = 0; i < p->nfuncs; i++) {
 		p->funcs[i].addr = func_addr(i);
 		snprintf(p->funcs[i].name, sizeof(p->funcs[i].name), "sim_fn%u", i);

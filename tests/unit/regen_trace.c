@@ -154,6 +154,14 @@ static const struct out_writer_ops collect_ops = {
 	.step = collect_step,
 };
 
+/* PT_DEBUG: why pathregen's model refused a function */
+static void debug_report(void *ctx, const struct tf_function *fn, const struct pr_func *f, int err)
+{
+	(void)ctx;
+	fprintf(stderr, "rt_regen: %s refused: %s (%s)\n", fn->name ? fn->name : "?",
+		f && f->refusal[0] ? f->refusal : "", pt_strerror(err));
+}
+
 int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *extra,
 	     unsigned int nextra, struct pr_model *keep_model)
 {
@@ -169,7 +177,7 @@ int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *
 	memset(res, 0, sizeof(*res));
 	memset(&tf, 0, sizeof(tf));
 	res->file_err = tracefile_read(path, &tf);
-	res->load_bad = pr_model_load(&tf, &m, NULL, NULL);
+	res->load_bad = pr_model_load(&tf, &m, getenv("PT_DEBUG") ? debug_report : NULL, NULL);
 	err = res->load_bad < 0 ? res->load_bad : 0;
 	if (!err)
 		err = tr_decode_tracefile(&rs, &tf);

@@ -96,6 +96,8 @@ static struct {
 	uint64_t entry_witnesses;	/* call blocks witnessed by their callee's ENTER */
 	uint64_t entered_calls;		/* call blocks entered without one (implicit entries) */
 	uint64_t implicit_enters;	/* activations the module wrote no ENTER for */
+	uint64_t framed_calls;		/* call blocks planned framed (PT_PLAN_FRAMED) */
+	uint64_t nested_enters;		/* ENTERs the module wrote naming a traced frame */
 } cov;
 
 static void count_coverage(const struct sim_program *p, const struct sim_truth *t)
@@ -110,6 +112,8 @@ static void count_coverage(const struct sim_program *p, const struct sim_truth *
 		cov.activations += t->activations[fi];
 		for (b = 0; f->traced && f->plan.have_enc && enc->vertex_nbits && b < enc->nv; b++)
 			cov.vertex_emissions += enc->vertex_nbits[b] != 0;
+		for (b = 0; f->traced && f->plan.have_enc && enc->call_framed && b < enc->nv; b++)
+			cov.framed_calls += enc->call_framed[b] != 0;
 		for (b = 0; b < f->cfg.nblocks; b++) {
 			if (!(f->cfg.blocks[b].flags & CFG_BF_CALL))
 				continue;
@@ -132,12 +136,13 @@ static void count_coverage(const struct sim_program *p, const struct sim_truth *
  * BLOCK record flushes the segments the module keeps back, so several
  * share a SEGMENTS record.
  */
-static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, uint32_t nr_cpus,
-		       uint32_t migrate, int verify, int entry, int implicit)
+static void round_trip_flags(const struct mode *md, uint64_t seed, uint32_t nfuncs,
+			     uint32_t nr_cpus, uint32_t migrate, int verify, int entry, int implicit,
+			     uint32_t flags)
 {
 	struct sim_gen_opts go = { .nfuncs = nfuncs, .max_stmts = 10 };
 	struct sim_lower_opts lo = { .mode = md->mode, .encoding = md->encoding,
-				     .plan_flags = verify ? PT_PLAN_VERIFY : 0,
+				     .plan_flags = (verify ? PT_PLAN_VERIFY : 0) | flags,
 				     .entry_witnesses = entry, .implicit_entries = implicit };
 	struct sim_kmod_opts ko = { .nr_cpus = nr_cpus, .ntasks = 3, .activations = 12,
 				    .max_steps = 60, .migrate_pct = migrate, .irq_pct = 50 };
@@ -160,6 +165,7 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	cov.entry_witnesses += p.entry_witnesses;
 	cov.entered_calls += p.entered_calls;
 	cov.implicit_enters += r.implicit_enters;
+	cov.nested_enters += r.nested_enters;
 	cov.packs_multi += r.packs_multi;
 	cov.ctx_words += r.ctx_words;
 	cov.ctx_restored += r.ctx_restored;
@@ -196,6 +202,12 @@ static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, ui
 	sim_truth_free(&tr, &p);
 	sim_kmod_run_free(&r);
 	sim_free(&p);
+}
+
+static void round_trip(const struct mode *md, uint64_t seed, uint32_t nfuncs, uint32_t nr_cpus,
+		       uint32_t migrate, int verify, int entry, int implicit)
+{
+	round_trip_flags(md, seed, nfuncs, nr_cpus, migrate, verify, entry, implicit, 0);
 }
 
 static void run_all(uint64_t salt, uint32_t nfuncs, uint32_t nr_cpus, uint32_t migrate)
@@ -249,6 +261,28 @@ static void test_calls_entered(void)
 	       (unsigned long long)(cov.entered_calls - before),
 	       (unsigned long long)(cov.implicit_enters - enters));
 	CU_ASSERT(cov.entered_calls > before && cov.implicit_enters > enters);
+}
+
+/*
+ * Framed calls (PT_PLAN_FRAMED, enable's default for witness plans): no bit
+ * blocks a call; the module names the innermost traced frame in every ENTER
+ * from untraced code (kmod/frames.c), and pathregen attributes ENTERs by
+ * it, walking to a named call from a predicate without reading (the
+ * caller's words then read in the row of a predicate before the call).
+ * With implicit entries and without, verify on a third.
+ */
+static void test_calls_framed(void)
+{
+	uint64_t seed = unit_seed(), before = cov.framed_calls, nested = cov.nested_enters;
+	unsigned int i;
+
+	for (i = 0; i < 48; i++)
+		round_trip_flags(&modes[0], seed * 59 + i * 7919 + 1, 4, 1 + i % 2,
+				 i % 2 ? 15 : 0, i % 3 == 0, 0, i % 4 < 2, PT_PLAN_FRAMED);
+	printf("\nround trip: %llu framed calls, %llu ENTERs naming a traced frame\n",
+	       (unsigned long long)(cov.framed_calls - before),
+	       (unsigned long long)(cov.nested_enters - nested));
+	CU_ASSERT(cov.framed_calls > before && cov.nested_enters > nested);
 }
 
 static void test_leaf_one_cpu(void)
@@ -545,6 +579,7 @@ UNIT_SUITE(roundtrip,
 	   { "calls witnessed by their callee's ENTER (explicit entries)",
 	     test_calls_entry_witnesses },
 	   { "calls entered without an ENTER (implicit entries)", test_calls_entered },
+	   { "framed calls: ENTERs name their traced frame", test_calls_framed },
 	   { "ring-buffer overruns: gaps, nothing guessed, verify not fooled", test_losses },
 	   { "an ENTER whose write is refused leaves no context behind", test_losses_enter_refused },
 	   { "adapting words in long segments: forgotten at ENTERs, resumed there",

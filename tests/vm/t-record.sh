@@ -152,9 +152,9 @@ record_outer() {
 	check "$2: no gap" sh -c "pathregen --stats $O/$1.bin | grep -q '^gaps *0 '"
 }
 
-# With ENTER records at every entry, a witness plan pays no blocker for a direct call to a
-# traced function (its ENTER witnesses it): --why-loud says so.
-enable_outer t6 --explicit-entries
+# With ENTER records at every entry and calls blocked (not framed), a witness plan pays no
+# blocker for a direct call to a traced function (its ENTER witnesses it): --why-loud says so.
+enable_outer t6 --explicit-entries --blocked-calls
 check "--why-loud: the direct call is witnessed by its ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; its ENTER witnesses the call: no blocker$" $O/t6.enable
 check "--why-loud: the call through untraced code is not" \
@@ -164,10 +164,16 @@ record_outer t6 "entry witnesses"
 
 # With implicit entries (the default) the direct call writes no ENTER: it is an entered call,
 # blocked but with no bit after it for its own sake; pathregen finds it from inner's plan.
+# The calls through untraced code are framed (the default): no bit before them, the ENTER
+# of inner below them names them by unwinding (kmod/frames.c).
 enable_outer t7
+check "--why-loud: the call through untraced code is framed" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced; framed: no blocker, the ENTERs below it name it$" $O/t7.enable
 check "--why-loud: the direct call is entered without an ENTER" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t7.enable
 check "enable counts the entered calls" \
 	grep -q "^pt_target_outer: enabled as .*; [1-9][0-9]* calls entered without an ENTER" $O/t7.enable
-record_outer t7 "entered calls"
+record_outer t7 "entered and framed calls"
+check "entered and framed calls: inner's ENTERs name outer's calls" \
+	sh -c "pathregen --json $O/t7.bin | grep -q '\"frame\": \"0x'"
 finish

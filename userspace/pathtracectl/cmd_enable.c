@@ -477,7 +477,9 @@ static void print_loud_calls(struct enabler *e, const struct cfg *c, const uint8
 		       !ewit || e->o.mode != PT_MODE_TRACE ? "" :
 		       ewit[b] == ENC_CALL_WITNESS ? "; its ENTER witnesses the call: no blocker" :
 		       ewit[b] == ENC_CALL_ENTERED ?
-		       "; entered without an ENTER: blocked, no bit after it" : "");
+		       "; entered without an ENTER: blocked, no bit after it" :
+		       (e->o.flags & PT_PLAN_FRAMED) ?
+		       "; framed: no blocker, the ENTERs below it name it" : "");
 	}
 }
 
@@ -516,14 +518,17 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		/*
 		 * With implicit entries the callee writes no ENTER for these
 		 * calls (implicit_entries lists them while t's id can be
-		 * listed): blocked, but no branch point (encoding.h).
+		 * listed): blocked, but no branch point (encoding.h). A
+		 * framed plan takes no entry witnesses: its ENTERs name
+		 * these calls anyway (plan.c frames the loud ones).
 		 */
 		for (k = 0; k < c.nblocks; k++)
 			if (ewit[k])
 				ewit[k] = !e->explicit_entries ?
 					  (t->func_id < PT_IMPLICIT_MAX_ID ? ENC_CALL_ENTERED :
 					   ENC_CALL_LOUD) :
-					  e->o.encoding == PT_ENC_WITNESS ? ENC_CALL_WITNESS :
+					  e->o.encoding == PT_ENC_WITNESS &&
+					  !(e->o.flags & PT_PLAN_FRAMED) ? ENC_CALL_WITNESS :
 					  ENC_CALL_LOUD;
 	}
 	if (!stale(t, ewit)) {
@@ -892,8 +897,8 @@ static int report(const struct enabler *e, char **pats, int npats)
 	return ret;
 }
 
-/* What --loud-calls and --explicit-entries turn off, and --why-loud on. */
-enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4 };
+/* What --loud-calls, --explicit-entries and --blocked-calls turn off, and --why-loud on. */
+enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, int *off, int *first)
@@ -917,6 +922,10 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		}
 		if (!strcmp(argv[a], "--why-loud")) {
 			*off |= ON_WHY_LOUD;
+			continue;
+		}
+		if (!strcmp(argv[a], "--blocked-calls")) {
+			*off |= OFF_FRAMED_CALLS;
 			continue;
 		}
 		if (!v) {
@@ -989,7 +998,7 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
-			"[--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
+			"[--blocked-calls] [--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
 			"[--path-codes K] [--adapting-words 0|1] [--why-loud] FUNC...");
 		return 2;
 	}
@@ -1121,6 +1130,10 @@ static int cmd_enable(int argc, char **argv)
 	}
 	if (e.o.mode == PT_MODE_TRACE && !e.o.encoding)
 		e.o.encoding = PT_ENC_WITNESS;
+	/* witness plans: calls framed, not blocked (encoding.h), unless asked */
+	if (e.o.mode == PT_MODE_TRACE && e.o.encoding == PT_ENC_WITNESS &&
+	    !(off & OFF_FRAMED_CALLS))
+		e.o.flags |= PT_PLAN_FRAMED;
 	if (!p.moddir) {
 		uname(&u);
 		snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
@@ -1188,11 +1201,14 @@ out_profile:
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
-	    "[--verify] [--loud-calls] [--explicit-entries] [--moddir DIR] [--weights FILE] "
+	    "[--verify] [--loud-calls] [--explicit-entries] [--blocked-calls] [--moddir DIR] "
+	    "[--weights FILE] "
 	    "[--ppp N] [--ppp-paths FILE] FUNC... "
 	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
 	    "pathregen --edges; --ppp N: path-profile with preferential path profiling, the N "
 	    "likeliest paths of each function counted densely; --ppp-paths: those of a "
 	    "pathregen --paths profile; --loud-calls: every call a call vertex, none proven quiet; "
 	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
-	    "witnessed by them; --why-loud: each call that stays a call vertex, and why)")
+	    "witnessed by them; --blocked-calls: witness plans block their calls with bits "
+	    "instead of having the ENTERs below name them by unwinding; --why-loud: each call "
+	    "that stays a call vertex, and why)")

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * frames.c - the traced frame an ENTER from untraced code runs under.
+ *
+ * A framed plan (PT_PLAN_FRAMED) puts no bit before its calls, so an ENTER
+ * that untraced code makes below one of them must say which call that is:
+ * the return address of the innermost frame on the stack that lies in
+ * traced code. The ORC unwinder walks from the probe's registers, within
+ * the probed context only: another stack (the IRQ stack left for the task
+ * stack, an exception stack), an entry from user mode, or any entry frame
+ * off the task stack ends it with none, because what lies below belongs to
+ * another owner's stream. A page fault in kernel mode on the task stack is
+ * the same owner (copy_to_user under a traced call) and is walked through.
+ * Walks only while a framed plan is installed: they cost a few
+ * microseconds under TCG (tools/experiments/unwind-at-enter).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <asm/stacktrace.h>
+#include <asm/unwind.h>
+
+#include "pathtrace.h"
+
+/* Frames deeper than this are not looked for: the ENTER says so. */
+#define PT_FRAMES_MAX 64
+
+static atomic_t pt_framed_plans = ATOMIC_INIT(0);
+
+/* Before f's probes are registered: ENTERs name frames from now on. */
+void pt_frames_installing(const struct pt_func *f)
+{
+	if (f->plan->flags & PT_PLAN_FRAMED)
+		atomic_inc(&pt_framed_plans);
+}
+
+/* After f's probes are gone (or failed to register). */
+void pt_frames_removed(const struct pt_func *f)
+{
+	if (f->plan->flags & PT_PLAN_FRAMED)
+		atomic_dec(&pt_framed_plans);
+}
+
+bool pt_frames_wanted(void)
+{
+	return atomic_read(&pt_framed_plans) > 0;
+}
+NOKPROBE_SYMBOL(pt_frames_wanted);
+
+/*
+ * The ENTER's return address (pathtrace_abi.h PT_ENTER_FRAME) for a probe
+ * at a function's entry whose caller is not traced: the innermost traced
+ * frame's, PT_ENTER_FRAME_NONE, or PT_ENTER_FRAME_UNKNOWN when the unwinder
+ * failed or the stack is deeper than PT_FRAMES_MAX.
+ */
+u32 pt_frames_walk(struct pt_regs *regs)
+{
+	struct unwind_state st;
+	enum stack_type start;
+	unsigned int n = 0;
+
+	unwind_start(&st, current, regs, NULL);
+	start = st.stack_info.type;
+	for (; !unwind_done(&st); unwind_next_frame(&st), n++) {
+		unsigned long addr = unwind_get_return_address(&st);
+		struct pt_regs *entry;
+		bool partial;
+
+		if (n == 0)
+			continue;	/* the probed function itself */
+		if (n > PT_FRAMES_MAX)
+			return PT_ENTER_FRAME_UNKNOWN;
+		if (st.stack_info.type != start)
+			return PT_ENTER_FRAME_NONE;
+		entry = unwind_get_entry_regs(&st, &partial);
+		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
+			return PT_ENTER_FRAME_NONE;
+		if (addr >> 32 == 0xffffffffu && pt_ranges_traced(addr))
+			return PT_ENTER_FRAME(addr);
+	}
+	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : PT_ENTER_FRAME_NONE;
+}
+NOKPROBE_SYMBOL(pt_frames_walk);
