@@ -96,7 +96,8 @@ void pr_func_free(struct pr_func *f);
 /*
  * Binds f's decoder (ops, model, model_free) from its mode and encoding
  * and the plan blob; ewit (g.nv entries, or NULL): f's entry witnesses in
- * this trace (entry_witness.h), for witness plans. Returns 0; -PT_ENOTSUP when no decoder handles that
+ * this trace (entry_witness.h), for witness plans, as enum enc_call (NULL
+ * for a framed plan: every call framed). Returns 0; -PT_ENOTSUP when no decoder handles that
  * mode/encoding (edge-counter mode has no stream); -PT_EFORMAT,
  * -PT_ETRUNC for a malformed plan or one that disagrees with the CFG;
  * -PT_EREFUSED when the plan's emissions cannot be decoded exactly (two

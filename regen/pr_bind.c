@@ -402,7 +402,23 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
 		return 0;
 	}
 	if (f->mode == PT_MODE_TRACE &&
-	    (f->encoding == PT_ENC_WITNESS || f->encoding == PT_ENC_BITS))
-		return bind_trace(f, &pp, plan, plan_len, ewit);
+	    (f->encoding == PT_ENC_WITNESS || f->encoding == PT_ENC_BITS)) {
+		uint8_t *framed = NULL;
+		uint32_t b;
+
+		/* a framed plan's calls, with no call kinds given: every one framed */
+		if (!ewit && (pp.hdr.flags & PT_PLAN_FRAMED)) {
+			framed = calloc((size_t)f->cfg.nblocks + 1, 1);
+			if (!framed)
+				return -PT_ENOMEM;
+			for (b = 0; b < f->cfg.nblocks; b++)
+				if (f->cfg.blocks[b].flags & CFG_BF_CALL)
+					framed[b] = ENC_CALL_FRAMED;
+			ewit = framed;
+		}
+		err = bind_trace(f, &pp, plan, plan_len, ewit);
+		free(framed);
+		return err;
+	}
 	return -PT_ENOTSUP;
 }

@@ -6,8 +6,12 @@
  * the kernel can jump-optimize, the static cost ratio (block frequency x
  * probe factor) and bits per witness / path.
  *
- *   bench-plan [--calls-quiet] [DIR|FILE.ko ...]   (default /lib/modules/<newest>/kernel)
+ *   bench-plan [--calls-quiet|--blocked-calls] [DIR|FILE.ko ...]
+ *                                        (default /lib/modules/<newest>/kernel)
  *
+ * Witness plans are framed (PT_PLAN_FRAMED, enable's default: no bit
+ * blocks a call, the ENTERs below it name it); --blocked-calls plans them
+ * as before, every loud call blocked.
  * --calls-quiet plans every call as a quiet one (docs/runtime.md, "Quiet
  * calls"): no call vertex, so no blocking witness and no path end at it.
  * It is not exact for calls that can reach traced code; it measures what
@@ -166,8 +170,8 @@ static int bind_back(const struct cfg *c, const void *blob, size_t len)
 	return err;
 }
 
-/* --calls-quiet: every call planned as quiet (see above). */
-static int calls_quiet;
+/* --calls-quiet: every call planned as quiet; --blocked-calls: witness plans not framed. */
+static int calls_quiet, blocked_calls;
 
 static void bench_cfg(const struct cfg *c)
 {
@@ -176,7 +180,7 @@ static void bench_cfg(const struct cfg *c)
 	for (m = 0; m < NMODES; m++) {
 		struct plan_opts o = {
 			.mode = modes[m].mode, .encoding = modes[m].encoding,
-			.func_id = 1, .flags = 0
+			.func_id = 1, .flags = m == M_WITNESS && !blocked_calls ? PT_PLAN_FRAMED : 0
 		};
 		struct plan pl;
 		void *blob = NULL;
@@ -300,14 +304,16 @@ int main(int argc, char **argv)
 	char def[512];
 	int a, m, first = 1;
 
-	if (argc > 1 && !strcmp(argv[1], "--calls-quiet")) {
-		calls_quiet = 1;
-		first = 2;
-	}
-	if (argc > first && argv[first][0] == '-') {
-		fprintf(stderr, "bench-plan: %s: unknown option (usage: bench-plan [--calls-quiet] "
-			"[DIR|FILE.ko ...])\n", argv[first]);
-		return 2;
+	for (; argc > first && argv[first][0] == '-'; first++) {
+		if (!strcmp(argv[first], "--calls-quiet") && !blocked_calls) {
+			calls_quiet = 1;
+		} else if (!strcmp(argv[first], "--blocked-calls") && !calls_quiet) {
+			blocked_calls = 1;
+		} else {
+			fprintf(stderr, "bench-plan: %s: unknown option (usage: bench-plan "
+				"[--calls-quiet|--blocked-calls] [DIR|FILE.ko ...])\n", argv[first]);
+			return 2;
+		}
 	}
 	if (argc <= first) {
 		FILE *p = popen("ls -d /lib/modules/*/kernel 2>/dev/null | sort -V | tail -n 1", "r");
