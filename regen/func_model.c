@@ -383,28 +383,32 @@ static int model_closed(const struct pr_model *m, const uint64_t *addr, uint8_t 
  * implicit entries writes no ENTER, so it is an entered call (blocked, no
  * branch point); any other is witnessed by the ENTER its callee writes.
  * A framed plan (PT_PLAN_FRAMED, encoding.h) takes no entry witnesses:
- * its calls that are no entered call are framed (the ENTERs below them
- * name them), whatever the trace holds.
+ * its calls are framed (the ENTERs below them name them), whatever the
+ * trace holds, but for those its callees' plans list as implicit entries
+ * (no ENTER names them): entered calls when closed, else blocked.
  */
 static void call_kinds(const struct pr_model *m, const struct pr_func *f, uint8_t *ewit)
 {
+	int framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
 	uint32_t b, j;
 
 	for (b = 0; b < f->cfg.nblocks; b++) {
 		const struct cfg_block *bl = &f->cfg.blocks[b];
 		uint64_t target;
+		int listed = 0;
 
-		if (!ewit[b] && (f->plan_flags & PT_PLAN_FRAMED) && (bl->flags & CFG_BF_CALL))
-			ewit[b] = ENC_CALL_FRAMED;
-		if (!ewit[b] || ewit[b] == ENC_CALL_FRAMED)
+		if (!(bl->flags & CFG_BF_CALL) || !bl->ninsn || (!ewit[b] && !framed))
 			continue;
 		target = f->cfg.insns[bl->first_insn + bl->ninsn - 1].target;
-		ewit[b] = (f->plan_flags & PT_PLAN_FRAMED) ? ENC_CALL_FRAMED : ENC_CALL_WITNESS;
-		for (j = 0; j < m->nfuncs; j++)
-			if (m->funcs[j].addr == target &&
-			    plan_implicit_has(m->funcs[j].implicit, m->funcs[j].nimplicit,
-					      f->call_ret_addr[b], f->func_id))
-				ewit[b] = ENC_CALL_ENTERED;
+		for (j = 0; target && j < m->nfuncs && !listed; j++)
+			listed = m->funcs[j].addr == target &&
+				 plan_implicit_has(m->funcs[j].implicit, m->funcs[j].nimplicit,
+						   f->call_ret_addr[b], f->func_id);
+		if (framed)
+			ewit[b] = !listed ? ENC_CALL_FRAMED :
+				  ewit[b] ? ENC_CALL_ENTERED : ENC_CALL_BLOCKED;
+		else
+			ewit[b] = listed ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
 	}
 }
 

@@ -444,7 +444,7 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 	for (i = 0; i < p->nfuncs && !err; i++) {
 		struct sim_func *f = &p->funcs[i];
 		struct pt_implicit *m = NULL;
-		uint32_t nw = 0, nm = 0;
+		uint32_t nw = 0, nm = 0, nblocked = 0;
 		uint8_t *ewit;
 
 		if (!f->traced)
@@ -458,7 +458,17 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 		entry_witnessed_calls(&f->cfg, n, addr, closed, ewit);
 		for (b = 0; b < f->cfg.nblocks; b++) {
 			ewit[b] = ewit[b] && witness ? kind : ENC_CALL_LOUD;
+			/*
+			 * framed: a call its traced callee lists (implicit_of:
+			 * every direct call from a traced function) is named by
+			 * no ENTER: blocked unless entered (as enable plans it)
+			 */
+			if ((o->plan_flags & PT_PLAN_FRAMED) && o->implicit_entries &&
+			    ewit[b] == ENC_CALL_LOUD && (f->cfg.blocks[b].flags & CFG_BF_CALL) &&
+			    f->callee[b] < p->nfuncs && p->funcs[f->callee[b]].traced)
+				ewit[b] = ENC_CALL_BLOCKED;
 			nw += ewit[b] != 0;
+			nblocked += ewit[b] == ENC_CALL_BLOCKED;
 		}
 		if (nw || nm) {
 			struct sim_func nf = *f;	/* the same function, planned anew */
@@ -468,17 +478,26 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 			nf.site_of_insn = nf.verify_of_insn = NULL;
 			err = plan_func(&nf, o, ewit, m, nm);
 			if (err == -PT_EREFUSED && nm) {
-				/* without the entered calls, keeping the implicit entries */
+				/*
+				 * without the entered calls, keeping the implicit
+				 * entries (framed: their calls blocked, as no ENTER
+				 * names them)
+				 */
+				for (b = 0; b < f->cfg.nblocks; b++)
+					ewit[b] = (o->plan_flags & PT_PLAN_FRAMED) &&
+						  (ewit[b] == ENC_CALL_ENTERED ||
+						   ewit[b] == ENC_CALL_BLOCKED) ?
+						  ENC_CALL_BLOCKED : ENC_CALL_LOUD;
 				drop_plan(&nf);
-				err = plan_func(&nf, o, NULL, m, nm);
-				nw = 0;
+				err = plan_func(&nf, o, ewit, m, nm);
+				nw = nblocked = 0;
 			}
 			drop_plan(err ? &nf : f);
 			if (!err) {
 				nf.implicit = NULL;	/* mark_implicit sets it */
 				*f = nf;
 				if (o->implicit_entries)
-					p->entered_calls += nw;
+					p->entered_calls += nw - nblocked;
 				else
 					p->entry_witnesses += nw;
 			}

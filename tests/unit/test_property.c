@@ -64,6 +64,7 @@ struct stats {
 	 */
 	uint64_t framed_programs, framed_calls, framed_bits, framed_execs, nested_enters;
 	uint64_t frames_programs;	/* ENTERs naming frames, calls blocked (the engine checks) */
+	uint64_t blocked_calls;		/* framed, implicit: calls to callees not closed, blocked */
 };
 
 /* Whether g minus its dominator back edges still has a cycle (Kahn). */
@@ -340,14 +341,23 @@ static void one_program(uint64_t *rng, struct stats *st)
 			if ((g->vflags[v] & GRAPH_V_CALL) && p.funcs[i].callee_id[v] != UINT32_MAX &&
 			    closed[p.funcs[i].callee_id[v] - p.funcs[0].func_id])
 				ewit[v] = implicit ? ENC_CALL_ENTERED : ENC_CALL_WITNESS;
+		/*
+		 * framed: calls named by frames; with implicit entries, a direct
+		 * call to a traced callee that is not closed writes no ENTER
+		 * either (enable lists every direct call): blocked
+		 */
 		for (v = 0; framed && v < g->nv; v++)
 			if ((g->vflags[v] & GRAPH_V_CALL) && ewit[v] == ENC_CALL_LOUD)
-				ewit[v] = ENC_CALL_FRAMED;
+				ewit[v] = implicit && p.funcs[i].callee_id[v] != UINT32_MAX ?
+					  ENC_CALL_BLOCKED : ENC_CALL_FRAMED;
 		if (implicit) {
 			p.funcs[i].implicit = calloc(g->nv + 1, 1);
 			CU_ASSERT_FATAL(p.funcs[i].implicit != NULL);
-			for (v = 0; v < g->nv; v++)
-				p.funcs[i].implicit[v] = ewit[v] == ENC_CALL_ENTERED;
+			for (v = 0; v < g->nv; v++) {
+				p.funcs[i].implicit[v] = ewit[v] == ENC_CALL_ENTERED ||
+							 ewit[v] == ENC_CALL_BLOCKED;
+				st->blocked_calls += ewit[v] == ENC_CALL_BLOCKED;
+			}
 		}
 
 		CU_ASSERT_FATAL(back && weight_loops(g, back, NULL) == 0);
@@ -608,14 +618,16 @@ static void test_random_programs(void)
 	CU_ASSERT(st.implicit_programs * 5 > st.programs && st.entered_calls > 0 &&
 		  st.implicit_enters > 0);
 	printf("property: framed calls: %llu programs planned with them, %llu placed, %llu "
-	       "ENTERs named a traced frame; witness bits per regenerated event %.3f; %llu "
-	       "programs named frames with their calls blocked\n",
+	       "ENTERs named a traced frame, %llu implicit calls to callees not closed kept "
+	       "blocked; witness bits per regenerated event %.3f; %llu programs named frames "
+	       "with their calls blocked\n",
 	       (unsigned long long)st.framed_programs, (unsigned long long)st.framed_calls,
-	       (unsigned long long)st.nested_enters,
+	       (unsigned long long)st.nested_enters, (unsigned long long)st.blocked_calls,
 	       st.framed_execs ? (double)st.framed_bits / (double)st.framed_execs : 0.0,
 	       (unsigned long long)st.frames_programs);
 	CU_ASSERT(st.framed_programs * 8 > st.programs && st.framed_calls > 0 &&
-		  st.nested_enters > 0 && st.frames_programs * 8 > st.programs);
+		  st.nested_enters > 0 && st.blocked_calls > 0 &&
+		  st.frames_programs * 8 > st.programs);
 	printf("property: coverage: %llu irreducible CFGs, %llu back edges, %llu call vertices, "
 	       "%llu recursive activations, %llu ENTERs through untraced code, "
 	       "%llu ENTERs sharing a bit position, tail calls to %llu traced and %llu untraced "

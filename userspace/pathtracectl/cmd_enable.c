@@ -478,8 +478,36 @@ static void print_loud_calls(struct enabler *e, const struct cfg *c, const uint8
 		       ewit[b] == ENC_CALL_WITNESS ? "; its ENTER witnesses the call: no blocker" :
 		       ewit[b] == ENC_CALL_ENTERED ?
 		       "; entered without an ENTER: blocked, no bit after it" :
+		       ewit[b] == ENC_CALL_BLOCKED ?
+		       "; its callee writes no ENTER for it and is not closed: blocked" :
 		       (e->o.flags & PT_PLAN_FRAMED) ?
 		       "; framed: no blocker, the ENTERs below it name it" : "");
+	}
+}
+
+/*
+ * A framed plan's calls that its traced callees list among their implicit
+ * entries (implicit_entries: every direct call from a target in the
+ * running) write no ENTER, so no frame names them: entered calls when
+ * ewit says the callee is closed, else blocked (ENC_CALL_BLOCKED).
+ */
+static void block_implicit_calls(const struct enabler *e, const struct target *t,
+				 const struct cfg *c, uint8_t *ewit)
+{
+	uint32_t b, i;
+
+	if (e->explicit_entries || t->func_id >= PT_IMPLICIT_MAX_ID)
+		return;
+	for (b = 0; b < c->nblocks; b++) {
+		const struct cfg_block *bl = &c->blocks[b];
+		const struct cfg_insn *last;
+
+		if (!(bl->flags & CFG_BF_CALL) || !bl->ninsn || ewit[b] == ENC_CALL_ENTERED)
+			continue;
+		last = &c->insns[bl->first_insn + bl->ninsn - 1];
+		for (i = 0; last->kind == CFG_I_CALL && i < e->ntargets; i++)
+			if (e->targets[i].state != T_REFUSED && e->targets[i].addr == last->target)
+				ewit[b] = ENC_CALL_BLOCKED;
 	}
 }
 
@@ -530,6 +558,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 					  e->o.encoding == PT_ENC_WITNESS &&
 					  !(e->o.flags & PT_PLAN_FRAMED) ? ENC_CALL_WITNESS :
 					  ENC_CALL_LOUD;
+		if (e->o.flags & PT_PLAN_FRAMED)
+			block_implicit_calls(e, t, &c, ewit);
 	}
 	if (!stale(t, ewit)) {
 		free(ewit);

@@ -98,7 +98,9 @@
  * The decoder, at a predicate, walks emission-free to the call an ENTER at
  * its position names; the engine, at t, descends only into the ENTERs
  * that name t, and into none while a code read ahead is pending (those
- * ENTERs come after its bits).
+ * ENTERs come after its bits). A call whose traced callee lists it among
+ * its implicit entries is never framed (no ENTER names it): entered when
+ * the callee is closed, else blocked (ENC_CALL_BLOCKED).
  */
 #ifndef PATHTRACE_ENCODING_H
 #define PATHTRACE_ENCODING_H
@@ -211,6 +213,12 @@ enum enc_call {
 	ENC_CALL_WITNESS = 1,	/* an entry witness: its callee's ENTER names it */
 	ENC_CALL_ENTERED = 2,	/* an entered call: no ENTER, blocked, no branch point */
 	ENC_CALL_FRAMED = 3,	/* a framed call: its callees' ENTERs name it by their frame */
+	/*
+	 * a framed plan's call that stays blocked (as ENC_CALL_LOUD): its
+	 * traced callee writes no ENTER for it (an implicit entry), so no
+	 * frame names it, and the callee is not closed (else it is entered)
+	 */
+	ENC_CALL_BLOCKED = 4,
 };
 
 /* As encoding_witness / encoding_bits, with ENC_F_VERTEX_EMIT or 0. */
