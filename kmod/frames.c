@@ -53,8 +53,9 @@ NOKPROBE_SYMBOL(pt_frames_wanted);
 /*
  * The ENTER's return address (pathtrace_abi.h PT_ENTER_FRAME) for a probe
  * at a function's entry whose caller is not traced: the innermost traced
- * frame's, PT_ENTER_FRAME_NONE, or PT_ENTER_FRAME_UNKNOWN when the unwinder
- * failed or the stack is deeper than PT_FRAMES_MAX.
+ * frame's, 0 when there is none (written as an untraced caller's), or
+ * PT_ENTER_FRAME_UNKNOWN when the unwinder failed or the stack is deeper
+ * than PT_FRAMES_MAX.
  */
 u32 pt_frames_walk(struct pt_regs *regs)
 {
@@ -74,13 +75,13 @@ u32 pt_frames_walk(struct pt_regs *regs)
 		if (n > PT_FRAMES_MAX)
 			return PT_ENTER_FRAME_UNKNOWN;
 		if (st.stack_info.type != start)
-			return PT_ENTER_FRAME_NONE;
+			return 0;
 		entry = unwind_get_entry_regs(&st, &partial);
 		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
-			return PT_ENTER_FRAME_NONE;
+			return 0;
 		if (addr >> 32 == 0xffffffffu && pt_ranges_traced(addr))
 			return PT_ENTER_FRAME(addr);
 	}
-	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : PT_ENTER_FRAME_NONE;
+	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : 0;
 }
 NOKPROBE_SYMBOL(pt_frames_walk);

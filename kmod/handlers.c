@@ -50,7 +50,7 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr)) {
 			u32 frame = 0;
 
-			/* an untraced caller: the traced call it runs under (frames.c) */
+			/* an untraced caller: the traced call it runs under, if any (frames.c) */
 			if (pt_frames_wanted() &&
 			    (ret_addr >> 32 != 0xffffffffu || !pt_ranges_traced(ret_addr)))
 				frame = pt_frames_walk(regs);

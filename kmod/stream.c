@@ -898,7 +898,7 @@ static bool pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n,
 }
 
 /*
- * frame: 0, or for an untraced caller the frame it runs under
+ * frame: 0, or for an untraced caller the traced frame it runs under
  * (frames.c; PT_ENTER_FRAME), written where a traced caller's return
  * address would be.
  */

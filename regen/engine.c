@@ -330,14 +330,16 @@ static int scan(struct engine *en, int *rc)
  * activation), or -1 (a gap: nothing tells).
  *  - A framed function (regen_func.framed): m names its call: its return
  *    address (a traced caller) or its frame (the innermost traced one)
- *    is v's. One that names no frame cannot be placed.
+ *    is v's; none (an untraced caller's, value 0: no traced frame below
+ *    it, as ENTERs are walked while a framed plan is installed) is not;
+ *    one the module could not walk cannot be placed.
  *  - Otherwise every ENTER at v's position is v's (the blocking rule),
  *    except that untraced or indirect code cannot return into this
  *    function after another of its direct calls (that one is the later
  *    call vertex's: an entry witness, encoding.h). V's own return address
  *    is V's (its callee tail-called untraced code, which jumped back to
  *    V's callee). A frame contradicts the rule when it is another call's
- *    or none (this activation is on the stack): a missed entry, a gap.
+ *    (this activation is on the stack): a missed entry, a gap.
  */
 static int frame_match(const struct regen_func *f, uint32_t v, const struct regen_marker *m)
 {
@@ -345,16 +347,12 @@ static int frame_match(const struct regen_func *f, uint32_t v, const struct rege
 	uint32_t w;
 
 	if (f->framed) {
-		if (m->arg == REGEN_ENTER_OUTER)
-			return 0;
-		if (m->arg == REGEN_ENTER_FRAME_UNKNOWN || !m->value || !ret)
+		if (m->arg == REGEN_ENTER_FRAME_UNKNOWN || !ret)
 			return -1;
 		return m->value == ret;
 	}
 	if (m->arg == REGEN_ENTER_NESTED)
 		return m->value == ret ? 1 : -1;
-	if (m->arg == REGEN_ENTER_OUTER)
-		return -1;
 	if (m->arg != REGEN_ENTER_RET)
 		return 1;
 	w = regen_call_vertex(f, m->func, m->value);

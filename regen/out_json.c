@@ -102,8 +102,6 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		/* the return address, or (an untraced caller, ABI 1.15) the traced frame below */
 		if (mk && mk->arg == REGEN_ENTER_NESTED)
 			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
-		else if (mk && mk->arg == REGEN_ENTER_OUTER)
-			fputs(", \"frame\": \"none\"", fp);
 		else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN)
 			fputs(", \"frame\": \"unknown\"", fp);
 		else if (mk)

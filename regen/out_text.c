@@ -104,7 +104,6 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 			fprintf(w->fp, "entry of func %u (%s %#" PRIx64 ") does not match the call",
 				mk->func, mk->arg == REGEN_ENTER_RET ? "return address" :
 				mk->arg == REGEN_ENTER_NESTED ? "under the traced frame" :
-				mk->arg == REGEN_ENTER_OUTER ? "under no traced frame" :
 				"under a frame the module could not find", mk->value);
 		} else
 			fprintf(w->fp, "%s", pt_strerror(ev->reason));

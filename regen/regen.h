@@ -40,12 +40,13 @@ enum regen_marker_type {
 /*
  * An ENTER marker's arg: what its value is (ABI 1.15, PT_PLAN_FRAMED,
  * pathtrace_abi.h PT_ENTER_FRAME). The module names a frame only for an
- * ENTER whose caller is not traced, while a framed plan is installed.
+ * ENTER whose caller is not traced, while a framed plan is installed; one
+ * with no traced frame below it is written as before (REGEN_ENTER_RET,
+ * value 0), which at a framed call therefore means none.
  */
 enum regen_enter_kind {
 	REGEN_ENTER_RET = 0,		/* value: its return address (0: untraced caller) */
 	REGEN_ENTER_NESTED = 1,		/* value: the innermost traced frame's return address */
-	REGEN_ENTER_OUTER = 2,		/* no traced frame in its context (value 0) */
 	REGEN_ENTER_FRAME_UNKNOWN = 3,	/* the module's stack walk failed (value 0) */
 };
 

@@ -482,7 +482,7 @@ static void marker_at(struct regen_marker *m, uint64_t pos, uint32_t type, const
 /*
  * An ENTER's return address as the module wrote it (its low half; the top
  * half all ones): the return address, or (ABI 1.15) a frame: the innermost
- * traced frame, none, or a walk that failed (pathtrace_abi.h PT_ENTER_FRAME).
+ * traced frame, or a walk that failed (pathtrace_abi.h PT_ENTER_FRAME).
  */
 static void enter_value(struct regen_marker *m, uint64_t ret)
 {
@@ -492,9 +492,7 @@ static void enter_value(struct regen_marker *m, uint64_t ret)
 		m->value = ret;
 		return;
 	}
-	if (lo == PT_ENTER_FRAME_NONE) {
-		m->arg = REGEN_ENTER_OUTER;
-	} else if (lo == PT_ENTER_FRAME_UNKNOWN) {
+	if (lo == PT_ENTER_FRAME_UNKNOWN) {
 		m->arg = REGEN_ENTER_FRAME_UNKNOWN;
 	} else {
 		m->arg = REGEN_ENTER_NESTED;

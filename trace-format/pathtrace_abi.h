@@ -102,13 +102,13 @@ enum pt_encoding {
  * address inside traced code, stopping where the probed context's stack
  * ends (another stack, user regs), and writes in the ENTER's return
  * address the low half of that address with bit 31 cleared
- * (PT_ENTER_FRAME), PT_ENTER_FRAME_NONE when there is none, or
- * PT_ENTER_FRAME_UNKNOWN when the walk failed. Text lies in the top 2 GiB,
- * so a return address's low half always has bit 31 set.
+ * (PT_ENTER_FRAME), or PT_ENTER_FRAME_UNKNOWN when the walk failed; with
+ * none, the ENTER is written as before, an untraced caller's without an
+ * address. Text lies in the top 2 GiB, so a return address's low half
+ * always has bit 31 set.
  */
 #define PT_PLAN_FRAMED		(1u << 5)
 #define PT_ENTER_FRAME(ret_lo)		((__u32)(ret_lo) & 0x7fffffffu)
-#define PT_ENTER_FRAME_NONE		0x7ffffffeu
 #define PT_ENTER_FRAME_UNKNOWN		0x7fffffffu
 #define PT_ENTER_IS_FRAME(ret_lo)	((ret_lo) && !((__u32)(ret_lo) & 0x80000000u))
 

@@ -126,7 +126,7 @@ struct sim_program {
 	 * Abstract programs: the stream's ENTER markers name frames (as the
 	 * module does while a PT_PLAN_FRAMED plan is installed): an ENTER
 	 * whose caller is untraced carries the innermost traced frame
-	 * (REGEN_ENTER_NESTED) or none (REGEN_ENTER_OUTER). Lowered programs
+	 * (REGEN_ENTER_NESTED) or none (REGEN_ENTER_RET, value 0). Lowered programs
 	 * go by their plans' flags.
 	 */
 	int frames;

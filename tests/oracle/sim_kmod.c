@@ -610,8 +610,9 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
 
 	if (x->framed && (!lo || !traced_code(x->p, ret_addr))) {
-		lo = frame ? PT_ENTER_FRAME(frame) : PT_ENTER_FRAME_NONE;
-		ret_addr = 0xffffffff00000000ull | lo;
+		/* none: an untraced caller's ENTER, as before */
+		lo = frame ? PT_ENTER_FRAME(frame) : 0;
+		ret_addr = lo ? 0xffffffff00000000ull | lo : 0;
 		x->r->nested_enters += frame != 0;
 	}
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;

@@ -127,7 +127,8 @@ struct stream_backend {
 
 /*
  * An ENTER's marker: its return address; naming frames (sim_program.frames),
- * for an untraced caller the innermost traced frame, or none.
+ * for an untraced caller the innermost traced frame, or none (value 0, as
+ * the reader has an untraced caller's ENTER).
  */
 static void sb_enter(void *ctx, const struct sim_func *f, uint64_t ret, uint64_t frame)
 {
@@ -138,7 +139,7 @@ static void sb_enter(void *ctx, const struct sim_func *f, uint64_t ret, uint64_t
 	else if (frame)
 		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_NESTED, frame);
 	else
-		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_OUTER, 0);
+		sim_stream_marker(sb->s, REGEN_M_ENTER, f->func_id, REGEN_ENTER_RET, 0);
 }
 
 static void sb_vertex(void *ctx, const struct sim_func *f, uint32_t v, uint32_t e, uint64_t ret,
