@@ -167,6 +167,8 @@ record_outer t6 "entry witnesses"
 # The calls through untraced code are framed (the default): no bit before them, the ENTER
 # of inner below them names them by unwinding (kmod/frames.c).
 enable_outer t7
+check "enable counts the framed calls" \
+	grep -q "^pt_target_outer: enabled as .*; 2 calls framed" $O/t7.enable
 check "--why-loud: the call through untraced code is framed" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced; framed: no blocker, the ENTERs below it name it$" $O/t7.enable
 check "--why-loud: the direct call is entered without an ENTER" \

@@ -521,7 +521,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	uint64_t *weight = NULL;
 	void *blob = NULL;
 	size_t len = 0;
-	uint32_t k, nw = 0, nentered = 0, nquiet = 0;
+	uint32_t k, nw = 0, nentered = 0, nquiet = 0, nframed = 0;
 	int err, ret = 1, profiled = 0, ppp_profiled = 0;
 
 	err = cfg_blob_decode(t->cfg_blob, t->cfg_len, &c);
@@ -627,6 +627,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		for (k = 0; ewit && k < c.nblocks; k++) {
 			nw += ewit[k] == ENC_CALL_WITNESS;
 			nentered += ewit[k] == ENC_CALL_ENTERED;
+			nframed += ewit[k] == ENC_CALL_LOUD && (e->o.flags & PT_PLAN_FRAMED) &&
+				   (c.blocks[k].flags & CFG_BF_CALL);
 		}
 		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
 		       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
@@ -635,6 +637,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			printf("; %u calls witnessed by their callee's ENTER", nw);
 		if (nentered)
 			printf("; %u calls entered without an ENTER", nentered);
+		if (nframed)
+			printf("; %u calls framed", nframed);
 		if (nquiet)
 			printf("; %u quiet calls", nquiet);
 		if (pl.hdr.nr_implicit)
