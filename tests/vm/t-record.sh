@@ -162,20 +162,34 @@ check "--why-loud: the call through untraced code is not" \
 # and such a plan regenerates exactly (its caller's words are per predicate, not by context)
 record_outer t6 "entry witnesses"
 
-# With implicit entries (the default) the direct call writes no ENTER: it is an entered call,
-# blocked but with no bit after it for its own sake; pathregen finds it from inner's plan.
-# The calls through untraced code are framed (the default): no bit before them, the ENTER
-# of inner below them names them by unwinding (kmod/frames.c).
+# Framed witness plans (the default) write every ENTER: the direct call is framed too, named by
+# its callee's ENTER (its return address), and the calls through untraced code by the ENTERs of
+# inner below them (their frames, found by unwinding: kmod/frames.c). No bit before any call.
 enable_outer t7
-check "enable counts the framed calls" \
-	grep -q "^pt_target_outer: enabled as .*; 2 calls framed" $O/t7.enable
+check "enable counts every call as framed (2 through untraced code, the direct ones)" \
+	grep -q "^pt_target_outer: enabled as .*; [3-9] calls framed" $O/t7.enable
 check "--why-loud: the call through untraced code is framed" \
 	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_untraced+0x0 -> pt_target_inner+0x0: traced; framed: no blocker, the ENTERs below it name it$" $O/t7.enable
-check "--why-loud: the direct call is entered without an ENTER" \
-	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t7.enable
-check "enable counts the entered calls" \
-	grep -q "^pt_target_outer: enabled as .*; [1-9][0-9]* calls entered without an ENTER" $O/t7.enable
-record_outer t7 "entered and framed calls"
-check "entered and framed calls: inner's ENTERs name outer's calls" \
+check "--why-loud: the direct call is framed" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; framed: no blocker, the ENTERs below it name it$" $O/t7.enable
+check "no call entered without an ENTER" sh -c "! grep -q 'entered without an ENTER' $O/t7.enable"
+record_outer t7 "framed calls"
+check "framed calls: inner's ENTERs name outer's calls by frame" \
 	sh -c "pathregen --json $O/t7.bin | grep -q '\"frame\": \"0x'"
+
+# With --implicit-entries the direct call writes no ENTER: it is an entered call, blocked but
+# with no bit after it for its own sake; pathregen finds it from inner's plan. The calls
+# through untraced code stay framed.
+enable_outer t8 --implicit-entries
+check "--implicit-entries: enable counts the framed calls" \
+	grep -q "^pt_target_outer: enabled as .*; 2 calls framed" $O/t8.enable
+check "--implicit-entries: the direct call is entered without an ENTER" \
+	grep -q "^  loud call pt_target_outer+0x[0-9a-f]*: pt_target_inner+0x0: traced; entered without an ENTER: blocked, no bit after it$" $O/t8.enable
+check "--implicit-entries: enable counts the entered calls" \
+	grep -q "^pt_target_outer: enabled as .*; [1-9][0-9]* calls entered without an ENTER" $O/t8.enable
+record_outer t8 "entered and framed calls"
+check "entered and framed calls: inner's ENTERs name outer's calls" \
+	sh -c "pathregen --json $O/t8.bin | grep -q '\"frame\": \"0x'"
+pathtracectl enable --explicit-entries --implicit-entries pt_target_outer >/dev/null 2>&1
+check "--explicit-entries with --implicit-entries: exit 2" test $? -eq 2
 finish

@@ -90,7 +90,7 @@ struct enabler {
 	double t0, shown;		/* start, last progress line (seconds) */
 	struct quiet_calls *quiet;	/* NULL with --loud-calls */
 	int why_loud;			/* --why-loud */
-	int explicit_entries;		/* --explicit-entries: no implicit entries */
+	int explicit_entries;		/* no implicit entries: --explicit-entries, or framed */
 	uint32_t nimplicit;		/* implicit entries planned */
 	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
@@ -931,8 +931,14 @@ static int report(const struct enabler *e, char **pats, int npats)
 	return ret;
 }
 
-/* What --loud-calls, --explicit-entries and --blocked-calls turn off, and --why-loud on. */
-enum { OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8 };
+/*
+ * What --loud-calls, --explicit-entries and --blocked-calls turn off, and
+ * --why-loud and --implicit-entries on.
+ */
+enum {
+	OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8,
+	ON_IMPLICIT_ENTRIES = 16
+};
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, int *off, int *first)
@@ -952,6 +958,10 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		}
 		if (!strcmp(argv[a], "--explicit-entries")) {
 			*off |= OFF_IMPLICIT_ENTRIES;
+			continue;
+		}
+		if (!strcmp(argv[a], "--implicit-entries")) {
+			*off |= ON_IMPLICIT_ENTRIES;
 			continue;
 		}
 		if (!strcmp(argv[a], "--why-loud")) {
@@ -1032,8 +1042,13 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 	if (a == argc) {
 		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
 			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
-			"[--blocked-calls] [--moddir DIR] [--weights FILE] [--ppp N] [--ppp-paths FILE] "
-			"[--path-codes K] [--adapting-words 0|1] [--why-loud] FUNC...");
+			"[--implicit-entries] [--blocked-calls] [--moddir DIR] [--weights FILE] "
+			"[--ppp N] [--ppp-paths FILE] [--path-codes K] [--adapting-words 0|1] "
+			"[--why-loud] FUNC...");
+		return 2;
+	}
+	if ((*off & OFF_IMPLICIT_ENTRIES) && (*off & ON_IMPLICIT_ENTRIES)) {
+		ctl_err("enable", "--explicit-entries and --implicit-entries contradict each other");
 		return 2;
 	}
 	if (path_codes_set && (o->mode != PT_MODE_PATHS || (o->flags & PT_PLAN_PROFILE))) {
@@ -1200,7 +1215,13 @@ static int cmd_enable(int argc, char **argv)
 			pt_strerror(err));
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	e.explicit_entries = !!(off & OFF_IMPLICIT_ENTRIES);
+	/*
+	 * A framed plan's direct calls to traced functions are framed too
+	 * when their callees write ENTERs (docs/runtime.md, "Framed calls"):
+	 * no blocker before them, at the price of those ENTERs' bytes.
+	 */
+	e.explicit_entries = (off & OFF_IMPLICIT_ENTRIES) ||
+			     ((e.o.flags & PT_PLAN_FRAMED) && !(off & ON_IMPLICIT_ENTRIES));
 	e.why_loud = !!(off & ON_WHY_LOUD);
 	if (!(off & OFF_QUIET_CALLS) && (err = quiet_setup(&e))) {
 		ctl_err("quiet calls", "%s", pt_strerror(err));
@@ -1235,7 +1256,8 @@ out_profile:
 }
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
-	    "[--verify] [--loud-calls] [--explicit-entries] [--blocked-calls] [--moddir DIR] "
+	    "[--verify] [--loud-calls] [--explicit-entries] [--implicit-entries] [--blocked-calls] "
+	    "[--moddir DIR] "
 	    "[--weights FILE] "
 	    "[--ppp N] [--ppp-paths FILE] FUNC... "
 	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
@@ -1243,6 +1265,9 @@ CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] 
 	    "likeliest paths of each function counted densely; --ppp-paths: those of a "
 	    "pathregen --paths profile; --loud-calls: every call a call vertex, none proven quiet; "
 	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
-	    "witnessed by them; --blocked-calls: witness plans block their calls with bits "
+	    "witnessed by them (the default of framed witness plans, whose calls they name); "
+	    "--implicit-entries: no ENTER for a direct call between the functions enabled "
+	    "together (the default but for framed witness plans; fewer bytes, a blocker before "
+	    "such a call); --blocked-calls: witness plans block their calls with bits "
 	    "instead of having the ENTERs below name them by unwinding; --why-loud: each call "
 	    "that stays a call vertex, and why)")
