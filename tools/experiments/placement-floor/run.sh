@@ -27,6 +27,14 @@ for sw in "" PT_EXPLICIT=1 PT_KEYS_FIXED=1 PT_MERGE_ENTER=1 PT_FRAMED_FREE=1 \
 			"$(echo "$line" | tr ' ' '\n' | grep -E '^(sites|hits_per_block|enter_per_block)=' | tr '\n' ' ')"
 	done
 done
+for sw in "" PT_KEYS_FIXED=1; do
+	for q in "" --calls-quiet; do
+		[ -s "$dir/paths.bin" ] || break
+		line=$(env $sw "$pr" "$dir/paths.bin" --hits --replan heuristic $q 2>/dev/null | tail -n 1)
+		printf '%-60s %-17s %-14s %s\n' "${sw:-(as enable plans)}" paths "${q:--}" \
+			"$(echo "$line" | tr ' ' '\n' | grep -E '^(sites|hits_per_block|enter_per_block)=' | tr '\n' ' ')"
+	done
+done
 for sw in "" PT_OPEN_TREE=1; do
 	[ -s "$dir/edges.bin" ] || break
 	line=$(env $sw "$pr" "$dir/edges.bin" --hits --replan heuristic 2>/dev/null | tail -n 1)
