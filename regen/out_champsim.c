@@ -38,8 +38,10 @@
  * Records are built once per block at open; the hot loop copies them. The
  * block's last instruction, when it transfers control, is held until the
  * next event shows where control went: a Jcc's outcome, a static key's
- * shape, whether a call entered traced code. A branch whose outcome is
- * lost in a gap is dropped (counted), never guessed.
+ * shape, whether a call entered traced code, that a jump's target came
+ * next. A branch whose outcome is lost in a gap is dropped (counted), never
+ * guessed, and so is a jump a gap follows (its target is not what the
+ * stream shows next: ChampSim takes the next record's ip for where it went).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -66,6 +68,7 @@ enum cs_tail {
 	CS_TAIL_NORETURN,	/* a call that does not return */
 	CS_TAIL_RET,		/* ret, jmp __x86_return_thunk */
 	CS_TAIL_JMP,		/* tail call: jmp to another function */
+	CS_TAIL_GOTO,		/* jmp inside the function: written once its target follows */
 };
 
 /* How a record is shaped. */
@@ -126,6 +129,14 @@ struct champsim {
 	/* the held tail record */
 	const struct cs_block *pend;
 	const struct pr_func *pend_f;
+	/*
+	 * Records decided while holding (the block they lead to holds nothing
+	 * but its own last branch): written before the next record that is,
+	 * dropped with that branch, so no branch is followed by a gap.
+	 */
+	uint8_t *held;
+	uint32_t nheld, cap_held;
+	int holding;
 	struct cs_frame *stack;
 	uint32_t depth, cap;
 	struct cs_stats st;
@@ -418,7 +429,7 @@ static int build_block(struct champsim *cs, const struct pr_func *f, uint32_t b)
 
 		put_memory(cs, f, in, scratch, &cb->mem_exact, &cb->mem_unknown);
 		if (i + 1 < bl->ninsn || in->kind == CFG_I_PLAIN || in->kind == CFG_I_BUG ||
-		    in->kind == CFG_I_WARN || in->kind == CFG_I_FENTRY || in->kind == CFG_I_JMP) {
+		    in->kind == CFG_I_WARN || in->kind == CFG_I_FENTRY) {
 			make_record(cs, f, in, rec, CS_AS_IS, 1);
 			cb->n++;
 			if (in->kind == CFG_I_FENTRY && rec[8]) {
@@ -453,6 +464,10 @@ static int build_block(struct champsim *cs, const struct pr_func *f, uint32_t b)
 		case CFG_I_RET:
 			cb->tail = CS_TAIL_RET;
 			make_record(cs, f, in, cb->tail_alt, CS_PLAIN, 1);
+			break;
+		case CFG_I_JMP:
+			/* a gap after it: the next record is not its target */
+			cb->tail = CS_TAIL_GOTO;
 			break;
 		case CFG_I_TAIL_CALL:
 			cb->tail = CS_TAIL_JMP;
@@ -500,6 +515,7 @@ static void champsim_free(const struct pr_model *m, struct champsim *cs)
 	}
 	free(cs->blocks);
 	free(cs->stack);
+	free(cs->held);
 	free(cs);
 }
 
@@ -528,10 +544,43 @@ static int champsim_open(struct out_writer *w)
 	return 0;
 }
 
-static int put(struct out_writer *w, struct champsim *cs, const uint8_t *rec, uint32_t n)
+static int write_recs(struct out_writer *w, struct champsim *cs, const uint8_t *rec, uint32_t n)
 {
 	cs->st.records += n;
 	return !n || fwrite(rec, CS_REC, n, w->fp) == n ? 0 : -PT_EIO;
+}
+
+/* Writes the held records (what comes next is written, or nothing does). */
+static int flush_held(struct out_writer *w, struct champsim *cs)
+{
+	uint32_t n = cs->nheld;
+
+	cs->nheld = 0;
+	return write_recs(w, cs, cs->held, n);
+}
+
+static int put(struct out_writer *w, struct champsim *cs, const uint8_t *rec, uint32_t n)
+{
+	int err;
+
+	if (!n)
+		return 0;
+	if (cs->holding) {
+		if (cs->nheld + n > cs->cap_held) {
+			uint32_t cap = (cs->nheld + n) * 2;
+			uint8_t *h = realloc(cs->held, (size_t)cap * CS_REC);
+
+			if (!h)
+				return -PT_ENOMEM;
+			cs->held = h;
+			cs->cap_held = cap;
+		}
+		memcpy(cs->held + (size_t)cs->nheld * CS_REC, rec, (size_t)n * CS_REC);
+		cs->nheld += n;
+		return 0;
+	}
+	err = flush_held(w, cs);
+	return err ?: write_recs(w, cs, rec, n);
 }
 
 static int put_synthetic(struct out_writer *w, struct champsim *cs, uint64_t ip,
@@ -551,11 +600,22 @@ static struct cs_frame *top(struct champsim *cs)
 	return cs->depth ? &cs->stack[cs->depth - 1] : NULL;
 }
 
+/* The held tail is lost, and the held records that led to it (counted as branches). */
+static void drop_tail(struct champsim *cs)
+{
+	uint32_t i;
+
+	cs->st.dropped++;
+	for (i = 0; i < cs->nheld; i++)
+		cs->st.dropped += cs->held[(size_t)i * CS_REC + 8] != 0;	/* is_branch */
+	cs->nheld = 0;
+}
+
 /* The held record is lost with what followed it (a gap). */
 static void drop_pending(struct champsim *cs)
 {
 	if (cs->pend)
-		cs->st.dropped++;
+		drop_tail(cs);
 	cs->pend = NULL;
 }
 
@@ -578,6 +638,7 @@ static int end_pending(struct out_writer *w, struct champsim *cs)
 	case CS_TAIL_RET:
 		return put(w, cs, fr && fr->call_written ? cb->tail_rec : cb->tail_alt, 1);
 	case CS_TAIL_JMP:
+	case CS_TAIL_GOTO:
 	case CS_TAIL_NORETURN:
 		return put(w, cs, cb->tail_rec, 1);
 	default:
@@ -647,9 +708,11 @@ static int resolve_onward(struct out_writer *w, struct champsim *cs, const struc
 		err = put(w, cs, cb->tail_rec, 1);
 		return err ?: put_synthetic(w, cs, cb->tail_target, CS_SYNTH_RET);
 	}
+	if (cb->tail == CS_TAIL_GOTO && sp->f == cs->pend_f)
+		return put(w, cs, cb->tail_rec, 1);
 	if (sp->edge == UINT32_MAX || sp->f != cs->pend_f ||
 	    (cb->tail != CS_TAIL_JCC && cb->tail != CS_TAIL_KEY)) {
-		cs->st.dropped++;
+		drop_tail(cs);
 		return 0;
 	}
 	kind = sp->f->cfg.edges[sp->edge].kind;
@@ -729,7 +792,7 @@ static int resolve_exit(struct out_writer *w, struct champsim *cs, const struct 
 		cs->st.noreturn++;
 		return put(w, cs, cb->tail_rec, 1);
 	default:
-		cs->st.dropped++;
+		drop_tail(cs);
 		return 0;
 	}
 }
@@ -786,7 +849,7 @@ static int on_enter(struct out_writer *w, struct champsim *cs, const struct pr_f
 			err = put(w, cs, cb->tail_alt, 1);
 		}
 	} else if (cb) {
-		cs->st.dropped++;
+		drop_tail(cs);
 	} else if (p && p->state == CS_CALL_CONSUMED && (!ret || ret == p->call_ret)) {
 		written = 1;	/* a traced tail call took over the activation that held the call */
 	} else if (p && p->state == CS_CALL_OWED && p->owed_pops && ret == p->call_ret) {
@@ -814,6 +877,10 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 	switch (sp->ev->type) {
 	case REGEN_EV_BLOCK:
 		fr = top(cs);
+		cb = sp->f && sp->ev->block < sp->f->cfg.nblocks ?
+		     &cs->blocks[sp->f->index][sp->ev->block] : NULL;
+		/* a block of nothing but a held branch: what leads to it waits with it */
+		cs->holding = cb && !cb->n && cb->tail_insn;
 		if (sp->prev_block != UINT32_MAX) {
 			err = resolve_onward(w, cs, sp);
 			if (!err && fr && fr->state == CS_CALL_OWED)
@@ -823,9 +890,9 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 		} else {
 			drop_pending(cs);
 		}
-		if (err || !sp->f || sp->ev->block >= sp->f->cfg.nblocks)
+		cs->holding = 0;
+		if (err || !cb)
 			return err;
-		cb = &cs->blocks[sp->f->index][sp->ev->block];
 		cs->st.mem_exact += cb->mem_exact;
 		cs->st.mem_unknown += cb->mem_unknown;
 		err = put(w, cs, cb->recs, cb->n);
@@ -853,7 +920,7 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 	case REGEN_EV_TRUNCATED:	/* the stream ends here */
 		err = end_pending(w, cs);
 		cs->depth = 0;
-		return err;
+		return err ?: flush_held(w, cs);
 	default:		/* gap, resync: what was open is gone */
 		drop_pending(cs);
 		cs->depth = 0;
@@ -867,6 +934,7 @@ static int champsim_stream_begin(struct out_writer *w, const struct out_stream *
 
 	(void)st;
 	cs->pend = NULL;
+	cs->nheld = 0;
 	cs->depth = 0;
 	return 0;
 }
@@ -879,7 +947,7 @@ static int champsim_stream_end(struct out_writer *w, const struct out_stream *st
 	(void)st;
 	err = end_pending(w, cs);
 	cs->depth = 0;
-	return err;
+	return err ?: flush_held(w, cs);
 }
 
 static int champsim_close(struct out_writer *w)
@@ -904,7 +972,7 @@ static int champsim_close(struct out_writer *w)
 			s->mem_exact, s->mem_unknown);
 		if (s->dropped)
 			fprintf(stderr, "pathregen: champsim: %" PRIu64
-				" branches whose outcome a gap or the stream's end hid were left out\n",
+				" branches whose outcome (or, for a jump, whose target) a gap or the stream's end hid were left out\n",
 				s->dropped);
 	}
 	if (cs)

@@ -328,6 +328,119 @@ static void test_untraced_code(void)
 	pr_model_free(&m);
 }
 
+/* The insn of the model at ip, or NULL. */
+static const struct cfg_insn *insn_at_ip(const struct pr_model *m, uint64_t ip)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < m->nfuncs; i++)
+		for (k = 0; k < m->funcs[i].cfg.ninsns; k++)
+			if (m->funcs[i].cfg.insns[k].addr == ip)
+				return &m->funcs[i].cfg.insns[k];
+	return NULL;
+}
+
+/*
+ * Gaps, as the engine reports them after a loss: after some blocks the
+ * stream has a GAP and nothing until the next outermost ENTER. No branch
+ * may then be followed by a record that is not where it went: a jump
+ * inside the function is held like a Jcc, and a block holding nothing but
+ * such a branch holds what led to it (t-loss found both: a jump, then a
+ * Jcc into a block that is just a jump, each followed by a gap).
+ */
+static void check_gaps(uint64_t seed, uint64_t *after_jump, uint64_t *after_goto_only,
+		       uint64_t *checked)
+{
+	struct rt_case c;
+	struct out_writer w = { .ops = &out_champsim_ops };
+	struct out_writer *ws[1] = { &w };
+	size_t ends[RT_NTASKS], len = 0;
+	char *buf = NULL;
+	uint64_t t, i, nev, k = 0;
+	int ok = 1, err;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, seed, 4, PT_MODE_TRACE, PT_ENC_BITS, 0), 0);
+	w.m = &c.m;
+	w.fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	err = out_open_all(ws, 1);
+	for (t = 0; t < RT_NTASKS && !err; t++) {
+		struct regen_stream s = { .owner = RT_TASK(t) };
+		struct out_stream st = { .s = &s, .index = (uint32_t)t };
+		struct regen_event *ev = rt_truth_events(&c.t, RT_TASK(t), &nev);
+		struct regen_event *cut = calloc(2 * nev + 1, sizeof(*cut));
+		uint64_t n = 0, skip = 0;
+
+		CU_ASSERT_FATAL(ev != NULL && cut != NULL);
+		for (i = 0; i < nev; i++) {
+			const struct pr_func *f = pr_model_func(&c.m, ev[i].func);
+			const struct cfg_block *b;
+			const struct cfg_insn *last;
+
+			if (skip && !(ev[i].type == REGEN_EV_ENTER && ev[i].depth == 0))
+				continue;
+			skip = 0;
+			cut[n++] = ev[i];
+			if (ev[i].type != REGEN_EV_BLOCK || !f)
+				continue;
+			b = &f->cfg.blocks[ev[i].block];
+			last = &f->cfg.insns[b->first_insn + b->ninsn - 1];
+			/* a gap after every jump block, and after every third other block */
+			if (last->kind != CFG_I_JMP && ++k % 3)
+				continue;
+			*after_jump += last->kind == CFG_I_JMP;
+			*after_goto_only += last->kind == CFG_I_JMP && b->ninsn == 1;
+			cut[n++] = (struct regen_event){ .type = REGEN_EV_GAP, .func = UINT32_MAX,
+							 .depth = ev[i].depth, .reason = -PT_EKERNEL };
+			skip = 1;
+		}
+		err = out_walk_events(&c.m, &st, cut, n, ws, 1);
+		fflush(w.fp);
+		ends[t] = len;
+		free(cut);
+		free(ev);
+	}
+	CU_ASSERT_EQUAL(err, 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	CU_ASSERT_EQUAL_FATAL(len % REC, 0);
+	for (t = 0, i = 0; i < len / REC; i++) {
+		struct cs_record r, nx;
+		const struct cfg_insn *in;
+
+		while (t < RT_NTASKS && (i + 1) * REC > ends[t])
+			t++;
+		decode((const uint8_t *)buf + i * REC, &r);
+		in = insn_at_ip(&c.m, r.ip);
+		if (!in || !r.is_branch || !r.branch_taken ||
+		    (in->kind != CFG_I_JMP && in->kind != CFG_I_JCC) || !in->target)
+			continue;
+		if (t < RT_NTASKS && (i + 1) * REC == ends[t])
+			continue;	/* the stream's last record: nothing follows it */
+		decode((const uint8_t *)buf + (i + 1) * REC, &nx);
+		ok &= nx.ip == in->target;
+		(*checked)++;
+	}
+	CU_ASSERT(ok);
+	free(buf);
+	rt_case_free(&c);
+}
+
+static void test_gaps_after_branches(void)
+{
+	uint64_t seed = unit_seed(), jumps = 0, goto_only = 0, checked = 0;
+	unsigned int i;
+
+	for (i = 0; i < 8; i++)
+		check_gaps(seed * 23 + i, &jumps, &goto_only, &checked);
+	printf("\nchampsim: %llu gaps after a jump, %llu of them after a block of just the jump; "
+	       "%llu taken branches followed by their target\n", (unsigned long long)jumps,
+	       (unsigned long long)goto_only, (unsigned long long)checked);
+	CU_ASSERT(jumps > 0);
+	CU_ASSERT(checked > 0);
+	CU_ASSERT(goto_only > 0);
+}
+
 static void test_layout(void)
 {
 	CU_ASSERT_EQUAL(8 + 1 + 1 + 2 + 4 + 2 * 8 + 4 * 8, REC);
@@ -336,4 +449,5 @@ static void test_layout(void)
 UNIT_SUITE(out_champsim,
 	   { "input_instr is 64 bytes as ChampSim reads it", test_layout },
 	   { "records decode to the executed instructions and outcomes", test_records_match_execution },
-	   { "untraced callees and tail calls keep calls and returns balanced", test_untraced_code })
+	   { "untraced callees and tail calls keep calls and returns balanced", test_untraced_code },
+	   { "a gap after a branch drops it: no branch lands elsewhere", test_gaps_after_branches })
