@@ -50,9 +50,11 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr)) {
 			u32 frame = 0;
 
+			/* text is in the top 2 GiB; the stream needs only a traced caller's */
+			if (ret_addr >> 32 != 0xffffffffu || !pt_ranges_traced(ret_addr))
+				ret_addr = 0;
 			/* an untraced caller: the traced call it runs under, if any (frames.c) */
-			if (pt_frames_wanted() &&
-			    (ret_addr >> 32 != 0xffffffffu || !pt_ranges_traced(ret_addr)))
+			if (!ret_addr && pt_frames_wanted())
 				frame = pt_frames_walk(regs);
 			pt_stream_enter(cs, f, ret_addr, frame);
 		}

@@ -898,25 +898,19 @@ static bool pt_stream_loss_missed(struct pt_cpu *cs, struct pt_func *f, u64 n,
 }
 
 /*
- * frame: 0, or for an untraced caller the traced frame it runs under
- * (frames.c; PT_ENTER_FRAME), written where a traced caller's return
- * address would be.
+ * ret_addr: a traced caller's return address, 0 for an untraced caller
+ * (the handler looked it up in the plans' ranges). frame: 0, or for an
+ * untraced caller the traced frame it runs under (frames.c;
+ * PT_ENTER_FRAME), written where a traced caller's return address would be.
  */
 void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr, u32 frame)
 {
 	/* Kernel and module text lie in the top 2 GiB: the low half says it. */
 	struct pt_rec_enter_at e = {
-		.ret_lo = (u32)ret_addr, .pending = pt_pending(cs),
+		.ret_lo = frame ? frame : (u32)ret_addr, .pending = pt_pending(cs),
 	};
-	u32 slot;
+	u32 slot = PT_ENTER_S_SLOT(e.ret_lo);
 
-	if (ret_addr >> 32 != 0xffffffffu)
-		e.ret_lo = 0;
-	if (frame) {
-		e.ret_lo = frame;
-		ret_addr = 0xffffffff00000000ull | frame;
-	}
-	slot = PT_ENTER_S_SLOT(e.ret_lo);
 	/*
 	 * Coded with the bits (PT_REC_BITS_ENTERS4): the return address only
 	 * when the reader needs it (the caller is traced) and its slot does
@@ -933,7 +927,7 @@ void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr, u32 fra
 		 */
 		if (cs->nebits + PT_ENTER_CODE_MAX > PT_EBITS_WORDS * 64)
 			pt_flush_enters(cs, f);
-		if (!e.ret_lo || (!frame && !pt_ranges_traced(ret_addr))) {
+		if (!e.ret_lo) {
 			pt_add_enter(cs, f, e.pending, 0, 0, 2);
 		} else if (cs->rets[slot] == e.ret_lo) {
 			pt_add_enter(cs, f, e.pending, 0, slot, 4);

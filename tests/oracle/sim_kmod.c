@@ -607,12 +607,13 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 		      uint64_t frame)
 {
 	struct cpu_state *cs = &x->cpu[cpu];
-	uint32_t lo = ret_addr >> 32 == 0xffffffffu ? (uint32_t)ret_addr : 0;
+	/* as the handler: only a traced caller's return address is written */
+	uint32_t lo = ret_addr >> 32 == 0xffffffffu && traced_code(x->p, ret_addr) ?
+		      (uint32_t)ret_addr : 0;
 
-	if (x->framed && (!lo || !traced_code(x->p, ret_addr))) {
+	if (x->framed && !lo) {
 		/* none: an untraced caller's ENTER, as before */
 		lo = frame ? PT_ENTER_FRAME(frame) : 0;
-		ret_addr = lo ? 0xffffffff00000000ull | lo : 0;
 		x->r->nested_enters += frame != 0;
 	}
 	uint32_t slot = PT_ENTER_S_SLOT(lo), pending = cs->nacc;
@@ -626,7 +627,7 @@ static void add_enter(struct exec *x, uint32_t cpu, uint32_t func_id, uint64_t r
 		 */
 		if (cs->nebits + SIM_ENTER_CODE_MAX > SIM_EBITS)
 			flush_recs(x, cpu, 1);
-		if (!lo || (!PT_ENTER_IS_FRAME(lo) && !traced_code(x->p, ret_addr))) {
+		if (!lo) {
 			pend_enter(x, cpu, func_id, pending, 2, 0, 0);
 		} else if (cs->rets[slot] == lo) {
 			pend_enter(x, cpu, func_id, pending, 4, slot, 0);
