@@ -28,7 +28,9 @@ LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
 # The test and benchmark oracle (the simulator, tests/oracle/sim.h): not in what users link.
-ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c))
+# Its kernel back end runs the module's own stream coder (trace-format/coder/coder.h).
+CODER_SRC := $(sort $(wildcard trace-format/coder/*.c))
+ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c)) $(CODER_SRC)
 CTL_SRC := $(sort $(wildcard userspace/pathtracectl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))

@@ -37,8 +37,9 @@ bool pt_cc_holds(u8 cc, unsigned long fl)
 	return base[(cc >> 1) & 7] != (cc & 1);
 }
 
-static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
-			  const struct pt_action *a, struct pt_regs *regs)
+static void pt_run_action(struct pt_coder *c, struct pt_func *f,
+			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
+			  struct pt_regs *regs)
 {
 	unsigned long ret_addr;
 
@@ -48,33 +49,37 @@ static void pt_run_action(struct pt_cpu *cs, struct pt_func *f,
 					     sizeof(ret_addr)))
 			ret_addr = 0;
 		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr)) {
-			u32 frame = 0;
+			u32 ret_lo = 0;
 
-			/* text is in the top 2 GiB; the stream needs only a traced caller's */
-			if (ret_addr >> 32 != 0xffffffffu || !pt_ranges_traced(ret_addr))
-				ret_addr = 0;
-			/* an untraced caller: the traced call it runs under, if any (frames.c) */
-			if (!ret_addr && pt_frames_wanted())
-				frame = pt_frames_walk(regs);
-			pt_stream_enter(cs, f, ret_addr, frame);
+			/*
+			 * Text is in the top 2 GiB: the stream needs the low
+			 * half of a traced caller's return address, and for an
+			 * untraced caller the traced call it runs under, if
+			 * any (frames.c).
+			 */
+			if (ret_addr >> 32 == 0xffffffffu && pt_ranges_traced(ret_addr))
+				ret_lo = (u32)ret_addr;
+			else if (pt_frames_wanted())
+				ret_lo = pt_frames_walk(regs);
+			pt_coder_enter(c, &f->coder, fc, ret_lo);
 		}
 		/*
 		 * Implicit entries too; after the ENTER, whose refused write
 		 * (the LOSS before it) empties the context.
 		 */
-		pt_stream_ctx_enter(cs, f);
+		pt_coder_ctx_enter(c, &f->coder, fc);
 		break;
 	case PT_OP_EMIT:
-		pt_stream_word(cs, f, a);
+		pt_coder_word(c, &f->coder, fc, a->arg, a->value, a->nbits);
 		break;
 	case PT_OP_PATH_ADD:
-		pt_stream_path_add(cs, a->value);
+		pt_coder_path_add(c, a->value);
 		break;
 	case PT_OP_PATH_EMIT:
-		pt_stream_path_emit(cs, f, a->value, a->nbits);
+		pt_coder_path_emit(c, &f->coder, fc, a->value, a->nbits);
 		break;
 	case PT_OP_PATH_SET:
-		pt_stream_path_set(cs, a->value);
+		pt_coder_path_set(c, a->value);
 		break;
 	case PT_OP_COUNT:
 		this_cpu_ptr(f->counters)[a->arg]++;
@@ -114,8 +119,9 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	struct pt_func *f = pp->func;
 	const struct pt_site *s = pp->site;
 	const struct pt_action *a;
+	struct pt_coder_func_cpu *fc;
 	unsigned long flags;
-	struct pt_cpu *cs;
+	struct pt_coder *c;
 	bool taken = false;
 	u32 i;
 
@@ -130,9 +136,10 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	local_irq_save(flags);
-	cs = pt_stream_enter_handler(f, p, smp_processor_id());
+	c = pt_stream_enter_handler(p, smp_processor_id());
 	this_cpu_ptr(f->pcpu)->hits++;
-	if (unlikely(!cs)) {
+	fc = &this_cpu_ptr(f->pcpu)->coder;
+	if (unlikely(!c)) {
 		local_irq_restore(flags);
 		return 0;
 	}
@@ -143,16 +150,16 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		/* plan.c lets ENTER only lead its site. */
 		a = pt_action_at(f, s->first_action);
 		if (a->op == PT_OP_ENTER) {
-			pt_run_action(cs, f, a, regs);
+			pt_run_action(c, f, fc, a, regs);
 			i = 1;
 		}
 	}
 	if (pp->block >= 0)
-		pt_stream_block(cs, f, (u32)pp->block);
+		pt_coder_block(c, &f->coder, fc, (u32)pp->block);
 	for (; s && i < s->nr_actions; i++) {
 		a = pt_action_at(f, s->first_action + i);
 		if (pt_applies(a, taken))
-			pt_run_action(cs, f, a, regs);
+			pt_run_action(c, f, fc, a, regs);
 	}
 	local_irq_restore(flags);
 	return 0;

@@ -181,8 +181,8 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 		/* Their last misses and counts go into the trace before they do. */
 		if (pt_armed) {
 			pt_missed_sweep_func(victims[i]);
-			pt_stream_counters_flush(victims[i]);
-			pt_stream_paths_flush(victims[i]);
+			pt_counts_flush_counters(victims[i]);
+			pt_counts_flush_paths(victims[i]);
 		}
 		pt_func_free(victims[i]);
 	}
@@ -286,8 +286,8 @@ static void pt_flush(void)
 
 	pt_stream_flush_all();
 	list_for_each_entry(f, &pt_funcs, node) {
-		pt_stream_counters_flush(f);
-		pt_stream_paths_flush(f);
+		pt_counts_flush_counters(f);
+		pt_counts_flush_paths(f);
 	}
 }
 
@@ -362,8 +362,8 @@ static long pt_ioctl_func_stats(void __user *uarg)
 	s.counter_bytes = pt_profile_bytes(f) + f->plan->nr_counters * sizeof(u64);
 	for_each_possible_cpu(cpu) {
 		s.hits += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->hits);
-		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->bytes);
-		s.dropped += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->dropped);
+		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->coder.bytes);
+		s.dropped += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->coder.dropped);
 	}
 	if (copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;

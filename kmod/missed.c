@@ -49,6 +49,27 @@ void pt_missed_reset(struct list_head *funcs)
 }
 
 /*
+ * Writes LOSS(MISSED) for hits of f's probes skipped in (since, until] on
+ * the calling CPU's stream (where it sits there carries no meaning: see
+ * pt_rec_loss). Returns false if the full buffer refused it (a drop).
+ */
+static bool pt_missed_write(struct pt_func *f, u64 n, u64 since, u64 until)
+{
+	struct pt_rec_loss l = {
+		.count = n, .func_id = f->func_id, .since = since, .until = until,
+	};
+	unsigned long flags;
+	bool ok;
+
+	local_irq_save(flags);
+	pt_stream_hold();
+	ok = pt_stream_write(f, PT_REC_LOSS, PT_LOSS_MISSED, &l, sizeof(l));
+	pt_stream_release();
+	local_irq_restore(flags);
+	return ok;
+}
+
+/*
  * Places the hits of f's probes skipped since its previous sweep, on the
  * calling CPU's stream. A LOSS record a full buffer refuses is itself an
  * overrun drop; its hits are carried (pt_missed_pending) and the next sweep
@@ -70,7 +91,7 @@ void pt_missed_sweep_func(struct pt_func *f)
 	}
 	until = ktime_get_mono_fast_ns();
 	f->missed_carry = 0;
-	if (n && !pt_stream_missed(f, n, f->missed_since, until)) {
+	if (n && !pt_missed_write(f, n, f->missed_since, until)) {
 		f->missed_carry = n;
 		pt_missed_unplaced = true;
 		return;

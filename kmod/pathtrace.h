@@ -6,7 +6,8 @@
  *   plan.c      copying and validating plan blobs
  *   probes.c    turning a plan into kprobes and back
  *   handlers.c  the kprobe pre_handler: a site's actions
- *   stream.c    per-CPU stream state and the ring buffer records
+ *   stream.c    each CPU's stream coder over the ring buffer, hotplug
+ *   counts.c    counters and path counts into the stream
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
  */
@@ -18,6 +19,7 @@
 #include <linux/types.h>
 
 #include "pathtrace_abi.h"
+#include "../trace-format/coder/coder.h"
 
 /* Limits: a plan blob, and the counters one COUNTERS record can carry. */
 #define PT_PLAN_MAX_BYTES	(16u << 20)
@@ -39,14 +41,10 @@ struct pt_probe {
 	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 
-/* Per-CPU statistics of one function. */
+/* One function on one CPU: statistics and its stream coder state. */
 struct pt_func_pcpu {
 	u64 hits;
-	u64 bytes;
-	u64 dropped;		/* its records a full buffer refused */
-	/* PT_PLAN_CTX_RESTORE: its context row here, while ctx_gen is the CPU's */
-	u64 ctx_gen;
-	u32 ctx_row;
+	struct pt_coder_func_cpu coder;	/* bytes, dropped, context */
 };
 
 /* One installed plan. */
@@ -75,13 +73,6 @@ struct pt_profile {
 	};
 };
 
-/* A context row's last code on a CPU, while gen is the CPU's swap generation. */
-struct pt_ctx_last {
-	u64 gen;
-	u32 code;
-	u32 pad;
-};
-
 struct pt_func {
 	struct list_head node;		/* in pt_funcs, under pt_ctl_mutex */
 	u32 func_id;
@@ -103,16 +94,11 @@ struct pt_func {
 	u32 nr_ppp, ppp_size;
 	struct pt_implicit *implicit;	/* into plan; caller_id may be retired */
 	u32 nr_implicit, implicit_size;
-	const u32 *ctx_next;		/* into plan: nr_ctx_codes rows (ABI 1.11) */
-	const struct pt_ctx_word *ctx_words;	/* into plan, sorted by (row, code) */
-	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
-	/* PT_PLAN_CTX_SWAP (ABI 1.14): per row its top code, and per CPU its last */
-	u32 nr_ctx_rows;
+	/* what the stream coder reads: the word tables, into plan */
+	struct pt_coder_func coder;
+	/* PT_PLAN_CTX_SWAP: per row its top code, and per CPU its last */
 	u32 *ctx_top;
 	struct pt_ctx_last __percpu *ctx_last;
-	const struct pt_path_code *path_codes;	/* into plan, sorted by path (ABI 1.12) */
-	const struct pt_path_range *path_ranges;	/* into plan, sorted by lo */
-	u32 nr_path_codes, path_code_size, nr_path_ranges, path_range_size;
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
@@ -156,17 +142,19 @@ static inline u64 pt_profile_path(const struct pt_func *f, const struct pt_profi
 
 static inline const struct pt_ctx_word *pt_ctx_word_at(const struct pt_func *f, u32 i)
 {
-	return (const void *)((const u8 *)f->ctx_words + (size_t)i * f->ctx_word_size);
+	return (const void *)((const u8 *)f->coder.ctx_words + (size_t)i * f->coder.ctx_word_size);
 }
 
 static inline const struct pt_path_code *pt_path_code_at(const struct pt_func *f, u32 i)
 {
-	return (const void *)((const u8 *)f->path_codes + (size_t)i * f->path_code_size);
+	return (const void *)((const u8 *)f->coder.path_codes +
+			      (size_t)i * f->coder.path_code_size);
 }
 
 static inline const struct pt_path_range *pt_path_range_at(const struct pt_func *f, u32 i)
 {
-	return (const void *)((const u8 *)f->path_ranges + (size_t)i * f->path_range_size);
+	return (const void *)((const u8 *)f->coder.path_ranges +
+			      (size_t)i * f->coder.path_range_size);
 }
 
 static inline struct pt_implicit *pt_implicit_at(const struct pt_func *f, u32 i)
@@ -224,22 +212,17 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 			u32 *out_len);
 void pt_stream_totals(u64 *records, u64 *dropped);
 
-struct pt_cpu;
 bool pt_stream_busy(void);
 u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen);
-void pt_stream_paths_flush(struct pt_func *f);
-struct pt_cpu *pt_stream_enter_handler(struct pt_func *f, struct kprobe *p,
-				       unsigned int cpu);
-void pt_stream_enter(struct pt_cpu *cs, struct pt_func *f, u64 ret_addr, u32 frame);
-void pt_stream_block(struct pt_cpu *cs, struct pt_func *f, u32 block);
-void pt_stream_bits(struct pt_cpu *cs, struct pt_func *f, u64 v, unsigned int n);
-void pt_stream_ctx_enter(struct pt_cpu *cs, const struct pt_func *f);
-void pt_stream_word(struct pt_cpu *cs, struct pt_func *f, const struct pt_action *a);
-void pt_stream_path_add(struct pt_cpu *cs, u64 v);
-void pt_stream_path_emit(struct pt_cpu *cs, struct pt_func *f, u64 v,
-			 unsigned int n);
-void pt_stream_path_set(struct pt_cpu *cs, u64 v);
-void pt_stream_counters_flush(struct pt_func *f);
+struct pt_coder *pt_stream_enter_handler(struct kprobe *p, unsigned int cpu);
+void pt_stream_hold(void);
+void pt_stream_release(void);
+bool pt_stream_write(struct pt_func *f, u16 type, u32 arg, const void *body,
+		     unsigned int len);
+
+/* counts.c */
+void pt_counts_flush_counters(struct pt_func *f);
+void pt_counts_flush_paths(struct pt_func *f);
 
 /* frames.c */
 void pt_frames_installing(const struct pt_func *f);
@@ -261,7 +244,6 @@ size_t pt_profile_bytes(const struct pt_func *f);
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);
 void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
 		    struct pt_regs *regs);
-bool pt_stream_missed(struct pt_func *f, u64 n, u64 since, u64 until);
 
 /* missed.c */
 void pt_missed_reset(struct list_head *funcs);

@@ -168,17 +168,17 @@ static int pt_check_layout(struct pt_func *f, u32 len)
 	end = pl->size + s + a + v + m + p + cn + cw + pc + pr;	/* each term < 2^64 / 16 */
 	if (end != len)
 		return -EINVAL;
-	f->nr_path_codes = pl->nr_path_codes;
-	f->path_code_size = pl->path_code_size;
-	f->nr_path_ranges = pl->nr_path_ranges;
-	f->path_range_size = pl->path_range_size;
-	f->path_codes = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p + cn + cw);
-	f->path_ranges = (const void *)((const u8 *)f->path_codes + pc);
-	f->nr_ctx_codes = pl->nr_ctx_codes;
-	f->nr_ctx_words = pl->nr_ctx_words;
-	f->ctx_word_size = pl->ctx_word_size;
-	f->ctx_next = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p);
-	f->ctx_words = (const void *)((const u8 *)f->ctx_next + cn);
+	f->coder.nr_path_codes = pl->nr_path_codes;
+	f->coder.path_code_size = pl->path_code_size;
+	f->coder.nr_path_ranges = pl->nr_path_ranges;
+	f->coder.path_range_size = pl->path_range_size;
+	f->coder.path_codes = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p + cn + cw);
+	f->coder.path_ranges = (const void *)((const u8 *)f->coder.path_codes + pc);
+	f->coder.nr_ctx_codes = pl->nr_ctx_codes;
+	f->coder.nr_ctx_words = pl->nr_ctx_words;
+	f->coder.ctx_word_size = pl->ctx_word_size;
+	f->coder.ctx_next = (const void *)((const u8 *)pl + pl->size + s + a + v + m + p);
+	f->coder.ctx_words = (const void *)((const u8 *)f->coder.ctx_next + cn);
 	f->ppp_size = pl->ppp_size;
 	f->nr_ppp = pl->nr_ppp;
 	f->ppp = (const void *)((const u8 *)pl + pl->size + s + a + v + m);
@@ -413,15 +413,15 @@ static int pt_check_ctx(struct pt_func *f)
 	u32 i;
 	int err;
 
-	for (i = 0; i < f->nr_ctx_words; i++) {
+	for (i = 0; i < f->coder.nr_ctx_words; i++) {
 		w = pt_ctx_word_at(f, i);
-		if (!w->code || w->code >= f->nr_ctx_codes || !w->nbits ||
+		if (!w->code || w->code >= f->coder.nr_ctx_codes || !w->nbits ||
 		    w->nbits > PT_CTX_WORD_MAX_BITS ||
 		    (w->nbits < 32 && w->value >> w->nbits) || w->reserved0 || w->reserved1)
 			return -EINVAL;
 		if (prev && (prev->row > w->row || (prev->row == w->row && prev->code >= w->code)))
 			return -EINVAL;
-		err = pt_tail_zero(w, sizeof(*w), f->ctx_word_size);
+		err = pt_tail_zero(w, sizeof(*w), f->coder.ctx_word_size);
 		if (err)
 			return err;
 		prev = w;
@@ -436,26 +436,22 @@ static int pt_check_ctx(struct pt_func *f)
  */
 static int pt_ctx_swap_alloc(struct pt_func *f)
 {
-	const struct pt_ctx_word *w, *top = NULL;
-	u32 i;
+	unsigned int cpu;
 
 	if (!(f->plan->flags & PT_PLAN_CTX_SWAP))
 		return 0;
-	f->nr_ctx_rows = pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1;
-	if (!f->nr_ctx_rows || f->nr_ctx_rows > PT_CTX_SWAP_ROWS_MAX)
+	f->coder.nr_ctx_rows = pt_coder_ctx_rows(&f->coder);
+	if (!f->coder.nr_ctx_rows || f->coder.nr_ctx_rows > PT_CTX_SWAP_ROWS_MAX)
 		return -EINVAL;
-	f->ctx_top = kcalloc(f->nr_ctx_rows, sizeof(*f->ctx_top), GFP_KERNEL);
-	f->ctx_last = __alloc_percpu(f->nr_ctx_rows * sizeof(struct pt_ctx_last),
+	f->ctx_top = kcalloc(f->coder.nr_ctx_rows, sizeof(*f->ctx_top), GFP_KERNEL);
+	f->ctx_last = __alloc_percpu(f->coder.nr_ctx_rows * sizeof(struct pt_ctx_last),
 				     __alignof__(struct pt_ctx_last));
 	if (!f->ctx_top || !f->ctx_last)
 		return -ENOMEM;
-	for (i = 0; i < f->nr_ctx_words; i++) {
-		w = pt_ctx_word_at(f, i);
-		if (!top || top->row != w->row || w->nbits < top->nbits ||
-		    (w->nbits == top->nbits && w->value < top->value))
-			top = w;
-		f->ctx_top[w->row] = top->code;
-	}
+	pt_coder_ctx_tops(&f->coder, f->ctx_top);
+	f->coder.ctx_top = f->ctx_top;
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(f->pcpu, cpu)->coder.ctx_last = per_cpu_ptr(f->ctx_last, cpu);
 	return 0;
 }
 
@@ -472,20 +468,20 @@ static int pt_check_path_codes(struct pt_func *f)
 	u32 i, k = 0;
 	int err;
 
-	for (i = 0; i < f->nr_path_codes; i++) {
+	for (i = 0; i < f->coder.nr_path_codes; i++) {
 		const struct pt_path_code *c = pt_path_code_at(f, i);
 
 		if (c->path >= pl->nr_paths || (i && c->path <= pt_path_code_at(f, i - 1)->path) ||
 		    !c->nbits || c->nbits > PT_PATH_CODE_MAX_BITS ||
 		    (c->nbits < 32 && c->value >> c->nbits) || c->reserved0 || c->reserved1)
 			return -EINVAL;
-		err = pt_tail_zero(c, sizeof(*c), f->path_code_size);
+		err = pt_tail_zero(c, sizeof(*c), f->coder.path_code_size);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < f->nr_path_ranges; i++) {
+	for (i = 0; i < f->coder.nr_path_ranges; i++) {
 		const struct pt_path_range *r = pt_path_range_at(f, i);
-		u64 end = i + 1 < f->nr_path_ranges ? pt_path_range_at(f, i + 1)->lo : pl->nr_paths;
+		u64 end = i + 1 < f->coder.nr_path_ranges ? pt_path_range_at(f, i + 1)->lo : pl->nr_paths;
 		u64 listed = 0;
 
 		if ((i ? r->lo <= pt_path_range_at(f, i - 1)->lo : r->lo) || r->lo >= pl->nr_paths ||
@@ -493,10 +489,10 @@ static int pt_check_path_codes(struct pt_func *f)
 		    (r->esc_nbits < 32 && r->esc_value >> r->esc_nbits) ||
 		    r->reserved0 || r->reserved1)
 			return -EINVAL;
-		err = pt_tail_zero(r, sizeof(*r), f->path_range_size);
+		err = pt_tail_zero(r, sizeof(*r), f->coder.path_range_size);
 		if (err)
 			return err;
-		while (k < f->nr_path_codes && pt_path_code_at(f, k)->path < end) {
+		while (k < f->coder.nr_path_codes && pt_path_code_at(f, k)->path < end) {
 			k++;
 			listed++;
 		}
@@ -546,6 +542,13 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	}
 	f->plan_len = len;
 	f->func_id = f->plan->func_id;
+	f->coder.func_id = f->func_id;
+	f->coder.flags = f->plan->flags;
+	f->pcpu = alloc_percpu(struct pt_func_pcpu);
+	if (!f->pcpu) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	err = pt_check_header(f->plan, len);
 	if (err)
 		goto fail;
@@ -569,11 +572,6 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	err = pt_check_kernel(f->plan);
 	if (err)
 		goto fail;
-	f->pcpu = alloc_percpu(struct pt_func_pcpu);
-	if (!f->pcpu) {
-		err = -ENOMEM;
-		goto fail;
-	}
 	if (f->plan->nr_counters) {
 		f->counters = __alloc_percpu(f->plan->nr_counters * sizeof(u64),
 					     sizeof(u64));

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stream coder (trace-format/coder/coder.h), the module's own, round
+ * tripped through the reader: random owners, ENTERs (every kind of caller,
+ * ENTER_AT ids), bits and BLOCKs go into the coder, its records into
+ * ring-buffer pages in the kernel's format (rbpage), and back out through
+ * libtraceevent's kbuffer and the tracefile reader; what comes out must be
+ * what went in, segment by segment, to the bit. With a sink that refuses
+ * writes, every drop the coder counted must be said by a LOSS.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <pathtrace/error.h>
+#include <pathtrace/tracefile.h>
+
+#include "coder/coder.h"
+#include "rbpage.h"
+#include "unit.h"
+
+#define PAGE 4096u
+#define MAX_PAGES 4096u
+#define MAX_EVENTS 200000u
+#define MAX_SEG_BITS 65536u
+#define MAX_SEGS 4096u
+
+/* One CPU's coder over pages of the kernel's format. */
+struct sink {
+	struct pt_coder c;
+	uint8_t *pages;
+	uint32_t npages;
+	struct rbpage pg;
+	uint8_t rec[PAGE];
+	uint64_t ts;
+	uint64_t *rng;
+	uint32_t refuse_permille;
+	int overflow;
+};
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static uint32_t below(uint64_t *s, uint32_t n)
+{
+	return (uint32_t)(rnd(s) % n);
+}
+
+static struct sink *sink_of(struct pt_coder *c)
+{
+	return (struct sink *)c;	/* c is the first member */
+}
+
+static void next_page(struct sink *s)
+{
+	if (s->npages)
+		rbpage_pad(&s->pg);
+	if (s->npages == MAX_PAGES) {
+		s->overflow = 1;
+		return;
+	}
+	rbpage_init(&s->pg, s->pages + (size_t)s->npages++ * PAGE, PAGE, s->ts);
+}
+
+static void *sink_reserve(struct pt_coder *c, u16 type, unsigned int len)
+{
+	struct sink *s = sink_of(c);
+	uint32_t need = (len > 112 ? 8 : 4) + ((len + 3) & ~3u);
+
+	(void)type;
+	if (s->refuse_permille && below(s->rng, 1000) < s->refuse_permille)
+		return NULL;
+	if (!s->npages || s->pg.tail + need > PAGE - 16)
+		next_page(s);
+	if (s->overflow)
+		return NULL;
+	/* as the kernel's: what its page has left after the event */
+	c->page_left = PAGE - 16 - s->pg.tail - need;
+	memset(s->rec, 0, sizeof(s->rec));
+	return s->rec;
+}
+
+static void sink_commit(struct pt_coder *c, void *rec)
+{
+	struct sink *s = sink_of(c);
+	struct pt_rec h;
+
+	memcpy(&h, rec, sizeof(h));
+	CU_ASSERT_EQUAL_FATAL(rbpage_add(&s->pg, ++s->ts, rec, h.len), 0);
+}
+
+static const struct pt_coder_sink page_sink = { sink_reserve, sink_commit };
+
+enum ev_kind { EV_OWNER, EV_ENTER, EV_BLOCK };
+
+struct ev {
+	enum ev_kind kind;
+	uint64_t a, b;		/* owner and stamp; func_id and ret_lo; func_id and block */
+	uint32_t pos;		/* bit position in its segment */
+};
+
+/* What went in, or what came out: events, and each segment's bits. */
+struct story {
+	struct ev *ev;
+	uint32_t nev;
+	uint64_t *bits;		/* per segment, MAX_SEG_BITS */
+	uint32_t *nbits;
+	uint32_t nseg;
+};
+
+static void story_init(struct story *t)
+{
+	t->ev = calloc(MAX_EVENTS, sizeof(*t->ev));
+	t->bits = calloc((size_t)MAX_SEGS * (MAX_SEG_BITS / 64), sizeof(uint64_t));
+	t->nbits = calloc(MAX_SEGS, sizeof(uint32_t));
+	t->nev = 0;
+	t->nseg = 0;
+	CU_ASSERT_FATAL(t->ev && t->bits && t->nbits);
+}
+
+static void story_free(struct story *t)
+{
+	free(t->ev);
+	free(t->bits);
+	free(t->nbits);
+}
+
+static void story_event(struct story *t, enum ev_kind k, uint64_t a, uint64_t b)
+{
+	CU_ASSERT_FATAL(t->nev < MAX_EVENTS && t->nseg > 0);
+	t->ev[t->nev++] = (struct ev){ k, a, b, t->nbits[t->nseg - 1] };
+}
+
+static void story_bits(struct story *t, uint64_t v, uint32_t n)
+{
+	uint64_t *w = t->bits + (size_t)(t->nseg - 1) * (MAX_SEG_BITS / 64);
+	uint32_t *nb = &t->nbits[t->nseg - 1], i;
+
+	CU_ASSERT_FATAL(*nb + n <= MAX_SEG_BITS);
+	for (i = 0; i < n; i++, (*nb)++)
+		w[*nb / 64] |= ((v >> i) & 1) << (*nb % 64);
+}
+
+static void story_owner(struct story *t, uint64_t owner, uint64_t stamp)
+{
+	CU_ASSERT_FATAL(t->nseg < MAX_SEGS);
+	t->nseg++;
+	story_event(t, EV_OWNER, owner, stamp);
+}
+
+static const struct pt_coder_func *func(uint64_t *rng)
+{
+	static struct pt_coder_func f[24];
+	uint32_t i = below(rng, 24);
+
+	/* most in the ENTER codes' range, a few written as ENTER_AT */
+	f[i].func_id = i < 21 ? i * 7 : PT_CODER_ENTERS_FUNC_MAX + i;
+	return &f[i];
+}
+
+/* Random operations on one coder; what they should say, into t. */
+static void drive(struct sink *s, struct pt_coder_func_cpu *fc, uint64_t *rng, uint32_t nops,
+		  struct story *t)
+{
+	static const uint32_t rets[] = { 0x81000010, 0x81000abc, 0x8123f001, 0xa0000040,
+					 0x81000011, 0xc0ffee01 };
+	uint64_t clock = 1000;
+	uint32_t i;
+
+	for (i = 0; i < nops; i++) {
+		uint32_t op = below(rng, 100);
+		const struct pt_coder_func *f = func(rng);
+
+		if (op < 6 || s->c.owner == PT_CODER_OWNER_NONE) {
+			uint64_t owner = below(rng, 4) ? PT_OWNER(PT_OWNER_TASK, 100 + below(rng, 5)) :
+					 PT_OWNER(PT_OWNER_SOFTIRQ, 0);
+
+			clock += below(rng, 3) ? 1 + below(rng, 50) : 1ull << (20 + below(rng, 20));
+			if (!pt_coder_owns(&s->c, owner, 0)) {
+				pt_coder_open(&s->c, owner, 0, clock);
+				story_owner(t, owner, clock);
+			}
+		} else if (op < 30) {
+			uint32_t lo = below(rng, 3) ? rets[below(rng, 6)] : 0;
+
+			pt_coder_enter(&s->c, f, fc, lo);
+			story_event(t, EV_ENTER, f->func_id, lo);
+		} else if (op < 38) {
+			uint32_t block = below(rng, 1000);
+
+			pt_coder_block(&s->c, f, fc, block);
+			story_event(t, EV_BLOCK, f->func_id, block);
+		} else {
+			uint32_t n = below(rng, 4) ? 1 + below(rng, 6) : 1 + below(rng, 64);
+			uint64_t v = rnd(rng);
+
+			pt_coder_bits(&s->c, fc, v, n);
+			story_bits(t, v, n);
+		}
+	}
+	pt_coder_flush(&s->c);
+}
+
+/* The decoded records of cpu 0, as a story; the LOSS(OVERRUN) counts summed into *lost. */
+static void read_back(const struct tr_records *rs, struct story *t, uint64_t *lost)
+{
+	size_t i;
+
+	*lost = 0;
+	for (i = 0; i < rs->n; i++) {
+		const struct tr_rec *r = &rs->recs[i];
+		const uint64_t *w = rs->words + r->body;
+		uint32_t seg = t->nseg ? t->nbits[t->nseg - 1] : 0;
+
+		switch (r->type) {
+		case PT_REC_OWNER:
+			story_owner(t, w[0], w[1]);
+			break;
+		case PT_REC_ENTER:
+			t->ev[t->nev++] = (struct ev){ EV_ENTER, r->arg, (uint32_t)w[0],
+						       seg + r->pending };
+			break;
+		case PT_REC_BLOCK:
+			t->ev[t->nev++] = (struct ev){ EV_BLOCK, r->arg, (uint32_t)w[0],
+						       seg + (uint32_t)(w[0] >> 32) };
+			break;
+		case PT_REC_BITS: {
+			uint32_t n = r->arg, k;
+
+			for (k = 0; k < n; k += 64)
+				story_bits(t, w[k / 64], n - k < 64 ? n - k : 64);
+			break;
+		}
+		case PT_REC_LOSS:
+			*lost += w[0];
+			break;
+		default:
+			CU_FAIL("a record the coder does not write");
+		}
+	}
+}
+
+static int decode(struct sink *s, struct tr_records *rs)
+{
+	uint32_t p;
+	int err = 0;
+
+	memset(rs, 0, sizeof(*rs));
+	if (s->npages)
+		rbpage_pad(&s->pg);
+	for (p = 0; p < s->npages && !err; p++)
+		err = tr_decode_page(rs, 0, s->pages + (size_t)p * PAGE, PAGE);
+	return err;
+}
+
+static void sink_init(struct sink *s, uint64_t *rng, uint32_t refuse)
+{
+	memset(s, 0, sizeof(*s));
+	s->pages = calloc(MAX_PAGES, PAGE);
+	CU_ASSERT_FATAL(s->pages != NULL);
+	s->rng = rng;
+	s->refuse_permille = refuse;
+	s->c.sink = &page_sink;
+	s->c.bits_words = 1 + below(rng, PT_CODER_BITS_WORDS);
+	s->c.ebits_words = 4 + below(rng, PT_CODER_EBITS_WORDS - 3);
+	s->c.page_size = PAGE;
+	s->c.pack_max_bits = PT_CODER_PACK_MAX_BITS;
+	pt_coder_reset(&s->c);
+}
+
+static int same_event(const struct ev *a, const struct ev *b)
+{
+	return a->kind == b->kind && a->a == b->a && a->b == b->b && a->pos == b->pos;
+}
+
+static void test_round_trip(void)
+{
+	uint64_t seed = unit_seed() * 2654435761u + 1, rng = seed, lost;
+	struct pt_coder_func_cpu fc = { 0 };
+	uint32_t run, i, runs = 40;
+	uint64_t packs = 0, segs = 0, enters = 0;
+
+	for (run = 0; run < runs; run++) {
+		struct sink *s = malloc(sizeof(*s));
+		struct story in, out;
+		struct tr_records rs;
+
+		CU_ASSERT_FATAL(s != NULL);
+		sink_init(s, &rng, 0);
+		story_init(&in);
+		story_init(&out);
+		drive(s, &fc, &rng, 2000 + below(&rng, 20000), &in);
+		CU_ASSERT_FATAL(!s->overflow);
+		CU_ASSERT_EQUAL(decode(s, &rs), 0);
+		CU_ASSERT_EQUAL(rs.bad_records + rs.bad_events + rs.unknown_records, 0);
+		read_back(&rs, &out, &lost);
+		CU_ASSERT_EQUAL(lost, 0);
+		CU_ASSERT_EQUAL(s->c.counts.dropped, 0);
+		CU_ASSERT_EQUAL(out.nev, in.nev);
+		CU_ASSERT_EQUAL(out.nseg, in.nseg);
+		for (i = 0; i < in.nev && i < out.nev; i++)
+			if (!same_event(&in.ev[i], &out.ev[i])) {
+				fprintf(stderr, "\ncoder seed %#llx run %u: event %u: in %d %#llx %#llx @%u, out %d %#llx %#llx @%u\n",
+					(unsigned long long)seed, run, i, in.ev[i].kind,
+					(unsigned long long)in.ev[i].a, (unsigned long long)in.ev[i].b,
+					in.ev[i].pos, out.ev[i].kind, (unsigned long long)out.ev[i].a,
+					(unsigned long long)out.ev[i].b, out.ev[i].pos);
+				CU_FAIL("decoded event differs");
+				break;
+			}
+		for (i = 0; i < in.nseg && i < out.nseg; i++) {
+			CU_ASSERT_EQUAL(out.nbits[i], in.nbits[i]);
+			CU_ASSERT(!memcmp(out.bits + (size_t)i * (MAX_SEG_BITS / 64),
+					  in.bits + (size_t)i * (MAX_SEG_BITS / 64),
+					  (in.nbits[i] + 63) / 64 * 8));
+		}
+		packs += s->c.counts.packs_multi;
+		segs += in.nseg;
+		enters += rs.enter_codes;
+		tr_records_free(&rs);
+		story_free(&in);
+		story_free(&out);
+		free(s->pages);
+		free(s);
+	}
+	printf("\ncoder: %u runs, %llu segments, %llu ENTER codes, %llu SEGMENTS of several, seed %#llx ",
+	       runs, (unsigned long long)segs, (unsigned long long)enters,
+	       (unsigned long long)packs, (unsigned long long)seed);
+	/* the paths this test is for: packed segments and coded ENTERs */
+	CU_ASSERT(packs > 0 && enters > 0);
+}
+
+/* A sink that refuses writes: every drop is located by a LOSS, nothing unreadable. */
+static void test_refusals_said(void)
+{
+	uint64_t seed = unit_seed() * 40503u + 7, rng = seed, lost, dropped = 0;
+	struct pt_coder_func_cpu fc = { 0 };
+	uint32_t run;
+
+	for (run = 0; run < 40; run++) {
+		struct sink *s = malloc(sizeof(*s));
+		struct story in, out;
+		struct tr_records rs;
+
+		CU_ASSERT_FATAL(s != NULL);
+		sink_init(s, &rng, 1 + below(&rng, 30));
+		story_init(&in);
+		story_init(&out);
+		drive(s, &fc, &rng, 1000 + below(&rng, 10000), &in);
+		/* the stop's flush once the reader made room */
+		s->refuse_permille = 0;
+		pt_coder_flush(&s->c);
+		CU_ASSERT_EQUAL(decode(s, &rs), 0);
+		CU_ASSERT_EQUAL(rs.bad_records + rs.bad_events + rs.unknown_records, 0);
+		read_back(&rs, &out, &lost);
+		if (lost != s->c.counts.dropped)
+			fprintf(stderr, "\ncoder refusals seed %#llx run %u: %llu dropped, %llu said\n",
+				(unsigned long long)seed, run,
+				(unsigned long long)s->c.counts.dropped, (unsigned long long)lost);
+		CU_ASSERT_EQUAL(lost, s->c.counts.dropped);
+		CU_ASSERT(out.nev <= in.nev);
+		dropped += s->c.counts.dropped;
+		tr_records_free(&rs);
+		story_free(&in);
+		story_free(&out);
+		free(s->pages);
+		free(s);
+	}
+	CU_ASSERT(dropped > 0);
+}
+
+UNIT_SUITE(coder,
+	   { "records decode to what went in, to the bit", test_round_trip },
+	   { "every refused write is said by a LOSS", test_refusals_said })

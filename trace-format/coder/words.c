@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * words.c - the stream coder's bits: witness words by context (and the
+ * words that adapt within a segment), path numbers coded by start, and the
+ * accumulator they go into (docs/runtime.md "Witness words by context",
+ * "Path numbers coded by start").
+ */
+#include "coder_internal.h"
+
+static const struct pt_ctx_word *pt_ctx_word_at(const struct pt_coder_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->ctx_words + (size_t)i * f->ctx_word_size);
+}
+
+static const struct pt_path_code *pt_path_code_at(const struct pt_coder_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->path_codes + (size_t)i * f->path_code_size);
+}
+
+static const struct pt_path_range *pt_path_range_at(const struct pt_coder_func *f, u32 i)
+{
+	return (const void *)((const u8 *)f->path_ranges + (size_t)i * f->path_range_size);
+}
+
+void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
+{
+	unsigned int room;
+	u64 *w;
+
+	if (!n)
+		return;
+	c->counts.bits += n;
+	if (n < 64)
+		v &= (1ull << n) - 1;
+	w = &c->words[c->nwords];
+	room = 64 - c->nbits;		/* 1..64: nbits never stays at 64 */
+	*w |= v << c->nbits;
+	if (n < room) {
+		c->nbits += n;
+		return;
+	}
+	/* The word is full: keep it, and write them all when none is left. */
+	c->nwords++;
+	c->nbits = 0;
+	if (c->nwords == c->bits_words) {
+		pt_coder_flush_bits(c, fc);
+		w = &c->words[0];
+	} else {
+		w++;
+	}
+	if (n > room) {
+		*w = v >> room;		/* room < n <= 64, so room <= 63 */
+		c->nbits = n - room;
+	}
+}
+
+/* Adapting words: every row's last code is forgotten (a new generation). */
+void pt_coder_swap_forget(struct pt_coder *c)
+{
+	c->swap_gen++;
+	c->swap_enters = 0;
+}
+
+/* PT_PLAN_CTX_RESTORE: the CPU's context is f's too, until it is forgotten. */
+static void pt_ctx_save(struct pt_coder *c, const struct pt_coder_func *f,
+			struct pt_coder_func_cpu *fc)
+{
+	if (!(f->flags & PT_PLAN_CTX_RESTORE))
+		return;
+	fc->ctx_row = c->ctx_row;
+	fc->ctx_gen = c->ctx_gen;
+}
+
+/*
+ * The row f's next word is written in: the CPU's context when it is f's,
+ * else (PT_PLAN_CTX_RESTORE) f's own, set before its traced callees ran.
+ */
+static u32 pt_ctx_row(struct pt_coder *c, const struct pt_coder_func *f,
+		      const struct pt_coder_func_cpu *fc)
+{
+	if (c->ctx_func == f->func_id)
+		return c->ctx_row;
+	if (!(f->flags & PT_PLAN_CTX_RESTORE) || fc->ctx_gen != c->ctx_gen)
+		return PT_CTX_NONE;
+	c->counts.ctx_restored += fc->ctx_row != PT_CTX_NONE;
+	return fc->ctx_row;
+}
+
+/*
+ * The context of f's first word is its entry's row (ctx_next[0]), unless
+ * nothing of the segment precedes the ENTER: at one bit position the
+ * reader cannot tell an event that ended the previous segment from one
+ * that began this one, so it takes no context there, and neither does the
+ * coder. Called after the ENTER's code is taken (pt_coder_enter): a write
+ * refused there empties the context, and the reader reads the LOSS before
+ * this ENTER.
+ */
+void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
+			struct pt_coder_func_cpu *fc)
+{
+	c->ctx_func = f->func_id;
+	c->ctx_row = f->nr_ctx_codes && (c->seg_bits || pt_coder_pending(c)) ?
+		     f->ctx_next[0] : PT_CTX_NONE;
+	pt_ctx_save(c, f, fc);
+}
+
+/* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
+static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
+{
+	u32 lo = 0, hi = f->nr_ctx_words;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
+
+		if (w->row == row && w->code == code)
+			return w;
+		if (w->row < row || (w->row == row && w->code < code))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Adapting words (PT_PLAN_CTX_SWAP): the code whose word code takes in row
+ * (pathtrace_abi.h): the row's last code and its top trade words. The row
+ * remembers code.
+ */
+static u32 pt_swap_code(struct pt_coder *c, const struct pt_coder_func *f,
+			struct pt_coder_func_cpu *fc, u32 row, u32 code)
+{
+	struct pt_ctx_last *l;
+	u32 top, use = code;
+
+	if (!fc->ctx_last || !f->ctx_top || row >= f->nr_ctx_rows)
+		return code;
+	l = fc->ctx_last + row;
+	top = f->ctx_top[row];
+	if (l->gen == c->swap_gen && l->code != top) {
+		if (code == l->code)
+			use = top;
+		else if (code == top)
+			use = l->code;
+	}
+	l->gen = c->swap_gen;
+	l->code = code;
+	c->counts.ctx_swapped += use != code;
+	return use;
+}
+
+/*
+ * The context moves to the code's next row before the bits go out, so a
+ * write they cause that is refused leaves none.
+ */
+void pt_coder_word(struct pt_coder *c, const struct pt_coder_func *f,
+		   struct pt_coder_func_cpu *fc, u32 code, u32 value, unsigned int nbits)
+{
+	const struct pt_ctx_word *w = NULL;
+
+	if (code) {
+		u32 row = pt_ctx_row(c, f, fc);
+
+		if (row != PT_CTX_NONE)
+			w = pt_ctx_word(f, row, pt_swap_code(c, f, fc, row, code));
+		c->ctx_func = f->func_id;
+		c->ctx_row = f->ctx_next[code];
+		pt_ctx_save(c, f, fc);
+	}
+	if (w) {
+		c->counts.ctx_words++;
+		pt_coder_bits(c, fc, w->value, w->nbits);
+	} else {
+		pt_coder_bits(c, fc, value, nbits);
+	}
+}
+
+/* f's listed code of path number id, or NULL (binary search: sorted by path). */
+static const struct pt_path_code *pt_path_code(const struct pt_coder_func *f, u64 id)
+{
+	u32 lo = 0, hi = f->nr_path_codes;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		const struct pt_path_code *p = pt_path_code_at(f, mid);
+
+		if (p->path == id)
+			return p;
+		if (p->path < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The range holding path number id: the last whose lo is at or below it (ranges[0].lo is 0). */
+static const struct pt_path_range *pt_path_range(const struct pt_coder_func *f, u64 id)
+{
+	u32 lo = 0, hi = f->nr_path_ranges;
+
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (pt_path_range_at(f, mid)->lo <= id)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return pt_path_range_at(f, lo);
+}
+
+/*
+ * With path codes the number's word, or its range's escape and the number,
+ * unless no bit of the open segment precedes it: then the number may be
+ * what a PARTIAL sum left of a path that began elsewhere, whose word nobody
+ * knows, and the reader, seeing a segment start there, reads n bits.
+ */
+void pt_coder_path_emit(struct pt_coder *c, const struct pt_coder_func *f,
+			struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
+{
+	u64 id = c->path + v;
+	const struct pt_path_code *p;
+	const struct pt_path_range *r;
+
+	c->path = 0;
+	if (n < 64)
+		id &= (1ull << n) - 1;
+	if (!f->nr_path_ranges || !(c->seg_bits || pt_coder_pending(c))) {
+		pt_coder_bits(c, fc, id, n);
+		return;
+	}
+	p = pt_path_code(f, id);
+	if (p) {
+		c->counts.path_words++;
+		pt_coder_bits(c, fc, p->value, p->nbits);
+		return;
+	}
+	r = pt_path_range(f, id);
+	c->counts.path_escapes++;
+	pt_coder_bits(c, fc, r->esc_value, r->esc_nbits);
+	pt_coder_bits(c, fc, id, n);
+}
+
+u32 pt_coder_ctx_rows(const struct pt_coder_func *f)
+{
+	return f->nr_ctx_words ? pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
+}
+
+void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top)
+{
+	const struct pt_ctx_word *w, *best = NULL;
+	u32 i;
+
+	for (i = 0; i < f->nr_ctx_words; i++) {
+		w = pt_ctx_word_at(f, i);
+		if (!best || best->row != w->row || w->nbits < best->nbits ||
+		    (w->nbits == best->nbits && w->value < best->value))
+			best = w;
+		top[w->row] = best->code;
+	}
+}
