@@ -25,12 +25,11 @@ LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
 # cfg, placement (the papers' algorithms), plan, tracefile.
-LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c))
+# The stream coder and its decoder (trace-format/coder/): the module builds the coder too.
+LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c)) $(sort $(wildcard trace-format/coder/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
 # The test and benchmark oracle (the simulator, tests/oracle/sim.h): not in what users link.
-# Its kernel back end runs the module's own stream coder (trace-format/coder/coder.h).
-CODER_SRC := $(sort $(wildcard trace-format/coder/*.c))
-ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c)) $(CODER_SRC)
+ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c))
 CTL_SRC := $(sort $(wildcard userspace/pathtracectl/*.c))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_SUPPORT := $(filter-out $(UNIT_SRC),$(sort $(wildcard tests/unit/*.c)))

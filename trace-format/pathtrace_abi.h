@@ -19,8 +19,8 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define PT_ABI_MAJOR 1
-#define PT_ABI_MINOR 15
+#define PT_ABI_MAJOR 2
+#define PT_ABI_MINOR 0
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -57,13 +57,13 @@ enum pt_encoding {
  * nr_actions struct pt_action, then nr_blocks struct pt_verify_site when
  * PT_PLAN_VERIFY is set, then nr_implicit struct pt_implicit, then nr_ppp
  * struct pt_ppp_slot, then nr_ctx_codes __u32 (ctx_next) and nr_ctx_words
- * struct pt_ctx_word (ABI 1.11), then nr_path_codes struct pt_path_code and
- * nr_path_ranges struct pt_path_range (ABI 1.12). Element sizes are given
+ * struct pt_ctx_word, then nr_path_codes struct pt_path_code and
+ * nr_path_ranges struct pt_path_range. Element sizes are given
  * so arrays can grow.
  */
 #define PT_PLAN_VERIFY	(1u << 0)	/* also record every block's id */
 /*
- * PT_MODE_PATHS only, without PT_PLAN_VERIFY (ABI 1.4): a path profile in
+ * PT_MODE_PATHS only, without PT_PLAN_VERIFY: a path profile in
  * the kernel. Each PT_OP_PATH_EMIT counts path number register + value in
  * per-CPU counters instead of writing it; the module writes them as
  * PT_REC_PATHS records when it flushes (stop, plan removal), nothing per
@@ -71,7 +71,7 @@ enum pt_encoding {
  */
 #define PT_PLAN_PROFILE	(1u << 1)
 /*
- * With PT_PLAN_PROFILE only (ABI 1.6): preferential path profiling (Vaswani,
+ * With PT_PLAN_PROFILE only: preferential path profiling (Vaswani,
  * Nori & Chilimbi 2007). PT_OP_PPP_* keep a second register beside the path
  * register, whose value at a path end is the path's PPP id; ids
  * ppp_min .. ppp_min + nr_ppp - 1 number the interesting paths densely. A
@@ -83,18 +83,18 @@ enum pt_encoding {
  */
 #define PT_PLAN_PPP	(1u << 2)
 /*
- * With witness words by context only (ABI 1.14; FORMAT.md 6.12): the words
+ * With witness words by context only (FORMAT.md 6.12): the words
  * adapt within a segment. See PT_CTX_SWAP_ENTERS below.
  */
 #define PT_PLAN_CTX_SWAP	(1u << 3)
 /*
- * With witness words by context only (ABI 1.14; FORMAT.md 6.14): a CPU
+ * With witness words by context only (FORMAT.md 6.14): a CPU
  * keeps a context row per function, so that a caller's next word after its
  * traced callee returned is still read in its row. See PT_CTX_NONE below.
  */
 #define PT_PLAN_CTX_RESTORE	(1u << 4)
 /*
- * PT_MODE_TRACE with PT_ENC_WITNESS only (ABI 1.15): the plan's calls are
+ * PT_MODE_TRACE with PT_ENC_WITNESS only: the plan's calls are
  * framed, not blocked (docs/runtime.md, "Framed calls"). While a plan with
  * this flag is installed, every ENTER whose return address is outside the
  * traced code names the innermost traced frame of its context instead:
@@ -132,20 +132,20 @@ struct pt_plan {
 	__u32 nr_verify;	/* verify sites (PT_PLAN_VERIFY) */
 	__u32 verify_size;	/* sizeof(struct pt_verify_site) */
 	__u32 nr_counters;	/* PT_OP_COUNT indices are < nr_counters */
-	__u32 nr_implicit;	/* implicit entries (ABI 1.3), after the verify sites */
+	__u32 nr_implicit;	/* implicit entries, after the verify sites */
 	char name[PT_NAME_MAX];	/* symbol name, checked against the kernel's */
 	__u32 implicit_size;	/* sizeof(struct pt_implicit), or 0 with none */
-	__u32 nr_ppp;		/* PT_PLAN_PPP (ABI 1.6): PPP slots after the implicit entries */
+	__u32 nr_ppp;		/* PT_PLAN_PPP: PPP slots after the implicit entries */
 	__s64 ppp_min;		/* PT_PLAN_PPP: the PPP id of slot 0 */
 	__u32 ppp_size;		/* PT_PLAN_PPP: sizeof(struct pt_ppp_slot) */
 	__u32 reserved0;
 	__u64 reserved[1];
-	/* Witness words by context (ABI 1.11; all zero: none). */
+	/* Witness words by context (all zero: none). */
 	__u32 nr_ctx_codes;	/* ctx_next entries: witness codes + 1 */
 	__u32 nr_ctx_words;	/* struct pt_ctx_word entries */
 	__u32 ctx_word_size;	/* sizeof(struct pt_ctx_word), or 0 with none */
 	__u32 reserved1;
-	/* Path numbers coded by where each path starts (ABI 1.12; all zero: none). */
+	/* Path numbers coded by where each path starts (all zero: none). */
 	__u32 nr_path_codes;	/* struct pt_path_code entries, sorted by path */
 	__u32 path_code_size;	/* sizeof(struct pt_path_code), or 0 with none */
 	__u32 nr_path_ranges;	/* struct pt_path_range entries, sorted by lo */
@@ -154,7 +154,7 @@ struct pt_plan {
 };
 
 /*
- * Path numbers coded by start (ABI 1.12, PT_MODE_PATHS traces without
+ * Path numbers coded by start (PT_MODE_PATHS traces without
  * PT_PLAN_PROFILE; FORMAT.md 6.12). The path numbers 0 .. nr_paths - 1 fall
  * into ranges (one per DAG out-edge of ENTRY, first lo 0) and ranges into
  * classes by where their paths start; each class's words (its listed
@@ -186,7 +186,7 @@ struct pt_path_range {
 };
 
 /*
- * Witness words by context (ABI 1.11, PT_MODE_TRACE with PT_ENC_WITNESS;
+ * Witness words by context (PT_MODE_TRACE with PT_ENC_WITNESS;
  * FORMAT.md 6.11). A CPU keeps a context (function, row): ENTER of f sets
  * (f, ctx_next[0]), except as the first thing of a segment (no bits of the
  * segment before it: then none); EMIT of witness code c (the action's arg,
@@ -200,7 +200,7 @@ struct pt_path_range {
 #define PT_CTX_WORD_MAX_BITS	32
 
 /*
- * PT_PLAN_CTX_SWAP (ABI 1.14): a CPU also keeps, per function and context
+ * PT_PLAN_CTX_SWAP: a CPU also keeps, per function and context
  * row, the code whose word it wrote last in that row, forgotten at an
  * owner switch, a refused write, and the first ENTER it writes after
  * either and every PT_CTX_SWAP_ENTERS-th after that one (implicit entries
@@ -211,7 +211,7 @@ struct pt_path_range {
  * c. Rows: every pt_ctx_word's row is below PT_CTX_SWAP_ROWS_MAX.
  */
 /*
- * PT_PLAN_CTX_RESTORE (ABI 1.14): the CPU keeps the context of 6.11 per
+ * PT_PLAN_CTX_RESTORE: the CPU keeps the context of 6.11 per
  * function instead of one: ENTER of f sets f's row (ctx_next[0], or none
  * as the first thing of a segment), EMIT of c sets f's row to
  * ctx_next[c], and an EMIT of f writes the word of (f's row, c) when f has
@@ -232,7 +232,7 @@ struct pt_ctx_word {
 };
 
 /*
- * A PPP slot (ABI 1.6): the Ball-Larus number of the interesting path whose
+ * A PPP slot: the Ball-Larus number of the interesting path whose
  * PPP id is ppp_min + its index, or PT_PATH_OTHER for an id no interesting
  * path has (PPP numbering is compact, not always perfect).
  */
@@ -244,7 +244,7 @@ struct pt_ppp_slot {
 #define PT_PATH_OTHER		(~0ull)		/* every path PPP does not number */
 
 /*
- * An implicit entry (ABI 1.3): the function's ENTER is not written when its
+ * An implicit entry: the function's ENTER is not written when its
  * return address is ret, a direct call site in traced function caller_id,
  * while that function's plan is installed: the regenerator, walking the
  * caller, knows the entry is there. Sorted by ret, each ret once; the
@@ -287,7 +287,7 @@ struct pt_site {
 enum pt_op {
 	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
 	PT_OP_EMIT = 2,		/* append value's low nbits bits (witness words: FORMAT.md 6.10);
-				 * arg: witness code with context words (1.11), else 0 */
+				 * arg: witness code with context words, else 0 */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
 	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0
 				 * (PT_PLAN_PPP: counts it with the PPP register as
@@ -350,13 +350,13 @@ struct pt_config {
 	__u32 size;
 	__u32 flags;		/* zero */
 	__u32 buffer_kb;	/* per-CPU ring buffer size */
-	__u32 osp_entries;	/* ABI 1.6: online subpath profiling's hot list, subpaths
+	__u32 osp_entries;	/* online subpath profiling's hot list, subpaths
 				 * per CPU (0: off; at most PT_OSP_MAX_ENTRIES) */
 	__u64 reserved[2];
 };
 
 /*
- * Online subpath profiling (ABI 1.6; Oren, Matias & Sagiv 2002): while a
+ * Online subpath profiling (Oren, Matias & Sagiv 2002): while a
  * path profile (PT_PLAN_PROFILE) runs, each CPU samples subpaths, runs of
  * 2, 4 or 8 consecutive path ends of one owner (across loop iterations and
  * calls), into a hot list of at most osp_entries of them: a path end starts
@@ -380,7 +380,7 @@ struct pt_subpath {
 };
 
 /*
- * PT_IOC_SUBPATHS_READ (ABI 1.6): one CPU's OSP hot list as it is now (read
+ * PT_IOC_SUBPATHS_READ: one CPU's OSP hot list as it is now (read
  * on that CPU, nothing reset): up to @max entries at user address
  * @entries. The lists start empty at PT_IOC_START and stay after STOP.
  * -ENODATA: OSP not configured; -EINVAL: offline or impossible CPU, an
@@ -426,10 +426,10 @@ struct pt_func_stats {
 	__u32 nr_optimized;	/* out: of those, jump-optimized by the kernel */
 	__u64 hits;		/* out: handler runs */
 	__u64 missed;		/* out: hits the kernel skipped since START, as
-				 * placed by LOSS(MISSED) records (ABI 1.3) */
+				 * placed by LOSS(MISSED) records */
 	__u64 bytes;		/* out: record bytes this function caused */
-	__u64 dropped;		/* out: its records a full ring buffer refused (ABI 1.2) */
-	__u64 counter_bytes;	/* out (ABI 1.6): bytes of its counters on one CPU
+	__u64 dropped;		/* out: its records a full ring buffer refused */
+	__u64 counter_bytes;	/* out: bytes of its counters on one CPU
 				 * (edges counters, path counts, PPP slots) */
 };
 
@@ -442,12 +442,12 @@ struct pt_stats {
 	__u64 records;		/* out: records written since START */
 	__u64 dropped;		/* out: records the full ring buffer refused since START */
 	__u64 missed;		/* out: probe hits the kernel skipped since START,
-				 * all placed by LOSS(MISSED) records (ABI 1.3) */
+				 * all placed by LOSS(MISSED) records */
 	__u64 reserved[2];
 };
 
 /*
- * PT_IOC_PATHS_READ (ABI 1.4): a PT_PLAN_PROFILE function's path counts
+ * PT_IOC_PATHS_READ: a PT_PLAN_PROFILE function's path counts
  * since its last flush, read live (for pathtracectl top) without flushing
  * or writing anything: up to @max {__u64 path; __u64 count} pairs at user
  * address @pairs, one per CPU that counted the path (a path may appear
@@ -467,7 +467,7 @@ struct pt_paths_read {
 };
 
 /*
- * PT_IOC_LIST_FUNCS (ABI 1.1): the installed plan at position @index (0..,
+ * PT_IOC_LIST_FUNCS: the installed plan at position @index (0..,
  * in the order they were added; -ENOENT past the last). With @plan non-zero
  * and @plan_len large enough, the module's own copy of the plan blob is
  * copied there; @plan_len is set to the blob's size either way (-ENOSPC
@@ -509,266 +509,152 @@ struct pt_func_info {
 /*
  * Each ring-buffer event's payload is one record: a pt_rec header, then a
  * type-specific body. On x86-64 the kernel aligns event payloads to 4 bytes
- * only: read records with memcpy, not through u64 pointers. A CPU's stream is a sequence of segments, each opened
- * by an OWNER record; BITS, ENTER, BLOCK and LOSS records that follow belong
- * to that owner. An owner's segments, taken from all CPUs and ordered by the
- * OWNER records' stamps, form its stream: a bitstring (the BITS records'
- * bits concatenated) with ENTER and BLOCK markers at bit positions.
+ * only: read records with memcpy, not through u64 pointers. A CPU's stream
+ * is a sequence of segments, each opened by an owner (an OWNER record, or
+ * the head of a segment in a SEGMENTS record); BITS, ENTER, BLOCK and LOSS
+ * records that follow belong to that owner. An owner's segments, taken
+ * from all CPUs and ordered by their stamps, form its stream: a bitstring
+ * (the bits concatenated) with ENTER and BLOCK markers at bit positions.
+ * trace-format/coder/ is the one writer of these records.
  */
 enum pt_rec_type {
 	PT_REC_OWNER = 1,	/* arg: cpu;     body: pt_rec_owner */
 	PT_REC_BITS = 2,	/* arg: nbits;   body: ceil(nbits/64) __u64, LSB first */
-	PT_REC_ENTER = 3,	/* arg: func_id; body: pt_rec_enter */
+	PT_REC_ENTER = 3,	/* never in a ring buffer: a reader's form of an ENTER,
+				 * arg: func_id; body: pt_rec_enter */
 	PT_REC_BLOCK = 4,	/* arg: func_id; body: pt_rec_block */
 	PT_REC_LOSS = 5,	/* arg: enum pt_loss; body: pt_rec_loss */
 	PT_REC_COUNTERS = 6,	/* arg: func_id; body: nr_counters __u64, counts since the
 				 * previous COUNTERS record of func_id on this cpu */
-	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at (ABI 1.3) */
-	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths (ABI 1.4) */
-	PT_REC_ENTER_S = 9,	/* a 4-byte event: the arg PT_ENTER_S_ARG(...) alone (ABI 1.4) */
-	PT_REC_BITS_ENTERS = 10, /* arg: nbits | nebits << 16; body: bits, then ENTER codes (1.5) */
-	PT_REC_SEGMENT = 11,	/* arg: as BITS_ENTERS; body: PT_SEG_HEAD, then bits and codes (1.7) */
-	PT_REC_SEGMENT_CODED = 12, /* arg: PT_SEGC_ARG; body: coded head, bits, codes (1.9) */
-	PT_REC_SEGMENTS = 13,	/* arg: segments; body: SEGMENT_CODED bodies back to back (1.10) */
-	PT_REC_BITS_ENTERS3 = 14, /* as BITS_ENTERS, ENTER codes of 1.13 (PT_ENTERS3_*) */
-	PT_REC_SEGMENTS3 = 15,	/* as SEGMENTS, ENTER codes of 1.13 */
-	PT_REC_BITS_ENTERS4 = 16, /* as BITS_ENTERS3, ENTER codes of 1.14 (PT_ENTERS4_ADVS) */
-	PT_REC_SEGMENTS4 = 17,	/* as SEGMENTS3, ENTER codes of 1.14 */
+	PT_REC_ENTER_AT = 7,	/* arg: func_id; body: pt_rec_enter_at */
+	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths */
+	PT_REC_BITS_ENTERS = 9,	/* arg: PT_BITS_ENTERS_ARG; body: bits, then ENTER codes */
+	PT_REC_SEGMENTS = 10,	/* arg: segments; body: segments back to back */
 };
 
 /*
- * PT_REC_ENTER_S (ABI 1.4): an ENTER in 8 bytes, when its return address
- * is one the reader needs no record of. Either it lies outside every
- * installed plan's code (the caller is untraced: the regenerator matches
- * no call site with it; read as 0, unknown), or it is in its slot: each
- * CPU remembers the return addresses (low halves) of its ENTER_AT records
- * in 64 slots, slot PT_ENTER_S_SLOT(ret_lo). The slots are emptied at
- * START and whenever a write on that CPU is refused (so a reader empties
- * them at every LOSS(OVERRUN) of that CPU, and at a page it cannot read).
- * arg: func_id (< 32768) | outside << 15 | pending bits (< 1024) << 16 |
- * slot << 26 (0 when outside). It is written as a ring-buffer event of 4
- * data bytes, the arg alone with no struct pt_rec (8 bytes on the page,
- * where an 8-byte record takes 16): an event of exactly 4 bytes is an
- * ENTER_S.
+ * PT_REC_BITS_ENTERS: the ENTERs a CPU's owner made since its last bits
+ * record, coded into a bitstring of their own (ENTER codes, below) and
+ * written with the bits they sit in, instead of a record each.
+ * arg: nbits | nebits << 16 (nbits < 32768, nebits < 65536); body:
+ * ceil(nbits / 64) __u64 of bits as in PT_REC_BITS, then ceil(nebits / 64)
+ * __u64 of ENTER codes (LSB first, bits above nebits zero). The ENTERs
+ * follow each other in the order they happened. A position counts pending
+ * bits from the start of this record's bits, and may point past nbits
+ * (into the owner's next bits) when the ENTERs were written alone, before
+ * a BLOCK. A reader takes the record as its ENTERs, then a BITS record of
+ * the nbits (when nbits > 0).
  */
-#define PT_ENTER_S_SLOTS	64
-#define PT_ENTER_S_SLOT(ret_lo)	((__u32)((__u32)(ret_lo) * 0x9e3779b1u) >> 26)
-#define PT_ENTER_S_ARG(func_id, outside, pending, slot) \
-	((__u32)(func_id) | (__u32)(outside) << 15 | (__u32)(pending) << 16 | \
-	 (__u32)(slot) << 26)
-#define PT_ENTER_S_FUNC(arg)	((arg) & 0x7fffu)
-#define PT_ENTER_S_OUTSIDE(arg)	(((arg) >> 15) & 1u)
-#define PT_ENTER_S_PENDING(arg)	(((arg) >> 16) & 0x3ffu)
-#define PT_ENTER_S_SLOT_OF(arg)	((arg) >> 26)
-
-/*
- * PT_REC_BITS_ENTERS (ABI 1.5): the ENTERs a CPU's owner made since its
- * last bits record, coded into a bitstring of their own and written with
- * the bits they sit in, instead of a ring-buffer event each.
- * arg: nbits | PT_BITS_ENTERS_CODES2 | nebits << 16 (nbits < 32768, nebits
- * < 65536); body: ceil(nbits / 64) __u64 of bits as in PT_REC_BITS, then
- * ceil(nebits / 64) __u64 of ENTER codes (LSB first, bits above nebits
- * zero). The ENTERs follow each other in the order they happened. A
- * position counts pending bits from the start of this record's bits, and
- * may point past nbits (into the owner's next bits) when the ENTERs were
- * written alone, before a BLOCK.
- *
- * Codes of ABI 1.9 (PT_BITS_ENTERS_CODES2 set; the module writes only
- * these). Each CPU keeps its last two ENTERs' functions (last, prev), the
- * PT_ENTERS_RECENT functions it entered most recently (most recent first),
- * and two tables of PT_ENTERS_CTXS entries, each a pair of candidates, the
- * more recent first: at PT_ENTERS_CTX(prev, last) the functions that
- * followed that pair, at PT_ENTERS_CTX(last, f) the advances that f's
- * ENTER had right after last's (functions count as func_id + 1 here,
- * advances as advance + 1; 0 for none). Each ENTER:
- *   kind: 1 = from untraced code, the function is the first candidate of
- *         (prev, last); 01 = from untraced code; 001 = from traced code,
- *         return address in its slot (PT_ENTER_S_SLOT); 000 = from traced
- *         code, address given;
- *   unless kind 1, the function: 1 = the candidate of (prev, last) that
- *         kind 1 leaves (the second after 01, the first after 001 and
- *         000); 0 = then 4 bits r: r < PT_ENTERS_RECENT names the r-th most
- *         recent function, r = PT_ENTERS_RECENT is followed by the Elias
- *         gamma code of func_id + 1 (k zero bits, a one, then the k low
- *         bits of func_id + 1);
- *   slot: 6 bits; address given: 32 bits of ret_lo (it fills the slot);
- *   the advance of its position over the previous ENTER of this record
- *         (the first: over 0): 1 = the first candidate at
- *         PT_ENTERS_CTX(last, f), 01 = the second, 00 = then its
- *         Rice(PT_ENTERS_RICE_K2) code: q one bits, a zero, the low bits.
- * Then the tables learn it: the advance and f move to the front of their
- * pairs (the other one second), f to the front of the recent functions
- * (the least recent drops out when it was not among them), and (prev,
- * last) = (last, f). Naming an empty candidate or rank makes the record
- * corrupt, as does a code cut off by nebits.
- *
- * Codes before ABI 1.9 (PT_BITS_ENTERS_CODES2 clear; readers still take
- * them): kind as above, but 1 names the function that followed the
- * previous ENTER's function last (a table of PT_ENTERS_PRED entries at
- * func_id % PT_ENTERS_PRED); then the Rice(5) code of the advance; then,
- * unless predicted, the Elias gamma code of func_id + 1; then slot or
- * address.
- *
- * A CPU empties its tables, recent functions and return address slots at
- * START and at any refused write (the ENTERs pending then are dropped with
- * it, counted); a reader empties them at every LOSS(OVERRUN) and every
- * loss it places. A reader takes the record as its ENTERs, then a BITS
- * record of the nbits (when nbits > 0). Readers before ABI 1.9 find
- * nbits >= 32768 in a record with PT_BITS_ENTERS_CODES2, which its body
- * does not hold, and refuse it as a corrupt record.
- */
-/*
- * PT_REC_SEGMENT (ABI 1.7): an OWNER record and the BITS_ENTERS (or BITS)
- * record that came right after it, fused into one and packed.
- * arg: as BITS_ENTERS (nebits may be 0). Body: one __u64, PT_SEG_HEAD(owner,
- * delta): the owner in 32 bits (kind << 28 | id, id < 2^28) and the ns its
- * stamp lies after the stamp of the CPU's previous OWNER or SEGMENT record;
- * then one bitstring, LSB first, padded to whole __u64 with zeros: the
- * nbits trace bits, then right after them the nebits ENTER codes of
- * BITS_ENTERS. The module opens a segment without writing anything; the
- * segment's first record carries the owner when it is its bits (the usual
- * case: one record a segment instead of two), else a plain OWNER goes
- * before that record. It writes a plain OWNER (and a BITS_ENTERS) instead
- * when the delta has no base or does not fit, after any refused write
- * and any LOSS(OVERRUN) it writes (the CPU forgets its previous stamp, as
- * a reader does at every LOSS(OVERRUN) and every loss it places), and for every
- * PT_SEG_FULL_EVERY-th segment of a CPU, so that a reader that lost a page
- * finds a base again. A reader takes it as that OWNER (arg: the CPU of the
- * page; stamp: the previous stamp + delta), then as that BITS_ENTERS; one
- * record to loss counts. A SEGMENT with no previous stamp to add to is
- * corrupt.
- */
-#define PT_SEG_HEAD(owner, delta) \
-	((__u64)((__u32)PT_OWNER_KIND(owner) << 28 | PT_OWNER_ID(owner)) | (__u64)(__u32)(delta) << 32)
-#define PT_SEG_OWNER(head)	PT_OWNER((__u32)(head) >> 28, (__u32)(head) & 0x0fffffffu)
-#define PT_SEG_DELTA(head)	((__u32)((head) >> 32))
-#define PT_SEG_ID_MAX		0x0fffffffu	/* larger ids: a plain OWNER */
-#define PT_SEG_FULL_EVERY	64
 #define PT_BITS_ENTERS_ARG(nbits, nebits) ((__u32)(nbits) | (__u32)(nebits) << 16)
-#define PT_BITS_ENTERS_CODES2	0x8000u	/* in arg: ENTER codes of ABI 1.9 */
 #define PT_BITS_ENTERS_NBITS(arg)	((arg) & 0x7fffu)
 #define PT_BITS_ENTERS_NEBITS(arg)	((arg) >> 16)
-#define PT_ENTERS_PRED		256	/* before 1.9: prediction table entries */
-#define PT_ENTERS_RICE_K	5	/* before 1.9 */
-#define PT_ENTERS_CTXS		1024	/* 1.9: entries of each context table */
-#define PT_ENTERS_RECENT	15	/* 1.9: recent functions (4-bit ranks) */
-#define PT_ENTERS_RICE_K2	4	/* 1.9 */
-#define PT_ENTERS_CTX(a, b) \
-	((__u32)(((__u32)(a) * 0x9e3779b1u ^ (__u32)(b)) * 0x9e3779b1u) >> 22)
 
 /*
- * PT_REC_SEGMENT_CODED (ABI 1.9): a SEGMENT whose owner and stamp delta
- * are coded at the start of its bitstring, and whose body is padded to 4
- * bytes instead of 8 (the record's len is a multiple of 4).
- * arg: nbits | nebits << 12 | hbits << 24 (PT_SEGC_ARG; nbits, nebits <
- * 4096, hbits < 256). Body: ceil((hbits + nbits + nebits) / 32) __u32 of
- * one bitstring, LSB first, zero above its end: the hbits of the head,
- * the nbits trace bits, then the nebits ENTER codes of ABI 1.9 (as in
- * BITS_ENTERS with PT_BITS_ENTERS_CODES2). The head:
- *   owner: 2 bits r; r < 3 names the owner of the CPU's (r + 2)-th most
- *          recent segment (its last PT_SEGC_OWNERS segments' owners, most
- *          recent first, each owner once: OWNER, SEGMENT and SEGMENT_CODED
- *          records move their owner to the front); r = 3 is followed by
- *          32 bits, kind << 28 | id, as in PT_SEG_HEAD;
- *   delta: the ns its stamp lies after the stamp of the CPU's previous
- *          OWNER, SEGMENT or SEGMENT_CODED (< 2^32), Exp-Golomb of order
- *          PT_SEGC_DELTA_K: the Elias gamma code of (delta >> 16) + 1,
- *          then the 16 low bits of delta.
- * The module writes it wherever it wrote a SEGMENT before 1.9 (same rules
- * for a plain OWNER instead); the recent owners are forgotten where the
- * stamp is (after START, any refused write and any LOSS(OVERRUN); a reader
- * at every LOSS(OVERRUN) and every loss it places). A reader takes it as
- * that OWNER, then as that BITS_ENTERS; a head that names an owner the
- * reader does not have, or a body its arg does not fit, makes it corrupt.
- */
-#define PT_SEGC_ARG(nbits, nebits, hbits) \
-	((__u32)(nbits) | (__u32)(nebits) << 12 | (__u32)(hbits) << 24)
-#define PT_SEGC_NBITS(arg)	((arg) & 0xfffu)
-#define PT_SEGC_NEBITS(arg)	(((arg) >> 12) & 0xfffu)
-#define PT_SEGC_HBITS(arg)	((arg) >> 24)
-#define PT_SEGC_OWNERS		4	/* recent owners a CPU keeps */
-#define PT_SEGC_DELTA_K		16
-
-/*
- * PT_REC_SEGMENTS (ABI 1.10): consecutive SEGMENT_CODED records of one CPU
- * in one record, so that a segment of a few hundred bits does not pay a
- * record header, an event header and padding of its own.
- * arg: the number of segments (>= 1). Body: whole __u32 (len a multiple of
- * 4) of one bitstring, LSB first: the segments back to back, each its
- * SEGMENT_CODED head, then nbits as Exp-Golomb of order PT_SEGS_NBITS_K and
- * nebits as Exp-Golomb of order PT_SEGS_NEBITS_K (the Elias gamma code of
- * (n >> k) + 1, then the k low bits of n; nbits, nebits < 4096), then the
- * nbits trace bits and the nebits ENTER codes of ABI 1.9; after the last
- * one fewer than 32 bits, all zero. Every rule of SEGMENT_CODED holds for
- * each segment in order, as if each were a record of its own (its stamp
- * and owner count from the segment before it, in this record or before).
- * The module keeps a CPU's segments back while the record still fits the
- * rest of its ring-buffer page (at most 3584 bytes) and writes them before
- * any other record of that CPU and at stop; a refused SEGMENTS counts one
- * dropped record per segment. A reader takes each segment as a
- * SEGMENT_CODED; the first one it cannot read makes it and the rest
- * corrupt (one loss per segment).
- */
-#define PT_SEGS_NBITS_K		6
-#define PT_SEGS_NEBITS_K	4
-#define PT_SEGS_LEN_MAX		4095	/* nbits and nebits at most */
-
-/*
- * ENTER codes of ABI 1.13, in PT_REC_BITS_ENTERS3 and PT_REC_SEGMENTS3
- * (records laid out as BITS_ENTERS with PT_BITS_ENTERS_CODES2 clear, and as
- * SEGMENTS; the module writes only these). An ENTER is an item, its
- * function and caller: PT_ENTERS3_ITEM(func_id + 1, traced, slot), traced
- * = 1 with the slot (PT_ENTER_S_SLOT) of its return address when the
- * caller is traced code, traced = 0 and slot 0 when it is not. Each CPU
- * keeps its last three ENTERs' functions (pprev, prev, last; func_id + 1,
- * 0 none), the PT_ENTERS_RECENT most recent functions as in 1.9, the
- * return address slots, and three tables of PT_ENTERS_CTXS entries: at
- * x = PT_ENTERS3_CTX(pprev, prev, last) the PT_ENTERS3_CANDS items that
- * followed those three, most recent first, and the advance + 1 the most
- * recent of them had; at y = PT_ENTERS3_CTX(prev, last, f) the two
- * advances + 1 that f's ENTER had after those two, most recent first
- * (0: none). Each ENTER, with a = the advance of its position over the
- * previous ENTER of the record (the first: over 0):
+ * ENTER codes. An ENTER is an item, its function and caller:
+ * PT_ENTERS_ITEM(func_id + 1, traced, slot), traced = 1 with the slot
+ * (PT_ENTER_SLOT) of its return address when the caller is traced code,
+ * traced = 0 and slot 0 when it is not (for an untraced caller under a
+ * framed plan, the frame it names, PT_ENTER_FRAME, stands where a return
+ * address would). Each CPU keeps the low halves of the return addresses
+ * its ENTERs gave in PT_ENTER_SLOTS slots, its last three ENTERs'
+ * functions (pprev, prev, last; func_id + 1, 0 none), the
+ * PT_ENTERS_RECENT functions it entered most recently (most recent first),
+ * and tables of PT_ENTERS_CTXS entries: at x = PT_ENTERS_CTX3(pprev, prev,
+ * last) the PT_ENTERS_CANDS items that followed those three, most recent
+ * first, and the advance + 1 the most recent of them had; at
+ * y = PT_ENTERS_CTX3(prev, last, f) the last PT_ENTERS_ADVS advances + 1
+ * that f's ENTER had after those two, most recent first (0: none). Each
+ * ENTER, with a = the advance of its position over the previous ENTER of
+ * the record (the first: over 0):
  *   1   the item is the first candidate at x, a + 1 its advance (nothing
  *       follows);
  *   0, then the item: r zero bits and a one for the r-th candidate at x
- *       (r < PT_ENTERS3_CANDS), or PT_ENTERS3_CANDS zeros for a new one:
+ *       (r < PT_ENTERS_CANDS), or PT_ENTERS_CANDS zeros for a new one:
  *       its caller (1 untraced; 01 traced, return address in its slot;
  *       00 traced, 32 bits of ret_lo after the function, which fill the
- *       slot), its function as in 1.9 (4 bits r < PT_ENTERS_RECENT: the
- *       r-th most recent, r = PT_ENTERS_RECENT: the Elias gamma code of
- *       func_id + 1), then the slot's 6 bits or the ret_lo;
- *   then a: 1 = the first advance at y, 01 = the second, 00 = its
- *       Rice(PT_ENTERS_RICE_K2) code.
+ *       slot), its function (4 bits r < PT_ENTERS_RECENT: the r-th most
+ *       recent; r = PT_ENTERS_RECENT: the Elias gamma code of func_id + 1,
+ *       k zero bits, a one, then the k low bits), then the slot's 6 bits
+ *       or the ret_lo;
+ *   then a: r zeros and a one for the r-th advance at y, or PT_ENTERS_ADVS
+ *       zeros and its Rice(PT_ENTERS_RICE_K) code (q one bits, a zero,
+ *       the low bits).
  * A traced item names its return address by slot: the module codes it
  * from the candidates only while the slot holds that address. Then the
  * tables learn it: the item moves to the front of x's candidates (the
  * others after it in their order, the last dropping out when it was not
  * among them) and a + 1 becomes x's advance, a + 1 moves to the front of
- * y's pair, f to the front of the recent functions, and (pprev, prev,
- * last) = (prev, last, f). Naming an empty candidate, rank or advance, or
- * a code cut off, makes the record corrupt (SEGMENTS3: that segment and
- * the rest). The tables are emptied where those of 1.9 are. Readers
- * before 1.13 skip both records as of an unknown type.
+ * y's advances (likewise), f to the front of the recent functions, and
+ * (pprev, prev, last) = (prev, last, f). Naming an empty candidate, rank
+ * or advance, or a code cut off, makes the record corrupt (in SEGMENTS:
+ * that segment and the rest). A CPU empties its slots, tables and recent
+ * functions at START and at any refused write (the ENTERs pending then are
+ * dropped with it, counted); a reader empties them at every LOSS(OVERRUN)
+ * and every loss it places. ENTERs of func_id PT_ENTERS_FUNC_MAX and above
+ * are ENTER_AT records (they fill the slot of a ret_lo they give).
  */
-#define PT_ENTERS3_CANDS	4
-/*
- * ENTER codes of ABI 1.14, in PT_REC_BITS_ENTERS4 and PT_REC_SEGMENTS4:
- * those of 1.13, but y keeps the last PT_ENTERS4_ADVS advances (+ 1, most
- * recent first) and a is coded by rank: r zeros and a one for the r-th,
- * PT_ENTERS4_ADVS zeros and the Rice(PT_ENTERS_RICE_K2) code for another;
- * then a + 1 moves to the front of y's (the others after it in their
- * order, the last dropping out when it was not among them). Adapting
- * witness words (PT_PLAN_CTX_SWAP) make an ENTER's advance vary with the
- * words' state: two remembered advances missed twice as often.
- */
-#define PT_ENTERS4_ADVS		4
-#define PT_ENTERS3_ITEM(f, traced, slot) \
+#define PT_ENTER_SLOTS		64
+#define PT_ENTER_SLOT(ret_lo)	((__u32)((__u32)(ret_lo) * 0x9e3779b1u) >> 26)
+#define PT_ENTERS_CTXS		1024
+#define PT_ENTERS_RECENT	15	/* 4-bit ranks */
+#define PT_ENTERS_RICE_K	4
+#define PT_ENTERS_CANDS		4
+#define PT_ENTERS_ADVS		4
+#define PT_ENTERS_FUNC_MAX	((1u << 20) - 1)
+#define PT_ENTERS_CTX(a, b) \
+	((__u32)(((__u32)(a) * 0x9e3779b1u ^ (__u32)(b)) * 0x9e3779b1u) >> 22)
+#define PT_ENTERS_CTX3(a, b, c)	PT_ENTERS_CTX(PT_ENTERS_CTX(a, b), c)
+#define PT_ENTERS_ITEM(f, traced, slot) \
 	((__u32)(f) | (__u32)(traced) << 20 | (__u32)(slot) << 21)
-#define PT_ENTERS3_ITEM_FUNC(item)	((item) & 0xfffffu)
-#define PT_ENTERS3_ITEM_TRACED(item)	(((item) >> 20) & 1u)
-#define PT_ENTERS3_ITEM_SLOT(item)	((item) >> 21)
-#define PT_ENTERS3_CTX(a, b, c)	PT_ENTERS_CTX(PT_ENTERS_CTX(a, b), c)
+#define PT_ENTERS_ITEM_FUNC(item)	((item) & 0xfffffu)
+#define PT_ENTERS_ITEM_TRACED(item)	(((item) >> 20) & 1u)
+#define PT_ENTERS_ITEM_SLOT(item)	((item) >> 21)
+
+/*
+ * PT_REC_SEGMENTS: consecutive segments of one CPU in one record, each an
+ * owner's OWNER fused with the bits (and ENTER codes) that came right
+ * after it, so that a segment of a few hundred bits pays no record header,
+ * event header or padding of its own. arg: the number of segments (>= 1).
+ * Body: whole __u32 (len a multiple of 4) of one bitstring, LSB first: the
+ * segments back to back, each
+ *   owner: 2 bits r; r < 3 names the owner of the CPU's (r + 2)-th most
+ *          recent segment (its last PT_SEG_OWNERS segments' owners, most
+ *          recent first, each owner once: every OWNER record and segment
+ *          moves its owner to the front); r = 3 is followed by 32 bits,
+ *          PT_SEG_OWNER_CODE(owner): kind << 28 | id (id < 2^28);
+ *   delta: the ns its stamp lies after the stamp of the CPU's previous
+ *          OWNER or segment (< 2^32), Exp-Golomb of order PT_SEG_DELTA_K:
+ *          the Elias gamma code of (delta >> k) + 1, then the k low bits;
+ *   nbits and nebits, Exp-Golomb of orders PT_SEG_NBITS_K and
+ *          PT_SEG_NEBITS_K (each at most PT_SEG_LEN_MAX);
+ *   the nbits trace bits, then the nebits ENTER codes;
+ * and after the last one fewer than 32 bits, all zero. A reader takes each
+ * segment as an OWNER (arg: the CPU of the page; stamp: the previous stamp
+ * + delta), then as a BITS_ENTERS of its bits and codes. The module opens
+ * a segment without writing anything; its first record carries the owner
+ * when it is its bits (the usual case), else a plain OWNER goes before that
+ * record. It writes a plain OWNER instead when the delta has no base or
+ * does not fit, after any refused write and any LOSS(OVERRUN) it writes
+ * (the CPU forgets its stamp and recent owners, as a reader does at every
+ * LOSS(OVERRUN) and every loss it places), and for every
+ * PT_SEG_FULL_EVERY-th segment of a CPU, so that a reader that lost a page
+ * finds a base again. It keeps a CPU's segments back while the record
+ * still fits the rest of its ring-buffer page and writes them before any
+ * other record of that CPU and at stop; a refused SEGMENTS counts one
+ * dropped record per segment. A segment with no stamp to add to, or one
+ * that cannot be read, makes it and the rest of the record corrupt (one
+ * loss per segment).
+ */
+#define PT_SEG_OWNER_CODE(owner) \
+	((__u32)PT_OWNER_KIND(owner) << 28 | PT_OWNER_ID(owner))
+#define PT_SEG_OWNER(code)	PT_OWNER((__u32)(code) >> 28, (__u32)(code) & 0x0fffffffu)
+#define PT_SEG_ID_MAX		0x0fffffffu	/* larger ids: a plain OWNER */
+#define PT_SEG_FULL_EVERY	64
+#define PT_SEG_OWNERS		4	/* recent owners a CPU keeps */
+#define PT_SEG_DELTA_K		16
+#define PT_SEG_NBITS_K		6
+#define PT_SEG_NEBITS_K		4
+#define PT_SEG_LEN_MAX		4095	/* nbits and nebits at most */
 
 /* PT_REC_BITS with this arg: a partial path-register sum (one u64), not bits. */
 #define PT_BITS_PARTIAL 0x80000000u
@@ -801,7 +687,7 @@ struct pt_rec_enter {
 };
 
 /*
- * ENTER as the module writes it since ABI 1.3. The owner's bits are not
+ * An ENTER written as a record of its own. The owner's bits are not
  * flushed for it: pending says how many of its bits, emitted before the
  * entry, are still to come in the next BITS records of this segment (they
  * are written at the latest when the owner changes). The return address
@@ -814,7 +700,7 @@ struct pt_rec_enter_at {
 };
 
 /*
- * PT_REC_PATHS (ABI 1.4): a PT_PLAN_PROFILE function's path counts on
+ * PT_REC_PATHS: a PT_PLAN_PROFILE function's path counts on
  * this CPU since its previous PT_REC_PATHS there: lost and overflow, then
  * (path number, count) pairs to the end of the body. A flush writes as
  * many records as its pairs need; lost and overflow are in the first.
@@ -832,7 +718,7 @@ struct pt_rec_paths {
 
 struct pt_rec_block {
 	__u32 block;
-	__u32 pending;		/* as in pt_rec_enter_at (0 before ABI 1.3) */
+	__u32 pending;		/* as in pt_rec_enter_at */
 };
 
 enum pt_loss {
@@ -842,7 +728,6 @@ enum pt_loss {
 };
 
 /*
- * Since ABI 1.3 the body is 32 bytes (readers accept the 16 of before).
  * PT_LOSS_MISSED: count hits of func_id's probes that the kernel skipped
  * during (since, until], ktime_get_mono_fast_ns() like OWNER stamps, on
  * any CPU. kprobes skips a hit only while another probe's handling runs on
@@ -859,13 +744,10 @@ struct pt_rec_loss {
 	__u64 until;
 };
 
-/* The body before ABI 1.3: count, func_id, reserved. */
-#define PT_REC_LOSS_SIZE_V0 16
-
 /* ------------------------------------------------------------- trace.bin */
 
 #define PT_FILE_MAGIC "PTTRACE"	/* 8 bytes with its NUL */
-#define PT_FILE_MAJOR 1
+#define PT_FILE_MAJOR 2
 #define PT_FILE_MINOR 0
 #define PT_FILE_ENDIAN 0x01020304u
 
@@ -886,7 +768,7 @@ enum pt_section_id {
 	PT_SEC_PAGES = 3,	/* pt_sec_pages, then nr_pages ring-buffer pages of one cpu */
 	PT_SEC_LOSS = 4,	/* pt_sec_loss */
 	PT_SEC_END = 5,		/* empty; last section of a complete file */
-	PT_SEC_PAGES_TRIMMED = 6, /* as PAGES, each page stored up to its data's end (1.13) */
+	PT_SEC_PAGES_TRIMMED = 6, /* as PAGES, each page stored up to its data's end */
 };
 
 struct pt_section {

@@ -498,7 +498,7 @@ struct mutation {
 static void m_short(uint8_t *b, size_t *len) { (void)b; *len = 4; }
 static void m_hdr_small(uint8_t *b, size_t *len) { (void)len; H(b)->size = 100; }
 static void m_trunc(uint8_t *b, size_t *len) { (void)b; *len -= 8; }
-static void m_major(uint8_t *b, size_t *len) { (void)len; H(b)->abi_major = 2; }
+static void m_major(uint8_t *b, size_t *len) { (void)len; H(b)->abi_major = PT_ABI_MAJOR + 1; }
 static void m_flags(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= 0x100; }
 /* a path profile cannot have verify sites (valid_blob's have), nor be a trace */
 static void m_profile(uint8_t *b, size_t *len) { (void)len; H(b)->flags |= PT_PLAN_PROFILE; }

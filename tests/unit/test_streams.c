@@ -55,6 +55,15 @@ static void rw_add(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t a
 	rw_addv(w, cpu, type, arg, body, nw);
 }
 
+/* A LOSS of kind with count and no interval (a pt_rec_loss: count, func_id 0, 0, 0). */
+static void rw_add4(struct rec_writer *w, uint32_t cpu, uint16_t type, uint32_t kind,
+		    uint64_t count)
+{
+	const uint64_t body[4] = { count };
+
+	rw_addv(w, cpu, type, kind, body, 4);
+}
+
 static void owner(struct rec_writer *w, uint32_t cpu, uint64_t o, uint64_t stamp)
 {
 	rw_add(w, cpu, PT_REC_OWNER, 0, o, stamp, 2);
@@ -121,16 +130,25 @@ static void test_sample_streams(void)
 	CU_ASSERT_EQUAL(t->markers[0].stamp, 500);
 	CU_ASSERT_EQUAL(hard->nbits, 1);
 	CU_ASSERT_EQUAL(get_bits(hard, 0, 1), 0);
-	CU_ASSERT_EQUAL_FATAL(hard->nmarkers, 1);
-	CU_ASSERT_EQUAL(hard->markers[0].value, 0xffffffff81005678ull);
+	/*
+	 * Two hits skipped in (750, 850] hide whole interrupt executions: before
+	 * the hardirq's segment (stamp 900), on either side of the softirq's
+	 * (800); never in the task's stream.
+	 */
+	CU_ASSERT_EQUAL_FATAL(hard->nmarkers, 2);
+	CU_ASSERT_EQUAL(hard->markers[0].type, REGEN_M_HIDDEN);
+	CU_ASSERT_EQUAL(hard->markers[0].arg, PT_LOSS_MISSED);
+	CU_ASSERT_EQUAL(hard->markers[0].value, 2);
+	CU_ASSERT_EQUAL(hard->markers[1].type, REGEN_M_ENTER);
+	CU_ASSERT_EQUAL(hard->markers[1].value, 0xffffffff81005678ull);
 	CU_ASSERT_EQUAL(soft->nbits, 0);
-	CU_ASSERT_EQUAL_FATAL(soft->nmarkers, 2);
-	CU_ASSERT_EQUAL(soft->markers[0].type, REGEN_M_PARTIAL);
-	CU_ASSERT_EQUAL(soft->markers[0].value, 4);
-	CU_ASSERT_EQUAL(soft->markers[1].type, REGEN_M_LOSS);
-	CU_ASSERT_EQUAL(soft->markers[1].arg, PT_LOSS_MISSED);
-	CU_ASSERT_EQUAL(soft->markers[1].func, SAMPLE_FUNC_ID);
-	CU_ASSERT_EQUAL(soft->markers[1].value, 2);
+	CU_ASSERT_EQUAL_FATAL(soft->nmarkers, 3);
+	CU_ASSERT_EQUAL(soft->markers[0].type, REGEN_M_HIDDEN);
+	CU_ASSERT_EQUAL(soft->markers[1].type, REGEN_M_PARTIAL);
+	CU_ASSERT_EQUAL(soft->markers[1].value, 4);
+	CU_ASSERT_EQUAL(soft->markers[2].type, REGEN_M_HIDDEN);
+	CU_ASSERT_EQUAL(soft->markers[2].arg, PT_LOSS_MISSED);
+	CU_ASSERT_EQUAL(soft->markers[2].value, 2);
 	regen_streams_free(&ss);
 	tr_records_free(&rs);
 	tracefile_free(&tf);
@@ -150,7 +168,7 @@ static void test_migration(void)
 
 		rw_init(&w);
 		owner(&w, 1, TASK(5), 100);
-		rw_add(&w, 1, PT_REC_ENTER, 3, 0x1000, 0, 1);
+		rw_add(&w, 1, PT_REC_ENTER_AT, 3, 0x81001000, 0, 1);
 		bits(&w, 1, 40, 0xabcdef0123ull);
 		owner(&w, 0, TASK(5), 200);	/* migrated to CPU 0 */
 		bits(&w, 0, 30, 0x2aaaaaaa);
@@ -236,7 +254,7 @@ static void test_overrun_gaps(void)
 	bits(&w, 1, 4, 0xf);
 	owner(&w, 0, TASK(1), 10);	/* A moves to CPU 0 */
 	bits(&w, 0, 4, 0x9);
-	rw_add(&w, 0, PT_REC_LOSS, PT_LOSS_OVERRUN, 5, 0, 2);
+	rw_add4(&w, 0, PT_REC_LOSS, PT_LOSS_OVERRUN, 5);
 	bits(&w, 0, 6, 0x3f);		/* whose? unknown: unowned */
 	owner(&w, 0, TASK(2), 30);	/* B */
 	bits(&w, 0, 1, 1);
@@ -277,7 +295,7 @@ static void test_overrun_gaps(void)
 }
 
 /* Records before a CPU's first OWNER: counted, and a gap for the others. */
-static void test_unowned_prefix_and_missed(void)
+static void test_unowned_prefix(void)
 {
 	static struct rec_writer w;
 	struct tr_records rs;
@@ -291,7 +309,6 @@ static void test_unowned_prefix_and_missed(void)
 	bits(&w, 1, 1, 1);
 	bits(&w, 0, 9, 0x1ff);		/* CPU 0 starts without an OWNER */
 	owner(&w, 0, TASK(1), 20);
-	rw_add(&w, 0, PT_REC_LOSS, PT_LOSS_MISSED, 1, 4, 2);
 	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 0), 25);
 	owner(&w, 1, PT_OWNER(PT_OWNER_HARDIRQ, 1), 26);
 	rw_decode(&w, &rs, 0);
@@ -302,15 +319,13 @@ static void test_unowned_prefix_and_missed(void)
 	irq0 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 0));
 	irq1 = regen_streams_find(&ss, PT_OWNER(PT_OWNER_HARDIRQ, 1));
 	CU_ASSERT_FATAL(a && irq0 && irq1);
-	/* A: its stream may have begun in CPU 0's unowned prefix; then the MISSED loss inline. */
-	CU_ASSERT_EQUAL_FATAL(nloss(a), 2);
+	/* A: its stream may have begun in CPU 0's unowned prefix. */
+	CU_ASSERT_EQUAL_FATAL(nloss(a), 1);
 	CU_ASSERT_EQUAL(a->markers[0].arg, TR_LOSS_CORRUPT);
-	CU_ASSERT_EQUAL(a->markers[1].arg, PT_LOSS_MISSED);
-	CU_ASSERT_EQUAL(a->markers[1].func, 4);
-	/* HARDIRQ/0 (CPU 0's): gapped by the prefix before stamp 20 and by the MISSED after it. */
+	/* HARDIRQ/0 (CPU 0's): gapped by the prefix, before stamp 20, around its first segment. */
 	CU_ASSERT(has_loss_at(irq0, 0));
 	CU_ASSERT(has_loss_at(irq0, 1));
-	CU_ASSERT_EQUAL(nloss(irq0), 3);
+	CU_ASSERT_EQUAL(nloss(irq0), 2);
 	/* HARDIRQ/1 never runs on CPU 0: untouched. */
 	CU_ASSERT_EQUAL(nloss(irq1), 0);
 	regen_streams_free(&ss);
@@ -463,6 +478,6 @@ UNIT_SUITE(streams,
 	   { "sample trace: three owners", test_sample_streams },
 	   { "migration mid-function, late flush, decode order", test_migration },
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
-	   { "unowned prefix and missed probe hits", test_unowned_prefix_and_missed },
+	   { "unowned prefix: counted, a gap for the others", test_unowned_prefix },
 	   { "missed probe hits with their interval", test_missed_interval },
 	   { "random owners across CPUs, stamps in or out of order", test_random_streams })

@@ -95,10 +95,23 @@ const void *sample_plan(uint32_t *len)
 static void add(struct rbpage *pg, uint64_t ts, uint16_t type, uint32_t arg, uint64_t w0,
 		uint64_t w1, uint32_t nw)
 {
-	uint64_t body[2] = { w0, w1 };
-	uint8_t rec[24];
+	uint64_t body[4] = { w0, w1 };
+	uint8_t rec[40];
 
 	rbpage_add(pg, ts, rec, rbrec(rec, type, arg, body, nw));
+}
+
+/* LOSS(MISSED): count hits of sample_fn's probes skipped during (since, until]. */
+static void add_missed(struct rbpage *pg, uint64_t ts, uint64_t count, uint64_t since,
+		       uint64_t until)
+{
+	struct pt_rec_loss l = { .count = count, .func_id = SAMPLE_FUNC_ID, .since = since,
+				 .until = until };
+	uint64_t body[4];
+	uint8_t rec[40];
+
+	memcpy(body, &l, sizeof(body));
+	rbpage_add(pg, ts, rec, rbrec(rec, PT_REC_LOSS, PT_LOSS_MISSED, body, 4));
 }
 
 /*
@@ -112,14 +125,14 @@ static void sample_pages(uint8_t *cpu0, uint8_t *cpu1)
 
 	rbpage_init(&pg, cpu0, SAMPLE_PAGE, 1000);
 	add(&pg, 1000, PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 42), 500, 2);
-	add(&pg, 1001, PT_REC_ENTER, SAMPLE_FUNC_ID, 0xffffffff81001234ull, 0, 1);
+	add(&pg, 1001, PT_REC_ENTER_AT, SAMPLE_FUNC_ID, 0x81001234ull, 0, 1);	/* ret_lo, pending 0 */
 	add(&pg, 1002, PT_REC_BITS, 1, 1, 0, 1);
 	rbpage_pad(&pg);
 	rbpage_init(&pg, cpu0 + SAMPLE_PAGE, SAMPLE_PAGE, 3000);
 	/* Task 42's bits flushed when the hardirq arrives, after it left CPU 0. */
 	add(&pg, 3000, PT_REC_BITS, 2, 0x2, 0, 1);
 	add(&pg, 3001, PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_HARDIRQ, 0), 900, 2);
-	add(&pg, 3002, PT_REC_ENTER, SAMPLE_FUNC_ID, 0xffffffff81005678ull, 0, 1);
+	add(&pg, 3002, PT_REC_ENTER_AT, SAMPLE_FUNC_ID, 0x81005678ull, 0, 1);
 	add(&pg, 3003, PT_REC_BITS, 1, 0, 0, 1);
 
 	rbpage_init(&pg, cpu1, SAMPLE_PAGE, 2000);
@@ -127,7 +140,7 @@ static void sample_pages(uint8_t *cpu0, uint8_t *cpu1)
 	add(&pg, 2001, PT_REC_BITS, 3, 0x5, 0, 1);
 	add(&pg, 2002, PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 800, 2);
 	add(&pg, 2003, PT_REC_BITS, PT_BITS_PARTIAL, 4, 0, 1);
-	add(&pg, 2004, PT_REC_LOSS, PT_LOSS_MISSED, 2, SAMPLE_FUNC_ID, 2);
+	add_missed(&pg, 2004, 2, 750, 850);
 }
 
 int sample_write(FILE *f)

@@ -35,8 +35,6 @@
  * 2^20, ret_lo, Rice(4) of 2047.
  */
 #define PT_CODER_ENTER_CODE_MAX	232
-/* ENTERs of larger func_ids are ENTER_AT records (an item holds func_id + 1 in 20 bits). */
-#define PT_CODER_ENTERS_FUNC_MAX	((1u << 20) - 1)
 /* A SEGMENTS record holds at most this many bits. */
 #define PT_CODER_PACK_MAX_BITS	(3584 * 8)
 /* A segment's longest head (2 + 32 + 49 bits) and two lengths; then its bits and codes. */
@@ -98,6 +96,42 @@ struct pt_coder_counts {
 	u64 path_escapes;	/* ... as their range's escape and the number */
 };
 
+/*
+ * What the writer and the reader of a CPU's stream both keep to code
+ * ENTERs (pathtrace_abi.h, "ENTER codes"): return address slots, the last
+ * three functions entered (func_id + 1, 0 none), the recent functions, and
+ * the candidates and advances by context. Emptied at START and at every
+ * refused write (the reader: at every LOSS).
+ */
+struct pt_enter_tables {
+	u32 rets[PT_ENTER_SLOTS];
+	u32 last, prev, pprev;
+	u32 recent[PT_ENTERS_RECENT];		/* most recent first */
+	u32 cand[PT_ENTERS_CTXS][PT_ENTERS_CANDS];	/* items, most recent first */
+	u16 cand_adv[PT_ENTERS_CTXS];		/* the advance + 1 of the most recent */
+	u16 adv[PT_ENTERS_CTXS][PT_ENTERS_ADVS];	/* advances + 1, most recent first */
+};
+
+/* ... and to frame packed segments (pathtrace_abi.h PT_REC_SEGMENTS). */
+struct pt_seg_tables {
+	u64 stamp;		/* of the last OWNER or segment */
+	bool stamp_known;	/* ... and the other side has it too (no loss since) */
+	u64 owners[PT_SEG_OWNERS];	/* recent segment owners, most recent first */
+};
+
+/* Empties the tables (a LOSS). */
+void pt_enters_forget(struct pt_enter_tables *t);
+void pt_segs_forget(struct pt_seg_tables *t);
+
+/*
+ * The tables learn an ENTER of item (PT_ENTERS_ITEM) whose advance was
+ * adv1 - 1, as writer and reader both do after its code.
+ */
+void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1);
+
+/* A segment of owner stamped stamp was written (or read). */
+void pt_segs_learn(struct pt_seg_tables *t, u64 owner, u64 stamp);
+
 struct pt_coder;
 
 /*
@@ -135,24 +169,15 @@ struct pt_coder {
 	u64 dropped;		/* records refused since the last LOSS(OVERRUN) */
 	struct pt_coder_counts counts;
 
-	/* ENTER codes (pathtrace_abi.h PT_ENTERS*): functions as func_id + 1 */
-	u32 rets[PT_ENTER_S_SLOTS];	/* return addresses, by slot */
+	/* ENTER codes (pathtrace_abi.h PT_ENTERS*) */
+	struct pt_enter_tables enters;
 	u64 ebits[PT_CODER_EBITS_WORDS];	/* pending ENTER codes */
 	u32 nebits;
 	u32 epos;		/* position of the last pending ENTER */
-	u32 last_func, prev_func, pprev_func;
-	u32 recent[PT_ENTERS_RECENT];	/* most recent first */
-	/* the items that followed (pprev, prev, last), most recent first */
-	u32 cand[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];
-	u16 cand_adv[PT_ENTERS_CTXS];	/* the advance + 1 of the most recent */
-	/* the last advances + 1 of f's ENTER after (prev, last), most recent first */
-	u16 adv[PT_ENTERS_CTXS][PT_ENTERS4_ADVS];
 
-	/* Segments: stamps count from seg_base, owners by rank */
-	u64 seg_base;		/* stamp of the last OWNER or packed segment written */
-	bool seg_base_ok;	/* ... and the reader has it too (no loss since) */
+	/* Segments: stamps count from the last one written, owners by rank */
+	struct pt_seg_tables segs;
 	u32 nsegs;		/* segments opened, for PT_SEG_FULL_EVERY */
-	u64 seg_owners[PT_SEGC_OWNERS];	/* recent segment owners, as the reader has them */
 	u64 pack[PT_CODER_PACK_WORDS];	/* segments not yet written, */
 	u32 pack_bits;			/* zero above their pack_bits bits */
 	u32 npack;

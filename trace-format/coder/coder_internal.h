@@ -16,9 +16,6 @@ bool pt_coder_write2(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
 void pt_coder_flush_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc);
 void pt_coder_flush_enters(struct pt_coder *c, struct pt_coder_func_cpu *fc);
 
-/* enters.c */
-void pt_coder_forget_enters(struct pt_coder *c);
-
 /* words.c */
 void pt_coder_swap_forget(struct pt_coder *c);
 

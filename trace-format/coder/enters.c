@@ -30,49 +30,80 @@ static void pt_ebits_ones(struct pt_coder *c, u32 q)
 		pt_ebits_put(c, ~0ull, min(q, 32u));
 }
 
-/* Appends the Rice(PT_ENTERS_RICE_K2) code of v. */
+/* Appends the Rice(PT_ENTERS_RICE_K) code of v. */
 static void pt_ebits_rice(struct pt_coder *c, u32 v)
 {
-	pt_ebits_ones(c, v >> PT_ENTERS_RICE_K2);
-	pt_ebits_put(c, (u64)(v & ((1u << PT_ENTERS_RICE_K2) - 1)) << 1,
-		     PT_ENTERS_RICE_K2 + 1);
+	pt_ebits_ones(c, v >> PT_ENTERS_RICE_K);
+	pt_ebits_put(c, (u64)(v & ((1u << PT_ENTERS_RICE_K) - 1)) << 1,
+		     PT_ENTERS_RICE_K + 1);
 }
 
-/* f (func_id + 1) to the front of the recent functions; returns its rank before. */
-static unsigned int pt_recent_rank(struct pt_coder *c, u32 f)
+/* v to the front of a[n] (the others keep their order, the last drops out when v was not there). */
+static void pt_front32(u32 *a, unsigned int n, u32 v)
 {
 	unsigned int r;
 
-	for (r = 0; r < PT_ENTERS_RECENT - 1 && c->recent[r] != f; r++)
-		;
-	if (c->recent[r] != f)
-		r = PT_ENTERS_RECENT;
-	memmove(&c->recent[1], &c->recent[0],
-		min(r, PT_ENTERS_RECENT - 1u) * sizeof(c->recent[0]));
-	c->recent[0] = f;
-	return r;
-}
-
-/* An advance + 1 to the front of f's (the others keep their order). */
-static void pt_adv_front(u16 *a, u16 v)
-{
-	unsigned int r;
-
-	for (r = 0; r < PT_ENTERS4_ADVS - 1 && a[r] != v; r++)
+	for (r = 0; r < n - 1 && a[r] != v; r++)
 		;
 	memmove(&a[1], &a[0], r * sizeof(a[0]));
 	a[0] = v;
 }
 
-/* item to the front of candidates cand (the others keep their order). */
-static void pt_cand_front(u32 *cand, u32 item)
+static void pt_front16(u16 *a, unsigned int n, u16 v)
 {
 	unsigned int r;
 
-	for (r = 0; r < PT_ENTERS3_CANDS - 1 && cand[r] != item; r++)
+	for (r = 0; r < n - 1 && a[r] != v; r++)
 		;
-	memmove(&cand[1], &cand[0], r * sizeof(cand[0]));
-	cand[0] = item;
+	memmove(&a[1], &a[0], r * sizeof(a[0]));
+	a[0] = v;
+}
+
+void pt_enters_forget(struct pt_enter_tables *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1)
+{
+	u32 f = PT_ENTERS_ITEM_FUNC(item);
+	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
+
+	pt_front32(t->cand[x], PT_ENTERS_CANDS, item);
+	t->cand_adv[x] = adv1;
+	pt_front16(t->adv[PT_ENTERS_CTX3(t->prev, t->last, f)], PT_ENTERS_ADVS, adv1);
+	pt_front32(t->recent, PT_ENTERS_RECENT, f);
+	t->pprev = t->prev;
+	t->prev = t->last;
+	t->last = f;
+}
+
+void pt_segs_forget(struct pt_seg_tables *t)
+{
+	t->stamp_known = false;
+	memset(t->owners, 0, sizeof(t->owners));
+}
+
+void pt_segs_learn(struct pt_seg_tables *t, u64 owner, u64 stamp)
+{
+	unsigned int r;
+
+	t->stamp = stamp;
+	t->stamp_known = true;
+	for (r = 0; r < PT_SEG_OWNERS - 1 && t->owners[r] != owner; r++)
+		;
+	memmove(&t->owners[1], &t->owners[0], r * sizeof(t->owners[0]));
+	t->owners[0] = owner;
+}
+
+/* f's rank among the recent functions, PT_ENTERS_RECENT when it is not there. */
+static unsigned int pt_recent_rank(const struct pt_enter_tables *t, u32 f)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS_RECENT && t->recent[r] != f; r++)
+		;
+	return r;
 }
 
 /* How an ENTER names its caller. */
@@ -86,8 +117,8 @@ enum pt_enter_kind {
 static void pt_enter_escape(struct pt_coder *c, u32 id, unsigned int recent,
 			    u32 ret_lo, u32 slot, enum pt_enter_kind kind)
 {
-	/* 0, then PT_ENTERS3_CANDS zeros; the caller */
-	pt_ebits_put(c, 0, PT_ENTERS3_CANDS + 1);
+	/* 0, then PT_ENTERS_CANDS zeros; the caller */
+	pt_ebits_put(c, 0, PT_ENTERS_CANDS + 1);
 	pt_ebits_put(c, kind == PT_ENTER_UNTRACED ? 1 : kind == PT_ENTER_SLOT ? 2 : 0,
 		     kind == PT_ENTER_UNTRACED ? 1 : 2);
 	pt_ebits_put(c, recent, 4);
@@ -107,42 +138,39 @@ static void pt_enter_escape(struct pt_coder *c, u32 id, unsigned int recent,
 static void pt_add_enter(struct pt_coder *c, u32 func_id, u32 pending,
 			 u32 ret_lo, u32 slot, enum pt_enter_kind kind)
 {
+	struct pt_enter_tables *t = &c->enters;
 	u32 id = func_id + 1, adv = pending - c->epos;
-	u32 x = PT_ENTERS3_CTX(c->pprev_func, c->prev_func, c->last_func);
-	u16 *advs = c->adv[PT_ENTERS3_CTX(c->prev_func, c->last_func, id)];
-	u32 *cand = c->cand[x], item;
-	unsigned int r, recent = pt_recent_rank(c, id);
+	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
+	const u16 *advs = t->adv[PT_ENTERS_CTX3(t->prev, t->last, id)];
+	const u32 *cand = t->cand[x];
 	bool named = kind != PT_ENTER_ADDR;	/* a candidate may name it */
+	unsigned int r;
+	u32 item;
 
 	c->epos = pending;
 	if (kind == PT_ENTER_ADDR)
-		slot = PT_ENTER_S_SLOT(ret_lo);
-	item = PT_ENTERS3_ITEM(id, kind != PT_ENTER_UNTRACED,
-			       kind == PT_ENTER_UNTRACED ? 0 : slot);
+		slot = PT_ENTER_SLOT(ret_lo);
+	item = PT_ENTERS_ITEM(id, kind != PT_ENTER_UNTRACED,
+			      kind == PT_ENTER_UNTRACED ? 0 : slot);
 	/* an item names its address by slot: only while the slot holds it */
-	for (r = 0; named && r < PT_ENTERS3_CANDS && cand[r] != item; r++)
+	for (r = 0; named && r < PT_ENTERS_CANDS && cand[r] != item; r++)
 		;
-	if (named && r == 0 && c->cand_adv[x] == adv + 1) {
+	if (named && r == 0 && t->cand_adv[x] == adv + 1) {
 		pt_ebits_put(c, 1, 1);
 	} else {
-		if (named && r < PT_ENTERS3_CANDS)
+		if (named && r < PT_ENTERS_CANDS)
 			pt_ebits_put(c, 1ull << (r + 1), r + 2);
 		else
-			pt_enter_escape(c, id, recent, ret_lo, slot, kind);
+			pt_enter_escape(c, id, pt_recent_rank(t, id), ret_lo, slot, kind);
 		/* the advance by its rank among f's after (prev, last) */
-		for (r = 0; r < PT_ENTERS4_ADVS && advs[r] != adv + 1; r++)
+		for (r = 0; r < PT_ENTERS_ADVS && advs[r] != adv + 1; r++)
 			;
-		pt_ebits_put(c, r < PT_ENTERS4_ADVS ? 1ull << r : 0,
-			     r < PT_ENTERS4_ADVS ? r + 1 : PT_ENTERS4_ADVS);
-		if (r == PT_ENTERS4_ADVS)
+		pt_ebits_put(c, r < PT_ENTERS_ADVS ? 1ull << r : 0,
+			     r < PT_ENTERS_ADVS ? r + 1 : PT_ENTERS_ADVS);
+		if (r == PT_ENTERS_ADVS)
 			pt_ebits_rice(c, adv);
 	}
-	pt_cand_front(cand, item);
-	c->cand_adv[x] = adv + 1;
-	pt_adv_front(advs, adv + 1);
-	c->pprev_func = c->prev_func;
-	c->prev_func = c->last_func;
-	c->last_func = id;
+	pt_enters_learn(t, item, adv + 1);
 }
 
 /*
@@ -158,25 +186,13 @@ static void pt_swap_enter(struct pt_coder *c)
 	}
 }
 
-void pt_coder_forget_enters(struct pt_coder *c)
-{
-	memset(c->rets, 0, sizeof(c->rets));
-	memset(c->recent, 0, sizeof(c->recent));
-	memset(c->cand, 0, sizeof(c->cand));
-	memset(c->cand_adv, 0, sizeof(c->cand_adv));
-	memset(c->adv, 0, sizeof(c->adv));
-	c->last_func = 0;
-	c->prev_func = 0;
-	c->pprev_func = 0;
-}
-
 void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		    struct pt_coder_func_cpu *fc, u32 ret_lo)
 {
 	struct pt_rec_enter_at e = { .ret_lo = ret_lo, .pending = pt_coder_pending(c) };
-	u32 slot = PT_ENTER_S_SLOT(ret_lo);
+	u32 slot = PT_ENTER_SLOT(ret_lo);
 
-	if (f->func_id < PT_CODER_ENTERS_FUNC_MAX) {
+	if (f->func_id < PT_ENTERS_FUNC_MAX) {
 		/*
 		 * Room for the code first (the bits stay pending: positions
 		 * hold). A refused flush empties the slots and predictions, as
@@ -188,11 +204,11 @@ void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 			pt_coder_flush_enters(c, fc);
 		if (!ret_lo) {
 			pt_add_enter(c, f->func_id, e.pending, 0, 0, PT_ENTER_UNTRACED);
-		} else if (c->rets[slot] == ret_lo) {
+		} else if (c->enters.rets[slot] == ret_lo) {
 			pt_add_enter(c, f->func_id, e.pending, 0, slot, PT_ENTER_SLOT);
 		} else {
 			pt_add_enter(c, f->func_id, e.pending, ret_lo, 0, PT_ENTER_ADDR);
-			c->rets[slot] = ret_lo;
+			c->enters.rets[slot] = ret_lo;
 		}
 		pt_swap_enter(c);
 		return;
@@ -200,7 +216,7 @@ void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_coder_flush_enters(c, fc);
 	if (pt_coder_write(c, fc, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e))) {
 		if (ret_lo)
-			c->rets[slot] = ret_lo;
+			c->enters.rets[slot] = ret_lo;
 		pt_swap_enter(c);
 	}
 }

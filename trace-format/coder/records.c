@@ -6,7 +6,7 @@
  * OWNER. A segment whose first record is bits is packed instead: its head
  * (owner by rank, stamp delta, lengths) and its bits and codes wait in the
  * pack until the next SEGMENTS record would not fit the rest of the sink's
- * page (trace-format/FORMAT.md, PT_REC_SEGMENTS4). A refused write is
+ * page (trace-format/FORMAT.md, PT_REC_SEGMENTS). A refused write is
  * counted; the next written record follows a LOSS(OVERRUN) with the count,
  * and the coder forgets what the reader forgets there.
  */
@@ -39,9 +39,8 @@ static void pt_drop(struct pt_coder *c, u64 n)
  */
 static void pt_forget(struct pt_coder *c)
 {
-	pt_coder_forget_enters(c);
-	c->seg_base_ok = false;
-	memset(c->seg_owners, 0, sizeof(c->seg_owners));
+	pt_enters_forget(&c->enters);
+	pt_segs_forget(&c->segs);
 	c->ctx_row = PT_CTX_NONE;
 	c->ctx_gen++;
 	c->seg_bits = false;
@@ -79,8 +78,7 @@ static bool pt_write_overrun(struct pt_coder *c)
 	 * The reader forgets the stamp base at this LOSS. So does the coder,
 	 * here too: its user may have written an OWNER since the drop.
 	 */
-	c->seg_base_ok = false;
-	memset(c->seg_owners, 0, sizeof(c->seg_owners));
+	pt_segs_forget(&c->segs);
 	/*
 	 * The segment reopens here, with no bits written in it yet. The
 	 * context stays: what was emitted since the drop (which emptied it) is
@@ -181,17 +179,6 @@ static unsigned int pt_seg_expgolomb(struct pt_coder *c, unsigned int pos, u64 v
 	return pos + k;
 }
 
-/* The owner moves to the front of the recent segment owners. */
-static void pt_seg_owner_front(struct pt_coder *c, u64 owner)
-{
-	unsigned int r;
-
-	for (r = 0; r < PT_SEGC_OWNERS - 1 && c->seg_owners[r] != owner; r++)
-		;
-	memmove(&c->seg_owners[1], &c->seg_owners[0], r * sizeof(c->seg_owners[0]));
-	c->seg_owners[0] = owner;
-}
-
 /*
  * Whether the open segment can go in the pack: not when the reader shares
  * no stamp base, the delta or the id is too large, or the segment is the
@@ -199,9 +186,9 @@ static void pt_seg_owner_front(struct pt_coder *c, u64 owner)
  */
 static bool pt_seg_packs(const struct pt_coder *c)
 {
-	u64 delta = c->owner_stamp - c->seg_base;
+	u64 delta = c->owner_stamp - c->segs.stamp;
 
-	return c->seg_base_ok && c->owner_stamp >= c->seg_base &&
+	return c->segs.stamp_known && c->owner_stamp >= c->segs.stamp &&
 	       delta <= U32_MAX && PT_OWNER_ID(c->owner) <= PT_SEG_ID_MAX &&
 	       c->nsegs % PT_SEG_FULL_EVERY;
 }
@@ -218,19 +205,19 @@ static void pt_seg_pack(struct pt_coder *c, struct pt_coder_func_cpu *fc, const 
 {
 	unsigned int r, pos = c->pack_bits;
 
-	for (r = 1; r < PT_SEGC_OWNERS && c->seg_owners[r] != c->owner; r++)
+	for (r = 1; r < PT_SEG_OWNERS && c->segs.owners[r] != c->owner; r++)
 		;
-	if (r < PT_SEGC_OWNERS && c->owner) {
+	if (r < PT_SEG_OWNERS && c->owner) {
 		pt_seg_or(c, pos, r - 1, 2);
 		pos += 2;
 	} else {
 		pt_seg_or(c, pos, 3, 2);
-		pt_seg_or(c, pos + 2, (u32)PT_SEG_HEAD(c->owner, 0), 32);
+		pt_seg_or(c, pos + 2, PT_SEG_OWNER_CODE(c->owner), 32);
 		pos += 34;
 	}
-	pos = pt_seg_expgolomb(c, pos, c->owner_stamp - c->seg_base, PT_SEGC_DELTA_K);
-	pos = pt_seg_expgolomb(c, pos, nbits, PT_SEGS_NBITS_K);
-	pos = pt_seg_expgolomb(c, pos, nebits, PT_SEGS_NEBITS_K);
+	pos = pt_seg_expgolomb(c, pos, c->owner_stamp - c->segs.stamp, PT_SEG_DELTA_K);
+	pos = pt_seg_expgolomb(c, pos, nbits, PT_SEG_NBITS_K);
+	pos = pt_seg_expgolomb(c, pos, nebits, PT_SEG_NEBITS_K);
 	if (nbits)
 		pos = pt_seg_bits(c, pos, bits, nbits);
 	pos = pt_seg_bits(c, pos, ebits, nebits);
@@ -251,9 +238,9 @@ static bool pt_pack_flush(struct pt_coder *c)
 	unsigned int bytes = DIV_ROUND_UP(c->pack_bits, 32) * sizeof(u32);
 	struct pt_rec *r;
 
-	r = c->sink->reserve(c, PT_REC_SEGMENTS4, sizeof(*r) + bytes);
+	r = c->sink->reserve(c, PT_REC_SEGMENTS, sizeof(*r) + bytes);
 	if (likely(r)) {
-		r->type = PT_REC_SEGMENTS4;
+		r->type = PT_REC_SEGMENTS;
 		r->len = sizeof(*r) + bytes;
 		r->arg = c->npack;
 		memcpy(r + 1, c->pack, bytes);
@@ -305,7 +292,7 @@ static bool pt_write_owner(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16
 	c->owner_open = false;
 	c->nsegs++;
 	*fused = false;
-	if (type == PT_REC_BITS_ENTERS4) {
+	if (type == PT_REC_BITS_ENTERS) {
 		nbits = PT_BITS_ENTERS_NBITS(arg);
 		nebits = PT_BITS_ENTERS_NEBITS(arg);
 	} else if (type == PT_REC_BITS && arg != PT_BITS_PARTIAL) {
@@ -330,8 +317,7 @@ static bool pt_write_owner(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16
 		 * for the ENTERs alone (pt_coder_flush_enters).
 		 */
 		pt_seg_pack(c, fc, nbits ? body : NULL, nbits, body2 ? body2 : body, nebits);
-		c->seg_base = o.stamp;
-		pt_seg_owner_front(c, c->owner);
+		pt_segs_learn(&c->segs, c->owner, o.stamp);
 		/* a refusal here is counted with the pack: this record is in it */
 		if (!pt_pack_room(c, 0))
 			pt_pack_flush(c);
@@ -339,9 +325,7 @@ static bool pt_write_owner(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16
 	}
 	if (!pt_put(c, fc, PT_REC_OWNER, c->cpu, &b))
 		return false;
-	c->seg_base = o.stamp;
-	c->seg_base_ok = true;
-	pt_seg_owner_front(c, c->owner);
+	pt_segs_learn(&c->segs, c->owner, o.stamp);
 	return true;
 }
 
@@ -426,7 +410,7 @@ void pt_coder_flush_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc)
 	bool written = false;
 
 	if (nebits)
-		written = pt_coder_write2(c, fc, PT_REC_BITS_ENTERS4,
+		written = pt_coder_write2(c, fc, PT_REC_BITS_ENTERS,
 					  PT_BITS_ENTERS_ARG(nbits, nebits), c->words,
 					  n * sizeof(c->words[0]), c->ebits,
 					  ne * sizeof(c->ebits[0]));
@@ -455,7 +439,7 @@ void pt_coder_flush_enters(struct pt_coder *c, struct pt_coder_func_cpu *fc)
 
 	if (!nebits)
 		return;
-	pt_coder_write(c, fc, PT_REC_BITS_ENTERS4, PT_BITS_ENTERS_ARG(0, nebits),
+	pt_coder_write(c, fc, PT_REC_BITS_ENTERS, PT_BITS_ENTERS_ARG(0, nebits),
 		       c->ebits, ne * sizeof(c->ebits[0]));
 	memset(c->ebits, 0, ne * sizeof(c->ebits[0]));
 }

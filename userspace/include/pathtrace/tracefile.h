@@ -185,32 +185,14 @@ struct tr_rec {
 	uint16_t synthetic;
 	/*
 	 * ENTER and BLOCK: bits of this owner emitted before the record that
-	 * the next BITS records of its segment carry (ABI 1.3; else 0).
+	 * the next BITS records of its segment carry.
 	 * An ENTER_AT record is read as an ENTER with its full return address.
 	 */
 	uint32_t pending;
 };
 
-struct tr_enter_state {
-	uint32_t rets[PT_ENTER_S_SLOTS];
-	uint32_t pred[PT_ENTERS_PRED];	/* codes before ABI 1.9 */
-	uint32_t last_func;
-	/* codes of ABI 1.9, functions as func_id + 1 */
-	uint32_t last2, prev2;
-	uint32_t recent[PT_ENTERS_RECENT];
-	uint32_t pred2[PT_ENTERS_CTXS][2];	/* the functions that followed a pair */
-	uint32_t adv[PT_ENTERS_CTXS][2];	/* advances + 1 of a function after another */
-	/* codes of ABI 1.13 (PT_ENTERS3_*) */
-	uint32_t last3, prev3, pprev3;
-	uint32_t recent3[PT_ENTERS_RECENT];
-	uint32_t cand3[PT_ENTERS_CTXS][PT_ENTERS3_CANDS];	/* items after three functions */
-	uint32_t cand3_adv[PT_ENTERS_CTXS];	/* the advance + 1 of the first */
-	uint32_t adv3[PT_ENTERS_CTXS][PT_ENTERS4_ADVS];	/* advances + 1 of a function after
-							 * two (1.13: the first two) */
-	uint32_t stamp_known;	/* stamp holds the last OWNER's (SEGMENT deltas add to it) */
-	uint64_t seg_owners[PT_SEGC_OWNERS];	/* recent segment owners (SEGMENT_CODED) */
-	uint64_t stamp;
-};
+/* A CPU's coding tables as the reader keeps them (private: pages.c). */
+struct tr_cpu_tables;
 
 struct tr_records {
 	struct tr_rec *recs;	/* every CPU's records; one CPU's in recording order */
@@ -234,24 +216,21 @@ struct tr_records {
 	uint64_t header_bytes;		/* of record_bytes: pt_rec headers */
 	uint64_t enter_bytes;		/* of record_bytes: ENTERs, alone or packed with bits */
 	/*
-	 * Bits of the coded framing (SEGMENT_CODED, SEGMENTS): segment heads'
-	 * owners and stamp deltas, SEGMENTS' lengths, and the ENTER codes of
-	 * ABI 1.9 by part (kind, function, return address, advance).
+	 * Bits of the coded framing: packed segments' heads (owners and stamp
+	 * deltas) and lengths, and the ENTER codes by part (kind, function,
+	 * return address, advance).
 	 */
-	uint64_t seg_coded;		/* segments read from SEGMENT_CODED or SEGMENTS */
+	uint64_t seg_coded;		/* packed segments read */
 	uint64_t seg_owner_bits, seg_delta_bits, seg_len_bits;
-	uint64_t enter_codes;		/* ENTER codes of ABI 1.9 read */
+	uint64_t enter_codes;		/* ENTER codes read */
 	uint64_t enter_kind_bits, enter_func_bits, enter_ret_bits, enter_adv_bits;
 	/* Reused between pages (private). */
 	void *kb;		/* struct kbuffer */
 	uint8_t *scratch;	/* zero-padded page copy */
 	uint32_t scratch_size;
-	/*
-	 * Per CPU: the return addresses ENTERs name by slot, and the
-	 * predictions of BITS_ENTERS (pathtrace_abi.h).
-	 */
-	struct tr_enter_state **enter_state;	/* by CPU, each allocated at its first use */
-	uint32_t enter_state_cpus;
+	/* Per CPU: its ENTER and segment tables, each allocated at its first use. */
+	struct tr_cpu_tables **cpu_tables;
+	uint32_t cpu_tables_n;
 };
 
 /*

@@ -245,6 +245,10 @@ static int parse_header(struct tracefile *tf)
 	if (h.endian != PT_FILE_ENDIAN)
 		return fail(tf, -PT_EVERSION, offsetof(struct pt_file_header, endian),
 			    "file header: endianness 0x%08x is not this host's", h.endian);
+	if (h.major == 1)
+		return fail(tf, -PT_EVERSION, offsetof(struct pt_file_header, major),
+			    "format 1.%u: read by pathregen of commit 42e015a, not this one (2.x)",
+			    h.minor);
 	if (h.major != PT_FILE_MAJOR)
 		return fail(tf, -PT_EVERSION, offsetof(struct pt_file_header, major),
 			    "format %u.%u, this reader knows %u.x", h.major, h.minor,

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * decode.c - ENTER codes and segment heads read back (decode.h), the
+ * inverse of enters.c and records.c.
+ */
+#include "decode.h"
+
+u32 pt_br_bits(struct pt_bitreader *c, unsigned int n)
+{
+	unsigned int i;
+	u32 v = 0;
+
+	for (i = 0; i < n; i++) {
+		if (c->pos >= c->n) {
+			c->bad = true;
+			return 0;
+		}
+		v |= (u32)((c->p[c->pos / 8] >> (c->pos % 8)) & 1) << i;
+		c->pos++;
+	}
+	return v;
+}
+
+u32 pt_br_expgolomb(struct pt_bitreader *c, unsigned int k, u32 max)
+{
+	unsigned int top = 0;
+	u64 q, v;
+
+	while (!pt_br_bits(c, 1) && !c->bad && top < 20)
+		top++;
+	if (top >= 20 || c->bad) {
+		c->bad = true;
+		return 0;
+	}
+	q = (1ull << top | pt_br_bits(c, top)) - 1;
+	v = q << k | pt_br_bits(c, k);
+	if (v > max)
+		c->bad = true;
+	return (u32)v;
+}
+
+/* The Elias gamma code of a func_id + 1: that value (bad past 2^31). */
+static u32 pt_br_gamma(struct pt_bitreader *c)
+{
+	unsigned int k = 0;
+
+	while (!pt_br_bits(c, 1) && !c->bad && k < 31)
+		k++;
+	if (k >= 31)
+		c->bad = true;
+	return 1u << k | pt_br_bits(c, k);
+}
+
+/* The Rice(PT_ENTERS_RICE_K) code of an advance, + 1. */
+static u32 pt_br_rice_adv(struct pt_bitreader *c)
+{
+	u32 q = 0;
+
+	while (pt_br_bits(c, 1) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
+		q++;
+	return (q << PT_ENTERS_RICE_K | pt_br_bits(c, PT_ENTERS_RICE_K)) + 1;
+}
+
+/*
+ * A new item (after the escape): caller, function, slot or address. Returns
+ * it, 0 when it names an empty rank (c->bad when cut off).
+ */
+static u32 pt_read_item(struct pt_bitreader *c, struct pt_enter_tables *t,
+			struct pt_enter_read *e)
+{
+	u32 r, f, slot = 0, at = c->pos, traced, kind;
+
+	traced = !pt_br_bits(c, 1);
+	kind = traced ? (pt_br_bits(c, 1) ? 4 : 0) : 2;
+	e->kind_bits += c->pos - at;
+	at = c->pos;
+	r = pt_br_bits(c, 4);
+	f = r < PT_ENTERS_RECENT ? t->recent[r] : pt_br_gamma(c);
+	e->func_bits = c->pos - at;
+	at = c->pos;
+	if (f >= 1u << 20)
+		c->bad = true;
+	if (kind == 4) {
+		slot = pt_br_bits(c, 6);
+	} else if (kind == 0) {
+		e->ret_lo = pt_br_bits(c, 32);
+		slot = PT_ENTER_SLOT(e->ret_lo);
+		if (e->ret_lo && !c->bad)
+			t->rets[slot] = e->ret_lo;
+	}
+	e->ret_bits = c->pos - at;
+	return f ? PT_ENTERS_ITEM(f, traced, slot) : 0;
+}
+
+/* An advance (+ 1): by its rank among y's, or Rice. */
+static u32 pt_read_adv(struct pt_bitreader *c, const u16 *advs)
+{
+	unsigned int r;
+
+	for (r = 0; r < PT_ENTERS_ADVS; r++)
+		if (pt_br_bits(c, 1))
+			return advs[r];
+	return pt_br_rice_adv(c);
+}
+
+bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
+		     struct pt_enter_read *e)
+{
+	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
+	const u32 *cand = t->cand[x];
+	u32 item, adv, r, at = c->pos;
+
+	e->ret_lo = 0;
+	e->kind_bits = 0;
+	e->func_bits = 0;
+	e->ret_bits = 0;
+	e->adv_bits = 0;
+	if (pt_br_bits(c, 1)) {
+		item = cand[0];
+		adv = t->cand_adv[x];
+		e->kind_bits = 1;
+	} else {
+		for (r = 0; r < PT_ENTERS_CANDS && !pt_br_bits(c, 1) && !c->bad; r++)
+			;
+		e->kind_bits = c->pos - at;
+		item = r < PT_ENTERS_CANDS ? cand[r] : pt_read_item(c, t, e);
+		if (c->bad || !item)
+			return false;
+		at = c->pos;
+		adv = pt_read_adv(c, t->adv[PT_ENTERS_CTX3(t->prev, t->last,
+							   PT_ENTERS_ITEM_FUNC(item))]);
+		e->adv_bits = c->pos - at;
+	}
+	/* cut off, an empty candidate or advance, or one past the positions there are */
+	if (c->bad || !item || !adv || adv > 0xffff || e->pos + adv - 1 > 0xffff)
+		return false;
+	if (PT_ENTERS_ITEM_TRACED(item) && !e->ret_lo)
+		e->ret_lo = t->rets[PT_ENTERS_ITEM_SLOT(item)];
+	e->pos += adv - 1;
+	e->func_id = PT_ENTERS_ITEM_FUNC(item) - 1;
+	pt_enters_learn(t, item, adv);
+	return true;
+}
+
+bool pt_decode_seg_head(struct pt_bitreader *c, const struct pt_seg_tables *t,
+			struct pt_seg_head *h)
+{
+	u32 r = pt_br_bits(c, 2), at = c->pos - 2;
+
+	if (r < 3) {
+		h->owner = t->owners[r + 1];
+		if (!h->owner)
+			return false;
+	} else {
+		u32 code = pt_br_bits(c, 32);	/* PT_SEG_OWNER reads it twice */
+
+		h->owner = PT_SEG_OWNER(code);
+	}
+	h->owner_bits = c->pos - at;
+	at = c->pos;
+	h->delta = pt_br_expgolomb(c, PT_SEG_DELTA_K, U32_MAX);
+	h->delta_bits = c->pos - at;
+	return !c->bad;
+}
