@@ -27,12 +27,10 @@
 
 #include "out.h"
 #include "pathtrace_abi.h"
+#include "rbpage.h"
 #include "streams.h"
 #include "sim.h"
 #include "trace_load.h"
-
-/* The kernel-format page builder the tests use (no library has one). */
-#include "../tests/unit/rbpage.c"
 
 #define PAGE 4096u
 #define MAX_CPUS 2
