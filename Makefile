@@ -31,7 +31,6 @@ INC_ORACLE := $(INC_REGEN) -Itests/oracle
 INCLUDES = $(INC_LIB)
 $(O)/regen/%.o: INCLUDES = $(INC_REGEN)
 $(O)/tests/%.o $(O)/tools/%.o: INCLUDES = $(INC_ORACLE)
-$(O)/userspace/pathtracectl/%.o: INCLUDES = $(INC_REGEN)
 LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
@@ -76,8 +75,8 @@ $(ORACLE_LIB): $(call obj,$(ORACLE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB) $(LDLIBS_LIB)
+$(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 
 $(O)/pathregen: $(call obj,regen/pathregen.c) $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
