@@ -273,12 +273,3 @@ void cfg_blob_free(struct cfg *c)
 	free(c->name);	/* the name pool: target names point into it */
 	memset(c, 0, sizeof(*c));
 }
-
-int tf_function_cfg(const struct tf_function *fn, struct cfg *c)
-{
-	int err = cfg_blob_decode(fn->cfg, fn->cfg_len, c);
-
-	if (!err && c->addr != fn->addr)
-		err = -PT_EFORMAT;
-	return err;
-}
