@@ -18,9 +18,19 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 	if [ -d $$d ]; then echo $$d; else \
 	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
 
+# CFLAGS is the user's (make CFLAGS='-O1 -g' replaces it); the language,
+# warnings and include paths are in variables the command line leaves alone.
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Iuserspace/include -Itrace-format -Iregen -Itests/oracle -MMD -MP
+PT_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -MMD -MP
+# Include paths by layer: the library and pathtracectl see only the public
+# headers and the ABI; regen adds its own; the oracle, the unit tests and the
+# tools add regen and the oracle (tests/oracle).
+INC_LIB := -Iuserspace/include -Itrace-format
+INC_REGEN := $(INC_LIB) -Iregen
+INC_ORACLE := $(INC_REGEN) -Itests/oracle
+INCLUDES = $(INC_LIB)
+$(O)/regen/%.o: INCLUDES = $(INC_REGEN)
+$(O)/tests/%.o $(O)/tools/%.o: INCLUDES = $(INC_ORACLE)
 LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
@@ -52,7 +62,7 @@ userspace: $(PROGS) $(TOOLS) $(VM_HELPERS)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(PT_CFLAGS) $(INCLUDES) $(CFLAGS) -c -o $@ $<
 
 $(LIB): $(call obj,$(LIB_SRC))
 	@mkdir -p $(dir $@)
@@ -66,8 +76,8 @@ $(ORACLE_LIB): $(call obj,$(ORACLE_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB)
-	$(CC) $(LDFLAGS) -o $@ $(call obj,$(CTL_SRC)) $(REGEN_LIB) $(LIB) $(LDLIBS_LIB)
+$(O)/pathtracectl: $(call obj,$(CTL_SRC)) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
 
 $(O)/pathregen: $(call obj,regen/pathregen.c) $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
@@ -97,7 +107,7 @@ $(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB) -lcunit
 
 $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(PT_CFLAGS) $(CFLAGS) -c -o $@ $<
 
 module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }

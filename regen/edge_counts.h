@@ -30,7 +30,7 @@
 #include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
 
-#include "out.h"
+#include "model.h"
 
 struct edge_counts_func {
 	/*

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * func_model - a traced function as pathregen needs it (out.h): its CFG and
+ * func_model - a traced function as pathregen needs it (model.h): its CFG and
  * graph, the call-vertex tables of struct regen_func (return addresses,
  * direct traced callees), its tail-call edges, per-block exit edges and
  * names.
@@ -20,7 +20,7 @@
 #include <pathtrace/plan.h>
 #include <pathtrace/tracefile.h>
 
-#include "out.h"
+#include "model.h"
 
 const struct pr_func *pr_model_func(const struct pr_model *m, uint32_t func_id)
 {
@@ -49,22 +49,11 @@ const struct pr_func *pr_model_func(const struct pr_model *m, uint32_t func_id)
 
 const char *pr_block_name(const struct pr_func *f, uint32_t block, char *buf, size_t len)
 {
-	const struct cfg_block *b;
-
 	if (!f) {
 		snprintf(buf, len, "?#%u", block);
 		return buf;
 	}
-	if (block >= f->cfg.nblocks) {
-		snprintf(buf, len, "%s#%u", f->name, block);
-		return buf;
-	}
-	b = &f->cfg.blocks[block];
-	if ((b->flags & CFG_BF_COLD) && f->cold_addr && b->addr >= f->cold_addr)
-		snprintf(buf, len, "%s.cold+0x%" PRIx64, f->name, b->addr - f->cold_addr);
-	else
-		snprintf(buf, len, "%s+0x%" PRIx64, f->name, b->addr - f->addr);
-	return buf;
+	return cfg_block_name(&f->cfg, f->name, f->addr, f->cold_addr, block, buf, len);
 }
 
 const char *pr_owner_name(uint64_t owner, char *buf, size_t len)
@@ -225,12 +214,10 @@ int pr_func_from_tf(struct pr_func *f, const struct tf_function *fn)
 		memcpy(code, fn->code, (size_t)fn->len + fn->cold_len);
 		f->code = code;
 	}
-	err = cfg_blob_decode(fn->cfg, fn->cfg_len, &f->cfg);
+	err = tf_function_cfg(fn, &f->cfg);
+	f->cfg_from_blob = 1;
 	if (err)
 		return err;
-	f->cfg_from_blob = 1;
-	if (f->cfg.addr != fn->addr)
-		return -PT_EFORMAT;
 	if (fn->plan_len < offsetof(struct pt_plan, addr))
 		return fn->plan_len ? -PT_ETRUNC : -PT_EFORMAT;
 	memset(&plan, 0, sizeof(plan));
@@ -253,7 +240,7 @@ static int cmp_func_id(const void *a, const void *b)
 	return x->func_id < y->func_id ? -1 : x->func_id > y->func_id;
 }
 
-/* See out.h. Bind decoders (f->ops, f->model) before: they are copied. */
+/* See model.h. Bind decoders (f->ops, f->model) before: they are copied. */
 int pr_model_finish(struct pr_model *m)
 {
 	uint32_t i, max_id = 0;

@@ -19,7 +19,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "out.h"
+#include "model.h"
 
 /* At most this many exact accesses are reported per instruction. */
 #define INSN_MEM_MAX 4

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathregen - rebuild complete executions from trace.bin.
- *
- * trace.bin -> functions (CFG, plan) -> decoders; pages -> records ->
- * per-owner streams -> the engine -> one writer (and --verify).
+ * pathregen - rebuild complete executions from trace.bin: the command line
+ * around the library pipeline (pipeline.h: trace.bin -> functions (CFG,
+ * plan) -> decoders; pages -> records -> per-owner streams -> the engine ->
+ * one writer, and --verify).
  * Exit status: 0; 1 when the file is malformed or truncated (what was
  * valid before the problem is still regenerated and written), or a
  * function or stream could not be regenerated; 2 for a bad command line;
@@ -26,8 +26,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "edge_counts.h"
-#include "out.h"
-#include "streams.h"
+#include "pipeline.h"
 
 #define EXIT_BAD_FILE 1
 #define EXIT_USAGE 2
@@ -116,6 +115,7 @@ struct options {
 	int replan;			/* --replan (hits): OUT_REPLAN_* */
 	int calls_quiet;		/* --calls-quiet (hits --replan) */
 	int calls_framed;		/* --calls-framed (hits --replan) */
+	int line_set;			/* --line given */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -139,210 +139,159 @@ static int is_instruction_format(const struct out_writer_ops *ops)
 	return ops == &out_din_ops || ops == &out_champsim_ops;
 }
 
-static int parse_args(int argc, char **argv, struct options *o)
+/* An option that chooses the output: its writer, or NULL (*bad set when its argument is bad). */
+static const struct out_writer_ops *output_option(int c, const char *arg, struct options *o,
+						  int *bad)
 {
-	static const struct option longopts[] = {
-		{ "paths", no_argument, NULL, 'P' },
-		{ "edges", no_argument, NULL, 'E' },
-		{ "blocks", no_argument, NULL, 'B' },
-		{ "stats", no_argument, NULL, 'S' },
-		{ "hits", no_argument, NULL, 'H' },
-		{ "words", no_argument, NULL, 'O' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "format", required_argument, NULL, 'F' },
-		{ "verify", no_argument, NULL, 'V' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "streams", no_argument, NULL, 'L' },
-		{ "stream", required_argument, NULL, 'I' },
-		{ "line", required_argument, NULL, 'C' },
-		{ "dot", no_argument, NULL, 'D' },
-		{ "svg", no_argument, NULL, 'G' },
-		{ "func", required_argument, NULL, 'N' },
-		{ "subpaths", no_argument, NULL, 'U' },
-		{ "exact", no_argument, NULL, 'X' },
-		{ "osp-memory", required_argument, NULL, 'M' },
-		{ "path-seqs", no_argument, NULL, 'Q' },
-		{ "path-codes", required_argument, NULL, 'W' },
-		{ "path-codes-k", required_argument, NULL, 'Y' },
-		{ "replan", required_argument, NULL, 'R' },
-		{ "calls-quiet", no_argument, NULL, 'K' },
-		{ "calls-framed", no_argument, NULL, 'Z' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const struct out_writer_ops *chosen = NULL;
-	int c, nout = 0, line_set = 0;
-	struct stat sb;
+	switch (c) {
+	case 'P':
+		return &out_paths_ops;
+	case 'E':
+		return &out_edges_ops;
+	case 'B':
+		return &out_blocks_ops;
+	case 'S':
+		return &out_stats_ops;
+	case 'J':
+		return &out_json_ops;
+	case 'D':
+		return &out_dot_ops;
+	case 'G':
+		o->svg = 1;
+		return &out_dot_ops;
+	case 'H':
+		return &out_hits_ops;
+	case 'O':
+		return &out_words_ops;
+	case 'U':
+		return &out_subpaths_ops;
+	case 'F':
+		if (!strcmp(arg, "din"))
+			return &out_din_ops;
+		if (!strcmp(arg, "champsim"))
+			return &out_champsim_ops;
+		if (!strcmp(arg, "text"))
+			return &out_text_ops;
+		err_msg("--format", "unknown format '%s' (text, din, champsim)", arg);
+		*bad = 1;
+		return NULL;
+	}
+	return NULL;
+}
 
-	memset(o, 0, sizeof(*o));
-	o->top = 10;
-	o->line = 64;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		const struct out_writer_ops *ops = NULL;
+/* --replan and --path-codes: how the plans or codes are made (OUT_REPLAN_*), or -1 after saying why. */
+static int replan_option(int c, const char *arg)
+{
+	if (!strcmp(arg, "heuristic"))
+		return OUT_REPLAN_HEURISTIC;
+	if (!strcmp(arg, "profile"))
+		return OUT_REPLAN_PROFILE;
+	if (c == 'W' && !strcmp(arg, "paths"))
+		return OUT_REPLAN_PATHS;
+	if (c == 'R')
+		err_msg("--replan", "'%s' is neither heuristic nor profile", arg);
+	else
+		err_msg("--path-codes", "'%s' is not heuristic, profile or paths", arg);
+	return -1;
+}
 
-		switch (c) {
-		case 'P':
-			ops = &out_paths_ops;
-			break;
-		case 'E':
-			ops = &out_edges_ops;
-			break;
-		case 'B':
-			ops = &out_blocks_ops;
-			break;
-		case 'S':
-			ops = &out_stats_ops;
-			break;
-		case 'J':
-			ops = &out_json_ops;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "din"))
-				ops = &out_din_ops;
-			else if (!strcmp(optarg, "champsim"))
-				ops = &out_champsim_ops;
-			else if (!strcmp(optarg, "text"))
-				ops = &out_text_ops;
-			else {
-				err_msg("--format", "unknown format '%s' (text, din, champsim)", optarg);
-				return -1;
-			}
-			break;
-		case 'V':
-			o->verify = 1;
-			break;
-		case 'T':
-			if (parse_u32("--top", optarg, &o->top))
-				return -1;
-			if (!o->top) {
-				err_msg("--top", "'%s' is not a positive number", optarg);
-				return -1;
-			}
-			break;
-		case 'L':
-			o->list_streams = 1;
-			break;
-		case 'D':
-			ops = &out_dot_ops;
-			break;
-		case 'G':
-			ops = &out_dot_ops;
-			o->svg = 1;
-			break;
-		case 'N':
-			o->func = optarg;
-			break;
-		case 'H':
-			ops = &out_hits_ops;
-			break;
-		case 'O':
-			ops = &out_words_ops;
-			break;
-		case 'U':
-			ops = &out_subpaths_ops;
-			break;
-		case 'X':
-			o->sp_exact = 1;
-			break;
-		case 'Q':
-			o->path_seqs = 1;
-			break;
-		case 'R':
-			if (!strcmp(optarg, "heuristic")) {
-				o->replan = OUT_REPLAN_HEURISTIC;
-			} else if (!strcmp(optarg, "profile")) {
-				o->replan = OUT_REPLAN_PROFILE;
-			} else {
-				err_msg("--replan", "'%s' is neither heuristic nor profile", optarg);
-				return -1;
-			}
-			break;
-		case 'K':
-			o->calls_quiet = 1;
-			break;
-		case 'Z':
-			o->calls_framed = 1;
-			break;
-		case 'W':
-			if (!strcmp(optarg, "heuristic")) {
-				o->path_codes = OUT_REPLAN_HEURISTIC;
-			} else if (!strcmp(optarg, "profile")) {
-				o->path_codes = OUT_REPLAN_PROFILE;
-			} else if (!strcmp(optarg, "paths")) {
-				o->path_codes = OUT_REPLAN_PATHS;
-			} else {
-				err_msg("--path-codes", "'%s' is not heuristic, profile or paths", optarg);
-				return -1;
-			}
-			break;
-		case 'Y':
-			if (parse_u32("--path-codes-k", optarg, &o->path_codes_k))
-				return -1;
-			if (!o->path_codes_k || o->path_codes_k > PATH_CODES_K_MAX) {
-				err_msg("--path-codes-k", "must be 1..1024");
-				return -1;
-			}
-			break;
-		case 'M':
-			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
-				return -1;
-			if (o->sp_memory < 16) {
-				err_msg("--osp-memory", "%s: at least 16 subpaths", optarg);
-				return -1;
-			}
-			break;
-		case 'I':
-			if (parse_u32("--stream", optarg, &o->stream))
-				return -1;
-			o->one_stream = 1;
-			break;
-		case 'C':
-			if (parse_u32("--line", optarg, &o->line))
-				return -1;
-			if (o->line < 4 || (o->line & (o->line - 1))) {
-				err_msg("--line", "%s is not a power of two of at least 4", optarg);
-				return -1;
-			}
-			line_set = 1;
-			break;
-		case 'o':
-			o->out = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			if (optopt)
-				err_msg("usage", "option '-%c' is unknown or needs an argument", optopt);
-			else
-				err_msg("usage", "option '%s' is unknown or needs an argument",
-					argv[optind - 1]);
+/* The options with a number. Returns 0, or -1 after saying why. */
+static int number_option(int c, const char *arg, struct options *o)
+{
+	switch (c) {
+	case 'T':
+		if (parse_u32("--top", arg, &o->top))
 			return -1;
-		}
-		if (ops) {
-			if (nout++ && ops != chosen) {
-				err_msg("usage", "choose one output (%s or %s)", chosen->name, ops->name);
-				return -1;
-			}
-			chosen = ops;
-		}
-	}
-	if (optind != argc - 1) {
-		err_msg("usage", optind >= argc ? "no trace file given" : "more than one trace file");
-		return -1;
-	}
-	o->trace = argv[optind];
-	if (o->list_streams) {
-		if (chosen || o->verify || o->one_stream) {
-			err_msg("--streams", "lists the streams: no output, --verify or --stream with it");
+		if (!o->top) {
+			err_msg("--top", "'%s' is not a positive number", arg);
 			return -1;
 		}
 		return 0;
+	case 'Y':
+		if (parse_u32("--path-codes-k", arg, &o->path_codes_k))
+			return -1;
+		if (!o->path_codes_k || o->path_codes_k > PATH_CODES_K_MAX) {
+			err_msg("--path-codes-k", "must be 1..1024");
+			return -1;
+		}
+		return 0;
+	case 'M':
+		if (parse_u32("--osp-memory", arg, &o->sp_memory))
+			return -1;
+		if (o->sp_memory < 16) {
+			err_msg("--osp-memory", "%s: at least 16 subpaths", arg);
+			return -1;
+		}
+		return 0;
+	case 'I':
+		if (parse_u32("--stream", arg, &o->stream))
+			return -1;
+		o->one_stream = 1;
+		return 0;
+	case 'C':
+		if (parse_u32("--line", arg, &o->line))
+			return -1;
+		if (o->line < 4 || (o->line & (o->line - 1))) {
+			err_msg("--line", "%s is not a power of two of at least 4", arg);
+			return -1;
+		}
+		o->line_set = 1;
+		return 0;
 	}
-	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
-	if (line_set && o->ops != &out_din_ops) {
+	return -1;
+}
+
+/* Any option but the output's. Returns 0, or -1 after saying why. */
+static int setting_option(int c, const char *arg, struct options *o, char **argv)
+{
+	switch (c) {
+	case 'V':
+		o->verify = 1;
+		return 0;
+	case 'L':
+		o->list_streams = 1;
+		return 0;
+	case 'N':
+		o->func = arg;
+		return 0;
+	case 'X':
+		o->sp_exact = 1;
+		return 0;
+	case 'Q':
+		o->path_seqs = 1;
+		return 0;
+	case 'K':
+		o->calls_quiet = 1;
+		return 0;
+	case 'Z':
+		o->calls_framed = 1;
+		return 0;
+	case 'o':
+		o->out = arg;
+		return 0;
+	case 'R':
+		o->replan = replan_option(c, arg);
+		return o->replan < 0 ? -1 : 0;
+	case 'W':
+		o->path_codes = replan_option(c, arg);
+		return o->path_codes < 0 ? -1 : 0;
+	case 'T': case 'Y': case 'M': case 'I': case 'C':
+		return number_option(c, arg, o);
+	case 'h':
+		usage(stdout);
+		exit(0);
+	}
+	if (optopt)
+		err_msg("usage", "option '-%c' is unknown or needs an argument", optopt);
+	else
+		err_msg("usage", "option '%s' is unknown or needs an argument", argv[optind - 1]);
+	return -1;
+}
+
+/* The options that only some outputs take. Returns 0, or -1 after saying why. */
+static int check_output_options(const struct options *o)
+{
+	if (o->line_set && o->ops != &out_din_ops) {
 		err_msg("--line", "only --format din uses a line size");
 		return -1;
 	}
@@ -382,6 +331,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 		err_msg("--func", "only --dot and --svg draw one function");
 		return -1;
 	}
+	return 0;
+}
+
+/* -o: a file, or a directory for one file per stream. Returns 0, or -1 after saying why. */
+static int check_output_file(struct options *o)
+{
+	struct stat sb;
+
 	if (o->out) {
 		size_t n = strlen(o->out);
 
@@ -399,98 +356,82 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* Says why a function is not regenerated (pr_model_load's report). */
-static void report_func(void *ctx, const struct tf_function *fn, const struct pr_func *f, int err)
+static int parse_args(int argc, char **argv, struct options *o)
 {
-	char what[PT_NAME_MAX + 32];
+	static const struct option longopts[] = {
+		{ "paths", no_argument, NULL, 'P' },
+		{ "edges", no_argument, NULL, 'E' },
+		{ "blocks", no_argument, NULL, 'B' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "hits", no_argument, NULL, 'H' },
+		{ "words", no_argument, NULL, 'O' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "verify", no_argument, NULL, 'V' },
+		{ "top", required_argument, NULL, 'T' },
+		{ "streams", no_argument, NULL, 'L' },
+		{ "stream", required_argument, NULL, 'I' },
+		{ "line", required_argument, NULL, 'C' },
+		{ "dot", no_argument, NULL, 'D' },
+		{ "svg", no_argument, NULL, 'G' },
+		{ "func", required_argument, NULL, 'N' },
+		{ "subpaths", no_argument, NULL, 'U' },
+		{ "exact", no_argument, NULL, 'X' },
+		{ "osp-memory", required_argument, NULL, 'M' },
+		{ "path-seqs", no_argument, NULL, 'Q' },
+		{ "path-codes", required_argument, NULL, 'W' },
+		{ "path-codes-k", required_argument, NULL, 'Y' },
+		{ "replan", required_argument, NULL, 'R' },
+		{ "calls-quiet", no_argument, NULL, 'K' },
+		{ "calls-framed", no_argument, NULL, 'Z' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct out_writer_ops *chosen = NULL;
+	int c, nout = 0;
 
-	(void)ctx;
-	snprintf(what, sizeof(what), "function %.*s (id %u)",
-		 (int)(fn->name_len < PT_NAME_MAX ? fn->name_len : PT_NAME_MAX), fn->name,
-		 fn->func_id);
-	if (!f)
-		err_msg(what, "unusable CFG or plan: %s", pt_strerror(err));
-	else if (err == -PT_ENOTSUP)
-		err_msg(what, "no decoder for mode %u encoding %u: not regenerated", f->mode,
-			f->encoding);
-	else if (err == -PT_EREFUSED)
-		err_msg(what, "not regenerated: %s", f->refusal[0] ? f->refusal :
-			"its plan's emissions cannot be decoded exactly");
-	else
-		err_msg(what, "cannot build its decoder from its plan: %s", pt_strerror(err));
-}
+	memset(o, 0, sizeof(*o));
+	o->top = 10;
+	o->line = 64;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		int bad = 0;
+		const struct out_writer_ops *ops = output_option(c, optarg, o, &bad);
 
-/* Reports what the page decoder and the stream builder had to skip; returns 1 if the input was malformed. */
-static int report_records(const struct tr_records *rs, const struct regen_streams *ss)
-{
-	int bad = 0;
-
-	if (rs->bad_pages || rs->bad_events || rs->bad_records) {
-		err_msg("pages", "%" PRIu64 " corrupt pages, %" PRIu64 " bad events, %" PRIu64
-			" bad records skipped (marked as gaps)", rs->bad_pages, rs->bad_events,
-			rs->bad_records);
-		bad = 1;
+		if (bad || (!ops && setting_option(c, optarg, o, argv)))
+			return -1;
+		if (ops) {
+			if (nout++ && ops != chosen) {
+				err_msg("usage", "choose one output (%s or %s)", chosen->name, ops->name);
+				return -1;
+			}
+			chosen = ops;
+		}
 	}
-	if (rs->unknown_records)
-		err_msg("pages", "%" PRIu64 " records of unknown types skipped (newer format)",
-			rs->unknown_records);
-	if (ss->unowned_records)
-		err_msg("streams", "%" PRIu64 " records (%" PRIu64 " bits) belong to no owner: not regenerated",
-			ss->unowned_records, ss->unowned_bits);
-	return bad;
-}
-
-/*
- * The LOSS section counts every record a full ring buffer refused and every
- * probe hit the kernel skipped; LOSS records place them in the streams. A
- * count the records do not account for was lost somewhere unknown: say so.
- * Returns 1 when that happened.
- */
-static int report_unlocated_losses(const struct tracefile *tf, const struct tr_records *rs,
-				   uint64_t *located_dropped, uint64_t *located_missed)
-{
-	uint64_t dropped = 0, missed = 0;
-	size_t i;
-	int bad = 0;
-
-	*located_dropped = *located_missed = 0;
-	if (!tf->has_loss)
+	if (optind != argc - 1) {
+		err_msg("usage", optind >= argc ? "no trace file given" : "more than one trace file");
+		return -1;
+	}
+	o->trace = argv[optind];
+	if (o->list_streams) {
+		if (chosen || o->verify || o->one_stream) {
+			err_msg("--streams", "lists the streams: no output, --verify or --stream with it");
+			return -1;
+		}
 		return 0;
-	for (i = 0; i < rs->n; i++) {
-		const struct tr_rec *r = &rs->recs[i];
-
-		if (r->type != PT_REC_LOSS || r->synthetic || !r->nwords)
-			continue;
-		if (r->arg == PT_LOSS_OVERRUN)
-			dropped += tr_body(rs, r)[0];
-		else if (r->arg == PT_LOSS_MISSED)
-			missed += tr_body(rs, r)[0];
 	}
-	*located_dropped = dropped;
-	*located_missed = missed;
-	if (tf->dropped > dropped) {
-		err_msg("losses", "%" PRIu64 " records refused by full ring buffers, only %" PRIu64
-			" of them located by LOSS records: streams may miss records without a marked gap",
-			tf->dropped, dropped);
-		bad = 1;
-	}
-	if (tf->missed > missed) {
-		err_msg("losses", "%" PRIu64 " probe hits skipped by the kernel, only %" PRIu64
-			" of them located by LOSS records", tf->missed, missed);
-		bad = 1;
-	}
-	return bad;
+	o->ops = chosen ? chosen : (o->verify ? NULL : &out_text_ops);
+	if (check_output_options(o) || check_output_file(o))
+		return -1;
+	return 0;
 }
 
-static int first_marker_cpu(const struct regen_stream *s, uint32_t *cpu, uint64_t *stamp)
+/* The pipeline's problems, as pathregen's messages. */
+static void diag(void *ctx, const char *what, const char *msg)
 {
-	*cpu = UINT32_MAX;
-	*stamp = 0;
-	if (s->nmarkers) {
-		*cpu = s->markers[0].cpu;
-		*stamp = s->markers[0].stamp;
-	}
-	return 0;
+	(void)ctx;
+	err_msg(what, "%s", msg);
 }
 
 /*
@@ -544,297 +485,334 @@ static int finish_svg(FILE *fp, pid_t pid)
 }
 
 /* --streams: one line per stream, by the ID --stream takes. */
-static void list_streams(FILE *fp, const char *trace, const struct regen_streams *ss)
+static void list_streams(FILE *fp, const char *trace, const struct pr_trace *t)
 {
 	uint32_t i, k;
 
 	fprintf(fp, "# streams of %s: ID OWNER CPU ENTERS BITS\n", trace);
-	for (i = 0; i < ss->nstreams; i++) {
-		const struct regen_stream *s = &ss->streams[i];
-		uint64_t enters = 0, stamp;
-		uint32_t cpu;
+	for (i = 0; i < t->ss.nstreams; i++) {
+		struct out_stream st = pr_trace_stream(t, i);
+		uint64_t enters = 0;
 		char own[48];
 
-		for (k = 0; k < s->nmarkers; k++)
-			enters += s->markers[k].type == REGEN_M_ENTER;
-		first_marker_cpu(s, &cpu, &stamp);
-		fprintf(fp, "%u %s ", i, pr_owner_name(s->owner, own, sizeof(own)));
-		if (cpu == UINT32_MAX)
+		for (k = 0; k < st.s->nmarkers; k++)
+			enters += st.s->markers[k].type == REGEN_M_ENTER;
+		fprintf(fp, "%u %s ", i, pr_owner_name(st.s->owner, own, sizeof(own)));
+		if (st.cpu == UINT32_MAX)
 			fputs("- ", fp);
 		else
-			fprintf(fp, "%u ", cpu);
-		fprintf(fp, "%" PRIu64 " %" PRIu64 "\n", enters, s->nbits);
+			fprintf(fp, "%u ", st.cpu);
+		fprintf(fp, "%" PRIu64 " %" PRIu64 "\n", enters, st.s->nbits);
 	}
 }
 
-/* DIR/stream-ID-OWNER.EXT for -o DIR/, into buf. */
-static const char *stream_path(char *buf, size_t len, const struct options *o, uint32_t id,
-			       const struct regen_stream *s)
-{
-	size_t n = strlen(o->out);
-	char own[48], *p;
+/* One run of pathregen: the options, the pipeline, the writers and where they write. */
+struct run {
+	struct options o;
+	struct pr_trace t;
+	struct out_writer out, ver;
+	struct out_writer *ws[2];
+	unsigned int nws;
+	struct verify_result vr;
+	struct edge_counts ec;
+	FILE *fp;			/* stdout, or -o FILE */
+	FILE *svg;			/* --svg: dot's input */
+	pid_t svg_pid;
+	int status;			/* EXIT_* of pathregen's own problems (the pipeline's: t.bad) */
+	char path[4096];		/* -o DIR/: the current stream's file */
+};
 
-	pr_owner_name(s->owner, own, sizeof(own));
+/*
+ * The pipeline's steps up to the streams, and --verify's check that the
+ * trace can be verified. Returns 0; -PT_ENOMEM; another value when
+ * pathregen stops (said why).
+ */
+static int load(struct run *r)
+{
+	struct pr_trace *t = &r->t;
+	uint32_t i, nver = 0;
+	int err;
+
+	err = pr_trace_read(t, r->o.trace);
+	if (!err)
+		err = pr_trace_model(t);
+	if (err)
+		return err;
+	if (r->o.verify) {
+		for (i = 0; i < t->m.nfuncs; i++)
+			nver += (t->m.funcs[i].plan_flags & PT_PLAN_VERIFY) != 0;
+		if (!nver && t->m.nfuncs) {
+			err_msg("--verify", "%s was not recorded in verify mode (no plan has PT_PLAN_VERIFY)",
+				r->o.trace);
+			r->status = EXIT_BAD_FILE;
+			return 1;
+		}
+	}
+	return pr_trace_streams(t);
+}
+
+/*
+ * What the command line chose against what the trace holds: --func names a
+ * traced function, --stream one of its streams, an instruction format one
+ * stream. Returns 0, or -1 after saying why (status: usage).
+ */
+static int check_selection(struct run *r)
+{
+	const struct options *o = &r->o;
+	const struct pr_trace *t = &r->t;
+	uint32_t i;
+
+	if (o->func) {
+		for (i = 0; i < t->m.nfuncs && strcmp(t->m.funcs[i].name, o->func); i++)
+			;
+		if (i == t->m.nfuncs) {
+			err_msg("--func", "%s traced no function %s", o->trace, o->func);
+			return -1;
+		}
+	}
+	if (o->one_stream && o->stream >= t->ss.nstreams) {
+		err_msg("--stream", "no stream %u: %s has %u (--streams lists them)", o->stream,
+			o->trace, t->ss.nstreams);
+		return -1;
+	}
+	if (is_instruction_format(o->ops) && !o->one_stream && !o->out_dir && t->ss.nstreams > 1) {
+		/* a simulator reads one instruction stream: never join two tasks' */
+		err_msg(o->ops->name, "%s has %u streams (tasks, interrupt contexts, CPUs): choose one "
+			"with --stream ID (--streams lists them) or write each to its file with -o DIR/",
+			o->trace, t->ss.nstreams);
+		return -1;
+	}
+	return 0;
+}
+
+/* -o: makes the directory or opens the file. Returns 0, or -1 after saying why. */
+static int open_output(struct run *r)
+{
+	const struct options *o = &r->o;
+
+	if (o->out_dir) {
+		if (mkdir(o->out, 0777) && errno != EEXIST) {
+			err_msg(o->out, "%s", strerror(errno));
+			return -1;
+		}
+	} else if (o->out) {
+		r->fp = fopen(o->out, o->ops == &out_champsim_ops ? "wb" : "w");
+		if (!r->fp) {
+			r->fp = stdout;
+			err_msg(o->out, "%s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Edges-mode functions' counts from their COUNTERS records, for the outputs that show them. */
+static int count_edges(struct run *r)
+{
+	const struct out_writer_ops *ops = r->o.ops;
+	uint32_t i;
+	int err;
+
+	if (ops != &out_edges_ops && ops != &out_blocks_ops && ops != &out_dot_ops &&
+	    ops != &out_hits_ops)
+		return 0;
+	err = edge_counts_build(&r->t.m, &r->t.tf, &r->t.rs, &r->ec);
+	if (err == -PT_ENOMEM)
+		return err;
+	for (i = 0; i < r->ec.nfuncs; i++)
+		if (r->ec.f[i].status && r->ec.f[i].status != -PT_ENOENT) {
+			err_msg(r->t.m.funcs[i].name, "edge counters not counted (see the profile)");
+			r->status = EXIT_BAD_FILE;
+		}
+	if (r->ec.stray)
+		err_msg("counters", "%" PRIu64 " COUNTERS records of no edges-mode function",
+			r->ec.stray);
+	r->out.counts = &r->ec;
+	return 0;
+}
+
+/* The chosen writer and --verify's, into r->ws. */
+static void set_writers(struct run *r)
+{
+	const struct options *o = &r->o;
+	struct out_writer *out = &r->out;
+
+	if (o->ops) {
+		out->ops = o->ops;
+		out->fp = r->svg ? r->svg : r->fp;
+		out->m = &r->t.m;
+		out->top = o->top;
+		out->line = o->line;
+		out->func = o->func;
+		out->tf = &r->t.tf;
+		out->sp_exact = o->sp_exact;
+		out->sp_memory = o->sp_memory;
+		out->path_seqs = o->path_seqs;
+		out->path_codes = o->path_codes;
+		out->path_codes_k = o->path_codes_k ? o->path_codes_k : 64;
+		out->hits_replan = o->replan;
+		out->hits_calls_quiet = o->calls_quiet;
+		out->hits_calls_framed = o->calls_framed;
+		out->trace_name = o->trace;
+		out->have_loss_section = r->t.tf.has_loss;
+		out->loss_dropped = r->t.tf.dropped;
+		out->loss_missed = r->t.tf.missed;
+		out->located_dropped = r->t.located_dropped;
+		out->located_missed = r->t.located_missed;
+		out->records = &r->t.rs;
+		r->ws[r->nws++] = out;
+	}
+	if (o->verify) {
+		r->ver.ops = &verify_ops;
+		r->ver.fp = stderr;
+		r->ver.m = &r->t.m;
+		r->ver.priv = &r->vr;
+		r->ws[r->nws++] = &r->ver;
+	}
+}
+
+/* -o DIR/: stream st's file, DIR/stream-ID-OWNER.EXT, for the writer. */
+static int stream_file_open(void *ctx, const struct out_stream *st)
+{
+	struct run *r = ctx;
+	size_t n = strlen(r->o.out);
+	char own[48], *p;
+	FILE *sfp;
+
+	pr_owner_name(st->s->owner, own, sizeof(own));
 	for (p = own; *p; p++)
 		if (*p == '/')
 			*p = '-';
-	snprintf(buf, len, "%s%sstream-%u-%s.%s", o->out, n && o->out[n - 1] == '/' ? "" : "/",
-		 id, own, o->ops->name);
-	return buf;
+	snprintf(r->path, sizeof(r->path), "%s%sstream-%u-%s.%s", r->o.out,
+		 n && r->o.out[n - 1] == '/' ? "" : "/", st->index, own, r->o.ops->name);
+	sfp = fopen(r->path, "wb");
+	if (!sfp) {
+		err_msg(r->path, "%s", strerror(errno));
+		r->status = EXIT_BAD_FILE;
+		return -PT_EIO;
+	}
+	r->out.fp = sfp;
+	return 0;
+}
+
+static int stream_file_close(void *ctx, const struct out_stream *st, int err)
+{
+	struct run *r = ctx;
+	FILE *sfp = r->out.fp;
+
+	(void)st;
+	r->out.fp = stdout;
+	if (fclose(sfp) && !err) {
+		err_msg(r->path, "%s", strerror(errno));
+		r->status = EXIT_BAD_FILE;
+	}
+	return 0;
+}
+
+/* Opens the writers, walks the streams, closes them. */
+static void write_streams(struct run *r)
+{
+	struct pr_walk w = { .one_stream = r->o.one_stream, .stream = r->o.stream, .ctx = r };
+	int err;
+
+	if (r->o.out_dir && r->o.ops) {
+		w.begin = stream_file_open;
+		w.end = stream_file_close;
+	}
+	err = out_open_all(r->ws, r->nws);
+	if (err) {
+		err_msg("output", "%s", pt_strerror(err));
+		r->status = EXIT_BAD_FILE;
+		return;
+	}
+	pr_trace_walk(&r->t, r->ws, r->nws, &w);
+	err = out_close_all(r->ws, r->nws);
+	if (err) {
+		err_msg("output", "%s", pt_strerror(err));
+		r->status = EXIT_BAD_FILE;
+	}
+}
+
+/* --verify's verdict. */
+static void report_verify(struct run *r)
+{
+	const struct verify_result *vr = &r->vr;
+
+	if (vr->mismatch) {
+		err_msg("verify", "%s", vr->detail);
+		r->status = EXIT_MISMATCH;	/* whatever came before */
+		return;
+	}
+	fprintf(r->o.ops ? stderr : r->fp,
+		"verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64
+		" in gaps, %" PRIu64 " after truncation, %" PRIu64
+		" without a verify site, 0 differences\n",
+		vr->compared, vr->skipped, vr->unverified, vr->no_site);
+}
+
+/* Regenerates into the chosen output. Returns 0; -PT_ENOMEM; 1 when pathregen stops (said why). */
+static int regenerate(struct run *r)
+{
+	int err;
+
+	if (check_selection(r)) {
+		r->status = EXIT_USAGE;
+		return 1;
+	}
+	if (open_output(r)) {
+		r->status = EXIT_BAD_FILE;
+		return 1;
+	}
+	err = count_edges(r);
+	if (err)
+		return err;
+	if (r->o.svg) {
+		r->svg = start_svg(r->fp, &r->svg_pid);
+		if (!r->svg) {
+			r->status = EXIT_BAD_FILE;
+			return 0;
+		}
+	}
+	set_writers(r);
+	write_streams(r);
+	if (r->svg && finish_svg(r->svg, r->svg_pid))
+		r->status = EXIT_BAD_FILE;
+	r->svg = NULL;
+	if (r->o.verify)
+		report_verify(r);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct options o;
-	struct tracefile tf;
-	struct pr_model m = { 0 };
-	struct tr_records rs = { 0 };
-	struct regen_streams ss = { 0 };
-	struct out_writer out = { 0 }, ver = { 0 };
-	struct out_writer *ws[2];
-	struct verify_result vr = { 0 };
-	struct edge_counts ec = { 0 };
-	unsigned int nws = 0;
-	FILE *fp = stdout;
-	int status = 0, err, fatal;
-	FILE *svg = NULL;
-	pid_t svg_pid = 0;
-	uint32_t i;
+	struct run r;
+	int err;
 
-	if (parse_args(argc, argv, &o)) {
+	memset(&r, 0, sizeof(r));
+	r.fp = stdout;
+	if (parse_args(argc, argv, &r.o)) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	memset(&tf, 0, sizeof(tf));
-	err = tracefile_read(o.trace, &tf);
-	if (err == -PT_EIO) {
-		err_msg(o.trace, "%s", strerror(errno));
-		tracefile_free(&tf);
-		return EXIT_BAD_FILE;
+	pr_trace_init(&r.t, diag, NULL);
+	err = load(&r);
+	if (!err && r.o.list_streams)
+		list_streams(stdout, r.o.trace, &r.t);
+	else if (!err)
+		err = regenerate(&r);
+	if (err == -PT_ENOMEM) {
+		err_msg(r.o.trace, "%s", pt_strerror(-PT_ENOMEM));
+		r.status = EXIT_BAD_FILE;
 	}
-	if (err == -PT_ENOMEM)
-		goto nomem;
-	if (err) {
-		err_msg(o.trace, "%s at offset %" PRIu64 " (%s); regenerating what came before",
-			tf.err_msg[0] ? tf.err_msg : pt_strerror(err), tf.err_off, pt_strerror(err));
-		status = EXIT_BAD_FILE;
+	if (r.svg)
+		finish_svg(r.svg, r.svg_pid);
+	if (r.fp != stdout && fclose(r.fp)) {
+		err_msg(r.o.out, "%s", strerror(errno));
+		r.status = EXIT_BAD_FILE;
 	}
-	fatal = pr_model_load(&tf, &m, report_func, NULL);
-	if (fatal > 0)
-		status = EXIT_BAD_FILE;
-	if (fatal == -PT_ENOMEM)
-		goto nomem;
-	if (fatal < 0) {
-		err_msg("functions", "%s", fatal == -PT_EFORMAT ? "two functions share a func_id" :
-			pt_strerror(fatal));
-		status = EXIT_BAD_FILE;
-		goto out;
-	}
-	if (o.verify) {
-		uint32_t nver = 0;
-
-		for (i = 0; i < m.nfuncs; i++)
-			nver += (m.funcs[i].plan_flags & PT_PLAN_VERIFY) != 0;
-		if (!nver && m.nfuncs) {
-			err_msg("--verify", "%s was not recorded in verify mode (no plan has PT_PLAN_VERIFY)",
-				o.trace);
-			status = EXIT_BAD_FILE;
-			goto out;
-		}
-	}
-	err = tr_decode_tracefile(&rs, &tf);
-	if (err == -PT_ENOMEM)
-		goto nomem;
-	if (err) {
-		err_msg("pages", "%s", pt_strerror(err));
-		status = EXIT_BAD_FILE;
-	}
-	err = regen_streams_build(&rs, &ss);
-	if (err == -PT_ENOMEM)
-		goto nomem;
-	if (err) {
-		err_msg("streams", "%s", pt_strerror(err));
-		status = EXIT_BAD_FILE;
-		goto out;
-	}
-	if (report_records(&rs, &ss))
-		status = EXIT_BAD_FILE;
-	if (report_unlocated_losses(&tf, &rs, &out.located_dropped, &out.located_missed))
-		status = EXIT_BAD_FILE;
-
-	if (o.list_streams) {
-		list_streams(stdout, o.trace, &ss);
-		goto out;
-	}
-	if (o.func) {
-		for (i = 0; i < m.nfuncs && strcmp(m.funcs[i].name, o.func); i++)
-			;
-		if (i == m.nfuncs) {
-			err_msg("--func", "%s traced no function %s", o.trace, o.func);
-			status = EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (o.one_stream && o.stream >= ss.nstreams) {
-		err_msg("--stream", "no stream %u: %s has %u (--streams lists them)", o.stream, o.trace,
-			ss.nstreams);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (is_instruction_format(o.ops) && !o.one_stream && !o.out_dir && ss.nstreams > 1) {
-		/* a simulator reads one instruction stream: never join two tasks' */
-		err_msg(o.ops->name, "%s has %u streams (tasks, interrupt contexts, CPUs): choose one "
-			"with --stream ID (--streams lists them) or write each to its file with -o DIR/",
-			o.trace, ss.nstreams);
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (o.out_dir) {
-		if (mkdir(o.out, 0777) && errno != EEXIST) {
-			err_msg(o.out, "%s", strerror(errno));
-			status = EXIT_BAD_FILE;
-			goto out;
-		}
-	} else if (o.out) {
-		fp = fopen(o.out, o.ops == &out_champsim_ops ? "wb" : "w");
-		if (!fp) {
-			err_msg(o.out, "%s", strerror(errno));
-			status = EXIT_BAD_FILE;
-			goto out;
-		}
-	}
-	if (o.ops == &out_edges_ops || o.ops == &out_blocks_ops || o.ops == &out_dot_ops ||
-	    o.ops == &out_hits_ops) {
-		/* edges-mode functions: counts from their COUNTERS records */
-		err = edge_counts_build(&m, &tf, &rs, &ec);
-		if (err == -PT_ENOMEM)
-			goto nomem;
-		for (i = 0; i < ec.nfuncs; i++)
-			if (ec.f[i].status && ec.f[i].status != -PT_ENOENT) {
-				err_msg(m.funcs[i].name, "edge counters not counted (see the profile)");
-				status = EXIT_BAD_FILE;
-			}
-		if (ec.stray)
-			err_msg("counters", "%" PRIu64 " COUNTERS records of no edges-mode function",
-				ec.stray);
-		out.counts = &ec;
-	}
-	if (o.svg) {
-		svg = start_svg(fp, &svg_pid);
-		if (!svg) {
-			status = EXIT_BAD_FILE;
-			goto close_fp;
-		}
-	}
-	if (o.ops) {
-		out.ops = o.ops;
-		out.fp = svg ? svg : fp;
-		out.m = &m;
-		out.top = o.top;
-		out.line = o.line;
-		out.func = o.func;
-		out.tf = &tf;
-		out.sp_exact = o.sp_exact;
-		out.sp_memory = o.sp_memory;
-		out.path_seqs = o.path_seqs;
-		out.path_codes = o.path_codes;
-		out.path_codes_k = o.path_codes_k ? o.path_codes_k : 64;
-		out.hits_replan = o.replan;
-		out.hits_calls_quiet = o.calls_quiet;
-		out.hits_calls_framed = o.calls_framed;
-		out.trace_name = o.trace;
-		out.have_loss_section = tf.has_loss;
-		out.loss_dropped = tf.dropped;
-		out.loss_missed = tf.missed;
-		out.records = &rs;
-		ws[nws++] = &out;
-	}
-	if (o.verify) {
-		ver.ops = &verify_ops;
-		ver.fp = stderr;
-		ver.m = &m;
-		ver.priv = &vr;
-		ws[nws++] = &ver;
-	}
-	err = out_open_all(ws, nws);
-	if (err) {
-		err_msg("output", "%s", pt_strerror(err));
-		status = EXIT_BAD_FILE;
-		goto close_fp;
-	}
-	for (i = 0; i < ss.nstreams; i++) {
-		struct out_stream st = { .s = &ss.streams[i], .index = i };
-		char path[4096];
-		FILE *sfp = NULL;
-
-		if (o.one_stream && i != o.stream)
-			continue;
-		if (o.out_dir && o.ops) {
-			sfp = fopen(stream_path(path, sizeof(path), &o, i, st.s), "wb");
-			if (!sfp) {
-				err_msg(path, "%s", strerror(errno));
-				status = EXIT_BAD_FILE;
-				break;
-			}
-			out.fp = sfp;
-		}
-		first_marker_cpu(st.s, &st.cpu, &st.stamp);
-		err = out_walk_stream(&m, &st, ws, nws);
-		if (sfp) {
-			out.fp = stdout;
-			if (fclose(sfp) && !err) {
-				err_msg(path, "%s", strerror(errno));
-				status = EXIT_BAD_FILE;
-			}
-		}
-		if (err == -PT_EMISMATCH)
-			break;
-		if (err) {
-			char own[48];
-
-			err_msg(pr_owner_name(st.s->owner, own, sizeof(own)), "%s", pt_strerror(err));
-			status = EXIT_BAD_FILE;
-			if (err == -PT_ENOMEM || err == -PT_EIO)
-				break;
-		}
-	}
-	/* verify's result must be read before close frees nothing of ours (vr is ours). */
-	err = out_close_all(ws, nws);
-	if (err) {
-		err_msg("output", "%s", pt_strerror(err));
-		status = EXIT_BAD_FILE;
-	}
-	if (svg && finish_svg(svg, svg_pid))
-		status = EXIT_BAD_FILE;
-	svg = NULL;
-	if (o.verify) {
-		if (vr.mismatch) {
-			err_msg("verify", "%s", vr.detail);
-			status = EXIT_MISMATCH;
-		} else {
-			fprintf(o.ops ? stderr : fp,
-				"verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64
-				" in gaps, %" PRIu64 " after truncation, %" PRIu64
-				" without a verify site, 0 differences\n",
-				vr.compared, vr.skipped, vr.unverified, vr.no_site);
-		}
-	}
-close_fp:
-	if (svg)
-		finish_svg(svg, svg_pid);
-	if (fp != stdout && fclose(fp)) {
-		err_msg(o.out, "%s", strerror(errno));
-		status = EXIT_BAD_FILE;
-	}
-out:
-	edge_counts_free(&ec);
-	regen_streams_free(&ss);
-	tr_records_free(&rs);
-	pr_model_free(&m);
-	tracefile_free(&tf);
-	return status;
-nomem:
-	err_msg(o.trace, "%s", pt_strerror(-PT_ENOMEM));
-	status = EXIT_BAD_FILE;
-	goto out;
+	edge_counts_free(&r.ec);
+	pr_trace_free(&r.t);
+	if (!r.status && r.t.bad)
+		r.status = EXIT_BAD_FILE;
+	return r.status;
 }

@@ -24,7 +24,7 @@
 
 #include "decode_paths.h"
 #include "pathtrace_abi.h"
-#include "out.h"
+#include "model.h"
 
 /* A plan blob's header, sites and actions, every size checked against the blob. */
 struct plan_parts {

@@ -73,7 +73,7 @@
 #include "ipt/ipt.h"
 #include "out.h"
 #include "streams.h"
-#include "trace_load.h"
+#include "pipeline.h"
 
 #define PSB_PERIOD 4096u
 #define RETSTACK 64
@@ -667,6 +667,44 @@ static int count_blocks(void *ctx, const struct regen_event *ev)
 	return 0;
 }
 
+/* Each stream's ChampSim records in memory, then encoded as Intel PT (pr_trace_walk's hooks). */
+struct records_to_pt {
+	struct enc *e;
+	struct out_writer *cs;
+	FILE *null;
+	char *buf;
+	size_t len;
+};
+
+static int records_open(void *ctx, const struct out_stream *st)
+{
+	struct records_to_pt *rp = ctx;
+	FILE *mem;
+
+	(void)st;
+	rp->buf = NULL;
+	rp->len = 0;
+	mem = open_memstream(&rp->buf, &rp->len);
+	if (!mem)
+		return -PT_ENOMEM;
+	rp->cs->fp = mem;
+	return 0;
+}
+
+static int records_encode(void *ctx, const struct out_stream *st, int err)
+{
+	struct records_to_pt *rp = ctx;
+
+	(void)st;
+	fclose(rp->cs->fp);
+	rp->cs->fp = rp->null;
+	if (!err)
+		err = encode_stream(rp->e, (const uint8_t *)rp->buf, rp->len / CS_RECORD_SIZE);
+	free(rp->buf);
+	rp->buf = NULL;
+	return err;
+}
+
 /* A whole pathregen-style run without output: blocks per second. */
 static double regen_speed(const char *path)
 {
@@ -742,23 +780,11 @@ int main(int argc, char **argv)
 	}
 	cs.fp = null;
 	err = out_open_all(ws, 1);
-	for (k = 0; !err && k < l.ss.nstreams; k++) {
-		struct out_stream st = { .s = &l.ss.streams[k], .index = k };
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *mem = open_memstream(&buf, &len);
+	if (!err) {
+		struct records_to_pt rp = { .e = &e, .cs = &cs, .null = null };
+		struct pr_walk w = { .begin = records_open, .end = records_encode, .ctx = &rp };
 
-		if (!mem) {
-			err = -PT_ENOMEM;
-			break;
-		}
-		cs.fp = mem;
-		err = out_walk_stream(&l.m, &st, ws, 1);
-		fclose(mem);
-		cs.fp = null;
-		if (!err)
-			err = encode_stream(&e, (const uint8_t *)buf, len / CS_RECORD_SIZE);
-		free(buf);
+		err = pr_trace_walk(&l, ws, 1, &w);
 	}
 	cs.fp = null;
 	{

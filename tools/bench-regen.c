@@ -27,12 +27,10 @@
 
 #include "out.h"
 #include "pathtrace_abi.h"
+#include "rbpage.h"
 #include "streams.h"
 #include "sim.h"
-#include "trace_load.h"
-
-/* The kernel-format page builder the tests use (no library has one). */
-#include "../tests/unit/rbpage.c"
+#include "pipeline.h"
 
 #define PAGE 4096u
 #define MAX_CPUS 2
@@ -306,13 +304,10 @@ int main(int argc, char **argv)
 
 			w.fp = devnull;
 			t = now();
-			out_open_all(ws, 1);
-			for (i = 0; i < lc.ss.nstreams; i++) {
-				struct out_stream st = { .s = &lc.ss.streams[i], .index = i };
-
-				out_walk_stream(&lc.m, &st, ws, 1);
+			if (!out_open_all(ws, 1)) {
+				pr_trace_walk(&lc, ws, 1, NULL);
+				out_close_all(ws, 1);
 			}
-			out_close_all(ws, 1);
 			t = now() - t;
 			t_walk = t < t_walk ? t : t_walk;
 			fclose(devnull);

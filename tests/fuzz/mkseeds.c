@@ -8,7 +8,7 @@
  *
  *   make O=build userspace build/unit-tests
  *   cc -std=gnu11 -D_GNU_SOURCE -Iuserspace/include -Itrace-format -Iregen -Itests/unit \
- *      -Itests/oracle tests/fuzz/mkseeds.c tests/unit/regen_trace.c tests/unit/rbpage.c \
+ *      -Itests/oracle tests/fuzz/mkseeds.c tests/unit/regen_trace.c \
  *      build/liboracle.a build/libregen.a build/libpathtrace.a \
  *      -lZydis -lZycore -lelf -ltraceevent -lm -o /tmp/mkseeds && /tmp/mkseeds tests/fuzz/seeds
  */

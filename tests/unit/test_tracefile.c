@@ -436,6 +436,44 @@ static void test_cfg_blob_malformed(void)
 	free(blob);
 }
 
+/* tf_function_cfg: the recorded CFG, refused when it is another function's; block names. */
+static void test_function_cfg(void)
+{
+	struct tracefile tf;
+	struct tf_function fn;
+	struct cfg c;
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+	char buf[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL_FATAL(tf.nfuncs, 1);
+	fn = tf.funcs[0];
+	CU_ASSERT_EQUAL_FATAL(tf_function_cfg(&fn, &c), 0);
+	CU_ASSERT_EQUAL(c.addr, SAMPLE_ADDR);
+	CU_ASSERT_EQUAL(c.nblocks, 3);
+	CU_ASSERT_STRING_EQUAL(cfg_block_name(&c, "f", SAMPLE_ADDR, 0, 0, buf, sizeof(buf)),
+			       "f+0x0");
+	CU_ASSERT_STRING_EQUAL(cfg_block_name(&c, "f", SAMPLE_ADDR, 0, 2, buf, sizeof(buf)),
+			       "f+0x8");
+	CU_ASSERT_STRING_EQUAL(cfg_block_name(&c, "f", SAMPLE_ADDR, 0, 3, buf, sizeof(buf)), "f#3");
+	/* a block in the .cold part is named from it */
+	c.blocks[2].flags |= CFG_BF_COLD;
+	CU_ASSERT_STRING_EQUAL(cfg_block_name(&c, "f", SAMPLE_ADDR, SAMPLE_ADDR + 4, 2, buf,
+					      sizeof(buf)), "f.cold+0x4");
+	cfg_blob_free(&c);
+	fn.addr = SAMPLE_ADDR + 1;	/* the blob is not this function's */
+	CU_ASSERT_EQUAL(tf_function_cfg(&fn, &c), -PT_EFORMAT);
+	cfg_blob_free(&c);
+	fn.cfg_len = 8;
+	fn.addr = SAMPLE_ADDR;
+	CU_ASSERT_EQUAL(tf_function_cfg(&fn, &c), -PT_ETRUNC);
+	cfg_blob_free(&c);
+	tracefile_free(&tf);
+	free(b);
+}
+
 /* Writes a file with one section (id, payload) and END into memory; returns its bytes. */
 static uint8_t *one_section_file(uint32_t id, const void *payload, size_t n, size_t *size)
 {
@@ -504,4 +542,5 @@ UNIT_SUITE(tracefile,
 	   { "PAGES_TRIMMED: pages up to their data, read as whole pages; overruns malformed",
 	     test_pages_trimmed },
 	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed },
+	   { "a function's recorded CFG and its block names", test_function_cfg },
 	   { "growth rules: older and newer struct sizes", test_growth_rules })

@@ -145,7 +145,7 @@ static void test_fig14_multiprocedure(void)
 	CU_ASSERT_EQUAL(enc.edge_role[F14_CEXIT], ENC_ROLE_BLOCKING);
 	CU_ASSERT_EQUAL(encoding_check_blocking(&g, enc.edge_nbits, &bad), 0);
 	/*
-	 * equal weights: words prefix-free per predicate (context_words.c),
+	 * equal weights: words prefix-free per predicate (row_words.c),
 	 * never longer than the paper's ceil(log2(|Ewit| + 1)) bits
 	 */
 	for (e = 0; e < F14_NE; e++)

@@ -24,21 +24,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pathtrace/cfg.h>
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
+#include <pathtrace/graph.h>
 #include <pathtrace/pathnum.h>
+#include <pathtrace/tracefile.h>
 
 #include "commands.h"
 #include "loaded.h"
 #include "osp_live.h"
-#include "out.h"
 
 #define TOP_PAIRS 4096
 
 struct top_func {
 	struct pt_func_info info;
 	uint64_t hits, prev_hits, missed;
-	struct pr_func pf;		/* path profiles: the stored CFG, for block names */
+	/* path profiles: the stored CFG, numbered as the plan was, for block names */
+	struct cfg cfg;
+	struct graph g;
+	uint64_t cold_addr;
 	struct pathnum pn;
 	int have_pn;
 };
@@ -73,10 +78,13 @@ static void load_paths(struct top_func *t)
 	struct tracefile tf;
 
 	memset(&tf, 0, sizeof(tf));
+	graph_init(&t->g);
 	if (!funcstore_load(t->info.func_id, &tf) && tf.nfuncs == 1 &&
-	    !pr_func_from_tf(&t->pf, &tf.funcs[0]) &&
-	    !pathnum_build(&t->pn, &t->pf.g, NULL, NULL))
+	    !tf_function_cfg(&tf.funcs[0], &t->cfg) && t->cfg.nblocks &&
+	    !cfg_to_graph(&t->cfg, &t->g) && !pathnum_build(&t->pn, &t->g, NULL, NULL)) {
+		t->cold_addr = tf.funcs[0].cold_addr;
 		t->have_pn = 1;
+	}
 	tracefile_free(&tf);
 }
 
@@ -122,7 +130,8 @@ static void print_path(const struct top_func *t, const struct top_path *p)
 	}
 	printf("%12" PRIu64 "  %s path %" PRIu64 ":", p->count, t->info.name, p->path);
 	for (k = 0; k < nb && k < 8; k++)
-		printf(" %s", pr_block_name(&t->pf, blocks[k], buf, sizeof(buf)));
+		printf(" %s", cfg_block_name(&t->cfg, t->info.name, t->cfg.addr, t->cold_addr,
+					     blocks[k], buf, sizeof(buf)));
 	printf("%s\n", nb > 8 ? " ..." : nb < 0 ? " (no stored CFG)" : "");
 }
 
@@ -301,8 +310,8 @@ static int cmd_top(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (f[i].have_pn)
 			pathnum_free(&f[i].pn);
-		if (f[i].pf.name)
-			pr_func_free(&f[i].pf);
+		cfg_blob_free(&f[i].cfg);
+		graph_free(&f[i].g);
 	}
 	free(f);
 	close(fd);

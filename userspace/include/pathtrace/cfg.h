@@ -257,6 +257,14 @@ void cfg_free(struct cfg *c);
 uint32_t cfg_block_at(const struct cfg *c, uint64_t addr);
 
 /*
+ * A block of function name (at addr, its .cold part at cold_addr, 0 if
+ * none) for a human, into buf: "name+0xoff", "name.cold+0xoff", or
+ * "name#block" for a block c does not have. Returns buf.
+ */
+const char *cfg_block_name(const struct cfg *c, const char *name, uint64_t addr,
+			   uint64_t cold_addr, uint32_t block, char *buf, size_t len);
+
+/*
  * The algorithms' view: vertex i is block i, vertex nblocks is EXIT, edge i
  * is cfg edge i; call vertices flagged GRAPH_V_CALL. Returns 0 or -PT_ENOMEM.
  */

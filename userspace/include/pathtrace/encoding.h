@@ -18,7 +18,7 @@
  *    maximum spanning tree of the rest (Fig. 17 order). A witness's word
  *    is read at a predicate, where only the witnesses of that predicate's
  *    row of next[] can come next: the words are prefix-free within every
- *    row (context_words.c, ABI 1.8), Huffman-shaped per row by
+ *    row (row_words.c, ABI 1.8), Huffman-shaped per row by
  *    encoding_opts.code_weight (equal weights by default), so a likely
  *    witness and a witness with few rivals cost fewer bits. The decoder
  *    takes any words prefix-free within each row, so plans of earlier ABIs
@@ -150,7 +150,7 @@ struct encoding {
 	 * emitted codes its next[] row reaches), sorted by (nbits, value), and
 	 * their codes: row r's are [word_start[r], word_start[r + 1]). Words
 	 * are prefix-free within a row; two witnesses that never share a row
-	 * may have one word (context_words.c).
+	 * may have one word (row_words.c).
 	 */
 	uint32_t *word_start;	/* npred + 1 */
 	uint8_t *word_nbits;
@@ -171,7 +171,7 @@ struct encoding {
 	uint32_t *next;
 
 	/*
-	 * Witness words by context (ABI 1.11, ctx_words.c), NULL without.
+	 * Witness words by context (ABI 1.11, last_witness_words.c), NULL without.
 	 * Context rows: 0..npred-1 the predicates' rows, npred + c - 1 the
 	 * row in which only code c can come. ctx_next[c] is the row of the
 	 * decoder's first read after code c (ctx_next[0]: after the entry),
@@ -254,7 +254,7 @@ struct encoding_opts {
 	 * shaped by guessed weights cost more bits than equal ones.
 	 */
 	const uint64_t *code_weight;
-	/* witness: also words by context (ctx_words.c, encoding_ctx_build) */
+	/* witness: also words by context (last_witness_words.c, encoding_ctx_build) */
 	int ctx_words;
 	/* ne entries, or NULL (code_weight): the edge weights those are shaped by */
 	const uint64_t *ctx_weight;
@@ -338,7 +338,7 @@ int encoding_ctx_next(const struct graph *g, const struct encoding *enc, uint32_
  * Context words for a finished witness encoding: per named predicate row,
  * a Huffman code over its members by how often the predicate's read is
  * each of them (the branch shares of edge_weight[ne] along the path to
- * it; NULL: equal shares), floored as context_words.c does; a row of one
+ * it; NULL: equal shares), floored as row_words.c does; a row of one
  * member gets a 1-bit word. Returns 0; -PT_EINVAL for another kind of
  * encoding; -PT_ENOMEM.
  */

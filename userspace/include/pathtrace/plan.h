@@ -159,7 +159,7 @@ int plan_weights_heuristic(const struct cfg *c, const struct graph *g, uint64_t 
 
 /*
  * The weights a plan with no profile shapes its witness words by
- * (ctx_words.c): plan_weights_heuristic's with the layout's guess added
+ * (last_witness_words.c): plan_weights_heuristic's with the layout's guess added
  * (the words move no site). Returns as plan_weights_heuristic.
  */
 int plan_weights_words(const struct cfg *c, const struct graph *g, uint64_t *weight);

@@ -163,6 +163,13 @@ int cfg_blob_encode(const struct cfg *c, uint8_t **out, uint32_t *out_len);
 int cfg_blob_decode(const void *blob, size_t len, struct cfg *c);
 void cfg_blob_free(struct cfg *c);
 
+/*
+ * The CFG recorded with fn (trace.bin or the function store) into c, as
+ * cfg_blob_decode; also -PT_EFORMAT when it is not fn's (it starts
+ * elsewhere than fn->addr). Free c with cfg_blob_free either way.
+ */
+int tf_function_cfg(const struct tf_function *fn, struct cfg *c);
+
 /* ---------------------------------------------------- records from pages */
 
 /* A loss kind the reader adds (never written by the module): bad input. */

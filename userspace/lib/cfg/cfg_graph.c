@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* cfg_graph - the algorithms' view of a recovered CFG, and address lookup. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <pathtrace/cfg.h>
@@ -100,4 +102,21 @@ const char *cfg_edge_kind_name(uint32_t kind)
 	};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "?";
+}
+
+const char *cfg_block_name(const struct cfg *c, const char *name, uint64_t addr,
+			   uint64_t cold_addr, uint32_t block, char *buf, size_t len)
+{
+	const struct cfg_block *b;
+
+	if (block >= c->nblocks) {
+		snprintf(buf, len, "%s#%u", name, block);
+		return buf;
+	}
+	b = &c->blocks[block];
+	if ((b->flags & CFG_BF_COLD) && cold_addr && b->addr >= cold_addr)
+		snprintf(buf, len, "%s.cold+0x%" PRIx64, name, b->addr - cold_addr);
+	else
+		snprintf(buf, len, "%s+0x%" PRIx64, name, b->addr - addr);
+	return buf;
 }

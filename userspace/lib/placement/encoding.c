@@ -75,6 +75,22 @@ static int bad_timing(const struct graph *g, const uint8_t *nbits, const uint8_t
 	return vnbits && (vnbits[g->entry] || vnbits[g->exit]);
 }
 
+/* Frees the words by the last witness (built by last_witness_words.c). */
+void enc_ctx_free(struct encoding *enc)
+{
+	free(enc->ctx_next);
+	free(enc->ctx_start);
+	free(enc->ctx_nbits);
+	free(enc->ctx_value);
+	free(enc->ctx_code);
+	enc->ctx_next = NULL;
+	enc->ctx_start = NULL;
+	enc->ctx_nbits = NULL;
+	enc->ctx_value = NULL;
+	enc->ctx_code = NULL;
+	enc->nctx_rows = 0;
+}
+
 void encoding_free(struct encoding *enc)
 {
 	free(enc->edge_nbits);

@@ -31,14 +31,17 @@ void enc_spread_floor(uint64_t *w, uint32_t n);
 
 /*
  * Words for the emitted codes 1..nemit of a finished witness encoding,
- * prefix-free within each row of next[] (context_words.c): nbits[c - 1],
+ * prefix-free within each row of next[] (row_words.c): nbits[c - 1],
  * value[c - 1], by weight[c - 1] (NULL: equal). Returns 0; -PT_EOVERFLOW
  * when some witness stays boxed in by its row-mates' words (no free word
  * of up to HUFFMAN_MAX_BITS); -PT_ENOMEM.
  */
 int witness_context_words(const struct encoding *enc, const uint64_t *weight, uint8_t *nbits,
 			  uint64_t *value);
-/* Frees the tables of words by context (ctx_words.c); they are NULL after. */
+/*
+ * Frees the tables of words by the last witness (built by
+ * last_witness_words.c; encoding.c owns them); they are NULL after.
+ */
 void enc_ctx_free(struct encoding *enc);
 int enc_finish_bits(const struct graph *g, struct encoding *enc, uint32_t flags);
 

@@ -420,7 +420,7 @@ out:
 
 /*
  * Words prefix-free per predicate instead of over the whole function
- * (context_words.c): the codes 1..nemit are the order weight[] and the
+ * (row_words.c): the codes 1..nemit are the order weight[] and the
  * scratch nb/val follow (edges, then vertices). Keeps the function-wide
  * words when some witness stays boxed in by its row-mates' words.
  */

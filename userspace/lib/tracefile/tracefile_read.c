@@ -397,3 +397,12 @@ const struct tf_function *tracefile_func(const struct tracefile *tf, uint32_t fu
 			return &tf->funcs[i];
 	return NULL;
 }
+
+int tf_function_cfg(const struct tf_function *fn, struct cfg *c)
+{
+	int err = cfg_blob_decode(fn->cfg, fn->cfg_len, c);
+
+	if (!err && c->addr != fn->addr)
+		err = -PT_EFORMAT;
+	return err;
+}

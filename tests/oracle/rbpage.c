@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rbpage - the kernel ring buffer's page encoding, for tests (see rbpage.h). */
+/* rbpage - the kernel ring buffer's page encoding, for tests and benchmarks (rbpage.h). */
 #include <string.h>
 
 #include "pathtrace_abi.h"

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by context (ABI 1.11; encoding.h, FORMAT.md 6.11). After
- * a witness, the decoder's walk is fixed up to its next read: the first
- * predicate on it (its row of next[]), or the one witness whose emission
- * the walk meets first, or EXIT. So the module can know the row of the
- * word it writes next from the witness it wrote last (ctx_next[], and the
- * entry's for an activation's first word), and a word has to be
- * prefix-free only among that row's words, sized by that row's weights:
- * the row-wide words of context_words.c give a witness the longest length
- * any of its rows needs, these give it what each row needs, and a witness
- * that is the only one its context allows costs one bit.
+ * Witness words by the last witness written (ABI 1.11; encoding.h,
+ * FORMAT.md 6.11): a word per context row, the row named by the witness
+ * the module wrote last. After a witness, the decoder's walk is fixed up
+ * to its next read: the first predicate on it (its row of next[]), or the
+ * one witness whose emission the walk meets first, or EXIT. So the module
+ * can know the row of the word it writes next from the witness it wrote
+ * last (ctx_next[], and the entry's for an activation's first word), and a
+ * word has to be prefix-free only among that row's words, sized by that
+ * row's weights: the row-wide words of row_words.c give a witness the
+ * longest length any of its rows needs, these give it what each row
+ * needs, and a witness that is the only one its context allows costs one
+ * bit.
  *
  * Rows: 0..npred-1 the predicates' rows, npred + c - 1 the row where only
  * code c can come. Only rows some ctx_next[] names get words.
@@ -110,21 +112,6 @@ static int by_row_key(const void *a, const void *b)
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->nbits < y->nbits ? -1 : x->nbits > y->nbits;
-}
-
-void enc_ctx_free(struct encoding *enc)
-{
-	free(enc->ctx_next);
-	free(enc->ctx_start);
-	free(enc->ctx_nbits);
-	free(enc->ctx_value);
-	free(enc->ctx_code);
-	enc->ctx_next = NULL;
-	enc->ctx_start = NULL;
-	enc->ctx_nbits = NULL;
-	enc->ctx_value = NULL;
-	enc->ctx_code = NULL;
-	enc->nctx_rows = 0;
 }
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by context (ctx_words.c, ABI 1.11): the rows the decoder
+ * Witness words by the last witness written (last_witness_words.c, ABI
+ * 1.11): the rows the decoder
  * reads next, the words per row shaped by the branch shares along the way,
  * one-bit words where only one witness can come, and the regenerator's
  * check of a plan's tables against its own.
@@ -232,7 +233,7 @@ static void test_bind_checks_the_plan(void)
 	graph_free(&g);
 }
 
-UNIT_SUITE(ctx_words,
+UNIT_SUITE(last_witness_words,
 	   { "next rows: the predicate read next, a forced witness, EXIT", test_next_rows },
 	   { "a row's words by the branch shares on the way to each witness",
 	     test_rows_shaped_by_path_shares },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by context (context_words.c): prefix-free within each
+ * Witness words per row (row_words.c): prefix-free within each
  * predicate's row, shared across rows, Kraft-complete per row with equal
  * weights, shaped by weights, and read back from a plan's emissions.
  */
@@ -167,7 +167,7 @@ static void test_weight_spread(void)
 	graph_free(&g);
 }
 
-UNIT_SUITE(context_words,
+UNIT_SUITE(row_words,
 	   { "words shared across predicates, prefix-free within one", test_shared_words },
 	   { "planner: one bit a branch where a call splits them", test_planner_blocked_branches },
 	   { "planner: words read ahead across a branch", test_planner_read_ahead },

@@ -7,7 +7,8 @@
  * type_len 1..28 = data of type_len*4 bytes in array[0..]; 0 = data whose
  * length (+4) is in array[0], data from array[1]; 29 = padding; 30 =
  * TIME_EXTEND (delta = array[0] << 27 | time_delta). Tests decode them with
- * kbuffer, never with this code.
+ * kbuffer, never with this code. Part of the oracle (liboracle.a): the unit
+ * tests and bench-regen build their traces with it.
  */
 #ifndef PT_TEST_RBPAGE_H
 #define PT_TEST_RBPAGE_H

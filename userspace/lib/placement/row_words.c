@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by context (encoding_internal.h). The decoder reads a
+ * Witness words per row (encoding_internal.h): one word per witness,
+ * prefix-free within each row of next[] it is in. The decoder reads a
  * witness's word at a predicate (regen/decode_witness.c), where only the
  * witnesses first met on the emission-free paths ahead can come next: a
  * row of next[]. So the words have to be prefix-free only within each row,

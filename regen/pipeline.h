@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * pipeline - pathregen's pipeline as a library call: trace.bin read, its
+ * functions' model (CFG, plan, decoder: model.h), its pages as records,
+ * the owners' streams (streams.h), then the engine and the writers over
+ * every stream (out.h). pathregen runs it step by step with its reporting;
+ * the benchmarks and the tests run it whole and quiet (pr_trace_load).
+ *
+ * Problems that leave the rest usable (a truncated file, an unusable
+ * function, corrupt pages, losses no LOSS record places) are told to the
+ * diag callback and mark the trace bad (pathregen's exit status 1); the
+ * steps go on with what was valid. A step's negative return is fatal.
+ */
+#ifndef PATHTRACE_REGEN_PIPELINE_H
+#define PATHTRACE_REGEN_PIPELINE_H
+
+#include <pathtrace/tracefile.h>
+
+#include "model.h"
+#include "out.h"
+#include "streams.h"
+
+/* A problem: what it is about (a file, "pages", a function) and the message. */
+typedef void (*pr_diag_fn)(void *ctx, const char *what, const char *msg);
+
+struct pr_trace {
+	struct tracefile tf;
+	struct tr_records rs;
+	struct regen_streams ss;
+	struct pr_model m;		/* zero until pr_trace_model */
+	uint64_t located_dropped, located_missed;	/* the LOSS records' counts */
+	pr_diag_fn diag;		/* NULL: quiet */
+	void *diag_ctx;
+	int bad;			/* a problem was told: the input or a function is bad */
+	int err;			/* the first problem's PT_E* of the file, pages or model, or 0 */
+};
+
+/* Zeroes t and sets its diag callback (NULL: quiet). */
+void pr_trace_init(struct pr_trace *t, pr_diag_fn diag, void *ctx);
+
+/*
+ * Reads trace.bin at path. A malformed or truncated file is told and
+ * marked bad; what came before the problem is kept. Returns 0; -PT_EIO
+ * (told, errno set) when it cannot be read; -PT_ENOMEM.
+ */
+int pr_trace_read(struct pr_trace *t, const char *path);
+
+/*
+ * Every function's model (pr_model_load); an unusable function is told,
+ * marked bad and left out or kept without a decoder. Returns 0;
+ * -PT_EFORMAT (told) for two functions with one func_id; -PT_ENOMEM.
+ */
+int pr_trace_model(struct pr_trace *t);
+
+/*
+ * The pages as records and the records as per-owner streams; what the
+ * reader skipped (corrupt pages, bad records, records of no owner) and
+ * losses no LOSS record locates are told and marked bad, unknown record
+ * types told. Returns 0; the stream builder's error (told); -PT_ENOMEM.
+ */
+int pr_trace_streams(struct pr_trace *t);
+
+/*
+ * The three steps, quiet: reads path into t; model: also every function's
+ * model. Returns 0; the first problem of the file or the pages (-PT_EIO
+ * with errno, -PT_EFORMAT, -PT_ETRUNC, -PT_EVERSION), the stream builder's
+ * error, -PT_ENOMEM; -PT_EFORMAT when the model cannot be loaded (a
+ * function left out is no error here). Free t with pr_trace_free either way.
+ */
+int pr_trace_load(const char *path, struct pr_trace *t, int model);
+
+/* Stream i as the writers see it (out_stream: its first marker's CPU and stamp). */
+struct out_stream pr_trace_stream(const struct pr_trace *t, uint32_t i);
+
+/* Which streams pr_trace_walk walks, and what runs around each. */
+struct pr_walk {
+	int one_stream;			/* only stream number stream */
+	uint32_t stream;
+	/*
+	 * Before stream st (e.g. a file of its own for a writer): non-zero
+	 * stops the walk, returned by pr_trace_walk. May be NULL.
+	 */
+	int (*begin)(void *ctx, const struct out_stream *st);
+	/* After it, with the walk's result: non-zero stops the walk, returned. May be NULL. */
+	int (*end)(void *ctx, const struct out_stream *st, int err);
+	void *ctx;
+};
+
+/*
+ * The engine over every stream (w NULL: all, nothing around them), each
+ * step to the writers ws[0..n), which the caller opened. A stream the
+ * engine or a writer fails is told (by its owner) and marked bad, and the
+ * walk goes on, but for -PT_ENOMEM and -PT_EIO. Returns 0;
+ * -PT_EMISMATCH when a writer (verify) stopped it; -PT_ENOMEM, -PT_EIO;
+ * what begin or end returned.
+ */
+int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
+		  const struct pr_walk *w);
+
+void pr_trace_free(struct pr_trace *t);
+
+#endif

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pipeline: pathregen's pipeline as a library call (regen/pipeline.h).
+ * The committed fixture, step by step: what it tells (its one function
+ * is refused), its streams, and the text writer's output, which is
+ * pathregen's default output of the fixture spelled out here. A
+ * simulated verify-mode run (tests/oracle): the whole pipeline, quiet,
+ * then the verify writer over every stream compares each regenerated
+ * block with the every-block records of the run: no difference. A walk
+ * of one stream calls its hooks once, and a hook stops the walk. A
+ * truncated file is told and the prefix kept, or refused when quiet.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pathtrace/error.h>
+
+#include "pathtrace_abi.h"
+#include "pipeline.h"
+#include "regen_trace.h"
+#include "unit.h"
+
+static const char *fixture_path(void)
+{
+	const char *dir = getenv("PT_FIXTURES");
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/trace-v1.0.bin", dir ? dir : "tests/fixtures");
+	return path;
+}
+
+/* The problems told, "what: msg" a line. */
+struct told {
+	char text[2048];
+	unsigned int n;
+};
+
+static void collect(void *ctx, const char *what, const char *msg)
+{
+	struct told *t = ctx;
+	size_t len = strlen(t->text);
+
+	snprintf(t->text + len, sizeof(t->text) - len, "%s: %s\n", what, msg);
+	t->n++;
+}
+
+static void test_fixture_steps(void)
+{
+	static const char want[] =
+		"# stream 0: task/42, 6 trace bits, 1 markers\n"
+		"!! gap at bit 0: entry of sample_fn (func 7), which is not regenerated; "
+		"nothing until the next entry\n"
+		"\n"
+		"# stream 1: softirq/1, 0 trace bits, 2 markers\n"
+		"!! gap at bit 0: missed probe hits (2, cpu 1); nothing until the next entry\n"
+		"\n"
+		"# stream 2: hardirq/0, 1 trace bits, 1 markers\n"
+		"!! gap at bit 0: entry of sample_fn (func 7), which is not regenerated; "
+		"nothing until the next entry\n";
+	struct told told = { .n = 0 };
+	struct pr_trace t;
+	struct out_writer w = { .ops = &out_text_ops };
+	struct out_writer *ws[1] = { &w };
+	char *buf = NULL;
+	size_t len = 0;
+
+	pr_trace_init(&t, collect, &told);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_read(&t, fixture_path()), 0);
+	CU_ASSERT_EQUAL(t.bad, 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_model(&t), 0);
+	/* its witness plan cannot be decoded: told, kept without a decoder */
+	CU_ASSERT_EQUAL(t.bad, 1);
+	CU_ASSERT_EQUAL(told.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "function sample_fn (id 7): not regenerated"));
+	CU_ASSERT_EQUAL(t.m.nfuncs, 1);
+	CU_ASSERT_EQUAL(t.err, 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_streams(&t), 0);
+	CU_ASSERT_EQUAL(told.n, 1);	/* its losses are all located */
+	CU_ASSERT_EQUAL(t.located_missed, 2);
+	CU_ASSERT_EQUAL_FATAL(t.ss.nstreams, 3);
+
+	w.m = &t.m;
+	w.fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(pr_trace_walk(&t, ws, 1, NULL), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	fclose(w.fp);
+	CU_ASSERT_STRING_EQUAL(buf, want);
+	free(buf);
+	pr_trace_free(&t);
+}
+
+struct hooks {
+	unsigned int begun, ended;
+	uint32_t index;
+	int stop;
+};
+
+static int hook_begin(void *ctx, const struct out_stream *st)
+{
+	struct hooks *h = ctx;
+
+	h->begun++;
+	h->index = st->index;
+	return 0;
+}
+
+static int hook_end(void *ctx, const struct out_stream *st, int err)
+{
+	struct hooks *h = ctx;
+
+	(void)st;
+	h->ended++;
+	return err ? err : h->stop;
+}
+
+static void test_simulated_verify(void)
+{
+	struct rt_case c;
+	struct pr_trace t;
+	struct verify_result vr = { 0 };
+	struct out_writer ver = { .ops = &verify_ops, .priv = &vr, .fp = stderr };
+	struct out_writer *ws[1] = { &ver };
+	struct hooks h = { 0 };
+	struct pr_walk one = { .one_stream = 1, .begin = hook_begin, .end = hook_end, .ctx = &h };
+	uint64_t markers = 0;
+	uint32_t i, k;
+
+	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 13 + 5, 3, PT_MODE_TRACE,
+					   PT_ENC_WITNESS, PT_PLAN_VERIFY), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(c.path, &t, 1), 0);
+	CU_ASSERT_EQUAL(t.bad, 0);
+	CU_ASSERT(t.ss.nstreams > 0);
+	for (i = 0; i < t.ss.nstreams; i++)
+		for (k = 0; k < t.ss.streams[i].nmarkers; k++)
+			markers += t.ss.streams[i].markers[k].type == REGEN_M_BLOCK;
+	CU_ASSERT(markers > 0);
+
+	ver.m = &t.m;
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(pr_trace_walk(&t, ws, 1, NULL), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(vr.mismatch, 0);
+	CU_ASSERT(vr.compared > 0);
+	CU_ASSERT_EQUAL(vr.compared + vr.unverified + vr.skipped, markers);
+	CU_ASSERT_EQUAL(t.bad, 0);
+
+	/* one stream: its hooks once; a hook's non-zero stops the walk and is returned */
+	one.stream = t.ss.nstreams - 1;
+	memset(&vr, 0, sizeof(vr));
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(pr_trace_walk(&t, ws, 1, &one), 0);
+	CU_ASSERT_EQUAL(h.begun, 1);
+	CU_ASSERT_EQUAL(h.ended, 1);
+	CU_ASSERT_EQUAL(h.index, t.ss.nstreams - 1);
+	one.one_stream = 0;
+	h.stop = 7;
+	h.begun = h.ended = 0;
+	CU_ASSERT_EQUAL(pr_trace_walk(&t, ws, 1, &one), 7);
+	CU_ASSERT_EQUAL(h.begun, 1);
+	CU_ASSERT_EQUAL(h.ended, 1);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(vr.mismatch, 0);
+	pr_trace_free(&t);
+	rt_case_free(&c);
+}
+
+static void test_truncated(void)
+{
+	struct told told = { .n = 0 };
+	struct pr_trace t;
+	char path[] = "/tmp/pt-pipeline-XXXXXX";
+	FILE *in = fopen(fixture_path(), "rb"), *out;
+	char buf[4096 + 512];
+	size_t n;
+	int fd = mkstemp(path);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+	CU_ASSERT_FATAL(fd >= 0);
+	n = fread(buf, 1, sizeof(buf), in);
+	fclose(in);
+	CU_ASSERT_FATAL(n == sizeof(buf));
+	out = fdopen(fd, "wb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+	fwrite(buf, 1, n, out);
+	fclose(out);
+
+	/* quiet and whole: refused with the file's error */
+	CU_ASSERT(pr_trace_load(path, &t, 1) < 0);
+	pr_trace_free(&t);
+	/* step by step: told, marked bad, what came before kept */
+	pr_trace_init(&t, collect, &told);
+	CU_ASSERT_EQUAL(pr_trace_read(&t, path), 0);
+	CU_ASSERT_EQUAL(t.bad, 1);
+	CU_ASSERT(t.err < 0);
+	CU_ASSERT_EQUAL(told.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "regenerating what came before"));
+	CU_ASSERT_EQUAL(pr_trace_model(&t), 0);
+	CU_ASSERT_EQUAL(pr_trace_streams(&t), 0);
+	pr_trace_free(&t);
+	unlink(path);
+	/* a file that is not there: -PT_EIO, told */
+	memset(&told, 0, sizeof(told));
+	pr_trace_init(&t, collect, &told);
+	CU_ASSERT_EQUAL(pr_trace_read(&t, "/nonexistent/trace.bin"), -PT_EIO);
+	CU_ASSERT_EQUAL(told.n, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "/nonexistent/trace.bin: No such file"));
+	pr_trace_free(&t);
+}
+
+UNIT_SUITE(pipeline,
+	   { "the fixture step by step: told, streams, text output", test_fixture_steps },
+	   { "a simulated verify-mode run: every block equal to its record; hooks",
+	     test_simulated_verify },
+	   { "a truncated file: told and kept, or refused when quiet", test_truncated })
