@@ -164,14 +164,26 @@ uint64_t out_paths_seq_total(const struct out_writer *w, uint32_t len);
 int out_paths_hottest(const struct out_writer *w, uint32_t fi, uint32_t *blocks, uint32_t max,
 		      uint64_t *count);
 
-/* Verify's outcome (verify_ops' priv is one; read after close). */
+/* How many differences verify_result keeps the details of (the first ones). */
+#define VERIFY_SHOWN 10
+
+/*
+ * Verify's outcome (verify_ops' priv is one; read after close). Each
+ * regenerated block is counted once: in compared, no_plan, no_site,
+ * skipped (in a gap), after_difference, or as a difference; skipped and
+ * unverified also count BLOCK records no regenerated block met (in gaps,
+ * after a stream's truncation).
+ */
 struct verify_result {
 	uint64_t compared;		/* blocks equal to their BLOCK markers */
 	uint64_t unverified;		/* markers after a stream's truncation */
 	uint64_t skipped;		/* markers inside gaps */
 	uint64_t no_site;		/* regenerated blocks without a verify site (nothing to compare) */
-	int mismatch;			/* 1 at the first difference */
-	char detail[256];		/* stream, function and position */
+	uint64_t no_plan;		/* regenerated blocks of functions whose plans do not verify */
+	uint64_t differences;		/* all of them, in every stream */
+	uint64_t after_difference;	/* regenerated blocks after a difference, up to the next ENTER */
+	uint32_t shown;			/* details kept: the first min(differences, VERIFY_SHOWN) */
+	char detail[VERIFY_SHOWN][256];	/* stream, block index, function+offset, position, cpu */
 };
 
 /* verify_ops reads its result here if w->priv points to one at open. */

@@ -7,7 +7,8 @@
  * Exit status: 0; 1 when the file is malformed or truncated (what was
  * valid before the problem is still regenerated and written), or a
  * function or stream could not be regenerated; 2 for a bad command line;
- * 3 when --verify finds a difference.
+ * 3 when --verify finds a difference; 4 when --verify is given a trace no
+ * function of which was recorded with --verify.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,6 +32,7 @@
 #define EXIT_BAD_FILE 1
 #define EXIT_USAGE 2
 #define EXIT_MISMATCH 3
+#define EXIT_NO_VERIFY 4	/* --verify of a trace no function of which was recorded with --verify */
 
 static void usage(FILE *fp)
 {
@@ -77,8 +79,10 @@ static void usage(FILE *fp)
 		"  --subpaths [--osp-memory N] [--exact] [--top K]  hottest subpaths (2..64 blocks,\n"
 		"                   across calls): online subpath profiling, a hot list of at most N\n"
 		"                   (2048) sampled subpaths with estimated counts; --exact counts all\n"
-		"  --verify         compare with the every-block records of a verify-mode run\n"
-		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch\n");
+		"  --verify         compare the blocks of the functions enabled with --verify with\n"
+		"                   their every-block records (the others are counted, not compared)\n"
+		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch,\n"
+		"      4 --verify of a trace with no function recorded with --verify\n");
 }
 
 static void err_msg(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -541,10 +545,12 @@ static int load(struct run *r)
 	if (r->o.verify) {
 		for (i = 0; i < t->m.nfuncs; i++)
 			nver += (t->m.funcs[i].plan_flags & PT_PLAN_VERIFY) != 0;
-		if (!nver && t->m.nfuncs) {
-			err_msg("--verify", "%s was not recorded in verify mode (no plan has PT_PLAN_VERIFY)",
+		if (!nver) {
+			/* a malformed file may have lost them: that stays exit 1 */
+			err_msg("--verify", "%s: no function of this trace was recorded with --verify",
 				r->o.trace);
-			r->status = EXIT_BAD_FILE;
+			if (!r->status && !t->bad)
+				r->status = EXIT_NO_VERIFY;
 			return 1;
 		}
 	}
@@ -737,17 +743,22 @@ static void write_streams(struct run *r)
 static void report_verify(struct run *r)
 {
 	const struct verify_result *vr = &r->vr;
+	FILE *fp = r->o.ops ? stderr : r->fp;
+	uint32_t i;
 
-	if (vr->mismatch) {
-		err_msg("verify", "%s", vr->detail);
+	for (i = 0; i < vr->shown; i++)
+		err_msg("verify", "%s", vr->detail[i]);
+	if (vr->differences > vr->shown)
+		err_msg("verify", "%" PRIu64 " more differences not shown", vr->differences - vr->shown);
+	if (vr->differences)
 		r->status = EXIT_MISMATCH;	/* whatever came before */
-		return;
-	}
-	fprintf(r->o.ops ? stderr : r->fp,
-		"verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64
-		" in gaps, %" PRIu64 " after truncation, %" PRIu64
-		" without a verify site, 0 differences\n",
-		vr->compared, vr->skipped, vr->unverified, vr->no_site);
+	fprintf(fp, "verify: %" PRIu64 " blocks equal to the recorded blocks, %" PRIu64 " in gaps, %"
+		PRIu64 " after truncation, %" PRIu64 " without a verify site, %" PRIu64
+		" blocks of functions without verify plans not compared, ",
+		vr->compared, vr->skipped, vr->unverified, vr->no_site, vr->no_plan);
+	if (vr->differences)
+		fprintf(fp, "%" PRIu64 " blocks after differences not compared, ", vr->after_difference);
+	fprintf(fp, "%" PRIu64 " differences\n", vr->differences);
 }
 
 /* Regenerates into the chosen output. Returns 0; -PT_ENOMEM; 1 when pathregen stops (said why). */

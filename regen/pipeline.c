@@ -234,8 +234,6 @@ int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int
 			if (stop)
 				return stop;
 		}
-		if (err == -PT_EMISMATCH)
-			return err;
 		if (err) {
 			char own[48];
 

@@ -166,6 +166,12 @@ struct sim_lower_opts {
 	uint16_t mode;		/* PT_MODE_TRACE, PT_MODE_PATHS or PT_MODE_EDGES */
 	uint16_t encoding;	/* PT_ENC_WITNESS, PT_ENC_BITS or PT_ENC_PATH */
 	uint32_t plan_flags;	/* PT_PLAN_VERIFY */
+	/*
+	 * NULL, or per function index: 1 where that function is planned
+	 * without PT_PLAN_VERIFY (enabled without --verify beside others
+	 * enabled with it): it writes no BLOCK records.
+	 */
+	const uint8_t *unverified;
 	int entry_witnesses;	/* trace mode: plan with entry witnesses (--explicit-entries) */
 	/*
 	 * trace mode: plans with implicit entries (enable's default: a call

@@ -277,12 +277,12 @@ static void lowered_free(struct sim_func *f)
 }
 
 /*
- * f's plan (entry witnesses and entered calls ewit, may be NULL; implicit
- * entries implicit[0..nimplicit)), its blob and site maps: 0, -PT_EREFUSED,
- * -PT_ENOMEM.
+ * f's plan (function fi of the program; entry witnesses and entered calls
+ * ewit, may be NULL; implicit entries implicit[0..nimplicit)), its blob
+ * and site maps: 0, -PT_EREFUSED, -PT_ENOMEM.
  */
-static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const uint8_t *ewit,
-		     const struct pt_implicit *implicit, uint32_t nimplicit)
+static int plan_func(struct sim_func *f, uint32_t fi, const struct sim_lower_opts *o,
+		     const uint8_t *ewit, const struct pt_implicit *implicit, uint32_t nimplicit)
 {
 	struct plan_opts po;
 	uint32_t i;
@@ -293,6 +293,8 @@ static int plan_func(struct sim_func *f, const struct sim_lower_opts *o, const u
 	po.encoding = o->encoding;
 	po.func_id = f->func_id;
 	po.flags = o->plan_flags;
+	if (o->unverified && o->unverified[fi])
+		po.flags &= ~(uint32_t)PT_PLAN_VERIFY;
 	po.enter_witnessed = ewit;
 	po.implicit = implicit;
 	po.nimplicit = nimplicit;
@@ -335,7 +337,7 @@ static int try_func(struct sim_program *p, uint32_t fi, const struct sim_lower_o
 		return err == -PT_ENOMEM ? err : -PT_EREFUSED;
 	if (!f->traced)
 		return 0;
-	err = plan_func(f, o, NULL, NULL, 0);
+	err = plan_func(f, fi, o, NULL, NULL, 0);
 	if (err)
 		return err;
 	return cfg_blob_encode(&f->cfg, &f->cfg_blob, &f->cfg_len) ? -PT_ENOMEM : 0;
@@ -476,7 +478,7 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 			memset(&nf.plan, 0, sizeof(nf.plan));
 			nf.plan_blob = NULL;
 			nf.site_of_insn = nf.verify_of_insn = NULL;
-			err = plan_func(&nf, o, ewit, m, nm);
+			err = plan_func(&nf, i, o, ewit, m, nm);
 			if (err == -PT_EREFUSED && nm) {
 				/*
 				 * without the entered calls, keeping the implicit
@@ -489,7 +491,7 @@ static int plan_entry_witnesses(struct sim_program *p, const struct sim_lower_op
 						   ewit[b] == ENC_CALL_BLOCKED) ?
 						  ENC_CALL_BLOCKED : ENC_CALL_LOUD;
 				drop_plan(&nf);
-				err = plan_func(&nf, o, ewit, m, nm);
+				err = plan_func(&nf, i, o, ewit, m, nm);
 				nw = nblocked = 0;
 			}
 			drop_plan(err ? &nf : f);

@@ -220,6 +220,48 @@ void rt_result_free(struct rt_result *res)
 	memset(res, 0, sizeof(*res));
 }
 
+/*
+ * Generates p (go), lowers it (lo), runs it on the simulated module (ko)
+ * into r and t, and writes it to a temporary trace.bin named in path
+ * (64 bytes). Returns 0 or a negative PT_E*.
+ */
+static int record(struct sim_program *p, struct sim_kmod_run *r, struct sim_truth *t, char *path,
+		  uint64_t *rng, const struct sim_gen_opts *go, const struct sim_lower_opts *lo,
+		  const struct sim_kmod_opts *ko)
+{
+	const char *tmp;
+	int err = sim_generate_lowered(p, rng, go, lo);
+
+	if (err)
+		return err;
+	err = sim_truth_init(t, p);
+	if (!err)
+		err = sim_kmod_execute(p, ko, rng, r, t);
+	if (err)
+		return err;
+	tmp = rt_write_tmp(p, r, ko->nr_cpus);
+	if (!tmp)
+		return -PT_EIO;
+	strcpy(path, tmp);
+	return 0;
+}
+
+int rt_run_make(struct rt_run *x, uint64_t *rng, const struct sim_gen_opts *go,
+		const struct sim_lower_opts *lo, const struct sim_kmod_opts *ko)
+{
+	memset(x, 0, sizeof(*x));
+	return record(&x->p, &x->r, &x->t, x->path, rng, go, lo, ko);
+}
+
+void rt_run_free(struct rt_run *x)
+{
+	sim_truth_free(&x->t, &x->p);
+	sim_kmod_run_free(&x->r);
+	sim_free(&x->p);
+	if (x->path[0])
+		unlink(x->path);
+}
+
 int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mode,
 		 uint16_t encoding, uint32_t plan_flags)
 {
@@ -228,23 +270,13 @@ int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mod
 	struct sim_kmod_opts ko = { .nr_cpus = 1, .ntasks = RT_NTASKS, .activations = 12,
 				    .max_steps = 60 };
 	struct tracefile tf;
-	const char *path;
 	uint64_t rng = seed;
 	int err;
 
 	memset(c, 0, sizeof(*c));
-	err = sim_generate_lowered(&c->p, &rng, &go, &lo);
+	err = record(&c->p, &c->r, &c->t, c->path, &rng, &go, &lo, &ko);
 	if (err)
 		return err;
-	err = sim_truth_init(&c->t, &c->p);
-	if (!err)
-		err = sim_kmod_execute(&c->p, &ko, &rng, &c->r, &c->t);
-	if (err)
-		return err;
-	path = rt_write_tmp(&c->p, &c->r, 1);
-	if (!path)
-		return -PT_EIO;
-	strcpy(c->path, path);
 	memset(&tf, 0, sizeof(tf));
 	err = tracefile_read(c->path, &tf);
 	if (!err) {

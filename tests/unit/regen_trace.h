@@ -63,6 +63,24 @@ struct rt_case {
 	char path[64];
 };
 
+/*
+ * A recorded run: a program generated with go and lowered with lo, run on
+ * the simulated module with ko (its truth t, its records r), written as
+ * trace.bin at path (ko->nr_cpus CPUs; removed by rt_run_free).
+ */
+struct rt_run {
+	struct sim_program p;
+	struct sim_kmod_run r;
+	struct sim_truth t;
+	char path[64];
+};
+
+/* Makes one; *rng goes on. Returns 0 or a negative PT_E* (free it either way). */
+int rt_run_make(struct rt_run *x, uint64_t *rng, const struct sim_gen_opts *go,
+		const struct sim_lower_opts *lo, const struct sim_kmod_opts *ko);
+
+void rt_run_free(struct rt_run *x);
+
 /* Makes one (1 CPU, 3 tasks). Returns 0 or a negative PT_E*. */
 int rt_case_make(struct rt_case *c, uint64_t seed, uint32_t nfuncs, uint16_t mode,
 		 uint16_t encoding, uint32_t plan_flags);

@@ -177,26 +177,40 @@ out:
 	return ok ? 0 : -1;
 }
 
-static int make_trace(struct trace *t, uint64_t seed)
+/*
+ * A trace of plans with plan_flags; with no_block_records, a module that
+ * wrote no BLOCK record though the plans verify (every block a difference).
+ */
+static int make_trace_plans(struct trace *t, uint64_t seed, uint32_t plan_flags,
+			    int no_block_records)
 {
 	/* closed: champsim's records are then exactly the instructions */
 	struct sim_gen_opts go = { .nfuncs = 1, .max_stmts = 10, .closed = 1 };
 	struct sim_lower_opts lo = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
-				     .plan_flags = PT_PLAN_VERIFY };
+				     .plan_flags = plan_flags };
 	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 2, .activations = 40, .max_steps = 80,
 				    .migrate_pct = 10, .irq_pct = 100 };
 	uint64_t rng = seed;
 	const char *path;
 
 	memset(t, 0, sizeof(*t));
-	if (sim_generate_lowered(&t->p, &rng, &go, &lo) || sim_truth_init(&t->tr, &t->p) ||
-	    sim_kmod_execute(&t->p, &ko, &rng, &t->r, &t->tr))
+	if (sim_generate_lowered(&t->p, &rng, &go, &lo))
+		return -1;
+	if (no_block_records && t->p.funcs[0].verify_of_insn)
+		memset(t->p.funcs[0].verify_of_insn, 0,
+		       (t->p.funcs[0].cfg.ninsns + 1) * sizeof(uint32_t));
+	if (sim_truth_init(&t->tr, &t->p) || sim_kmod_execute(&t->p, &ko, &rng, &t->r, &t->tr))
 		return -1;
 	path = rt_write_tmp(&t->p, &t->r, 2);
 	if (!path)
 		return -1;
 	strcpy(t->path, path);
 	return proven_counts(t);
+}
+
+static int make_trace(struct trace *t, uint64_t seed)
+{
+	return make_trace_plans(t, seed, PT_PLAN_VERIFY, 0);
 }
 
 static void free_trace(struct trace *t)
@@ -219,7 +233,7 @@ static int setup(void)
 static void test_outputs(void)
 {
 	struct trace t;
-	char args[1024], expect[128], f2[80], dir[96], line[1024];
+	char args[1024], expect[192], f2[80], dir[96], line[1024];
 	unsigned long long fetches = 0, crossings = 0, records = 0, n, i, nstreams;
 
 	if (!find_prog()) {
@@ -234,7 +248,8 @@ static void test_outputs(void)
 	snprintf(expect, sizeof(expect), "verify: %llu blocks equal", (unsigned long long)t.blocks);
 	CU_ASSERT_EQUAL(count_in_out(expect), 1);
 	/* every lowered block has a probeable instruction: a verify site */
-	snprintf(expect, sizeof(expect), " %llu after truncation, 0 without a verify site, 0 differences",
+	snprintf(expect, sizeof(expect), " %llu after truncation, 0 without a verify site, 0 blocks of"
+		 " functions without verify plans not compared, 0 differences",
 		 (unsigned long long)t.tail_blocks);
 	CU_ASSERT_EQUAL(count_in_out(expect), 1);
 
@@ -487,9 +502,65 @@ static void test_cleanup(void)
 		CU_ASSERT_EQUAL(unlink(err_out), 0);
 }
 
+/*
+ * --verify's verdicts: a trace no plan of which verifies exits 4 with its
+ * message; a trace whose plans verify but which holds no BLOCK record
+ * (every block a difference) exits 3 after the whole trace, with the
+ * total and the first VERIFY_SHOWN located.
+ */
+static void test_verify_verdicts(void)
+{
+	struct trace t;
+	char args[256], line[1024];
+	unsigned long long diffs = 0, equal = 99, shown = 0;
+	const char *p;
+
+	if (!find_prog()) {
+		CU_FAIL("pathregen is not built next to unit-tests");
+		return;
+	}
+	CU_ASSERT_EQUAL_FATAL(make_trace_plans(&t, unit_seed() * 7 + 3, 0, 0), 0);
+	snprintf(args, sizeof(args), "%s --verify", t.path);
+	CU_ASSERT_EQUAL(run(args), 4);
+	CU_ASSERT(err_line("no function of this trace was recorded with --verify", line,
+			   sizeof(line)));
+	CU_ASSERT_EQUAL(count_in_out("verify:"), 0);
+	/* without --verify the same trace regenerates */
+	CU_ASSERT_EQUAL(run(t.path), 0);
+	free_trace(&t);
+
+	CU_ASSERT_EQUAL_FATAL(make_trace_plans(&t, unit_seed() * 7 + 4, PT_PLAN_VERIFY, 1), 0);
+	snprintf(args, sizeof(args), "%s --verify", t.path);
+	CU_ASSERT_EQUAL(run(args), 3);
+	CU_ASSERT_EQUAL(count_in_out("verify: "), 1);
+	{
+		FILE *f = fopen(out, "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "verify: ", 8) && (p = strstr(line, " differences\n"))) {
+				while (p > line && p[-1] != ' ')
+					p--;
+				diffs = strtoull(p, NULL, 10);
+				equal = strtoull(line + 8, NULL, 10);
+			}
+		if (f)
+			fclose(f);
+	}
+	CU_ASSERT_EQUAL(equal, 0);
+	/* one per activation: each ENTER is where the comparison picks up again */
+	CU_ASSERT(diffs >= t.enters);
+	shown = count_in(err_out, "pathregen: verify: stream ");
+	CU_ASSERT_EQUAL(shown, diffs < VERIFY_SHOWN ? diffs : VERIFY_SHOWN);
+	CU_ASSERT_EQUAL(count_in(err_out, "no BLOCK record is left"), shown);
+	CU_ASSERT_EQUAL(count_in(err_out, "more differences not shown"), diffs > VERIFY_SHOWN);
+	free_trace(&t);
+}
+
 UNIT_SUITE(pathregen,
 	   { "setup", test_setup },
 	   { "outputs of a synthetic trace count what ran", test_outputs },
 	   { "bad command lines exit 2", test_command_line },
 	   { "truncated and corrupted files: exit 1, no crash, no hang", test_bad_files },
+	   { "--verify: no verify plans exit 4, differences counted to the end, exit 3",
+	     test_verify_verdicts },
 	   { "cleanup", test_cleanup })

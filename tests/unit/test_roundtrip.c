@@ -187,16 +187,16 @@ static void round_trip_flags(const struct mode *md, uint64_t seed, uint32_t nfun
 	CU_ASSERT_EQUAL(compared + missing, tr.nev);
 	/* only a task's last activation can end unproven: at most one tail per task */
 	CU_ASSERT(truncated <= 3);
-	CU_ASSERT_EQUAL(vr.mismatch, 0);
+	CU_ASSERT_EQUAL(vr.differences, 0);
 	/* verify: the blocks not regenerated are unverified, never a difference */
 	if (verify) {
 		CU_ASSERT_EQUAL(vr.compared, tr.blocks - missing_blocks);
 		CU_ASSERT_EQUAL(vr.unverified, missing_blocks);
 	}
-	if (!ok || compared + missing != tr.nev || err || vr.mismatch)
+	if (!ok || compared + missing != tr.nev || err || vr.differences)
 		fprintf(stderr, "\nround trip %s seed %#llx cpus %u%s: %llu of %u events equal, err %d, refused functions %d, verify: %s\n",
 			md->name, (unsigned long long)seed, nr_cpus, verify ? " verify" : "",
-			(unsigned long long)compared, tr.nev, err, res.load_bad, vr.detail);
+			(unsigned long long)compared, tr.nev, err, res.load_bad, vr.detail[0]);
 	unlink(path);
 	rt_result_free(&res);
 	sim_truth_free(&tr, &p);
@@ -473,12 +473,12 @@ static void losses(uint64_t seed)
 				lossy++;
 				CU_ASSERT(res.gaps > 0);
 			}
-			CU_ASSERT_EQUAL(vr.mismatch, 0);
-			if (!ok || err || vr.mismatch || (r.dropped && tr.nev && !res.gaps))
+			CU_ASSERT_EQUAL(vr.differences, 0);
+			if (!ok || err || vr.differences || (r.dropped && tr.nev && !res.gaps))
 				fprintf(stderr, "\nlosses %s seed %#llx: dropped %llu, gaps %u, stretches %s, err %d, verify: %s\n",
 					modes[m].name, (unsigned long long)(seed * 61 + i * 131 + m),
 					(unsigned long long)r.dropped, res.gaps, ok ? "ok" : "WRONG", err,
-					vr.detail);
+					vr.detail[0]);
 			unlink(path);
 			rt_result_free(&res);
 			sim_truth_free(&tr, &p);
