@@ -26,6 +26,8 @@ LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 # The library by layer (docs/architecture.md): base, source (kernel code),
 # cfg, placement (the papers' algorithms), plan, tracefile.
 LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c))
+# The code the module shares (compiled into it by kmod/Kbuild too): freestanding C.
+LIB_SRC += $(sort $(wildcard trace-format/coder/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
 # The test and benchmark oracle (the simulator, tests/oracle/sim.h): not in what users link.
 ORACLE_SRC := $(sort $(wildcard tests/oracle/*.c))

@@ -25,6 +25,7 @@
 #include <pathtrace/path_codes.h>
 #include <pathtrace/tracefile.h>
 
+#include "coder/osp_core.h"
 #include "edge_counts.h"
 #include "out.h"
 #include "streams.h"
@@ -288,8 +289,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'M':
 			if (parse_u32("--osp-memory", optarg, &o->sp_memory))
 				return -1;
-			if (o->sp_memory < 16) {
-				err_msg("--osp-memory", "%s: at least 16 subpaths", optarg);
+			if (o->sp_memory < 16 || o->sp_memory > OSP_MAX_ENTRIES) {
+				err_msg("--osp-memory", "%s: 16 to %u subpaths", optarg,
+					OSP_MAX_ENTRIES);
 				return -1;
 			}
 			break;
