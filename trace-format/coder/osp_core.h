@@ -110,7 +110,11 @@ uint64_t osp_hash(const uint32_t *func, const uint64_t *val, uint32_t len);
 /* Estimated count of a subpath sampled times: sampled x 2^tau_log2 x nlens (saturating). */
 uint64_t osp_estimate(uint64_t sampled, uint32_t tau_log2, uint32_t nlens);
 
-/* Its standard error, sqrt(sampled) x 2^tau_log2 x nlens, rounded (saturating). */
+/*
+ * Its standard error, sqrt(sampled) x 2^tau_log2 x nlens (saturating): to
+ * the nearest integer while sampled x nlens^2 x 4^tau_log2 fits in 64 bits,
+ * else within 2^-30 of it.
+ */
 uint64_t osp_stderr(uint64_t sampled, uint32_t tau_log2, uint32_t nlens);
 
 #endif
