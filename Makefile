@@ -35,7 +35,8 @@ LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
 # cfg, placement (the papers' algorithms), plan, tracefile.
-# The stream coder and its decoder (trace-format/coder/): the module builds the coder too.
+# The stream coder, its decoder and the subpath sampler (trace-format/coder/):
+# freestanding C the module builds too (kmod/Kbuild).
 LIB_SRC := $(sort $(wildcard userspace/lib/*/*.c)) $(sort $(wildcard trace-format/coder/*.c))
 REGEN_LIB_SRC := $(filter-out regen/pathregen.c,$(sort $(wildcard regen/*.c)))
 # The test and benchmark oracle (the simulator, tests/oracle/sim.h): not in what users link.

@@ -3,20 +3,21 @@
  * out_subpaths - --subpaths: online subpath profiling (OSP, Oren 2002) over
  * the regenerated execution. A subpath is any run of L consecutive blocks
  * of one stream (across calls and returns, never across a gap), L a power
- * of two from 2 to max_len. Every block position starts one candidate of a
- * length drawn uniformly; a candidate is sampled with probability 1/tau
- * (a geometric skip between samples), and the sample is kept as a hot list
- * of (subpath, count) pairs, the concise samples of Gibbons and Matias:
- * when it holds more than `memory` subpaths, tau grows by a tenth and
- * every count is thinned (each sampled occurrence stays with probability
- * tau_old / tau_new), so memory stays bounded and the list stays a uniform
- * sample of everything seen so far. A subpath's estimated count is its
- * sample count times tau times the number of lengths, with a standard
- * error of the square root of that times tau times the number of lengths
- * (the binomial sample's; the paper bounds it with Chernoff).
+ * of two from 2 to max_len. The sampler and the hot list are the module's
+ * (trace-format/coder/osp_core.h), over blocks instead of path ends: a
+ * block position starts a sample with probability 2^-tau_log2 and a length
+ * drawn uniformly; the hot list keeps at most `memory` subpaths as concise
+ * samples (Gibbons and Matias): when it is full, tau_log2 grows by one and
+ * every count is thinned to a binomial half, so memory stays bounded and
+ * the list stays a uniform sample of everything seen so far. A subpath's
+ * estimated count is its sample count times 2^tau_log2 times the number of
+ * lengths, with a standard error of the square root of that count times
+ * the same scale (the binomial sample's; the paper bounds it with
+ * Chernoff).
  *
  * --subpaths --exact counts every candidate instead (memory grows with the
- * distinct subpaths): the oracle the estimates are tested against.
+ * distinct subpaths): the oracle the estimates are tested against. A
+ * subpath's id is its osp_hash() in both.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -25,6 +26,7 @@
 
 #include <pathtrace/error.h>
 
+#include "coder/osp_core.h"
 #include "out.h"
 
 #define SP_SHOW 6		/* blocks of a subpath printed */
@@ -34,63 +36,41 @@ struct sp_block {
 };
 
 struct sp_entry {
-	uint64_t id;		/* hash of the blocks and the length; 0: empty slot */
+	uint64_t id;		/* osp_hash() of the blocks (1 if 0); 0: empty slot */
 	uint64_t count;
 	uint32_t len;
 	struct sp_block first[SP_SHOW];
 };
 
-struct sp_active {
-	uint64_t id;
-	uint32_t left, len, n;
-	struct sp_block first[SP_SHOW];
-};
-
 struct subpaths {
-	struct sp_entry *tab;	/* open addressing */
+	struct osp *osp;	/* sampled: the hot list */
+	struct sp_entry *tab;	/* exact: open addressing */
 	uint64_t cap, used;
-	double tau;		/* 1 / sampling probability */
-	uint64_t skip;		/* block positions until the next sample */
-	uint64_t rng;
-	uint32_t nlens;		/* lengths 2, 4, .. max_len */
-	struct sp_active *act;	/* samples being collected */
-	uint32_t nact;
-	struct sp_block *win;	/* exact: the last max_len blocks */
-	uint64_t nwin;
-	uint64_t positions, samples, resamples;
+	uint32_t *wfunc;	/* exact: the last max_len blocks, oldest first */
+	uint64_t *wblock;
+	uint32_t nwin;
+	uint64_t positions;
 	int exact;
 	uint32_t memory, max_len;
 };
 
-static uint64_t sp_rand(struct subpaths *s)
+static uint64_t sp_id(const uint32_t *func, const uint64_t *block, uint32_t len)
 {
-	uint64_t x = s->rng;
+	uint64_t id = osp_hash(func, block, len);
 
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	s->rng = x;
-	return x;
+	return id ? id : 1;
 }
 
-static double sp_unit(struct subpaths *s)
+static void sp_first(struct sp_block *first, const uint32_t *func, const uint64_t *block,
+		     uint32_t len)
 {
-	return ((sp_rand(s) >> 11) + 0.5) / 9007199254740992.0;	/* (0, 1) */
-}
+	uint32_t k;
 
-/* Positions to skip before the next sample: geometric with p = 1 / tau. */
-static uint64_t sp_skip(struct subpaths *s)
-{
-	if (s->tau <= 1.0)
-		return 0;
-	return (uint64_t)floor(log(sp_unit(s)) / log(1.0 - 1.0 / s->tau));
-}
-
-static uint64_t sp_hash(uint64_t h, uint32_t func, uint32_t block)
-{
-	h ^= ((uint64_t)func << 32) | block;
-	h *= 0x100000001b3ull;
-	return h ^ (h >> 29);
+	memset(first, 0, SP_SHOW * sizeof(*first));
+	for (k = 0; k < len && k < SP_SHOW; k++) {
+		first[k].func = func[k];
+		first[k].block = (uint32_t)block[k];
+	}
 }
 
 static struct sp_entry *sp_find(struct subpaths *s, uint64_t id)
@@ -119,51 +99,13 @@ static int sp_grow(struct subpaths *s)
 	return 0;
 }
 
-/* Binomial thinning of every count to keep memory entries: tau grows. */
-static void sp_resample(struct subpaths *s)
+/* Exact: one more occurrence of the subpath of len blocks. */
+static int sp_add(struct subpaths *s, const uint32_t *func, const uint64_t *block, uint32_t len)
 {
-	uint64_t i, kept = 0, k, c;
-	double keep;
-
-	while (s->used > s->memory) {
-		s->tau *= 1.1;
-		keep = 1.0 / 1.1;
-		s->resamples++;
-		for (i = 0; i < s->cap; i++) {
-			if (!s->tab[i].id)
-				continue;
-			for (k = 0, c = 0; k < s->tab[i].count; k++)
-				c += sp_unit(s) < keep;
-			s->tab[i].count = c;
-		}
-		/* rebuild without the emptied entries (probe chains stay whole) */
-		kept = 0;
-		for (i = 0; i < s->cap; i++)
-			kept += s->tab[i].id && s->tab[i].count;
-		if (kept < s->used) {
-			struct sp_entry *old = s->tab;
-
-			s->tab = calloc(s->cap, sizeof(*s->tab));
-			if (!s->tab) {
-				s->tab = old;
-				return;
-			}
-			for (i = 0; i < s->cap; i++)
-				if (old[i].id && old[i].count)
-					*sp_find(s, old[i].id) = old[i];
-			free(old);
-			s->used = kept;
-		}
-	}
-}
-
-static int sp_add(struct subpaths *s, uint64_t id, uint32_t len, const struct sp_block *first)
-{
+	uint64_t id = sp_id(func, block, len);
 	struct sp_entry *e;
 	int err;
 
-	if (!id)
-		id = 1;
 	if ((s->used + 1) * 2 > s->cap) {
 		err = sp_grow(s);
 		if (err)
@@ -173,19 +115,17 @@ static int sp_add(struct subpaths *s, uint64_t id, uint32_t len, const struct sp
 	if (!e->id) {
 		e->id = id;
 		e->len = len;
-		memcpy(e->first, first, sizeof(e->first));
+		sp_first(e->first, func, block, len);
 		s->used++;
 	}
 	e->count++;
-	if (!s->exact && s->used > s->memory)
-		sp_resample(s);
 	return 0;
 }
 
 static int subpaths_open(struct out_writer *w)
 {
 	struct subpaths *s = calloc(1, sizeof(*s));
-	uint32_t l;
+	size_t size;
 
 	if (!s)
 		return -PT_ENOMEM;
@@ -193,81 +133,48 @@ static int subpaths_open(struct out_writer *w)
 	s->exact = w->sp_exact;
 	s->memory = w->sp_memory ? w->sp_memory : 2048;
 	s->max_len = w->sp_max_len ? w->sp_max_len : 64;
-	for (l = 2; l <= s->max_len; l *= 2)
-		s->nlens++;
-	s->tau = 1.0;
-	s->rng = w->sp_seed ? w->sp_seed : 0x9e3779b97f4a7c15ull;
-	s->act = calloc(s->max_len + 1, sizeof(*s->act));
-	s->win = calloc(s->max_len + 1, sizeof(*s->win));
-	if (!s->act || !s->win)
+	if (s->exact) {
+		s->wfunc = calloc(s->max_len, sizeof(*s->wfunc));
+		s->wblock = calloc(s->max_len, sizeof(*s->wblock));
+		if (!s->wfunc || !s->wblock)
+			return -PT_ENOMEM;
+		return sp_grow(s);
+	}
+	size = osp_size(s->memory, s->max_len, 1);
+	if (!size)
+		return -PT_EINVAL;
+	s->osp = malloc(size);
+	if (!s->osp)
 		return -PT_ENOMEM;
-	return sp_grow(s);
+	osp_init(s->osp, s->memory, s->max_len, 1, w->sp_seed ? w->sp_seed : 0x9e3779b97f4a7c15ull);
+	return 0;
 }
 
 /* The stream or a gap cuts every subpath in progress. */
 static void sp_cut(struct subpaths *s)
 {
-	s->nact = 0;
+	if (s->osp)
+		osp_cut(s->osp, 0);
 	s->nwin = 0;
 }
 
 /* Exact: every candidate ending at this block. */
-static int sp_exact_block(struct subpaths *s, struct sp_block b)
+static int sp_exact_block(struct subpaths *s, uint32_t func, uint32_t block)
 {
-	uint32_t len, k;
+	uint32_t len;
 	int err;
 
-	memmove(s->win + 1, s->win, s->max_len * sizeof(*s->win));	/* win[0]: newest */
-	s->win[0] = b;
-	if (s->nwin < s->max_len)
-		s->nwin++;
+	if (s->nwin == s->max_len) {
+		memmove(s->wfunc, s->wfunc + 1, (s->max_len - 1) * sizeof(*s->wfunc));
+		memmove(s->wblock, s->wblock + 1, (s->max_len - 1) * sizeof(*s->wblock));
+		s->nwin--;
+	}
+	s->wfunc[s->nwin] = func;
+	s->wblock[s->nwin++] = block;
 	for (len = 2; len <= s->nwin; len *= 2) {
-		struct sp_block first[SP_SHOW] = { { 0, 0 } };
-		uint64_t h = 0xcbf29ce484222325ull ^ len;
-
-		for (k = 0; k < len; k++) {
-			h = sp_hash(h, s->win[len - 1 - k].func, s->win[len - 1 - k].block);
-			if (k < SP_SHOW)
-				first[k] = s->win[len - 1 - k];
-		}
-		err = sp_add(s, h, len, first);
+		err = sp_add(s, s->wfunc + s->nwin - len, s->wblock + s->nwin - len, len);
 		if (err)
 			return err;
-	}
-	return 0;
-}
-
-static int sp_sample_block(struct subpaths *s, struct sp_block b)
-{
-	uint32_t i;
-	int err;
-
-	/* this position starts a sample: one length, uniformly */
-	if (s->skip-- == 0) {
-		struct sp_active *a = &s->act[s->nact++];
-
-		memset(a, 0, sizeof(*a));
-		a->len = 2u << (sp_rand(s) % s->nlens);
-		a->left = a->len;
-		a->id = 0xcbf29ce484222325ull ^ a->len;
-		s->samples++;
-		s->skip = sp_skip(s);
-	}
-	for (i = 0; i < s->nact;) {
-		struct sp_active *a = &s->act[i];
-
-		a->id = sp_hash(a->id, b.func, b.block);
-		if (a->n < SP_SHOW)
-			a->first[a->n] = b;
-		a->n++;
-		if (--a->left) {
-			i++;
-			continue;
-		}
-		err = sp_add(s, a->id, a->len, a->first);
-		if (err)
-			return err;
-		*a = s->act[--s->nact];
 	}
 	return 0;
 }
@@ -276,18 +183,17 @@ static int subpaths_step(struct out_writer *w, const struct out_stream *st,
 			 const struct out_step *sp)
 {
 	struct subpaths *s = w->priv;
-	struct sp_block b;
 
 	(void)st;
 	switch (sp->ev->type) {
 	case REGEN_EV_BLOCK:
 		if (!sp->f)
 			return 0;
-		b.func = sp->f->func_id;
-		b.block = sp->ev->block;
 		s->positions++;
-		/* at most max_len samples are open: one starts per position */
-		return s->exact ? sp_exact_block(s, b) : sp_sample_block(s, b);
+		if (s->exact)
+			return sp_exact_block(s, sp->f->func_id, sp->ev->block);
+		osp_add(s->osp, 0, 0, sp->f->func_id, sp->ev->block);	/* 0: one context */
+		return 0;
 	case REGEN_EV_GAP:
 	case REGEN_EV_RESYNC:
 	case REGEN_EV_TRUNCATED:
@@ -314,32 +220,64 @@ static int cmp_count_desc(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+static uint64_t sp_entries(const struct subpaths *s)
+{
+	return s->exact ? s->used : s->osp->used;
+}
+
+/* Every subpath the writer holds, hottest first (malloc'd, *n of them), or NULL. */
+static struct sp_entry *sp_sorted(const struct subpaths *s, uint64_t *n)
+{
+	struct sp_entry *all = malloc((sp_entries(s) + 1) * sizeof(*all));
+	struct osp_subpath sp;
+	uint64_t i;
+
+	*n = 0;
+	if (!all)
+		return NULL;
+	for (i = 0; s->exact && i < s->cap; i++)
+		if (s->tab[i].id)
+			all[(*n)++] = s->tab[i];
+	for (i = 0; !s->exact && i < s->osp->used; i++) {
+		osp_get(s->osp, (uint32_t)i, &sp);
+		all[*n].id = sp_id(sp.func, sp.val, sp.len);
+		all[*n].count = sp.count;
+		all[*n].len = sp.len;
+		sp_first(all[(*n)++].first, sp.func, sp.val, sp.len);
+	}
+	qsort(all, *n, sizeof(*all), cmp_count_desc);
+	return all;
+}
+
+static void sp_top(const struct subpaths *s, const struct sp_entry *e, struct out_subpath *out)
+{
+	out->id = e->id;
+	out->len = e->len;
+	out->sampled = e->count;
+	if (s->exact) {
+		out->estimate = (double)e->count;
+		out->stderr_est = 0.0;
+	} else {
+		out->estimate = (double)osp_estimate(e->count, s->osp->tau_log2, s->osp->nlens);
+		out->stderr_est = (double)osp_stderr(e->count, s->osp->tau_log2, s->osp->nlens);
+	}
+	out->first_func = e->first[0].func;
+	out->first_block = e->first[0].block;
+}
+
 int out_subpaths_top(const struct out_writer *w, struct out_subpath *out, unsigned int k)
 {
 	const struct subpaths *s = w->priv;
 	struct sp_entry *all;
-	uint64_t i, n = 0;
-	double scale;
+	uint64_t i, n;
 
 	if (!s)
 		return 0;
-	all = malloc((s->used + 1) * sizeof(*all));
+	all = sp_sorted(s, &n);
 	if (!all)
 		return -PT_ENOMEM;
-	for (i = 0; i < s->cap; i++)
-		if (s->tab[i].id)
-			all[n++] = s->tab[i];
-	qsort(all, n, sizeof(*all), cmp_count_desc);
-	scale = s->exact ? 1.0 : s->tau * s->nlens;
-	for (i = 0; i < n && i < k; i++) {
-		out[i].id = all[i].id;
-		out[i].len = all[i].len;
-		out[i].sampled = all[i].count;
-		out[i].estimate = (double)all[i].count * scale;
-		out[i].stderr_est = s->exact ? 0.0 : sqrt((double)all[i].count) * scale;
-		out[i].first_func = all[i].first[0].func;
-		out[i].first_block = all[i].first[0].block;
-	}
+	for (i = 0; i < n && i < k; i++)
+		sp_top(s, &all[i], &out[i]);
 	free(all);
 	return (int)i;
 }
@@ -347,33 +285,44 @@ int out_subpaths_top(const struct out_writer *w, struct out_subpath *out, unsign
 uint64_t out_subpaths_count(const struct out_writer *w, uint64_t id)
 {
 	struct subpaths *s = w->priv;
-	const struct sp_entry *e;
+	struct osp_subpath sp;
+	uint32_t i;
 
 	if (!s || !id)
 		return 0;
-	e = sp_find(s, id);
-	return e->id ? e->count : 0;
+	if (s->exact)
+		return sp_find(s, id)->count;	/* 0 in an empty slot */
+	for (i = 0; i < s->osp->used; i++) {
+		osp_get(s->osp, i, &sp);
+		if (sp_id(sp.func, sp.val, sp.len) == id)
+			return sp.count;
+	}
+	return 0;
 }
 
 uint64_t out_subpaths_entries(const struct out_writer *w)
 {
 	const struct subpaths *s = w->priv;
 
-	return s ? s->used : 0;
+	return s ? sp_entries(s) : 0;
 }
 
 static int subpaths_close(struct out_writer *w)
 {
 	struct subpaths *s = w->priv;
-	struct out_subpath *top;
-	unsigned int k = w->top ? w->top : 10, n, i, j;
+	unsigned int k = w->top ? w->top : 10, j;
+	struct sp_entry *all = NULL;
+	struct out_subpath top;
+	uint64_t i, n = 0;
 	char buf[192];
 	int err = 0;
 
 	if (!s)
 		return 0;
-	top = calloc(k + 1, sizeof(*top));
-	if (!top)
+	if (s->exact ? !s->tab : !s->osp)	/* open failed */
+		goto out;
+	all = sp_sorted(s, &n);
+	if (!all)
 		err = -PT_ENOMEM;
 	if (!err && s->exact)
 		fprintf(w->fp, "# subpaths (exact): %" PRIu64 " block positions, %" PRIu64
@@ -381,18 +330,19 @@ static int subpaths_close(struct out_writer *w)
 			s->max_len);
 	else if (!err)
 		fprintf(w->fp, "# online subpath profile (OSP): %" PRIu64 " block positions, lengths "
-			"2..%u, hot list of at most %u subpaths (%" PRIu64 " now), sampling 1 in %.1f "
-			"after %" PRIu64 " resamplings; estimated counts with their standard error\n",
-			s->positions, s->max_len, s->memory, s->used, s->tau, s->resamples);
-	n = err ? 0 : (unsigned int)out_subpaths_top(w, top, k);
-	for (i = 0; i < n; i++) {
-		const struct sp_entry *e = sp_find(s, top[i].id);
+			"2..%u, hot list of at most %u subpaths (%u now), sampling 1 in %.1f "
+			"after %u resamplings; estimated counts with their standard error\n",
+			s->positions, s->max_len, s->memory, s->osp->used,
+			ldexp(1.0, (int)s->osp->tau_log2), s->osp->tau_log2);
+	for (i = 0; !err && i < n && i < k; i++) {
+		const struct sp_entry *e = &all[i];
 
+		sp_top(s, e, &top);
 		if (s->exact)
-			fprintf(w->fp, "%12" PRIu64 "  length %3u:", top[i].sampled, top[i].len);
+			fprintf(w->fp, "%12" PRIu64 "  length %3u:", top.sampled, top.len);
 		else
-			fprintf(w->fp, "%12.0f  +-%-8.0f length %3u:", top[i].estimate, top[i].stderr_est,
-				top[i].len);
+			fprintf(w->fp, "%12.0f  +-%-8.0f length %3u:", top.estimate, top.stderr_est,
+				top.len);
 		for (j = 0; j < SP_SHOW && j < e->len; j++) {
 			const struct pr_func *f = pr_model_func(w->m, e->first[j].func);
 
@@ -401,13 +351,16 @@ static int subpaths_close(struct out_writer *w)
 		}
 		fprintf(w->fp, "%s\n", e->len > SP_SHOW ? " ..." : "");
 	}
-	free(top);
+	err = err ?: (ferror(w->fp) ? -PT_EIO : 0);
+out:
+	free(all);
+	free(s->osp);
 	free(s->tab);
-	free(s->act);
-	free(s->win);
+	free(s->wfunc);
+	free(s->wblock);
 	free(s);
 	w->priv = NULL;
-	return err ?: (ferror(w->fp) ? -PT_EIO : 0);
+	return err;
 }
 
 const struct out_writer_ops out_subpaths_ops = {

@@ -26,6 +26,7 @@
 #include <pathtrace/path_codes.h>
 #include <pathtrace/tracefile.h>
 
+#include "coder/osp_core.h"
 #include "edge_counts.h"
 #include "pipeline.h"
 
@@ -222,8 +223,8 @@ static int number_option(int c, const char *arg, struct options *o)
 	case 'M':
 		if (parse_u32("--osp-memory", arg, &o->sp_memory))
 			return -1;
-		if (o->sp_memory < 16) {
-			err_msg("--osp-memory", "%s: at least 16 subpaths", arg);
+		if (o->sp_memory < 16 || o->sp_memory > OSP_MAX_ENTRIES) {
+			err_msg("--osp-memory", "%s: 16 to %u subpaths", arg, OSP_MAX_ENTRIES);
 			return -1;
 		}
 		return 0;
