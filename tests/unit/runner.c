@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <CUnit/Basic.h>
 
@@ -22,6 +23,21 @@ static unsigned long seed;
 unsigned long unit_seed(void)
 {
 	return seed;
+}
+
+int unit_sibling_prog(const char *name, char *path, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", path, len);
+	char *slash;
+
+	if (n <= 0 || (size_t)n >= len)
+		return 0;
+	path[n] = 0;
+	slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash + 1 - path) + strlen(name) >= len)
+		return 0;
+	strcpy(slash + 1, name);
+	return access(path, X_OK) == 0;
 }
 
 const char *unit_modules_dir(void)

@@ -28,21 +28,6 @@ static const char *fixture_path(const char *name)
 	return path;
 }
 
-/* pathregen next to the running unit-tests, or 0. */
-static int find_pathregen(char *prog, size_t len)
-{
-	ssize_t n = readlink("/proc/self/exe", prog, len - 16);
-	char *slash;
-
-	if (n <= 0)
-		return 0;
-	prog[n] = 0;
-	slash = strrchr(prog, '/');
-	if (!slash)
-		return 0;
-	strcpy(slash + 1, "pathregen");
-	return access(prog, X_OK) == 0;
-}
 
 /* Runs pathregen ARGS with stdout into out; its exit status, or -1. */
 static int pathregen(const char *args, const char *out)
@@ -50,7 +35,7 @@ static int pathregen(const char *args, const char *out)
 	char prog[512], cmd[2048];
 	int st;
 
-	if (!find_pathregen(prog, sizeof(prog)))
+	if (!unit_sibling_prog("pathregen", prog, sizeof(prog)))
 		return -1;
 	snprintf(cmd, sizeof(cmd), "timeout -s KILL 60 %s %s > %s 2>/dev/null", prog, args, out);
 	st = system(cmd);

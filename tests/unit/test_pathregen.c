@@ -27,17 +27,7 @@ static char err_out[80];	/* the last run's stderr: out + ".err" */
 
 static int find_prog(void)
 {
-	ssize_t n = readlink("/proc/self/exe", prog, sizeof(prog) - 16);
-	char *slash;
-
-	if (n <= 0)
-		return 0;
-	prog[n] = 0;
-	slash = strrchr(prog, '/');
-	if (!slash)
-		return 0;
-	strcpy(slash + 1, "pathregen");
-	return access(prog, X_OK) == 0;
+	return unit_sibling_prog("pathregen", prog, sizeof(prog));
 }
 
 /* Runs pathregen with args (a shell fragment), stdout to `out`. Returns the exit code, or -signal, or -124 for a hang. */

@@ -6,6 +6,8 @@
 #ifndef PT_UNIT_H
 #define PT_UNIT_H
 
+#include <stddef.h>
+
 #include <CUnit/CUnit.h>
 
 struct unit_test {
@@ -32,5 +34,12 @@ unsigned long unit_seed(void);
  * (tools/install-deps installs it), or NULL when there is none.
  */
 const char *unit_modules_dir(void);
+
+/*
+ * The path of the program name built next to the running unit-tests (as
+ * build/pathregen beside build/unit-tests) into path; 1 when it is there
+ * and executable, else 0.
+ */
+int unit_sibling_prog(const char *name, char *path, size_t len);
 
 #endif
