@@ -559,10 +559,10 @@ enum pt_rec_type {
  * its ENTERs gave in PT_ENTER_SLOTS slots, its last three ENTERs'
  * functions (pprev, prev, last; func_id + 1, 0 none), the
  * PT_ENTERS_RECENT functions it entered most recently (most recent first),
- * and tables of PT_ENTERS_CTXS entries: at x = PT_ENTERS_CTX3(pprev, prev,
+ * and tables of PT_ENTERS_CTXS entries: at x = PT_ENTERS_CTX(pprev, prev,
  * last) the PT_ENTERS_CANDS items that followed those three, most recent
  * first, and the advance + 1 the most recent of them had; at
- * y = PT_ENTERS_CTX3(prev, last, f) the last PT_ENTERS_ADVS advances + 1
+ * y = PT_ENTERS_CTX(prev, last, f) the last PT_ENTERS_ADVS advances + 1
  * that f's ENTER had after those two, most recent first (0: none). Each
  * ENTER, with a = the advance of its position over the previous ENTER of
  * the record (the first: over 0):
@@ -601,9 +601,9 @@ enum pt_rec_type {
 #define PT_ENTERS_CANDS		4
 #define PT_ENTERS_ADVS		4
 #define PT_ENTERS_FUNC_MAX	((1u << 20) - 1)
-#define PT_ENTERS_CTX(a, b) \
+#define PT_ENTERS_MIX(a, b) \
 	((__u32)(((__u32)(a) * 0x9e3779b1u ^ (__u32)(b)) * 0x9e3779b1u) >> 22)
-#define PT_ENTERS_CTX3(a, b, c)	PT_ENTERS_CTX(PT_ENTERS_CTX(a, b), c)
+#define PT_ENTERS_CTX(a, b, c)	PT_ENTERS_MIX(PT_ENTERS_MIX(a, b), c)
 #define PT_ENTERS_ITEM(f, traced, slot) \
 	((__u32)(f) | (__u32)(traced) << 20 | (__u32)(slot) << 21)
 #define PT_ENTERS_ITEM_FUNC(item)	((item) & 0xfffffu)

@@ -10,7 +10,7 @@
 #include "coder.h"
 
 /* records.c */
-bool pt_coder_write2(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
+bool pt_coder_write_parts(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
 		     u32 arg, const void *body, unsigned int body_len,
 		     const void *body2, unsigned int body2_len);
 void pt_coder_flush_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc);

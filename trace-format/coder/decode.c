@@ -106,7 +106,7 @@ static u32 pt_read_adv(struct pt_bitreader *c, const u16 *advs)
 bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 		     struct pt_enter_read *e)
 {
-	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
+	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
 	const u32 *cand = t->cand[x];
 	u32 item, adv, r, at = c->pos;
 
@@ -127,7 +127,7 @@ bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 		if (c->bad || !item)
 			return false;
 		at = c->pos;
-		adv = pt_read_adv(c, t->adv[PT_ENTERS_CTX3(t->prev, t->last,
+		adv = pt_read_adv(c, t->adv[PT_ENTERS_CTX(t->prev, t->last,
 							   PT_ENTERS_ITEM_FUNC(item))]);
 		e->adv_bits = c->pos - at;
 	}

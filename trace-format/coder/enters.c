@@ -67,11 +67,11 @@ void pt_enters_forget(struct pt_enter_tables *t)
 void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1)
 {
 	u32 f = PT_ENTERS_ITEM_FUNC(item);
-	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
+	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
 
 	pt_front32(t->cand[x], PT_ENTERS_CANDS, item);
 	t->cand_adv[x] = adv1;
-	pt_front16(t->adv[PT_ENTERS_CTX3(t->prev, t->last, f)], PT_ENTERS_ADVS, adv1);
+	pt_front16(t->adv[PT_ENTERS_CTX(t->prev, t->last, f)], PT_ENTERS_ADVS, adv1);
 	pt_front32(t->recent, PT_ENTERS_RECENT, f);
 	t->pprev = t->prev;
 	t->prev = t->last;
@@ -140,8 +140,8 @@ static void pt_add_enter(struct pt_coder *c, u32 func_id, u32 pending,
 {
 	struct pt_enter_tables *t = &c->enters;
 	u32 id = func_id + 1, adv = pending - c->epos;
-	u32 x = PT_ENTERS_CTX3(t->pprev, t->prev, t->last);
-	const u16 *advs = t->adv[PT_ENTERS_CTX3(t->prev, t->last, id)];
+	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
+	const u16 *advs = t->adv[PT_ENTERS_CTX(t->prev, t->last, id)];
 	const u32 *cand = t->cand[x];
 	bool named = kind != PT_ENTER_ADDR;	/* a candidate may name it */
 	unsigned int r;

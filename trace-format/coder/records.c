@@ -336,7 +336,7 @@ static bool pt_write_owner(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16
  * takes the record with it: written alone, it would join the previous
  * segment.
  */
-bool pt_coder_write2(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
+bool pt_coder_write_parts(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
 		     u32 arg, const void *body, unsigned int body_len,
 		     const void *body2, unsigned int body2_len)
 {
@@ -378,7 +378,7 @@ drop:
 bool pt_coder_write(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
 		    u32 arg, const void *body, unsigned int len)
 {
-	return pt_coder_write2(c, fc, type, arg, body, len, NULL, 0);
+	return pt_coder_write_parts(c, fc, type, arg, body, len, NULL, 0);
 }
 
 /*
@@ -410,7 +410,7 @@ void pt_coder_flush_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc)
 	bool written = false;
 
 	if (nebits)
-		written = pt_coder_write2(c, fc, PT_REC_BITS_ENTERS,
+		written = pt_coder_write_parts(c, fc, PT_REC_BITS_ENTERS,
 					  PT_BITS_ENTERS_ARG(nbits, nebits), c->words,
 					  n * sizeof(c->words[0]), c->ebits,
 					  ne * sizeof(c->ebits[0]));
