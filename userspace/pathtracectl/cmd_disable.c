@@ -2,7 +2,9 @@
 /*
  * pathtracectl disable FUNC...|--all: remove the plans (and their probes)
  * of the named functions (shell globs allowed) or of all, and forget what
- * enable stored for them. Exit status: 0 every name matched something, 1 a
+ * enable stored for them. When no plan remains and enable --inline's copies
+ * are live, they go too: the livepatch is disabled, every task has left
+ * the copies, the module is unloaded (docs/inline.md). Exit status: 0 every name matched something, 1 a
  * name matched nothing or the module refused, 2 bad command line.
  */
 #include <errno.h>
@@ -16,6 +18,7 @@
 #include <pathtrace/funcstore.h>
 
 #include "commands.h"
+#include "inline_ctl.h"
 #include "loaded.h"
 
 static int del_one(int fd, const struct pt_func_info *f)
@@ -77,6 +80,13 @@ static int cmd_disable(int argc, char **argv)
 		}
 	}
 	free(f);
+	if (inline_loaded()) {
+		n = loaded_list(fd, "disable", &f);
+		if (n == 0)
+			ret |= inline_remove();
+		if (n >= 0)
+			free(f);
+	}
 	close(fd);
 	return ret;
 }

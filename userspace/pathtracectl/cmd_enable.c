@@ -50,6 +50,7 @@
 #include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
+#include <pathtrace/inline.h>
 #include <pathtrace/ksyms.h>
 #include <pathtrace/path_codes.h>
 #include <pathtrace/path_profile.h>
@@ -60,6 +61,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "commands.h"
+#include "inline_ctl.h"
 #include "loaded.h"
 
 struct target;
@@ -94,6 +96,7 @@ struct enabler {
 	uint32_t nimplicit;		/* implicit entries planned */
 	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
+	int inline_mode;		/* --inline: the targets run as copies (docs/inline.md) */
 };
 
 static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile);
@@ -238,6 +241,7 @@ struct target {
 	uint8_t *code;		/* len + cold_len live bytes */
 	uint8_t *cfg_blob;	/* its CFG (cfg_blob_encode), static-call sites marked */
 	uint32_t cfg_len;
+	uint64_t orig;		/* --inline: the original's address (addr is the copy's) */
 };
 
 enum target_state { T_PENDING, T_INSTALLED, T_REFUSED };
@@ -728,7 +732,7 @@ static int quiet_conflicts(struct enabler *e, int i)
  */
 static int quiet_setup(struct enabler *e)
 {
-	uint64_t *traced = calloc(e->ntargets + (size_t)e->nloaded + 1, sizeof(*traced));
+	uint64_t *traced = calloc(2 * (size_t)e->ntargets + (size_t)e->nloaded + 1, sizeof(*traced));
 	size_t n = 0;
 	uint32_t i;
 	int err;
@@ -738,6 +742,10 @@ static int quiet_setup(struct enabler *e)
 	for (i = 0; i < e->ntargets; i++)
 		if (e->targets[i].state != T_REFUSED)
 			traced[n++] = e->targets[i].addr;
+	/* a call to a copied function's original runs its copy */
+	for (i = 0; i < e->ntargets; i++)
+		if (e->targets[i].state != T_REFUSED && e->targets[i].orig)
+			traced[n++] = e->targets[i].orig;
 	for (i = 0; i < (uint32_t)e->nloaded; i++)
 		traced[n++] = e->loaded[i].addr;
 	err = quiet_calls_open(e->k, traced, n, &e->quiet);
@@ -843,7 +851,8 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
 		if (e->done)
 			e->done[e->ndone++] = s->addr;
-		survey(e, t);
+		if (!e->inline_mode)
+			survey(e, t);
 	}
 	if (!matched) {
 		ctl_err(pattern, "no such function in /proc/kallsyms");
@@ -937,11 +946,12 @@ static int report(const struct enabler *e, char **pats, int npats)
  */
 enum {
 	OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8,
-	ON_IMPLICIT_ENTRIES = 16
+	ON_IMPLICIT_ENTRIES = 16, ON_INLINE = 32
 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
-		 const char **weights, const char **ppp_file, int *off, int *first)
+		 const char **weights, const char **ppp_file, const char **inline_ko, int *off,
+		 int *first)
 {
 	int a, path_codes_set = 0;
 
@@ -950,6 +960,16 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 
 		if (!strcmp(argv[a], "--verify")) {
 			o->flags |= PT_PLAN_VERIFY;
+			continue;
+		}
+		if (!strcmp(argv[a], "--inline")) {
+			*off |= ON_INLINE;
+			continue;
+		}
+		if (!strcmp(argv[a], "--inline-module") && v) {
+			*inline_ko = v;
+			*off |= ON_INLINE;
+			a++;
 			continue;
 		}
 		if (!strcmp(argv[a], "--loud-calls")) {
@@ -1145,12 +1165,58 @@ static int read_paths(const char *path, struct path_profile *p)
 	return profile_err(path, err, line, "a path profile (pathregen --paths writes one)");
 }
 
+/*
+ * --inline: the collected targets run as copies (inline_ctl.h); each is
+ * then surveyed as its copy, a function of the generated module. Returns
+ * 0, or 1 when the copies could not be made (the targets refused).
+ */
+static int inline_targets(struct enabler *e, const struct klive_paths *p, const char *ko)
+{
+	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
+	char def[300];
+	struct utsname u;
+	uint32_t i;
+	int ret;
+
+	if (!it) {
+		ctl_err("enable --inline", "out of memory");
+		return 1;
+	}
+	if (!ko) {
+		ko = getenv("PATHTRACE_INLINE_MODULE");
+		if (!ko || !*ko) {
+			uname(&u);
+			snprintf(def, sizeof(def), "/lib/modules/%s/extra/pathtrace_inline.ko",
+				 u.release);
+			ko = def;
+		}
+	}
+	for (i = 0; i < e->ntargets; i++)
+		it[i].sym = e->targets[i].sym;
+	ret = inline_enable(&e->k, p, ko, &e->sc, it, e->ntargets);
+	for (i = 0; i < e->ntargets; i++) {
+		struct target *t = &e->targets[i];
+
+		if (it[i].refusal) {
+			t->state = T_REFUSED;
+			count_refusal(e, it[i].refusal);
+			continue;
+		}
+		t->sym = it[i].sym;
+		t->orig = it[i].orig;
+		t->addr = ksyms_get(klive_ksyms(e->k), t->sym)->addr;
+		survey(e, t);
+	}
+	free(it);
+	return ret;
+}
+
 static int cmd_enable(int argc, char **argv)
 {
 	struct enabler e;
 	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", NULL };
 	char moddir[300];
-	const char *weights = NULL, *ppp_file = NULL;
+	const char *weights = NULL, *ppp_file = NULL, *inline_ko = NULL;
 	struct edge_profile profile;
 	struct path_profile ppp_from;
 	struct utsname u;
@@ -1161,7 +1227,7 @@ static int cmd_enable(int argc, char **argv)
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &off, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off, &first);
 	if (err)
 		return err;
 	e.ppp_top = e.o.ppp_hottest;
@@ -1213,8 +1279,23 @@ static int cmd_enable(int argc, char **argv)
 	if (err)	/* the kernel then refuses probes on them: reported per function */
 		ctl_err("static calls", "%s: probes may land on static-call sites",
 			pt_strerror(err));
+	e.inline_mode = !!(off & ON_INLINE);
+	if (e.inline_mode && e.nloaded) {
+		ctl_err("enable --inline", "%d plans are loaded: copies and probe plans do not mix "
+			"(docs/inline.md); pathtracectl disable --all first", e.nloaded);
+		ret = 1;
+		goto out_klive;
+	}
+	if (!e.inline_mode && inline_loaded()) {
+		ctl_err("enable", "inline copies are live (" INLINE_MODULE "): copies and probe plans "
+			"do not mix (docs/inline.md); pathtracectl disable --all first");
+		ret = 1;
+		goto out_klive;
+	}
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
+	if (e.inline_mode && inline_targets(&e, &p, inline_ko))
+		ret = 1;
 	/*
 	 * A framed plan's direct calls to traced functions are framed too
 	 * when their callees write ENTERs (docs/runtime.md, "Framed calls"):
@@ -1240,6 +1321,7 @@ static int cmd_enable(int argc, char **argv)
 	}
 	free(e.targets);
 	quiet_calls_close(e.quiet);
+out_klive:
 	klive_close(e.k);
 	static_calls_free(&e.sc);
 	free(e.done);
@@ -1257,7 +1339,7 @@ out_profile:
 
 CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
 	    "[--verify] [--loud-calls] [--explicit-entries] [--implicit-entries] [--blocked-calls] "
-	    "[--moddir DIR] "
+	    "[--inline] [--inline-module KO] [--moddir DIR] "
 	    "[--weights FILE] "
 	    "[--ppp N] [--ppp-paths FILE] FUNC... "
 	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
@@ -1270,4 +1352,7 @@ CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] 
 	    "together (the default but for framed witness plans; fewer bytes, a blocker before "
 	    "such a call); --blocked-calls: witness plans block their calls with bits "
 	    "instead of having the ENTERs below name them by unwinding; --why-loud: each call "
-	    "that stays a call vertex, and why)")
+	    "that stays a call vertex, and why; --inline: the functions run as copies in a "
+	    "generated livepatch module and the probes sit on the copies, docs/inline.md; "
+	    "--inline-module KO: the template module, default $PATHTRACE_INLINE_MODULE or "
+	    "/lib/modules/RELEASE/extra/pathtrace_inline.ko)")

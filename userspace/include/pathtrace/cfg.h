@@ -153,6 +153,7 @@ struct cfg {
 struct cfg_fixup {
 	uint64_t insn;
 	uint64_t fixup;
+	uint32_t data;		/* the entry's data word as the table holds it (type, register, imm) */
 };
 
 /* Static-key site (__jump_table entry): its code address and jump target. */
@@ -165,6 +166,9 @@ struct cfg_key_site {
 struct cfg_bug_site {
 	uint64_t addr;
 	int warning;
+	uint16_t line;		/* the entry's line and flags as the table holds them */
+	uint16_t flags;
+	uint64_t file;		/* the file name's address, 0 where the source cannot resolve it */
 };
 
 /*

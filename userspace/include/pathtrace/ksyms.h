@@ -111,4 +111,31 @@ int klive_input(struct klive *k, const char *name, const char *module, struct cf
 int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const char **tag,
 		    char *detail, size_t n);
 
+/*
+ * Makes path the file of module (instead of the one modules.dep names):
+ * its sizes and tables then come from that .ko and the loaded module's
+ * sections. Returns 0; -PT_EIO if path cannot be read as an ELF object;
+ * -PT_ENOENT if a table section of it is not among the loaded module's;
+ * what reading the tables returns.
+ */
+int klive_module_file(struct klive *k, const char *module, const char *path);
+
+/* One ORC unwind entry (arch/x86/include/asm/orc_types.h), its bytes as the kernel holds them. */
+#define KORC_ENTRY 6
+struct korc_entry {
+	uint64_t ip;
+	uint8_t orc[KORC_ENTRY];
+};
+
+/*
+ * The live ORC entries for code [addr, addr + len) of module (NULL:
+ * vmlinux): first the entry in effect at addr (the last at or below it;
+ * its ip given as addr), then every entry whose ip lies inside, in table
+ * order. *out is malloc()ed. Returns 0; -PT_ENOENT if the object has no
+ * ORC tables kallsyms or /sys/module names, or none at or below addr;
+ * -PT_EIO / -PT_EFORMAT reading them; -PT_ENOMEM.
+ */
+int klive_orc(struct klive *k, const char *module, uint64_t addr, uint64_t len,
+	      struct korc_entry **out, uint32_t *n);
+
 #endif

@@ -239,7 +239,9 @@ static void open_ko(struct klive *k, struct kmod *m)
 	fclose(f);
 }
 
-static int load_module(struct klive *k, const char *name, struct kmod **out)
+/* The module's entry, its .ko found through modules.dep, or path when given. */
+static int load_module_file(struct klive *k, const char *name, const char *path,
+			    struct kmod **out)
 {
 	struct kmod *m;
 	int kind, err;
@@ -257,7 +259,10 @@ static int load_module(struct klive *k, const char *name, struct kmod **out)
 	m->next = k->mods;
 	k->mods = m;
 	*out = m;
-	open_ko(k, m);
+	if (!path)
+		open_ko(k, m);
+	else if (elfobj_open(path, &m->ko))
+		snprintf(m->why, sizeof(m->why), "module %.40s: cannot read %.90s", name, path);
 	for (kind = 0; m->ko && kind < 3; kind++) {
 		uint64_t size, addr;
 
@@ -273,6 +278,136 @@ static int load_module(struct klive *k, const char *name, struct kmod **out)
 			return err;
 	}
 	return 0;
+}
+
+static int load_module(struct klive *k, const char *name, struct kmod **out)
+{
+	return load_module_file(k, name, NULL, out);
+}
+
+int klive_module_file(struct klive *k, const char *module, const char *path)
+{
+	struct kmod *m, **pp;
+
+	for (pp = &k->mods; *pp; pp = &(*pp)->next) {
+		if (strcmp((*pp)->name, module))
+			continue;
+		m = *pp;
+		*pp = m->next;
+		elfobj_close(m->ko);
+		free_tables(&m->t);
+		free(m->name);
+		free(m);
+		break;
+	}
+	int err = load_module_file(k, module, path, &m);
+
+	if (err)
+		return err;
+	if (!m->ko)
+		return -PT_EIO;
+	return m->why[0] ? -PT_ENOENT : 0;
+}
+
+/*
+ * One object's ORC tables (orc_types.h): n ips, each an s32 relative to its
+ * own slot in .orc_unwind_ip, and n entries of KORC_ENTRY bytes in
+ * .orc_unwind. Reads them from kcore and appends those whose ip lies in
+ * [addr, addr + len), after the one in effect at addr (the last at or
+ * below it), into *out. Returns 0 or a negative PT_E* code.
+ */
+static int orc_range(struct klive *k, uint64_t ip_at, uint64_t orc_at, uint64_t n, uint64_t addr,
+		     uint64_t len, struct korc_entry **out, uint32_t *nout)
+{
+	uint8_t *ipb = NULL, *orcb = NULL;
+	uint64_t i, best = UINT64_MAX, best_ip = 0;
+	uint32_t cnt = 0, cap = 16;
+	struct korc_entry *o;
+	int err;
+
+	if (!n || n > (16u << 20))
+		return -PT_EFORMAT;
+	ipb = malloc(n * 4);
+	orcb = malloc(n * KORC_ENTRY);
+	o = malloc(cap * sizeof(*o));
+	if (!ipb || !orcb || !o) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	err = kcore_read(k->kc, ip_at, ipb, n * 4);
+	if (!err)
+		err = kcore_read(k->kc, orc_at, orcb, n * KORC_ENTRY);
+	if (err)
+		goto out;
+	for (i = 0; i < n; i++) {
+		int32_t v;
+		uint64_t ip;
+
+		memcpy(&v, ipb + i * 4, 4);
+		ip = ip_at + i * 4 + (int64_t)v;
+		if (ip <= addr && (best == UINT64_MAX || ip >= best_ip)) {
+			best = i;
+			best_ip = ip;
+		}
+		if (ip <= addr || ip - addr >= len)
+			continue;
+		if (cnt + 1 >= cap) {
+			struct korc_entry *g = realloc(o, 2 * cap * sizeof(*o));
+
+			if (!g) {
+				err = -PT_ENOMEM;
+				goto out;
+			}
+			o = g;
+			cap *= 2;
+		}
+		o[++cnt].ip = ip;	/* slot 0 is the one in effect at addr */
+		memcpy(o[cnt].orc, orcb + i * KORC_ENTRY, KORC_ENTRY);
+	}
+	if (best == UINT64_MAX) {
+		err = -PT_ENOENT;
+		goto out;
+	}
+	o[0].ip = addr;
+	memcpy(o[0].orc, orcb + best * KORC_ENTRY, KORC_ENTRY);
+	*out = o;
+	*nout = cnt + 1;
+	o = NULL;
+out:
+	free(ipb);
+	free(orcb);
+	free(o);
+	return err;
+}
+
+int klive_orc(struct klive *k, const char *module, uint64_t addr, uint64_t len,
+	      struct korc_entry **out, uint32_t *n)
+{
+	uint64_t ip_at, ip_end, orc_at, size;
+	struct kmod *m;
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	if (!module) {
+		ip_at = ksyms_addr(k->ks, "__start_orc_unwind_ip");
+		ip_end = ksyms_addr(k->ks, "__stop_orc_unwind_ip");
+		orc_at = ksyms_addr(k->ks, "__start_orc_unwind");
+		if (!ip_at || !orc_at || ip_end <= ip_at)
+			return -PT_ENOENT;
+		size = ip_end - ip_at;
+	} else {
+		err = load_module(k, module, &m);
+		if (err)
+			return err;
+		if (!m->ko || elfobj_section_size(m->ko, ".orc_unwind_ip", &size) ||
+		    section_addr(k, module, ".orc_unwind_ip", &ip_at) ||
+		    section_addr(k, module, ".orc_unwind", &orc_at))
+			return -PT_ENOENT;
+	}
+	if (size % 4)
+		return -PT_EFORMAT;
+	return orc_range(k, ip_at, orc_at, size / 4, addr, len, out, n);
 }
 
 /* Copies the entries of t that fall in [a, a+len) into k's scratch. */

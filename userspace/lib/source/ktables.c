@@ -39,6 +39,8 @@ static int decode_fixup(const struct ktable *t, uint64_t off, void *entry)
 	struct cfg_fixup *f = entry;
 	int err = known_field(t, off, &f->insn);
 
+	if (!err)
+		memcpy(&f->data, t->data + off + 8, 4);
 	return err ? err : known_field(t, off + 4, &f->fixup);
 }
 
@@ -58,7 +60,15 @@ static int decode_bug(const struct ktable *t, uint64_t off, void *entry)
 
 	if (err)
 		return err;
+	/* the file name may be a string an object's reader cannot resolve: 0 */
+	err = ktable_field(t, off + 4, &b->file);
+	if (err < 0)
+		return err;
+	if (err == KTABLE_UNKNOWN)
+		b->file = 0;
+	memcpy(&b->line, t->data + off + 8, 2);
 	memcpy(&flags, t->data + off + 10, 2);
+	b->flags = flags;
 	b->warning = !!(flags & BUGFLAG_WARNING);
 	return 0;
 }

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pathtrace_inline - the template of the modules `pathtracectl enable
+ * --inline` generates (docs/inline.md). Userspace adds the copies of live
+ * functions (.text.pt_inline) and fills the table below; this code only
+ * turns the table into a livepatch whose functions are the copies.
+ *
+ * Table: entries of four words { name, object name (NULL: vmlinux), copy,
+ * sympos }, ended by an entry whose name is NULL. The template's own table
+ * is empty: loaded as built, it refuses to load (-EINVAL).
+ */
+#define pr_fmt(fmt) "pathtrace_inline: " fmt
+
+#include <linux/kernel.h>
+#include <linux/livepatch.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+struct pt_inline_entry {
+	const char *name;
+	const char *objname;
+	void *copy;
+	unsigned long sympos;
+};
+
+/*
+ * Defined in assembly so that the compiler assumes nothing about its
+ * length: enable rewrites the section with as many entries as it copies.
+ */
+extern const struct pt_inline_entry pt_inline_table[];
+asm(".pushsection .pt_inline, \"a\"\n"
+    ".balign 8\n"
+    "pt_inline_table:\n"
+    ".zero 32\n"
+    ".popsection\n");
+
+static struct klp_patch pt_patch;
+static struct klp_object *pt_objs;
+static struct klp_func *pt_funcs;
+
+static bool pt_same_obj(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static int __init pt_inline_init(void)
+{
+	unsigned int n = 0, nobjs = 0, i, o, f = 0;
+	int err;
+
+	while (pt_inline_table[n].name)
+		n++;
+	if (!n) {
+		pr_err("no functions: only modules written by pathtracectl enable --inline load\n");
+		return -EINVAL;
+	}
+	/* at most one object per entry, one terminator per object */
+	pt_objs = kcalloc(n + 1, sizeof(*pt_objs), GFP_KERNEL);
+	pt_funcs = kcalloc(2 * n, sizeof(*pt_funcs), GFP_KERNEL);
+	if (!pt_objs || !pt_funcs) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		for (o = 0; o < nobjs; o++)
+			if (pt_same_obj(pt_objs[o].name, pt_inline_table[i].objname))
+				break;
+		if (o < nobjs)
+			continue;
+		/* a new object: its functions, contiguous, then a zero entry */
+		pt_objs[nobjs].name = pt_inline_table[i].objname;
+		pt_objs[nobjs].funcs = &pt_funcs[f];
+		for (o = i; o < n; o++) {
+			if (!pt_same_obj(pt_inline_table[o].objname, pt_inline_table[i].objname))
+				continue;
+			pt_funcs[f].old_name = pt_inline_table[o].name;
+			pt_funcs[f].new_func = pt_inline_table[o].copy;
+			pt_funcs[f].old_sympos = pt_inline_table[o].sympos;
+			f++;
+		}
+		f++;
+		nobjs++;
+	}
+	pt_patch.mod = THIS_MODULE;
+	pt_patch.objs = pt_objs;
+	err = klp_enable_patch(&pt_patch);
+	if (err)
+		goto fail;
+	pr_info("%u functions run as copies (%u objects)\n", n, nobjs);
+	return 0;
+fail:
+	kfree(pt_funcs);
+	kfree(pt_objs);
+	return err;
+}
+
+static void __exit pt_inline_exit(void)
+{
+	/* livepatch let go of the module: the patch is disabled and freed */
+	kfree(pt_funcs);
+	kfree(pt_objs);
+}
+
+module_init(pt_inline_init);
+module_exit(pt_inline_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("pathtrace: copies of live functions run in their place");
+MODULE_INFO(livepatch, "Y");

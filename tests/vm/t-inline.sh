@@ -1,0 +1,96 @@
+# VM test: enable --inline (docs/inline.md): functions of the test module and
+# of the kernel run as copies in a generated livepatch module, with the plan's
+# probes on the copies. Every mode enables; record + pathregen --verify finds
+# 0 differences; a stack trace taken inside a copy names the function and
+# unwinds through it; disable waits for a task sleeping in a copy, then the
+# livepatch is gone and the module unloaded; refusals say why.
+. /pt/lib/check.sh
+
+insmod /pt/pathtrace.ko
+insmod /pt/pathtrace_target.ko
+echo "pathtrace_target.ko:" > /pt/modules.dep	# lets enable read the module's tables
+R=/sys/kernel/debug/pathtrace_target/run
+export PATHTRACE_STATE=/tmp/ptstate PATHTRACE_INLINE_MODULE=/pt/pathtrace_inline.ko
+TARGET="pt_target_nested pt_target_switch pt_target_outer pt_target_inner pt_target_multi_exit"
+KERNEL="vfs_read ksys_read pipe_read"
+
+cat >/tmp/workload.sh <<W
+for c in 1 2; do
+	taskset \$c sh -c 'i=0; while [ \$i -lt \$1 ]; do echo "nested 3" > $R; echo "switch \$i" > $R;
+		echo "outer 2" > $R; echo "multi_exit \$i" > $R; cat /proc/version >/dev/null;
+		usleep 1000; i=\$((i + 1)); done' sh \$1 &
+done
+wait
+W
+
+# The template alone refuses to load.
+expect_fail "the template module alone does not load" insmod /pt/pathtrace_inline.ko
+
+# --- witness, verify
+pathtracectl enable --inline --verify --moddir /pt $TARGET $KERNEL >/tmp/en.out 2>&1
+echo "enable: $?"
+cat /tmp/en.out
+check "every named function but pipe_read enabled as a copy" sh -c \
+	"[ \$(grep -c ': enabled as' /tmp/en.out) = $(($(echo $TARGET $KERNEL | wc -w) - 1)) ]"
+expect_out "pipe_read refused with its reason (a static call)" "pipe_read: refused: inline-static-call" \
+	cat /tmp/en.out
+check "the livepatch is enabled" sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace_inline/enabled)" = 1 ]'
+check "transition finished" sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace_inline/transition)" = 0 ]'
+expect_out "kallsyms names the copies" "pathtrace_inline" grep " vfs_read" /proc/kallsyms
+expect_out "pathtracectl list shows the copies" "vfs_read" pathtracectl list
+
+check "record" pathtracectl record -o /tmp/w.bin -- sh /tmp/workload.sh 30
+pathregen --verify /tmp/w.bin >/tmp/w.out 2>&1
+echo "pathregen --verify: $?"; tail -3 /tmp/w.out
+check "witness: regeneration equals the every-block records" pathregen --verify /tmp/w.bin
+check "the trace executed the copies of vfs_read and ksys_read" sh -c \
+	'pathregen /tmp/w.bin | grep -q "vfs_read" && pathregen /tmp/w.bin | grep -q "ksys_read"'
+expect_fail "a probe plan is refused while copies are live" pathtracectl enable pt_target_early
+expect_fail "a second --inline is refused while copies are live" \
+	pathtracectl enable --inline --moddir /pt pt_target_early
+
+# A task sleeping inside a copy (a reader blocked in pipe_read, called from
+# vfs_read's copy): its stack names the copy and unwinds through it (ORC).
+mkfifo /tmp/fifo
+cat /tmp/fifo >/tmp/fifo.out &
+sp=$!
+exec 3>/tmp/fifo	# a writer that writes nothing yet: the reader sleeps
+sleep 1
+cat /proc/$sp/stack >/tmp/stack 2>&1
+cat /tmp/stack
+expect_out "the reader sleeps in pipe_read" "pipe_read+" cat /tmp/stack
+check "the stack names the copy of vfs_read, in the module" grep -q "vfs_read+.*pathtrace_inline" /tmp/stack
+expect_out "... and unwinds through the copies to the system call" "do_syscall_64" cat /tmp/stack
+
+# disable while that task sleeps in the copy: livepatch waits until it left.
+(sleep 4; echo bye >&3; exec 3>&-) &
+exec 3>&-
+t0=$(date +%s)
+pathtracectl disable --all >/tmp/dis.out 2>&1
+rc=$?
+t1=$(date +%s)
+cat /tmp/dis.out
+check "disable exits 0" test $rc -eq 0
+check "disable waited for the reader to leave the copy" test $((t1 - t0)) -ge 3
+check "the livepatch is gone" test ! -e /sys/kernel/livepatch/pathtrace_inline
+check "the module is unloaded" test ! -e /sys/module/pathtrace_inline
+expect_fail "kallsyms no longer names copies" grep -q "pathtrace_inline" /proc/kallsyms
+wait
+
+# The other modes on copies: paths with verify, edges; then removed again.
+for m in paths edges; do
+	v=; [ $m = paths ] && v=--verify
+	pathtracectl enable --inline --mode $m $v --moddir /pt $TARGET vfs_read ksys_read \
+		>/tmp/en.$m 2>&1
+	check "$m: 7 copies enabled" sh -c "[ \$(grep -c ': enabled as' /tmp/en.$m) = 7 ]"
+	check "$m: record" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 10
+	if [ $m = paths ]; then
+		check "paths: regeneration equals the every-block records" pathregen --verify /tmp/$m.bin
+	else
+		check "edges: counts regenerate" sh -c "pathregen --edges /tmp/$m.bin | grep -q vfs_read"
+	fi
+	check "$m: disable removes the copies" pathtracectl disable --all
+	check "$m: module gone" test ! -e /sys/module/pathtrace_inline
+done
+
+finish

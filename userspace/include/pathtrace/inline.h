@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * inline - copies of live kernel functions that run in their place
+ * (docs/inline.md): the copy of one function with the references that
+ * leave it as relocations (inline_copy_build), and the livepatch module
+ * that carries the copies, written from the template module with libelf
+ * (inline_module_write).
+ *
+ * A copy keeps the original's layout: same bytes, same offsets. Branches
+ * and RIP-relative operands inside the function need no change; those
+ * that leave it become PC32/PLT32 relocations (their 4-byte field zeroed)
+ * against the absolute target, or against another copy's start when the
+ * target is a function copied into the same module (inline_link).
+ */
+#ifndef PATHTRACE_INLINE_H
+#define PATHTRACE_INLINE_H
+
+#include <stdint.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/ksyms.h>
+
+#define INLINE_NONE UINT32_MAX
+
+/* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
+#define INLINE_MODULE "pathtrace_inline"
+
+/* A reference from the copy to outside the function. */
+struct inline_reloc {
+	uint32_t off;		/* of its 4-byte field, from the function's start */
+	uint32_t type;		/* R_X86_64_PC32 or R_X86_64_PLT32 */
+	uint64_t target;	/* the absolute address it points at */
+	int64_t addend;		/* S + A - P: minus the bytes from the field to the insn's end */
+	uint32_t copy;		/* INLINE_NONE, or the copy whose start target is (inline_link) */
+};
+
+struct inline_copy {
+	const char *name;	/* the original's (in's), not owned */
+	const char *objname;	/* its module, NULL for vmlinux; not owned */
+	uint64_t sympos;	/* livepatch's old_sympos: 0 if the name is unique in its object */
+	uint64_t addr;		/* the original's address */
+	uint32_t len;		/* exact: the end of its last instruction */
+	uint8_t *code;		/* len bytes; relocated fields are zero */
+	struct inline_reloc *relocs;
+	uint32_t nrelocs;
+	struct cfg_fixup *fixups;	/* the original's, insn and landing pad inside */
+	uint32_t nfixups;
+	struct cfg_bug_site *bugs;	/* the original's */
+	uint32_t nbugs;
+	struct korc_entry *orc;	/* given by the caller (klive_orc): the first at addr */
+	uint32_t norc;
+	const char *refusal;	/* a stable tag when refused */
+	char detail[200];	/* where and why, for a human */
+};
+
+/*
+ * Builds the copy of the function in (whose CFG c was recovered from it,
+ * static-call sites marked): its bytes, relocations and table entries.
+ * Refuses (-PT_EREFUSED, out->refusal and out->detail set) what cannot be
+ * copied exactly: "inline-cold" (a .cold part), "inline-rel8-out" (a
+ * rel8 branch leaving the function), "inline-abs-inside" (an immediate or
+ * absolute displacement holding an address inside it), "inline-fixup-out"
+ * (an exception landing pad outside it), "inline-static-key",
+ * "inline-static-call", "inline-ftraced" (its __fentry__ site calls
+ * something: ftrace is on it), "inline-decode" (an instruction Zydis does
+ * not decode as cfg_build did). Returns 0, -PT_EREFUSED, -PT_EINVAL (no
+ * code) or -PT_ENOMEM; out is freed with inline_copy_free either way.
+ */
+int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct inline_copy *out);
+
+void inline_copy_free(struct inline_copy *cp);
+
+/*
+ * Points the relocations of every copy whose target is another copy's
+ * start at that copy (calls between copied functions stay in the copies).
+ * Refuses (-PT_EREFUSED, the copy's refusal "inline-into-copy") a copy
+ * that jumps into the middle of another: that code would run as the
+ * original's, untraced. Returns 0, or the index + 1 of a refused copy.
+ */
+uint32_t inline_link(struct inline_copy *cps, uint32_t n);
+
+/*
+ * Whether copy (the CFG recovered from a loaded copy) is orig's with every
+ * address inside one of the n copies moved to that copy (at[j]: where copy
+ * j runs) and every other address kept: the same blocks, instructions
+ * (length, kind, condition, target) and edges. Returns 0, or
+ * -PT_EMISMATCH with why saying where they differ.
+ */
+int inline_check(const struct cfg *orig, const struct cfg *copy, const struct inline_copy *cps,
+		 uint32_t n, const uint64_t *at, char *why, size_t len);
+
+/*
+ * Writes the module carrying the n copies to out_path from the template
+ * .ko (kmod/inline/pathtrace_inline.ko): the copies in .text.pt_inline
+ * (16-byte aligned, a local function symbol each, with the original's
+ * name and len), their relocations (absolute targets through SHN_ABS
+ * symbols), the livepatch table, __ex_table, __bug_table and ORC entries
+ * (docs/inline.md, "The generated module"). err (n bytes) says what went
+ * wrong. Returns 0; -PT_EIO (errno kept) reading or writing; -PT_EFORMAT
+ * when the template is not the template (no .pt_inline, no symbol table);
+ * -PT_EINVAL for no copies or a refused one; -PT_ENOMEM.
+ */
+int inline_module_write(const char *template_path, const char *out_path,
+			const struct inline_copy *cps, uint32_t n, char *err, size_t errlen);
+
+/* Where a copy lands in .text.pt_inline: its offset (copies in order, 16-byte aligned). */
+uint64_t inline_module_offset(const struct inline_copy *cps, uint32_t i);
+
+#endif

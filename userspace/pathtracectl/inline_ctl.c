@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * enable --inline: the targets' copies in a generated livepatch module
+ * (docs/inline.md). Copy, write, load, wait for the transition, read the
+ * copies back and check them; disable's inline_remove undoes it once no
+ * task can be inside a copy.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/error.h>
+#include <pathtrace/funcstore.h>
+#include <pathtrace/inline.h>
+
+#include "commands.h"
+#include "inline_ctl.h"
+
+#define LP_DIR "/sys/kernel/livepatch/" INLINE_MODULE
+#define WAIT_S 60
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st);
+}
+
+int inline_loaded(void)
+{
+	return exists("/sys/module/" INLINE_MODULE);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Reads the number in LP_DIR/name, or -1. */
+static int lp_read(const char *name)
+{
+	char path[128];
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path), LP_DIR "/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static int lp_write_enabled(int v)
+{
+	FILE *f = fopen(LP_DIR "/enabled", "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", v) > 0;
+	return fclose(f) || !ok ? -1 : 0;
+}
+
+/* Waits until the transition is over (transition reads 0). Returns 0, or -1 on timeout. */
+static int wait_transition(void)
+{
+	int i;
+
+	for (i = 0; i < WAIT_S * 10; i++) {
+		if (lp_read("transition") == 0)
+			return 0;
+		sleep_ms(100);
+	}
+	return -1;
+}
+
+int inline_remove(void)
+{
+	int i;
+
+	if (exists(LP_DIR)) {
+		if (lp_read("enabled") == 1 && lp_write_enabled(0)) {
+			ctl_err(INLINE_MODULE, "cannot disable its livepatch: %s", strerror(errno));
+			return 1;
+		}
+		/* the reverse transition: done when livepatch frees the patch */
+		for (i = 0; i < WAIT_S * 10 && exists(LP_DIR); i++)
+			sleep_ms(100);
+		if (exists(LP_DIR)) {
+			ctl_err(INLINE_MODULE, "tasks are still inside the copies after %d s: "
+				"the module stays loaded (disable again later)", WAIT_S);
+			return 1;
+		}
+	}
+	for (i = 0; i < 100; i++) {
+		if (!syscall(SYS_delete_module, INLINE_MODULE, O_NONBLOCK))
+			break;
+		if (errno != EBUSY && errno != EAGAIN && errno != EWOULDBLOCK) {
+			if (errno == ENOENT)
+				return 0;
+			break;
+		}
+		sleep_ms(100);	/* livepatch drops its module reference from a work item */
+	}
+	if (inline_loaded()) {
+		ctl_err(INLINE_MODULE, "cannot unload: %s", strerror(errno));
+		return 1;
+	}
+	printf("inline copies removed: the originals run again\n");
+	return 0;
+}
+
+static void refuse(struct inline_target *t, const char *name, const char *tag, const char *detail)
+{
+	printf("%s: refused: %s (%s)\n", name, tag, detail);
+	t->refusal = tag;
+}
+
+/* livepatch's old_sympos of symbol s: 0 if its name is unique in its object. Returns -1 if unknowable. */
+static int64_t sympos(const struct ksyms *ks, const struct ksym *s)
+{
+	uint32_t i, n = ksyms_count(ks), same = 0, pos = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct ksym *o = ksyms_get(ks, i);
+
+		if (strcmp(o->name, s->name) || (!o->module) != (!s->module) ||
+		    (o->module && strcmp(o->module, s->module)))
+			continue;
+		same++;
+		if (o->addr == s->addr)
+			pos = same;
+	}
+	if (same <= 1)
+		return 0;
+	/* vmlinux kallsyms is in address order, as livepatch counts; a module's is not */
+	return s->module ? -1 : (int64_t)pos;
+}
+
+/* 1 when [a, a + len) meets a range of the kprobes blacklist (noinstr, NOKPROBE_SYMBOL). */
+static int blacklisted(uint64_t a, uint64_t len)
+{
+	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
+	char line[256];
+	uint64_t s, e;
+	int hit = 0;
+
+	if (!f)
+		return 0;	/* no debugfs: kprobes checks the copy's sites as it can */
+	while (!hit && fgets(line, sizeof(line), f))
+		if (sscanf(line, "0x%" SCNx64 "-0x%" SCNx64, &s, &e) == 2)
+			hit = s < a + len && a < e;
+	fclose(f);
+	return hit;
+}
+
+struct work {
+	struct inline_copy *cp;	/* per target */
+	struct cfg *orig;	/* per target: the original's CFG */
+	uint32_t *idx;		/* accepted targets, in copy order */
+	uint32_t nidx;
+};
+
+/* The copy of target i, or a refusal. Returns 0, or -PT_ENOMEM. */
+static int copy_one(struct klive *k, const struct static_calls *sc, struct inline_target *t,
+		    struct inline_copy *cp, struct cfg *c)
+{
+	const struct ksyms *ks = klive_ksyms(k);
+	const struct ksym *s = ksyms_get(ks, t->sym);
+	struct cfg_input in;
+	const char *tag = NULL;
+	char detail[200];
+	int64_t pos;
+	int err;
+
+	t->orig = s->addr;
+	err = klive_input_sym(k, t->sym, &in, &tag, detail, sizeof(detail));
+	if (err) {
+		refuse(t, s->name, err == -PT_EREFUSED && tag ? tag : "unreadable",
+		       err == -PT_EREFUSED ? detail : pt_strerror(err));
+		return err == -PT_ENOMEM ? err : 0;
+	}
+	err = cfg_build(&in, c);
+	if (err) {
+		refuse(t, s->name, err == -PT_EREFUSED && c->refusal ? c->refusal : "no-cfg",
+		       err == -PT_EREFUSED ? c->detail : pt_strerror(err));
+		return err == -PT_ENOMEM ? err : 0;
+	}
+	static_calls_mark(sc, c);
+	err = inline_copy_build(&in, c, cp);
+	if (!err || err == -PT_EREFUSED)
+		cp->name = strdup(s->name);	/* kallsyms is read again after loading */
+	if (!err && !cp->name)
+		err = -PT_ENOMEM;
+	if (err) {
+		if (err == -PT_EREFUSED)
+			refuse(t, s->name, cp->refusal, cp->detail);
+		return err == -PT_ENOMEM ? err : 0;
+	}
+	cp->objname = s->module;
+	pos = sympos(ks, s);
+	if (pos < 0) {
+		refuse(t, s->name, "inline-ambiguous", "its name is not unique in its module");
+		return 0;
+	}
+	cp->sympos = (uint64_t)pos;
+	if (blacklisted(cp->addr, cp->len)) {
+		refuse(t, s->name, "inline-kprobe-blacklist",
+		       "kprobes must not probe this code (noinstr or NOKPROBE_SYMBOL)");
+		return 0;
+	}
+	err = klive_orc(k, s->module, cp->addr, cp->len, &cp->orc, &cp->norc);
+	if (err) {
+		snprintf(detail, sizeof(detail), "no ORC entries for its code: %s", pt_strerror(err));
+		refuse(t, s->name, "inline-no-orc", detail);
+		return err == -PT_ENOMEM ? err : 0;
+	}
+	return 0;
+}
+
+/* Loads the module at path and waits for the switch-over. Returns 0 or 1 (reported). */
+static int load(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		ctl_err(path, "%s", strerror(errno));
+		return 1;
+	}
+	err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
+	close(fd);
+	if (err) {
+		ctl_err(INLINE_MODULE, "the kernel refused the generated module: %s (dmesg says why)",
+			strerror(err));
+		return 1;
+	}
+	if (wait_transition()) {
+		ctl_err(INLINE_MODULE, "livepatch's transition did not finish in %d s (a task "
+			"sleeps inside an original): switching back", WAIT_S);
+		inline_remove();
+		return 1;
+	}
+	return 0;
+}
+
+/* After loading: each copy's symbol, its CFG checked against the original's. */
+static int check_copies(struct klive *k, struct inline_target *t, struct work *w, char *why,
+			size_t len)
+{
+	const struct ksyms *ks = klive_ksyms(k);
+	struct inline_copy *cps = calloc(w->nidx + 1, sizeof(*cps));
+	uint64_t *at = calloc(w->nidx + 1, sizeof(*at));
+	uint32_t i;
+	int err = 0;
+
+	if (!cps || !at) {
+		err = -PT_ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < w->nidx; i++) {
+		int64_t s = ksyms_find(ks, w->cp[w->idx[i]].name, INLINE_MODULE);
+
+		cps[i] = w->cp[w->idx[i]];
+		if (s < 0) {
+			snprintf(why, len, "%s: no copy in kallsyms", cps[i].name);
+			err = -PT_ENOENT;
+			goto out;
+		}
+		t[w->idx[i]].sym = (uint32_t)s;
+		at[i] = ksyms_get(ks, (uint32_t)s)->addr;
+	}
+	for (i = 0; i < w->nidx && !err; i++) {
+		struct cfg_input in;
+		struct cfg c;
+		const char *tag;
+		char detail[200];
+
+		err = klive_input_sym(k, t[w->idx[i]].sym, &in, &tag, detail, sizeof(detail));
+		if (err) {
+			snprintf(why, len, "%s: its copy: %s", cps[i].name,
+				 err == -PT_EREFUSED ? detail : pt_strerror(err));
+			break;
+		}
+		err = cfg_build(&in, &c);
+		if (!err)
+			err = inline_check(&w->orig[w->idx[i]], &c, cps, w->nidx, at, detail,
+					   sizeof(detail));
+		else
+			snprintf(detail, sizeof(detail), "%s", c.refusal ? c.detail : pt_strerror(err));
+		if (err)
+			snprintf(why, len, "%s: its copy's CFG: %s", cps[i].name, detail);
+		cfg_free(&c);
+	}
+out:
+	free(cps);	/* a shallow view of w->cp */
+	free(at);
+	return err;
+}
+
+int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
+		  const struct static_calls *sc, struct inline_target *t, uint32_t n)
+{
+	struct work w = { 0 };
+	struct inline_copy *acc = NULL;
+	char path[4200], why[400];
+	uint32_t i, bad;
+	int err = 0, ret = 1;
+
+	if (inline_loaded()) {
+		ctl_err("enable --inline", "copies are live already (" INLINE_MODULE "): "
+			"pathtracectl disable --all first");
+		return 1;
+	}
+	w.cp = calloc(n + 1, sizeof(*w.cp));
+	w.orig = calloc(n + 1, sizeof(*w.orig));
+	w.idx = calloc(n + 1, sizeof(*w.idx));
+	acc = calloc(n + 1, sizeof(*acc));
+	if (!w.cp || !w.orig || !w.idx || !acc)
+		goto nomem;
+	for (i = 0; i < n && !err; i++)
+		err = copy_one(*k, sc, &t[i], &w.cp[i], &w.orig[i]);
+	if (err)
+		goto nomem;
+	/* calls between copies stay in the copies; a jump into another's middle refuses */
+	do {
+		w.nidx = 0;
+		for (i = 0; i < n; i++)
+			if (!t[i].refusal) {
+				w.idx[w.nidx] = i;
+				acc[w.nidx++] = w.cp[i];
+			}
+		bad = inline_link(acc, w.nidx);
+		if (bad) {
+			i = w.idx[bad - 1];
+			refuse(&t[i], acc[bad - 1].name, acc[bad - 1].refusal, acc[bad - 1].detail);
+		}
+		for (i = 0; i < w.nidx; i++)	/* the links live in the relocations */
+			w.cp[w.idx[i]] = acc[i];
+	} while (bad);
+	if (!w.nidx) {
+		ret = 0;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/inline.ko", funcstore_dir());
+	mkdir(funcstore_dir(), 0700);
+	err = inline_module_write(template, path, acc, w.nidx, why, sizeof(why));
+	if (err) {
+		ctl_err("enable --inline", "cannot write the module: %s", why);
+		goto out;
+	}
+	if (load(path))
+		goto out;
+	/* the copies are kallsyms symbols now: read the kernel again */
+	klive_close(*k);
+	err = klive_open(p, k);
+	if (!err)
+		err = klive_module_file(*k, INLINE_MODULE, path);
+	if (err) {
+		ctl_err("enable --inline", "reading the copies back: %s", pt_strerror(err));
+		inline_remove();
+		goto out;
+	}
+	err = check_copies(*k, t, &w, why, sizeof(why));
+	if (err) {
+		ctl_err("enable --inline", "%s: switching back", why);
+		inline_remove();
+		goto out;
+	}
+	printf("inline: %u functions run as copies in %s\n", w.nidx, INLINE_MODULE);
+	ret = 0;
+	goto out;
+nomem:
+	ctl_err("enable --inline", "out of memory");
+out:
+	if (ret)
+		for (i = 0; i < n; i++)
+			if (!t[i].refusal)
+				t[i].refusal = "inline-module";
+	for (i = 0; i < n; i++) {
+		if (w.cp) {
+			free((char *)w.cp[i].name);
+			inline_copy_free(&w.cp[i]);
+		}
+		if (w.orig)
+			cfg_free(&w.orig[i]);
+	}
+	free(w.cp);
+	free(w.orig);
+	free(w.idx);
+	free(acc);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * enable --inline and disable's side of it (docs/inline.md): copies of the
+ * targets in a generated livepatch module, loaded and switched over before
+ * any plan is made; removed when the last plan goes.
+ */
+#ifndef PATHTRACECTL_INLINE_CTL_H
+#define PATHTRACECTL_INLINE_CTL_H
+
+#include <stdint.h>
+
+#include <pathtrace/ksyms.h>
+#include <pathtrace/static_calls.h>
+
+struct inline_target {
+	uint32_t sym;		/* in: the original's text symbol; out: the copy's */
+	uint64_t orig;		/* out: the original's address */
+	const char *refusal;	/* out: a tag when refused (reported already) */
+};
+
+/*
+ * Copies the n targets (their symbols in *k), writes the module from
+ * template, loads it, waits for livepatch's transition, then reopens *k
+ * (with p) so that the copies are its symbols and checks each copy's CFG
+ * against its original's. Targets that cannot be copied are refused (one
+ * line each on stdout); when the module cannot be loaded or the
+ * transition does not finish, all are. Returns 0, or 1 for an error
+ * already reported (the module is not loaded then).
+ */
+int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
+		  const struct static_calls *sc, struct inline_target *t, uint32_t n);
+
+/* 1 when the generated module is loaded. */
+int inline_loaded(void);
+
+/*
+ * Disables the livepatch, waits until every task has left the copies, and
+ * unloads the module. Returns 0, or 1 (reported).
+ */
+int inline_remove(void);
+
+#endif
