@@ -17,23 +17,13 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-struct pt_inline_entry {
-	const char *name;
-	const char *objname;
-	void *copy;
-	unsigned long sympos;
-};
+#include "pathtrace_inline.h"
 
-/*
- * Defined in assembly so that the compiler assumes nothing about its
- * length: enable rewrites the section with as many entries as it copies.
- */
-extern const struct pt_inline_entry pt_inline_table[];
 asm(".pushsection .pt_inline, \"a\"\n"
-    ".balign 8\n"
-    "pt_inline_table:\n"
-    ".zero 32\n"
-    ".popsection\n");
+	".balign 8\n"
+	"pt_inline_table:\n"
+	".zero 32\n"
+	".popsection\n");
 
 static struct klp_patch pt_patch;
 static struct klp_object *pt_objs;
