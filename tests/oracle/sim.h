@@ -323,7 +323,7 @@ struct sim_rec {
 	uint64_t ts;
 	uint32_t cpu;
 	uint16_t len;			/* payload bytes (pt_rec header included) */
-	uint8_t payload[160];		/* the largest: a SEGMENTS of 18 words (sim_kmod.c) */
+	uint8_t payload[160];		/* a record; sim_kmod.c's ring-buffer pages are this size */
 };
 
 struct sim_kmod_run {

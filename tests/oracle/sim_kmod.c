@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The simulator's module back end (sim.h): the kernel module's handlers
- * (docs/runtime.md, kmod/stream.c) emulated on the executor's walk of a
- * lowered program. At each block of a traced activation the plan's
- * actions of its instructions run as the probes would: per-CPU bit
- * accumulators and path registers, ENTER codes pending for BITS_ENTERS,
- * BLOCK records in verify mode, owner switches with partial sums, task
- * migration between CPUs, interrupts, and a ring buffer that drops records
- * and says so with LOSS. Its output is records; the truth is the
- * executor's.
+ * (kmod/handlers.c) emulated on the executor's walk of a lowered program,
+ * over the module's own stream coder (trace-format/coder/coder.h). At each
+ * block of a traced activation the probes of its instructions run as the
+ * module's would: their actions go to the coder of the CPU the task runs
+ * on, with owner switches, task migration between CPUs and interrupts;
+ * the coder writes into a simulated ring buffer that refuses writes at
+ * random (the coder then counts drops and says them with LOSS). Its output
+ * is records; the truth is the executor's.
  */
 #include <stddef.h>
 #include <stdlib.h>
