@@ -10,7 +10,7 @@
  * A CPU's coder keeps the open segment (its owner, the bits and ENTER codes
  * not yet written), the segments packed into the next SEGMENTS record, the
  * ENTER code tables, the witness-word context and the path register
- * (trace-format/FORMAT.md; docs/runtime.md "Owners and segments"). Records
+ * (trace-format/FORMAT.md; docs/runtime.md "Owners, segments, streams"). Records
  * go to the sink its user provides (struct pt_coder_sink); a sink that
  * refuses one makes the coder count a drop and forget what the reader
  * forgets at the LOSS(OVERRUN) that the next written record follows.

@@ -67,7 +67,7 @@
  * a blocking target nor a branch point (its call enters exactly once), so
  * paths from a predicate or another call vertex to t, and from t on, need
  * no emission for t's sake. The decoder takes the code from the ENTER
- * marker at its position (regen/decode_witness.c). The plan is exact only
+ * marker at its position (pathregen's witness decoder). The plan is exact only
  * while t's callee is traced, so the regenerator derives the entry
  * witnesses from the functions the trace holds and refuses a plan that
  * assumed more (its blocking check fails).
@@ -139,7 +139,7 @@ struct encoding {
 	/* Framed calls (witness encoding, or NULL): non-zero for each. */
 	uint8_t *call_framed;	/* nv */
 
-	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
+	/* Decoder tables (read by pathregen's witness and bits decoders). */
 	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
 				 * witnesses); the emitted ones are 1..nemit, each
 				 * written as its edge's (nbits, value) */
