@@ -211,7 +211,7 @@ static int pt_check_action(const struct pt_plan *pl, const struct pt_site *s,
 			return -EINVAL;
 		return 0;
 	case PT_OP_EMIT:
-		/* arg: the witness code whose context words apply (ABI 1.11), or none */
+		/* arg: the witness code whose context words apply, or none */
 		if (pl->nr_ctx_codes ? !a->arg || a->arg >= pl->nr_ctx_codes : a->arg)
 			return -EINVAL;
 		if (a->nbits < 64 && a->value >> a->nbits)

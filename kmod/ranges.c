@@ -3,8 +3,8 @@
  * ranges.c - where traced code is: the installed plans' main and cold
  * parts, sorted, for the handlers. An ENTER whose return address lies in
  * none of them was called from untraced code, and the regenerator needs
- * no return address for it (docs/runtime.md): it is written as an 8-byte
- * ENTER_S. The table is rebuilt under pt_ctl_mutex whenever the plans
+ * no return address for it (docs/runtime.md, "Which call an ENTER belongs
+ * to"): its ENTER code names no caller. The table is rebuilt under pt_ctl_mutex whenever the plans
  * change, published with RCU and read from handlers (preemption off).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt

@@ -18,11 +18,11 @@
 extern const struct regen_decoder_ops regen_decode_paths_ops;
 
 /*
- * The model: the numbering, and the plan's path codes (ABI 1.12) when it
- * has them. With codes, a number whose bits do not start a segment of the
- * stream is read as a word of the class of where its path starts
- * (path_codes.h); one that does is read in the full width, as every
- * number without codes (FORMAT.md 6.12).
+ * The model: the numbering, and the plan's path codes when it has them.
+ * With codes, a number whose bits do not start a segment of the stream is
+ * read as a word of the class of where its path starts (path_codes.h); one
+ * that does is read in the full width, as every number without codes
+ * (FORMAT.md, "Path numbers coded by start").
  */
 struct paths_model {
 	struct pathnum pn;

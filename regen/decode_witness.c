@@ -22,7 +22,7 @@
  * word. Where no predicate came since the last code, only one word can:
  * its bits are read and compared.
  *
- * With words by context (ABI 1.11, br's context) a word is read in the
+ * With words by context (br's context) a word is read in the
  * row the module chose it from: after a witness, the row of the decoder's
  * next read (ctx_next), which for a predicate must be that predicate's.
  *
@@ -51,14 +51,14 @@ struct row_words {
 	const uint32_t *code;
 };
 
-/* The row of a predicate's words (row-wide, FORMAT.md 6.10). */
+/* The row of a predicate's words (row-wide, FORMAT.md "Witness words"). */
 static struct row_words pred_words(const struct encoding *enc, uint32_t row)
 {
 	return (struct row_words){ enc->word_start[row], enc->word_start[row + 1],
 				   enc->word_nbits, enc->word_value, enc->word_code };
 }
 
-/* A context row's words (FORMAT.md 6.11). */
+/* A context row's words (FORMAT.md "Witness words by context"). */
 static struct row_words ctx_words(const struct encoding *enc, uint32_t row)
 {
 	return (struct row_words){ enc->ctx_start[row], enc->ctx_start[row + 1],

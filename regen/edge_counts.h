@@ -9,9 +9,9 @@
  * of the function; nothing per activation. Summed over every CPU and
  * record, they are the chords' exact counts; every other edge's count
  * follows from the flow law (1994 paper, Fig. 6: eprof_counts), and a
- * block's count is the sum of its out-edges' counts. (Plans of earlier
- * versions had nr_counters = nedges and an ENTER record per activation;
- * such traces are read as before.)
+ * block's count is the sum of its out-edges' counts. (A plan may instead
+ * have nr_counters = nedges and an ENTER at the entry: its ENTER records
+ * count the activations.)
  *
  * Exact when every activation counted began and ended while recording:
  * an activation open at start or stop breaks the flow law. Counts that
@@ -45,7 +45,7 @@ struct edge_counts_func {
 	uint64_t activations;	/* recovered: the EXIT->ENTRY count */
 	uint64_t enters;	/* entries counted: the activation counter, or ENTER records */
 	uint64_t records;	/* COUNTERS records summed */
-	uint32_t counters;	/* counters per COUNTERS record (nedges + 1; nedges: older plans) */
+	uint32_t counters;	/* counters per COUNTERS record (nedges + 1; nedges: ENTERs count) */
 	uint32_t chords;	/* edges with a counter */
 };
 
@@ -60,7 +60,7 @@ struct edge_counts {
  * its parsed plan pv (PT_MODE_EDGES), sum[pv->hdr.nr_counters] the summed
  * counters. Returns 0; -PT_EFORMAT (not an edges plan, a counter that is
  * not an edge of g or the activation counter g->ne, or nr_counters not
- * g->ne + 1 or, from older plans, g->ne); -PT_EINVAL (the flow law
+ * g->ne + 1 or, with an ENTER at the entry, g->ne); -PT_EINVAL (the flow law
  * contradicted); -PT_ENOMEM. edge_count gets g->ne entries.
  */
 int edge_counts_func(const struct graph *g, const struct plan_view *pv, const uint64_t *sum,

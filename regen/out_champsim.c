@@ -902,7 +902,7 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 		}
 		return err;
 	case REGEN_EV_ENTER:
-		/* a frame (ABI 1.15) is no return address: the caller is untraced */
+		/* a frame is no return address: the caller is untraced */
 		return on_enter(w, cs, sp->f, sp->ev->marker &&
 				sp->ev->marker->arg == REGEN_ENTER_RET ? sp->ev->marker->value : 0);
 	case REGEN_EV_EXIT:

@@ -99,7 +99,7 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
 		if (mk)
 			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, mk->cpu, mk->stamp);
-		/* the return address, or (an untraced caller, ABI 1.15) the traced frame below */
+		/* the return address, or (an untraced caller) the traced frame below */
 		if (mk && mk->arg == REGEN_ENTER_NESTED)
 			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
 		else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN)

@@ -202,7 +202,7 @@ static int plan_emissions(const struct pr_func *f, const struct plan_parts *pp, 
 }
 
 /*
- * Witness words by context (ABI 1.11). The plan numbers witness codes in
+ * Witness words by context. The plan numbers witness codes in
  * the order of its own CFG's edges, which need not be the recorded CFG's:
  * each EMIT's arg maps the plan's code of its edge or vertex to this
  * encoding's, one to one, and the plan's rows and words, so mapped, must be
@@ -348,7 +348,7 @@ out:
 }
 
 /*
- * Path codes (ABI 1.12): the plan's, checked against this numbering.
+ * Path codes: the plan's, checked against this numbering.
  * Returns 0 (none, or loaded), -PT_EREFUSED (f->refusal says why),
  * -PT_ENOMEM.
  */

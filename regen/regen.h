@@ -38,10 +38,10 @@ enum regen_marker_type {
 };
 
 /*
- * An ENTER marker's arg: what its value is (ABI 1.15, PT_PLAN_FRAMED,
+ * An ENTER marker's arg: what its value is (PT_PLAN_FRAMED,
  * pathtrace_abi.h PT_ENTER_FRAME). The module names a frame only for an
  * ENTER whose caller is not traced, while a framed plan is installed; one
- * with no traced frame below it is written as before (REGEN_ENTER_RET,
+ * with no traced frame below it is an untraced caller's (REGEN_ENTER_RET,
  * value 0), which at a framed call therefore means none.
  */
 enum regen_enter_kind {
@@ -74,8 +74,8 @@ struct regen_stream {
 	uint32_t nmarkers;
 	/*
 	 * Where the owner's segments start (bit positions, ascending; NULL:
-	 * one segment). Witness words by context (ABI 1.11) hold only within
-	 * a segment: the module forgets its context at an owner switch.
+	 * one segment). Witness words by context hold only within a segment:
+	 * the module forgets its context at an owner switch.
 	 */
 	const uint64_t *seg_starts;
 	uint32_t nseg_starts;
@@ -101,10 +101,11 @@ struct regen_bitreader {
 	 */
 	const struct regen_marker *enter;
 	/*
-	 * Witness words by context (ABI 1.11; FORMAT.md 6.11): the context the
-	 * module kept when it wrote the bits at pos, set by the engine at each
-	 * activation's start and by a decoder at each word it reads. It holds
-	 * below ctx_limit, the first segment start at or after where it was set.
+	 * Witness words by context (FORMAT.md, "Witness words by context"): the
+	 * context the module kept when it wrote the bits at pos, set by the
+	 * engine at each activation's start and by a decoder at each word it
+	 * reads. It holds below ctx_limit, the first segment start at or after
+	 * where it was set.
 	 */
 	uint32_t ctx_func;
 	uint32_t ctx_row;	/* ENC_CTX_NONE (pathtrace_abi.h PT_CTX_NONE), REGEN_CTX_ENTRY or a row */

@@ -34,7 +34,7 @@ struct loss_event {
 	int any_cpu;		/* a MISSED interval: interrupt owners of every CPU */
 };
 
-/* A LOSS(MISSED) record with its interval (ABI 1.3; body words 2, 3). */
+/* A LOSS(MISSED) record of the module's, with its interval (body words 2, 3). */
 static int missed_with_interval(const struct tr_rec *r)
 {
 	return r->type == PT_REC_LOSS && r->arg == PT_LOSS_MISSED && !r->synthetic &&
@@ -481,8 +481,8 @@ static void marker_at(struct regen_marker *m, uint64_t pos, uint32_t type, const
 
 /*
  * An ENTER's return address as the module wrote it (its low half; the top
- * half all ones): the return address, or (ABI 1.15) a frame: the innermost
- * traced frame, or a walk that failed (pathtrace_abi.h PT_ENTER_FRAME).
+ * half all ones): the return address, or a frame: the innermost traced
+ * frame, or a walk that failed (pathtrace_abi.h PT_ENTER_FRAME).
  */
 static void enter_value(struct regen_marker *m, uint64_t ret)
 {

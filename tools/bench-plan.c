@@ -10,8 +10,8 @@
  *                                        (default /lib/modules/<newest>/kernel)
  *
  * Witness plans are framed (PT_PLAN_FRAMED, enable's default: no bit
- * blocks a call, the ENTERs below it name it); --blocked-calls plans them
- * as before, every loud call blocked.
+ * blocks a call, the ENTERs below it name it); --blocked-calls blocks
+ * every loud call instead.
  * --calls-quiet plans every call as a quiet one (docs/runtime.md, "Quiet
  * calls"): no call vertex, so no blocking witness and no path end at it.
  * It is not exact for calls that can reach traced code; it measures what

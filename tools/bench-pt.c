@@ -11,7 +11,7 @@
  *   regen_blocks_per_s= sequences_equal=yes|no (and segments=, instructions=)
  *
  * The model. Each owner's stream (one task or interrupt context) is
- * regenerated and written as ChampSim records (regen/out_champsim.c: every
+ * regenerated and written as ChampSim records (pathregen's ChampSim writer: every
  * executed instruction of the traced functions, calls into untraced code
  * kept as calls with a synthetic return at the callee); that instruction
  * sequence is what PT would see with IP filtering to exactly the traced

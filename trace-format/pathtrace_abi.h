@@ -83,14 +83,15 @@ enum pt_encoding {
  */
 #define PT_PLAN_PPP	(1u << 2)
 /*
- * With witness words by context only (FORMAT.md 6.12): the words
- * adapt within a segment. See PT_CTX_SWAP_ENTERS below.
+ * With witness words by context only (FORMAT.md, "Adapting witness
+ * words"): the words adapt within a segment. See PT_CTX_SWAP_ENTERS below.
  */
 #define PT_PLAN_CTX_SWAP	(1u << 3)
 /*
- * With witness words by context only (FORMAT.md 6.14): a CPU
- * keeps a context row per function, so that a caller's next word after its
- * traced callee returned is still read in its row. See PT_CTX_NONE below.
+ * With witness words by context only (FORMAT.md, "Restored contexts"): a
+ * CPU keeps a context row per function, so that a caller's next word after
+ * its traced callee returned is still read in its row. See PT_CTX_NONE
+ * below.
  */
 #define PT_PLAN_CTX_RESTORE	(1u << 4)
 /*
@@ -103,8 +104,7 @@ enum pt_encoding {
  * ends (another stack, user regs), and writes in the ENTER's return
  * address the low half of that address with bit 31 cleared
  * (PT_ENTER_FRAME), or PT_ENTER_FRAME_UNKNOWN when the walk failed; with
- * none, the ENTER is written as before, an untraced caller's without an
- * address. Text lies in the top 2 GiB, so a return address's low half
+ * none, the ENTER is an untraced caller's, without an address. Text lies in the top 2 GiB, so a return address's low half
  * always has bit 31 set.
  */
 #define PT_PLAN_FRAMED		(1u << 5)
@@ -155,16 +155,16 @@ struct pt_plan {
 
 /*
  * Path numbers coded by start (PT_MODE_PATHS traces without
- * PT_PLAN_PROFILE; FORMAT.md 6.12). The path numbers 0 .. nr_paths - 1 fall
- * into ranges (one per DAG out-edge of ENTRY, first lo 0) and ranges into
- * classes by where their paths start; each class's words (its listed
+ * PT_PLAN_PROFILE; FORMAT.md, "Path numbers coded by start"). The path
+ * numbers 0 .. nr_paths - 1 fall into ranges (one per DAG out-edge of
+ * ENTRY, first lo 0) and ranges into classes by where their paths start; each class's words (its listed
  * paths' and its escape) are prefix-free among themselves, 1 .. 32 bits,
  * LSB first. A PT_OP_PATH_EMIT of number n (register + value, its low
  * nbits bits) writes, when a bit of the open segment precedes it, n's
  * word if n is listed, else its range's escape word and then n in nbits
  * bits; when none precedes it (the first bits of a segment: the number may
- * be what is left of a path a PARTIAL sum split), n in nbits bits as
- * before. A range with esc_nbits 0 has every number in it listed.
+ * be what is left of a path a PARTIAL sum split), n in nbits bits. A
+ * range with esc_nbits 0 has every number in it listed.
  */
 #define PT_PATH_CODE_MAX_BITS	32
 #define PT_PATH_CODES_MAX	65536u	/* nr_path_codes, nr_path_ranges at most */
@@ -187,7 +187,7 @@ struct pt_path_range {
 
 /*
  * Witness words by context (PT_MODE_TRACE with PT_ENC_WITNESS;
- * FORMAT.md 6.11). A CPU keeps a context (function, row): ENTER of f sets
+ * FORMAT.md, "Witness words by context"). A CPU keeps a context (function, row): ENTER of f sets
  * (f, ctx_next[0]), except as the first thing of a segment (no bits of the
  * segment before it: then none); EMIT of witness code c (the action's arg,
  * 1 <= c < nr_ctx_codes) sets (f, ctx_next[c]); an owner switch and a
@@ -211,7 +211,7 @@ struct pt_path_range {
  * c. Rows: every pt_ctx_word's row is below PT_CTX_SWAP_ROWS_MAX.
  */
 /*
- * PT_PLAN_CTX_RESTORE: the CPU keeps the context of 6.11 per
+ * PT_PLAN_CTX_RESTORE: the CPU keeps the context above per
  * function instead of one: ENTER of f sets f's row (ctx_next[0], or none
  * as the first thing of a segment), EMIT of c sets f's row to
  * ctx_next[c], and an EMIT of f writes the word of (f's row, c) when f has
@@ -286,7 +286,7 @@ struct pt_site {
 
 enum pt_op {
 	PT_OP_ENTER = 1,	/* write ENTER(func_id, return address); first action of the offset-0 site */
-	PT_OP_EMIT = 2,		/* append value's low nbits bits (witness words: FORMAT.md 6.10);
+	PT_OP_EMIT = 2,		/* append value's low nbits bits (FORMAT.md, "Witness words");
 				 * arg: witness code with context words, else 0 */
 	PT_OP_PATH_ADD = 3,	/* path register += value */
 	PT_OP_PATH_EMIT = 4,	/* append (register + value) in nbits bits; register = 0

@@ -333,11 +333,11 @@ struct sim_kmod_run {
 	uint64_t dropped;		/* records the full ring buffer refused */
 	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
 	uint64_t packed_dropped;	/* segments refused with the record that had to follow them */
-	uint64_t ctx_words;		/* words written by context (ABI 1.11) */
-	uint64_t ctx_swapped;		/* ... as another code's word (adapting, ABI 1.14) */
+	uint64_t ctx_words;		/* words written by context */
+	uint64_t ctx_swapped;		/* ... as another code's word (adapting words) */
 	uint64_t ctx_restored;		/* ... in the row its function had before a callee ran */
 	uint64_t enter_resets;		/* ENTERs of a segment PT_CTX_SWAP_ENTERS after its first */
-	uint64_t path_words;		/* path numbers written as their word (ABI 1.12) */
+	uint64_t path_words;		/* path numbers written as their word */
 	uint64_t path_escapes;		/* ... as their range's escape and the number */
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
 	uint64_t implicit_enters;	/* ENTER actions that wrote none (implicit entries) */

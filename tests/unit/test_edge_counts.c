@@ -9,7 +9,7 @@
  * counts edge_counts_build recovers from the records and the plan blobs,
  * and the --edges / --blocks writers print, must equal the truth for every
  * edge and block; no ENTER record (the plan counts activations), or, for
- * plans of earlier versions, an ENTER record per activation. Then what
+ * plans with an ENTER at the entry, an ENTER record per activation. Then what
  * must be refused: an entry count that differs from the activations, a
  * malformed record, a count on a tree edge.
  */
@@ -37,10 +37,10 @@ struct fake {
 };
 
 /*
- * An edges plan as it was before activations had a counter: ENTER instead
+ * An edges plan whose ENTER records count the activations: ENTER instead
  * of the COUNT first at the entry, nr_counters = nedges (in place).
  */
-static void make_legacy_plan(const struct sim_func *f)
+static void make_entered_plan(const struct sim_func *f)
 {
 	struct pt_plan *h = f->plan_blob;
 	struct pt_action *a = (struct pt_action *)((uint8_t *)f->plan_blob + h->size +
@@ -53,11 +53,11 @@ static void make_legacy_plan(const struct sim_func *f)
 }
 
 /*
- * legacy: as plans before the activation counter were read: an ENTER
- * record per activation and COUNTERS of nedges words (the plan blob then
- * has nr_counters = nedges and an ENTER: make_legacy_plan).
+ * entered: an ENTER record per activation and COUNTERS of nedges words
+ * (the plan blob then has nr_counters = nedges and an ENTER:
+ * make_entered_plan).
  */
-static void make(struct fake *fk, const struct sim_program *p, uint64_t *rng, int legacy)
+static void make(struct fake *fk, const struct sim_program *p, uint64_t *rng, int entered)
 {
 	struct sim_truth t;
 	uint32_t i, e, k;
@@ -106,14 +106,14 @@ static void make(struct fake *fk, const struct sim_program *p, uint64_t *rng, in
 		fk->activations[i] = t.activations[i];
 		/* the plan counts activations (counter nedges): no ENTER record */
 		CU_ASSERT_FATAL(f->plan.hdr.nr_counters == f->cfg.nedges + 1);
-		if (legacy)
-			make_legacy_plan(f);
-		for (a = 0; legacy && a < t.activations[i]; a++)
+		if (entered)
+			make_entered_plan(f);
+		for (a = 0; entered && a < t.activations[i]; a++)
 			fake_rec_add(&fk->rs, PT_REC_ENTER, a % 2, f->func_id, enter, 1);
 		/* the module counts chords only (the planner's own tree here) */
 		for (e = 0; e < f->cfg.nedges; e++)
 			left[e] = f->plan.in_tree[e] ? 0 : fk->truth_edge[i][e];
-		left[f->cfg.nedges] = legacy ? 0 : t.activations[i];
+		left[f->cfg.nedges] = entered ? 0 : t.activations[i];
 		nrec = 1 + sim_below(rng, 4);
 		for (r = 0; r < nrec; r++) {
 			uint64_t body[MAX_E];
@@ -124,7 +124,7 @@ static void make(struct fake *fk, const struct sim_program *p, uint64_t *rng, in
 				left[e] -= body[e];
 			}
 			fake_rec_add(&fk->rs, PT_REC_COUNTERS, r % 2, f->func_id, body,
-				(uint16_t)(f->cfg.nedges + !legacy));
+				(uint16_t)(f->cfg.nedges + !entered));
 		}
 	}
 	sim_truth_free(&t, p);
@@ -182,7 +182,7 @@ static void test_counters_round_trip(void)
 	uint64_t edges = 0, activations = 0;
 
 	for (prog = 0; prog < 60; prog++) {
-		int legacy = prog % 3 == 2;	/* every third: a trace of an older plan */
+		int entered = prog % 3 == 2;	/* every third: activations counted by ENTERs */
 		struct sim_gen_opts go = { .nfuncs = 1 + sim_below(&rng, 4), .max_stmts = 10 };
 		struct sim_lower_opts lo = { .mode = PT_MODE_EDGES };
 		struct sim_program p;
@@ -198,7 +198,7 @@ static void test_counters_round_trip(void)
 				break;
 			sim_free(&p);
 		}
-		make(&fk, &p, &rng, legacy);
+		make(&fk, &p, &rng, entered);
 		CU_ASSERT_EQUAL_FATAL(pr_model_load(&fk.tf, &m, NULL, NULL), 0);
 		CU_ASSERT_EQUAL_FATAL(edge_counts_build(&m, &fk.tf, &fk.rs, &ec), 0);
 		CU_ASSERT_EQUAL(ec.stray, 0);
@@ -233,11 +233,11 @@ static void test_counters_round_trip(void)
 		for (i = 0; i < fk.rs.n; i++) {
 			struct tr_rec *r = &fk.rs.recs[i];
 
-			if (legacy && r->type == PT_REC_ENTER) {
+			if (entered && r->type == PT_REC_ENTER) {
 				r->type = PT_REC_BITS;
 				break;
 			}
-			if (!legacy && r->type == PT_REC_COUNTERS && fk.rs.words[r->body + r->nwords - 1]) {
+			if (!entered && r->type == PT_REC_COUNTERS && fk.rs.words[r->body + r->nwords - 1]) {
 				fk.rs.words[r->body + r->nwords - 1]--;
 				break;
 			}

@@ -75,7 +75,7 @@ static int contains(const char *path, const char *s)
 	return found;
 }
 
-static void test_v2_0(void)
+static void test_fixture_regenerates(void)
 {
 	struct tracefile tf;
 	struct tr_records rs = { 0 };
@@ -118,7 +118,7 @@ static void test_v2_0(void)
 	unlink(out);
 }
 
-static void test_v1_refused(void)
+static void test_other_major_refused(void)
 {
 	struct tracefile tf;
 
@@ -129,5 +129,5 @@ static void test_v1_refused(void)
 }
 
 UNIT_SUITE(fixture,
-	   { "trace-v2.0.bin reads, verifies and regenerates as recorded", test_v2_0 },
-	   { "trace-v1.0.bin (format 1): refused, naming what reads it", test_v1_refused })
+	   { "trace-v2.0.bin reads, verifies and regenerates as recorded", test_fixture_regenerates },
+	   { "trace-v1.0.bin (format 1): refused, naming what reads it", test_other_major_refused })

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by the last witness written (last_witness_words.c, ABI
- * 1.11): the rows the decoder
- * reads next, the words per row shaped by the branch shares along the way,
+ * Witness words by the last witness written (last_witness_words.c): the
+ * rows the decoder reads next, the words per row shaped by the branch shares along the way,
  * one-bit words where only one witness can come, and the regenerator's
  * check of a plan's tables against its own.
  */

@@ -361,7 +361,7 @@ static void test_enter_codes(void)
 		{ PT_REC_ENTER, 9, 0, ANY, 65 },	/* new: 5, 10, 7, 3 (2 drops out) */
 		{ PT_REC_ENTER, 9, 0, ANY, 66 },	/* 2 again: new */
 		{ PT_REC_OWNER, 0, PT_OWNER(PT_OWNER_TASK, 5), 1000, ANY },
-		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 1010, ANY },	/* SEGMENTS4 */
+		{ PT_REC_OWNER, 3, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 1010, ANY },	/* SEGMENTS */
 		{ PT_REC_ENTER, 9, 0, ANY, 4 },		/* the tables carried: rank 1 */
 		{ PT_REC_BITS, 2, 3, ANY, ANY },
 		{ PT_REC_LOSS, PT_LOSS_OVERRUN, ANY, ANY, ANY },
@@ -396,7 +396,7 @@ static void test_enter_codes(void)
 	eadv(&a, 4, 4);
 	ecand(&a, 0);
 	eadv(&a, 4, 1);
-	/* a SEGMENTS4 of one segment: softirq 1 in full, 10 ns on, 2 bits, an ENTER */
+	/* a SEGMENTS of one segment: softirq 1 in full, 10 ns on, 2 bits, an ENTER */
 	ecand(&en, 0);
 	eadv(&en, 1, 0);		/* 2, 5, 10, 7: 5 - 1 = 4 */
 	esegs_head(&sg, -1, PT_OWNER(PT_OWNER_SOFTIRQ, 1), 10, 2, en.n);

@@ -594,7 +594,7 @@ static void m_uncond(uint8_t *b, size_t *len)
 			}
 }
 
-/* Path codes (ABI 1.12) sit last: codes, then ranges. */
+/* Path codes sit last: codes, then ranges. */
 #define PRANGES(b) ((struct pt_path_range *)((b) + H(b)->total_len - \
 					     H(b)->nr_path_ranges * sizeof(struct pt_path_range)))
 #define PCODES(b) ((struct pt_path_code *)((uint8_t *)PRANGES(b) - \

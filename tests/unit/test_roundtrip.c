@@ -90,9 +90,9 @@ static struct {
 	uint64_t untraced, recursive, indirect, extern_calls, tail_calls, cond_tail_calls;
 	uint64_t activations;
 	uint64_t packs_multi;		/* SEGMENTS records of more than one segment */
-	uint64_t ctx_words;		/* witness words written by context (ABI 1.11) */
-	uint64_t ctx_restored;		/* ... in a caller's row after its callee (ABI 1.14) */
-	uint64_t path_words, path_escapes;	/* path numbers coded by start (ABI 1.12) */
+	uint64_t ctx_words;		/* witness words written by context */
+	uint64_t ctx_restored;		/* ... in a caller's row after its callee */
+	uint64_t path_words, path_escapes;	/* path numbers coded by start */
 	uint64_t entry_witnesses;	/* call blocks witnessed by their callee's ENTER */
 	uint64_t entered_calls;		/* call blocks entered without one (implicit entries) */
 	uint64_t implicit_enters;	/* activations the module wrote no ENTER for */
@@ -513,7 +513,7 @@ static void test_losses_enter_refused(void)
 }
 
 /*
- * Adapting words (ABI 1.14) in long segments: one task, no interrupt or
+ * Adapting words in long segments: one task, no interrupt or
  * migration, so a segment holds many activations; its first ENTER and
  * every 256th after it make the rows forget; with drops, the reader
  * resumes only where they forgot (a segment start or such an ENTER),

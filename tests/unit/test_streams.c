@@ -333,7 +333,7 @@ static void test_unowned_prefix(void)
 }
 
 /*
- * LOSS(MISSED) with its interval (ABI 1.3): no marker where it sits (the
+ * LOSS(MISSED) with its interval: no marker where it sits (the
  * task whose segment holds it lost nothing); every CPU's interrupt owners
  * are marked at the boundaries that fall inside (since, until].
  */

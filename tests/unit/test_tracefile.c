@@ -290,7 +290,7 @@ static int decode_file(const uint8_t *b, size_t size, struct tr_records *rs, str
 }
 
 /*
- * PAGES_TRIMMED (ABI 1.13): each page stored up to the end of its data (a
+ * PAGES_TRIMMED: each page stored up to the end of its data (a
  * stored lost-events count included, 8-aligned), so what follows the data
  * on the page never reaches the file; a page whose commit the decoder
  * refuses is stored whole. The records read back equal those of the
@@ -498,7 +498,7 @@ static void test_growth_rules(void)
 	size_t size;
 	uint8_t *b;
 
-	/* SYSTEM of an older writer: 16 bytes, no start_ns. */
+	/* SYSTEM of 16 bytes, no start_ns (the growth rules: it reads as 0). */
 	memcpy(payload, &sys, 16);
 	memcpy(payload + 16, "ab", 2);
 	b = one_section_file(PT_SEC_SYSTEM, payload, 18, &size);

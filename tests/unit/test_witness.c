@@ -283,8 +283,7 @@ static void test_bits(void)
 /*
  * Emissions read back from a plan: witness words of different lengths
  * decode when prefix-free in reading order (LSB first); a word that is the
- * low bits of another is refused. A zero word is a word like any other
- * since ABI 1.8 (earlier plans never made one).
+ * low bits of another is refused. A zero word is a word like any other.
  */
 /* What a witness encoding costs at these site costs: its edge witnesses' and vertex witnesses'. */
 static uint64_t witness_cost(const struct graph *g, const struct encoding *enc, const uint64_t *cost,
@@ -306,7 +305,8 @@ static uint64_t witness_cost(const struct graph *g, const struct encoding *enc, 
  * every run of the branch (site cost 10 x its block's runs). With the
  * blocks' entry costs (encoding_opts.vertex_cost), a predicate with
  * several predecessors takes a vertex witness (one probe at its entry)
- * where the chord would have cost such an int3; without them, as before.
+ * where the chord would have cost such an int3; without them, an edge
+ * witness on the chord.
  */
 static void test_vertex_chord(void)
 {

@@ -5,7 +5,7 @@
 check "insmod" insmod /pt/pathtrace.ko
 check "device is 0600" sh -c '[ "$(stat -c %a /dev/pathtrace)" = 600 ]'
 check "pathtracectl version" pathtracectl version
-expect_out "version output" "pathtrace.ko ABI 1." pathtracectl version
+expect_out "version output" "pathtrace.ko ABI 2." pathtracectl version
 expect_out "unknown ioctl is ENOTTY" "ENOTTY" pt-ioctl bad
 expect_out "open as nobody refused by the mode" "EACCES" pt-ioctl --as-nobody open
 expect_out "open without CAP_SYS_ADMIN/CAP_PERFMON refused" "EPERM" pt-ioctl --drop-caps open

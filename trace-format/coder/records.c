@@ -6,7 +6,7 @@
  * OWNER. A segment whose first record is bits is packed instead: its head
  * (owner by rank, stamp delta, lengths) and its bits and codes wait in the
  * pack until the next SEGMENTS record would not fit the rest of the sink's
- * page (trace-format/FORMAT.md, PT_REC_SEGMENTS). A refused write is
+ * page (trace-format/FORMAT.md, "Packed segments (SEGMENTS)"). A refused write is
  * counted; the next written record follows a LOSS(OVERRUN) with the count,
  * and the coder forgets what the reader forgets there.
  */
@@ -444,7 +444,7 @@ void pt_coder_flush_enters(struct pt_coder *c, struct pt_coder_func_cpu *fc)
 	memset(c->ebits, 0, ne * sizeof(c->ebits[0]));
 }
 
-/* A non-zero path register leaves as a partial sum (docs/runtime.md rule 2). */
+/* A non-zero path register leaves as a partial sum (docs/runtime.md "Partial sums"). */
 static void pt_flush_path(struct pt_coder *c, struct pt_coder_func_cpu *fc)
 {
 	if (!c->path)

@@ -166,7 +166,7 @@ static int write_function(struct recorder *r, uint32_t index, uint8_t **plan, ui
 			return 0;
 		if (errno != ENOSPC || fi.plan_len <= *cap) {
 			ctl_err("LIST_FUNCS", "%s%s", strerror(errno),
-				errno == ENOTTY ? " (module older than ABI 1.1)" : "");
+				errno == ENOTTY ? " (module without LIST_FUNCS)" : "");
 			return -1;
 		}
 		free(*plan);

@@ -646,7 +646,7 @@ static int cmd_bad(int argc, char **argv)
 	} else if (!strcmp(what, "emit_arg")) {
 		b.acts[b.sites[jcc].first_action].arg = 1;	/* no context words */
 	} else if (!strncmp(what, "pcode_", 6)) {
-		/* path codes (ABI 1.12) are a paths trace's: its EMITs become PATH_EMITs */
+		/* path codes are a paths trace's: its EMITs become PATH_EMITs */
 		b.pl.mode = PT_MODE_PATHS;
 		b.pl.encoding = PT_ENC_PATH;
 		for (i = 0; i < b.na; i++)
@@ -654,7 +654,7 @@ static int cmd_bad(int argc, char **argv)
 				b.acts[i] = (struct pt_action){ .op = PT_OP_PATH_EMIT,
 								.when = b.acts[i].when, .nbits = 1 };
 	} else if (!strncmp(what, "ctx_", 4)) {
-		/* context words (ABI 1.11) are a witness plan's: codes on its EMITs */
+		/* context words are a witness plan's: codes on its EMITs */
 		b.pl.encoding = PT_ENC_WITNESS;
 		for (i = 0; i < b.na; i++)
 			if (b.acts[i].op == PT_OP_EMIT)
@@ -1039,7 +1039,7 @@ static void check_block(struct owner_state *os, uint32_t func, uint32_t block)
 
 /*
  * nbits of bits as BITS records of at most 512 bits each: seg_rec holds 64
- * bytes, and since ABI 1.7 a bits record carries up to 2048.
+ * bytes, while a bits record carries up to 2048.
  */
 static void emit_bits(const struct rec *tmpl, const uint8_t *bits, uint32_t nbits,
 		      void (*fn)(const struct rec *r, void *ctx), void *ctx, uint64_t *seq)
@@ -1062,8 +1062,8 @@ static void emit_bits(const struct rec *tmpl, const uint8_t *bits, uint32_t nbit
 
 /*
  * Each record of DIR/cpuCPU.pages in order, through fn, as the library's
- * reader takes it (pathtrace/tracefile.h: packed segments, ENTER codes
- * and ENTER_S records read the way pathregen reads them). An ENTER is
+ * reader takes it (pathtrace/tracefile.h: packed segments and ENTER codes
+ * read the way pathregen reads them). An ENTER is
  * given as the ENTER_AT it stands for (ret_lo, pending), bits as BITS
  * records of at most 512 bits; what the reader synthesizes (a page or
  * record it cannot read) counts in bad_len. Returns the pages read, or -1
@@ -1202,11 +1202,11 @@ static int seg_cmp(const void *a, const void *b)
 }
 
 /*
- * Since ABI 1.3 an ENTER (ENTER_AT) or BLOCK record says how many of its
- * owner's bits emitted before it are still to come (pending), and a BITS
- * record carries up to 512 bits. The checks below read the stream as it
- * was before: BITS of at most 64 bits, each marker right after the bits
- * that precede it. norm_* rewrites `all` into that form, per segment.
+ * An ENTER (ENTER_AT) or BLOCK record says how many of its owner's bits
+ * emitted before it are still to come (pending), and a BITS record carries
+ * up to 2048 bits. The checks below read a simpler form of the stream:
+ * BITS of at most 64 bits, each marker right after the bits that precede
+ * it. norm_* rewrites `all` into that form, per segment.
  */
 static struct seg_rec *norm;
 static size_t nnorm, capnorm;

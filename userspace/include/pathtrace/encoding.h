@@ -18,12 +18,12 @@
  *    maximum spanning tree of the rest (Fig. 17 order). A witness's word
  *    is read at a predicate, where only the witnesses of that predicate's
  *    row of next[] can come next: the words are prefix-free within every
- *    row (row_words.c, ABI 1.8), Huffman-shaped per row by
+ *    row (row_words.c), Huffman-shaped per row by
  *    encoding_opts.code_weight (equal weights by default), so a likely
  *    witness and a witness with few rivals cost fewer bits. The decoder
- *    takes any words prefix-free within each row, so plans of earlier ABIs
- *    (one prefix code over all of Ewit, or fixed-width values 1..nwit in
- *    ceil(log2(nwit + 1)) bits) decode as before.
+ *    takes any words prefix-free within each row (one prefix code over all
+ *    of Ewit, or fixed-width values 1..nwit in ceil(log2(nwit + 1)) bits,
+ *    are such words too).
  *  - PT_ENC_BITS (Section 6.2): every out-edge i (CSR order,
  *    g->out_edges[g->out_start[v] + i]) of a vertex with k >= 2 out-edges
  *    emits i in ceil(log2 k) bits; an out-edge of a call vertex with one
@@ -67,7 +67,7 @@
  * a blocking target nor a branch point (its call enters exactly once), so
  * paths from a predicate or another call vertex to t, and from t on, need
  * no emission for t's sake. The decoder takes the code from the ENTER
- * marker at its position (regen/decode_witness.c). The plan is exact only
+ * marker at its position (pathregen's witness decoder). The plan is exact only
  * while t's callee is traced, so the regenerator derives the entry
  * witnesses from the functions the trace holds and refuses a plan that
  * assumed more (its blocking check fails).
@@ -139,7 +139,7 @@ struct encoding {
 	/* Framed calls (witness encoding, or NULL): non-zero for each. */
 	uint8_t *call_framed;	/* nv */
 
-	/* Decoder tables (read by regen/decode_witness.c, decode_bits.c). */
+	/* Decoder tables (read by pathregen's witness and bits decoders). */
 	uint32_t nwit;		/* witness: codes are 1..nwit (edges, vertices, entry
 				 * witnesses); the emitted ones are 1..nemit, each
 				 * written as its edge's (nbits, value) */
@@ -171,7 +171,7 @@ struct encoding {
 	uint32_t *next;
 
 	/*
-	 * Witness words by context (ABI 1.11, last_witness_words.c), NULL without.
+	 * Witness words by context (last_witness_words.c), NULL without.
 	 * Context rows: 0..npred-1 the predicates' rows, npred + c - 1 the
 	 * row in which only code c can come. ctx_next[c] is the row of the
 	 * decoder's first read after code c (ctx_next[0]: after the entry),

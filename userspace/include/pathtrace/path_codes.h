@@ -129,7 +129,7 @@ void path_codes_to_plan(const struct path_codes *pc, struct pt_path_code *codes,
 			struct pt_path_range *ranges);
 
 /*
- * The codes a plan carries (pathtrace_abi.h, ABI 1.12), checked against
+ * The codes a plan carries (pathtrace_abi.h), checked against
  * pn, the numbering the reader made from the CFG: one path_codes_fit
  * allows, npaths and the ranges
  * its ENTRY's out-edges own, one escape per class (0 bits: the class lists

@@ -76,11 +76,11 @@ struct plan_opts {
 	const uint64_t *ppp_paths;
 	uint32_t nppp_paths;
 	uint32_t ppp_hottest;
-	/* Witness encoding: no words by context (ABI 1.11), only the row-wide ones. */
+	/* Witness encoding: no words by context, only the row-wide ones. */
 	int no_ctx_words;
 	/*
 	 * Witness words by context that adapt within a segment
-	 * (PT_PLAN_CTX_SWAP, ABI 1.14; needs rows below PT_CTX_SWAP_ROWS_MAX):
+	 * (PT_PLAN_CTX_SWAP; needs rows below PT_CTX_SWAP_ROWS_MAX):
 	 * 0 when the words are guesses (no weight: a profile's words are
 	 * already shaped by the counts, and adapting them costs a little),
 	 * 1 always, -1 never.
@@ -88,10 +88,9 @@ struct plan_opts {
 	int ctx_swap;
 	/*
 	 * Paths traces (PT_MODE_PATHS without PT_PLAN_PROFILE): path numbers
-	 * coded by where each path starts (ABI 1.12, path_codes.h), the
-	 * path_codes_k (0: PLAN_PATH_CODES_K) likeliest paths of each start
-	 * listed by the plan's weights; no_path_codes: every number in its
-	 * full width, as before 1.12.
+	 * coded by where each path starts (path_codes.h), the path_codes_k
+	 * (0: PLAN_PATH_CODES_K) likeliest paths of each start listed by the
+	 * plan's weights; no_path_codes: every number in its full width.
 	 */
 	uint32_t path_codes_k;
 	int no_path_codes;

@@ -52,7 +52,7 @@ struct tf_pages {
 /*
  * Where a ring-buffer page's data ends (page_size bytes, at least 32): its
  * 16-byte header, its committed events and a stored lost-events count
- * (FORMAT.md 3); 0 when its commit field is not one the reader accepts
+ * (FORMAT.md, "Page checks"); 0 when its commit field is not one the reader accepts
  * (unknown bits, a stored count without missed events, data beyond the
  * page). Reads the first 16 bytes of page only.
  */
@@ -60,7 +60,7 @@ uint32_t tf_page_data_end(const void *page, uint32_t page_size);
 
 /*
  * Bytes of a ring-buffer page (page_size bytes, at least 32) that a
- * PT_SEC_PAGES_TRIMMED section stores (FORMAT.md 2.5): its 16-byte header,
+ * PT_SEC_PAGES_TRIMMED section stores (FORMAT.md "PAGES_TRIMMED"): its 16-byte header,
  * its committed data and a stored lost-events count, rounded up to 8; the
  * whole page when its commit field is not one the reader accepts. Reads
  * the first 16 bytes of page only.

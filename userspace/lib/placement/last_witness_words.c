@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Witness words by the last witness written (ABI 1.11; encoding.h,
- * FORMAT.md 6.11): a word per context row, the row named by the witness
+ * Witness words by the last witness written (encoding.h; FORMAT.md,
+ * "Witness words by context"): a word per context row, the row named by the witness
  * the module wrote last. After a witness, the decoder's walk is fixed up
  * to its next read: the first predicate on it (its row of next[]), or the
  * one witness whose emission the walk meets first, or EXIT. So the module

@@ -2,7 +2,7 @@
 /*
  * Witness words per row (encoding_internal.h): one word per witness,
  * prefix-free within each row of next[] it is in. The decoder reads a
- * witness's word at a predicate (regen/decode_witness.c), where only the
+ * witness's word at a predicate (pathregen's witness decoder), where only the
  * witnesses first met on the emission-free paths ahead can come next: a
  * row of next[]. So the words have to be prefix-free only within each row,
  * not over the whole function, and a witness can share its word with every

@@ -222,7 +222,7 @@ static int path_actions(struct plan *pl, struct entries *es, const struct cfg *c
 }
 
 /*
- * Path numbers coded by start (ABI 1.12; path_codes.h): the plan's
+ * Path numbers coded by start (path_codes.h): the plan's
  * weights rank each start's paths. None where path_codes_fit says no, and
  * none when the tables outgrow PT_PATH_CODES_MAX.
  */
@@ -360,7 +360,7 @@ static int plan_edges(struct plan *pl, struct entries *es, const struct cfg *c,
 }
 
 /*
- * Witness words by context (ABI 1.11): the encoding's ctx_next[] and its
+ * Witness words by context: the encoding's ctx_next[] and its
  * context rows' words, sorted by (row, code) for the module's search.
  */
 static int plan_ctx(struct plan *pl)
@@ -649,7 +649,7 @@ static int by_ret(const void *a, const void *b)
  * further 3% there but put one loop-nest function of the module corpus
  * (xfs_iext_destroy_node) at 4.4 times every-block cost, and bench-plan's
  * aggregate from 1.70 to 3.21: a guess that is wrong in a hot loop costs
- * more than it saves elsewhere. The words by context (ABI 1.11) take it
+ * more than it saves elsewhere. The words by context take it
  * (layout): they change no site, and a row's words by the shares on the
  * way cost 1.07 payload bits per Jcc with it against 1.11 without.
  */
@@ -900,7 +900,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
 			pl->hdr.flags |= PT_PLAN_CTX_SWAP;
-		/* a caller's row outlives its traced callees (ABI 1.14) */
+		/* a caller's row outlives its traced callees */
 		if (!err && pl->hdr.nr_ctx_words)
 			pl->hdr.flags |= PT_PLAN_CTX_RESTORE;
 		break;

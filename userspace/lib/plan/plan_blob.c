@@ -418,7 +418,7 @@ static int check_implicit(const struct plan_view *v, struct why *w)
 	return 0;
 }
 
-/* The smallest plan header there was: ABI 1.0's, up to the fields 1.11 added. */
+/* The smallest plan header a reader takes: up to reserved[], the rest reads as zero. */
 #define PLAN_HDR_MIN offsetof(struct pt_plan, nr_ctx_codes)
 
 int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, size_t whylen)
@@ -437,7 +437,7 @@ int plan_parse(const void *blob, size_t len, struct plan_view *v, char *why, siz
 	if (!blob || len < sizeof(uint32_t) * 2)
 		return bad(&w, -PT_ETRUNC, "blob of %zu bytes has no header", len);
 	memcpy(&hsize, b, sizeof(hsize));
-	/* ABI 1.0 to 1.10 had 240 bytes; what a plan's header lacks reads as zero */
+	/* what a plan's header lacks reads as zero */
 	if (hsize < PLAN_HDR_MIN)
 		return bad(&w, -PT_EFORMAT, "header size %u below %zu", hsize, PLAN_HDR_MIN);
 	if (len < hsize)

@@ -4,7 +4,7 @@
  *
  * A page read while tracing runs is full but for the tail its next event
  * did not fit, and the page read at stop is partly empty: what follows the
- * committed data is zero (FORMAT.md 3). PT_SEC_PAGES_TRIMMED stores each
+ * committed data is zero (FORMAT.md, section 3). PT_SEC_PAGES_TRIMMED stores each
  * page up to the end of its data, so the file holds what the CPUs wrote,
  * not the pages' padding; the reader's decoder reads no further anyway.
  */
