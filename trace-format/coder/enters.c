@@ -107,20 +107,20 @@ static unsigned int pt_recent_rank(const struct pt_enter_tables *t, u32 f)
 }
 
 /* How an ENTER names its caller. */
-enum pt_enter_kind {
-	PT_ENTER_ADDR = 0,	/* traced, the address given (ret_lo) */
-	PT_ENTER_UNTRACED = 2,	/* untraced caller */
-	PT_ENTER_SLOT = 4,	/* traced, the address in its slot */
+enum pt_caller {
+	PT_CALLER_ADDR = 0,	/* traced, the address given (ret_lo) */
+	PT_CALLER_UNTRACED = 2,	/* untraced caller */
+	PT_CALLER_SLOT = 4,	/* traced, the address in its slot */
 };
 
 /* Appends the code of an item that no candidate names: caller, function, slot or address. */
 static void pt_enter_escape(struct pt_coder *c, u32 id, unsigned int recent,
-			    u32 ret_lo, u32 slot, enum pt_enter_kind kind)
+			    u32 ret_lo, u32 slot, enum pt_caller kind)
 {
 	/* 0, then PT_ENTERS_CANDS zeros; the caller */
 	pt_ebits_put(c, 0, PT_ENTERS_CANDS + 1);
-	pt_ebits_put(c, kind == PT_ENTER_UNTRACED ? 1 : kind == PT_ENTER_SLOT ? 2 : 0,
-		     kind == PT_ENTER_UNTRACED ? 1 : 2);
+	pt_ebits_put(c, kind == PT_CALLER_UNTRACED ? 1 : kind == PT_CALLER_SLOT ? 2 : 0,
+		     kind == PT_CALLER_UNTRACED ? 1 : 2);
 	pt_ebits_put(c, recent, 4);
 	if (recent == PT_ENTERS_RECENT) {
 		unsigned int k = fls(id) - 1;
@@ -128,30 +128,30 @@ static void pt_enter_escape(struct pt_coder *c, u32 id, unsigned int recent,
 		pt_ebits_put(c, 1ull << k, k + 1);
 		pt_ebits_put(c, id, k);
 	}
-	if (kind == PT_ENTER_SLOT)
+	if (kind == PT_CALLER_SLOT)
 		pt_ebits_put(c, slot, 6);
-	else if (kind == PT_ENTER_ADDR)
+	else if (kind == PT_CALLER_ADDR)
 		pt_ebits_put(c, ret_lo, 32);
 }
 
 /* Appends one ENTER's code at bit position pending. */
 static void pt_add_enter(struct pt_coder *c, u32 func_id, u32 pending,
-			 u32 ret_lo, u32 slot, enum pt_enter_kind kind)
+			 u32 ret_lo, u32 slot, enum pt_caller kind)
 {
 	struct pt_enter_tables *t = &c->enters;
 	u32 id = func_id + 1, adv = pending - c->epos;
 	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
 	const u16 *advs = t->adv[PT_ENTERS_CTX(t->prev, t->last, id)];
 	const u32 *cand = t->cand[x];
-	bool named = kind != PT_ENTER_ADDR;	/* a candidate may name it */
+	bool named = kind != PT_CALLER_ADDR;	/* a candidate may name it */
 	unsigned int r;
 	u32 item;
 
 	c->epos = pending;
-	if (kind == PT_ENTER_ADDR)
+	if (kind == PT_CALLER_ADDR)
 		slot = PT_ENTER_SLOT(ret_lo);
-	item = PT_ENTERS_ITEM(id, kind != PT_ENTER_UNTRACED,
-			      kind == PT_ENTER_UNTRACED ? 0 : slot);
+	item = PT_ENTERS_ITEM(id, kind != PT_CALLER_UNTRACED,
+			      kind == PT_CALLER_UNTRACED ? 0 : slot);
 	/* an item names its address by slot: only while the slot holds it */
 	for (r = 0; named && r < PT_ENTERS_CANDS && cand[r] != item; r++)
 		;
@@ -203,11 +203,11 @@ void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		if (c->nebits + PT_CODER_ENTER_CODE_MAX > c->ebits_words * 64)
 			pt_coder_flush_enters(c, fc);
 		if (!ret_lo) {
-			pt_add_enter(c, f->func_id, e.pending, 0, 0, PT_ENTER_UNTRACED);
+			pt_add_enter(c, f->func_id, e.pending, 0, 0, PT_CALLER_UNTRACED);
 		} else if (c->enters.rets[slot] == ret_lo) {
-			pt_add_enter(c, f->func_id, e.pending, 0, slot, PT_ENTER_SLOT);
+			pt_add_enter(c, f->func_id, e.pending, 0, slot, PT_CALLER_SLOT);
 		} else {
-			pt_add_enter(c, f->func_id, e.pending, ret_lo, 0, PT_ENTER_ADDR);
+			pt_add_enter(c, f->func_id, e.pending, ret_lo, 0, PT_CALLER_ADDR);
 			c->enters.rets[slot] = ret_lo;
 		}
 		pt_swap_enter(c);
