@@ -16,7 +16,8 @@
  * per task and interrupt context (pr_owner_name names it). One slice (B to
  * E) per activation, nested as the engine nests them: an activation entered
  * from untraced code that a traced one called sits inside its traced
- * caller's slice, with "caller": "untraced" in its args. With --blocks
+ * caller's slice, with "caller": "untraced" in its args (its only args:
+ * speedscope tells frames apart by name and args). With --blocks
  * every block is an instant event on its track. A gap ends every open
  * slice (its activations' ends are not known) and is an instant "gap"; a
  * stream that ends inside activations (TRUNCATED) ends them at its last
@@ -44,7 +45,6 @@ struct pf_event {
 	uint32_t type;
 	uint32_t block;
 	uint32_t depth;
-	uint32_t cpu;
 	int reason;
 	int via_untraced;
 	uint64_t unit;			/* its place among the interval's events and blocks */
@@ -122,8 +122,12 @@ static int emit(FILE *fp, struct perfetto *p, const struct pf_event *e, uint64_t
 		head(fp, p, "B", ns);
 		fputs(", \"name\": ", fp);
 		out_json_str(fp, e->f ? e->f->name : "(unknown)");
-		fprintf(fp, ", \"args\": {\"depth\": %u, \"cpu\": %u%s}}", e->depth, e->cpu,
-			e->via_untraced ? ", \"caller\": \"untraced\"" : "");
+		/*
+		 * No args but the caller's kind: viewers such as speedscope
+		 * tell frames apart by name and args, and a function is one
+		 * frame at any depth on any CPU.
+		 */
+		fputs(e->via_untraced ? ", \"args\": {\"caller\": \"untraced\"}}" : "}", fp);
 		return push_open(p, e->f ? e->f->name : "(unknown)");
 	case REGEN_EV_BLOCK:
 		if (!p->blocks)
@@ -266,7 +270,6 @@ static int perfetto_step(struct out_writer *w, const struct out_stream *st,
 	e->block = ev->block;
 	e->depth = ev->depth;
 	e->reason = ev->reason;
-	e->cpu = mk ? mk->cpu : 0;
 	e->via_untraced = ev->type == REGEN_EV_ENTER && mk && ev->depth > 0 &&
 			  mk->arg == REGEN_ENTER_NESTED;
 	e->unit = p->units++;
