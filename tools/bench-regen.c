@@ -18,7 +18,9 @@
  *                but the first builds a model of its own: the engine
  *                keeps per-function state while it walks a stream);
  *   end to end   pr_trace_load (read, pages, streams, model) + the engine.
- * trace_bytes is the file's size. JOBS defaults to 1.
+ * trace_bytes is the file's size. JOBS defaults to 1. The child is
+ * "bench-regen -X TRACE.BIN -j JOBS -r REPS", which prints "blocks
+ * engine_s end_to_end_s" (run it under perf to profile the pipeline alone).
  *
  * -e adds the comparison with the every-block trace of the same run (the
  * compact trace plus one verify-mode BLOCK record per executed block):

@@ -242,7 +242,6 @@ static void check_truth(uint64_t seed)
 {
 	struct rt_case c;
 	struct out_writer w = { .ops = &out_perfetto_ops, .perfetto_blocks = 1 };
-	struct out_writer *ws[1] = { &w };
 	struct pf_read r;
 	char *text = NULL, buf[160];
 	size_t len = 0, k = 0;
@@ -253,12 +252,7 @@ static void check_truth(uint64_t seed)
 		CU_FAIL("synthetic run");
 		return;
 	}
-	w.m = &c.m;
-	w.fp = open_memstream(&text, &len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
-	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 1), 0);
-	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
-	fclose(w.fp);
+	CU_ASSERT_EQUAL_FATAL(rt_truth_output(&c, &w, &text, &len), 0);
 	if (pf_check(text, &r)) {
 		fprintf(stderr, "perfetto: %s\n", r.why);
 		CU_FAIL("the writer's file breaks the format");
