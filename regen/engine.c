@@ -561,7 +561,10 @@ static int collect_rets(struct engine *en)
 	return 0;
 }
 
-/* Walks so far: adapting words' state names its walk (regen_ctx_swap). */
+/*
+ * Walks so far: adapting words' state names its walk (regen_ctx_swap).
+ * Atomic: threads may walk streams at once, each over a model of its own.
+ */
 static uint64_t walks;
 
 int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
@@ -583,7 +586,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.nseg_starts = s->nseg_starts;
 	en.br.resets = s->resets;
 	en.br.nresets = s->nresets;
-	en.br.walk = ++walks;
+	en.br.walk = __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
 	en.index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*en.index));
 	if (!en.index)
 		return -PT_ENOMEM;

@@ -89,6 +89,7 @@ struct out_writer {
 	int hits_replan;
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
 	int hits_calls_framed;	/* --calls-framed: witness plans' calls framed (PT_PLAN_FRAMED) */
+	int perfetto_blocks;	/* --format perfetto --blocks: every block an instant event */
 };
 
 enum { OUT_REPLAN_NONE, OUT_REPLAN_HEURISTIC, OUT_REPLAN_PROFILE,
@@ -102,6 +103,7 @@ extern const struct out_writer_ops out_stats_ops;
 extern const struct out_writer_ops out_din_ops;
 extern const struct out_writer_ops out_champsim_ops;
 extern const struct out_writer_ops out_json_ops;
+extern const struct out_writer_ops out_perfetto_ops;
 extern const struct out_writer_ops out_dot_ops;
 extern const struct out_writer_ops out_subpaths_ops;
 extern const struct out_writer_ops out_hits_ops;
@@ -203,6 +205,9 @@ int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
 int out_walk_events(const struct pr_model *m, const struct out_stream *st,
 		    const struct regen_event *ev, uint64_t n, struct out_writer *const *ws,
 		    unsigned int nws);
+
+/* Writes s as a JSON string (quoted, '"', '\\' and control characters escaped). */
+void out_json_str(FILE *fp, const char *s);
 
 /* Calls every writer's open; on failure, closes those opened. Returns 0 or the error. */
 int out_open_all(struct out_writer *const *ws, unsigned int n);

@@ -25,8 +25,7 @@ struct json {
 	int first_event;
 };
 
-/* Writes s as a JSON string. */
-static void put_str(FILE *fp, const char *s)
+void out_json_str(FILE *fp, const char *s)
 {
 	fputc('"', fp);
 	for (; *s; s++) {
@@ -57,13 +56,13 @@ static int json_open(struct out_writer *w)
 		const struct pr_func *f = &m->funcs[i];
 
 		fprintf(w->fp, "%s\n {\"id\": %u, \"name\": ", i ? "," : "", f->func_id);
-		put_str(w->fp, f->name);
+		out_json_str(w->fp, f->name);
 		fprintf(w->fp, ", \"addr\": \"0x%" PRIx64 "\", \"cold_addr\": \"0x%" PRIx64
 			"\", \"blocks\": [", f->addr, f->cold_addr);
 		for (b = 0; b < f->cfg.nblocks; b++) {
 			fprintf(w->fp, "%s{\"addr\": \"0x%" PRIx64 "\", \"size\": %u, \"name\": ",
 				b ? ", " : "", f->cfg.blocks[b].addr, f->cfg.blocks[b].size);
-			put_str(w->fp, pr_block_name(f, b, buf, sizeof(buf)));
+			out_json_str(w->fp, pr_block_name(f, b, buf, sizeof(buf)));
 			fputc('}', w->fp);
 		}
 		fputs("]}", w->fp);
@@ -116,7 +115,7 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		break;
 	case REGEN_EV_GAP:
 		fprintf(fp, "{\"ev\": \"gap\", \"pos\": %" PRIu64 ", \"reason\": ", ev->pos);
-		put_str(fp, pt_strerror(ev->reason));
+		out_json_str(fp, pt_strerror(ev->reason));
 		if (mk && regen_marker_is_loss(mk))
 			fprintf(fp, ", \"loss\": %u, \"count\": %" PRIu64 ", \"cpu\": %u", mk->arg,
 				mk->value, mk->cpu);

@@ -39,7 +39,7 @@ static void usage(FILE *fp)
 {
 	fprintf(fp,
 		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--words|--json|--streams|\n"
-		"                 --format text|din|champsim] [--stream ID] [--line BYTES] [--top N]\n"
+		"                 --format text|din|champsim|perfetto] [--stream ID] [--line BYTES] [--top N]\n"
 		"                 [--verify] [-o FILE|DIR/]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
@@ -70,6 +70,10 @@ static void usage(FILE *fp)
 		"  --format din     Dinero IV input: '2 <hex address>' per executed instruction\n"
 		"  --format champsim  ChampSim binary trace (64-byte input_instr records)\n"
 		"                   (din, champsim: one stream each; -o DIR/ writes every stream)\n"
+		"  --format perfetto [--blocks]  Trace Event JSON for the Perfetto UI or speedscope:\n"
+		"                   a track per task and interrupt context, a slice per activation,\n"
+		"                   with --blocks every block an instant event; time from the\n"
+		"                   segment stamps spread over the blocks between them\n"
 		"  --streams        list the streams (one per task, interrupt context, CPU) by ID\n"
 		"  --stream ID      regenerate only stream ID\n"
 		"  --line BYTES     din: cache line size whose every touched line gets a reference (64)\n"
@@ -121,6 +125,7 @@ struct options {
 	int calls_quiet;		/* --calls-quiet (hits --replan) */
 	int calls_framed;		/* --calls-framed (hits --replan) */
 	int line_set;			/* --line given */
+	int blocks;			/* --blocks: the block profile, or perfetto's blocks */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -154,7 +159,8 @@ static const struct out_writer_ops *output_option(int c, const char *arg, struct
 	case 'E':
 		return &out_edges_ops;
 	case 'B':
-		return &out_blocks_ops;
+		o->blocks = 1;	/* an output of its own, or perfetto's blocks (parse_args) */
+		return NULL;
 	case 'S':
 		return &out_stats_ops;
 	case 'J':
@@ -177,7 +183,9 @@ static const struct out_writer_ops *output_option(int c, const char *arg, struct
 			return &out_champsim_ops;
 		if (!strcmp(arg, "text"))
 			return &out_text_ops;
-		err_msg("--format", "unknown format '%s' (text, din, champsim)", arg);
+		if (!strcmp(arg, "perfetto"))
+			return &out_perfetto_ops;
+		err_msg("--format", "unknown format '%s' (text, din, champsim, perfetto)", arg);
 		*bad = 1;
 		return NULL;
 	}
@@ -252,6 +260,8 @@ static int setting_option(int c, const char *arg, struct options *o, char **argv
 	switch (c) {
 	case 'V':
 		o->verify = 1;
+		return 0;
+	case 'B':
 		return 0;
 	case 'L':
 		o->list_streams = 1;
@@ -413,6 +423,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			chosen = ops;
 		}
+	}
+	if (o->blocks && chosen != &out_perfetto_ops) {
+		if (chosen && chosen != &out_blocks_ops) {
+			err_msg("usage", "choose one output (%s or %s)", chosen->name,
+				out_blocks_ops.name);
+			return -1;
+		}
+		chosen = &out_blocks_ops;
 	}
 	if (optind != argc - 1) {
 		err_msg("usage", optind >= argc ? "no trace file given" : "more than one trace file");
@@ -660,6 +678,7 @@ static void set_writers(struct run *r)
 		out->hits_replan = o->replan;
 		out->hits_calls_quiet = o->calls_quiet;
 		out->hits_calls_framed = o->calls_framed;
+		out->perfetto_blocks = o->blocks && o->ops == &out_perfetto_ops;
 		out->trace_name = o->trace;
 		out->have_loss_section = r->t.tf.has_loss;
 		out->loss_dropped = r->t.tf.dropped;

@@ -8,7 +8,8 @@
  *
  * prints one line:
  *   pt_bytes= pt_bits_per_jcc= our_bytes= our_bits_per_jcc= libipt_blocks_per_s=
- *   regen_blocks_per_s= sequences_equal=yes|no (and segments=, instructions=)
+ *   regen_blocks_per_s= libipt_insns_per_s= regen_insns_per_s= libipt_s= regen_s=
+ *   sequences_equal=yes|no (and segments=, instructions=, jcc=)
  *
  * The model. Each owner's stream (one task or interrupt context) is
  * regenerated and written as ChampSim records (pathregen's ChampSim writer: every
@@ -45,14 +46,28 @@
  * resynchronized there too, and the comparison stays exact.
  *
  * Each segment is then decoded with libipt's block decoder on an image
- * holding only the traced functions' code from trace.bin, and the decoded
- * instructions (blocks expanded with Zydis) must equal the ChampSim
- * records' instructions inside the ranges, one for one: sequences_equal.
+ * holding only the traced functions' code, loaded as ptxed loads raw code:
+ * file sections of trace.bin (where each function's bytes lie in it)
+ * through libipt's image section cache, one image for every segment's
+ * decoder. The decoded instructions (blocks expanded with Zydis) must
+ * equal the ChampSim records' instructions inside the ranges, one for one:
+ * sequences_equal.
  *
- * Speed: libipt_blocks_per_s is libipt's blocks over the block decoder's
- * time (decoding only); regen_blocks_per_s is regenerated basic blocks
- * over a whole pathregen-style run on the file (read, pages, streams,
- * model, engine over every stream), best of three.
+ * Speed, both sides on this machine, on this file, best of five each:
+ *   libipt_s   section cache and image set up, then every segment through
+ *              a block decoder of its own (allocated, run, freed), with
+ *              nothing done per block but counting;
+ *   regen_s    a whole pathregen-style run on the file (read, pages,
+ *              streams, model, engine over every stream), counting blocks.
+ * libipt_insns_per_s and regen_insns_per_s divide the same execution's
+ * instructions (instructions=, the traced functions' instructions both
+ * sides recover; equal only when sequences_equal=yes, else libipt is not
+ * timed and its keys are 0) by each side's time: one unit, one execution.
+ * regen regenerates every stream whole; where the PT model cut a segment
+ * (a gap) regen's time still covers what PT left out, which errs in
+ * libipt's favour. libipt_blocks_per_s and regen_blocks_per_s are each
+ * side's own blocks (libipt's run on across direct jumps and calls, so
+ * they are fewer and not comparable) over the same times.
  * pt_bits_per_jcc and our_bits_per_jcc divide by the Jcc the ChampSim
  * records hold; our_bytes is trace.bin's page data.
  */
@@ -233,17 +248,32 @@ static const struct insn *insn_at(struct code *c, uint64_t ip)
 	return &c->in[lo];
 }
 
-/* The decoder's image: the traced functions' bytes, nothing else. */
-static int read_code(uint8_t *buf, size_t size, uint64_t ip, void *ctx)
+/*
+ * The decoder's image: the traced functions' bytes, nothing else, as file
+ * sections of trace.bin (each function's main part and cold part where
+ * their bytes lie in the file), the way ptxed loads raw code.
+ */
+static int sections_build(const struct tracefile *tf, struct ipt_section **out, size_t *n)
 {
-	const struct range *r = in_ranges(ctx, ip);
-	size_t n;
+	struct ipt_section *s = calloc(2 * (size_t)tf->nfuncs + 1, sizeof(*s));
+	uint32_t i;
 
-	if (!r)
-		return 0;
-	n = r->hi - ip < size ? r->hi - ip : size;
-	memcpy(buf, r->bytes + (ip - r->lo), n);
-	return (int)n;
+	*n = 0;
+	if (!s)
+		return -PT_ENOMEM;
+	for (i = 0; i < tf->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[i];
+		uint64_t off;
+
+		if (!fn->code || !fn->len)
+			continue;
+		off = (uint64_t)(fn->code - tf->buf);
+		s[(*n)++] = (struct ipt_section){ off, fn->len, fn->addr };
+		if (fn->cold_len)
+			s[(*n)++] = (struct ipt_section){ off + fn->len, fn->cold_len, fn->cold_addr };
+	}
+	*out = s;
+	return 0;
 }
 
 /* ------------------------------------------------------------ encoding */
@@ -593,7 +623,6 @@ static int encode_stream(struct enc *e, const uint8_t *p, size_t n)
 struct decoded {
 	uint64_t blocks, insns;
 	uint64_t got_ip, want_ip;
-	double seconds;
 	struct blk *bv;
 	size_t nb, cap;
 };
@@ -705,13 +734,23 @@ static int records_encode(void *ctx, const struct out_stream *st, int err)
 	return err;
 }
 
-/* A whole pathregen-style run without output: blocks per second. */
-static double regen_speed(const char *path)
+#define REPS 5
+
+struct timing {
+	double seconds;			/* best of REPS */
+	uint64_t blocks, insns;
+};
+
+/*
+ * A whole pathregen-style run without output (read, pages, streams, model,
+ * engine over every stream), best of REPS.
+ */
+static int regen_time(const char *path, struct timing *tm)
 {
-	double best = 0;
 	int rep;
 
-	for (rep = 0; rep < 3; rep++) {
+	tm->seconds = 0;
+	for (rep = 0; rep < REPS; rep++) {
 		struct pr_trace l;
 		struct counting cnt = { 0 };
 		double t = now();
@@ -724,11 +763,50 @@ static double regen_speed(const char *path)
 		t = now() - t;
 		pr_trace_free(&l);
 		if (err)
-			return 0;
-		if (t > 0 && (double)cnt.blocks / t > best)
-			best = (double)cnt.blocks / t;
+			return err;
+		if (!rep || t < tm->seconds)
+			tm->seconds = t;
+		tm->blocks = cnt.blocks;
 	}
-	return best;
+	return 0;
+}
+
+/*
+ * libipt on every segment as ptxed would run it, decoder setup included
+ * (the section cache and image built from trace.bin, a block decoder per
+ * segment), best of REPS; blocks and instructions as decoded.
+ */
+static int libipt_time(const char *path, const struct ipt_section *sec, size_t nsec,
+		       const struct enc *e, struct timing *tm)
+{
+	int rep;
+
+	tm->seconds = 0;
+	for (rep = 0; rep < REPS; rep++) {
+		struct ipt_image *img;
+		uint64_t blocks = 0, insns = 0;
+		double t = now();
+		size_t si;
+		int st = ipt_image_open(&img, path, sec, nsec);
+
+		for (si = 0; !st && si < e->nseg; si++)
+			st = ipt_decode(e->segs[si].buf, e->segs[si].len, img, NULL, NULL, &blocks,
+					&insns);
+		ipt_image_close(img);
+		t = now() - t;
+		if (st)
+			return st;
+		if (!rep || t < tm->seconds)
+			tm->seconds = t;
+		tm->blocks = blocks;
+		tm->insns = insns;
+	}
+	return 0;
+}
+
+static double per_s(uint64_t n, double s)
+{
+	return s > 0 ? (double)n / s : 0.0;
 }
 
 int main(int argc, char **argv)
@@ -742,7 +820,10 @@ int main(int argc, char **argv)
 	size_t si;
 	uint64_t page_bytes = 0;
 	const char *path = NULL;
-	double regen_bps;
+	struct ipt_section *sec = NULL;
+	struct ipt_image *img = NULL;
+	struct timing rt = { 0 }, lt = { 0 };
+	size_t nsec = 0;
 	int verbose = 0, i, err, equal = 1, failed_decode = 0, status = 1;
 	uint32_t k;
 	FILE *null = NULL;
@@ -764,6 +845,8 @@ int main(int argc, char **argv)
 	err = pr_trace_load(path, &l, 1);
 	if (!err)
 		err = code_build(&c, &l.m);
+	if (!err)
+		err = sections_build(&l.tf, &sec, &nsec);
 	if (err) {
 		fprintf(stderr, "bench-pt: %s: %s\n", path,
 			err == -PT_EIO ? strerror(errno) : pt_strerror(err));
@@ -803,13 +886,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-pt: %s: modelling: %s\n", path, pt_strerror(err));
 		goto out;
 	}
+	err = ipt_image_open(&img, path, sec, nsec);
+	if (err) {
+		fprintf(stderr, "bench-pt: %s: libipt image: %s\n", path, ipt_errstr(err));
+		goto out;
+	}
 	for (si = 0; si < e.nseg; si++) {
 		const struct seg *s = &e.segs[si];
+		uint64_t insns = 0;
 		int st;
 
 		d.nb = 0;
-		st = ipt_decode(s->buf, s->len, read_code, &c, keep_block, &d, &d.seconds,
-				&d.blocks);
+		st = ipt_decode(s->buf, s->len, img, keep_block, &d, &d.blocks, &insns);
 		if (st) {
 			failed_decode++;
 			if (equal || verbose)
@@ -836,13 +924,31 @@ int main(int argc, char **argv)
 			equal = 0;
 		}
 	}
-	regen_bps = regen_speed(path);
+	if (equal) {
+		err = libipt_time(path, sec, nsec, &e, &lt);
+		if (err) {
+			fprintf(stderr, "bench-pt: %s: libipt: %s\n", path, ipt_errstr(err));
+			goto out;
+		}
+	}
+	err = regen_time(path, &rt);
+	if (err) {
+		fprintf(stderr, "bench-pt: %s: %s\n", path, pt_strerror(err));
+		goto out;
+	}
+	/*
+	 * The same execution in one unit: the instructions of the traced
+	 * functions both sides recover (equal when sequences_equal=yes), over
+	 * each side's best time. A decoder that failed is not timed (0).
+	 */
 	printf("pt_bytes=%" PRIu64 " pt_bits_per_jcc=%.2f our_bytes=%" PRIu64
 	       " our_bits_per_jcc=%.2f libipt_blocks_per_s=%.0f regen_blocks_per_s=%.0f"
+	       " libipt_insns_per_s=%.0f regen_insns_per_s=%.0f libipt_s=%.6f regen_s=%.6f"
 	       " sequences_equal=%s segments=%zu instructions=%" PRIu64 " jcc=%" PRIu64 "\n",
 	       e.bytes, e.jcc ? 8.0 * (double)e.bytes / (double)e.jcc : 0.0, page_bytes,
 	       e.jcc ? 8.0 * (double)page_bytes / (double)e.jcc : 0.0,
-	       d.seconds > 0 ? (double)d.blocks / d.seconds : 0.0, regen_bps,
+	       per_s(lt.blocks, lt.seconds), per_s(rt.blocks, rt.seconds),
+	       per_s(lt.insns, lt.seconds), per_s(d.insns, rt.seconds), lt.seconds, rt.seconds,
 	       equal ? "yes" : "no", e.nseg, d.insns, e.jcc);
 	if (verbose)
 		fprintf(stderr, "bench-pt: %d of %zu segments did not decode\n", failed_decode,
@@ -857,6 +963,8 @@ out:
 		free(e.segs[si].want);
 	}
 	free(e.segs);
+	ipt_image_close(img);
+	free(sec);
 	free(c.r);
 	free(c.entry);
 	free(c.in);

@@ -1,26 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench-regen - regeneration speed: basic blocks per second, single
- * threaded, on a large simulated trace (tests/oracle/sim.h: a random
- * program lowered to real x86 code through cfg_build and plan_build, runs
- * by its executor with the module back end executing the plans), compared in the same run with reading back the every-block
- * (verify-mode BLOCK) records of that same execution.
+ * bench-regen - regeneration speed and memory: basic blocks per second on
+ * a large simulated trace (tests/oracle/sim.h: a random program lowered to
+ * real x86 code through cfg_build and plan_build, run by its executor with
+ * the module back end executing the plans).
  *
- * Two trace.bin files come from one run: the compact trace (the plan's
- * bits and ENTER records only) and the verify trace (the same plus one
- * BLOCK record per executed block). Timed, best of --reps:
- *   load     trace.bin read, kbuffer page decoding, per-owner streams;
- *   regen    the engine over every stream (table-driven decoders), counting blocks;
- *   records  iterating the BLOCK records of the verify trace's streams.
- * usage: bench-regen [-n BLOCKS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k]
+ *   bench-regen [-n BLOCKS] [-j JOBS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]
+ *
+ * prints one line:
+ *   mode=regen blocks= jobs= engine_blocks_per_s= end_to_end_blocks_per_s=
+ *   peak_rss_kb= trace_bytes=
+ * measured in a child process that runs pathregen's pipeline on the
+ * compact trace.bin and nothing else (so peak_rss_kb, from wait4's
+ * ru_maxrss, is the pipeline's own, not the generator's), best of REPS:
+ *   engine       the engine over every stream, counting blocks, JOBS
+ *                threads taking the streams largest first (each thread
+ *                but the first builds a model of its own: the engine
+ *                keeps per-function state while it walks a stream);
+ *   end to end   pr_trace_load (read, pages, streams, model) + the engine.
+ * trace_bytes is the file's size. JOBS defaults to 1. The child is
+ * "bench-regen -X TRACE.BIN -j JOBS -r REPS", which prints "blocks
+ * engine_s end_to_end_s" (run it under perf to profile the pipeline alone).
+ *
+ * -e adds the comparison with the every-block trace of the same run (the
+ * compact trace plus one verify-mode BLOCK record per executed block):
+ * load and read-back times of both, as a table (it holds that trace's
+ * pages in memory while generating, about 25 bytes a block).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
@@ -169,10 +186,185 @@ static uint64_t file_size(const char *path)
 	return n > 0 ? (uint64_t)n : 0;
 }
 
+/* ------------------------------------------------------------ the measured child */
+
+struct pool {
+	const struct pr_trace *t;
+	uint32_t *order;		/* stream indexes, largest first */
+	uint32_t next;			/* taken so far (atomic) */
+	uint64_t blocks;		/* atomic */
+	int err;
+};
+
+struct worker {
+	struct pool *pool;
+	int own_model;			/* build a model of its own */
+	pthread_t th;
+};
+
+static int count_block(void *ctx, const struct regen_event *ev)
+{
+	*(uint64_t *)ctx += ev->type == REGEN_EV_BLOCK;
+	return 0;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct pool *p = w->pool;
+	struct pr_model own;
+	const struct regen_funcs *fs = &p->t->m.fs;
+	uint64_t blocks = 0;
+	uint32_t i;
+
+	if (w->own_model) {
+		if (pr_model_load(&p->t->tf, &own, NULL, NULL) < 0) {
+			__atomic_store_n(&p->err, -PT_ENOMEM, __ATOMIC_RELAXED);
+			pr_model_free(&own);
+			return NULL;
+		}
+		fs = &own.fs;
+	}
+	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->t->ss.nstreams)
+		regen_stream(fs, &p->t->ss.streams[p->order[i]], count_block, &blocks);
+	__atomic_add_fetch(&p->blocks, blocks, __ATOMIC_RELAXED);
+	if (w->own_model)
+		pr_model_free(&own);
+	return NULL;
+}
+
+static const struct regen_stream *sort_streams;
+
+static int by_size_desc(const void *a, const void *b)
+{
+	uint64_t x = sort_streams[*(const uint32_t *)a].nbits +
+		     sort_streams[*(const uint32_t *)a].nmarkers;
+	uint64_t y = sort_streams[*(const uint32_t *)b].nbits +
+		     sort_streams[*(const uint32_t *)b].nmarkers;
+
+	return x > y ? -1 : x < y;
+}
+
+/* The engine over every stream of t with jobs threads: blocks into *blocks. Returns 0 or PT_E*. */
+static int regen_parallel(const struct pr_trace *t, unsigned int jobs, uint64_t *blocks)
+{
+	struct pool p = { .t = t };
+	struct worker *w = calloc(jobs, sizeof(*w));
+	unsigned int k, started = 0;
+	uint32_t i;
+
+	p.order = malloc(((size_t)t->ss.nstreams + 1) * sizeof(*p.order));
+	if (!w || !p.order) {
+		free(w);
+		free(p.order);
+		return -PT_ENOMEM;
+	}
+	for (i = 0; i < t->ss.nstreams; i++)
+		p.order[i] = i;
+	sort_streams = t->ss.streams;
+	qsort(p.order, t->ss.nstreams, sizeof(*p.order), by_size_desc);
+	for (k = 0; k < jobs; k++) {
+		w[k].pool = &p;
+		w[k].own_model = k > 0;
+	}
+	for (k = 1; k < jobs; k++)
+		if (!pthread_create(&w[k].th, NULL, work, &w[k]))
+			started++;
+		else
+			p.err = -PT_ENOMEM;
+	work(&w[0]);
+	for (k = 1; k <= started; k++)
+		pthread_join(w[k].th, NULL);
+	*blocks = p.blocks;
+	free(w);
+	free(p.order);
+	return p.err;
+}
+
+/* -X PATH: what the parent measures, printed as "blocks engine_s end_to_end_s". */
+static int measure(const char *path, unsigned int jobs, unsigned int reps)
+{
+	double best_engine = 1e30, best_e2e = 1e30;
+	uint64_t blocks = 0;
+	unsigned int rep;
+
+	for (rep = 0; rep < reps; rep++) {
+		struct pr_trace t;
+		double t0 = now(), t1, t2;
+		int err = pr_trace_load(path, &t, 1);
+
+		t1 = now();
+		if (!err)
+			err = regen_parallel(&t, jobs, &blocks);
+		t2 = now();
+		pr_trace_free(&t);
+		if (err) {
+			fprintf(stderr, "bench-regen: %s: %s\n", path, pt_strerror(err));
+			return 1;
+		}
+		best_engine = t2 - t1 < best_engine ? t2 - t1 : best_engine;
+		best_e2e = t2 - t0 < best_e2e ? t2 - t0 : best_e2e;
+	}
+	printf("%" PRIu64 " %.9f %.9f\n", blocks, best_engine, best_e2e);
+	return 0;
+}
+
+/*
+ * Runs "self -X path -j jobs -r reps" and reads its line; *rss_kb gets its
+ * peak resident memory. Returns 0, or -1 after saying why.
+ */
+static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
+			 uint64_t *blocks, double *engine_s, double *e2e_s, long *rss_kb)
+{
+	char j[16], r[16], self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct rusage ru;
+	int pfd[2], status;
+	pid_t pid;
+	FILE *f;
+	int got;
+
+	if (n <= 0 || pipe(pfd)) {
+		fprintf(stderr, "bench-regen: cannot start the measured run: %s\n", strerror(errno));
+		return -1;
+	}
+	self[n] = 0;
+	snprintf(j, sizeof(j), "%u", jobs);
+	snprintf(r, sizeof(r), "%u", reps);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "bench-regen: fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		dup2(pfd[1], STDOUT_FILENO);
+		close(pfd[0]);
+		close(pfd[1]);
+		execl(self, self, "-X", path, "-j", j, "-r", r, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	got = f && fscanf(f, "%" SCNu64 " %lf %lf", blocks, engine_s, e2e_s) == 3;
+	if (f)
+		fclose(f);
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) ||
+	    !got) {
+		fprintf(stderr, "bench-regen: the measured run failed\n");
+		return -1;
+	}
+	*rss_kb = ru.ru_maxrss;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	uint64_t target = 10000000, seed = 1, rng;
-	unsigned int reps = 3, rep, keep = 0, i;
+	uint64_t target = 10000000, seed = 1, rng, m_blocks = 0;
+	unsigned int reps = 3, rep, keep = 0, i, jobs = 1, every_block = 0;
+	const char *measure_path = NULL;
+	double m_engine = 0, m_e2e = 0;
+	long rss_kb = 0;
 	const char *mode = "witness";
 	struct sim_gen_opts go = { .nfuncs = 8, .max_stmts = 24 };
 	struct sim_lower_opts so = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
@@ -187,8 +379,21 @@ int main(int argc, char **argv)
 	       t_rec = 1e30, t0;
 	int c, fd, err;
 
-	while ((c = getopt(argc, argv, "n:m:s:r:k")) != -1) {
+	while ((c = getopt(argc, argv, "n:m:s:r:kj:eX:")) != -1) {
 		switch (c) {
+		case 'j':
+			jobs = (unsigned int)atoi(optarg);
+			if (jobs < 1 || jobs > 1024) {
+				fprintf(stderr, "bench-regen: -j: 1 to 1024 threads\n");
+				return 2;
+			}
+			break;
+		case 'e':
+			every_block = 1;
+			break;
+		case 'X':
+			measure_path = optarg;
+			break;
 		case 'n':
 			target = strtoull(optarg, NULL, 0);
 			break;
@@ -205,7 +410,7 @@ int main(int argc, char **argv)
 			keep = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k]\n");
+			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-j JOBS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n");
 			return 2;
 		}
 	}
@@ -220,6 +425,8 @@ int main(int argc, char **argv)
 	}
 	if (!reps)
 		reps = 1;
+	if (measure_path)
+		return measure(measure_path, jobs, reps);
 	rng = seed;
 	t0 = now();
 	for (i = 0; i < 1000; i++) {
@@ -250,7 +457,8 @@ int main(int argc, char **argv)
 			uint16_t type;
 
 			memcpy(&type, rec->payload, 2);
-			err = page_add(&every[rec->cpu], rec);
+			if (every_block)
+				err = page_add(&every[rec->cpu], rec);
 			if (!err && type != PT_REC_BLOCK)
 				err = page_add(&compact[rec->cpu], rec);
 		}
@@ -269,11 +477,40 @@ int main(int argc, char **argv)
 	fd = mkstemp(vpath);
 	if (fd >= 0)
 		close(fd);
-	if (write_trace(cpath, &p, compact) || write_trace(vpath, &p, every)) {
+	if (write_trace(cpath, &p, compact) || (every_block && write_trace(vpath, &p, every))) {
 		fprintf(stderr, "bench-regen: cannot write the traces\n");
 		return 1;
 	}
 	t_gen = now() - t0;
+	for (i = 0; i < MAX_CPUS; i++) {
+		free(compact[i].data);
+		free(every[i].data);
+		compact[i].data = every[i].data = NULL;
+	}
+	if (measure_child(cpath, jobs, reps, &m_blocks, &m_engine, &m_e2e, &rss_kb)) {
+		unlink(cpath);
+		unlink(vpath);
+		return 1;
+	}
+	printf("mode=regen blocks=%" PRIu64 " jobs=%u engine_blocks_per_s=%.0f"
+	       " end_to_end_blocks_per_s=%.0f peak_rss_kb=%ld trace_bytes=%" PRIu64 "\n",
+	       m_blocks, jobs, m_engine > 0 ? (double)m_blocks / m_engine : 0.0,
+	       m_e2e > 0 ? (double)m_blocks / m_e2e : 0.0, rss_kb, file_size(cpath));
+	if (!every_block) {
+		/* a stream's unproven tail is not regenerated (regen.h): a few blocks per stream */
+		int ok = m_blocks <= blocks && m_blocks + 64 * (uint64_t)ro.ntasks >= blocks;
+
+		if (!ok)
+			fprintf(stderr, "bench-regen: MISMATCH: regenerated %" PRIu64
+				" blocks of the run's %" PRIu64 "\n", m_blocks, blocks);
+		if (keep)
+			printf("kept %s\n", cpath);
+		else
+			unlink(cpath);
+		unlink(vpath);
+		sim_free(&p);
+		return ok ? 0 : 1;
+	}
 
 	for (rep = 0; rep < reps; rep++) {
 		struct pr_trace lc, lv;

@@ -338,6 +338,24 @@ int rt_feed_truth(const struct rt_case *c, struct out_writer *const *ws, unsigne
 	return err;
 }
 
+int rt_truth_output(const struct rt_case *c, struct out_writer *w, char **text, size_t *len)
+{
+	struct out_writer *ws[1] = { w };
+	int err, cerr;
+
+	*text = NULL;
+	*len = 0;
+	w->m = &c->m;
+	w->fp = open_memstream(text, len);
+	if (!w->fp)
+		return -PT_ENOMEM;
+	err = rt_feed_truth(c, ws, 1);
+	cerr = out_close_all(ws, 1);
+	fclose(w->fp);
+	w->fp = NULL;
+	return err ? err : cerr;
+}
+
 uint64_t rt_truth_insns(const struct rt_case *c)
 {
 	uint64_t i, n = 0;

@@ -100,5 +100,12 @@ struct regen_event *rt_truth_events(const struct sim_truth *t, uint64_t owner, u
  */
 int rt_feed_truth(const struct rt_case *c, struct out_writer *const *ws, unsigned int n);
 
+/*
+ * rt_feed_truth to the one writer w (its model set to c's), its output in
+ * memory: *text (malloc'd, free it; NUL-terminated) and *len; w is closed.
+ * Returns 0, the first writer error, or -PT_ENOMEM.
+ */
+int rt_truth_output(const struct rt_case *c, struct out_writer *w, char **text, size_t *len);
+
 /* How many instructions the truth executes, all tasks together. */
 uint64_t rt_truth_insns(const struct rt_case *c);

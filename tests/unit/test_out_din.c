@@ -90,7 +90,6 @@ static uint64_t check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
 {
 	struct rt_case c;
 	struct out_writer w = { .ops = &out_din_ops, .line = 16 };
-	struct out_writer *ws[1] = { &w };
 	char *text = NULL;
 	size_t len = 0;
 	uint64_t expect, i, k = 0, t, crossings = 0;
@@ -102,12 +101,7 @@ static uint64_t check_seed(uint64_t seed, uint16_t mode, uint16_t enc)
 		CU_FAIL("synthetic run");
 		return 0;
 	}
-	w.m = &c.m;
-	w.fp = open_memstream(&text, &len);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
-	CU_ASSERT_EQUAL_FATAL(rt_feed_truth(&c, ws, 1), 0);
-	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
-	fclose(w.fp);
+	CU_ASSERT_EQUAL_FATAL(rt_truth_output(&c, &w, &text, &len), 0);
 	expect = rt_truth_insns(&c);
 	/* at most: every instruction crosses a line (< 16 bytes long), 4 data references each */
 	recs = malloc((expect * 10 + 1) * sizeof(*recs));

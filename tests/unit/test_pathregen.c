@@ -332,6 +332,18 @@ static void test_outputs(void)
 				 &insns, &jcc) == 2);
 		/* every stream's instructions but a last branch whose outcome is not known */
 		CU_ASSERT(insns + nstreams >= t.insns && insns <= t.insns && jcc <= insns);
+		/* both sides timed in one unit: instructions over best seconds */
+		{
+			double lips = 0, rips = 0, ls = 0, rs = 0;
+			const char *k = strstr(line, " libipt_insns_per_s=");
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(k);
+			CU_ASSERT_EQUAL(sscanf(k, " libipt_insns_per_s=%lf regen_insns_per_s=%lf"
+					       " libipt_s=%lf regen_s=%lf", &lips, &rips, &ls, &rs), 4);
+			CU_ASSERT(lips > 0 && rips > 0 && ls > 0 && rs > 0);
+			/* regen's rate is the execution's instructions over its time */
+			CU_ASSERT(rips * rs > 0.99 * (double)insns && rips * rs < 1.01 * (double)insns);
+		}
 		snprintf(args, sizeof(args), "%s /nonexistent.bin > %s 2>&1", bench, f2);
 		CU_ASSERT_EQUAL(WEXITSTATUS(system(args)), 1);
 		unlink(f2);

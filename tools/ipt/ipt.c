@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ipt - libipt's encoder and block decoder for tools/bench-pt (ipt.h). */
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <intel-pt.h>
 
 #include "ipt.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void config(struct pt_config *cfg, uint8_t *begin, uint8_t *end)
 {
@@ -95,38 +87,60 @@ int ipt_psbend(uint8_t *out)
 	return encode(out, &pk);
 }
 
-struct reader {
-	ipt_read_fn read;
-	void *ctx;
+struct ipt_image {
+	struct pt_image_section_cache *iscache;
+	struct pt_image *image;
 };
 
-static int read_image(uint8_t *buf, size_t size, const struct pt_asid *asid, uint64_t ip,
-		      void *ctx)
+int ipt_image_open(struct ipt_image **out, const char *file, const struct ipt_section *s,
+		   size_t n)
 {
-	struct reader *r = ctx;
-	int n;
+	struct ipt_image *img = calloc(1, sizeof(*img));
+	size_t i;
+	int err = 0;
 
-	(void)asid;
-	n = r->read(buf, size, ip, r->ctx);
-	return n > 0 ? n : -pte_nomap;
+	*out = NULL;
+	if (!img)
+		return -pte_nomem;
+	img->iscache = pt_iscache_alloc(NULL);
+	img->image = pt_image_alloc(NULL);
+	if (!img->iscache || !img->image)
+		err = -pte_nomem;
+	for (i = 0; !err && i < n; i++) {
+		int isid = pt_iscache_add_file(img->iscache, file, s[i].offset, s[i].size,
+					       s[i].vaddr);
+
+		err = isid < 0 ? isid : pt_image_add_cached(img->image, img->iscache, isid, NULL);
+	}
+	if (err) {
+		ipt_image_close(img);
+		return err;
+	}
+	*out = img;
+	return 0;
 }
 
-int ipt_decode(const uint8_t *buf, size_t len, ipt_read_fn read, void *read_ctx,
-	       ipt_block_fn block, void *block_ctx, double *seconds, uint64_t *blocks)
+void ipt_image_close(struct ipt_image *img)
 {
-	struct reader r = { read, read_ctx };
+	if (!img)
+		return;
+	pt_image_free(img->image);
+	pt_iscache_free(img->iscache);
+	free(img);
+}
+
+int ipt_decode(const uint8_t *buf, size_t len, struct ipt_image *img, ipt_block_fn block,
+	       void *block_ctx, uint64_t *blocks, uint64_t *insns)
+{
 	struct pt_block_decoder *dec;
-	struct pt_image *img;
 	struct pt_config cfg;
 	int status, rc = 0;
-	double t0 = now();
 
 	config(&cfg, (uint8_t *)buf, (uint8_t *)buf + len);
 	dec = pt_blk_alloc_decoder(&cfg);
 	if (!dec)
 		return -pte_nomem;
-	img = pt_blk_get_image(dec);
-	status = pt_image_set_callback(img, read_image, &r);
+	status = pt_blk_set_image(dec, img->image);
 	while (status >= 0) {
 		status = pt_blk_sync_forward(dec);
 		while (status >= 0) {
@@ -145,7 +159,8 @@ int ipt_decode(const uint8_t *buf, size_t len, ipt_read_fn read, void *read_ctx,
 			status = pt_blk_next(dec, &b, sizeof(b));
 			if (b.ninsn) {
 				(*blocks)++;
-				rc = block(b.ip, b.ninsn, block_ctx);
+				*insns += b.ninsn;
+				rc = block ? block(b.ip, b.ninsn, block_ctx) : 0;
 				if (rc) {
 					status = -pte_eos;
 					break;
@@ -154,7 +169,6 @@ int ipt_decode(const uint8_t *buf, size_t len, ipt_read_fn read, void *read_ctx,
 		}
 	}
 	pt_blk_free_decoder(dec);
-	*seconds += now() - t0;
 	if (rc)
 		return rc;
 	return status == -pte_eos ? 0 : status;

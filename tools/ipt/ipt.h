@@ -27,20 +27,37 @@ int ipt_psb(uint8_t *out);	/* 16 bytes */
 int ipt_mode_exec64(uint8_t *out);
 int ipt_psbend(uint8_t *out);
 
-/* Reads code at ip into buf (at most size bytes): bytes read, or <= 0 when unmapped. */
-typedef int (*ipt_read_fn)(uint8_t *buf, size_t size, uint64_t ip, void *ctx);
+/*
+ * The traced code as libipt's ptxed loads it (--raw FILE:OFFSET-SIZE:VADDR):
+ * file sections in an image section cache (pt_iscache_add_file), added to
+ * one image (pt_image_add_cached) that every segment's decoder uses.
+ */
+struct ipt_section {
+	uint64_t offset, size, vaddr;
+};
+
+struct ipt_image;
+
+/*
+ * An image of n sections of file. Returns 0 and *img, libipt's negative
+ * error (a section it refuses), or -pte_nomem.
+ */
+int ipt_image_open(struct ipt_image **img, const char *file, const struct ipt_section *s,
+		   size_t n);
+void ipt_image_close(struct ipt_image *img);
 
 /* Called for each decoded block: its first instruction and instruction count. */
 typedef int (*ipt_block_fn)(uint64_t ip, uint32_t ninsn, void *ctx);
 
 /*
- * Decodes len bytes of PT with libipt's block decoder, code read through
- * read; block is called for every block with instructions. Returns 0 at
- * the end of the buffer, a block callback's non-zero value, or libipt's
- * negative error; *seconds gets the decoder's time.
+ * Decodes len bytes of PT with libipt's block decoder on img (a decoder
+ * allocated and freed here); block (may be NULL) is called for every block
+ * with instructions, and *blocks and *insns count them. Returns 0 at the
+ * end of the buffer, a block callback's non-zero value, or libipt's
+ * negative error.
  */
-int ipt_decode(const uint8_t *buf, size_t len, ipt_read_fn read, void *read_ctx,
-	       ipt_block_fn block, void *block_ctx, double *seconds, uint64_t *blocks);
+int ipt_decode(const uint8_t *buf, size_t len, struct ipt_image *img, ipt_block_fn block,
+	       void *block_ctx, uint64_t *blocks, uint64_t *insns);
 
 const char *ipt_errstr(int err);
 
