@@ -15,27 +15,9 @@
 #include <linux/ptrace.h>
 #include <linux/smp.h>
 #include <linux/uaccess.h>
-#include <asm/processor-flags.h>
 
+#include "conds.h"
 #include "pathtrace.h"
-
-/*
- * x86 condition codes: cc >> 1 picks a predicate on the flags, cc & 1
- * negates it (O/NO, B/AE, E/NE, BE/A, S/NS, P/NP, L/GE, LE/G).
- */
-bool pt_cc_holds(u8 cc, unsigned long fl)
-{
-	bool cf = fl & X86_EFLAGS_CF;
-	bool pf = fl & X86_EFLAGS_PF;
-	bool zf = fl & X86_EFLAGS_ZF;
-	bool sf = fl & X86_EFLAGS_SF;
-	bool of = fl & X86_EFLAGS_OF;
-	const bool base[8] = {
-		of, cf, zf, cf || zf, sf, pf, sf != of, zf || sf != of,
-	};
-
-	return base[(cc >> 1) & 7] != (cc & 1);
-}
 
 static void pt_run_action(struct pt_coder *c, struct pt_func *f,
 			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
@@ -95,14 +77,13 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 			  struct pt_regs *regs)
 {
 	unsigned long flags;
-	bool taken = false;
+	bool taken;
 	u32 i;
 
 	local_irq_save(flags);
 	this_cpu_ptr(f->pcpu)->hits++;
 	if (s && !pt_stream_busy()) {
-		if (s->cond != PT_COND_NONE)
-			taken = pt_cc_holds(s->cond, regs->flags);
+		taken = pt_site_taken(s, regs);
 		for (i = 0; i < s->nr_actions; i++) {
 			const struct pt_action *a = pt_action_at(f, s->first_action + i);
 
@@ -145,8 +126,7 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	}
 	i = 0;
 	if (s) {
-		if (s->cond != PT_COND_NONE)
-			taken = pt_cc_holds(s->cond, regs->flags);
+		taken = pt_site_taken(s, regs);
 		/* plan.c lets ENTER only lead its site. */
 		a = pt_action_at(f, s->first_action);
 		if (a->op == PT_OP_ENTER) {

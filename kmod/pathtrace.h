@@ -6,6 +6,7 @@
  *   plan.c      copying and validating plan blobs
  *   probes.c    turning a plan into kprobes and back
  *   handlers.c  the kprobe pre_handler: a site's actions
+ *   conds.h     a site's branch condition and which actions it runs
  *   stream.c    each CPU's stream coder over the ring buffer, hotplug
  *   counts.c    counters and path counts into the stream
  *   missed.c    placing the probe hits kprobes skipped
@@ -184,20 +185,6 @@ void pt_implicit_removed(struct pt_func *f);
 
 /* handlers.c */
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
-bool pt_cc_holds(u8 cc, unsigned long flags);
-
-/* Whether action a runs when its site's branch goes taken (or not). */
-static inline bool pt_applies(const struct pt_action *a, bool taken)
-{
-	switch (a->when) {
-	case PT_WHEN_TAKEN:
-		return taken;
-	case PT_WHEN_NOT_TAKEN:
-		return !taken;
-	default:
-		return true;
-	}
-}
 
 /* stream.c */
 extern bool pt_armed;

@@ -33,6 +33,7 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
+#include "conds.h"
 #include "pathtrace.h"
 
 /* How far the hash table is probed for a path's slot before it overflows. */
@@ -171,8 +172,8 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 	unsigned int cpu = smp_processor_id();
 	struct pt_path_reg *r;
 	unsigned long flags;
-	bool taken = false;
 	u64 owner, gen, path;
+	bool taken;
 	u32 i, kind;
 
 	local_irq_save(flags);
@@ -198,8 +199,7 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 		}
 		r->owner = owner;
 	}
-	if (s->cond != PT_COND_NONE)
-		taken = pt_cc_holds(s->cond, regs->flags);
+	taken = pt_site_taken(s, regs);
 	for (i = 0; i < s->nr_actions; i++) {
 		const struct pt_action *a = pt_action_at(f, s->first_action + i);
 

@@ -129,12 +129,8 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 {
 	int paths = f->mode == PT_MODE_PATHS;
 	struct plan_opts po = { .mode = paths ? PT_MODE_PATHS : PT_MODE_TRACE,
-				.encoding = paths ? 0 : f->encoding == PT_ENC_BITS ? PT_ENC_BITS :
-							PT_ENC_WITNESS,
 				.func_id = f->func_id,
-				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL,
-				/* the calls as the trace's plans may take them */
-				.enter_witnessed = paths ? NULL : f->call_kind };
+				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL };
 	struct cfg c = f->cfg;
 	struct cfg_block *bl = malloc(((size_t)f->cfg.nblocks + 1) * sizeof(*bl));
 	struct cfg_insn *in = malloc(((size_t)f->cfg.ninsns + 1) * sizeof(*in));
@@ -164,7 +160,12 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 		if (bl[b].flags & CFG_BF_CALL)
 			bl[b].flags = (bl[b].flags & ~CFG_BF_CALL) | CFG_BF_QUIET_CALL;
 	c.blocks = bl;
-	if (w->hits_calls_framed && po.mode == PT_MODE_TRACE && po.encoding == PT_ENC_WITNESS)
+	if (!paths) {
+		po.trace.encoding = f->encoding == PT_ENC_BITS ? PT_ENC_BITS : PT_ENC_WITNESS;
+		/* the calls as the trace's plans may take them */
+		po.trace.enter_witnessed = f->call_kind;
+	}
+	if (w->hits_calls_framed && !paths && po.trace.encoding == PT_ENC_WITNESS)
 		po.flags |= PT_PLAN_FRAMED;
 	memset(&pl, 0, sizeof(pl));
 	err = plan_build(&c, &po, &pl);

@@ -179,7 +179,7 @@ static void bench_cfg(const struct cfg *c)
 
 	for (m = 0; m < NMODES; m++) {
 		struct plan_opts o = {
-			.mode = modes[m].mode, .encoding = modes[m].encoding,
+			.mode = modes[m].mode, .trace.encoding = modes[m].encoding,
 			.func_id = 1, .flags = m == M_WITNESS && !blocked_calls ? PT_PLAN_FRAMED : 0
 		};
 		struct plan pl;

@@ -290,12 +290,12 @@ static int plan_func(struct sim_func *f, uint32_t fi, const struct sim_lower_opt
 
 	memset(&po, 0, sizeof(po));
 	po.mode = o->mode;
-	po.encoding = o->encoding;
+	po.trace.encoding = o->encoding;
 	po.func_id = f->func_id;
 	po.flags = o->plan_flags;
 	if (o->unverified && o->unverified[fi])
 		po.flags &= ~(uint32_t)PT_PLAN_VERIFY;
-	po.enter_witnessed = ewit;
+	po.trace.enter_witnessed = ewit;
 	po.implicit = implicit;
 	po.nimplicit = nimplicit;
 	err = plan_build(&f->cfg, &po, &f->plan);

@@ -116,7 +116,7 @@ static void check_mode(fx_make make, uint16_t mode, uint16_t enc, uint32_t *nsit
 	struct cfg c;
 	struct plan pl;
 	struct plan_opts o = {
-		.mode = mode, .encoding = enc,
+		.mode = mode, .trace.encoding = enc,
 		.func_id = 7, .flags = PT_PLAN_VERIFY
 	};
 	unsigned int seed = 12345;
@@ -265,7 +265,7 @@ static void test_trace_vertex_emission(void)
 	struct cfg c;
 	struct plan pl;
 	struct plan_opts o = {
-		.mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+		.mode = PT_MODE_TRACE, .trace.encoding = PT_ENC_WITNESS,
 		.func_id = 7, .flags = 0
 	};
 	uint32_t n, enc;
@@ -273,7 +273,7 @@ static void test_trace_vertex_emission(void)
 	for (enc = PT_ENC_WITNESS; enc <= PT_ENC_BITS; enc++) {
 		check_mode(fx_call_chain, PT_MODE_TRACE, enc, &n);
 		fx_call_chain(&c);
-		o.encoding = enc;
+		o.trace.encoding = enc;
 		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
 		CU_ASSERT_FATAL(pl.enc.vertex_nbits != NULL);
 		CU_ASSERT(pl.enc.vertex_nbits[2] > 0);	/* B2, entered from B1's call */
@@ -296,7 +296,7 @@ static void test_trace_unobservable(void)
 	struct cfg c;
 	struct plan pl;
 	struct plan_opts o = {
-		.mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
+		.mode = PT_MODE_TRACE, .trace.encoding = PT_ENC_WITNESS,
 		.func_id = 7, .flags = 0
 	};
 	uint32_t n, e;
@@ -315,7 +315,7 @@ static void test_trace_unobservable(void)
 	CU_ASSERT(pl.enc.edge_nbits[3] > 0 || (pl.enc.vertex_nbits && pl.enc.vertex_nbits[3] > 0));
 	CU_ASSERT(!(pl.enc.edge_nbits[3] > 0 && pl.enc.vertex_nbits && pl.enc.vertex_nbits[3] > 0));
 	plan_free(&pl);
-	o.encoding = PT_ENC_BITS;
+	o.trace.encoding = PT_ENC_BITS;
 	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
 	CU_ASSERT(strstr(pl.reason, "every branch") != NULL);
 	plan_free(&pl);
@@ -327,7 +327,8 @@ static void test_trace_unobservable(void)
 	 * the call can block EXIT, and both encodings refuse.
 	 */
 	fx_call_bug(&c);
-	for (o.encoding = PT_ENC_WITNESS; o.encoding <= PT_ENC_BITS; o.encoding++) {
+	for (o.trace.encoding = PT_ENC_WITNESS; o.trace.encoding <= PT_ENC_BITS;
+	     o.trace.encoding++) {
 		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
 		CU_ASSERT(strstr(pl.reason, "EXIT") != NULL);
 		plan_free(&pl);
@@ -340,7 +341,7 @@ static void test_paths_placement(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { .mode = PT_MODE_PATHS, .encoding = 0, .func_id = 1, .flags = 0 };
+	struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 1, .flags = 0 };
 	uint32_t k, call_site = UINT32_MAX;
 
 	fx_call_diamond(&c);
@@ -371,7 +372,7 @@ static void test_refusals(void)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { .mode = PT_MODE_PATHS, .encoding = 0, .func_id = 1, .flags = 0 };
+	struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 1, .flags = 0 };
 
 	fx_loop_cold(&c);
 	c.edges[3].dst = 0;	/* the back edge now jumps to the fentry site */
@@ -422,7 +423,7 @@ static void test_refusals(void)
 	plan_free(&pl);
 	o.flags = 0;
 	o.mode = PT_MODE_TRACE;
-	o.encoding = PT_ENC_PATH;
+	o.trace.encoding = PT_ENC_PATH;
 	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
 	plan_free(&pl);
 	fx_cfg_free(&c);
@@ -433,7 +434,7 @@ static void *valid_blob(size_t *len, uint16_t mode)
 {
 	struct cfg c;
 	struct plan pl;
-	struct plan_opts o = { .mode = mode, .encoding = 0, .func_id = 3, .flags = PT_PLAN_VERIFY };
+	struct plan_opts o = { .mode = mode, .func_id = 3, .flags = PT_PLAN_VERIFY };
 	void *b = NULL;
 
 	fx_loop_cold(&c);
@@ -453,7 +454,7 @@ static void test_blob_round_trip(void)
 		struct cfg c;
 		struct plan pl;
 		struct plan_opts o = {
-			.mode = modes[m], .encoding = 0,
+			.mode = modes[m],
 			.func_id = 3, .flags = PT_PLAN_VERIFY
 		};
 		struct plan_view v;
@@ -756,7 +757,7 @@ static void test_ppp_plan(void)
 		for (k = 1; k <= 3; k++) {
 			struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 3,
 					       .flags = PT_PLAN_PROFILE | PT_PLAN_PPP,
-					       .ppp_hottest = k };
+					       .paths.ppp_hottest = k };
 			struct plan_view v;
 			struct plan pl;
 			struct cfg c;
@@ -806,7 +807,7 @@ static void test_ppp_plan(void)
 	{
 		uint64_t beyond[2] = { 1ull << 40, 1ull << 41 };
 		struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 3,
-				       .flags = PT_PLAN_PPP, .ppp_hottest = 2 };
+				       .flags = PT_PLAN_PPP, .paths.ppp_hottest = 2 };
 		struct plan pl;
 		struct cfg c;
 
@@ -816,13 +817,89 @@ static void test_ppp_plan(void)
 		plan_free(&pl);
 		/* interesting paths of other code: none here */
 		o.flags = PT_PLAN_PROFILE | PT_PLAN_PPP;
-		o.ppp_paths = beyond;
-		o.nppp_paths = 2;
+		o.paths.ppp_paths = beyond;
+		o.paths.nppp_paths = 2;
 		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EREFUSED);
 		CU_ASSERT(strstr(pl.reason, "ppp:") != NULL);
 		plan_free(&pl);
 		fx_cfg_free(&c);
 	}
+}
+
+/*
+ * Each mode's options (struct plan_trace_opts, plan_paths_opts): their zero
+ * values are the defaults (words by context that adapt when the weights
+ * are guessed; path numbers coded by start), each other value turns its
+ * feature off or on, and a value no enum has is refused.
+ */
+static void test_mode_opts(void)
+{
+	uint64_t weight[64];
+	struct plan pl;
+	struct cfg c;
+	uint32_t e;
+
+	fx_loop_cold(&c);
+	{
+		struct plan_opts o = { .mode = PT_MODE_TRACE, .func_id = 3 };
+
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT(pl.hdr.nr_ctx_words > 0);
+		CU_ASSERT(pl.hdr.flags & PT_PLAN_CTX_SWAP);
+		CU_ASSERT(pl.hdr.flags & PT_PLAN_CTX_RESTORE);
+		plan_free(&pl);
+		o.trace.words = PLAN_WORDS_BY_ROW;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT_EQUAL(pl.hdr.nr_ctx_words, 0);
+		CU_ASSERT_EQUAL(pl.hdr.flags & (PT_PLAN_CTX_SWAP | PT_PLAN_CTX_RESTORE), 0);
+		plan_free(&pl);
+		o.trace.words = PLAN_WORDS_BY_CONTEXT;
+		o.trace.adapting_words = PLAN_ADAPTING_NEVER;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT(pl.hdr.nr_ctx_words > 0);
+		CU_ASSERT_EQUAL(pl.hdr.flags & PT_PLAN_CTX_SWAP, 0);
+		plan_free(&pl);
+		/* measured weights: the words adapt only when asked */
+		CU_ASSERT_FATAL(c.nedges <= 64);
+		for (e = 0; e < c.nedges; e++)
+			weight[e] = 1000 + e;
+		o.weight = weight;
+		o.trace.adapting_words = PLAN_ADAPTING_WHEN_GUESSED;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT(pl.hdr.nr_ctx_words > 0);
+		CU_ASSERT_EQUAL(pl.hdr.flags & PT_PLAN_CTX_SWAP, 0);
+		plan_free(&pl);
+		o.trace.adapting_words = PLAN_ADAPTING_ALWAYS;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT(pl.hdr.flags & PT_PLAN_CTX_SWAP);
+		plan_free(&pl);
+		o.trace.adapting_words = PLAN_ADAPTING_NEVER + 1;
+		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+		plan_free(&pl);
+	}
+	{
+		struct plan_opts o = { .mode = PT_MODE_PATHS, .func_id = 3 };
+		uint32_t codes;
+
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		codes = pl.hdr.nr_path_codes;
+		CU_ASSERT(codes > 1);
+		CU_ASSERT(pl.hdr.nr_path_ranges > 0);
+		plan_free(&pl);
+		o.paths.codes_k = 1;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT(pl.hdr.nr_path_codes > 0 && pl.hdr.nr_path_codes < codes);
+		plan_free(&pl);
+		o.paths.numbers = PLAN_PATH_NUMBERS_FULL_WIDTH;
+		CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+		CU_ASSERT_EQUAL(pl.hdr.nr_path_codes, 0);
+		CU_ASSERT_EQUAL(pl.hdr.nr_path_ranges, 0);
+		plan_free(&pl);
+		o.paths.numbers = PLAN_PATH_NUMBERS_FULL_WIDTH + 1;
+		CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+		plan_free(&pl);
+	}
+	fx_cfg_free(&c);
 }
 
 UNIT_SUITE(plan,
@@ -835,4 +912,5 @@ UNIT_SUITE(plan,
 	   { "refusals", test_refusals },
 	   { "blob round trip", test_blob_round_trip },
 	   { "blob validation errors", test_blob_validation },
-	   { "PPP: the second register counts the interesting paths", test_ppp_plan })
+	   { "PPP: the second register counts the interesting paths", test_ppp_plan },
+	   { "each mode's options and their defaults", test_mode_opts })

@@ -559,7 +559,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 				ewit[k] = !e->explicit_entries ?
 					  (t->func_id < PT_IMPLICIT_MAX_ID ? ENC_CALL_ENTERED :
 					   ENC_CALL_LOUD) :
-					  e->o.encoding == PT_ENC_WITNESS &&
+					  e->o.trace.encoding == PT_ENC_WITNESS &&
 					  !(e->o.flags & PT_PLAN_FRAMED) ? ENC_CALL_WITNESS :
 					  ENC_CALL_LOUD;
 		if (e->o.flags & PT_PLAN_FRAMED)
@@ -580,15 +580,15 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		profiled = !edge_profile_weights(e->profile, &c, weight);
 	}
 	e->o.func_id = t->func_id;
-	e->o.enter_witnessed = ewit;
+	e->o.trace.enter_witnessed = ewit;
 	e->o.weight = profiled ? weight : NULL;
 	if (e->ppp_from) {
 		const struct path_profile_func *pf = path_profile_find(e->ppp_from, s->name);
 
 		/* not in the profile (or no path of it): the most likely by the weights */
 		if (pf && pf->npaths) {
-			e->o.ppp_paths = pf->paths;
-			e->o.nppp_paths = e->ppp_top && e->ppp_top < pf->npaths ?
+			e->o.paths.ppp_paths = pf->paths;
+			e->o.paths.nppp_paths = e->ppp_top && e->ppp_top < pf->npaths ?
 					  e->ppp_top : pf->npaths;
 			ppp_profiled = 1;
 		}
@@ -599,9 +599,9 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	free((void *)e->o.implicit);
 	e->o.implicit = NULL;
 	e->o.nimplicit = 0;
-	e->o.ppp_paths = NULL;
-	e->o.nppp_paths = 0;
-	e->o.enter_witnessed = NULL;
+	e->o.paths.ppp_paths = NULL;
+	e->o.paths.nppp_paths = 0;
+	e->o.trace.enter_witnessed = NULL;
 	e->o.weight = NULL;
 	if (err == -PT_ENOMEM) {
 		free(ewit);
@@ -1007,9 +1007,9 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			else
 				o->flags &= ~PT_PLAN_PROFILE;
 		} else if (!strcmp(argv[a], "--encoding")) {
-			o->encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
+			o->trace.encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
 				      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
-			if (!o->encoding) {
+			if (!o->trace.encoding) {
 				ctl_err("enable", "--encoding witness|bits, not %s", v);
 				return 2;
 			}
@@ -1027,7 +1027,7 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 				return 2;
 			}
 			o->flags |= PT_PLAN_PPP;
-			o->ppp_hottest = (uint32_t)n;
+			o->paths.ppp_hottest = (uint32_t)n;
 		} else if (!strcmp(argv[a], "--ppp-paths")) {
 			o->flags |= PT_PLAN_PPP;
 			*ppp_file = v;
@@ -1040,15 +1040,15 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 					"not %s", PATH_CODES_K_MAX, v);
 				return 2;
 			}
-			o->path_codes_k = (uint32_t)n;
-			o->no_path_codes = !n;
+			o->paths.codes_k = (uint32_t)n;
+			o->paths.numbers = n ? PLAN_PATH_NUMBERS_CODED : PLAN_PATH_NUMBERS_FULL_WIDTH;
 			path_codes_set = 1;
 		} else if (!strcmp(argv[a], "--adapting-words")) {
 			if (strcmp(v, "0") && strcmp(v, "1")) {
 				ctl_err("enable", "--adapting-words takes 0 or 1, not %s", v);
 				return 2;
 			}
-			o->ctx_swap = *v == '1' ? 1 : -1;
+			o->trace.adapting_words = *v == '1' ? PLAN_ADAPTING_ALWAYS : PLAN_ADAPTING_NEVER;
 		} else {
 			ctl_err("enable", "unknown option %s", argv[a]);
 			return 2;
@@ -1075,7 +1075,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		ctl_err("enable", "--path-codes codes the numbers of a --mode paths trace");
 		return 2;
 	}
-	if (o->ctx_swap && (o->mode != PT_MODE_TRACE || o->encoding == PT_ENC_BITS)) {
+	if (o->trace.adapting_words &&
+	    (o->mode != PT_MODE_TRACE || o->trace.encoding == PT_ENC_BITS)) {
 		ctl_err("enable", "--adapting-words adapts the witness words of a --mode trace");
 		return 2;
 	}
@@ -1083,7 +1084,7 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		ctl_err("enable", "--ppp and --ppp-paths number the paths of --mode path-profile");
 		return 2;
 	}
-	if (o->encoding && o->mode != PT_MODE_TRACE) {
+	if (o->trace.encoding && o->mode != PT_MODE_TRACE) {
 		ctl_err("enable", "--encoding applies to --mode trace only");
 		return 2;
 	}
@@ -1092,8 +1093,6 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			"--mode paths --verify to check the numbering");
 		return 2;
 	}
-	if (o->mode == PT_MODE_PATHS)
-		o->encoding = PT_ENC_PATH;
 	*first = a;
 	return 0;
 }
@@ -1230,7 +1229,7 @@ static int cmd_enable(int argc, char **argv)
 	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off, &first);
 	if (err)
 		return err;
-	e.ppp_top = e.o.ppp_hottest;
+	e.ppp_top = e.o.paths.ppp_hottest;
 	if (ppp_file) {
 		if (read_paths(ppp_file, &ppp_from))
 			return 1;
@@ -1243,10 +1242,10 @@ static int cmd_enable(int argc, char **argv)
 		}
 		e.profile = &profile;
 	}
-	if (e.o.mode == PT_MODE_TRACE && !e.o.encoding)
-		e.o.encoding = PT_ENC_WITNESS;
+	if (e.o.mode == PT_MODE_TRACE && !e.o.trace.encoding)
+		e.o.trace.encoding = PT_ENC_WITNESS;
 	/* witness plans: calls framed, not blocked (encoding.h), unless asked */
-	if (e.o.mode == PT_MODE_TRACE && e.o.encoding == PT_ENC_WITNESS &&
+	if (e.o.mode == PT_MODE_TRACE && e.o.trace.encoding == PT_ENC_WITNESS &&
 	    !(off & OFF_FRAMED_CALLS))
 		e.o.flags |= PT_PLAN_FRAMED;
 	if (!p.moddir) {

@@ -263,9 +263,9 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 					return 2;
 				}
 			} else {
-				o->encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
+				o->trace.encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
 					      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
-				if (!o->encoding) {
+				if (!o->trace.encoding) {
 					ctl_err("plan", "--encoding witness|bits, not %s", v);
 					return 2;
 				}
@@ -285,7 +285,7 @@ static int parse_args(int argc, char **argv, const char **func, const char **elf
 			"[--mode trace|paths|edges] [--encoding witness|bits] [--verify] [--dot]");
 		return 2;
 	}
-	if (o->encoding && o->mode != PT_MODE_TRACE) {
+	if (o->trace.encoding && o->mode != PT_MODE_TRACE) {
 		ctl_err("plan", "--encoding applies to --mode trace only");
 		return 2;
 	}

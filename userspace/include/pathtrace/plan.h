@@ -43,12 +43,41 @@
 #include <pathtrace/pathnum.h>
 #include <pathtrace/probesite.h>
 
-struct plan_opts {
-	uint16_t mode;		/* enum pt_mode */
-	uint16_t encoding;	/* TRACE: PT_ENC_WITNESS (default) or PT_ENC_BITS */
-	uint32_t func_id;
-	uint32_t flags;		/* PT_PLAN_VERIFY */
-	const uint64_t *weight;	/* per CFG edge (weight.h units); NULL: Section 5 heuristic */
+/*
+ * Options, grouped per mode as libbpf groups its opts: what every plan
+ * takes in struct plan_opts, what one mode takes in its own struct inside
+ * it (the other modes ignore it). Every field's zero value is the default.
+ */
+
+/* Which words a witness code is written with. */
+enum plan_words {
+	PLAN_WORDS_BY_CONTEXT = 0,	/* words by context (docs/runtime.md, "Witness words by context") */
+	PLAN_WORDS_BY_ROW,		/* only the row-wide words */
+};
+
+/*
+ * Whether witness words by context adapt within a segment
+ * (PT_PLAN_CTX_SWAP; needs rows below PT_CTX_SWAP_ROWS_MAX).
+ */
+enum plan_adapting_words {
+	/*
+	 * when the words are guesses (no weight): a profile's words are
+	 * already shaped by the counts, and adapting them costs a little
+	 */
+	PLAN_ADAPTING_WHEN_GUESSED = 0,
+	PLAN_ADAPTING_ALWAYS,
+	PLAN_ADAPTING_NEVER,
+};
+
+/* How a paths trace writes its path numbers. */
+enum plan_path_numbers {
+	PLAN_PATH_NUMBERS_CODED = 0,	/* coded by where each path starts (path_codes.h) */
+	PLAN_PATH_NUMBERS_FULL_WIDTH,	/* every number in its full width */
+};
+
+/* PT_MODE_TRACE: the witness or bits encoding. */
+struct plan_trace_opts {
+	uint16_t encoding;	/* PT_ENC_WITNESS (0: the default) or PT_ENC_BITS */
 	/*
 	 * Witness encoding: per CFG block, enum enc_call (encoding.h): its
 	 * call is direct to a traced, closed function (entry_witness.h)
@@ -58,14 +87,12 @@ struct plan_opts {
 	 * the same callees traced.
 	 */
 	const uint8_t *enter_witnessed;
-	/*
-	 * Implicit entries (pathtrace_abi.h struct pt_implicit): direct call
-	 * sites in other traced functions whose calls need no ENTER record,
-	 * any order (plan_build sorts them; one per return address). Not in
-	 * edges mode, whose counts come from ENTER records.
-	 */
-	const struct pt_implicit *implicit;
-	uint32_t nimplicit;
+	enum plan_words words;			/* witness encoding */
+	enum plan_adapting_words adapting_words;	/* witness words by context */
+};
+
+/* PT_MODE_PATHS: a paths trace, or with PT_PLAN_PROFILE a path profile. */
+struct plan_paths_opts {
 	/*
 	 * PT_PLAN_PPP (with PT_PLAN_PROFILE): the interesting paths, by
 	 * Ball-Larus number (those beyond the function's paths are ignored,
@@ -76,24 +103,30 @@ struct plan_opts {
 	const uint64_t *ppp_paths;
 	uint32_t nppp_paths;
 	uint32_t ppp_hottest;
-	/* Witness encoding: no words by context, only the row-wide ones. */
-	int no_ctx_words;
 	/*
-	 * Witness words by context that adapt within a segment
-	 * (PT_PLAN_CTX_SWAP; needs rows below PT_CTX_SWAP_ROWS_MAX):
-	 * 0 when the words are guesses (no weight: a profile's words are
-	 * already shaped by the counts, and adapting them costs a little),
-	 * 1 always, -1 never.
+	 * Paths traces (without PT_PLAN_PROFILE): coded numbers list the
+	 * codes_k (0: PLAN_PATH_CODES_K) likeliest paths of each start by
+	 * the plan's weights.
 	 */
-	int ctx_swap;
+	enum plan_path_numbers numbers;
+	uint32_t codes_k;
+};
+
+struct plan_opts {
+	uint16_t mode;		/* enum pt_mode */
+	uint32_t func_id;
+	uint32_t flags;		/* PT_PLAN_VERIFY, _PROFILE, _PPP, _FRAMED */
+	const uint64_t *weight;	/* per CFG edge (weight.h units); NULL: Section 5 heuristic */
 	/*
-	 * Paths traces (PT_MODE_PATHS without PT_PLAN_PROFILE): path numbers
-	 * coded by where each path starts (path_codes.h), the path_codes_k
-	 * (0: PLAN_PATH_CODES_K) likeliest paths of each start listed by the
-	 * plan's weights; no_path_codes: every number in its full width.
+	 * Implicit entries (pathtrace_abi.h struct pt_implicit): direct call
+	 * sites in other traced functions whose calls need no ENTER record,
+	 * any order (plan_build sorts them; one per return address). Not in
+	 * edges mode, whose counts come from ENTER records.
 	 */
-	uint32_t path_codes_k;
-	int no_path_codes;
+	const struct pt_implicit *implicit;
+	uint32_t nimplicit;
+	struct plan_trace_opts trace;	/* PT_MODE_TRACE */
+	struct plan_paths_opts paths;	/* PT_MODE_PATHS */
 };
 
 #define PLAN_PATH_CODES_K 64

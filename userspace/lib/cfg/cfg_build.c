@@ -277,69 +277,81 @@ static int only_padding(struct builder *b, const struct part *p, uint32_t off)
 	return 1;
 }
 
-/*
- * Decodes the instruction at addr (not yet decoded) and classifies it.
- * *next is where execution continues sequentially, or 0 if it does not.
- */
-static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
-{
-	const struct cfg_input *in = b->in;
-	const struct cfg_names *nm = &in->names;
-	int pi = part_of(b, addr);
-	struct part *p = &b->part[pi];
-	uint32_t off = addr - p->addr, i;
+/* One instruction as decode_one classifies it. */
+struct decoded {
+	uint64_t addr;
+	int pi;			/* its part */
+	struct part *p;
+	uint32_t off;		/* in its part */
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
-	const struct cfg_key_site *key;
-	const struct cfg_fixup *fx;
-	struct cfg_insn ins;
-	const char *name;
-	uint64_t target;
-	ZyanStatus st;
-	char w[96], hx[32];
-	int cc, err = 0, fall = 1;
+	struct cfg_insn ins;	/* what it becomes */
+	int fall;		/* execution continues after it */
+};
 
-	st = ZydisDecoderDecodeFull(&b->dec, p->code + off, p->len - off, &zi, ops);
+static const char *mnemonic(const struct decoded *d)
+{
+	return ZydisMnemonicGetString(d->zi.mnemonic);
+}
+
+/*
+ * Zydis' decoding of the instruction at d->addr, refused when it crosses
+ * the end of its part, does not decode or overlaps one decoded before.
+ */
+static int decode_insn(struct builder *b, struct decoded *d)
+{
+	const struct part *p = d->p;
+	char w[96], hx[32];
+	ZyanStatus st;
+	uint32_t i;
+
+	st = ZydisDecoderDecodeFull(&b->dec, p->code + d->off, p->len - d->off, &d->zi, d->ops);
 	if (st == ZYDIS_STATUS_NO_MORE_DATA)
 		return refuse(b, "runs-off-end", "%s: instruction %s... crosses the end",
-			      where(b, addr, w, sizeof(w)),
-			      hexbytes(p->code + off, p->len - off, hx));
+			      where(b, d->addr, w, sizeof(w)),
+			      hexbytes(p->code + d->off, p->len - d->off, hx));
 	if (!ZYAN_SUCCESS(st))
 		return refuse(b, "undecodable", "%s: cannot decode %s",
-			      where(b, addr, w, sizeof(w)),
-			      hexbytes(p->code + off, p->len - off, hx));
-	for (i = 0; i < zi.length; i++)
-		if (p->owner[off + i] >= 0)
+			      where(b, d->addr, w, sizeof(w)),
+			      hexbytes(p->code + d->off, p->len - d->off, hx));
+	for (i = 0; i < d->zi.length; i++)
+		if (p->owner[d->off + i] >= 0)
 			return refuse(b, "mid-insn-target",
 				      "%s: %s overlaps the instruction at %s",
-				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic),
-				      where(b, b->insns[p->owner[off + i]].addr, hx, sizeof(hx)));
+				      where(b, d->addr, w, sizeof(w)), mnemonic(d),
+				      where(b, b->insns[p->owner[d->off + i]].addr, hx, sizeof(hx)));
+	return 0;
+}
 
-	memset(&ins, 0, sizeof(ins));
-	ins.addr = addr;
-	ins.len = zi.length;
-	ins.kind = CFG_I_PLAIN;
-	ins.block = UINT32_MAX;
-	for (i = 0; i < zi.operand_count_visible; i++) {
+/*
+ * Marks RIP-relative operands, and notes an address inside the function
+ * that d's operands take (note_taken): a computed-goto label, after which
+ * an indirect jmp may land inside and is no tail call.
+ */
+static void note_operands(struct builder *b, struct decoded *d)
+{
+	const struct cfg_names *nm = &b->in->names;
+	const ZydisDecodedOperand *ops = d->ops;
+	const char *name;
+	uint64_t target;
+	uint32_t i;
+
+	for (i = 0; i < d->zi.operand_count_visible; i++) {
 		ZyanU64 ref;
 
 		if (ops[i].type != ZYDIS_OPERAND_TYPE_MEMORY || ops[i].mem.base != ZYDIS_REGISTER_RIP)
 			continue;
-		ins.flags |= CFG_IF_RIP_RELATIVE;
-		/*
-		 * An unrelocated RIP-relative reference into the function takes
-		 * the address of its code (a computed-goto label): then an
-		 * indirect jmp may land inside and is not a tail call.
-		 */
-		if ((!nm->branch_reloc || !nm->branch_reloc(nm->ctx, addr, zi.length, &target, &name)) &&
-		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&zi, &ops[i], addr, &ref)))
-			note_taken(b, addr, ref);
+		d->ins.flags |= CFG_IF_RIP_RELATIVE;
+		/* an unrelocated RIP-relative reference into the function */
+		if ((!nm->branch_reloc ||
+		     !nm->branch_reloc(nm->ctx, d->addr, d->zi.length, &target, &name)) &&
+		    ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(&d->zi, &ops[i], d->addr, &ref)))
+			note_taken(b, d->addr, ref);
 	}
-	for (i = 0; i < zi.operand_count_visible; i++) {
+	for (i = 0; i < d->zi.operand_count_visible; i++) {
 		/* The same for an absolute address as an immediate (mov $label, %reg). */
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !ops[i].imm.is_relative)
-			note_taken(b, addr, ops[i].imm.is_signed ? (uint64_t)ops[i].imm.value.s :
+			note_taken(b, d->addr, ops[i].imm.is_signed ? (uint64_t)ops[i].imm.value.s :
 				   ops[i].imm.value.u);
 		/*
 		 * And as a displacement (lea label(,%rdi,8), mov table(%rax)):
@@ -350,137 +362,252 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		 */
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY && ops[i].mem.base != ZYDIS_REGISTER_RIP &&
 		    ops[i].mem.disp.has_displacement && ops[i].mem.disp.value < 0)
-			note_taken(b, addr, (uint64_t)ops[i].mem.disp.value);
+			note_taken(b, d->addr, (uint64_t)ops[i].mem.disp.value);
 	}
+}
 
-	key = key_at(in, addr);
-	if (key) {
-		int is_jmp = zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
-			     ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
-		int is_nop = zi.mnemonic == ZYDIS_MNEMONIC_NOP;
+/* A static key site: a 2- or 5-byte jmp to the key's target, or a nop. */
+static int classify_key(struct builder *b, struct decoded *d, const struct cfg_key_site *key)
+{
+	int is_jmp = d->zi.mnemonic == ZYDIS_MNEMONIC_JMP &&
+		     d->ops[0].type == ZYDIS_OPERAND_TYPE_IMMEDIATE;
+	int is_nop = d->zi.mnemonic == ZYDIS_MNEMONIC_NOP;
+	const char *name;
+	uint64_t target;
+	char w[96];
+	int err;
 
-		if ((!is_jmp && !is_nop) || (zi.length != 2 && zi.length != 5))
-			return refuse(b, "bad-static-key", "%s: key site is %s (%u bytes)",
-				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic), zi.length);
-		if (part_of(b, key->target) < 0)
-			return refuse(b, "bad-static-key", "%s: key target 0x%" PRIx64
-				      " outside the function", where(b, addr, w, sizeof(w)),
-				      key->target);
-		if (is_jmp) {
-			err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
-			if (err)
-				return err;
-			if (target != key->target)
-				return refuse(b, "bad-static-key",
-					      "%s: jmp to 0x%" PRIx64 " but key target 0x%" PRIx64,
-					      where(b, addr, w, sizeof(w)), target, key->target);
-		}
-		ins.kind = CFG_I_KEY;
-		ins.target = key->target;
-		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
-		ins.cc = is_jmp ? CFG_KEY_ON : 0;
-		err = push_work(b, key->target);
-		goto out;
+	if ((!is_jmp && !is_nop) || (d->zi.length != 2 && d->zi.length != 5))
+		return refuse(b, "bad-static-key", "%s: key site is %s (%u bytes)",
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d), d->zi.length);
+	if (part_of(b, key->target) < 0)
+		return refuse(b, "bad-static-key", "%s: key target 0x%" PRIx64
+			      " outside the function", where(b, d->addr, w, sizeof(w)),
+			      key->target);
+	if (is_jmp) {
+		err = branch_dest(b, &d->zi, &d->ops[0], d->addr, &target, &name);
+		if (err)
+			return err;
+		if (target != key->target)
+			return refuse(b, "bad-static-key",
+				      "%s: jmp to 0x%" PRIx64 " but key target 0x%" PRIx64,
+				      where(b, d->addr, w, sizeof(w)), target, key->target);
 	}
+	d->ins.kind = CFG_I_KEY;
+	d->ins.target = key->target;
+	d->ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
+	d->ins.cc = is_jmp ? CFG_KEY_ON : 0;
+	return push_work(b, key->target);
+}
 
-	switch (zi.mnemonic) {
-	case ZYDIS_MNEMONIC_JMP:
-		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
-			return refuse(b, "special-control", "%s: far jmp",
-				      where(b, addr, w, sizeof(w)));
-		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE && in->indirect_jumps_leave) {
-			ins.kind = CFG_I_TAIL_CALL;
-			fall = 0;
-			if (!b->first_ijmp)
-				b->first_ijmp = addr;
-			break;
-		}
-		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE)
+static int is_indirect_thunk(const char *name)
+{
+	return !strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK));
+}
+
+/* An indirect jmp the source proves leaves (in->indirect_jumps_leave): a tail call. */
+static void indirect_tail_call(struct builder *b, const struct decoded *d)
+{
+	if (!b->first_ijmp)
+		b->first_ijmp = d->addr;
+}
+
+/*
+ * A jmp: inside the function, a jump; out of it, a tail call (an
+ * indirect one through a thunk, if the source proves those leave) or a
+ * return through the return thunk.
+ */
+static int classify_jmp(struct builder *b, struct decoded *d)
+{
+	const struct cfg_input *in = b->in;
+	const char *name;
+	uint64_t target;
+	char w[96], hx[32];
+	int err;
+
+	d->fall = 0;
+	if (d->zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		return refuse(b, "special-control", "%s: far jmp", where(b, d->addr, w, sizeof(w)));
+	if (d->ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		if (!in->indirect_jumps_leave)
 			return refuse(b, "indirect-jump", "%s: jmp through %s [%s] (%s)",
-				      where(b, addr, w, sizeof(w)),
-				      ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ?
+				      where(b, d->addr, w, sizeof(w)),
+				      d->ops[0].type == ZYDIS_OPERAND_TYPE_REGISTER ?
 				      "a register" : "memory",
-				      hexbytes(p->code + off, zi.length, hx), ijmp_unproven(in));
-		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
-		if (err)
-			return err;
-		fall = 0;
-		if (part_of(b, target) >= 0) {
-			ins.kind = CFG_I_JMP;
-			ins.target = target;
-			err = push_work(b, target);
-			break;
-		}
-		if (!name)
-			return refuse(b, "jump-outside", "%s: jmp to 0x%" PRIx64
-				      ", not a function", where(b, addr, w, sizeof(w)), target);
-		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
-			if (!in->indirect_jumps_leave)
-				return refuse(b, "indirect-jump", "%s: jmp %s (%s)",
-					      where(b, addr, w, sizeof(w)), name, ijmp_unproven(in));
-			target = 0;	/* an indirect tail call */
-			if (!b->first_ijmp)
-				b->first_ijmp = addr;
-		}
-		if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
-			return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
-				      "patched this code)", where(b, addr, w, sizeof(w)), name);
-		ins.kind = cfg_is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
-		ins.target = target;
-		ins.target_name = name;
+				      hexbytes(d->p->code + d->off, d->zi.length, hx),
+				      ijmp_unproven(in));
+		d->ins.kind = CFG_I_TAIL_CALL;
+		indirect_tail_call(b, d);
+		return 0;
+	}
+	err = branch_dest(b, &d->zi, &d->ops[0], d->addr, &target, &name);
+	if (err)
+		return err;
+	if (part_of(b, target) >= 0) {
+		d->ins.kind = CFG_I_JMP;
+		d->ins.target = target;
+		return push_work(b, target);
+	}
+	if (!name)
+		return refuse(b, "jump-outside", "%s: jmp to 0x%" PRIx64
+			      ", not a function", where(b, d->addr, w, sizeof(w)), target);
+	if (is_indirect_thunk(name)) {
+		if (!in->indirect_jumps_leave)
+			return refuse(b, "indirect-jump", "%s: jmp %s (%s)",
+				      where(b, d->addr, w, sizeof(w)), name, ijmp_unproven(in));
+		target = 0;	/* an indirect tail call */
+		indirect_tail_call(b, d);
+	}
+	if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
+		return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
+			      "patched this code)", where(b, d->addr, w, sizeof(w)), name);
+	d->ins.kind = cfg_is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
+	d->ins.target = target;
+	d->ins.target_name = name;
+	return 0;
+}
+
+/*
+ * A call: the fentry call at the entry, an indirect call (through a
+ * register, memory or a thunk), a call that never returns (by the
+ * source's names) or a plain call; recursion targets the entry.
+ */
+static int classify_call(struct builder *b, struct decoded *d)
+{
+	const struct cfg_input *in = b->in;
+	const struct cfg_names *nm = &in->names;
+	const char *name;
+	uint64_t target;
+	char w[96];
+	int err;
+
+	if (d->zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		return refuse(b, "special-control", "%s: far call", where(b, d->addr, w, sizeof(w)));
+	if (d->ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+		d->ins.kind = CFG_I_CALL_INDIRECT;
+		return 0;
+	}
+	err = branch_dest(b, &d->zi, &d->ops[0], d->addr, &target, &name);
+	if (err)
+		return err;
+	/* A recursive call targets the entry; anything else inside is not a call. */
+	if (part_of(b, target) >= 0 && target != in->addr)
+		return refuse(b, "special-control", "%s: call into the function's body",
+			      where(b, d->addr, w, sizeof(w)));
+	d->ins.target = target;
+	d->ins.target_name = name ? name : (target == in->addr ? in->name : NULL);
+	if (d->addr == in->addr && d->zi.length == 5 &&
+	    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
+		d->ins.kind = CFG_I_FENTRY;
+	} else if (name && is_indirect_thunk(name)) {
+		d->ins.kind = CFG_I_CALL_INDIRECT;
+		d->ins.target = 0;
+	} else if (name && nm->is_noreturn && nm->is_noreturn(nm->ctx, name)) {
+		d->ins.kind = CFG_I_CALL_NORETURN;
+		d->fall = 0;
+	} else {
+		d->ins.kind = CFG_I_CALL;
+	}
+	return 0;
+}
+
+/*
+ * A conditional jump (condition code cc): inside the function, a branch;
+ * out of it, a conditional tail call (CFG_IF_LEAVES) to a named function.
+ */
+static int classify_jcc(struct builder *b, struct decoded *d, int cc)
+{
+	const struct cfg_input *in = b->in;
+	const char *name;
+	uint64_t target;
+	char w[96];
+	int err;
+
+	err = branch_dest(b, &d->zi, &d->ops[0], d->addr, &target, &name);
+	if (err)
+		return err;
+	d->ins.kind = CFG_I_JCC;
+	d->ins.cc = cc;
+	d->ins.target = target;
+	if (part_of(b, target) >= 0)
+		return push_work(b, target);
+	if (!name)
+		return refuse(b, "jump-outside", "%s: %s to 0x%" PRIx64 ", not a function",
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d), target);
+	if (is_indirect_thunk(name) && !in->indirect_jumps_leave)
+		return refuse(b, "indirect-jump", "%s: %s %s (%s)",
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d), name,
+			      ijmp_unproven(in));
+	d->ins.flags |= CFG_IF_LEAVES;
+	d->ins.target_name = name;
+	if (is_indirect_thunk(name))
+		indirect_tail_call(b, d);
+	return 0;
+}
+
+/*
+ * Any other instruction: plain, unless it transfers control in a way a
+ * CFG cannot follow (interrupts, system calls, transactions, VM entry).
+ */
+static int classify_plain(struct builder *b, const struct decoded *d)
+{
+	char w[96];
+
+	switch (d->zi.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		return refuse(b, "special-control", "%s: %s", where(b, d->addr, w, sizeof(w)),
+			      mnemonic(d));
+	default:
 		break;
+	}
+	/* These do not continue at the next instruction (vmread and the like do). */
+	if (d->zi.mnemonic == ZYDIS_MNEMONIC_XBEGIN ||
+	    d->zi.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH ||
+	    d->zi.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
+		return refuse(b, "special-control", "%s: %s", where(b, d->addr, w, sizeof(w)),
+			      mnemonic(d));
+	return 0;
+}
+
+/* d's kind (and target, flags) by its mnemonic; d->fall whether it falls through. */
+static int classify(struct builder *b, struct decoded *d)
+{
+	const struct cfg_input *in = b->in;
+	char w[96];
+	int cc;
+
+	switch (d->zi.mnemonic) {
+	case ZYDIS_MNEMONIC_JMP:
+		return classify_jmp(b, d);
 	case ZYDIS_MNEMONIC_CALL:
-		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
-			return refuse(b, "special-control", "%s: far call",
-				      where(b, addr, w, sizeof(w)));
-		if (ops[0].type != ZYDIS_OPERAND_TYPE_IMMEDIATE) {
-			ins.kind = CFG_I_CALL_INDIRECT;
-			break;
-		}
-		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
-		if (err)
-			return err;
-		/* A recursive call targets the entry; anything else inside is not a call. */
-		if (part_of(b, target) >= 0 && target != in->addr)
-			return refuse(b, "special-control", "%s: call into the function's body",
-				      where(b, addr, w, sizeof(w)));
-		ins.target = target;
-		ins.target_name = name ? name : (target == in->addr ? in->name : NULL);
-		if (addr == in->addr && zi.length == 5 &&
-		    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
-			ins.kind = CFG_I_FENTRY;
-		} else if (name && !strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
-			ins.kind = CFG_I_CALL_INDIRECT;
-			ins.target = 0;
-		} else if (name && nm->is_noreturn && nm->is_noreturn(nm->ctx, name)) {
-			ins.kind = CFG_I_CALL_NORETURN;
-			fall = 0;
-		} else {
-			ins.kind = CFG_I_CALL;
-		}
-		break;
+		return classify_call(b, d);
 	case ZYDIS_MNEMONIC_RET:
-		if (zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
+		if (d->zi.meta.branch_type == ZYDIS_BRANCH_TYPE_FAR)
 			return refuse(b, "special-control", "%s: far ret",
-				      where(b, addr, w, sizeof(w)));
-		ins.kind = CFG_I_RET;
-		fall = 0;
-		break;
+				      where(b, d->addr, w, sizeof(w)));
+		d->ins.kind = CFG_I_RET;
+		d->fall = 0;
+		return 0;
 	case ZYDIS_MNEMONIC_UD2:
-		ins.kind = warn_at(in, addr) ? CFG_I_WARN : CFG_I_BUG;
-		fall = ins.kind == CFG_I_WARN;
-		break;
+		d->ins.kind = warn_at(in, d->addr) ? CFG_I_WARN : CFG_I_BUG;
+		d->fall = d->ins.kind == CFG_I_WARN;
+		return 0;
 	case ZYDIS_MNEMONIC_UD0:
 	case ZYDIS_MNEMONIC_UD1:
 		/* Only ud2 is a bug trap in 6.1 (is_valid_bugaddr): these die. */
-		ins.kind = CFG_I_BUG;
-		fall = 0;
-		break;
+		d->ins.kind = CFG_I_BUG;
+		d->fall = 0;
+		return 0;
 	case ZYDIS_MNEMONIC_INT3:
 		return refuse(b, "int3-reached", "%s: execution reaches int3 (a breakpoint, "
 			      "or a call before it that never returns)",
-			      where(b, addr, w, sizeof(w)));
+			      where(b, d->addr, w, sizeof(w)));
 	case ZYDIS_MNEMONIC_JCXZ:
 	case ZYDIS_MNEMONIC_JECXZ:
 	case ZYDIS_MNEMONIC_JRCXZ:
@@ -488,114 +615,106 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 	case ZYDIS_MNEMONIC_LOOPE:
 	case ZYDIS_MNEMONIC_LOOPNE:
 		return refuse(b, "loop-insn", "%s: %s branches on rcx, not flags",
-			      where(b, addr, w, sizeof(w)), ZydisMnemonicGetString(zi.mnemonic));
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d));
 	case ZYDIS_MNEMONIC_NOP:
-		if (addr == in->addr && zi.length == 5 && is_nop5(p->code + off))
-			ins.kind = CFG_I_FENTRY;
-		break;
+		if (d->addr == in->addr && d->zi.length == 5 && is_nop5(d->p->code + d->off))
+			d->ins.kind = CFG_I_FENTRY;
+		return 0;
 	default:
-		cc = cc_of(zi.mnemonic);
-		if (cc < 0) {
-			switch (zi.meta.category) {
-			case ZYDIS_CATEGORY_COND_BR:
-			case ZYDIS_CATEGORY_UNCOND_BR:
-			case ZYDIS_CATEGORY_CALL:
-			case ZYDIS_CATEGORY_RET:
-			case ZYDIS_CATEGORY_INTERRUPT:
-			case ZYDIS_CATEGORY_SYSCALL:
-			case ZYDIS_CATEGORY_SYSRET:
-				return refuse(b, "special-control", "%s: %s",
-					      where(b, addr, w, sizeof(w)),
-					      ZydisMnemonicGetString(zi.mnemonic));
-			default:
-				break;
-			}
-			/* These do not continue at the next instruction (vmread and the like do). */
-			if (zi.mnemonic == ZYDIS_MNEMONIC_XBEGIN ||
-			    zi.mnemonic == ZYDIS_MNEMONIC_VMLAUNCH ||
-			    zi.mnemonic == ZYDIS_MNEMONIC_VMRESUME)
-				return refuse(b, "special-control", "%s: %s",
-					      where(b, addr, w, sizeof(w)),
-					      ZydisMnemonicGetString(zi.mnemonic));
-			break;
-		}
-		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
-		if (err)
-			return err;
-		ins.kind = CFG_I_JCC;
-		ins.cc = cc;
-		ins.target = target;
-		if (part_of(b, target) >= 0) {
-			err = push_work(b, target);
-			break;
-		}
-		if (!name)
-			return refuse(b, "jump-outside", "%s: %s to 0x%" PRIx64
-				      ", not a function", where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic), target);
-		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) &&
-		    !in->indirect_jumps_leave)
-			return refuse(b, "indirect-jump", "%s: %s %s (%s)",
-				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic), name, ijmp_unproven(in));
-		ins.flags |= CFG_IF_LEAVES;
-		ins.target_name = name;
-		if (!strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK)) && !b->first_ijmp)
-			b->first_ijmp = addr;
-		break;
+		cc = cc_of(d->zi.mnemonic);
+		return cc < 0 ? classify_plain(b, d) : classify_jcc(b, d, cc);
+	}
+}
+
+/* An exception fixup elsewhere than the next instruction: d may continue there. */
+static int add_fixup(struct builder *b, struct decoded *d)
+{
+	const struct cfg_fixup *fx = fixup_at(b->in, d->addr);
+	char w[96];
+
+	if (!fx || fx->fixup == d->addr + d->zi.length)
+		return 0;
+	if (d->ins.kind != CFG_I_PLAIN)
+		return refuse(b, "bad-fixup", "%s: exception fixup on a %s",
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d));
+	if (part_of(b, fx->fixup) < 0)
+		return refuse(b, "bad-fixup", "%s: fixup 0x%" PRIx64 " outside the function",
+			      where(b, d->addr, w, sizeof(w)), fx->fixup);
+	d->ins.flags |= CFG_IF_FAULT_FIXUP;
+	d->ins.target = fx->fixup;
+	return push_work(b, fx->fixup);
+}
+
+/*
+ * What falls through to the end of its part: a call followed by nothing
+ * but padding, or by nothing at all (a live function's size reaches the
+ * next symbol), is the function's last instruction, one that never returns;
+ * anything else falls off the end and is refused.
+ */
+static int check_fall_off(struct builder *b, struct decoded *d)
+{
+	uint32_t end = d->off + d->zi.length;
+	int call = d->ins.kind == CFG_I_CALL || d->ins.kind == CFG_I_CALL_INDIRECT;
+	char w[96];
+
+	if (!d->fall || end > d->p->len)
+		return 0;
+	if (call && (end == d->p->len || only_padding(b, d->p, end))) {
+		d->ins.kind = CFG_I_CALL_NORETURN;
+		d->ins.flags |= CFG_IF_NORETURN_INFERRED;
+		d->fall = 0;
+		return 0;
+	}
+	if (end == d->p->len)
+		return refuse(b, "runs-off-end", "%s: %s falls off the end of %s",
+			      where(b, d->addr, w, sizeof(w)), mnemonic(d),
+			      d->pi ? "the .cold part" : "the function");
+	return 0;
+}
+
+/*
+ * Decodes the instruction at addr (not yet decoded) and classifies it.
+ * *next is where execution continues sequentially, or 0 if it does not.
+ */
+static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
+{
+	const struct cfg_key_site *key;
+	struct decoded d;
+	int err;
+
+	memset(&d, 0, sizeof(d));
+	d.addr = addr;
+	d.pi = part_of(b, addr);
+	d.p = &b->part[d.pi];
+	d.off = addr - d.p->addr;
+	d.fall = 1;
+	err = decode_insn(b, &d);
+	if (err)
+		return err;
+	d.ins.addr = addr;
+	d.ins.len = d.zi.length;
+	d.ins.kind = CFG_I_PLAIN;
+	d.ins.block = UINT32_MAX;
+	note_operands(b, &d);
+
+	key = key_at(b->in, addr);
+	if (key) {
+		/* a key site is a jump or a nop, nothing else: no fixup, no end check */
+		err = classify_key(b, &d, key);
+	} else {
+		err = classify(b, &d);
+		if (!err)
+			err = add_fixup(b, &d);
+		/* what opt.c will not copy into its window (ud2 among them) */
+		if (!err && kprobe_window_unsafe(&d.ins, d.p->code + d.off, d.p->len - d.off))
+			d.ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
+		if (!err)
+			err = check_fall_off(b, &d);
 	}
 	if (err)
 		return err;
-
-	fx = fixup_at(in, addr);
-	if (fx && fx->fixup != addr + zi.length) {
-		if (ins.kind != CFG_I_PLAIN)
-			return refuse(b, "bad-fixup", "%s: exception fixup on a %s",
-				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic));
-		if (part_of(b, fx->fixup) < 0)
-			return refuse(b, "bad-fixup", "%s: fixup 0x%" PRIx64
-				      " outside the function", where(b, addr, w, sizeof(w)),
-				      fx->fixup);
-		ins.flags |= CFG_IF_FAULT_FIXUP;
-		ins.target = fx->fixup;
-		err = push_work(b, fx->fixup);
-		if (err)
-			return err;
-	}
-	/* what opt.c will not copy into its window (ud2 among them) */
-	if (kprobe_window_unsafe(&ins, p->code + off, p->len - off))
-		ins.flags |= CFG_IF_OPTPROBE_UNSAFE;
-
-	if (fall && (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) &&
-	    off + zi.length < p->len && only_padding(b, p, off + zi.length)) {
-		/*
-		 * Only int3/nop padding up to the end of the part after a call
-		 * (a live function's size reaches the next symbol): the call is
-		 * the function's last instruction, as below.
-		 */
-		ins.kind = CFG_I_CALL_NORETURN;
-		ins.flags |= CFG_IF_NORETURN_INFERRED;
-		fall = 0;
-	}
-	if (fall && off + zi.length == p->len) {
-		if (ins.kind == CFG_I_CALL || ins.kind == CFG_I_CALL_INDIRECT) {
-			/* A call as the last instruction: the compiler knew it never returns. */
-			ins.kind = CFG_I_CALL_NORETURN;
-			ins.flags |= CFG_IF_NORETURN_INFERRED;
-			fall = 0;
-		} else {
-			return refuse(b, "runs-off-end", "%s: %s falls off the end of %s",
-				      where(b, addr, w, sizeof(w)),
-				      ZydisMnemonicGetString(zi.mnemonic),
-				      pi ? "the .cold part" : "the function");
-		}
-	}
-out:
-	if (err)
-		return err;
-	*next = fall ? addr + zi.length : 0;
-	return add_insn(b, &ins);
+	*next = d.fall ? addr + d.zi.length : 0;
+	return add_insn(b, &d.ins);
 }
 
 /* Decodes everything reachable from the entry. */

@@ -130,23 +130,23 @@ static int plan_ppp(struct plan *pl, const struct plan_opts *o)
 	struct ppp pp;
 	int err;
 
-	if (o->ppp_paths) {
-		bl = malloc(((size_t)o->nppp_paths + 1) * sizeof(*bl));
+	if (o->paths.ppp_paths) {
+		bl = malloc(((size_t)o->paths.nppp_paths + 1) * sizeof(*bl));
 		if (!bl)
 			return -PT_ENOMEM;
 		/* paths a profile of other code named: keep those that exist, once */
-		for (k = 0; k < o->nppp_paths; k++) {
+		for (k = 0; k < o->paths.nppp_paths; k++) {
 			uint32_t j;
 
-			if (o->ppp_paths[k] >= p->npaths)
+			if (o->paths.ppp_paths[k] >= p->npaths)
 				continue;
-			for (j = 0; j < n && bl[j] != o->ppp_paths[k]; j++)
+			for (j = 0; j < n && bl[j] != o->paths.ppp_paths[k]; j++)
 				;
 			if (j == n)
-				bl[n++] = o->ppp_paths[k];
+				bl[n++] = o->paths.ppp_paths[k];
 		}
 	} else {
-		k = o->ppp_hottest ? o->ppp_hottest : PLAN_PPP_DEFAULT;
+		k = o->paths.ppp_hottest ? o->paths.ppp_hottest : PLAN_PPP_DEFAULT;
 		if (k > PPP_HOTTEST_MAX)
 			k = PPP_HOTTEST_MAX;
 		bl = malloc((size_t)k * sizeof(*bl));
@@ -162,7 +162,7 @@ static int plan_ppp(struct plan *pl, const struct plan_opts *o)
 	if (!n) {
 		free(bl);
 		return refuse(pl, -PT_EREFUSED, "ppp: none of the %u interesting paths given is "
-			      "a path of this function (%llu paths)", o->nppp_paths,
+			      "a path of this function (%llu paths)", o->paths.nppp_paths,
 			      (unsigned long long)p->npaths);
 	}
 	err = ppp_build(&pp, p, bl, n);
@@ -239,7 +239,7 @@ static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 	if (!w)
 		return -PT_ENOMEM;
 	path_codes_dag_weights(p, pl->weight, w);
-	err = path_codes_build(&pc, p, w, o->path_codes_k ? o->path_codes_k : PLAN_PATH_CODES_K);
+	err = path_codes_build(&pc, p, w, o->paths.codes_k ? o->paths.codes_k : PLAN_PATH_CODES_K);
 	free(w);
 	if (err)
 		return err;
@@ -331,7 +331,7 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		if (err)
 			return err;
 	}
-	if (!(o->flags & PT_PLAN_PROFILE) && !o->no_path_codes)
+	if (!(o->flags & PT_PLAN_PROFILE) && o->paths.numbers == PLAN_PATH_NUMBERS_CODED)
 		return plan_path_codes(pl, o);
 	return 0;
 }
@@ -783,6 +783,19 @@ static int has_entry_witness(const struct cfg *c, const uint8_t *ewit)
 	return 0;
 }
 
+/* Whether o's witness words by context adapt within a segment (PT_PLAN_CTX_SWAP). */
+static int adapting_words(const struct plan_opts *o)
+{
+	switch (o->trace.adapting_words) {
+	case PLAN_ADAPTING_ALWAYS:
+		return 1;
+	case PLAN_ADAPTING_NEVER:
+		return 0;
+	default:
+		return !o->weight;
+	}
+}
+
 int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 {
 	struct entries es = { 0 };
@@ -799,7 +812,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_FRAMED))
 		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
 	if ((o->flags & PT_PLAN_FRAMED) &&
-	    (o->mode != PT_MODE_TRACE || (o->encoding && o->encoding != PT_ENC_WITNESS)))
+	    (o->mode != PT_MODE_TRACE || (o->trace.encoding && o->trace.encoding != PT_ENC_WITNESS)))
 		return refuse(pl, -PT_EINVAL, "framed calls are the witness encoding's");
 	if ((o->flags & PT_PLAN_PPP) && !(o->flags & PT_PLAN_PROFILE))
 		return refuse(pl, -PT_EINVAL, "preferential path profiling is a path profile");
@@ -809,9 +822,13 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 			      "or implicit entries");
 	if (o->mode != PT_MODE_TRACE && o->mode != PT_MODE_PATHS && o->mode != PT_MODE_EDGES)
 		return refuse(pl, -PT_EINVAL, "unknown mode %u", o->mode);
-	if (o->mode == PT_MODE_TRACE && o->encoding && o->encoding != PT_ENC_WITNESS &&
-	    o->encoding != PT_ENC_BITS)
+	if (o->mode == PT_MODE_TRACE && o->trace.encoding && o->trace.encoding != PT_ENC_WITNESS &&
+	    o->trace.encoding != PT_ENC_BITS)
 		return refuse(pl, -PT_EINVAL, "trace mode needs the witness or bits encoding");
+	if (o->trace.words > PLAN_WORDS_BY_ROW ||
+	    o->trace.adapting_words > PLAN_ADAPTING_NEVER ||
+	    o->paths.numbers > PLAN_PATH_NUMBERS_FULL_WIDTH)
+		return refuse(pl, -PT_EINVAL, "unknown words, adapting words or path numbers option");
 	err = cfg_to_graph(c, &pl->g);
 	if (err)
 		return refuse(pl, err, "cfg_to_graph: %s", pt_strerror(err));
@@ -877,8 +894,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		err = plan_edges(pl, &es, c, cost);
 		break;
 	default:
-		pl->hdr.encoding = o->encoding ? o->encoding : PT_ENC_WITNESS;
-		ctx_words = !o->no_ctx_words && !has_entry_witness(c, o->enter_witnessed);
+		pl->hdr.encoding = o->trace.encoding ? o->trace.encoding : PT_ENC_WITNESS;
+		ctx_words = o->trace.words == PLAN_WORDS_BY_CONTEXT &&
+			    !has_entry_witness(c, o->trace.enter_witnessed);
 		/* guessed weights: the context words get the layout guess too */
 		if (!o->weight && ctx_words) {
 			ctx_weight = malloc(((size_t)c->nedges + 1) * sizeof(*ctx_weight));
@@ -887,7 +905,7 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 				break;
 		}
 		if (o->flags & PT_PLAN_FRAMED) {
-			framed = framed_calls(c, o->enter_witnessed);
+			framed = framed_calls(c, o->trace.enter_witnessed);
 			if (!framed) {
 				err = -PT_ENOMEM;
 				break;
@@ -895,9 +913,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 			pl->hdr.flags |= PT_PLAN_FRAMED;
 		}
 		err = plan_trace(pl, &es, c, cost, pl->hdr.encoding,
-				 framed ? framed : o->enter_witnessed,
+				 framed ? framed : o->trace.enter_witnessed,
 				 pl->weight, ctx_weight ? ctx_weight : pl->weight, ctx_words);
-		if (!err && (o->ctx_swap > 0 || (!o->ctx_swap && !o->weight)) && pl->hdr.nr_ctx_words &&
+		if (!err && adapting_words(o) && pl->hdr.nr_ctx_words &&
 		    pl->ctx_words[pl->hdr.nr_ctx_words - 1].row < PT_CTX_SWAP_ROWS_MAX)
 			pl->hdr.flags |= PT_PLAN_CTX_SWAP;
 		/* a caller's row outlives its traced callees */
