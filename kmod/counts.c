@@ -15,23 +15,48 @@
 
 /*
  * Edge-mode counters: one COUNTERS record per CPU with the counts since the
- * previous one (arg func_id, body nr_counters u64), then zero them.
+ * previous one (arg func_id, body nr_counters u64). Each counter is taken
+ * with this_cpu_xchg, so an increment that interrupts the flush (an NMI,
+ * inline counters, which no irq-off section keeps out) lands in the next
+ * record; a refused write gives the counts back.
  */
 static void pt_counters_cpu(void *arg)
 {
 	struct pt_func *f = arg;
 	unsigned long flags;
-	u32 n = f->plan->nr_counters;
-	u64 *c;
+	u32 n = f->plan->nr_counters, i;
+	u64 *t, any = 0;
 
 	local_irq_save(flags);
-	c = this_cpu_ptr(f->counters);
-	pt_stream_hold();
-	if (memchr_inv(c, 0, n * sizeof(*c)) &&
-	    pt_stream_write(f, PT_REC_COUNTERS, f->func_id, c, n * sizeof(*c)))
-		memset(c, 0, n * sizeof(*c));
-	pt_stream_release();
+	t = this_cpu_ptr(f->counts_taken);
+	for (i = 0; i < n; i++) {
+		t[i] = this_cpu_xchg(f->counters[i], 0);
+		any |= t[i];
+	}
+	if (any) {
+		pt_stream_hold();
+		if (!pt_stream_write(f, PT_REC_COUNTERS, f->func_id, t, n * sizeof(*t)))
+			for (i = 0; i < n; i++)
+				this_cpu_add(f->counters[i], t[i]);
+		pt_stream_release();
+	}
 	local_irq_restore(flags);
+}
+
+static void pt_counters_zero_cpu(void *arg)
+{
+	struct pt_func *f = arg;
+	u32 i;
+
+	for (i = 0; i < f->plan->nr_counters; i++)
+		this_cpu_write(f->counters[i], 0);
+}
+
+/* Inline counters count whether armed or not: START zeroes them. */
+void pt_counts_reset_inline(struct pt_func *f)
+{
+	if (f->inline_counters)
+		on_each_cpu(pt_counters_zero_cpu, f, 1);
 }
 
 void pt_counts_flush_counters(struct pt_func *f)

@@ -123,9 +123,10 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_copy_arg(&a, sizeof(a), uarg);
 	if (err)
 		return err;
-	if (a.flags || a.reserved0 || a.reserved[0] || a.reserved[1])
+	if ((a.flags & ~PT_ADD_INLINE) || a.reserved0 || a.reserved[0] ||
+	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters))
 		return -EINVAL;
-	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len);
+	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len, a.flags, a.inline_counters);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (pt_find(f->func_id)) {
@@ -260,6 +261,7 @@ static void pt_missed_work_fn(struct work_struct *work)
  */
 static long pt_ioctl_start(void)
 {
+	struct pt_func *f;
 	int err;
 
 	if (pt_armed)
@@ -271,6 +273,9 @@ static long pt_ioctl_start(void)
 	}
 	pt_stream_reset();
 	pt_missed_reset(&pt_funcs);
+	/* inline counters count from their module's load on: from here only */
+	list_for_each_entry(f, &pt_funcs, node)
+		pt_counts_reset_inline(f);
 	pt_osp_reset();
 	/* Handlers that see the flag also see the reset state above. */
 	smp_store_release(&pt_armed, true);

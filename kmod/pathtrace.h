@@ -87,6 +87,8 @@ struct pt_func {
 	u32 nr_probes;
 	struct pt_func_pcpu __percpu *pcpu;
 	u64 __percpu *counters;		/* nr_counters per CPU, or NULL */
+	u64 __percpu *counts_taken;	/* nr_counters per CPU: what a flush takes */
+	bool inline_counters;		/* counters are an inline module's (PT_ADD_INLINE) */
 	bool counts_only;		/* only PT_OP_COUNT, no verify: writes no record */
 	struct pt_profile __percpu *profile;	/* PT_PLAN_PROFILE: path counts, or NULL */
 	u32 profile_size;		/* count[] entries (dense) or slot[] entries (hash) */
@@ -169,7 +171,8 @@ static inline unsigned long pt_region_base(const struct pt_func *f, u16 region)
 }
 
 /* plan.c */
-struct pt_func *pt_plan_load(const void __user *ublob, u32 len);
+struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
+			     u64 inline_counters);
 void pt_func_free(struct pt_func *f);
 
 /* probes.c */
@@ -209,6 +212,7 @@ bool pt_stream_write(struct pt_func *f, u16 type, u32 arg, const void *body,
 
 /* counts.c */
 void pt_counts_flush_counters(struct pt_func *f);
+void pt_counts_reset_inline(struct pt_func *f);
 void pt_counts_flush_paths(struct pt_func *f);
 
 /* frames.c */

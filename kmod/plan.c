@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 
 #include "pathtrace.h"
+#include "inline/pathtrace_inline.h"
 
 /* Bytes [from, to) of p must be zero (a newer writer's fields we do not know). */
 static int pt_tail_zero(const void *p, size_t from, size_t to)
@@ -353,7 +354,11 @@ void pt_func_free(struct pt_func *f)
 {
 	if (!f)
 		return;
-	free_percpu(f->counters);
+	if (f->inline_counters)
+		__symbol_put(PT_INLINE_COUNTERS_SYM);
+	else
+		free_percpu(f->counters);
+	free_percpu(f->counts_taken);
 	free_percpu(f->profile);
 	free_percpu(f->ctx_last);
 	kfree(f->ctx_top);
@@ -518,7 +523,37 @@ static bool pt_counts_only(const struct pt_func *f)
 	return true;
 }
 
-struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
+/*
+ * PT_ADD_INLINE: the counters are the inline module's, off bytes from the
+ * base its pt_inline_counters() returns; symbol_get holds that module
+ * until pt_func_free. Returns 0, -EINVAL (not a counts-only edges plan, a
+ * misaligned offset), -ENOENT (no inline module), -ERANGE (past its area).
+ */
+static int pt_inline_attach(struct pt_func *f, u64 off)
+{
+	const struct pt_plan *pl = f->plan;
+	pt_inline_counters_fn fn;
+	unsigned long bytes;
+	void __percpu *base;
+
+	if (pl->mode != PT_MODE_EDGES || pl->nr_verify || !pl->nr_counters ||
+	    off % sizeof(u64))
+		return -EINVAL;
+	fn = (pt_inline_counters_fn)__symbol_get(PT_INLINE_COUNTERS_SYM);
+	if (!fn)
+		return -ENOENT;
+	base = fn(&bytes);
+	if (off > bytes || bytes - off < (u64)pl->nr_counters * sizeof(u64)) {
+		__symbol_put(PT_INLINE_COUNTERS_SYM);
+		return -ERANGE;
+	}
+	f->counters = (u64 __percpu *)((char __percpu *)base + off);
+	f->inline_counters = true;
+	return 0;
+}
+
+struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
+			     u64 inline_counters)
 {
 	struct pt_func *f;
 	int err;
@@ -572,10 +607,22 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	err = pt_check_kernel(f->plan);
 	if (err)
 		goto fail;
-	if (f->plan->nr_counters) {
+	if (add_flags & PT_ADD_INLINE) {
+		err = pt_inline_attach(f, inline_counters);
+		if (err)
+			goto fail;
+	} else if (f->plan->nr_counters) {
 		f->counters = __alloc_percpu(f->plan->nr_counters * sizeof(u64),
 					     sizeof(u64));
 		if (!f->counters) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	if (f->plan->nr_counters) {
+		f->counts_taken = __alloc_percpu(f->plan->nr_counters * sizeof(u64),
+						 sizeof(u64));
+		if (!f->counts_taken) {
 			err = -ENOMEM;
 			goto fail;
 		}
@@ -584,7 +631,9 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len)
 	err = pt_profile_alloc(f);
 	if (err)
 		goto fail;
-	err = pt_probes_build(f);
+	/* inline counters are code in the copy: no probe */
+	if (!f->inline_counters)
+		err = pt_probes_build(f);
 	if (err)
 		goto fail;
 	return f;

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 0
+#define PT_ABI_MINOR 1
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -326,14 +326,27 @@ struct pt_verify_site {
 	__u32 reserved1;
 };
 
-/* PT_IOC_ADD_PLAN: validate and install one function's plan (disarmed). */
+/*
+ * PT_IOC_ADD_PLAN: validate and install one function's plan (disarmed).
+ *
+ * PT_ADD_INLINE (ABI 2.1): an edges plan (PT_MODE_EDGES, counts only) whose
+ * counting is code inside an inline copy of the function (docs/inline.md,
+ * "Counters (edges mode)"): no probe is placed; the plan's nr_counters
+ * counters are the u64 per-CPU counters at inline_counters bytes from the
+ * base the loaded inline module's pt_inline_counters() returns. The module
+ * zeroes them at START and writes them as COUNTERS records as it does its
+ * own, and holds the inline module until the plan is removed.
+ */
+#define PT_ADD_INLINE	(1u << 0)
+
 struct pt_plan_arg {
 	__u32 size;
-	__u32 flags;		/* zero */
+	__u32 flags;		/* PT_ADD_* */
 	__u64 plan;		/* user pointer to the blob */
 	__u32 plan_len;
 	__u32 reserved0;
-	__u64 reserved[2];
+	__u64 inline_counters;	/* PT_ADD_INLINE: offset of the counters, bytes; else 0 */
+	__u64 reserved[1];
 };
 
 /* PT_IOC_DEL_PLAN: remove one function (func_id) or all (PT_DEL_ALL). */

@@ -25,6 +25,29 @@ asm(".pushsection .pt_inline, \"a\"\n"
 	".zero 32\n"
 	".popsection\n");
 
+/*
+ * The copies' edge counters (docs/inline.md, "Counters (edges mode)"):
+ * enable appends them to this per-CPU section from the label on and writes
+ * their bytes in pt_inline_counter_bytes. pathtrace.ko reaches them through
+ * pt_inline_counters (symbol_get, which holds this module while it counts).
+ */
+asm(".pushsection .data..percpu, \"aw\"\n"
+	".balign 8\n"
+	"pt_inline_counter_base:\n"
+	".popsection\n"
+	".pushsection .pt_inline_counters, \"a\"\n"
+	".balign 8\n"
+	"pt_inline_counter_bytes:\n"
+	".quad 0\n"
+	".popsection\n");
+
+void __percpu *pt_inline_counters(unsigned long *bytes)
+{
+	*bytes = pt_inline_counter_bytes;
+	return (void __percpu *)pt_inline_counter_base;
+}
+EXPORT_SYMBOL_GPL(pt_inline_counters);
+
 static struct klp_patch pt_patch;
 static struct klp_object *pt_objs;
 static struct klp_func *pt_funcs;

@@ -310,7 +310,7 @@ static void test_link(void)
 	memset(&cps[1], 0, sizeof(cps[1]));
 	cps[1].name = "callee";
 	cps[1].addr = CALLEE;
-	cps[1].len = 8;
+	cps[1].len = cps[1].orig_len = 8;
 	CU_ASSERT_EQUAL(inline_link(cps, 2), 0);
 	CU_ASSERT_EQUAL(cps[0].relocs[0].copy, 1);
 	/* into its middle: refused, the call would run the original untraced */

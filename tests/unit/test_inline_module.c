@@ -21,9 +21,11 @@
 #include "cfg_asm.h"
 #include "unit.h"
 
-/* What the template needs: .pt_inline, ORC tables, code with a global reference. */
+/* What the template needs: .pt_inline, the counter area, ORC tables, code with a global reference. */
 static const char tmpl[] =
 	"\t.section .pt_inline,\"a\"\n\t.balign 8\npt_inline_table:\n\t.zero 32\n"
+	"\t.section .data..percpu,\"aw\"\n\t.balign 8\npt_inline_counter_base:\n"
+	"\t.section .pt_inline_counters,\"a\"\n\t.balign 8\npt_inline_counter_bytes:\n\t.quad 0\n"
 	"\t.text\n\t.globl init_module\n\t.type init_module,@function\ninit_module:\n"
 	"\tcall klp_enable_patch\n\tret\n\t.size init_module,.-init_module\n"
 	"\t.section .orc_unwind_ip,\"a\"\n\t.long init_module - .\n"

@@ -97,6 +97,8 @@ struct enabler {
 	uint32_t nquiet;		/* calls planned as quiet */
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 	int inline_mode;		/* --inline: the targets run as copies (docs/inline.md) */
+	int inline_counts;		/* --inline in edges mode: the counters are code in them */
+	const char *inline_ko;		/* the template module */
 };
 
 static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile);
@@ -164,11 +166,37 @@ static const char *add_reason(int err)
 	}
 }
 
-/* Keeps what record needs, then asks the module. Returns 0 or 1 (reported). */
+/* Asks the module (flags, off: PT_ADD_INLINE). Returns 0 or 1 (reported). */
+static int add_plan(struct enabler *e, const char *name, const void *blob, size_t blob_len,
+		    uint32_t flags, uint64_t off)
+{
+	struct pt_plan_arg a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	a.inline_counters = off;
+	a.plan = (uintptr_t)blob;
+	a.plan_len = (uint32_t)blob_len;
+	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
+		err = errno;
+		funcstore_remove(((const struct pt_plan *)blob)->func_id);
+		printf("%s: refused by pathtrace.ko: %s\n", name, add_reason(err));
+		ctl_err(name, "PT_IOC_ADD_PLAN: %s", strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Keeps what record needs, then asks the module; with inline counters the
+ * module is asked once the copies run (inline_counters_targets). Returns 0
+ * or 1 (reported).
+ */
 static int install(struct enabler *e, const struct cfg_input *in, const struct cfg *c,
 		   const void *blob, size_t blob_len)
 {
-	struct pt_plan_arg a;
 	struct tf_function fn;
 	uint8_t *code, *cblob = NULL;
 	uint32_t cblen = 0;
@@ -204,18 +232,7 @@ static int install(struct enabler *e, const struct cfg_input *in, const struct c
 			strerror(errno));
 		return 1;
 	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.plan = (uintptr_t)blob;
-	a.plan_len = (uint32_t)blob_len;
-	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
-		err = errno;
-		funcstore_remove(e->o.func_id);
-		printf("%s: refused by pathtrace.ko: %s\n", in->name, add_reason(err));
-		ctl_err(in->name, "PT_IOC_ADD_PLAN: %s", strerror(err));
-		return 1;
-	}
-	return 0;
+	return e->inline_counts ? 0 : add_plan(e, in->name, blob, blob_len, 0, 0);
 }
 
 /*
@@ -242,6 +259,11 @@ struct target {
 	uint8_t *cfg_blob;	/* its CFG (cfg_blob_encode), static-call sites marked */
 	uint32_t cfg_len;
 	uint64_t orig;		/* --inline: the original's address (addr is the copy's) */
+	/* inline counters: its plan, until the copies run, and its counted edges */
+	void *blob;
+	size_t blob_len;
+	uint32_t *edge_counter;
+	uint32_t nedges;
 };
 
 enum target_state { T_PENDING, T_INSTALLED, T_REFUSED };
@@ -515,6 +537,31 @@ static void block_implicit_calls(const struct enabler *e, const struct target *t
 	}
 }
 
+/*
+ * Inline counters: t keeps its plan blob (taken from *blob) and the edges
+ * it counts (the chords, counter = edge id; activations in counter
+ * nedges, plan.c). Returns 0 or -PT_ENOMEM.
+ */
+static int keep_counted(struct target *t, const struct cfg *c, const struct plan *pl, void **blob,
+			size_t len)
+{
+	uint32_t k;
+
+	free(t->edge_counter);
+	free(t->blob);
+	t->blob = NULL;
+	t->edge_counter = malloc(((size_t)c->nedges + 1) * sizeof(*t->edge_counter));
+	if (!t->edge_counter)
+		return -PT_ENOMEM;
+	for (k = 0; k < c->nedges; k++)
+		t->edge_counter[k] = pl->in_tree[k] ? INLINE_NONE : k;
+	t->nedges = c->nedges;
+	t->blob = *blob;
+	t->blob_len = len;
+	*blob = NULL;
+	return 0;
+}
+
 static int install_target(struct enabler *e, struct target *t, const uint8_t *closed,
 			  const uint64_t *addr)
 {
@@ -627,16 +674,23 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	} else if (plan_serialize(&pl, &blob, &len)) {
 		ctl_err(s->name, "out of memory");
 		count_refusal(e, "no-memory");
-	} else if (!install(e, &t->in, &c, blob, len)) {
+	} else if (e->inline_counts && keep_counted(t, &c, &pl, &blob, len)) {
+		ctl_err(s->name, "out of memory");
+		count_refusal(e, "no-memory");
+	} else if (!install(e, &t->in, &c, e->inline_counts ? t->blob : blob, len)) {
 		for (k = 0; ewit && k < c.nblocks; k++) {
 			nw += ewit[k] == ENC_CALL_WITNESS;
 			nentered += ewit[k] == ENC_CALL_ENTERED;
 			nframed += ewit[k] == ENC_CALL_LOUD && (e->o.flags & PT_PLAN_FRAMED) &&
 				   (c.blocks[k].flags & CFG_BF_CALL);
 		}
-		printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
-		       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
-		       pl.noptimizable, pl.every_block_probes);
+		if (e->inline_counts)
+			printf("%s: planned as %u: %u counters, inline in its copy",
+			       s->name, e->o.func_id, pl.hdr.nr_counters);
+		else
+			printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
+			       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
+			       pl.noptimizable, pl.every_block_probes);
 		if (nw)
 			printf("; %u calls witnessed by their callee's ENTER", nw);
 		if (nentered)
@@ -661,7 +715,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			print_loud_calls(e, &c, ewit);
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
-		t->nprobes = pl.hdr.nr_sites + pl.hdr.nr_verify;
+		t->nprobes = e->inline_counts ? 0 : pl.hdr.nr_sites + pl.hdr.nr_verify;
 		e->nprobes += t->nprobes;
 		progress(e, 0);
 		free(t->ewit);
@@ -851,7 +905,7 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
 		if (e->done)
 			e->done[e->ndone++] = s->addr;
-		if (!e->inline_mode)
+		if (!e->inline_mode || e->inline_counts)
 			survey(e, t);
 	}
 	if (!matched) {
@@ -1169,11 +1223,92 @@ static int read_paths(const char *path, struct path_profile *p)
  * then surveyed as its copy, a function of the generated module. Returns
  * 0, or 1 when the copies could not be made (the targets refused).
  */
+/* The template module: --inline-module, else $PATHTRACE_INLINE_MODULE, else the installed one. */
+static const char *template_path(const char *ko, char *def, size_t len)
+{
+	struct utsname u;
+
+	if (ko)
+		return ko;
+	ko = getenv("PATHTRACE_INLINE_MODULE");
+	if (ko && *ko)
+		return ko;
+	uname(&u);
+	snprintf(def, len, "/lib/modules/%s/extra/pathtrace_inline.ko", u.release);
+	return def;
+}
+
+/*
+ * --inline in edges mode: the planned targets' copies carry their counters
+ * (docs/inline.md, "Counters (edges mode)"); once they run, each plan goes
+ * to pathtrace.ko with PT_ADD_INLINE, which places no probe. A target the
+ * copy refuses loses its plan. Returns 0, or 1 when the copies could not
+ * be made.
+ */
+static int inline_counters_targets(struct enabler *e, const struct klive_paths *p)
+{
+	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
+	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
+	char **names = calloc(e->ntargets + 1, sizeof(*names));	/* enable reads kallsyms again */
+	uint32_t i, n = 0;
+	char def[300];
+	int ret = 1;
+
+	if (!it || !idx || !names) {
+		ctl_err("enable --inline", "out of memory");
+		goto out;
+	}
+	for (i = 0; i < e->ntargets; i++) {
+		struct target *t = &e->targets[i];
+
+		if (t->state != T_INSTALLED || !t->blob)
+			continue;
+		it[n].sym = t->sym;
+		it[n].edge_counter = t->edge_counter;
+		it[n].nedges = t->nedges;
+		it[n].entry_counter = t->nedges;
+		it[n].ncounters = t->nedges + 1;
+		names[n] = strdup(ksyms_get(klive_ksyms(e->k), t->sym)->name);
+		if (!names[n]) {
+			ctl_err("enable --inline", "out of memory");
+			goto out;
+		}
+		idx[n++] = i;
+	}
+	if (!n) {
+		ret = 0;
+		goto out;
+	}
+	ret = inline_enable(&e->k, p, template_path(e->inline_ko, def, sizeof(def)), &e->sc, it,
+			    n);
+	for (i = 0; i < n; i++) {
+		struct target *t = &e->targets[idx[i]];
+
+		if (!it[i].refusal &&
+		    !add_plan(e, names[i], t->blob, t->blob_len, PT_ADD_INLINE, it[i].counter_off))
+			continue;
+		if (it[i].refusal) {
+			funcstore_remove(t->func_id);
+			count_refusal(e, it[i].refusal);
+		} else {
+			count_refusal(e, "kernel");
+		}
+		t->state = T_REFUSED;
+		e->ninstalled--;
+	}
+out:
+	for (i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+	free(it);
+	free(idx);
+	return ret;
+}
+
 static int inline_targets(struct enabler *e, const struct klive_paths *p, const char *ko)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	char def[300];
-	struct utsname u;
 	uint32_t i;
 	int ret;
 
@@ -1181,15 +1316,7 @@ static int inline_targets(struct enabler *e, const struct klive_paths *p, const 
 		ctl_err("enable --inline", "out of memory");
 		return 1;
 	}
-	if (!ko) {
-		ko = getenv("PATHTRACE_INLINE_MODULE");
-		if (!ko || !*ko) {
-			uname(&u);
-			snprintf(def, sizeof(def), "/lib/modules/%s/extra/pathtrace_inline.ko",
-				 u.release);
-			ko = def;
-		}
-	}
+	ko = template_path(ko, def, sizeof(def));
 	for (i = 0; i < e->ntargets; i++)
 		it[i].sym = e->targets[i].sym;
 	ret = inline_enable(&e->k, p, ko, &e->sc, it, e->ntargets);
@@ -1291,9 +1418,11 @@ static int cmd_enable(int argc, char **argv)
 		ret = 1;
 		goto out_klive;
 	}
+	e.inline_counts = e.inline_mode && e.o.mode == PT_MODE_EDGES;
+	e.inline_ko = inline_ko;
 	for (a = first; a < argc; a++)
 		ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	if (e.inline_mode && inline_targets(&e, &p, inline_ko))
+	if (e.inline_mode && !e.inline_counts && inline_targets(&e, &p, inline_ko))
 		ret = 1;
 	/*
 	 * A framed plan's direct calls to traced functions are framed too
@@ -1308,6 +1437,8 @@ static int cmd_enable(int argc, char **argv)
 		ret = 1;
 	} else if (install_all(&e)) {
 		ret = 1;
+	} else if (e.inline_counts && inline_counters_targets(&e, &p)) {
+		ret = 1;
 	}
 	progress(&e, 1);
 	ret |= report(&e, argv + first, argc - first);
@@ -1317,6 +1448,8 @@ static int cmd_enable(int argc, char **argv)
 		free(e.targets[a].ewit);
 		free(e.targets[a].code);
 		free(e.targets[a].cfg_blob);
+		free(e.targets[a].blob);
+		free(e.targets[a].edge_counter);
 	}
 	free(e.targets);
 	quiet_calls_close(e.quiet);

@@ -228,6 +228,46 @@ static int copy_one(struct klive *k, const struct static_calls *sc, struct inlin
 		refuse(t, s->name, "inline-no-orc", detail);
 		return err == -PT_ENOMEM ? err : 0;
 	}
+	if (!t->edge_counter)
+		return 0;
+	if (t->nedges != c->nedges) {
+		refuse(t, s->name, "inline-plan", "its plan was made for another CFG");
+		return 0;
+	}
+	err = inline_counters_insert(&in, c, cp, t->edge_counter, t->entry_counter, t->ncounters);
+	if (err == -PT_EREFUSED)
+		refuse(t, s->name, cp->refusal, cp->detail);
+	else if (err && err != -PT_ENOMEM)
+		refuse(t, s->name, "inline-counters", pt_strerror(err));
+	return err == -PT_ENOMEM ? err : 0;
+}
+
+/* 1 when byte off of cp is inside a relocated field. */
+static int relocated(const struct inline_copy *cp, uint32_t off)
+{
+	uint32_t k;
+
+	for (k = 0; k < cp->nrelocs; k++)
+		if (off - cp->relocs[k].off < 4)
+			return 1;
+	return 0;
+}
+
+/* A copy with counters: the kernel holds the bytes written, relocated fields aside. */
+static int check_bytes(const struct inline_copy *cp, const struct cfg_input *in, char *why,
+		       size_t len)
+{
+	uint32_t i;
+
+	if (in->len < cp->len) {
+		snprintf(why, len, "%u bytes loaded, %u written", in->len, cp->len);
+		return -PT_EMISMATCH;
+	}
+	for (i = 0; i < cp->len; i++)
+		if (in->code[i] != cp->code[i] && !relocated(cp, i)) {
+			snprintf(why, len, "+0x%x differs from what was written", i);
+			return -PT_EMISMATCH;
+		}
 	return 0;
 }
 
@@ -293,6 +333,13 @@ static int check_copies(struct klive *k, struct inline_target *t, struct work *w
 			snprintf(why, len, "%s: its copy: %s", cps[i].name,
 				 err == -PT_EREFUSED ? detail : pt_strerror(err));
 			break;
+		}
+		if (t[w->idx[i]].edge_counter) {
+			err = check_bytes(&cps[i], &in, detail, sizeof(detail));
+			if (err)
+				snprintf(why, len, "%s: its copy: %s", cps[i].name, detail);
+			t[w->idx[i]].counter_off = inline_module_counter_offset(cps, i);
+			continue;
 		}
 		err = cfg_build(&in, &c);
 		if (!err)

@@ -16,13 +16,22 @@ struct inline_target {
 	uint32_t sym;		/* in: the original's text symbol; out: the copy's */
 	uint64_t orig;		/* out: the original's address */
 	const char *refusal;	/* out: a tag when refused (reported already) */
+	/*
+	 * in: an edges plan to carry as code (docs/inline.md, "Counters
+	 * (edges mode)"), or edge_counter NULL for a plain copy: per CFG edge
+	 * its counter or INLINE_NONE, the activations' counter, how many
+	 */
+	const uint32_t *edge_counter;
+	uint32_t nedges, entry_counter, ncounters;
+	uint64_t counter_off;	/* out: its counters' offset (PT_ADD_INLINE) */
 };
 
 /*
  * Copies the n targets (their symbols in *k), writes the module from
  * template, loads it, waits for livepatch's transition, then reopens *k
  * (with p) so that the copies are its symbols and checks each copy's CFG
- * against its original's. Targets that cannot be copied are refused (one
+ * against its original's (a copy carrying counters: its loaded bytes
+ * against the module's). Targets that cannot be copied are refused (one
  * line each on stdout); when the module cannot be loaded or the
  * transition does not finish, all are. Returns 0, or 1 for an error
  * already reported (the module is not loaded then).

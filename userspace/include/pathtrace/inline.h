@@ -21,6 +21,8 @@
 #include <pathtrace/ksyms.h>
 
 #define INLINE_NONE UINT32_MAX
+/* inline_reloc.copy: a PC32 against this copy's own per-CPU counters (addend: the counter's bytes - 4) */
+#define INLINE_PERCPU (UINT32_MAX - 1)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -39,7 +41,8 @@ struct inline_copy {
 	const char *objname;	/* its module, NULL for vmlinux; not owned */
 	uint64_t sympos;	/* livepatch's old_sympos: 0 if the name is unique in its object */
 	uint64_t addr;		/* the original's address */
-	uint32_t len;		/* exact: the end of its last instruction */
+	uint32_t len;		/* exact: the end of its last instruction (in the copy) */
+	uint32_t orig_len;	/* the original's: len until inline_counters_insert */
 	uint8_t *code;		/* len bytes; relocated fields are zero */
 	struct inline_reloc *relocs;
 	uint32_t nrelocs;
@@ -49,6 +52,9 @@ struct inline_copy {
 	uint32_t nbugs;
 	struct korc_entry *orc;	/* given by the caller (klive_orc): the first at addr */
 	uint32_t norc;
+	uint32_t ncounters;	/* u64 per-CPU counters its code increments (0: none) */
+	uint32_t nsequences;	/* increments inserted (inline_counters_insert) */
+	uint32_t nflags_saved;	/* of those, inside pushf/popf */
 	const char *refusal;	/* a stable tag when refused */
 	char detail[200];	/* where and why, for a human */
 };
@@ -69,6 +75,25 @@ struct inline_copy {
 int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct inline_copy *out);
 
 void inline_copy_free(struct inline_copy *cp);
+
+/*
+ * Puts an edges plan into the copy cp (built by inline_copy_build from in
+ * and c): a per-CPU `incq %gs:counter(%rip)` on each edge e whose
+ * edge_counter[e] is not INLINE_NONE and, unless entry_counter is
+ * INLINE_NONE, one counting activations after the __fentry__ site; the
+ * counters are ncounters u64 of the copy's own (INLINE_PERCPU
+ * relocations). Branches inside the function become rel32 and the
+ * relocations, exception, bug and ORC entries move with their
+ * instructions (docs/inline.md, "Counters (edges mode)"). Refuses
+ * (-PT_EREFUSED, cp->refusal set): "inline-edge" (an edge with no place
+ * for its increment), "inline-flags-live" (flags live where the CFA is
+ * neither sp- nor bp-based), "inline-branch" (a branch inside the function
+ * that cannot be re-encoded), "inline-rip-inside", "inline-decode".
+ * Returns 0, -PT_EREFUSED, -PT_EINVAL (bad input) or -PT_ENOMEM; cp is
+ * unchanged unless 0.
+ */
+int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
+			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters);
 
 /*
  * Points the relocations of every copy whose target is another copy's
@@ -102,6 +127,12 @@ int inline_check(const struct cfg *orig, const struct cfg *copy, const struct in
  */
 int inline_module_write(const char *template_path, const char *out_path,
 			const struct inline_copy *cps, uint32_t n, char *err, size_t errlen);
+
+/*
+ * Where copy i's counters lie from the module's pt_inline_counter_base
+ * (what pathtrace.ko is told, PT_ADD_INLINE): bytes, copies in order.
+ */
+uint64_t inline_module_counter_offset(const struct inline_copy *cps, uint32_t i);
 
 /* Where a copy lands in .text.pt_inline: its offset (copies in order, 16-byte aligned). */
 uint64_t inline_module_offset(const struct inline_copy *cps, uint32_t i);

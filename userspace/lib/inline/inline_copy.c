@@ -18,10 +18,11 @@
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
 
-static int refuse(struct inline_copy *cp, const char *tag, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+#include "inline_refuse.h"
 
-static int refuse(struct inline_copy *cp, const char *tag, const char *fmt, ...)
+#define refuse inline_refuse
+
+int inline_refuse(struct inline_copy *cp, const char *tag, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -208,6 +209,7 @@ int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct in
 	if (end <= in->addr || end - in->addr > in->len)
 		return refuse(out, "inline-decode", "%s: no instructions in its bytes", in->name);
 	out->len = (uint32_t)(end - in->addr);
+	out->orig_len = out->len;
 	err = check_fentry(in, out);
 	if (err)
 		return err;
@@ -246,7 +248,7 @@ uint32_t inline_link(struct inline_copy *cps, uint32_t n)
 			struct inline_reloc *r = &cps[i].relocs[k];
 
 			for (j = 0; j < n; j++) {
-				if (r->target - cps[j].addr >= cps[j].len)
+				if (r->target - cps[j].addr >= cps[j].orig_len)
 					continue;
 				if (r->target != cps[j].addr) {
 					refuse(&cps[i], "inline-into-copy", "%s+0x%x: jumps to %s+0x%"

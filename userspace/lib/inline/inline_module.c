@@ -274,6 +274,16 @@ out:
 	return err;
 }
 
+uint64_t inline_module_counter_offset(const struct inline_copy *cps, uint32_t i)
+{
+	uint64_t at = 0;
+	uint32_t k;
+
+	for (k = 0; k < i; k++)
+		at += (uint64_t)cps[k].ncounters * 8;
+	return at;
+}
+
 uint64_t inline_module_offset(const struct inline_copy *cps, uint32_t i)
 {
 	uint64_t at = 0;
@@ -336,11 +346,47 @@ static int64_t abs_sym(struct syms *s, struct sec *strtab, uint64_t addr)
 	return i;
 }
 
+/* The template's symbol called name: its index, or -1. */
+static int64_t template_sym(const struct out *o, size_t symtab, const char *name)
+{
+	const Elf64_Sym *v = (const Elf64_Sym *)o->s[symtab].buf;
+	const struct sec *str = &o->s[o->s[symtab].sh.sh_link];
+	size_t i, n = o->s[symtab].tsize / sizeof(*v);
+
+	for (i = 1; i < n; i++)
+		if (v[i].st_name < str->size && !strcmp((const char *)str->buf + v[i].st_name, name))
+			return (int64_t)i;
+	return -1;
+}
+
+/*
+ * The copies' per-CPU counters: appended to the template's .data..percpu
+ * from its label pt_inline_counter_base on (which must end the section),
+ * their bytes in pt_inline_counter_bytes (kmod/inline/pathtrace_inline.c).
+ * Returns the section's index, or a negative error.
+ */
+static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_copy *cps, uint32_t n)
+{
+	int64_t pc = find(o, ".data..percpu"), by = find(o, ".pt_inline_counters");
+	int64_t base = template_sym(o, symtab, "pt_inline_counter_base");
+	uint64_t bytes = inline_module_counter_offset(cps, n);
+	const Elf64_Sym *v = (const Elf64_Sym *)o->s[symtab].buf;
+
+	if (pc < 0 || by < 0 || base < 0 || o->s[by].size < 8 ||
+	    v[base].st_shndx != pc || v[base].st_value != (o->s[pc].size + 7) / 8 * 8)
+		return fail(o, -PT_EFORMAT, "the template has no counter area (.data..percpu "
+			    "ending at pt_inline_counter_base, .pt_inline_counters)");
+	if (append(&o->s[pc], NULL, bytes, 8) < 0)
+		return -PT_ENOMEM;
+	memcpy(o->s[by].buf, &bytes, 8);
+	return pc;
+}
+
 /* Everything the copies add, new locals numbered from base (their final index). */
 static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cps, uint32_t n,
 		      struct syms *sy, uint32_t base)
 {
-	int64_t text, rod, tab, ex, bug, orc, orc_ip, at, sect;
+	int64_t text, rod, tab, ex, bug, orc, orc_ip, at, sect, pc, pcsym;
 	uint32_t i, k;
 	uint8_t zero_orc[KORC_ENTRY] = { 0 };
 
@@ -360,8 +406,13 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 		orc = add_sec(o, ".orc_unwind", SHT_PROGBITS, SHF_ALLOC, 2, 0);
 	if (orc < 0)
 		return -PT_ENOMEM;
-	sect = add_sym(sy, &o->s[o->s[symtab].sh.sh_link], NULL,
-		       ELF64_ST_INFO(STB_LOCAL, STT_SECTION), (uint16_t)rod, 0, 0);
+	pc = counters_sec(o, symtab, cps, n);
+	if (pc < 0)
+		return (int)pc;
+	pcsym = add_sym(sy, &o->s[o->s[symtab].sh.sh_link], NULL,
+			ELF64_ST_INFO(STB_LOCAL, STT_SECTION), (uint16_t)pc, 0, 0);
+	sect = pcsym < 0 ? -1 : add_sym(sy, &o->s[o->s[symtab].sh.sh_link], NULL,
+					ELF64_ST_INFO(STB_LOCAL, STT_SECTION), (uint16_t)rod, 0, 0);
 	if (sect < 0)
 		return -PT_ENOMEM;
 	for (i = 0; i < n; i++)
@@ -399,7 +450,18 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 		       (size_t)(inline_module_offset(cps, i + 1) - at - c->len));
 		for (k = 0; k < c->nrelocs; k++) {
 			const struct inline_reloc *r = &c->relocs[k];
-			int64_t s = r->copy != INLINE_NONE ? base + (int64_t)sect + 1 + r->copy :
+			int64_t s;
+
+			if (r->copy == INLINE_PERCPU) {
+				/* the counter area starts where the template's section ended */
+				if (add_rela(o, (size_t)text, at + r->off, base + (uint32_t)pcsym,
+					     r->type, r->addend + (int64_t)(o->s[pc].size -
+					     inline_module_counter_offset(cps, n) +
+					     inline_module_counter_offset(cps, i))))
+					return -PT_ENOMEM;
+				continue;
+			}
+			s = r->copy != INLINE_NONE ? base + (int64_t)sect + 1 + r->copy :
 				    abs_sym(sy, &o->s[o->s[symtab].sh.sh_link], r->target);
 
 			if (s < 0 || add_rela(o, (size_t)text, at + r->off,

@@ -1,0 +1,58 @@
+# VM test: enable --inline --mode edges (docs/inline.md, "Counters (edges
+# mode)"): the edges plans are code in the copies, no probe is placed, and
+# the same workload gives the same edge counts (pathregen --edges) as the
+# same plans on kprobes; dmesg clean; disable removes the module.
+. /pt/lib/check.sh
+
+insmod /pt/pathtrace.ko
+insmod /pt/pathtrace_target.ko
+echo "pathtrace_target.ko:" > /pt/modules.dep	# lets enable read the module's tables
+R=/sys/kernel/debug/pathtrace_target/run
+export PATHTRACE_STATE=/tmp/ptstate PATHTRACE_INLINE_MODULE=/pt/pathtrace_inline.ko
+TARGET="pt_target_nested pt_target_switch pt_target_outer pt_target_inner pt_target_multi_exit"
+# kernel functions only the workload runs: debugfs writes
+KERNEL="full_proxy_write debugfs_file_get"
+
+cat >/tmp/workload.sh <<W
+for c in 1 2; do
+	taskset \$c sh -c 'i=0; while [ \$i -lt \$1 ]; do echo "nested 3" > $R; echo "switch \$i" > $R;
+		echo "outer 2" > $R; echo "multi_exit \$i" > $R; i=\$((i + 1)); done' sh \$1 &
+done
+wait
+W
+
+# The counts of each function and edge, without func ids (the runs number them alike anyway).
+counts() {
+	pathregen --edges "$1" | sed 's/(func [0-9]*)//' | sort
+}
+
+# once untraced first: a debugfs file's first open takes a path of its own
+sh /tmp/workload.sh 1
+
+for how in probes inline; do
+	o=; [ $how = inline ] && o=--inline
+	pathtracectl enable $o --mode edges --moddir /pt $TARGET $KERNEL >/tmp/en.$how 2>&1
+	echo "enable ($how): $?"
+	cat /tmp/en.$how
+	check "$how: record" pathtracectl record -o /tmp/$how.bin -- sh /tmp/workload.sh 25
+	counts /tmp/$how.bin >/tmp/counts.$how
+	if [ $how = inline ]; then
+		check "inline: every function counts in its copy" \
+			grep -q "inline: 7 functions run as copies" /tmp/en.inline
+		check "inline: the livepatch is enabled" \
+			sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace_inline/enabled)" = 1 ]'
+		check "inline: no probe registered" sh -c \
+			'! grep -q "pathtrace\|pt_target\|full_proxy_write" /sys/kernel/debug/kprobes/list'
+		pathtracectl status >/tmp/status.inline 2>&1
+	fi
+	check "$how: disable" pathtracectl disable --all
+done
+check "no copies left" test ! -e /sys/module/pathtrace_inline
+head -40 /tmp/counts.inline
+check "both runs counted the test module's functions" sh -c \
+	'grep -q pt_target_switch /tmp/counts.probes && grep -q pt_target_switch /tmp/counts.inline'
+check "both runs counted the kernel functions" sh -c \
+	'grep -q full_proxy_write /tmp/counts.probes && grep -q full_proxy_write /tmp/counts.inline'
+check "inline counts equal probe counts, edge for edge" diff /tmp/counts.probes /tmp/counts.inline
+
+finish
