@@ -108,7 +108,8 @@ static int drain_cpu(struct recorder *r, uint32_t cpu)
 			       r->page_size - a.out_len);
 		n++;
 	}
-	if (n && tfw_pages(&r->w, cpu, r->page_size, n, r->batch, &bytes)) {
+	/* handed to the kernel at once: a record killed later leaves these pages readable */
+	if (n && (tfw_pages(&r->w, cpu, r->page_size, n, r->batch, &bytes) || tfw_flush(&r->w))) {
 		ctl_err(r->out, "write: %s", strerror(errno));
 		return -1;
 	}
@@ -426,6 +427,10 @@ static int cmd_record(int argc, char **argv)
 		   (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec);
 	if (write_functions(&r))
 		goto out;
+	if (tfw_flush(&r.w)) {	/* the headers first: a record killed at once leaves them */
+		ctl_err(out, "write: %s", strerror(errno));
+		goto out;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
