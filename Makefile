@@ -31,7 +31,7 @@ INC_ORACLE := $(INC_REGEN) -Itests/oracle
 INCLUDES = $(INC_LIB)
 $(O)/regen/%.o: INCLUDES = $(INC_REGEN)
 $(O)/tests/%.o $(O)/tools/%.o: INCLUDES = $(INC_ORACLE)
-LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lxxhash -lm
+LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lxxhash -llzma -lzstd -lz -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
 # cfg, placement (the papers' algorithms), plan, tracefile.

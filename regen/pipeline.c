@@ -73,10 +73,18 @@ static int read_done(struct pr_trace *t, const char *path, int err)
 	}
 	if (err == -PT_ENOMEM)
 		return err;
-	if (err) {
-		tell(t, path, "%s at offset %" PRIu64 " (%s); regenerating what came before",
+	if (err && !t->tf.size) {
+		tell(t, path, "empty file: not a trace.bin");
+		mark_bad(t, err);
+	} else if (err) {
+		/* what is regenerated: nothing before the first FUNCTION or page */
+		const char *then = !t->tf.nfuncs && !t->tf.npages ? ": nothing to regenerate" :
+				   err == -PT_ETRUNC ? "; regenerating every whole page before it" :
+				   "; regenerating what came before";
+
+		tell(t, path, "%s at offset %" PRIu64 " (%s)%s",
 		     t->tf.err_msg[0] ? t->tf.err_msg : pt_strerror(err), t->tf.err_off,
-		     pt_strerror(err));
+		     pt_strerror(err), then);
 		mark_bad(t, err);
 	}
 	report_integrity(t, path);

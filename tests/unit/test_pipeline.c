@@ -203,11 +203,40 @@ static void test_truncated(void)
 	CU_ASSERT_EQUAL(t.bad, 1);
 	CU_ASSERT(t.err < 0);
 	CU_ASSERT_EQUAL(told.n, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "regenerating what came before"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "regenerating every whole page before it"));
 	CU_ASSERT_EQUAL(pr_trace_model(&t), 0);
 	CU_ASSERT_EQUAL(pr_trace_streams(&t), 0);
 	pr_trace_free(&t);
 	unlink(path);
+	/* empty, /dev/null, random bytes, a header alone: said, nothing claimed regenerated */
+	{
+		static const struct {
+			const char *bytes;
+			size_t n;
+			const char *says;
+		} cases[] = {
+			{ "", 0, "empty file: not a trace.bin" },
+			{ "\x93\x11\xfe\x02 random bytes, not a trace", 30, "not a trace.bin" },
+			{ "PTTR", 4, "file header: 4 bytes" },
+		};
+		unsigned int k;
+
+		for (k = 0; k < 3; k++) {
+			memset(&told, 0, sizeof(told));
+			pr_trace_init(&t, collect, &told);
+			CU_ASSERT_EQUAL(pr_trace_parse(&t, "x", cases[k].bytes, cases[k].n), 0);
+			CU_ASSERT(t.bad);
+			CU_ASSERT_EQUAL(told.n, 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(told.text, cases[k].says));
+			CU_ASSERT_PTR_NULL(strstr(told.text, "regenerating"));
+			pr_trace_free(&t);
+		}
+		memset(&told, 0, sizeof(told));
+		pr_trace_init(&t, collect, &told);
+		CU_ASSERT_EQUAL(pr_trace_read(&t, "/dev/null"), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "empty file"));
+		pr_trace_free(&t);
+	}
 	/* a file that is not there: -PT_EIO, told */
 	memset(&told, 0, sizeof(told));
 	pr_trace_init(&t, collect, &told);

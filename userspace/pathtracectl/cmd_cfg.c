@@ -184,7 +184,7 @@ static int from_elf(const char *func, const char *elf, int dot)
 
 	err = elfobj_open(elf, &o);
 	if (err) {
-		ctl_err(elf, "%s", pt_strerror(err));
+		ctl_elf_err(elf, err);
 		return 1;
 	}
 	i = elfobj_find(o, func);

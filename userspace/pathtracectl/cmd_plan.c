@@ -318,7 +318,7 @@ static int input_elf(const char *func, const char *elf, struct plan_source *src,
 	int err = elfobj_open(elf, &src->obj);
 
 	if (err) {
-		ctl_err(elf, "%s", pt_strerror(err));
+		ctl_elf_err(elf, err);
 		return 1;
 	}
 	i = elfobj_find(src->obj, func);

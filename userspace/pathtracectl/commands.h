@@ -29,4 +29,7 @@ void ctl_register(struct ctl_command *cmd);
 void ctl_err(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Says why elfobj_open(path) failed with err (errno as it left it). */
+void ctl_elf_err(const char *path, int err);
+
 #endif

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* pathtracectl - control the pathtrace kernel tracer. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <pathtrace/error.h>
 
 #include "commands.h"
 
@@ -28,6 +31,17 @@ void ctl_err(const char *what, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void ctl_elf_err(const char *path, int err)
+{
+	if (err == -PT_EIO)
+		ctl_err(path, "%s", strerror(errno));
+	else if (err == -PT_EFORMAT)
+		ctl_err(path, "not an x86-64 ELF object with symbols (or a compressed module that "
+			"does not decompress), or one of its kernel tables is malformed");
+	else
+		ctl_err(path, "%s", pt_strerror(err));
 }
 
 static void usage(FILE *f)

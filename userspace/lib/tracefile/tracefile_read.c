@@ -350,10 +350,12 @@ static int parse_header(struct tracefile *tf)
 	struct pt_file_header h;
 	uint32_t size;
 
+	if (tf->size < 8 && memcmp(tf->buf, PT_FILE_MAGIC, tf->size))
+		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (it does not start with PTTRACE)");
 	if (tf->size < 16)
 		return fail(tf, -PT_ETRUNC, tf->size, "file header: %zu bytes", tf->size);
 	if (memcmp(tf->buf, PT_FILE_MAGIC, 8))
-		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (bad magic)");
+		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (it does not start with PTTRACE)");
 	memcpy(&size, tf->buf + 8, 4);
 	if (size < offsetof(struct pt_file_header, reserved))
 		return fail(tf, -PT_EFORMAT, 8, "file header: size %u", size);
