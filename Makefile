@@ -114,7 +114,7 @@ module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) O= modules
 
-check-unit: $(O)/unit-tests
+check-unit: $(O)/unit-tests $(PROGS)
 	$(O)/unit-tests
 
 check-vm: all
