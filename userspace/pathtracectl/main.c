@@ -34,26 +34,32 @@ static const struct ctl_command *find(const char *name)
 	return NULL;
 }
 
+/* "pathtracectl: <what>: <why><tail>" on stderr. */
+static void say(const char *what, const char *tail, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "pathtracectl: %s: ", what);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", tail);
+}
+
 void ctl_err(const char *what, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "pathtracectl: %s: ", what);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(what, "", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int ctl_usage_err(const char *cmd, const char *fmt, ...)
 {
+	char tail[96];
 	va_list ap;
 
-	fprintf(stderr, "pathtracectl: %s: ", cmd);
+	snprintf(tail, sizeof(tail), " (usage: pathtracectl %s --help)", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(cmd, tail, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (usage: pathtracectl %s --help)\n", cmd);
 	return 2;
 }
 
