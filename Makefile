@@ -5,6 +5,8 @@
 #   make check-unit      CUnit unit and property tests (host)
 #   make check-vm        VM end-to-end tests (QEMU, Debian's kernel)
 #   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
+#   make install         tools, man pages, bash completion (PREFIX, DESTDIR) and the module
+#   make check-build     CFLAGS=..., a second make doing nothing, make install
 #   make check-fuzz      libFuzzer over the trace.bin reader and regenerator (FUZZ_TIME s)
 #   make check           all of them
 #   make O=dir           userspace objects in dir (default build/; the module
@@ -31,7 +33,7 @@ INC_ORACLE := $(INC_REGEN) -Itests/oracle
 INCLUDES = $(INC_LIB)
 $(O)/regen/%.o: INCLUDES = $(INC_REGEN)
 $(O)/tests/%.o $(O)/tools/%.o: INCLUDES = $(INC_ORACLE)
-LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lm
+LDLIBS_LIB := -lZydis -lZycore -lelf -ltraceevent -lxxhash -llzma -lzstd -lz -lm
 
 # The library by layer (docs/architecture.md): base, source (kernel code),
 # cfg, placement (the papers' algorithms), plan, tracefile.
@@ -55,7 +57,13 @@ TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(sort $(wildcard tools/*.c)))
 # Small programs the VM tests run inside the guest.
 VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard tests/vm/bin/*.c)))
 
-.PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz
+.PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz install \
+	check-build
+
+# Objects of programs built from one file (tools/, tests/vm/bin/) are kept:
+# make would otherwise delete them as intermediates and a second make rebuild them.
+.SECONDARY:
+.DELETE_ON_ERROR:
 
 all: userspace module
 
@@ -114,7 +122,7 @@ module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) O= modules
 
-check-unit: $(O)/unit-tests
+check-unit: $(O)/unit-tests $(PROGS)
 	$(O)/unit-tests
 
 check-vm: all
@@ -143,7 +151,34 @@ check-fuzz: $(O)/fuzz/fuzz_tracefile
 		-artifact_prefix=$(O)/fuzz/ \
 		-print_final_stats=1 $(O)/fuzz/corpus
 
-check: check-unit checkpatch check-fuzz check-vm
+# Build hygiene: CFLAGS on the command line, a second make, make install (tools/check-build).
+check-build: module
+	tools/check-build $(KDIR)
+
+check: check-unit checkpatch check-build check-fuzz check-vm
+
+# make install [PREFIX=/usr/local] [DESTDIR=] [KRELEASE=]: the tools, their man
+# pages and bash completion under PREFIX, the module under
+# /lib/modules/KRELEASE/extra (KRELEASE: the release KDIR was built for).
+PREFIX ?= /usr/local
+KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
+	$(patsubst linux-headers-%,%,$(filter linux-headers-%,$(notdir $(KDIR)))),\
+	$(shell cat "$(KDIR)/include/config/kernel.release" 2>/dev/null))
+
+install: all
+	@test -n "$(KRELEASE)" || { echo "make: install: no KRELEASE (pass KDIR= or KRELEASE=)" >&2; exit 1; }
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+		$(DESTDIR)/lib/modules/$(KRELEASE)/extra
+	install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/pathregen.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/pathtracectl.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 644 completion/pathtrace.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pathtracectl
+	install -m 644 completion/pathtrace.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pathregen
+	install -m 644 kmod/pathtrace.ko $(DESTDIR)/lib/modules/$(KRELEASE)/extra/
+	@if [ -z "$(DESTDIR)" ] && command -v depmod >/dev/null; then depmod -a $(KRELEASE); fi
 
 clean:
 	rm -rf $(O)

@@ -86,7 +86,9 @@ static void usage(FILE *fp)
 		"                   (2048) sampled subpaths with estimated counts; --exact counts all\n"
 		"  --verify         compare the blocks of the functions enabled with --verify with\n"
 		"                   their every-block records (the others are counted, not compared)\n"
-		"exit: 0 ok, 1 malformed input or regeneration failure, 2 usage, 3 verify mismatch,\n"
+		"  --version        the trace.bin format this pathregen writes and reads\n"
+		"exit: 0 ok, 1 malformed, corrupt (checksum) or truncated input or regeneration\n"
+		"      failure (what is valid is still regenerated), 2 usage, 3 verify mismatch,\n"
 		"      4 --verify of a trace with no function recorded with --verify\n");
 }
 
@@ -295,11 +297,21 @@ static int setting_option(int c, const char *arg, struct options *o, char **argv
 	case 'h':
 		usage(stdout);
 		exit(0);
+	case 'v':
+		printf("pathregen: trace.bin format %u.%u (reads %u.x)\n", PT_FILE_MAJOR,
+		       PT_FILE_MINOR, PT_FILE_MAJOR);
+		exit(0);
+	case ':':	/* ":" leads the short options: a value is missing */
+		if (!strncmp(argv[optind - 1], "--", 2))
+			err_msg("usage", "%s needs a value", argv[optind - 1]);
+		else
+			err_msg("usage", "-%c needs a value", optopt);
+		return -1;
 	}
 	if (optopt)
-		err_msg("usage", "option '-%c' is unknown or needs an argument", optopt);
+		err_msg("usage", "unknown option '-%c'", optopt);
 	else
-		err_msg("usage", "option '%s' is unknown or needs an argument", argv[optind - 1]);
+		err_msg("usage", "unknown option '%s'", argv[optind - 1]);
 	return -1;
 }
 
@@ -401,6 +413,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "calls-framed", no_argument, NULL, 'Z' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct out_writer_ops *chosen = NULL;
@@ -410,7 +423,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->top = 10;
 	o->line = 64;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
 		int bad = 0;
 		const struct out_writer_ops *ops = output_option(c, optarg, o, &bad);
 
@@ -822,7 +835,7 @@ int main(int argc, char **argv)
 	memset(&r, 0, sizeof(r));
 	r.fp = stdout;
 	if (parse_args(argc, argv, &r.o)) {
-		usage(stderr);
+		fprintf(stderr, "usage: pathregen TRACE.BIN [OPTION]... (pathregen --help lists them)\n");
 		return EXIT_USAGE;
 	}
 	pr_trace_init(&r.t, diag, NULL);

@@ -42,10 +42,27 @@ void pr_trace_init(struct pr_trace *t, pr_diag_fn diag, void *ctx)
 	t->diag_ctx = ctx;
 }
 
-int pr_trace_read(struct pr_trace *t, const char *path)
+/* What the CHECKSUM sections (format 2.1) found. */
+static void report_integrity(struct pr_trace *t, const char *path)
 {
-	int err = tracefile_read(path, &t->tf);
+	const struct tracefile *tf = &t->tf;
 
+	if (tf->corrupt_pages)
+		tell(t, path, "%u pages fail their checksum (the first at offset %" PRIu64
+		     "): each is a gap in its CPU's streams", tf->corrupt_pages, tf->corrupt_offset);
+	if (tf->corrupt_sections)
+		tell(t, path, "%u sections or their checksums are corrupt (the first at offset %"
+		     PRIu64 "): skipped", tf->corrupt_sections, tf->corrupt_offset);
+	if (tf->unchecked_sections)
+		tell(t, path, "%u sections have no checksum though the file is format %u.%u: read "
+		     "unverified", tf->unchecked_sections, tf->major, tf->minor);
+	if (tf->corrupt_pages || tf->corrupt_sections || tf->unchecked_sections)
+		mark_bad(t, -PT_EFORMAT);
+}
+
+/* After tracefile_read or tracefile_parse of path (its result err): told and marked. */
+static int read_done(struct pr_trace *t, const char *path, int err)
+{
 	if (err == -PT_EIO) {
 		int saved = errno;
 
@@ -56,13 +73,32 @@ int pr_trace_read(struct pr_trace *t, const char *path)
 	}
 	if (err == -PT_ENOMEM)
 		return err;
-	if (err) {
-		tell(t, path, "%s at offset %" PRIu64 " (%s); regenerating what came before",
+	if (err && !t->tf.size) {
+		tell(t, path, "empty file: not a trace.bin");
+		mark_bad(t, err);
+	} else if (err) {
+		/* what is regenerated: nothing before the first FUNCTION or page */
+		const char *then = !t->tf.nfuncs && !t->tf.npages ? ": nothing to regenerate" :
+				   err == -PT_ETRUNC ? "; regenerating every whole page before it" :
+				   "; regenerating what came before";
+
+		tell(t, path, "%s at offset %" PRIu64 " (%s)%s",
 		     t->tf.err_msg[0] ? t->tf.err_msg : pt_strerror(err), t->tf.err_off,
-		     pt_strerror(err));
+		     pt_strerror(err), then);
 		mark_bad(t, err);
 	}
+	report_integrity(t, path);
 	return 0;
+}
+
+int pr_trace_read(struct pr_trace *t, const char *path)
+{
+	return read_done(t, path, tracefile_read(path, &t->tf));
+}
+
+int pr_trace_parse(struct pr_trace *t, const char *name, const void *data, size_t size)
+{
+	return read_done(t, name, tracefile_parse(data, size, &t->tf));
 }
 
 /* Says why a function is not regenerated (pr_model_load's report). */

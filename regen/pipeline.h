@@ -45,6 +45,9 @@ void pr_trace_init(struct pr_trace *t, pr_diag_fn diag, void *ctx);
  */
 int pr_trace_read(struct pr_trace *t, const char *path);
 
+/* As pr_trace_read, of size bytes at data (copied) named name in what is told. */
+int pr_trace_parse(struct pr_trace *t, const char *name, const void *data, size_t size);
+
 /*
  * Every function's model (pr_model_load); an unusable function is told,
  * marked bad and left out or kept without a decoder. Returns 0;

@@ -761,7 +761,7 @@ struct pt_rec_loss {
 
 #define PT_FILE_MAGIC "PTTRACE"	/* 8 bytes with its NUL */
 #define PT_FILE_MAJOR 2
-#define PT_FILE_MINOR 0
+#define PT_FILE_MINOR 1	/* 2.1: CHECKSUM sections */
 #define PT_FILE_ENDIAN 0x01020304u
 
 struct pt_file_header {
@@ -782,6 +782,7 @@ enum pt_section_id {
 	PT_SEC_LOSS = 4,	/* pt_sec_loss */
 	PT_SEC_END = 5,		/* empty; last section of a complete file */
 	PT_SEC_PAGES_TRIMMED = 6, /* as PAGES, each page stored up to its data's end */
+	PT_SEC_CHECKSUM = 7,	/* pt_sec_checksum: sums of the section that follows (2.1) */
 };
 
 struct pt_section {
@@ -827,6 +828,29 @@ struct pt_sec_loss {
 	__u64 dropped;		/* records refused by full ring buffers */
 	__u64 missed;		/* probe hits the kernel skipped */
 	__u64 reserved[2];
+};
+
+/*
+ * PT_SEC_CHECKSUM (format 2.1; FORMAT.md 2.8) comes right before the
+ * section it covers, so a file cut short keeps the sums of the pages before
+ * the cut. Every sum is xxHash's XXH3_64bits (seed 0). head sums the
+ * covered section's pt_section header and its payload: all of it, but for
+ * PAGES and PAGES_TRIMMED only their pt_sec_pages struct, each page having
+ * its own pt_page_sum (nr_pages of them follow the struct, in page order),
+ * so that a bad page is a located gap. A 2.1 writer covers every section
+ * but END and CHECKSUM; readers of 2.0 skip the section (unknown id).
+ */
+struct pt_sec_checksum {
+	__u32 size;
+	__u32 nr_pages;		/* pt_page_sum entries that follow: the covered section's pages, or 0 */
+	__u64 head;		/* XXH3_64bits of the section header and (pages: its struct) payload */
+	__u64 reserved[2];
+};
+
+struct pt_page_sum {
+	__u64 sum;		/* XXH3_64bits of the page's stored bytes */
+	__u32 len;		/* its stored bytes (PAGES: page_size) */
+	__u32 reserved;
 };
 
 /*
@@ -915,6 +939,8 @@ _Static_assert(sizeof(struct pt_sec_system) == 40, "pt_sec_system");
 _Static_assert(sizeof(struct pt_sec_function) == 64, "pt_sec_function");
 _Static_assert(sizeof(struct pt_sec_pages) == 32, "pt_sec_pages");
 _Static_assert(sizeof(struct pt_sec_loss) == 40, "pt_sec_loss");
+_Static_assert(sizeof(struct pt_sec_checksum) == 32, "pt_sec_checksum");
+_Static_assert(sizeof(struct pt_page_sum) == 16, "pt_page_sum");
 _Static_assert(sizeof(struct pt_cfg_hdr) == 88, "pt_cfg_hdr");
 _Static_assert(sizeof(struct pt_cfg_block) == 32, "pt_cfg_block");
 _Static_assert(sizeof(struct pt_cfg_insn) == 32, "pt_cfg_insn");

@@ -57,6 +57,19 @@ const char *unit_modules_dir(void)
 	return dir[0] ? dir : NULL;
 }
 
+int unit_module_file(const char *ko, char *path, size_t len)
+{
+	static const char *const ext[] = { "", ".xz", ".zst", ".gz" };
+	unsigned int i;
+
+	for (i = 0; unit_modules_dir() && i < sizeof(ext) / sizeof(ext[0]); i++) {
+		snprintf(path, len, "%s/%s%s", unit_modules_dir(), ko, ext[i]);
+		if (!access(path, R_OK))
+			return 1;
+	}
+	return 0;
+}
+
 void unit_add_suite(const char *name, const struct unit_test *tests, unsigned int n)
 {
 	CU_pSuite s;

@@ -176,9 +176,8 @@ static void test_corpus(void)
 		struct elfobj *o;
 		uint32_t i;
 
-		snprintf(path, sizeof(path), "%s/%s", unit_modules_dir() ? unit_modules_dir() :
-			 "/lib/modules/none", modules[m]);
-		if (access(path, R_OK))
+		/* as installed: plain or compressed (elfobj reads both) */
+		if (!unit_module_file(modules[m], path, sizeof(path)))
 			snprintf(path, sizeof(path), "/lib/modules/%s/kernel/%s", u.release,
 				 modules[m]);
 		if (access(path, R_OK)) {

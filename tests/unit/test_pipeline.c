@@ -20,6 +20,7 @@
 #include "pathtrace_abi.h"
 #include "pipeline.h"
 #include "regen_trace.h"
+#include "tf_sample.h"
 #include "unit.h"
 
 static const char *fixture_path(const char *name)
@@ -202,11 +203,40 @@ static void test_truncated(void)
 	CU_ASSERT_EQUAL(t.bad, 1);
 	CU_ASSERT(t.err < 0);
 	CU_ASSERT_EQUAL(told.n, 1);
-	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "regenerating what came before"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "regenerating every whole page before it"));
 	CU_ASSERT_EQUAL(pr_trace_model(&t), 0);
 	CU_ASSERT_EQUAL(pr_trace_streams(&t), 0);
 	pr_trace_free(&t);
 	unlink(path);
+	/* empty, /dev/null, random bytes, a header alone: said, nothing claimed regenerated */
+	{
+		static const struct {
+			const char *bytes;
+			size_t n;
+			const char *says;
+		} cases[] = {
+			{ "", 0, "empty file: not a trace.bin" },
+			{ "\x93\x11\xfe\x02 random bytes, not a trace", 30, "not a trace.bin" },
+			{ "PTTR", 4, "file header: 4 bytes" },
+		};
+		unsigned int k;
+
+		for (k = 0; k < 3; k++) {
+			memset(&told, 0, sizeof(told));
+			pr_trace_init(&t, collect, &told);
+			CU_ASSERT_EQUAL(pr_trace_parse(&t, "x", cases[k].bytes, cases[k].n), 0);
+			CU_ASSERT(t.bad);
+			CU_ASSERT_EQUAL(told.n, 1);
+			CU_ASSERT_PTR_NOT_NULL(strstr(told.text, cases[k].says));
+			CU_ASSERT_PTR_NULL(strstr(told.text, "regenerating"));
+			pr_trace_free(&t);
+		}
+		memset(&told, 0, sizeof(told));
+		pr_trace_init(&t, collect, &told);
+		CU_ASSERT_EQUAL(pr_trace_read(&t, "/dev/null"), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(told.text, "empty file"));
+		pr_trace_free(&t);
+	}
 	/* a file that is not there: -PT_EIO, told */
 	memset(&told, 0, sizeof(told));
 	pr_trace_init(&t, collect, &told);
@@ -216,8 +246,217 @@ static void test_truncated(void)
 	pr_trace_free(&t);
 }
 
+/* pathregen's text output of a trace in memory, and whether it told something and would exit 1. */
+struct regen_mem {
+	char *text;
+	size_t len;
+	unsigned int told;
+	int bad;
+	uint64_t cpus;		/* bit c: CPU c has records */
+	uint32_t pages;		/* pages read */
+};
+
+static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
+{
+	struct told told = { .n = 0 };
+	struct out_writer w = { .ops = &out_text_ops };
+	struct out_writer *ws[1] = { &w };
+	struct pr_trace t;
+	size_t i;
+
+	memset(o, 0, sizeof(*o));
+	pr_trace_init(&t, collect, &told);
+	w.fp = open_memstream(&o->text, &o->len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	/* pathregen's load and regenerate, quiet but for what is told */
+	if (!pr_trace_parse(&t, "trace", b, n) && !pr_trace_model(&t) && !pr_trace_streams(&t)) {
+		w.m = &t.m;
+		if (!out_open_all(ws, 1)) {
+			pr_trace_walk(&t, ws, 1, NULL);
+			if (out_close_all(ws, 1))
+				t.bad = 1;
+		}
+	}
+	fclose(w.fp);
+	for (i = 0; i < t.rs.n; i++)
+		o->cpus |= 1ull << (t.rs.recs[i].cpu & 63);
+	o->pages = t.rs.pages;
+	o->told = told.n;
+	o->bad = t.bad;
+	pr_trace_free(&t);
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/*
+ * Flips random bits of b, one at a time: pathregen's output stays the
+ * same, or it says something and exits 1. Returns the silent changes.
+ */
+static unsigned int flip_bits(const uint8_t *b, size_t n, unsigned int flips, uint64_t *rng,
+			      unsigned int *noticed, int quiet)
+{
+	struct regen_mem base, got;
+	uint8_t *c = malloc(n);
+	unsigned int k, silent = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	memcpy(c, b, n);
+	regen_mem(b, n, &base);
+	CU_ASSERT_EQUAL(base.told, 0);
+	CU_ASSERT_EQUAL(base.bad, 0);
+	CU_ASSERT(base.len > 0);
+	for (k = 0; k < flips; k++) {
+		uint64_t bit = xorshift(rng) % (n * 8);
+
+		c[bit / 8] ^= 1u << (bit % 8);
+		regen_mem(c, n, &got);
+		if (got.told && got.bad)
+			++*noticed;
+		else if (got.len != base.len || memcmp(got.text, base.text, base.len)) {
+			if (silent++ < 5 && !quiet)
+				fprintf(stderr, "\nflip of bit %llu (byte %llu of %zu) changed the output silently\n",
+					(unsigned long long)bit % 8, (unsigned long long)bit / 8, n);
+		}
+		c[bit / 8] ^= 1u << (bit % 8);
+		free(got.text);
+	}
+	free(base.text);
+	free(c);
+	return silent;
+}
+
+/* The committed fixture written again with checksums (format 2.1): it regenerates the same. */
+static uint8_t *fixture_summed(size_t *n)
+{
+	struct tracefile tf;
+	struct regen_mem r;
+	char *want = slurp(fixture_path("trace-v2.0.txt"));
+	uint8_t *b;
+
+	CU_ASSERT_EQUAL_FATAL(tracefile_read(fixture_path("trace-v2.0.bin"), &tf), 0);
+	b = tf_rewrite(&tf, tf.size, 0, n);
+	tracefile_free(&tf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(want);
+	regen_mem(b, *n, &r);
+	CU_ASSERT_EQUAL(r.told, 0);
+	CU_ASSERT_STRING_EQUAL(r.text, want);
+	free(r.text);
+	free(want);
+	return b;
+}
+
+/* A simulated run of several CPUs (tests/oracle) as trace.bin, into memory. */
+static uint8_t *simulated(uint64_t *rng, uint16_t mode, uint16_t encoding, size_t *n)
+{
+	struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 6, .closed = 1 };
+	struct sim_lower_opts lo = { .mode = mode, .encoding = encoding };
+	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = 40, .max_steps = 80,
+				    .migrate_pct = 20, .irq_pct = 10 };
+	struct rt_run x;
+	uint8_t *b;
+	FILE *f;
+	long len;
+
+	CU_ASSERT_EQUAL_FATAL(rt_run_make(&x, rng, &go, &lo, &ko), 0);
+	f = fopen(x.path, "rb");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	b = malloc(len);
+	CU_ASSERT_EQUAL_FATAL(fread(b, 1, len, f), (size_t)len);
+	fclose(f);
+	rt_run_free(&x);
+	*n = len;
+	return b;
+}
+
+/*
+ * Issue 39: no bit flip of a real trace (the VM fixture with checksums)
+ * or of simulated ones changes pathregen's output silently: 10,000 flips.
+ */
+static void test_bit_flips(void)
+{
+	static const uint16_t modes[][2] = {
+		{ PT_MODE_TRACE, PT_ENC_WITNESS }, { PT_MODE_PATHS, PT_ENC_WITNESS },
+		{ PT_MODE_TRACE, PT_ENC_BITS },
+	};
+	uint64_t rng = unit_seed() * 2654435761u + 1;
+	unsigned int silent = 0, noticed = 0, stripped = 0, i;
+	size_t n;
+	uint8_t *b = fixture_summed(&n);
+
+	silent += flip_bits(b, n, 4000, &rng, &noticed, 0);
+	/* the oracle has teeth: without its checksums (2.0) some flips pass silently */
+	n = tf_strip_checksums(b, n);
+	CU_ASSERT(flip_bits(b, n, 1000, &rng, &stripped, 1) > 0);
+	free(b);
+	for (i = 0; i < 3; i++) {
+		b = simulated(&rng, modes[i][0], modes[i][1], &n);
+		silent += flip_bits(b, n, 2000, &rng, &noticed, 0);
+		free(b);
+	}
+	CU_ASSERT_EQUAL(silent, 0);
+	CU_ASSERT(noticed > 1000);	/* most flips land in page bytes and are told */
+}
+
+/*
+ * Cut at random offsets, a trace regenerates exactly what the whole trace
+ * regenerates from its pages before the cut, each CPU's records then
+ * ending in a gap (tf_rewrite: that prefix, a page failing its sum per
+ * CPU); told, exit 1.
+ */
+static void cut_at_random(const uint8_t *b, size_t n, unsigned int cuts, uint64_t *rng)
+{
+	struct tracefile full;
+	unsigned int k;
+
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, n, &full), 0);
+	for (k = 0; k < cuts; k++) {
+		size_t cut = xorshift(rng) % n, rn;
+		struct regen_mem got, want;
+		uint8_t *ref;
+
+		regen_mem(b, cut, &got);
+		CU_ASSERT(got.told > 0 && got.bad);
+		ref = tf_rewrite(&full, cut, got.cpus, &rn);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+		regen_mem(ref, rn, &want);
+		CU_ASSERT_EQUAL(got.pages + __builtin_popcountll(got.cpus), want.pages);
+		CU_ASSERT(got.len == want.len && !memcmp(got.text, want.text, got.len));
+		free(ref);
+		free(got.text);
+		free(want.text);
+	}
+	tracefile_free(&full);
+}
+
+static void test_truncations(void)
+{
+	uint64_t rng = unit_seed() * 0x9e3779b97f4a7c15ull + 3;
+	size_t n;
+	uint8_t *b = fixture_summed(&n);
+
+	cut_at_random(b, n, 300, &rng);
+	free(b);
+	b = simulated(&rng, PT_MODE_TRACE, PT_ENC_WITNESS, &n);
+	cut_at_random(b, n, 300, &rng);
+	free(b);
+}
+
 UNIT_SUITE(pipeline,
 	   { "the fixture step by step: told, streams, text output", test_fixture_steps },
 	   { "a simulated verify-mode run: every block equal to its record; hooks",
 	     test_simulated_verify },
-	   { "a truncated file: told and kept, or refused when quiet", test_truncated })
+	   { "a truncated file: told and kept, or refused when quiet", test_truncated },
+	   { "10,000 bit flips of real and simulated traces: none changes the output silently",
+	     test_bit_flips },
+	   { "cut at random: every whole page before the cut regenerates, then a gap",
+	     test_truncations })

@@ -318,8 +318,7 @@ static void test_static_calls_elf(void)
 	CU_ASSERT_EQUAL(static_calls_elf("/nonexistent.ko", &sc), -PT_EIO);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(unit_modules_dir());
 	for (k = 0; k < sizeof(kos) / sizeof(kos[0]); k++) {
-		snprintf(ko, sizeof(ko), "%s/%s", unit_modules_dir(), kos[k]);
-		if (static_calls_elf(ko, &sc))
+		if (!unit_module_file(kos[k], ko, sizeof(ko)) || static_calls_elf(ko, &sc))
 			continue;
 		CU_ASSERT_FATAL(elfobj_open(ko, &o) == 0);
 		found += sc.n;

@@ -158,6 +158,7 @@ static void test_malformed_header(void)
 	free(b);
 }
 
+/* The structure alone: a file without checksums (2.0), whose patches no sum catches. */
 static void test_malformed_sections(void)
 {
 	size_t size;
@@ -167,6 +168,7 @@ static void test_malformed_sections(void)
 	uint32_t v32, nfuncs;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	size = tf_strip_checksums(b, size);
 	sys = section_at(b, size, PT_SEC_SYSTEM);
 	fn = section_at(b, size, PT_SEC_FUNCTION);
 	pages = section_at(b, size, PT_SEC_PAGES_TRIMMED);
@@ -239,13 +241,35 @@ static void test_truncation_everywhere(void)
 		CU_ASSERT(!tf.complete);
 		CU_ASSERT(tf.nfuncs <= full.nfuncs);
 		CU_ASSERT(tf.npages <= full.npages);
+		CU_ASSERT_EQUAL(tf.corrupt_pages + tf.corrupt_sections, 0);
 		for (i = 0; i < tf.nfuncs; i++)
 			check_sample_function(&tf.funcs[i]);
+		/* every page before the cut, whole; only the last section may be cut */
 		for (i = 0; i < tf.npages; i++) {
+			uint32_t p;
+
 			CU_ASSERT_EQUAL(tf.pages[i].cpu, full.pages[i].cpu);
-			CU_ASSERT_EQUAL_FATAL(tf.pages[i].bytes, full.pages[i].bytes);
-			CU_ASSERT_EQUAL(memcmp(tf.pages[i].data, full.pages[i].data,
-					       full.pages[i].bytes), 0);
+			CU_ASSERT(tf.pages[i].cut == (i + 1 == tf.npages &&
+						      tf.pages[i].nr_pages < full.pages[i].nr_pages));
+			CU_ASSERT_FATAL(tf.pages[i].nr_pages <= full.pages[i].nr_pages);
+			for (p = 0; p < tf.pages[i].nr_pages; p++) {
+				CU_ASSERT_EQUAL_FATAL(tf.pages[i].page[p].len,
+						      full.pages[i].page[p].len);
+				CU_ASSERT_EQUAL(memcmp(tf.pages[i].page[p].data,
+						       full.pages[i].page[p].data,
+						       full.pages[i].page[p].len), 0);
+				CU_ASSERT(tf.pages[i].page[p].data + tf.pages[i].page[p].len <=
+					  tf.buf + k);
+			}
+		}
+		/* a page the cut spares is kept */
+		if (tf.npages && tf.pages[tf.npages - 1].cut) {
+			const struct tf_pages *ps = &tf.pages[tf.npages - 1];
+			const uint8_t *next = ps->nr_pages ?
+				ps->page[ps->nr_pages - 1].data + ps->page[ps->nr_pages - 1].len :
+				ps->data;
+
+			CU_ASSERT(next + full.pages[tf.npages - 1].page[ps->nr_pages].len > tf.buf + k);
 		}
 		tracefile_free(&tf);
 		free(cut);
@@ -358,6 +382,7 @@ static void test_pages_trimmed(void)
 	tracefile_free(&ta);
 	tracefile_free(&tb);
 
+	asize = tf_strip_checksums(a, asize);	/* the page headers alone (2.0) */
 	sec = section_at(a, asize, PT_SEC_PAGES_TRIMMED);
 	CU_ASSERT_FATAL(sec != 0);
 	{
@@ -485,6 +510,7 @@ static uint8_t *one_section_file(uint32_t id, const void *payload, size_t n, siz
 	tfw_section(&w, id, payload, n);
 	tfw_close(&w);
 	fclose(f);
+	*size = tf_strip_checksums((uint8_t *)buf, *size);
 	return (uint8_t *)buf;
 }
 
@@ -534,6 +560,74 @@ static void test_growth_rules(void)
 	free(b);
 }
 
+/*
+ * Checksums (2.1): every section but END after its CHECKSUM; a flipped
+ * page byte marks that page alone bad and decodes as a LOSS(CORRUPT) in
+ * its place; a flipped FUNCTION byte skips that section; both counted.
+ */
+static void test_checksums(void)
+{
+	size_t size;
+	uint8_t *b = sample_bytes(&size), *c;
+	struct tracefile tf, full;
+	struct tr_records ra, rb;
+	size_t fn, i, k;
+	uint32_t p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(decode_file(b, size, &ra, &full), 0);
+	CU_ASSERT_EQUAL(full.minor, PT_FILE_MINOR);
+	CU_ASSERT_EQUAL(full.checked_sections, 7);	/* SYSTEM, FUNCTION, 3 PAGES, section 99, LOSS */
+	CU_ASSERT_EQUAL(full.checked_sections + full.unchecked_sections + full.corrupt_sections, 7);
+	CU_ASSERT_EQUAL(full.corrupt_pages, 0);
+	for (i = 0; i < full.npages; i++)
+		CU_ASSERT(full.pages[i].checked);
+
+	/* each page's last stored byte flipped: that page, and no other, is a gap */
+	for (i = 0; i < full.npages; i++) {
+		const struct tf_page *pg = &full.pages[i].page[0];
+		size_t at = pg->data - full.buf + pg->len - 1;
+		uint32_t cpu = full.pages[i].cpu, n = 0;
+
+		c = malloc(size);
+		memcpy(c, b, size);
+		c[at] ^= 0x10;
+		CU_ASSERT_EQUAL(decode_file(c, size, &rb, &tf), 0);
+		CU_ASSERT_EQUAL(tf.corrupt_pages, 1);
+		CU_ASSERT_EQUAL(tf.corrupt_offset, pg->data - full.buf);
+		for (k = 0; k < tf.npages; k++)
+			for (p = 0; p < tf.pages[k].nr_pages; p++)
+				CU_ASSERT_EQUAL(tf.pages[k].page[p].bad, k == i);
+		CU_ASSERT_EQUAL(rb.sum_pages, 1);
+		for (k = 0; k < rb.n; k++)
+			n += rb.recs[k].cpu == cpu && rb.recs[k].synthetic &&
+			     rb.recs[k].arg == TR_LOSS_CORRUPT;
+		CU_ASSERT_EQUAL(n, 1);
+		tr_records_free(&rb);
+		tracefile_free(&tf);
+		free(c);
+	}
+	/* a FUNCTION byte (its name): the section is skipped and counted */
+	fn = section_at(b, size, PT_SEC_FUNCTION);
+	b[fn + 16 + sizeof(struct pt_sec_function)] ^= 1;
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL(tf.nfuncs, 0);
+	CU_ASSERT_EQUAL(tf.corrupt_sections, 1);
+	CU_ASSERT_EQUAL(tf.corrupt_offset, fn);
+	tracefile_free(&tf);
+	b[fn + 16 + sizeof(struct pt_sec_function)] ^= 1;
+	/* the CHECKSUM before it unreadable: the section is read unverified, said */
+	b[fn - 48 + 16 + 4] ^= 1;	/* its nr_pages: 1 */
+	CU_ASSERT_EQUAL(tracefile_parse(b, size, &tf), 0);
+	CU_ASSERT_EQUAL(tf.nfuncs, 1);
+	CU_ASSERT_EQUAL(tf.corrupt_sections, 1);
+	CU_ASSERT_EQUAL(tf.unchecked_sections, 1);
+	tracefile_free(&tf);
+	tr_records_free(&ra);
+	tracefile_free(&full);
+	free(b);
+}
+
 UNIT_SUITE(tracefile,
 	   { "round trip of every section", test_round_trip },
 	   { "malformed file header", test_malformed_header },
@@ -543,4 +637,6 @@ UNIT_SUITE(tracefile,
 	     test_pages_trimmed },
 	   { "CFG blob: malformed and truncated", test_cfg_blob_malformed },
 	   { "a function's recorded CFG and its block names", test_function_cfg },
-	   { "growth rules: older and newer struct sizes", test_growth_rules })
+	   { "growth rules: older and newer struct sizes", test_growth_rules },
+	   { "checksums: a bad page is a gap in its place, a bad section skipped",
+	     test_checksums })

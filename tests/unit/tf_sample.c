@@ -197,3 +197,79 @@ uint8_t *sample_bytes(size_t *size)
 	fclose(f);
 	return (uint8_t *)buf;
 }
+
+size_t tf_strip_checksums(uint8_t *b, size_t size)
+{
+	size_t in = sizeof(struct pt_file_header), out = in;
+	uint16_t minor = 0;
+
+	memcpy(b + offsetof(struct pt_file_header, minor), &minor, 2);
+	while (in + sizeof(struct pt_section) <= size) {
+		struct pt_section s;
+		size_t n;
+
+		memcpy(&s, b + in, sizeof(s));
+		n = sizeof(s) + ((s.size + 7) & ~7ull);
+		if (n > size - in)
+			n = size - in;
+		if (s.id != PT_SEC_CHECKSUM) {
+			memmove(b + out, b + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	memmove(b + out, b + in, size - in);
+	return out + size - in;
+}
+
+uint8_t *tf_rewrite(const struct tracefile *tf, uint64_t until, uint64_t gap_cpus, size_t *size)
+{
+	uint64_t gap_at[64];
+	struct tf_writer w;
+	uint8_t *page, *buf = NULL;
+	uint32_t i, p, cpu, ngaps = 0;
+	FILE *f = open_memstream((char **)&buf, size);
+
+	if (!f)
+		return NULL;
+	page = calloc(1, tf->page_size ? tf->page_size : SAMPLE_PAGE);
+	tfw_init(&w, f);
+	if (tf->has_system)
+		tfw_system(&w, tf->nr_cpus, tf->page_size, tf->release, tf->start_ns);
+	for (i = 0; i < tf->nfuncs; i++)
+		tfw_function(&w, &tf->funcs[i]);
+	for (i = 0; i < tf->npages && page; i++) {
+		const struct tf_pages *s = &tf->pages[i];
+
+		for (p = 0; p < s->nr_pages; p++) {
+			const struct tf_page *pg = &s->page[p];
+
+			if ((uint64_t)(pg->data - tf->buf) + pg->len > until || s->page_size > tf->page_size)
+				break;
+			/* a stored page is the whole page with zeros after it */
+			memset(page, 0, s->page_size);
+			memcpy(page, pg->data, pg->len);
+			tfw_pages(&w, s->cpu, s->page_size, 1, page, NULL);
+		}
+	}
+	for (cpu = 0; cpu < 64 && page; cpu++) {
+		if (!(gap_cpus >> cpu & 1))
+			continue;
+		memset(page, 0, tf->page_size);	/* an empty page, its stamp flipped below */
+		tfw_pages(&w, cpu, tf->page_size, 1, page, NULL);
+		gap_at[ngaps++] = w.off - 16;
+	}
+	if (tf->has_loss && until >= tf->size)
+		tfw_loss(&w, tf->nr_cpus, tf->dropped, tf->missed);
+	if (tfw_close(&w) || !page) {
+		fclose(f);
+		free(buf);
+		free(page);
+		return NULL;
+	}
+	fclose(f);
+	free(page);
+	for (i = 0; i < ngaps; i++)
+		buf[gap_at[i]] ^= 1;
+	return buf;
+}

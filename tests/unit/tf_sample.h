@@ -36,4 +36,24 @@ int sample_write(FILE *f);
 /* Writes it into memory; returns a malloc'd buffer and its size in *size. */
 uint8_t *sample_bytes(size_t *size);
 
+/*
+ * Rewrites the trace.bin in b (size bytes) in place as format 2.0 wrote
+ * it: no CHECKSUM sections, minor 0, so that a test of the structure alone
+ * can patch it. Returns its new size.
+ */
+size_t tf_strip_checksums(uint8_t *b, size_t size);
+
+struct tracefile;
+
+/*
+ * tf written again through the writer (format 2.1: checksums), into
+ * memory: SYSTEM, its functions, each stored page as a PAGES_TRIMMED
+ * section of its own, LOSS. Only the pages whose bytes end at or before
+ * offset until of tf's file are written, and LOSS only when until is
+ * tf->size or more; then, for each CPU in gap_cpus (bit c: CPU c), one
+ * page that fails its checksum (a gap at the end of that CPU's records).
+ * Returns the bytes (malloc'd; *size their length), or NULL.
+ */
+uint8_t *tf_rewrite(const struct tracefile *tf, uint64_t until, uint64_t gap_cpus, size_t *size);
+
 #endif

@@ -36,6 +36,13 @@ unsigned long unit_seed(void);
 const char *unit_modules_dir(void);
 
 /*
+ * The file of module ko ("fs/ext4/ext4.ko") in unit_modules_dir(), as
+ * installed: ko, or ko compressed (.xz, .zst, .gz), into path; 1 when
+ * there is one, else 0.
+ */
+int unit_module_file(const char *ko, char *path, size_t len);
+
+/*
  * The path of the program name built next to the running unit-tests (as
  * build/pathregen beside build/unit-tests) into path; 1 when it is there
  * and executable, else 0.

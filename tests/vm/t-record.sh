@@ -2,7 +2,8 @@
 # CPUs: complete file, pages from every CPU, records that kbuffer decodes
 # with no corrupt page or record, streams per owner; --duration, SIGINT and
 # a too-small buffer (counted LOSS, still a complete file); command-line
-# errors exit 2.
+# errors exit 2; a record killed with SIGKILL leaves a file pathregen
+# regenerates up to the cut.
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko
@@ -192,4 +193,23 @@ check "entered and framed calls: inner's ENTERs name outer's calls" \
 	sh -c "pathregen --json $O/t8.bin | grep -q '\"frame\": \"0x'"
 pathtracectl enable --explicit-entries --implicit-entries pt_target_outer >/dev/null 2>&1
 check "--explicit-entries with --implicit-entries: exit 2" test $? -eq 2
+
+# A recording killed with SIGKILL leaves a readable prefix (FORMAT.md 2.8): every section
+# whole and flushed as written, so pathregen regenerates every whole page before the cut,
+# says that the file ends early, finds no page failing its checksum, and exits 1.
+pathtracectl record -o $O/t9.bin 2>/dev/null &
+pid=$!
+n=0
+while ! pt-plan stats | grep -q "tracing=1" && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+(work 100)
+sleep 1		# record drains the buffers while tracing runs
+kill -KILL $pid
+wait $pid
+pathregen $O/t9.bin > $O/t9.txt 2> $O/t9.err
+check "SIGKILL: pathregen exits 1" test $? -eq 1
+cat $O/t9.err
+expect_out "SIGKILL: the file ends early, what came before regenerates" \
+	"regenerating every whole page before it" cat $O/t9.err
+check "SIGKILL: no page or section fails its checksum" sh -c "! grep -q checksum $O/t9.err"
+check "SIGKILL: executions before the cut" grep -q "pt_target_outer() {" $O/t9.txt
 finish

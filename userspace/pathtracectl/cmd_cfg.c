@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pathtracectl cfg FUNC --elf FILE [--dot]: a function's recovered CFG for
+ * pathtracectl cfg FUNC --elf FILE [--dot]: a function's recovered CFG (each
+ * function a glob matches, for a glob) for
  * a human (blocks as symbol+offset, edges, calls, exits, the fentry site,
  * each Jcc's condition, or the refusal and its reason), or Graphviz.
  * pathtracectl cfg FUNC --live [--module MOD] [--moddir DIR]: the same from
@@ -20,6 +21,7 @@
 #include <pathtrace/ksyms.h>
 
 #include "commands.h"
+#include "names.h"
 
 /* x86 condition codes by the low nibble of the Jcc opcode. */
 static const char *const cond[16] = {
@@ -175,50 +177,68 @@ static int show(const char *func, const struct cfg_input *in, int dot)
 	return err ? 1 : 0;
 }
 
-static int from_elf(const char *func, const char *elf, int dot)
+static int from_elf(const char *pattern, const char *elf, int dot)
 {
+	struct ctl_names names;
 	struct elfobj *o;
 	struct cfg_input in;
+	uint32_t k;
 	int64_t i;
-	int err;
+	int err, ret = 0;
 
 	err = elfobj_open(elf, &o);
 	if (err) {
-		ctl_err(elf, "%s", pt_strerror(err));
+		ctl_elf_err(elf, err);
 		return 1;
 	}
-	i = elfobj_find(o, func);
-	if (i < 0) {
-		ctl_err(func, "no such function in %s", elf);
+	if (ctl_names_elf(o, pattern, &names)) {
+		ctl_err(pattern, "%s", pt_strerror(-PT_ENOMEM));
 		elfobj_close(o);
 		return 1;
 	}
-	if (elfobj_func(o, i)->parent != ELFOBJ_NONE) {
-		ctl_err(func, "is the .cold part of %s: ask for that function",
-			elfobj_func(o, elfobj_func(o, i)->parent)->name);
-		elfobj_close(o);
-		return 1;
+	if (!names.n) {
+		ctl_err(pattern, "no function of %s matches", elf);
+		ret = 1;
 	}
-	err = elfobj_input(o, i, &in);
-	if (err) {
-		ctl_err(func, "%s", pt_strerror(err));
-		elfobj_close(o);
-		return 1;
+	for (k = 0; k < names.n; k++) {
+		const char *func = names.v[k];
+
+		i = elfobj_find(o, func);
+		if (i < 0) {
+			ctl_err(func, "no such function in %s", elf);
+			ret = 1;
+			continue;
+		}
+		if (elfobj_func(o, i)->parent != ELFOBJ_NONE) {
+			ctl_err(func, "is the .cold part of %s: ask for that function",
+				elfobj_func(o, elfobj_func(o, i)->parent)->name);
+			ret = 1;
+			continue;
+		}
+		err = elfobj_input(o, i, &in);
+		if (err) {
+			ctl_err(func, "%s", pt_strerror(err));
+			ret = 1;
+			continue;
+		}
+		ret |= show(func, &in, dot);
 	}
-	err = show(func, &in, dot);
+	ctl_names_free(&names);
 	elfobj_close(o);
-	return err;
+	return ret;
 }
 
-static int from_live(const char *func, const char *module, const char *dir, int dot)
+static int from_live(const char *pattern, const char *module, const char *dir, int dot)
 {
 	char moddir[300], detail[160];
 	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", dir ? dir : moddir };
+	struct ctl_names names;
 	struct cfg_input in;
 	struct utsname u;
 	struct klive *k;
 	const char *tag;
-	int err;
+	uint32_t j;
+	int err, ret = 0;
 
 	uname(&u);
 	snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
@@ -227,61 +247,81 @@ static int from_live(const char *func, const char *module, const char *dir, int 
 		ctl_err("live kernel", "%s (kallsyms and kcore need root)", pt_strerror(err));
 		return 1;
 	}
-	err = klive_input(k, func, module, &in, &tag, detail, sizeof(detail));
-	if (err == -PT_EREFUSED) {
-		printf("%s: refused (%s): %s\n", func, tag, detail);
-		ctl_err(func, "refused: %s", tag);
-		err = 1;
-	} else if (err) {
-		ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
-			err == -PT_EINVAL ? "several functions have this name" : pt_strerror(err),
-			module ? " in module " : "", module ? module : "");
-		err = 1;
-	} else {
-		err = show(func, &in, dot);
+	if (ctl_names_live(klive_ksyms(k), pattern, module, &names)) {
+		ctl_err(pattern, "%s", pt_strerror(-PT_ENOMEM));
+		klive_close(k);
+		return 1;
 	}
+	if (!names.n) {
+		ctl_err(pattern, "no function%s%s matches", module ? " of module " : "",
+			module ? module : "");
+		ret = 1;
+	}
+	for (j = 0; j < names.n; j++) {
+		const char *func = names.v[j];
+
+		err = klive_input(k, func, module, &in, &tag, detail, sizeof(detail));
+		if (err == -PT_EREFUSED) {
+			printf("%s: refused (%s): %s\n", func, tag, detail);
+			ctl_err(func, "refused: %s", tag);
+			ret = 1;
+		} else if (err) {
+			ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
+				err == -PT_EINVAL ? "several functions have this name" :
+				pt_strerror(err), module ? " in module " : "", module ? module : "");
+			ret = 1;
+		} else {
+			ret |= show(func, &in, dot);
+		}
+	}
+	ctl_names_free(&names);
 	klive_close(k);
-	return err;
+	return ret;
 }
 
 static int cmd_cfg(int argc, char **argv)
 {
 	const char *func = NULL, *elf = NULL, *module = NULL, *moddir = NULL;
-	int dot = 0, live = 0, a;
+	struct ctl_args a;
+	int dot = 0, live = 0, r;
 
-	for (a = 1; a < argc; a++) {
-		if (!strcmp(argv[a], "--dot")) {
+	ctl_args_init(&a, argc, argv);
+	while ((r = ctl_next(&a)) != CTL_END) {
+		if (r == CTL_BAD)
+			return 2;
+		if (r == CTL_OPERAND) {
+			if (func)
+				return ctl_usage_err("cfg", "one function or glob only (got %s and %s)",
+						     func, a.val);
+			func = a.val;
+		} else if (ctl_is(&a, "--dot")) {
 			dot = 1;
-		} else if (!strcmp(argv[a], "--live")) {
+		} else if (ctl_is(&a, "--live")) {
 			live = 1;
-		} else if (!strcmp(argv[a], "--elf") || !strcmp(argv[a], "--module") ||
-			   !strcmp(argv[a], "--moddir")) {
-			if (a + 1 == argc) {
-				ctl_err("cfg", "%s needs an argument", argv[a]);
-				return 2;
-			}
-			if (!strcmp(argv[a], "--elf"))
-				elf = argv[++a];
-			else if (!strcmp(argv[a], "--module"))
-				module = argv[++a];
-			else
-				moddir = argv[++a];
-		} else if (argv[a][0] == '-') {
-			ctl_err("cfg", "unknown option %s", argv[a]);
-			return 2;
-		} else if (!func) {
-			func = argv[a];
+		} else if (ctl_is(&a, "--elf")) {
+			elf = a.val;
+		} else if (ctl_is(&a, "--module")) {
+			module = a.val;
 		} else {
-			ctl_err("cfg", "one function only (got %s and %s)", func, argv[a]);
-			return 2;
+			moddir = a.val;
 		}
 	}
-	if (!func || !!elf == live || ((module || moddir) && !live)) {
-		ctl_err("cfg", "usage: pathtracectl cfg FUNC --elf FILE [--dot] | "
-			"cfg FUNC --live [--module MOD] [--moddir DIR] [--dot]");
-		return 2;
-	}
+	if (!func)
+		return ctl_usage_err("cfg", "no function named");
+	if (!!elf == live)
+		return ctl_usage_err("cfg", "--elf FILE or --live: one of them");
+	if ((module || moddir) && !live)
+		return ctl_usage_err("cfg", "--module and --moddir go with --live");
 	return live ? from_live(func, module, moddir, dot) : from_elf(func, elf, dot);
 }
 
-CTL_COMMAND(cfg, cmd_cfg, "cfg FUNC --elf FILE|--live [--module M] [--moddir D] [--dot]  recovered CFG of FUNC")
+static const struct ctl_opt cfg_opts[] = {
+	{ "--elf", 0, "FILE", "from an ELF object or module (.ko, .ko.xz, .ko.zst, .ko.gz)" },
+	{ "--live", 0, NULL, "from the running kernel (/proc/kallsyms, /proc/kcore; root)" },
+	{ "--module", 0, "MOD", "--live: a function of module MOD" },
+	{ "--moddir", 0, "DIR", "--live: modules.dep and the .ko files under DIR" },
+	{ "--dot", 0, NULL, "Graphviz instead of text" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(cfg, cmd_cfg, "FUNC", "the recovered CFG of FUNC (a name or a glob)", cfg_opts)

@@ -40,17 +40,24 @@ static int del_one(int fd, const struct pt_func_info *f)
 static int cmd_disable(int argc, char **argv)
 {
 	struct pt_func_info *f;
-	int fd, n, i, a, all = 0, ret = 0;
+	struct ctl_args ca;
+	int fd, n, i, a, r, all = 0, ret = 0, nfuncs = 0;
 
-	for (a = 1; a < argc; a++)
-		if (!strcmp(argv[a], "--all"))
+	ctl_args_init(&ca, argc, argv);
+	while ((r = ctl_next(&ca)) != CTL_END) {
+		if (r == CTL_BAD)
+			return 2;
+		if (r == CTL_OPERAND)
+			argv[1 + nfuncs++] = (char *)ca.val;	/* the functions, in order */
+		else
 			all = 1;
-		else if (argv[a][0] == '-')
-			break;
-	if (argc < 2 || a < argc || (all && argc != 2)) {
-		ctl_err("disable", "usage: pathtracectl disable FUNC...|--all");
-		return 2;
 	}
+	for (; ca.i < argc; ca.i++)	/* after "--" */
+		argv[1 + nfuncs++] = argv[ca.i];
+	argc = 1 + nfuncs;
+	if (!nfuncs == !all)
+		return ctl_usage_err("disable", all ? "--all or functions, not both" :
+				     "no function named (or --all)");
 	fd = loaded_open("disable");
 	if (fd < 0)
 		return 1;
@@ -91,4 +98,10 @@ static int cmd_disable(int argc, char **argv)
 	return ret;
 }
 
-CTL_COMMAND(disable, cmd_disable, "disable FUNC...|--all   remove plans and probes")
+static const struct ctl_opt disable_opts[] = {
+	{ "--all", 0, NULL, "every function with a plan" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(disable, cmd_disable, "FUNC...", "remove the plans and probes of functions (names "
+	    "or globs)", disable_opts)

@@ -62,6 +62,7 @@
 
 #include "commands.h"
 #include "inline_ctl.h"
+#include "names.h"
 #include "loaded.h"
 
 struct target;
@@ -860,25 +861,18 @@ static int install_all(struct enabler *e)
 	return err;
 }
 
-static int is_cold(const char *name)
-{
-	const char *d = strstr(name, ".cold");
-
-	return d && (d[5] == 0 || d[5] == '.');
-}
-
 /* First pass over what pattern names. Returns 0, or 1 when it names nothing. */
 static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 {
 	const struct ksyms *ks = klive_ksyms(e->k);
 	uint32_t n = ksyms_count(ks), i, matched = 0;
-	int glob = strpbrk(pattern, "*?[") != NULL;
+	int glob = ctl_is_glob(pattern);
 
 	for (i = 0; i < n; i++) {
 		const struct ksym *s = ksyms_get(ks, i);
 		struct target *t;
 
-		if (is_cold(s->name) || (glob ? fnmatch(pattern, s->name, 0) :
+		if (ctl_is_cold(s->name) || (glob ? fnmatch(pattern, s->name, 0) :
 					 strcmp(pattern, s->name)))
 			continue;
 		matched++;
@@ -960,7 +954,7 @@ static int report(const struct enabler *e, char **pats, int npats)
 
 	for (p = 0; p < npats; p++) {
 		uint32_t named = 0, on = 0;
-		int glob = strpbrk(pats[p], "*?[") != NULL;
+		int glob = ctl_is_glob(pats[p]);
 
 		for (i = 0; i < e->ntargets; i++) {
 			if (e->targets[i].pattern != (uint32_t)p)
@@ -1005,122 +999,83 @@ enum {
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, const char **inline_ko, int *off,
-		 int *first)
+		 int *first, int *nargs)
 {
-	int a, path_codes_set = 0;
+	int path_codes_set = 0, nfuncs = 0, r;
+	struct ctl_args ca;
 
-	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
-		const char *v = a + 1 < argc ? argv[a + 1] : NULL;
+	ctl_args_init(&ca, argc, argv);
+	while ((r = ctl_next(&ca)) != CTL_END) {
+		const char *v = ca.val;
 
-		if (!strcmp(argv[a], "--verify")) {
+		if (r == CTL_BAD)
+			return 2;
+		if (r == CTL_OPERAND) {
+			argv[1 + nfuncs++] = (char *)v;	/* the functions, in order, from argv[1] */
+			continue;
+		}
+		if (ctl_is(&ca, "--verify")) {
 			o->flags |= PT_PLAN_VERIFY;
-			continue;
-		}
-		if (!strcmp(argv[a], "--inline")) {
+		} else if (ctl_is(&ca, "--inline")) {
 			*off |= ON_INLINE;
-			continue;
-		}
-		if (!strcmp(argv[a], "--inline-module") && v) {
+		} else if (ctl_is(&ca, "--inline-module")) {
 			*inline_ko = v;
 			*off |= ON_INLINE;
-			a++;
-			continue;
-		}
-		if (!strcmp(argv[a], "--loud-calls")) {
+		} else if (ctl_is(&ca, "--loud-calls")) {
 			*off |= OFF_QUIET_CALLS;
-			continue;
-		}
-		if (!strcmp(argv[a], "--explicit-entries")) {
+		} else if (ctl_is(&ca, "--explicit-entries")) {
 			*off |= OFF_IMPLICIT_ENTRIES;
-			continue;
-		}
-		if (!strcmp(argv[a], "--implicit-entries")) {
+		} else if (ctl_is(&ca, "--implicit-entries")) {
 			*off |= ON_IMPLICIT_ENTRIES;
-			continue;
-		}
-		if (!strcmp(argv[a], "--why-loud")) {
+		} else if (ctl_is(&ca, "--why-loud")) {
 			*off |= ON_WHY_LOUD;
-			continue;
-		}
-		if (!strcmp(argv[a], "--blocked-calls")) {
+		} else if (ctl_is(&ca, "--blocked-calls")) {
 			*off |= OFF_FRAMED_CALLS;
-			continue;
-		}
-		if (!v) {
-			ctl_err("enable", "%s needs a value", argv[a]);
-			return 2;
-		}
-		if (!strcmp(argv[a], "--mode")) {
-			o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
-				  !strcmp(v, "paths") ? PT_MODE_PATHS :
-				  !strcmp(v, "path-profile") ? PT_MODE_PATHS :
-				  !strcmp(v, "edges") ? PT_MODE_EDGES : 0;
-			/* a path profile: the paths plan, counted in the kernel */
-			if (!strcmp(v, "path-profile"))
-				o->flags |= PT_PLAN_PROFILE;
-			else
-				o->flags &= ~PT_PLAN_PROFILE;
-		} else if (!strcmp(argv[a], "--encoding")) {
+		} else if (ctl_is(&ca, "--mode")) {
+			if (ctl_mode(v, &o->mode, &o->flags))
+				return ctl_usage_err("enable", "--mode " CTL_MODES ", not %s", v);
+		} else if (ctl_is(&ca, "--encoding")) {
 			o->trace.encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
-				      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
-			if (!o->trace.encoding) {
-				ctl_err("enable", "--encoding witness|bits, not %s", v);
-				return 2;
-			}
-		} else if (!strcmp(argv[a], "--moddir")) {
+					    !strcmp(v, "bits") ? PT_ENC_BITS : 0;
+			if (!o->trace.encoding)
+				return ctl_usage_err("enable", "--encoding witness|bits, not %s", v);
+		} else if (ctl_is(&ca, "--moddir")) {
 			*moddir = v;
-		} else if (!strcmp(argv[a], "--weights")) {
+		} else if (ctl_is(&ca, "--weights")) {
 			*weights = v;
-		} else if (!strcmp(argv[a], "--ppp")) {
+		} else if (ctl_is(&ca, "--ppp")) {
 			char *end;
 			unsigned long n = strtoul(v, &end, 10);
 
-			if (*end || !n || n > PPP_HOTTEST_MAX) {
-				ctl_err("enable", "--ppp takes 1..%u interesting paths per function, "
-					"not %s", PPP_HOTTEST_MAX, v);
-				return 2;
-			}
+			if (*end || !n || n > PPP_HOTTEST_MAX)
+				return ctl_usage_err("enable", "--ppp takes 1..%u interesting paths "
+						     "per function, not %s", PPP_HOTTEST_MAX, v);
 			o->flags |= PT_PLAN_PPP;
 			o->paths.ppp_hottest = (uint32_t)n;
-		} else if (!strcmp(argv[a], "--ppp-paths")) {
+		} else if (ctl_is(&ca, "--ppp-paths")) {
 			o->flags |= PT_PLAN_PPP;
 			*ppp_file = v;
-		} else if (!strcmp(argv[a], "--path-codes")) {
+		} else if (ctl_is(&ca, "--path-codes")) {
 			char *end;
 			unsigned long n = strtoul(v, &end, 10);
 
-			if (*end || n > PATH_CODES_K_MAX) {
-				ctl_err("enable", "--path-codes takes 0..%u listed paths per start, "
-					"not %s", PATH_CODES_K_MAX, v);
-				return 2;
-			}
+			if (*end || n > PATH_CODES_K_MAX)
+				return ctl_usage_err("enable", "--path-codes takes 0..%u listed paths "
+						     "per start, not %s", PATH_CODES_K_MAX, v);
 			o->paths.codes_k = (uint32_t)n;
 			o->paths.numbers = n ? PLAN_PATH_NUMBERS_CODED : PLAN_PATH_NUMBERS_FULL_WIDTH;
 			path_codes_set = 1;
-		} else if (!strcmp(argv[a], "--adapting-words")) {
-			if (strcmp(v, "0") && strcmp(v, "1")) {
-				ctl_err("enable", "--adapting-words takes 0 or 1, not %s", v);
-				return 2;
-			}
+		} else {	/* --adapting-words */
+			if (strcmp(v, "0") && strcmp(v, "1"))
+				return ctl_usage_err("enable", "--adapting-words takes 0 or 1, not %s",
+						     v);
 			o->trace.adapting_words = *v == '1' ? PLAN_ADAPTING_ALWAYS : PLAN_ADAPTING_NEVER;
-		} else {
-			ctl_err("enable", "unknown option %s", argv[a]);
-			return 2;
 		}
-		if (!o->mode) {
-			ctl_err("enable", "--mode trace|paths|path-profile|edges, not %s", v);
-			return 2;
-		}
-		a++;
 	}
-	if (a == argc) {
-		ctl_err("enable", "usage: pathtracectl enable [--mode trace|paths|path-profile|edges] "
-			"[--encoding witness|bits] [--verify] [--loud-calls] [--explicit-entries] "
-			"[--implicit-entries] [--blocked-calls] [--moddir DIR] [--weights FILE] "
-			"[--ppp N] [--ppp-paths FILE] [--path-codes K] [--adapting-words 0|1] "
-			"[--why-loud] FUNC...");
-		return 2;
-	}
+	for (; ca.i < argc; ca.i++)	/* after "--" */
+		argv[1 + nfuncs++] = argv[ca.i];
+	if (!nfuncs)
+		return ctl_usage_err("enable", "no function named");
 	if ((*off & OFF_IMPLICIT_ENTRIES) && (*off & ON_IMPLICIT_ENTRIES)) {
 		ctl_err("enable", "--explicit-entries and --implicit-entries contradict each other");
 		return 2;
@@ -1147,7 +1102,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			"--mode paths --verify to check the numbering");
 		return 2;
 	}
-	*first = a;
+	*first = 1;
+	*nargs = 1 + nfuncs;
 	return 0;
 }
 
@@ -1353,7 +1309,8 @@ static int cmd_enable(int argc, char **argv)
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off, &first);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off, &first,
+		    &argc);
 	if (err)
 		return err;
 	e.ppp_top = e.o.paths.ppp_hottest;
@@ -1469,22 +1426,32 @@ out_profile:
 	return ret;
 }
 
-CTL_COMMAND(enable, cmd_enable, "enable [--mode trace|paths|path-profile|edges] [--encoding witness|bits] "
-	    "[--verify] [--loud-calls] [--explicit-entries] [--implicit-entries] [--blocked-calls] "
-	    "[--inline] [--inline-module KO] [--moddir DIR] "
-	    "[--weights FILE] "
-	    "[--ppp N] [--ppp-paths FILE] FUNC... "
-	    "  plan and probe kernel functions (globs allowed; --weights: an edge profile from "
-	    "pathregen --edges; --ppp N: path-profile with preferential path profiling, the N "
-	    "likeliest paths of each function counted densely; --ppp-paths: those of a "
-	    "pathregen --paths profile; --loud-calls: every call a call vertex, none proven quiet; "
-	    "--explicit-entries: an ENTER record at every entry, calls between traced functions "
-	    "witnessed by them (the default of framed witness plans, whose calls they name); "
-	    "--implicit-entries: no ENTER for a direct call between the functions enabled "
-	    "together (the default but for framed witness plans; fewer bytes, a blocker before "
-	    "such a call); --blocked-calls: witness plans block their calls with bits "
-	    "instead of having the ENTERs below name them by unwinding; --why-loud: each call "
-	    "that stays a call vertex, and why; --inline: the functions run as copies in a "
-	    "generated livepatch module and the probes sit on the copies, docs/inline.md; "
-	    "--inline-module KO: the template module, default $PATHTRACE_INLINE_MODULE or "
-	    "/lib/modules/RELEASE/extra/pathtrace_inline.ko)")
+static const struct ctl_opt enable_opts[] = {
+	{ "--mode", 0, CTL_MODES, "what is recorded: executions (trace, the default), path "
+	  "numbers (paths), path counts (path-profile) or edge counts (edges)" },
+	{ "--encoding", 0, "witness|bits", "--mode trace: witness words or one bit per branch" },
+	{ "--verify", 0, NULL, "also record every executed block, for pathregen --verify" },
+	{ "--inline", 0, NULL, "run the functions as copies in a generated livepatch module "
+	  "(docs/inline.md)" },
+	{ "--inline-module", 0, "KO", "--inline: the template module (default "
+	  "$PATHTRACE_INLINE_MODULE, else /lib/modules/RELEASE/extra/pathtrace_inline.ko)" },
+	{ "--loud-calls", 0, NULL, "every call a call vertex, none proven quiet" },
+	{ "--explicit-entries", 0, NULL, "an ENTER record at every entry (default of framed "
+	  "witness plans)" },
+	{ "--implicit-entries", 0, NULL, "no ENTER for a direct call between the functions "
+	  "enabled together" },
+	{ "--blocked-calls", 0, NULL, "witness plans block their calls with bits instead of "
+	  "framing them" },
+	{ "--why-loud", 0, NULL, "list each call that stays a call vertex, and why" },
+	{ "--moddir", 0, "DIR", "modules.dep and the .ko files under DIR" },
+	{ "--weights", 0, "FILE", "plan from an edge profile (pathregen --edges)" },
+	{ "--ppp", 0, "N", "path-profile: the N likeliest paths of each function counted densely" },
+	{ "--ppp-paths", 0, "FILE", "path-profile: those of a pathregen --paths profile" },
+	{ "--path-codes", 0, "K", "--mode paths: a prefix code over the K likeliest paths of "
+	  "each start (64; 0: full-width numbers)" },
+	{ "--adapting-words", 0, "0|1", "witness words adapt within a segment (1) or not (0)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(enable, cmd_enable, "FUNC...", "plan and probe kernel functions (names or globs, "
+	    "module functions)", enable_opts)

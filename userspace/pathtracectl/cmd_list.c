@@ -17,11 +17,8 @@ static int cmd_list(int argc, char **argv)
 	struct pt_func_info *f;
 	int fd, n, i;
 
-	(void)argv;
-	if (argc != 1) {
-		ctl_err("list", "takes no arguments");
+	if (ctl_no_args(argc, argv))
 		return 2;
-	}
 	fd = loaded_open("list");
 	if (fd < 0)
 		return 1;
@@ -41,4 +38,4 @@ static int cmd_list(int argc, char **argv)
 	return 0;
 }
 
-CTL_COMMAND(list, cmd_list, "list   functions with an installed plan")
+CTL_COMMAND(list, cmd_list, "", "the functions with an installed plan", NULL)

@@ -24,6 +24,7 @@
 #include <pathtrace/weight.h>
 
 #include "commands.h"
+#include "names.h"
 
 static const char *const how_name[] = {
 	[PROBESITE_NONE] = "none", [PROBESITE_DST] = "at target",
@@ -231,64 +232,46 @@ static void print_dot(const struct cfg *c, const struct plan *pl)
 static int parse_args(int argc, char **argv, const char **func, const char **elf,
 		      const char **module, int *live, struct plan_opts *o, int *dot)
 {
-	int a;
+	struct ctl_args a;
+	int r;
 
-	for (a = 1; a < argc; a++) {
-		const char *arg = argv[a];
-
-		if (!strcmp(arg, "--dot")) {
+	ctl_args_init(&a, argc, argv);
+	while ((r = ctl_next(&a)) != CTL_END) {
+		if (r == CTL_BAD)
+			return 2;
+		if (r == CTL_OPERAND) {
+			if (*func)
+				return ctl_usage_err("plan", "one function or glob only (got %s and %s)",
+						     *func, a.val);
+			*func = a.val;
+		} else if (ctl_is(&a, "--dot")) {
 			*dot = 1;
-		} else if (!strcmp(arg, "--live")) {
+		} else if (ctl_is(&a, "--live")) {
 			*live = 1;
-		} else if (!strcmp(arg, "--verify")) {
+		} else if (ctl_is(&a, "--verify")) {
 			o->flags |= PT_PLAN_VERIFY;
-		} else if (!strcmp(arg, "--elf") || !strcmp(arg, "--mode") ||
-			   !strcmp(arg, "--encoding") || !strcmp(arg, "--module")) {
-			const char *v = ++a < argc ? argv[a] : NULL;
-
-			if (!v) {
-				ctl_err("plan", "%s needs a value", arg);
-				return 2;
-			}
-			if (!strcmp(arg, "--elf")) {
-				*elf = v;
-			} else if (!strcmp(arg, "--module")) {
-				*module = v;
-			} else if (!strcmp(arg, "--mode")) {
-				o->mode = !strcmp(v, "trace") ? PT_MODE_TRACE :
-					  !strcmp(v, "paths") ? PT_MODE_PATHS :
-					  !strcmp(v, "edges") ? PT_MODE_EDGES : 0;
-				if (!o->mode) {
-					ctl_err("plan", "--mode trace|paths|edges, not %s", v);
-					return 2;
-				}
-			} else {
-				o->trace.encoding = !strcmp(v, "witness") ? PT_ENC_WITNESS :
-					      !strcmp(v, "bits") ? PT_ENC_BITS : 0;
-				if (!o->trace.encoding) {
-					ctl_err("plan", "--encoding witness|bits, not %s", v);
-					return 2;
-				}
-			}
-		} else if (arg[0] == '-') {
-			ctl_err("plan", "unknown option %s", arg);
-			return 2;
-		} else if (!*func) {
-			*func = arg;
+		} else if (ctl_is(&a, "--elf")) {
+			*elf = a.val;
+		} else if (ctl_is(&a, "--module")) {
+			*module = a.val;
+		} else if (ctl_is(&a, "--mode")) {
+			if (ctl_mode(a.val, &o->mode, &o->flags))
+				return ctl_usage_err("plan", "--mode " CTL_MODES ", not %s", a.val);
 		} else {
-			ctl_err("plan", "one function only (got %s and %s)", *func, arg);
-			return 2;
+			o->trace.encoding = !strcmp(a.val, "witness") ? PT_ENC_WITNESS :
+					    !strcmp(a.val, "bits") ? PT_ENC_BITS : 0;
+			if (!o->trace.encoding)
+				return ctl_usage_err("plan", "--encoding witness|bits, not %s", a.val);
 		}
 	}
-	if (!*func || !*elf == !*live || (*module && !*live)) {
-		ctl_err("plan", "usage: pathtracectl plan FUNC --elf FILE|--live [--module M] "
-			"[--mode trace|paths|edges] [--encoding witness|bits] [--verify] [--dot]");
-		return 2;
-	}
-	if (o->trace.encoding && o->mode != PT_MODE_TRACE) {
-		ctl_err("plan", "--encoding applies to --mode trace only");
-		return 2;
-	}
+	if (!*func)
+		return ctl_usage_err("plan", "no function named");
+	if (!*elf == !*live)
+		return ctl_usage_err("plan", "--elf FILE or --live: one of them");
+	if (*module && !*live)
+		return ctl_usage_err("plan", "--module goes with --live");
+	if (o->trace.encoding && o->mode != PT_MODE_TRACE)
+		return ctl_usage_err("plan", "--encoding applies to --mode trace only");
 	return 0;
 }
 
@@ -310,63 +293,36 @@ static void source_close(struct plan_source *src)
 		klive_close(src->live);
 }
 
-/* Fills in from the ELF object; returns 0 or an exit status (errors printed). */
-static int input_elf(const char *func, const char *elf, struct plan_source *src,
-		     struct cfg_input *in, struct static_calls *sc)
+/*
+ * Opens the ELF object or the running kernel, and the static-call sites
+ * kprobes refuse. Returns 0 or an exit status (errors printed).
+ */
+static int source_open(const char *elf, struct plan_source *src, struct static_calls *sc)
 {
-	int64_t i;
-	int err = elfobj_open(elf, &src->obj);
-
-	if (err) {
-		ctl_err(elf, "%s", pt_strerror(err));
-		return 1;
-	}
-	i = elfobj_find(src->obj, func);
-	if (i < 0 || elfobj_func(src->obj, i)->parent != ELFOBJ_NONE) {
-		ctl_err(func, i < 0 ? "no such function in %s" : "is a .cold part in %s", elf);
-		return 1;
-	}
-	err = elfobj_input(src->obj, i, in);
-	if (err) {
-		ctl_err(func, "%s", pt_strerror(err));
-		return 1;
-	}
-	err = static_calls_elf(elf, sc);	/* kprobes refuse their sites */
-	if (err) {
-		ctl_err(elf, "static-call sites: %s", pt_strerror(err));
-		return 1;
-	}
-	return 0;
-}
-
-/* Fills in from the running kernel; returns 0 or an exit status (errors printed). */
-static int input_live(const char *func, const char *module, struct plan_source *src,
-		      struct cfg_input *in, struct static_calls *sc)
-{
-	char moddir[300], detail[160];
+	char moddir[300];
 	struct klive_paths p = { "/proc/kallsyms", "/proc/kcore", "/sys/module", moddir };
 	struct kcore *kc;
 	struct utsname u;
-	const char *tag;
 	int err;
 
+	if (elf) {
+		err = elfobj_open(elf, &src->obj);
+		if (err) {
+			ctl_elf_err(elf, err);
+			return 1;
+		}
+		err = static_calls_elf(elf, sc);
+		if (err) {
+			ctl_err(elf, "static-call sites: %s", pt_strerror(err));
+			return 1;
+		}
+		return 0;
+	}
 	uname(&u);
 	snprintf(moddir, sizeof(moddir), "/lib/modules/%s", u.release);
 	err = klive_open(&p, &src->live);
 	if (err) {
 		ctl_err("live kernel", "%s (kallsyms and kcore need root)", pt_strerror(err));
-		return 1;
-	}
-	err = klive_input(src->live, func, module, in, &tag, detail, sizeof(detail));
-	if (err == -PT_EREFUSED) {
-		ctl_err(func, "CFG refused: %s", tag);
-		fprintf(stderr, "  %s\n", detail);
-		return 1;
-	}
-	if (err) {
-		ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
-			err == -PT_EINVAL ? "several functions have this name" : pt_strerror(err),
-			module ? " in module " : "", module ? module : "");
 		return 1;
 	}
 	err = kcore_open(p.kcore, &kc);
@@ -381,27 +337,54 @@ static int input_live(const char *func, const char *module, struct plan_source *
 	return 0;
 }
 
-static int cmd_plan(int argc, char **argv)
+/* Fills in func's CFG input from the source; returns 0 or an exit status (errors printed). */
+static int source_input(const char *func, const char *module, const struct plan_source *src,
+			struct cfg_input *in)
 {
-	const char *func = NULL, *elf = NULL, *module = NULL;
-	struct plan_opts o = { .mode = PT_MODE_TRACE, .func_id = 1 };
-	struct plan_source src = { NULL, NULL };
-	struct static_calls sc;
+	char detail[160];
+	const char *tag;
+	int64_t i;
+	int err;
+
+	if (src->obj) {
+		i = elfobj_find(src->obj, func);
+		if (i < 0 || elfobj_func(src->obj, i)->parent != ELFOBJ_NONE) {
+			ctl_err(func, i < 0 ? "no such function" : "is a .cold part");
+			return 1;
+		}
+		err = elfobj_input(src->obj, i, in);
+		if (err) {
+			ctl_err(func, "%s", pt_strerror(err));
+			return 1;
+		}
+		return 0;
+	}
+	err = klive_input(src->live, func, module, in, &tag, detail, sizeof(detail));
+	if (err == -PT_EREFUSED) {
+		ctl_err(func, "CFG refused: %s", tag);
+		fprintf(stderr, "  %s\n", detail);
+		return 1;
+	}
+	if (err) {
+		ctl_err(func, "%s%s%s", err == -PT_ENOENT ? "no such function" :
+			err == -PT_EINVAL ? "several functions have this name" : pt_strerror(err),
+			module ? " in module " : "", module ? module : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* The plan of func, printed. Returns 0 or 1 (errors printed). */
+static int plan_one(const char *func, const char *module, const struct plan_source *src,
+		    const struct static_calls *sc, const struct plan_opts *o, int dot)
+{
 	struct cfg_input in;
 	struct cfg c;
 	struct plan pl;
-	int dot = 0, live = 0, err;
+	int err = source_input(func, module, src, &in);
 
-	err = parse_args(argc, argv, &func, &elf, &module, &live, &o, &dot);
 	if (err)
 		return err;
-	memset(&sc, 0, sizeof(sc));
-	err = live ? input_live(func, module, &src, &in, &sc) : input_elf(func, elf, &src, &in, &sc);
-	if (err) {
-		static_calls_free(&sc);
-		source_close(&src);
-		return err;
-	}
 	memset(&c, 0, sizeof(c));
 	err = cfg_build(&in, &c);
 	if (err) {
@@ -410,13 +393,10 @@ static int cmd_plan(int argc, char **argv)
 		if (err == -PT_EREFUSED)
 			fprintf(stderr, "  %s\n", c.detail);
 		cfg_free(&c);
-		static_calls_free(&sc);
-		source_close(&src);
 		return 1;
 	}
-	static_calls_mark(&sc, &c);
-	static_calls_free(&sc);
-	err = plan_build(&c, &o, &pl);
+	static_calls_mark(sc, &c);
+	err = plan_build(&c, o, &pl);
 	if (err) {
 		ctl_err(func, "plan refused: %s", pl.reason);
 	} else if (dot) {
@@ -426,9 +406,53 @@ static int cmd_plan(int argc, char **argv)
 	}
 	plan_free(&pl);
 	cfg_free(&c);
-	source_close(&src);
 	return err ? 1 : 0;
 }
 
-CTL_COMMAND(plan, cmd_plan, "plan FUNC --elf FILE|--live [--module M] [--mode trace|paths|edges] "
-	    "[--encoding witness|bits] [--verify] [--dot]  instrumentation plan and its static cost")
+static int cmd_plan(int argc, char **argv)
+{
+	const char *func = NULL, *elf = NULL, *module = NULL;
+	struct plan_opts o = { .mode = PT_MODE_TRACE, .func_id = 1 };
+	struct plan_source src = { NULL, NULL };
+	struct ctl_names names = { NULL, 0, 0 };
+	struct static_calls sc;
+	int dot = 0, live = 0, err, ret = 0;
+	uint32_t k;
+
+	err = parse_args(argc, argv, &func, &elf, &module, &live, &o, &dot);
+	if (err)
+		return err;
+	memset(&sc, 0, sizeof(sc));
+	ret = source_open(elf, &src, &sc);
+	if (!ret) {
+		err = src.obj ? ctl_names_elf(src.obj, func, &names) :
+			ctl_names_live(klive_ksyms(src.live), func, module, &names);
+		if (err) {
+			ctl_err(func, "%s", pt_strerror(err));
+			ret = 1;
+		} else if (!names.n) {
+			ctl_err(func, "no function matches");
+			ret = 1;
+		}
+	}
+	for (k = 0; !ret && k < names.n; k++)
+		ret |= plan_one(names.v[k], module, &src, &sc, &o, dot);
+	ctl_names_free(&names);
+	static_calls_free(&sc);
+	source_close(&src);
+	return ret;
+}
+
+static const struct ctl_opt plan_opts[] = {
+	{ "--elf", 0, "FILE", "from an ELF object or module (.ko, .ko.xz, .ko.zst, .ko.gz)" },
+	{ "--live", 0, NULL, "from the running kernel (/proc/kallsyms, /proc/kcore; root)" },
+	{ "--module", 0, "MOD", "--live: a function of module MOD" },
+	{ "--mode", 0, CTL_MODES, "what the plan records, as enable's --mode (trace)" },
+	{ "--encoding", 0, "witness|bits", "--mode trace: witness words or one bit per branch" },
+	{ "--verify", 0, NULL, "with every-block verify records" },
+	{ "--dot", 0, NULL, "Graphviz instead of text" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(plan, cmd_plan, "FUNC", "the instrumentation plan of FUNC (a name or a glob) and "
+	    "its static cost against every-block probing", plan_opts)

@@ -18,7 +18,6 @@
  * 2 for a bad command line.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,9 +74,7 @@ struct recorder {
 
 static int usage_error(const char *why)
 {
-	ctl_err("record", "%s (usage: pathtracectl record -o trace.bin [--duration S] "
-		"[--buffer-kb N] [--osp N] [-- COMMAND ARGS])", why);
-	return 2;
+	return ctl_usage_err("record", "%s", why);
 }
 
 /*
@@ -108,7 +105,8 @@ static int drain_cpu(struct recorder *r, uint32_t cpu)
 			       r->page_size - a.out_len);
 		n++;
 	}
-	if (n && tfw_pages(&r->w, cpu, r->page_size, n, r->batch, &bytes)) {
+	/* handed to the kernel at once: a record killed later leaves these pages readable */
+	if (n && (tfw_pages(&r->w, cpu, r->page_size, n, r->batch, &bytes) || tfw_flush(&r->w))) {
 		ctl_err(r->out, "write: %s", strerror(errno));
 		return -1;
 	}
@@ -234,58 +232,46 @@ static int write_functions(struct recorder *r)
 static int parse_args(int argc, char **argv, const char **out, double *duration,
 		      long *buffer_kb, uint32_t *osp, char ***cmd)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "osp", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ctl_args a;
 	char *end;
-	int c;
+	int r;
 
 	*out = NULL;
 	*duration = 0;
 	*buffer_kb = 0;
 	*osp = 0;
 	*cmd = NULL;
-	optind = 1;
-	opterr = 0;
-	/* "+": stop at the first non-option, so COMMAND's own options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			*out = optarg;
-			break;
-		case 'd':
-			*duration = strtod(optarg, &end);
+	ctl_args_init(&a, argc, argv);
+	/* the options end at the first operand, so COMMAND's own options are its own */
+	a.stop_at_operand = 1;
+	while ((r = ctl_next(&a)) != CTL_END) {
+		if (r == CTL_BAD)
+			return 2;
+		if (ctl_is(&a, "--output")) {
+			*out = a.val;
+		} else if (ctl_is(&a, "--duration")) {
+			*duration = strtod(a.val, &end);
 			if (*end || !(*duration > 0))
 				return usage_error("--duration needs a positive number of seconds");
-			break;
-		case 'b':
+		} else if (ctl_is(&a, "--buffer-kb")) {
 			errno = 0;
-			*buffer_kb = strtol(optarg, &end, 10);
+			*buffer_kb = strtol(a.val, &end, 10);
 			if (errno || *end || *buffer_kb <= 0 || *buffer_kb > (1L << 30))
 				return usage_error("--buffer-kb needs a positive size in KiB");
-			break;
-		case 's': {
+		} else {
 			unsigned long n;
 
 			errno = 0;
-			n = strtoul(optarg, &end, 10);
+			n = strtoul(a.val, &end, 10);
 			if (errno || *end || !n || n > PT_OSP_MAX_ENTRIES)
 				return usage_error("--osp needs 1..4096 subpaths per CPU");
 			*osp = (uint32_t)n;
-			break;
-		}
-		default:
-			return usage_error("unknown option or missing argument");
 		}
 	}
 	if (!*out)
 		return usage_error("-o trace.bin is required");
-	if (optind < argc)
-		*cmd = argv + optind;
+	if (a.i < argc)
+		*cmd = argv + a.i;
 	return 0;
 }
 
@@ -426,6 +412,10 @@ static int cmd_record(int argc, char **argv)
 		   (uint64_t)rt.tv_sec * 1000000000ull + rt.tv_nsec);
 	if (write_functions(&r))
 		goto out;
+	if (tfw_flush(&r.w)) {	/* the headers first: a record killed at once leaves them */
+		ctl_err(out, "write: %s", strerror(errno));
+		goto out;
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -511,6 +501,13 @@ out:
 	return ret;
 }
 
-CTL_COMMAND(record, cmd_record,
-	    "record -o FILE [--duration S] [--buffer-kb N] [--osp N] [-- COMMAND ARGS]   trace into "
-	    "trace.bin (--osp: sample subpaths of path profiles, N per CPU)")
+static const struct ctl_opt record_opts[] = {
+	{ "--output", 'o', "FILE", "the trace.bin to write (required)" },
+	{ "--duration", 0, "S", "stop after S seconds" },
+	{ "--buffer-kb", 0, "N", "per-CPU ring buffers of N KiB (8 MiB; 64 MiB when a plan verifies)" },
+	{ "--osp", 0, "N", "online subpath profiling beside path-profile plans: N subpaths a CPU" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(record, cmd_record, "[--] [COMMAND ARGS...]",
+	    "trace into trace.bin until COMMAND exits, the duration ends or SIGINT", record_opts)

@@ -24,11 +24,8 @@ static int cmd_status(int argc, char **argv)
 	struct pt_func_info *f;
 	int fd, n, i, ret = 0;
 
-	(void)argv;
-	if (argc != 1) {
-		ctl_err("status", "takes no arguments");
+	if (ctl_no_args(argc, argv))
 		return 2;
-	}
 	fd = loaded_open("status");
 	if (fd < 0)
 		return 1;
@@ -73,5 +70,5 @@ static int cmd_status(int argc, char **argv)
 	return ret;
 }
 
-CTL_COMMAND(status, cmd_status, "status   tracing state; per function probes, optimized, hits, misses, "
-	    "bytes, dropped, counter bytes a CPU, mode")
+CTL_COMMAND(status, cmd_status, "", "tracing state; per function probes, optimized, hits, misses, "
+	    "bytes, dropped, counter bytes a CPU, mode", NULL)

@@ -28,25 +28,19 @@ static int cmd_subpaths(int argc, char **argv)
 	struct pt_func_info *info;
 	unsigned long k = 20;
 	struct osp_live o;
+	struct ctl_args a;
 	char *end;
-	int c, fd, n, err;
+	int r, fd, n, err;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt(argc, argv, "k:")) != -1) {
-		if (c != 'k') {
-			ctl_err("subpaths", "usage: pathtracectl subpaths [-k LINES]");
+	ctl_args_init(&a, argc, argv);
+	while ((r = ctl_next(&a)) != CTL_END) {
+		if (r == CTL_BAD)
 			return 2;
-		}
-		k = strtoul(optarg, &end, 10);
-		if (*end || !k || k > 100000) {
-			ctl_err("subpaths", "-k %s: lines between 1 and 100000", optarg);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		ctl_err("subpaths", "unexpected argument %s", argv[optind]);
-		return 2;
+		if (r == CTL_OPERAND)
+			return ctl_usage_err("subpaths", "unexpected argument %s", a.val);
+		k = strtoul(a.val, &end, 10);
+		if (*end || !k || k > 100000)
+			return ctl_usage_err("subpaths", "-k %s: lines between 1 and 100000", a.val);
 	}
 	fd = loaded_open("subpaths");
 	if (fd < 0)
@@ -76,5 +70,10 @@ static int cmd_subpaths(int argc, char **argv)
 	return 0;
 }
 
-CTL_COMMAND(subpaths, cmd_subpaths, "subpaths [-k N]  the kernel's online subpath profile: hottest runs "
-	    "of 2, 4, 8 path ends (record --osp N)")
+static const struct ctl_opt subpaths_opts[] = {
+	{ "--lines", 'k', "N", "the N hottest subpaths (20)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(subpaths, cmd_subpaths, "", "the kernel's online subpath profile: hottest runs of "
+	    "2, 4, 8 path ends (record --osp N)", subpaths_opts)

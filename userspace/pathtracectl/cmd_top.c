@@ -235,41 +235,40 @@ static int cmd_top(int argc, char **argv)
 	struct top_func *f;
 	struct timespec ts;
 	int c, fd, n, i, shown = 0, ret = 0;
+	struct ctl_args a;
+	const char *v;
 	char *end;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt(argc, argv, "d:n:k:")) != -1) {
-		switch (c) {
+	ctl_args_init(&a, argc, argv);
+	while ((c = ctl_next(&a)) != CTL_END) {
+		if (c == CTL_BAD)
+			return 2;
+		if (c == CTL_OPERAND)
+			return ctl_usage_err("top", "unexpected argument %s", a.val);
+		v = a.val;
+		switch (a.opt->short_name) {
 		case 'd':
-			interval = strtod(optarg, &end);
+			interval = strtod(v, &end);
 			if (*end || !(interval >= 0.1 && interval <= 3600)) {
-				ctl_err("top", "-d %s: seconds between 0.1 and 3600", optarg);
+				ctl_err("top", "-d %s: seconds between 0.1 and 3600", v);
 				return 2;
 			}
 			break;
 		case 'n':
-			frames = strtol(optarg, &end, 10);
+			frames = strtol(v, &end, 10);
 			if (*end || frames < 1) {
-				ctl_err("top", "-n %s: a positive number of frames", optarg);
+				ctl_err("top", "-n %s: a positive number of frames", v);
 				return 2;
 			}
 			break;
 		case 'k':
-			lines = (unsigned int)strtoul(optarg, &end, 10);
+			lines = (unsigned int)strtoul(v, &end, 10);
 			if (*end || !lines || lines > 10000) {
-				ctl_err("top", "-k %s: lines between 1 and 10000", optarg);
+				ctl_err("top", "-k %s: lines between 1 and 10000", v);
 				return 2;
 			}
 			break;
-		default:
-			ctl_err("top", "usage: pathtracectl top [-d SECONDS] [-n FRAMES] [-k LINES]");
-			return 2;
 		}
-	}
-	if (optind != argc) {
-		ctl_err("top", "unexpected argument %s", argv[optind]);
-		return 2;
 	}
 	fd = loaded_open("top");
 	if (fd < 0)
@@ -318,5 +317,12 @@ static int cmd_top(int argc, char **argv)
 	return ret;
 }
 
-CTL_COMMAND(top, cmd_top, "top      live view: functions by probe hits, hottest paths of path "
-	    "profiles and subpaths (record --osp N)")
+static const struct ctl_opt top_opts[] = {
+	{ "--delay", 'd', "SECONDS", "between frames (2; 0.1 to 3600)" },
+	{ "--frames", 'n', "FRAMES", "stop after FRAMES frames (default: until interrupted)" },
+	{ "--lines", 'k', "LINES", "lines per table (15)" },
+	{ NULL, 0, NULL, NULL },
+};
+
+CTL_COMMAND(top, cmd_top, "", "live view: functions by probe hits, hottest paths of path "
+	    "profiles and subpaths (record --osp N)", top_opts)

@@ -15,11 +15,8 @@ static int cmd_version(int argc, char **argv)
 	struct pt_version v;
 	int fd, err;
 
-	(void)argv;
-	if (argc != 1) {
-		ctl_err("version", "takes no arguments");
+	if (ctl_no_args(argc, argv))
 		return 2;
-	}
 	printf("pathtracectl ABI %u.%u\n", PT_ABI_MAJOR, PT_ABI_MINOR);
 	fd = kdev_open();
 	if (fd < 0) {
@@ -43,4 +40,4 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
-CTL_COMMAND(version, cmd_version, "version                 module ABI version against the tool's")
+CTL_COMMAND(version, cmd_version, "", "the module's ABI version against the tool's", NULL)

@@ -33,9 +33,11 @@ struct elfobj_func {
 struct elfobj;
 
 /*
- * Opens and indexes path. Returns 0 with *out set; -PT_EIO if it cannot be
- * read (errno kept); -PT_EFORMAT if it is not a 64-bit x86-64 ELF with a
- * symbol table or a kernel table is malformed; -PT_ENOMEM.
+ * Opens and indexes path: an ELF file, or a module compressed as installed
+ * (.ko.xz, .ko.zst, .ko.gz; source/elf_file.h). Returns 0 with *out set;
+ * -PT_EIO if it cannot be read (errno kept); -PT_EFORMAT if it is not a
+ * 64-bit x86-64 ELF with a symbol table (or does not decompress) or a
+ * kernel table is malformed; -PT_ENOMEM.
  */
 int elfobj_open(const char *path, struct elfobj **out);
 

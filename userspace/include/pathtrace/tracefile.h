@@ -35,18 +35,29 @@ struct tf_function {
 	uint64_t offset;		/* of the section header in the file */
 };
 
+/* One page of a PAGES section as the file stores it. */
+struct tf_page {
+	const uint8_t *data;		/* its stored bytes */
+	uint32_t len;
+	uint32_t bad;			/* it fails its checksum: a gap where it was */
+};
+
 /*
  * One PT_SEC_PAGES section (nr_pages pages of page_size bytes of one CPU),
  * or PT_SEC_PAGES_TRIMMED (each page its first tf_page_stored_len bytes).
+ * A section the file's end cuts keeps its complete pages (cut set).
  */
 struct tf_pages {
 	uint32_t cpu;
 	uint32_t page_size;
-	uint32_t nr_pages;
+	uint32_t nr_pages;		/* in page[]: complete pages */
 	uint32_t trimmed;		/* PT_SEC_PAGES_TRIMMED */
 	const uint8_t *data;
 	uint64_t bytes;			/* of page data in the file */
 	uint64_t offset;		/* of the section header in the file */
+	struct tf_page *page;		/* nr_pages (owned by the tracefile) */
+	uint32_t checked;		/* a CHECKSUM section covers it */
+	uint32_t cut;			/* the file ends inside it: pages after page[] are lost */
 };
 
 /*
@@ -67,8 +78,6 @@ uint32_t tf_page_data_end(const void *page, uint32_t page_size);
  */
 uint32_t tf_page_stored_len(const void *page, uint32_t page_size);
 
-/* The next page of s after the one at p (s->data at first): p + its stored bytes. */
-const uint8_t *tf_page_next(const struct tf_pages *s, const uint8_t *p);
 
 struct tracefile {
 	uint8_t *buf;			/* the file's bytes (owned) */
@@ -91,6 +100,17 @@ struct tracefile {
 	uint64_t missed;
 
 	uint32_t unknown_sections;	/* skipped: ids this reader does not know */
+	/*
+	 * Integrity (CHECKSUM sections, format 2.1): sections verified; pages
+	 * that fail their sum (each a gap, tf_page.bad); sections whose header
+	 * or payload fails it (skipped); sections of a 2.1 file with no
+	 * usable CHECKSUM before them (read unverified).
+	 */
+	uint32_t checked_sections;
+	uint32_t corrupt_pages;
+	uint32_t corrupt_sections;
+	uint32_t unchecked_sections;
+	uint64_t corrupt_offset;	/* of the first corrupt page or section */
 	int complete;			/* PT_SEC_END seen */
 	int err;			/* 0, or the negative PT_E* that stopped reading */
 	uint64_t err_off;		/* where */
@@ -103,7 +123,10 @@ struct tracefile {
  * including a missing PT_SEC_END), -PT_EVERSION (another major version or
  * endianness), -PT_ENOMEM. On every error except -PT_ENOMEM tf is still
  * filled with the sections before the problem, and tf->err, tf->err_off,
- * tf->err_msg describe it; free tf with tracefile_free either way.
+ * tf->err_msg describe it; free tf with tracefile_free either way. A file
+ * cut inside a PAGES section keeps that section's complete pages (cut set).
+ * Checksums (2.1) that fail are no error: the page is marked bad, the
+ * section skipped, and counted (corrupt_pages, corrupt_sections).
  */
 int tracefile_parse(const void *data, size_t size, struct tracefile *tf);
 
@@ -126,7 +149,8 @@ struct tf_writer {
 
 /*
  * Opens path for writing and writes the file header. Returns 0, -PT_EIO
- * (errno set). Every tfw_* call returns 0 or the sticky first error.
+ * (errno set). Every tfw_* call returns 0 or the sticky first error. Every
+ * section but END comes after a CHECKSUM section of its sums (FORMAT.md 2.8).
  */
 int tfw_open(struct tf_writer *w, const char *path);
 /* As tfw_open on an already open stream (not closed by tfw_close). */
@@ -144,8 +168,16 @@ int tfw_function(struct tf_writer *w, const struct tf_function *fn);
 int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr_pages,
 	      const void *data, uint64_t *bytes);
 int tfw_loss(struct tf_writer *w, uint32_t nr_cpus, uint64_t dropped, uint64_t missed);
-/* Any section (tests; future ids): id, then size payload bytes and padding. */
+/*
+ * Any section (tests; future ids): its CHECKSUM section, then id, size
+ * payload bytes and padding.
+ */
 int tfw_section(struct tf_writer *w, uint32_t id, const void *payload, uint64_t size);
+/*
+ * Hands what was written to the kernel (fflush): a process killed after it
+ * leaves the file's sections up to here readable. Returns 0 or the error.
+ */
+int tfw_flush(struct tf_writer *w);
 /* Writes PT_SEC_END, flushes and closes (unless tfw_init). Returns 0 or the first error. */
 int tfw_close(struct tf_writer *w);
 
@@ -214,6 +246,8 @@ struct tr_records {
 	uint64_t bad_records;	/* pt_rec that fails validation */
 	uint64_t unknown_records; /* valid framing, type this reader does not know: skipped */
 	uint64_t missed_pages;	/* pages flagged with missed events */
+	uint64_t sum_pages;	/* pages that failed their checksum: each a gap */
+	uint32_t cut_cpus;	/* CPUs whose records a cut file ends with a gap */
 	/* Where the bytes go: pages, their committed event bytes, pt_rec bytes. */
 	uint64_t page_bytes;
 	uint64_t stored_bytes;		/* of those, in trace.bin (PT_SEC_PAGES_TRIMMED) */
@@ -251,7 +285,12 @@ struct tr_records {
  */
 int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32_t page_size);
 
-/* Every PT_SEC_PAGES(_TRIMMED) section of tf, in file order. Returns 0, -PT_EINVAL, -PT_ENOMEM. */
+/*
+ * Every PT_SEC_PAGES(_TRIMMED) section of tf, in file order. A page that
+ * failed its checksum (tf_page.bad) is a LOSS(TR_LOSS_CORRUPT) where it
+ * was; in a file cut short (no END) every CPU's records end with one.
+ * Returns 0, -PT_EINVAL, -PT_ENOMEM.
+ */
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf);
 
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */

@@ -329,10 +329,7 @@ void elfobj_close(struct elfobj *o)
 	free(o->bugs);
 	free(o->alts);
 	scratch_free(&o->in);
-	if (o->elf)
-		elf_end(o->elf);
-	if (o->fd >= 0)
-		close(o->fd);
+	elf_file_close(&o->file);
 	free(o);
 }
 
@@ -684,14 +681,12 @@ int elfobj_open(const char *path, struct elfobj **out)
 	o = calloc(1, sizeof(*o));
 	if (!o)
 		return -PT_ENOMEM;
-	o->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->fd < 0) {
-		free(o);
-		return -PT_EIO;
-	}
+	err = elf_file_open(path, &o->file);	/* plain, or a compressed module */
+	o->elf = o->file.elf;
+	if (err)
+		goto fail;
 	err = -PT_EFORMAT;
-	o->elf = elf_begin(o->fd, ELF_C_READ_MMAP, NULL);
-	if (!o->elf || elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh) ||
+	if (elf_kind(o->elf) != ELF_K_ELF || !gelf_getehdr(o->elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
 		goto fail;
 	o->rel = eh.e_type == ET_REL;

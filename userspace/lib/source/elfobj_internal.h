@@ -8,6 +8,8 @@
 
 #include <pathtrace/elfobj.h>
 
+#include "elf_file.h"
+
 struct elfobj_rel {
 	uint64_t off;		/* offset in the section it applies to */
 	uint32_t type;
@@ -43,8 +45,8 @@ struct elfobj_scratch {
 };
 
 struct elfobj {
-	int fd;
-	Elf *elf;
+	struct elf_file file;	/* the file, or the module decompressed */
+	Elf *elf;		/* file.elf */
 	int rel;		/* ET_REL: sections at index << 32 */
 	struct elfobj_sec *secs;
 	size_t nsecs;

@@ -15,7 +15,12 @@
 #include "elfobj_internal.h"
 #include "ktables.h"
 
-#define ALT_ENTRY 12	/* s32 instr, s32 repl, u16 cpuid, u8 instrlen, u8 replacementlen (6.1) */
+/*
+ * struct alt_instr: s32 instr, s32 repl, then u16 cpuid (to 6.2: 12 bytes)
+ * or u32 ft_flags (6.3 on: 14 bytes), then u8 instrlen, u8 replacementlen.
+ */
+#define ALT_ENTRY_OLD 12u
+#define ALT_ENTRY_FT 14u
 
 /* A table section of an object: the field reader's context. */
 struct section_table {
@@ -88,20 +93,37 @@ static const uint8_t *bytes_at(const struct elfobj *o, uint64_t addr, uint32_t l
 	return NULL;
 }
 
-/* .altinstructions: the replacement may be unknown (then repl is NULL), the site may not. */
-static int read_alts(struct elfobj *o, const struct ktable *t)
+/*
+ * The size of .altinstructions' entries: in a module, where the second
+ * entry's first relocation is; else the one of the two sizes that divides
+ * the table (12 when both do). 0: neither.
+ */
+static uint32_t alt_entry(const struct section_table *st, const struct ktable *t)
 {
+	const struct elfobj_sec *s = st->s;
+
+	if (st->o->rel && s->nrels >= 3 && s->rels[0].off == 0 && s->rels[1].off == 4 &&
+	    (s->rels[2].off == ALT_ENTRY_OLD || s->rels[2].off == ALT_ENTRY_FT))
+		return t->size % s->rels[2].off ? 0 : s->rels[2].off;
+	if (t->size % ALT_ENTRY_OLD == 0)
+		return ALT_ENTRY_OLD;
+	return t->size % ALT_ENTRY_FT ? 0 : ALT_ENTRY_FT;
+}
+
+/* .altinstructions: the replacement may be unknown (then repl is NULL), the site may not. */
+static int read_alts(struct elfobj *o, const struct section_table *st, const struct ktable *t)
+{
+	uint32_t n, entry = alt_entry(st, t);
 	uint64_t off, a, r;
-	uint32_t n;
 	int err;
 
-	if (t->size % ALT_ENTRY)
+	if (!entry)
 		return -PT_EFORMAT;
-	o->alts = calloc(t->size / ALT_ENTRY + 1, sizeof(*o->alts));
+	o->alts = calloc(t->size / entry + 1, sizeof(*o->alts));
 	if (!o->alts)
 		return -PT_ENOMEM;
-	for (off = 0, n = 0; off < t->size; off += ALT_ENTRY) {
-		uint8_t ilen = t->data[off + 10], rlen = t->data[off + 11];
+	for (off = 0, n = 0; off < t->size; off += entry) {
+		uint8_t ilen = t->data[off + entry - 2], rlen = t->data[off + entry - 1];
 
 		err = ktable_field(t, off, &a);
 		if (err)
@@ -132,6 +154,6 @@ int elfobj_read_tables(struct elfobj *o)
 	if (!err && open_table(o, "__bug_table", &st, &t))
 		err = ktable_read_bugs(&t, &o->bugs, &o->nbugs);
 	if (!err && open_table(o, ".altinstructions", &st, &t))
-		err = read_alts(o, &t);
+		err = read_alts(o, &st, &t);
 	return err;
 }

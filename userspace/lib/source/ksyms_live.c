@@ -225,8 +225,11 @@ static void open_ko(struct klive *k, struct kmod *m)
 		dot = strstr(base, ".ko");
 		if (!dot || !same_module(base, dot - base, m->name))
 			continue;
-		if (strcmp(dot, ".ko")) {
-			snprintf(m->why, sizeof(m->why), "module %.40s: %.80s is compressed", m->name, base);
+		/* plain, or compressed as distributions install them (elf_file.h) */
+		if (strcmp(dot, ".ko") && strcmp(dot, ".ko.xz") && strcmp(dot, ".ko.zst") &&
+		    strcmp(dot, ".ko.gz")) {
+			snprintf(m->why, sizeof(m->why), "module %.40s: %.80s is no module file",
+				 m->name, base);
 			break;
 		}
 		snprintf(path, sizeof(path), "%s/%s", k->p.moddir, line);

@@ -10,6 +10,8 @@
 #include <pathtrace/error.h>
 #include <pathtrace/static_calls.h>
 
+#include "elf_file.h"
+
 #define ENTRY_SIZE 8		/* struct static_call_site: s32 addr, s32 key */
 #define MAX_SITES (1u << 24)
 
@@ -149,20 +151,16 @@ static int read_elf(Elf *elf, struct static_calls *out)
 
 int static_calls_elf(const char *path, struct static_calls *out)
 {
-	Elf *elf;
-	int fd, err;
+	struct elf_file ef;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -PT_EFORMAT;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -PT_EIO;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	err = elf && elf_kind(elf) == ELF_K_ELF ? read_elf(elf, out) : -PT_EFORMAT;
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	err = elf_file_open(path, &ef);
+	if (!err)
+		err = elf_kind(ef.elf) == ELF_K_ELF ? read_elf(ef.elf, out) : -PT_EFORMAT;
+	elf_file_close(&ef);
 	if (err)
 		static_calls_free(out);
 	return err;

@@ -39,8 +39,3 @@ uint32_t tf_page_stored_len(const void *page, uint32_t page_size)
 	end = (end + 7) & ~7u;
 	return end < page_size ? end : page_size;
 }
-
-const uint8_t *tf_page_next(const struct tf_pages *s, const uint8_t *p)
-{
-	return p + (s->trimmed ? tf_page_stored_len(p, s->page_size) : s->page_size);
-}

@@ -560,22 +560,63 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
 	return err;
 }
 
+/*
+ * The stamp of cpu's last record (0: none), where a gap with no stamp of
+ * its own goes; *any (if not NULL) says whether cpu has a record.
+ */
+static uint64_t last_ts(const struct tr_records *rs, uint32_t cpu, int *any)
+{
+	size_t i;
+
+	for (i = rs->n; i-- > 0;)
+		if (rs->recs[i].cpu == cpu) {
+			if (any)
+				*any = 1;
+			return rs->recs[i].ts;
+		}
+	if (any)
+		*any = 0;
+	return 0;
+}
+
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 {
-	uint32_t i, p;
+	uint32_t i, p, cpu;
 	int err;
 
 	for (i = 0; i < tf->npages; i++) {
 		const struct tf_pages *s = &tf->pages[i];
-		const uint8_t *page = s->data;
 
 		/* a trimmed page holds what the decoder reads of it: header, data, count */
-		for (p = 0; p < s->nr_pages; p++, page = tf_page_next(s, page)) {
-			err = tr_decode_page(rs, s->cpu, page, s->page_size);
+		for (p = 0; p < s->nr_pages; p++) {
+			const struct tf_page *pg = &s->page[p];
+
+			if (pg->bad) {
+				/* its bytes are not what was recorded, its stamp neither */
+				rs->pages++;
+				rs->sum_pages++;
+				err = append_loss(rs, s->cpu, last_ts(rs, s->cpu, NULL), TR_LOSS_CORRUPT, 1);
+			} else {
+				err = tr_decode_page(rs, s->cpu, pg->data, s->page_size);
+			}
 			if (err)
 				return err;
 		}
 		rs->stored_bytes += s->bytes;
+	}
+	if (tf->complete)
+		return 0;
+	/* cut short: whatever each CPU recorded after its last page here is lost */
+	for (cpu = 0; cpu < rs->max_cpu; cpu++) {
+		int any;
+		uint64_t ts = last_ts(rs, cpu, &any);
+
+		if (any) {
+			err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+			if (err)
+				return err;
+			rs->cut_cpus++;
+		}
 	}
 	return 0;
 }

@@ -3,12 +3,18 @@
  * tracefile_read - parses trace.bin (trace-format/FORMAT.md) without
  * trusting any size in it: every length is checked against what remains of
  * its section and of the file, so counts are bounded by the file size.
+ * CHECKSUM sections (format 2.1) are checked against the section after
+ * them: a page that fails its sum is marked bad (a gap where it was), a
+ * section that fails it is skipped; a file cut short keeps every whole
+ * page before the cut.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <xxhash.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
@@ -163,50 +169,164 @@ static int parse_function(struct tracefile *tf, const uint8_t *p, uint64_t n, ui
 	return 0;
 }
 
+/* A CHECKSUM section read, waiting for the section it covers (FORMAT.md 2.8). */
+struct pending_sum {
+	int have;			/* the next section is covered */
+	struct pt_sec_checksum c;
+	const uint8_t *entries;		/* c.nr_pages struct pt_page_sum */
+	uint64_t off;			/* of the CHECKSUM section */
+};
+
+/* One more corrupt page or section (*count), at off. */
+static void corrupt_at(struct tracefile *tf, uint32_t *count, uint64_t off)
+{
+	if ((!tf->corrupt_pages && !tf->corrupt_sections) || off < tf->corrupt_offset)
+		tf->corrupt_offset = off;
+	++*count;
+}
+
+static int parse_checksum(struct tracefile *tf, const uint8_t *p, uint64_t n, uint64_t off,
+			  struct pending_sum *ps)
+{
+	int64_t used = load_sized(&ps->c, sizeof(ps->c), p, n,
+				  offsetof(struct pt_sec_checksum, reserved));
+
+	memset(ps, 0, offsetof(struct pending_sum, c));
+	if (used < 0 || (n - used) / sizeof(struct pt_page_sum) != ps->c.nr_pages ||
+	    (n - used) % sizeof(struct pt_page_sum)) {
+		/* a sum that cannot be read: the section it covers is not trusted */
+		corrupt_at(tf, &tf->corrupt_sections, off);
+		return 0;
+	}
+	ps->have = 1;
+	ps->entries = p + used;
+	ps->off = off;
+	return 0;
+}
+
+/* Page i's entry of ps: its stored length and sum. */
+static void page_sum(const struct pending_sum *ps, uint32_t i, struct pt_page_sum *e)
+{
+	memcpy(e, ps->entries + (size_t)i * sizeof(*e), sizeof(*e));
+}
+
+/*
+ * The pages' lengths as ps stores them, when they are lengths of pages of
+ * s and add up to avail bytes (at most, when cut): 1 and lens filled; else 0.
+ */
+static int sum_lengths(const struct pending_sum *ps, const struct pt_sec_pages *s, int trimmed,
+		       uint64_t avail, int cut, struct tf_page *pg, uint32_t *complete)
+{
+	struct pt_page_sum e;
+	uint64_t at = 0;
+	uint32_t i;
+
+	if (!ps->have || ps->c.nr_pages != s->nr_pages)
+		return 0;
+	for (i = 0; i < s->nr_pages; i++) {
+		page_sum(ps, i, &e);
+		if (e.len < 16 || e.len > s->page_size || e.len % 8 || (!trimmed && e.len != s->page_size))
+			return 0;
+		if (cut && avail - at < e.len)
+			break;
+		if (avail - at < e.len)
+			return 0;
+		pg[i].len = e.len;
+		at += e.len;
+	}
+	if (!cut && at != avail)
+		return 0;
+	*complete = i;
+	return 1;
+}
+
 /*
  * PAGES, or PAGES_TRIMMED: each page its tf_page_stored_len bytes, which
- * its own header says; the pages must fill the section exactly.
+ * its own header says (or its CHECKSUM entry, which a bad page's header
+ * cannot mislead); the pages must fill the section exactly, but for a
+ * section the file's end cuts (cut: n is what remains), which keeps its
+ * complete pages. Each page covered by a sum is checked against it.
  */
 static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint64_t off,
-		       int trimmed)
+		       int trimmed, const struct pending_sum *ps, int cut)
 {
 	const char *what = trimmed ? "PAGES_TRIMMED" : "PAGES";
 	struct pt_sec_pages s;
 	int64_t used = load_sized(&s, sizeof(s), p, n, offsetof(struct pt_sec_pages, reserved));
 	struct tf_pages *grown;
+	struct tf_page *pg;
+	uint32_t i, complete = 0;
 	uint64_t at;
-	uint32_t i;
 
+	if (used < 0 && cut)
+		return fail(tf, -PT_ETRUNC, off, "the file ends inside %s's header", what);
 	if (used < 0)
 		return fail(tf, -PT_EFORMAT, off, "%s: bad struct size", what);
 	if (s.page_size < PAGE_SIZE_MIN || s.page_size > PAGE_SIZE_MAX || s.page_size % 8)
 		return fail(tf, -PT_EFORMAT, off, "%s: page_size %u", what, s.page_size);
-	if (!trimmed && (uint64_t)used + (uint64_t)s.page_size * s.nr_pages != n)
+	if (!cut && !trimmed && (uint64_t)used + (uint64_t)s.page_size * s.nr_pages != n)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: %u pages of %u bytes do not fill %llu",
 			    s.nr_pages, s.page_size, (unsigned long long)n);
-	for (i = 0, at = used; trimmed && i < s.nr_pages; i++) {
-		/* a page's header says how much of it is stored */
-		uint32_t len = n - at < 16 ? 0 : tf_page_stored_len(p + at, s.page_size);
-
-		if (!len || n - at < len)
-			return fail(tf, -PT_EFORMAT, off + 16 + at,
-				    "PAGES_TRIMMED: page %u of %u cut short", i, s.nr_pages);
-		at += len;
-	}
-	if (trimmed && at != n)
-		return fail(tf, -PT_EFORMAT, off, "PAGES_TRIMMED: %u pages leave %llu of %llu bytes",
-			    s.nr_pages, (unsigned long long)(n - at), (unsigned long long)n);
 	if (tf->has_system && s.cpu >= tf->nr_cpus)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: cpu %u of %u", s.cpu, tf->nr_cpus);
-	grown = realloc(tf->pages, (tf->npages + 1) * sizeof(*grown));
-	if (!grown)
+	/* every stored page has its 16-byte header: the bytes bound how many are whole */
+	pg = calloc((size_t)(s.nr_pages < (n - used) / 16 ? s.nr_pages : (n - used) / 16) + 1,
+		    sizeof(*pg));
+	if (!pg)
 		return fail(tf, -PT_ENOMEM, off, "out of memory");
+	if (!sum_lengths(ps, &s, trimmed, n - used, cut, pg, &complete)) {
+		for (i = 0, at = used; i < s.nr_pages; i++) {
+			/* a page's header says how much of it is stored */
+			uint32_t len = n - at < 16 ? 0 :
+				       trimmed ? tf_page_stored_len(p + at, s.page_size) : s.page_size;
+
+			if (!len || n - at < len) {
+				if (cut)
+					break;
+				free(pg);
+				return fail(tf, -PT_EFORMAT, off + 16 + at,
+					    "PAGES_TRIMMED: page %u of %u cut short", i, s.nr_pages);
+			}
+			pg[i].len = len;
+			at += len;
+		}
+		if (!cut && at != n) {
+			free(pg);
+			return fail(tf, -PT_EFORMAT, off,
+				    "PAGES_TRIMMED: %u pages leave %llu of %llu bytes", s.nr_pages,
+				    (unsigned long long)(n - at), (unsigned long long)n);
+		}
+		complete = i;
+	}
+	for (i = 0, at = used; i < complete; i++) {
+		struct pt_page_sum e;
+
+		pg[i].data = p + at;
+		if (ps->have && i < ps->c.nr_pages) {
+			page_sum(ps, i, &e);
+			if (e.len != pg[i].len || e.sum != XXH3_64bits(pg[i].data, pg[i].len)) {
+				pg[i].bad = 1;
+				corrupt_at(tf, &tf->corrupt_pages, off + 16 + at);
+			}
+		}
+		at += pg[i].len;
+	}
+	grown = realloc(tf->pages, (tf->npages + 1) * sizeof(*grown));
+	if (!grown) {
+		free(pg);
+		return fail(tf, -PT_ENOMEM, off, "out of memory");
+	}
 	tf->pages = grown;
 	grown[tf->npages] = (struct tf_pages){
-		.cpu = s.cpu, .page_size = s.page_size, .nr_pages = s.nr_pages,
-		.trimmed = trimmed, .data = p + used, .bytes = n - used, .offset = off,
+		.cpu = s.cpu, .page_size = s.page_size, .nr_pages = complete,
+		.trimmed = trimmed, .data = p + used, .bytes = at - used, .offset = off,
+		.page = pg, .checked = ps->have, .cut = cut,
 	};
 	tf->npages++;
+	if (cut)
+		return fail(tf, -PT_ETRUNC, off,
+			    "the file ends inside %s of cpu %u: %u of its %u pages whole", what,
+			    s.cpu, complete, s.nr_pages);
 	return 0;
 }
 
@@ -230,10 +350,12 @@ static int parse_header(struct tracefile *tf)
 	struct pt_file_header h;
 	uint32_t size;
 
+	if (tf->size < 8 && memcmp(tf->buf, PT_FILE_MAGIC, tf->size))
+		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (it does not start with PTTRACE)");
 	if (tf->size < 16)
 		return fail(tf, -PT_ETRUNC, tf->size, "file header: %zu bytes", tf->size);
 	if (memcmp(tf->buf, PT_FILE_MAGIC, 8))
-		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (bad magic)");
+		return fail(tf, -PT_EFORMAT, 0, "not a trace.bin (it does not start with PTTRACE)");
 	memcpy(&size, tf->buf + 8, 4);
 	if (size < offsetof(struct pt_file_header, reserved))
 		return fail(tf, -PT_EFORMAT, 8, "file header: size %u", size);
@@ -263,9 +385,32 @@ static int parse_header(struct tracefile *tf)
 	return size;
 }
 
+/*
+ * Whether ps's head sum matches the section at off (header s): its header
+ * and payload, or for pages their struct (FORMAT.md 2.8). avail: payload
+ * bytes in the file.
+ */
+static int head_matches(const struct tracefile *tf, const struct pending_sum *ps, uint64_t off,
+			const struct pt_section *s, uint64_t avail)
+{
+	uint64_t n = s->size;
+	uint32_t ssize;
+
+	if (s->id == PT_SEC_PAGES || s->id == PT_SEC_PAGES_TRIMMED) {
+		if (avail < 4)
+			return 0;
+		memcpy(&ssize, tf->buf + off + sizeof(*s), 4);
+		n = ssize;
+	}
+	if (n > avail)
+		return 0;
+	return XXH3_64bits(tf->buf + off, sizeof(*s) + n) == ps->c.head;
+}
+
 /* Parses tf->buf (tf->size bytes), which tf owns. */
 static int parse_owned(struct tracefile *tf)
 {
+	struct pending_sum ps = { .have = 0 };
 	size_t size = tf->size;
 	uint64_t off;
 	int err;
@@ -277,21 +422,53 @@ static int parse_owned(struct tracefile *tf)
 	while (off < size) {
 		struct pt_section s;
 		const uint8_t *p;
-		uint64_t padded;
+		uint64_t padded, avail;
+		int pages, cut;
 
 		if (size - off < sizeof(s))
-			return fail(tf, -PT_ETRUNC, off, "section header cut short");
+			return fail(tf, -PT_ETRUNC, off, "the file ends inside a section header");
 		memcpy(&s, tf->buf + off, sizeof(s));
 		if (s.flags)
 			return fail(tf, -PT_EFORMAT, off, "section %u: flags 0x%x", s.id, s.flags);
-		if (s.size > size - off - sizeof(s))
-			return fail(tf, -PT_ETRUNC, off, "section %u: %llu bytes, %llu remain",
-				    s.id, (unsigned long long)s.size,
-				    (unsigned long long)(size - off - sizeof(s)));
-		padded = (s.size + 7) & ~7ull;
-		if (padded > size - off - sizeof(s))
-			return fail(tf, -PT_ETRUNC, off, "section %u: padding cut short", s.id);
 		p = tf->buf + off + sizeof(s);
+		avail = size - off - sizeof(s);
+		pages = s.id == PT_SEC_PAGES || s.id == PT_SEC_PAGES_TRIMMED;
+		cut = s.size > avail;
+		if (s.id == PT_SEC_CHECKSUM) {
+			if (cut)
+				return fail(tf, -PT_ETRUNC, off, "the file ends inside a CHECKSUM section");
+			if (ps.have) {	/* two in a row: the first covers nothing */
+				corrupt_at(tf, &tf->corrupt_sections, ps.off);
+			}
+			parse_checksum(tf, p, s.size, off, &ps);
+			off += sizeof(s) + ((s.size + 7) & ~7ull);
+			continue;
+		}
+		if (cut && !pages)
+			return fail(tf, -PT_ETRUNC, off,
+				    "the file ends inside section %u (%llu of its %llu bytes)", s.id,
+				    (unsigned long long)avail, (unsigned long long)s.size);
+		if (cut && (avail < 4 || avail < *(const uint32_t *)p))
+			return fail(tf, -PT_ETRUNC, off, "the file ends inside %s's header",
+				    s.id == PT_SEC_PAGES ? "PAGES" : "PAGES_TRIMMED");
+		if (ps.have && s.id != PT_SEC_END && !head_matches(tf, &ps, off, &s, avail)) {
+			/* the header or what it describes is not what was written */
+			corrupt_at(tf, &tf->corrupt_sections, off);
+			ps.have = 0;
+			if (cut)
+				return fail(tf, -PT_EFORMAT, off,
+					    "section %u fails its checksum, and its size runs past the file",
+					    s.id);
+			off += sizeof(s) + ((s.size + 7) & ~7ull);
+			continue;
+		}
+		if (ps.have && s.id != PT_SEC_END)
+			tf->checked_sections++;
+		else if (tf->minor >= 1 && s.id != PT_SEC_END)
+			tf->unchecked_sections++;	/* a 2.1 writer sums every section */
+		if (cut)
+			return parse_pages(tf, p, avail, off, s.id == PT_SEC_PAGES_TRIMMED, &ps, 1);
+		padded = (s.size + 7) & ~7ull;
 		switch (s.id) {
 		case PT_SEC_SYSTEM:
 			err = parse_system(tf, p, s.size, off);
@@ -301,7 +478,7 @@ static int parse_owned(struct tracefile *tf)
 			break;
 		case PT_SEC_PAGES:
 		case PT_SEC_PAGES_TRIMMED:
-			err = parse_pages(tf, p, s.size, off, s.id == PT_SEC_PAGES_TRIMMED);
+			err = parse_pages(tf, p, s.size, off, s.id == PT_SEC_PAGES_TRIMMED, &ps, 0);
 			break;
 		case PT_SEC_LOSS:
 			err = parse_loss(tf, p, s.size, off);
@@ -314,6 +491,9 @@ static int parse_owned(struct tracefile *tf)
 				return fail(tf, -PT_EFORMAT, off + sizeof(s),
 					    "%llu bytes after END",
 					    (unsigned long long)(size - off - sizeof(s)));
+			if (ps.have) {	/* a CHECKSUM of nothing: END's id was another's */
+				corrupt_at(tf, &tf->corrupt_sections, ps.off);
+			}
 			tf->complete = 1;
 			return 0;
 		default:
@@ -321,8 +501,12 @@ static int parse_owned(struct tracefile *tf)
 			err = 0;
 			break;
 		}
+		ps.have = 0;
 		if (err)
 			return err;
+		if (padded > avail)
+			return fail(tf, -PT_ETRUNC, off + sizeof(s) + s.size,
+				    "the file ends inside section %u's padding", s.id);
 		off += sizeof(s) + padded;
 	}
 	return fail(tf, -PT_ETRUNC, size, "no END section (file cut short?)");
@@ -381,6 +565,10 @@ int tracefile_read(const char *path, struct tracefile *tf)
 
 void tracefile_free(struct tracefile *tf)
 {
+	uint32_t i;
+
+	for (i = 0; i < tf->npages; i++)
+		free(tf->pages[i].page);
 	free(tf->buf);
 	free(tf->release);
 	free(tf->funcs);

@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
-/* tracefile_write - writes trace.bin sections (trace-format/FORMAT.md). */
+/*
+ * tracefile_write - writes trace.bin sections (trace-format/FORMAT.md),
+ * each but END after the CHECKSUM section that covers it (FORMAT.md 2.8).
+ * Each section's header, with its size, comes before its bytes, and every
+ * section is whole once written: a file cut anywhere is a readable prefix.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define XXH_STATIC_LINKING_ONLY	/* XXH3_state_t on the stack */
+#include <xxhash.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
@@ -32,6 +40,66 @@ static int section_header(struct tf_writer *w, uint32_t id, uint64_t size)
 	struct pt_section s = { .id = id, .size = size };
 
 	return put(w, &s, sizeof(s));
+}
+
+/* A run of a section's payload bytes. */
+struct piece {
+	const void *p;
+	uint64_t n;
+};
+
+/*
+ * The CHECKSUM section of the section (id, size) whose payload starts with
+ * the pieces (FORMAT.md 2.8): the sum of its header and those bytes, then
+ * one pt_page_sum per page (nr_pages of page_size bytes at pages, each
+ * stored as tf_page_stored_len bytes when trimmed).
+ */
+static int checksum_section(struct tf_writer *w, uint32_t id, uint64_t size,
+			    const struct piece *pc, unsigned int npc, const uint8_t *pages,
+			    uint32_t nr_pages, uint32_t page_size, int trimmed)
+{
+	struct pt_section hdr = { .id = id, .size = size };
+	struct pt_sec_checksum c;
+	XXH3_state_t st;
+	unsigned int i;
+	uint32_t k;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.nr_pages = nr_pages;
+	if (XXH3_64bits_reset(&st) != XXH_OK || XXH3_64bits_update(&st, &hdr, sizeof(hdr)) != XXH_OK)
+		return w->err = -PT_ENOMEM;
+	for (i = 0; i < npc; i++)
+		if (pc[i].n && XXH3_64bits_update(&st, pc[i].p, pc[i].n) != XXH_OK)
+			return w->err = -PT_ENOMEM;
+	c.head = XXH3_64bits_digest(&st);
+	section_header(w, PT_SEC_CHECKSUM, sizeof(c) + (uint64_t)nr_pages * sizeof(struct pt_page_sum));
+	put(w, &c, sizeof(c));
+	for (k = 0; k < nr_pages; k++, pages += page_size) {
+		struct pt_page_sum ps = { .len = page_size };
+
+		if (trimmed)
+			ps.len = tf_page_stored_len(pages, page_size);
+		ps.sum = XXH3_64bits(pages, ps.len);
+		put(w, &ps, sizeof(ps));
+	}
+	return pad8(w);
+}
+
+/* A section of the pieces, after its CHECKSUM section. */
+static int covered_section(struct tf_writer *w, uint32_t id, const struct piece *pc,
+			   unsigned int npc)
+{
+	uint64_t size = 0;
+	unsigned int i;
+
+	for (i = 0; i < npc; i++)
+		size += pc[i].n;
+	checksum_section(w, id, size, pc, npc, NULL, 0, 0, 0);
+	section_header(w, id, size);
+	for (i = 0; i < npc; i++)
+		put(w, pc[i].p, pc[i].n);
+	return pad8(w);
 }
 
 int tfw_init(struct tf_writer *w, FILE *f)
@@ -66,9 +134,23 @@ int tfw_open(struct tf_writer *w, const char *path)
 
 int tfw_section(struct tf_writer *w, uint32_t id, const void *payload, uint64_t size)
 {
-	section_header(w, id, size);
-	put(w, payload, size);
-	return pad8(w);
+	struct piece pc = { payload, size };
+	struct pt_sec_pages s;
+
+	/* whole untrimmed pages after their struct: a sum per page */
+	if (id == PT_SEC_PAGES && size >= sizeof(s)) {
+		memcpy(&s, payload, sizeof(s));
+		if (s.size == sizeof(s) && s.page_size >= 32 &&
+		    size == sizeof(s) + (uint64_t)s.nr_pages * s.page_size) {
+			pc.n = sizeof(s);
+			checksum_section(w, id, size, &pc, 1, (const uint8_t *)payload + sizeof(s),
+					 s.nr_pages, s.page_size, 0);
+			section_header(w, id, size);
+			put(w, payload, size);
+			return pad8(w);
+		}
+	}
+	return covered_section(w, id, &pc, 1);
 }
 
 int tfw_system(struct tf_writer *w, uint32_t nr_cpus, uint32_t page_size,
@@ -83,10 +165,8 @@ int tfw_system(struct tf_writer *w, uint32_t nr_cpus, uint32_t page_size,
 	s.page_size = page_size;
 	s.release_len = rlen;
 	s.start_ns = start_ns;
-	section_header(w, PT_SEC_SYSTEM, sizeof(s) + rlen);
-	put(w, &s, sizeof(s));
-	put(w, release, rlen);
-	return pad8(w);
+	return covered_section(w, PT_SEC_SYSTEM,
+			       (struct piece[]){ { &s, sizeof(s) }, { release, rlen } }, 2);
 }
 
 int tfw_function(struct tf_writer *w, const struct tf_function *fn)
@@ -109,14 +189,10 @@ int tfw_function(struct tf_writer *w, const struct tf_function *fn)
 	s.name_len = fn->name_len;
 	s.cfg_len = fn->cfg_len;
 	s.plan_len = fn->plan_len;
-	section_header(w, PT_SEC_FUNCTION,
-		       sizeof(s) + fn->name_len + code_len + fn->cfg_len + fn->plan_len);
-	put(w, &s, sizeof(s));
-	put(w, fn->name, fn->name_len);
-	put(w, fn->code, code_len);
-	put(w, fn->cfg, fn->cfg_len);
-	put(w, fn->plan, fn->plan_len);
-	return pad8(w);
+	return covered_section(w, PT_SEC_FUNCTION,
+			       (struct piece[]){ { &s, sizeof(s) }, { fn->name, fn->name_len },
+						 { fn->code, code_len }, { fn->cfg, fn->cfg_len },
+						 { fn->plan, fn->plan_len } }, 5);
 }
 
 int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr_pages,
@@ -136,6 +212,8 @@ int tfw_pages(struct tf_writer *w, uint32_t cpu, uint32_t page_size, uint32_t nr
 	s.cpu = cpu;
 	s.page_size = page_size;
 	s.nr_pages = nr_pages;
+	checksum_section(w, PT_SEC_PAGES_TRIMMED, sizeof(s) + n, &(struct piece){ &s, sizeof(s) },
+			 1, data, nr_pages, page_size, 1);
 	section_header(w, PT_SEC_PAGES_TRIMMED, sizeof(s) + n);
 	put(w, &s, sizeof(s));
 	for (i = 0; i < nr_pages; i++, page += page_size)
@@ -157,9 +235,16 @@ int tfw_loss(struct tf_writer *w, uint32_t nr_cpus, uint64_t dropped, uint64_t m
 	return tfw_section(w, PT_SEC_LOSS, &s, sizeof(s));
 }
 
+int tfw_flush(struct tf_writer *w)
+{
+	if (!w->err && w->f && fflush(w->f))
+		w->err = -PT_EIO;
+	return w->err;
+}
+
 int tfw_close(struct tf_writer *w)
 {
-	int err = tfw_section(w, PT_SEC_END, NULL, 0);
+	int err = section_header(w, PT_SEC_END, 0);
 
 	if (w->f && fflush(w->f) && !err)
 		err = -PT_EIO;
