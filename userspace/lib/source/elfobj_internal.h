@@ -46,6 +46,7 @@ struct elfobj {
 	int fd;
 	Elf *elf;
 	int rel;		/* ET_REL: sections at index << 32 */
+	int user;		/* a user-space executable or shared object (docs/user.md) */
 	struct elfobj_sec *secs;
 	size_t nsecs;
 	struct elfobj_sym *syms;
