@@ -56,6 +56,9 @@ PROGS := $(O)/pathtracectl $(O)/pathregen
 TOOLS := $(patsubst tools/%.c,$(O)/tools/%,$(sort $(wildcard tools/*.c)))
 # Small programs the VM tests run inside the guest.
 VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard tests/vm/bin/*.c)))
+# The user program the user-space tests trace (docs/user.md): static, with
+# symbols, no jump tables, its recursion and calls kept as calls.
+USER_TARGET := $(O)/tests/target/pt-user-target
 
 .PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz install \
 	check-build
@@ -67,7 +70,7 @@ VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard 
 
 all: userspace module
 
-userspace: $(PROGS) $(TOOLS) $(VM_HELPERS)
+userspace: $(PROGS) $(TOOLS) $(VM_HELPERS) $(USER_TARGET)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -100,6 +103,11 @@ $(O)/tools/bench-pt: $(O)/tools/bench-pt.o $(O)/tools/ipt/ipt.o $(REGEN_LIB) $(L
 
 $(O)/tests/vm/bin/%: $(O)/tests/vm/bin/%.o $(REGEN_LIB) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS_LIB)
+
+$(USER_TARGET): tests/target/pt_user_target.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -static -fno-jump-tables -fno-inline \
+		-fno-optimize-sibling-calls -fno-pie -no-pie -o $@ $<
 
 # The unit-test runner registers every tests/unit/test_NAME.c through its
 # register_test_NAME(); the list is generated so adding a file is enough.

@@ -123,9 +123,12 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_copy_arg(&a, sizeof(a), uarg);
 	if (err)
 		return err;
-	if ((a.flags & ~PT_ADD_INLINE) || a.reserved0 || a.reserved[0] ||
+	if ((a.flags & ~PT_ADD_INLINE) ||
 	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters))
 		return -EINVAL;
+	/* User functions (PT_PLAN_USER) need uprobes: not in this step, docs/user.md. */
+	if (a.user_fd || a.user_off_delta)
+		return -EOPNOTSUPP;
 	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len, a.flags, a.inline_counters);
 	if (IS_ERR(f))
 		return PTR_ERR(f);

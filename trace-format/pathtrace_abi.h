@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 1
+#define PT_ABI_MINOR 2
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -108,6 +108,16 @@ enum pt_encoding {
  * always has bit 31 set.
  */
 #define PT_PLAN_FRAMED		(1u << 5)
+/*
+ * A user-space function (ABI 2.2, docs/user.md): addr and cold_addr are
+ * the virtual addresses of an ELF file's code, the name is "BINARY!FUNC",
+ * and PT_IOC_ADD_PLAN gives the file (pt_plan_arg.user_fd) and the delta
+ * from virtual address to file offset: the probes are uprobes on the
+ * file's inode, in every process that maps it. Its ENTERs carry no return
+ * address (ret_lo 0, an untraced caller's); it is not framed and has no
+ * implicit entries, so its calls are blocked.
+ */
+#define PT_PLAN_USER		(1u << 6)
 #define PT_ENTER_FRAME(ret_lo)		((__u32)(ret_lo) & 0x7fffffffu)
 #define PT_ENTER_FRAME_UNKNOWN		0x7fffffffu
 #define PT_ENTER_IS_FRAME(ret_lo)	((ret_lo) && !((__u32)(ret_lo) & 0x80000000u))
@@ -344,9 +354,9 @@ struct pt_plan_arg {
 	__u32 flags;		/* PT_ADD_* */
 	__u64 plan;		/* user pointer to the blob */
 	__u32 plan_len;
-	__u32 reserved0;
+	__s32 user_fd;		/* PT_PLAN_USER: an open descriptor of the ELF file; else 0 */
 	__u64 inline_counters;	/* PT_ADD_INLINE: offset of the counters, bytes; else 0 */
-	__u64 reserved[1];
+	__u64 user_off_delta;	/* PT_PLAN_USER: virtual address - file offset; else 0 */
 };
 
 /* PT_IOC_DEL_PLAN: remove one function (func_id) or all (PT_DEL_ALL). */

@@ -123,7 +123,83 @@ static void test_open_errors(void)
 	CU_ASSERT_EQUAL(elfobj_open(path, &o), -PT_EFORMAT);
 }
 
+/* Links NAME.o (assembled from text) as a user file with ld's flags; returns elfobj_open's. */
+static int link_user(const char *name, const char *text, const char *ldflags, struct elfobj **o)
+{
+	char cmd[1024], out[300];
+
+	elfobj_close(cfg_asm_object(name, text));
+	snprintf(cmd, sizeof(cmd), "cd %s && ld %s -o %s.user %s.o", cfg_asm_dir(), ldflags, name,
+		 name);
+	if (system(cmd))
+		return -1;
+	snprintf(out, sizeof(out), "%s/%s.user", cfg_asm_dir(), name);
+	return elfobj_open(out, o);
+}
+
+static const char user_text[] =
+	"	.globl _start\n"
+	FN(".text", "_start", "	call loop\n	call jt\n	hlt\n")
+	FN(".text", "loop", "	mov $3,%ecx\n.Ll:	dec %ecx\n	jne .Ll\n	ret\n")
+	FN(".text", "jt", "	mov .Ltab(,%rdi,8),%rax\n	jmp *%rax\n.La:	ret\n")
+	"	.section .rodata\n.Ltab: .quad .La\n";
+
+/* An executable: symbol addresses, file offsets, jump tables refused. */
+static void test_user_executable(void)
+{
+	struct elfobj *o;
+	const struct elfobj_func *f;
+	struct cfg_input in;
+	struct cfg c;
+	uint64_t off;
+	int64_t i;
+
+	CU_ASSERT_EQUAL_FATAL(link_user("user_exe", user_text, "-e _start", &o), 0);
+	CU_ASSERT(elfobj_is_user(o));
+	i = elfobj_find(o, "loop");
+	CU_ASSERT_FATAL(i >= 0);
+	f = elfobj_func(o, (uint32_t)i);
+	CU_ASSERT(f->addr >= 0x400000 && f->addr < 0x800000);
+	CU_ASSERT_EQUAL(f->size, 10);
+	/* ld puts the code segment at 0x401000, file offset 0x1000 */
+	CU_ASSERT_EQUAL_FATAL(elfobj_file_offset(o, f->addr, f->size, &off), 0);
+	CU_ASSERT_EQUAL(off, f->addr - 0x400000);
+	CU_ASSERT_EQUAL(elfobj_file_offset(o, 0x10, 1, &off), -PT_ENOENT);
+	CU_ASSERT_EQUAL_FATAL(elfobj_input(o, (uint32_t)i, &in), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &c), 0);
+	CU_ASSERT_EQUAL(c.nblocks, 3);
+	cfg_free(&c);
+	/* no relocations tell a tail call from a jump table: refused */
+	i = elfobj_find(o, "jt");
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL_FATAL(elfobj_input(o, (uint32_t)i, &in), 0);
+	CU_ASSERT_EQUAL(cfg_build(&in, &c), -PT_EREFUSED);
+	CU_ASSERT(c.refusal && !strcmp(c.refusal, "indirect-jump"));
+	cfg_free(&c);
+	elfobj_close(o);
+}
+
+/* A stripped shared object: its exported functions come from .dynsym. */
+static void test_user_stripped_library(void)
+{
+	struct elfobj *o;
+	uint64_t off;
+	int64_t i;
+
+	CU_ASSERT_EQUAL_FATAL(link_user("user_lib", "	.globl loop\n" FN(".text", "loop",
+					"	mov $3,%ecx\n.Lm:	dec %ecx\n	jne .Lm\n	ret\n"),
+					"-shared -s", &o), 0);
+	CU_ASSERT(elfobj_is_user(o));
+	i = elfobj_find(o, "loop");
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL(elfobj_func(o, (uint32_t)i)->size, 10);
+	CU_ASSERT_EQUAL(elfobj_file_offset(o, elfobj_func(o, (uint32_t)i)->addr, 10, &off), 0);
+	elfobj_close(o);
+}
+
 UNIT_SUITE(elfobj,
+	   { "user executable: addresses, file offsets, jump tables", test_user_executable },
+	   { "user library stripped: .dynsym", test_user_stripped_library },
 	   { "functions, sections, duplicate-name .cold pairs, tables", test_functions_and_cold_pairs },
 	   { "jump table blocks the indirect tail call", test_jump_table_blocks_tail_call },
 	   { "open errors", test_open_errors })

@@ -35,18 +35,22 @@
  * 1 something named was refused or matched nothing, 2 bad command line.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/edge_profile.h>
+#include <pathtrace/elfobj.h>
 #include <pathtrace/entry_witness.h>
 #include <pathtrace/error.h>
 #include <pathtrace/funcstore.h>
@@ -100,6 +104,9 @@ struct enabler {
 	int inline_mode;		/* --inline: the targets run as copies (docs/inline.md) */
 	int inline_counts;		/* --inline in edges mode: the counters are code in them */
 	const char *inline_ko;		/* the template module */
+	int user_fd;			/* the user file being enabled (docs/user.md), or 0 */
+	uint64_t user_delta;		/* its virtual address - file offset */
+	uint32_t user_ok, user_refused;	/* user functions enabled and refused */
 };
 
 static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile);
@@ -162,6 +169,8 @@ static const char *add_reason(int err)
 		return "pathtrace.ko's own code cannot be traced";
 	case EBUSY:
 		return "the function is already traced";
+	case EOPNOTSUPP:
+		return "this pathtrace.ko places no uprobes (user functions, docs/user.md)";
 	default:
 		return strerror(err);
 	}
@@ -180,6 +189,8 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	a.inline_counters = off;
 	a.plan = (uintptr_t)blob;
 	a.plan_len = (uint32_t)blob_len;
+	a.user_fd = e->user_fd;
+	a.user_off_delta = e->user_delta;
 	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
 		err = errno;
 		funcstore_remove(((const struct pt_plan *)blob)->func_id);
@@ -909,6 +920,195 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 	return 0;
 }
 
+/*
+ * A BINARY:FUNC argument (docs/user.md): what precedes the last ':' names
+ * a regular file. Returns 1 with path and *func set, else 0.
+ */
+static int user_pattern(const char *arg, char *path, size_t n, const char **func)
+{
+	const char *c = strrchr(arg, ':');
+	struct stat st;
+
+	if (!c || c == arg || (size_t)(c - arg) >= n)
+		return 0;
+	memcpy(path, arg, (size_t)(c - arg));
+	path[c - arg] = 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	*func = c + 1;
+	return 1;
+}
+
+/*
+ * Plans and installs user function i of o, named "BINARY!FUNC". Returns 0
+ * enabled, 1 refused (reported and counted).
+ */
+static int user_install(struct enabler *e, struct elfobj *o, uint32_t i, const char *base)
+{
+	const struct elfobj_func *f = elfobj_func(o, i);
+	char name[PT_NAME_MAX];
+	struct cfg_input in;
+	struct plan_opts po;
+	uint64_t off, coff;
+	struct plan pl;
+	void *blob = NULL;
+	size_t len = 0;
+	struct cfg c;
+	int err, ret = 1;
+
+	if (strlen(base) + 1 + strlen(f->name) >= sizeof(name)) {
+		printf("%s!%s: refused: name-too-long (over %d bytes)\n", base, f->name,
+		       PT_NAME_MAX - 1);
+		count_refusal(e, "name-too-long");
+		return 1;
+	}
+	memcpy(name, base, strlen(base));
+	name[strlen(base)] = '!';
+	memcpy(name + strlen(base) + 1, f->name, strlen(f->name) + 1);
+	memset(&c, 0, sizeof(c));
+	memset(&pl, 0, sizeof(pl));
+	err = elfobj_input(o, i, &in);
+	if (err) {
+		printf("%s: cannot read it: %s\n", name, pt_strerror(err));
+		count_refusal(e, "unreadable");
+		return 1;
+	}
+	in.name = name;
+	if (elfobj_file_offset(o, in.addr, in.len, &off) ||
+	    (in.cold_len && (elfobj_file_offset(o, in.cold_addr, in.cold_len, &coff) ||
+			     in.cold_addr - coff != in.addr - off))) {
+		printf("%s: refused: not-in-one-segment (its code is not in one executable "
+		       "PT_LOAD segment of the file)\n", name);
+		count_refusal(e, "not-in-one-segment");
+		return 1;
+	}
+	err = cfg_build(&in, &c);
+	if (err) {
+		if (err == -PT_EREFUSED)
+			printf("%s: refused: %s (%s)\n", name, c.refusal, c.detail);
+		else
+			printf("%s: no CFG: %s\n", name, pt_strerror(err));
+		count_refusal(e, err == -PT_EREFUSED && c.refusal ? c.refusal : "no-cfg");
+		cfg_free(&c);
+		return 1;
+	}
+	/* blocked calls, no entry witnesses, no implicit entries (docs/user.md) */
+	po = e->o;
+	po.flags = (po.flags & ~PT_PLAN_FRAMED) | PT_PLAN_USER;
+	po.func_id = e->next_id++;
+	po.trace.enter_witnessed = NULL;
+	po.implicit = NULL;
+	po.nimplicit = 0;
+	po.weight = NULL;
+	po.paths.ppp_paths = NULL;
+	po.paths.nppp_paths = 0;
+	err = plan_build(&c, &po, &pl);
+	if (err) {
+		printf("%s: refused: no plan: %s\n", name, pl.reason[0] ? pl.reason : pt_strerror(err));
+		count_refusal(e, "no-plan");
+	} else if (plan_serialize(&pl, &blob, &len)) {
+		ctl_err(name, "out of memory");
+		count_refusal(e, "no-memory");
+	} else {
+		e->o.func_id = po.func_id;	/* install's funcstore entry */
+		e->user_delta = in.addr - off;
+		if (!install(e, &in, &c, blob, len)) {
+			printf("%s: enabled as %u: %u uprobes, every-block %u\n", name, po.func_id,
+			       pl.hdr.nr_sites + pl.hdr.nr_verify, pl.every_block_probes);
+			e->nprobes += pl.hdr.nr_sites + pl.hdr.nr_verify;
+			ret = 0;
+		} else {
+			count_refusal(e, "kernel");
+		}
+	}
+	free(blob);
+	plan_free(&pl);
+	cfg_free(&c);
+	return ret;
+}
+
+/*
+ * User functions with --inline, or beside framed plans already loaded:
+ * refused (docs/user.md). Returns 1 then (reported), else 0.
+ */
+static int user_refused(const struct enabler *e)
+{
+	int a;
+
+	if (e->inline_mode) {
+		ctl_err("enable", "--inline copies kernel functions only (docs/user.md)");
+		return 1;
+	}
+	for (a = 0; a < e->nloaded; a++)
+		if (e->loaded[a].flags & PT_PLAN_FRAMED) {
+			ctl_err("enable", "framed-loaded: %s is loaded with framed calls, which user "
+				"functions cannot run beside (docs/user.md); disable it first",
+				e->loaded[a].name);
+			return 1;
+		}
+	return 0;
+}
+
+/* The functions of BINARY that func names. Returns 0, or 1 (reported). */
+static int user_collect(struct enabler *e, const char *path, const char *func, const char *arg)
+{
+	int glob = strpbrk(func, "*?[") != NULL, ret = 0;
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	uint32_t i, named = 0, on = 0;
+	struct elfobj *o;
+	int err;
+
+	err = elfobj_open(path, &o);
+	if (err || !elfobj_is_user(o)) {
+		ctl_err(path, "%s", err ? pt_strerror(err) :
+			"not a user-space ELF file (an executable or a shared library)");
+		elfobj_close(o);
+		return 1;
+	}
+	e->user_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (e->user_fd < 0) {
+		ctl_err(path, "%s", strerror(errno));
+		e->user_fd = 0;
+		elfobj_close(o);
+		return 1;
+	}
+	for (i = 0; i < elfobj_nfuncs(o); i++) {
+		const struct elfobj_func *f = elfobj_func(o, i);
+		uint32_t k;
+
+		if (f->parent != ELFOBJ_NONE ||
+		    (glob ? fnmatch(func, f->name, 0) : strcmp(func, f->name)))
+			continue;
+		/* aliases share an address: the first name enables it */
+		for (k = 0; k < i; k++)
+			if (elfobj_func(o, k)->addr == f->addr && elfobj_func(o, k)->parent == ELFOBJ_NONE &&
+			    !(glob ? fnmatch(func, elfobj_func(o, k)->name, 0) :
+			      strcmp(func, elfobj_func(o, k)->name)))
+				break;
+		if (k < i)
+			continue;
+		named++;
+		if (user_install(e, o, i, base))
+			e->user_refused++;
+		else
+			on++;
+	}
+	close(e->user_fd);
+	e->user_fd = 0;
+	e->user_delta = 0;
+	elfobj_close(o);
+	if (!named) {
+		ctl_err(arg, "no such function in %s", path);
+		return 1;
+	}
+	e->user_ok += on;
+	if (glob)
+		printf("%s: %u of %u matching functions enabled\n", arg, on, named);
+	if (!on || (!glob && on != named))
+		ret = 1;
+	return ret;
+}
+
 /* Per argument: what it named and what was enabled. Returns the exit status. */
 /* Bytes in words: "152 B", "32.0 KiB", "2.0 TiB". */
 static const char *human_bytes(double b, char *buf, size_t len)
@@ -971,6 +1171,8 @@ static int report(const struct enabler *e, char **pats, int npats)
 		ok += e->targets[i].state == T_INSTALLED;
 		refused += e->targets[i].state == T_REFUSED;
 	}
+	ok += e->user_ok;
+	refused += e->user_refused;
 	printf("enable: %u enabled, %u refused", ok, refused);
 	for (i = 0; i < e->nreasons; i++)
 		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
@@ -1302,7 +1504,9 @@ static int cmd_enable(int argc, char **argv)
 	struct edge_profile profile;
 	struct path_profile ppp_from;
 	struct utsname u;
-	int a, first, err, ret = 0, off = 0;
+	char upath[PATH_MAX];
+	const char *ufunc;
+	int a, first, err, ret = 0, off = 0, nuser = 0;
 
 	memset(&e, 0, sizeof(e));
 	e.t0 = e.shown = now_s();
@@ -1378,7 +1582,17 @@ static int cmd_enable(int argc, char **argv)
 	e.inline_counts = e.inline_mode && e.o.mode == PT_MODE_EDGES;
 	e.inline_ko = inline_ko;
 	for (a = first; a < argc; a++)
-		ret |= collect(&e, argv[a], (uint32_t)(a - first));
+		nuser += user_pattern(argv[a], upath, sizeof(upath), &ufunc);
+	if (nuser && user_refused(&e)) {
+		ret = 1;
+		goto out_klive;
+	}
+	/* with user functions every plan blocks its calls (docs/user.md) */
+	if (nuser)
+		e.o.flags &= ~PT_PLAN_FRAMED;
+	for (a = first; a < argc; a++)
+		if (!user_pattern(argv[a], upath, sizeof(upath), &ufunc))
+			ret |= collect(&e, argv[a], (uint32_t)(a - first));
 	if (e.inline_mode && !e.inline_counts && inline_targets(&e, &p, inline_ko))
 		ret = 1;
 	/*
@@ -1397,6 +1611,10 @@ static int cmd_enable(int argc, char **argv)
 	} else if (e.inline_counts && inline_counters_targets(&e, &p)) {
 		ret = 1;
 	}
+	e.next_id += e.ntargets;
+	for (a = first; a < argc; a++)
+		if (user_pattern(argv[a], upath, sizeof(upath), &ufunc))
+			ret |= user_collect(&e, upath, ufunc, argv[a]);
 	progress(&e, 1);
 	ret |= report(&e, argv + first, argc - first);
 	for (a = 0; a < (int)e.ntargets; a++) {

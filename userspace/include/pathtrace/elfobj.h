@@ -66,6 +66,21 @@ int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in);
  */
 int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size);
 
+/*
+ * Whether o is a user-space file: a shared object or position-independent
+ * executable (ET_DYN), or an executable whose entry lies in the lower half
+ * (docs/user.md). Its functions come from .symtab, or .dynsym when it is
+ * stripped, and an indirect jump in them is refused (jump tables).
+ */
+int elfobj_is_user(const struct elfobj *o);
+
+/*
+ * The file offset of [addr, addr+len) of a user-space file: 0 with *off
+ * set when one executable PT_LOAD segment holds all of it (a uprobe's
+ * offset), else -PT_ENOENT (also for a kernel object).
+ */
+int elfobj_file_offset(const struct elfobj *o, uint64_t addr, uint32_t len, uint64_t *off);
+
 /* Writes "func+0xoff" (or a hex address) for addr into buf; returns buf. */
 const char *elfobj_symbolize(const struct elfobj *o, uint64_t addr, char *buf, size_t n);
 

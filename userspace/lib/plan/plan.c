@@ -809,7 +809,8 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	graph_init(&pl->pn.dag);
 	if (!c || !c->nblocks || !c->ninsns || !o)
 		return refuse(pl, -PT_EINVAL, "empty cfg");
-	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_FRAMED))
+	if (o->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_FRAMED |
+			 PT_PLAN_USER))
 		return refuse(pl, -PT_EINVAL, "unknown plan flags 0x%x", o->flags);
 	if ((o->flags & PT_PLAN_FRAMED) &&
 	    (o->mode != PT_MODE_TRACE || (o->trace.encoding && o->trace.encoding != PT_ENC_WITNESS)))

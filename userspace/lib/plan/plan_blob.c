@@ -103,7 +103,7 @@ static int check_header(const struct pt_plan *h, size_t len, struct why *w)
 		return bad(w, h->total_len > len ? -PT_ETRUNC : -PT_EFORMAT,
 			   "total_len %u but the blob has %zu bytes", h->total_len, len);
 	if (h->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP |
-			 PT_PLAN_CTX_RESTORE | PT_PLAN_FRAMED))
+			 PT_PLAN_CTX_RESTORE | PT_PLAN_FRAMED | PT_PLAN_USER))
 		return bad(w, -PT_EFORMAT, "unknown flags 0x%x", h->flags);
 	if ((h->flags & PT_PLAN_FRAMED) &&
 	    (h->mode != PT_MODE_TRACE || h->encoding != PT_ENC_WITNESS))

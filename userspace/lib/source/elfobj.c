@@ -93,10 +93,12 @@ static int read_sections(struct elfobj *o)
 				return -PT_EFORMAT;
 			s->data = d->d_buf;
 		}
-		if (sh.sh_type == SHT_SYMTAB) {
+		/* .symtab, else (a stripped file) .dynsym: a library's exports */
+		if (sh.sh_type == SHT_SYMTAB || (sh.sh_type == SHT_DYNSYM && !o->syms)) {
 			size_t n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0, k;
 
 			d = elf_getdata(scn, NULL);
+			free(o->syms);
 			o->syms = calloc(n ? n : 1, sizeof(*o->syms));
 			if (!o->syms)
 				return -PT_ENOMEM;
@@ -114,6 +116,13 @@ static int read_sections(struct elfobj *o)
 			}
 		}
 	}
+	/* A linked file's symbol values are addresses: as section offsets here. */
+	for (i = 0; !o->rel && i < o->nsyms; i++) {
+		struct elfobj_sym *y = &o->syms[i];
+
+		if (y->shndx != SHN_UNDEF && y->shndx < o->nsecs && y->value >= o->secs[y->shndx].addr)
+			y->value -= o->secs[y->shndx].addr;
+	}
 	/* Relocations, attached to the section they apply to. */
 	scn = NULL;
 	while ((scn = elf_nextscn(o->elf, scn))) {
@@ -122,7 +131,8 @@ static int read_sections(struct elfobj *o)
 		Elf_Data *d;
 		size_t n, k;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+		/* a user file's are the dynamic linker's, not the code's */
+		if (o->user || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
 		if (sh.sh_info >= o->nsecs || !sh.sh_entsize)
 			return -PT_EFORMAT;
@@ -542,13 +552,39 @@ static int fill_input(struct elfobj *o, uint32_t i, struct cfg_input *in,
 	in->names.name_at = name_at;
 	in->names.is_noreturn = is_noreturn;
 	in->names.branch_reloc = branch_reloc;
-	in->indirect_jumps_leave = !o->taken_inside[i];
+	/* user code has jump tables: an indirect jump is refused there */
+	in->indirect_jumps_leave = !o->user && !o->taken_inside[i];
 	return 0;
 }
 
 int elfobj_input(struct elfobj *o, uint32_t i, struct cfg_input *in)
 {
 	return fill_input(o, i, in, &o->in);
+}
+
+int elfobj_is_user(const struct elfobj *o)
+{
+	return o->user;
+}
+
+int elfobj_file_offset(const struct elfobj *o, uint64_t addr, uint32_t len, uint64_t *off)
+{
+	size_t n, i;
+
+	if (!o->user || elf_getphdrnum(o->elf, &n))
+		return -PT_ENOENT;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(o->elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || addr < ph.p_vaddr || addr - ph.p_vaddr >= ph.p_filesz)
+			continue;
+		if (len > ph.p_filesz - (addr - ph.p_vaddr))
+			return -PT_ENOENT;
+		*off = addr - ph.p_vaddr + ph.p_offset;
+		return 0;
+	}
+	return -PT_ENOENT;
 }
 
 int elfobj_section_size(const struct elfobj *o, const char *name, uint64_t *size)
@@ -690,6 +726,8 @@ int elfobj_open(const char *path, struct elfobj **out)
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
 		goto fail;
 	o->rel = eh.e_type == ET_REL;
+	/* a shared object, or an executable whose entry is in the lower half */
+	o->user = eh.e_type == ET_DYN || (eh.e_type == ET_EXEC && !(eh.e_entry >> 63));
 	err = read_sections(o);
 	if (!err)
 		err = read_functions(o);

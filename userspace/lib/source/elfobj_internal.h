@@ -48,6 +48,7 @@ struct elfobj {
 	struct elf_file file;	/* the file, or the module decompressed */
 	Elf *elf;		/* file.elf */
 	int rel;		/* ET_REL: sections at index << 32 */
+	int user;		/* a user-space executable or shared object (docs/user.md) */
 	struct elfobj_sec *secs;
 	size_t nsecs;
 	struct elfobj_sym *syms;
