@@ -60,7 +60,7 @@ VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard 
 # symbols, no jump tables, its recursion and calls kept as calls.
 USER_TARGET := $(O)/tests/target/pt-user-target
 
-.PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz install \
+.PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz check-readme install \
 	check-build
 
 # Objects of programs built from one file (tools/, tests/vm/bin/) are kept:
@@ -163,7 +163,11 @@ check-fuzz: $(O)/fuzz/fuzz_tracefile
 check-build: module
 	tools/check-build $(KDIR)
 
-check: check-unit checkpatch check-build check-fuzz check-vm
+# README's scoreboard is what docs/scoreboard.txt (bench-vm's output) makes (tools/scoreboard).
+check-readme:
+	tools/scoreboard check
+
+check: check-unit checkpatch check-readme check-build check-fuzz check-vm
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [KRELEASE=]: the tools, their man
 # pages and bash completion under PREFIX, the module under
