@@ -332,6 +332,58 @@ int pr_model_finish(struct pr_model *m)
 	return 0;
 }
 
+int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
+{
+	struct regen_func *rf = calloc(m->fs.nfuncs ? m->fs.nfuncs : 1, sizeof(*rf));
+	uint32_t i;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!rf)
+		return -PT_ENOMEM;
+	fs->funcs = rf;
+	fs->ctx_swap = m->fs.ctx_swap;
+	for (i = 0; i < m->fs.nfuncs; i++) {
+		const struct regen_func *f = &m->fs.funcs[i];
+
+		rf[i] = *f;
+		rf[i].word_reads = NULL;
+		rf[i].ctx_swap = NULL;
+		rf[i].ctx_saved = NULL;
+		fs->nfuncs++;
+		if (f->ctx_swap) {
+			rf[i].ctx_swap = calloc(1, sizeof(*rf[i].ctx_swap));
+			if (!rf[i].ctx_swap)
+				return -PT_ENOMEM;
+			rf[i].ctx_swap->nrows = f->ctx_swap->nrows;
+			rf[i].ctx_swap->row = calloc(f->ctx_swap->nrows + 1,
+						     sizeof(*rf[i].ctx_swap->row));
+			if (!rf[i].ctx_swap->row)
+				return -PT_ENOMEM;
+		}
+		if (f->ctx_saved) {
+			rf[i].ctx_saved = calloc(1, sizeof(*rf[i].ctx_saved));
+			if (!rf[i].ctx_saved)
+				return -PT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void pr_model_engine_free(struct regen_funcs *fs)
+{
+	struct regen_func *rf = (struct regen_func *)fs->funcs;
+	uint32_t i;
+
+	for (i = 0; rf && i < fs->nfuncs; i++) {
+		if (rf[i].ctx_swap)
+			free(rf[i].ctx_swap->row);
+		free(rf[i].ctx_swap);
+		free(rf[i].ctx_saved);
+	}
+	free(rf);
+	memset(fs, 0, sizeof(*fs));
+}
+
 void pr_model_free(struct pr_model *m)
 {
 	uint32_t i;

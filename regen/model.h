@@ -111,6 +111,16 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
  */
 int pr_model_finish(struct pr_model *m);
 
+/*
+ * A function set for one more engine walking m's streams at the same time
+ * as others (a thread of its own): m's tables, read-only, with state of its
+ * own where the engine writes (adapting words, saved contexts; regen.h).
+ * --words' counts are m's walk's only: the copy counts none. Returns 0 or
+ * -PT_ENOMEM; free with pr_model_engine_free either way.
+ */
+int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs);
+void pr_model_engine_free(struct regen_funcs *fs);
+
 struct tracefile;
 
 /* Told why function fn is not regenerated: f is NULL when its CFG or plan is unusable. */

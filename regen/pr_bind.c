@@ -283,6 +283,7 @@ static int swap_alloc(struct pr_func *f, const struct encoding *enc)
 		return -PT_ENOMEM;
 	f->ctx_swap = sw;	/* pr_func_free frees it */
 	sw->row = calloc(n, sizeof(*sw->row));	/* walk 0: none (walks count from 1) */
+	sw->nrows = (uint32_t)n;
 	return sw->row ? 0 : -PT_ENOMEM;
 }
 

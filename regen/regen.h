@@ -305,6 +305,7 @@ struct regen_ctx_saved {
 
 struct regen_ctx_swap {
 	struct regen_ctx_last *row;	/* per context row: its last code */
+	uint32_t nrows;			/* entries of row */
 };
 
 enum regen_event_type {
