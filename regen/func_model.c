@@ -159,6 +159,7 @@ void pr_func_free(struct pr_func *f)
 		free(f->ctx_swap->row);
 	free(f->ctx_swap);
 	free(f->ctx_saved);
+	regen_word_lookup_free(f->lookup);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -325,6 +326,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->model = f->model;
 		rf->ctx_swap = f->ctx_swap;
 		rf->ctx_saved = f->ctx_saved;
+		rf->lookup = f->lookup;
 		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}

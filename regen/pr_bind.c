@@ -333,6 +333,13 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 			goto out;
 		}
 	}
+	if (f->encoding == PT_ENC_WITNESS) {
+		err = regen_word_lookup_build(enc, &f->lookup);
+		if (err) {
+			encoding_free(enc);
+			goto out;
+		}
+	}
 	f->ops = f->encoding == PT_ENC_WITNESS ? &regen_decode_witness_ops : &regen_decode_bits_ops;
 	f->model = enc;
 	f->model_free = encoding_model_free;
