@@ -538,6 +538,29 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	return e;
 }
 
+int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out)
+{
+	uint32_t *fe = malloc(((size_t)g->nv + 1) * sizeof(*fe)), v;
+
+	*out = fe;
+	if (!fe)
+		return -PT_ENOMEM;
+	for (v = 0; v < g->nv; v++) {
+		uint32_t e = g->out_edges[g->out_start[v]], d;
+
+		fe[v] = GRAPH_NONE;
+		/* witness_next_edge at a vertex of one out-edge that reads and checks nothing */
+		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit ||
+		    (g->vflags[v] & GRAPH_V_CALL) || enc->edge_nbits[e])
+			continue;
+		d = g->edges[e].dst;
+		if ((enc->vertex_nbits && enc->vertex_nbits[d]) || (enc->enter_code && enc->enter_code[d]))
+			continue;
+		fe[v] = e;
+	}
+	return 0;
+}
+
 /* A code read at a predicate and not yet reached: the path to its edge ran. */
 static int witness_pending(const struct regen_func *f, const uint64_t *state)
 {

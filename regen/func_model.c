@@ -160,6 +160,7 @@ void pr_func_free(struct pr_func *f)
 	free(f->ctx_swap);
 	free(f->ctx_saved);
 	regen_word_lookup_free(f->lookup);
+	free(f->free_edge);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -327,6 +328,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->ctx_swap = f->ctx_swap;
 		rf->ctx_saved = f->ctx_saved;
 		rf->lookup = f->lookup;
+		rf->free_edge = f->free_edge;
 		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}

@@ -55,6 +55,7 @@ struct pr_func {
 	struct regen_ctx_swap *ctx_swap;	/* PT_PLAN_CTX_SWAP: the decoder's state (owned) */
 	struct regen_ctx_saved *ctx_saved;	/* PT_PLAN_CTX_RESTORE: its context (owned) */
 	struct regen_word_lookup *lookup;	/* witness: its words' lookup (owned), or NULL */
+	uint32_t *free_edge;		/* g.nv: regen_func.free_edge (owned), or NULL */
 	char refusal[160];		/* why pr_bind_decoder refused, for a human */
 };
 

@@ -335,6 +335,8 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 	}
 	if (f->encoding == PT_ENC_WITNESS) {
 		err = regen_word_lookup_build(enc, &f->lookup);
+		if (!err)
+			err = regen_witness_free_edges(&f->g, enc, &f->free_edge);
 		if (err) {
 			encoding_free(enc);
 			goto out;

@@ -260,6 +260,12 @@ struct encoding;
 int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup **out);
 void regen_word_lookup_free(struct regen_word_lookup *l);
 
+/*
+ * The witness decoder's free edges of g under enc (regen_func.free_edge)
+ * into *out (g->nv entries, malloc'd). Returns 0 or -PT_ENOMEM.
+ */
+int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out);
+
 /* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
@@ -310,6 +316,14 @@ struct regen_func {
 	int framed;
 	/* witness: its encoding's word lookup, or NULL (words read a bit at a time) */
 	const struct regen_word_lookup *lookup;
+	/*
+	 * Per vertex, or NULL: the out-edge the decoder takes there whatever
+	 * its state, reading and checking nothing and leaving its state as it
+	 * is (the vertex's only edge, no call vertex, nothing emitted on the
+	 * edge or at its end), else GRAPH_NONE. Where no marker waits at the
+	 * position and bits remain, the engine walks it without asking.
+	 */
+	const uint32_t *free_edge;
 };
 
 struct regen_ctx_saved {
