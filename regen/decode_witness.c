@@ -123,13 +123,14 @@ int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup
 	*out = l;
 	if (!l)
 		return -PT_ENOMEM;
-	for (r = 0; r < enc->npred; r++)
-		n += (size_t)!!lookup_width(enc->word_nbits, enc->word_start[r],
-					   enc->word_start[r + 1]) <<
-		     lookup_width(enc->word_nbits, enc->word_start[r], enc->word_start[r + 1]);
-	for (r = 0; r < nctx; r++)
-		n += (size_t)!!lookup_width(enc->ctx_nbits, enc->ctx_start[r], enc->ctx_start[r + 1]) <<
-		     lookup_width(enc->ctx_nbits, enc->ctx_start[r], enc->ctx_start[r + 1]);
+	for (r = 0; r < enc->npred + nctx; r++) {
+		uint32_t width = r < enc->npred ?
+				 lookup_width(enc->word_nbits, enc->word_start[r], enc->word_start[r + 1]) :
+				 lookup_width(enc->ctx_nbits, enc->ctx_start[r - enc->npred],
+					      enc->ctx_start[r - enc->npred + 1]);
+
+		n += width ? (size_t)1 << width : 0;
+	}
 	l->pred = calloc(enc->npred + 1, sizeof(*l->pred));
 	l->ctx = calloc(nctx + 1, sizeof(*l->ctx));
 	l->store = calloc(n + 1, sizeof(*l->store));
