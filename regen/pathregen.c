@@ -40,7 +40,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--words|--json|--streams|\n"
 		"                 --format text|din|champsim|perfetto] [--stream ID] [--line BYTES] [--top N]\n"
-		"                 [--verify] [-o FILE|DIR/]\n"
+		"                 [--verify] [-o FILE|DIR/] [-j N]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
 		"  --paths --path-seqs  also the exact counts of runs of 2, 4, 8 consecutive paths\n"
