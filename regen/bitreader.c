@@ -80,15 +80,6 @@ uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)
 	return br->ctx_row;
 }
 
-void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br)
-{
-	if (!f->ctx_saved)
-		return;
-	f->ctx_saved->row = br->ctx_row;
-	f->ctx_saved->limit = br->ctx_limit;
-	f->ctx_saved->walk = br->walk;
-}
-
 uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br)
 {
 	const struct regen_ctx_saved *s = f->ctx_saved;

@@ -43,26 +43,117 @@
 
 #include "regen.h"
 
+/* A row's lookup: entry v is the word the next width bits (value v) begin with. */
+struct lookup_entry {
+	uint32_t code;		/* 0: none (no word, or one longer than width) */
+	uint8_t nbits;
+};
+
+struct lookup_row {
+	const struct lookup_entry *ent;	/* 1 << width entries; NULL: no lookup */
+	uint32_t width;
+};
+
+struct regen_word_lookup {
+	struct lookup_row *pred;	/* npred: the predicates' rows */
+	struct lookup_row *ctx;		/* nctx_rows: the context rows */
+	struct lookup_entry *store;
+};
+
 /* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
 struct row_words {
 	uint32_t first, end;
 	const uint8_t *nbits;
 	const uint64_t *value;
 	const uint32_t *code;
+	const struct lookup_row *lk;	/* or NULL */
 };
 
 /* The row of a predicate's words (row-wide, FORMAT.md "Witness words"). */
-static struct row_words pred_words(const struct encoding *enc, uint32_t row)
+static struct row_words pred_words(const struct regen_func *f, const struct encoding *enc,
+				   uint32_t row)
 {
 	return (struct row_words){ enc->word_start[row], enc->word_start[row + 1],
-				   enc->word_nbits, enc->word_value, enc->word_code };
+				   enc->word_nbits, enc->word_value, enc->word_code,
+				   f->lookup ? &f->lookup->pred[row] : NULL };
 }
 
 /* A context row's words (FORMAT.md "Witness words by context"). */
-static struct row_words ctx_words(const struct encoding *enc, uint32_t row)
+static struct row_words ctx_words(const struct regen_func *f, const struct encoding *enc,
+				  uint32_t row)
 {
 	return (struct row_words){ enc->ctx_start[row], enc->ctx_start[row + 1],
-				   enc->ctx_nbits, enc->ctx_value, enc->ctx_code };
+				   enc->ctx_nbits, enc->ctx_value, enc->ctx_code,
+				   f->lookup ? &f->lookup->ctx[row] : NULL };
+}
+
+/* Width of the lookup of words [first, end) (sorted by nbits), or 0 for none. */
+static uint32_t lookup_width(const uint8_t *nbits, uint32_t first, uint32_t end)
+{
+	if (first == end || nbits[end - 1] > REGEN_LOOKUP_BITS)
+		return 0;
+	return nbits[end - 1] ? nbits[end - 1] : 1;
+}
+
+/* Row [first, end)'s lookup at *at (its entries zeroed); *at moves past it. */
+static void lookup_fill(struct lookup_row *lr, const uint8_t *nbits, const uint64_t *value,
+			const uint32_t *code, uint32_t first, uint32_t end, struct lookup_entry **at)
+{
+	uint32_t width = lookup_width(nbits, first, end), i;
+	uint64_t hi;
+
+	lr->width = width;
+	lr->ent = width ? *at : NULL;
+	if (!width)
+		return;
+	/* prefix-free words: each value of width bits begins with one word at most */
+	for (i = first; i < end; i++)
+		for (hi = 0; hi < 1ull << (width - nbits[i]); hi++)
+			(*at)[value[i] | hi << nbits[i]] = (struct lookup_entry){ code[i], nbits[i] };
+	*at += 1ull << width;
+}
+
+int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup **out)
+{
+	struct regen_word_lookup *l = calloc(1, sizeof(*l));
+	uint32_t nctx = enc->ctx_start ? enc->nctx_rows : 0, r;
+	struct lookup_entry *at;
+	size_t n = 0;
+
+	*out = l;
+	if (!l)
+		return -PT_ENOMEM;
+	for (r = 0; r < enc->npred + nctx; r++) {
+		uint32_t width = r < enc->npred ?
+				 lookup_width(enc->word_nbits, enc->word_start[r], enc->word_start[r + 1]) :
+				 lookup_width(enc->ctx_nbits, enc->ctx_start[r - enc->npred],
+					      enc->ctx_start[r - enc->npred + 1]);
+
+		n += width ? (size_t)1 << width : 0;
+	}
+	l->pred = calloc(enc->npred + 1, sizeof(*l->pred));
+	l->ctx = calloc(nctx + 1, sizeof(*l->ctx));
+	l->store = calloc(n + 1, sizeof(*l->store));
+	if (!l->pred || !l->ctx || !l->store)
+		return -PT_ENOMEM;
+	at = l->store;
+	for (r = 0; r < enc->npred; r++)
+		lookup_fill(&l->pred[r], enc->word_nbits, enc->word_value, enc->word_code,
+			    enc->word_start[r], enc->word_start[r + 1], &at);
+	for (r = 0; r < nctx; r++)
+		lookup_fill(&l->ctx[r], enc->ctx_nbits, enc->ctx_value, enc->ctx_code,
+			    enc->ctx_start[r], enc->ctx_start[r + 1], &at);
+	return 0;
+}
+
+void regen_word_lookup_free(struct regen_word_lookup *l)
+{
+	if (!l)
+		return;
+	free(l->pred);
+	free(l->ctx);
+	free(l->store);
+	free(l);
 }
 
 /* The code of the row's word of n bits with value v, or 0. */
@@ -90,6 +181,20 @@ static uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw
 
 	if (rw->first == rw->end)
 		return 0;
+	/* the lookup, when the stream holds its width of bits and they begin with a word */
+	if (rw->lk && rw->lk->ent && br->pos <= br->nbits && br->nbits - br->pos >= rw->lk->width) {
+		uint64_t w = br->pos >> 6, off = br->pos & 63;
+		const struct lookup_entry *e;
+
+		v = br->bits[w] >> off;
+		if (off + rw->lk->width > 64)
+			v |= br->bits[w + 1] << (64 - off);
+		e = &rw->lk->ent[v & ((1ull << rw->lk->width) - 1)];
+		if (e->code) {
+			br->pos += e->nbits;
+			return e->code;
+		}
+	}
 	n = rw->nbits[rw->first];
 	width = rw->nbits[rw->end - 1];
 	v = regen_read_bits(br, n);
@@ -228,7 +333,7 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 
 		if (row != enc->npred + code - 1 && !(f->framed && row < enc->npred))
 			return 0;	/* the context says another witness comes */
-		rw = ctx_words(enc, row);
+		rw = ctx_words(f, enc, row);
 		got = read_code(br, &rw);
 		if (got)
 			got = swap_code(f, enc, br, row, got, from);
@@ -271,7 +376,7 @@ static uint64_t next_code(const struct regen_func *f, const struct encoding *enc
 		*bad = 1;
 		return 0;
 	}
-	rw = crow != ENC_CTX_NONE ? ctx_words(enc, crow) : pred_words(enc, row);
+	rw = crow != ENC_CTX_NONE ? ctx_words(f, enc, crow) : pred_words(f, enc, row);
 	from = br->pos;
 	code = read_code(br, &rw);
 	if (code && crow != ENC_CTX_NONE)
@@ -432,6 +537,29 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	}
 	state[0] = code;
 	return e;
+}
+
+int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out)
+{
+	uint32_t *fe = malloc(((size_t)g->nv + 1) * sizeof(*fe)), v;
+
+	*out = fe;
+	if (!fe)
+		return -PT_ENOMEM;
+	for (v = 0; v < g->nv; v++) {
+		uint32_t e = g->out_edges[g->out_start[v]], d;
+
+		fe[v] = GRAPH_NONE;
+		/* witness_next_edge at a vertex of one out-edge that reads and checks nothing */
+		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit ||
+		    (g->vflags[v] & GRAPH_V_CALL) || enc->edge_nbits[e])
+			continue;
+		d = g->edges[e].dst;
+		if ((enc->vertex_nbits && enc->vertex_nbits[d]) || (enc->enter_code && enc->enter_code[d]))
+			continue;
+		fe[v] = e;
+	}
+	return 0;
 }
 
 /* A code read at a predicate and not yet reached: the path to its edge ran. */

@@ -434,6 +434,28 @@ static int step(struct engine *en)
 	int64_t e;
 	int rc = 0;
 
+	/*
+	 * Free edges (regen_func.free_edge): no marker waits at or before
+	 * the position and bits remain, so scan, exhausted, next_enter and
+	 * crossed have nothing to do, and the decoder would take the edge.
+	 */
+	if (f->free_edge && en->br.pos < en->s->nbits &&
+	    (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos)) {
+		while (fr->v != g->exit && f->free_edge[fr->v] != GRAPH_NONE) {
+			uint32_t fe = f->free_edge[fr->v];
+
+			fr->v = g->edges[fe].dst;
+			fr->last_edge = fe;
+			fr->entered = 0;
+			fr->tail = REGEN_TAIL_NONE;
+			fr->open = 0;
+			if (fr->v == g->exit)
+				return 0;
+			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
+			if (rc)
+				return rc;
+		}
+	}
 	if (scan(en, &rc))
 		return rc;
 	if (fr->v == g->exit) {

@@ -159,6 +159,8 @@ void pr_func_free(struct pr_func *f)
 		free(f->ctx_swap->row);
 	free(f->ctx_swap);
 	free(f->ctx_saved);
+	regen_word_lookup_free(f->lookup);
+	free(f->free_edge);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -325,11 +327,65 @@ int pr_model_finish(struct pr_model *m)
 		rf->model = f->model;
 		rf->ctx_swap = f->ctx_swap;
 		rf->ctx_saved = f->ctx_saved;
+		rf->lookup = f->lookup;
+		rf->free_edge = f->free_edge;
 		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;
 	return 0;
+}
+
+int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
+{
+	struct regen_func *rf = calloc(m->fs.nfuncs ? m->fs.nfuncs : 1, sizeof(*rf));
+	uint32_t i;
+
+	memset(fs, 0, sizeof(*fs));
+	if (!rf)
+		return -PT_ENOMEM;
+	fs->funcs = rf;
+	fs->ctx_swap = m->fs.ctx_swap;
+	for (i = 0; i < m->fs.nfuncs; i++) {
+		const struct regen_func *f = &m->fs.funcs[i];
+
+		rf[i] = *f;
+		rf[i].word_reads = NULL;
+		rf[i].ctx_swap = NULL;
+		rf[i].ctx_saved = NULL;
+		fs->nfuncs++;
+		if (f->ctx_swap) {
+			rf[i].ctx_swap = calloc(1, sizeof(*rf[i].ctx_swap));
+			if (!rf[i].ctx_swap)
+				return -PT_ENOMEM;
+			rf[i].ctx_swap->nrows = f->ctx_swap->nrows;
+			rf[i].ctx_swap->row = calloc(f->ctx_swap->nrows + 1,
+						     sizeof(*rf[i].ctx_swap->row));
+			if (!rf[i].ctx_swap->row)
+				return -PT_ENOMEM;
+		}
+		if (f->ctx_saved) {
+			rf[i].ctx_saved = calloc(1, sizeof(*rf[i].ctx_saved));
+			if (!rf[i].ctx_saved)
+				return -PT_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void pr_model_engine_free(struct regen_funcs *fs)
+{
+	struct regen_func *rf = (struct regen_func *)fs->funcs;
+	uint32_t i;
+
+	for (i = 0; rf && i < fs->nfuncs; i++) {
+		if (rf[i].ctx_swap)
+			free(rf[i].ctx_swap->row);
+		free(rf[i].ctx_swap);
+		free(rf[i].ctx_saved);
+	}
+	free(rf);
+	memset(fs, 0, sizeof(*fs));
 }
 
 void pr_model_free(struct pr_model *m)

@@ -54,6 +54,8 @@ struct pr_func {
 	struct regen_word_reads *word_reads;	/* --words: out_words.c's (owned), or NULL */
 	struct regen_ctx_swap *ctx_swap;	/* PT_PLAN_CTX_SWAP: the decoder's state (owned) */
 	struct regen_ctx_saved *ctx_saved;	/* PT_PLAN_CTX_RESTORE: its context (owned) */
+	struct regen_word_lookup *lookup;	/* witness: its words' lookup (owned), or NULL */
+	uint32_t *free_edge;		/* g.nv: regen_func.free_edge (owned), or NULL */
 	char refusal[160];		/* why pr_bind_decoder refused, for a human */
 };
 
@@ -110,6 +112,16 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
  * func_id; -PT_ENOMEM.
  */
 int pr_model_finish(struct pr_model *m);
+
+/*
+ * A function set for one more engine walking m's streams at the same time
+ * as others (a thread of its own): m's tables, read-only, with state of its
+ * own where the engine writes (adapting words, saved contexts; regen.h).
+ * --words' counts are m's walk's only: the copy counts none. Returns 0 or
+ * -PT_ENOMEM; free with pr_model_engine_free either way.
+ */
+int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs);
+void pr_model_engine_free(struct regen_funcs *fs);
 
 struct tracefile;
 

@@ -51,6 +51,16 @@ struct out_writer_ops {
 	int (*step)(struct out_writer *w, const struct out_stream *st, const struct out_step *sp);
 	int (*stream_end)(struct out_writer *w, const struct out_stream *st);
 	int (*close)(struct out_writer *w);	/* summaries; frees priv */
+	/*
+	 * Optional (NULL: the writer runs on one thread). Streams walked in
+	 * parallel (pr_trace_walk's jobs): each stream goes to a part, a copy
+	 * of the writer opened with open() on a file of its own in memory;
+	 * after the part's file is written to the writer's, in stream order,
+	 * merge folds what the part counted into w, as if w had walked that
+	 * stream itself, and frees the part's priv (no summary). Returns 0 or
+	 * a negative PT_E*.
+	 */
+	int (*merge)(struct out_writer *w, struct out_writer *part);
 };
 
 struct edge_counts;
@@ -197,6 +207,10 @@ struct verify_result {
  */
 int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
 		    struct out_writer *const *ws, unsigned int n);
+
+/* As out_walk_stream, the engine over fs (m's functions: pr_model_engine_copy). */
+int out_walk_stream_fs(const struct pr_model *m, const struct regen_funcs *fs,
+		       const struct out_stream *st, struct out_writer *const *ws, unsigned int n);
 
 /*
  * As out_walk_stream, for events that did not come from the engine (tests

@@ -264,11 +264,33 @@ int out_counts_close(struct out_counts *c)
 	return err;
 }
 
+/* The counts are sums over the streams: a part's are added. */
+static int profile_merge(struct out_writer *w, struct out_writer *part)
+{
+	struct profile *p = w->priv, *q = part->priv;
+	uint32_t i, k;
+
+	for (i = 0; i < w->m->nfuncs; i++) {
+		const struct cfg *c = &w->m->funcs[i].cfg;
+
+		p->entries[i] += q->entries[i];
+		for (k = 0; k < c->nedges; k++)
+			p->edge[i][k] += q->edge[i][k];
+		for (k = 0; k < c->nblocks; k++)
+			p->block[i][k] += q->block[i][k];
+	}
+	p->ambiguous += q->ambiguous;
+	profile_free(part->m, q);
+	part->priv = NULL;
+	return 0;
+}
+
 const struct out_writer_ops out_edges_ops = {
 	.name = "edges",
 	.open = profile_open,
 	.step = profile_step,
 	.close = edges_close,
+	.merge = profile_merge,
 };
 
 const struct out_writer_ops out_blocks_ops = {
@@ -276,4 +298,5 @@ const struct out_writer_ops out_blocks_ops = {
 	.open = profile_open,
 	.step = profile_step,
 	.close = blocks_close,
+	.merge = profile_merge,
 };

@@ -180,10 +180,40 @@ static int stats_close(struct out_writer *w)
 	return ferror(fp) ? -PT_EIO : 0;
 }
 
+/* Every count is a sum over the streams: a part's are added. */
+static int stats_merge(struct out_writer *w, struct out_writer *part)
+{
+	struct stats *s = w->priv, *p = part->priv;
+	uint32_t i;
+
+	s->streams += p->streams;
+	s->bits += p->bits;
+	s->markers += p->markers;
+	s->activations += p->activations;
+	s->blocks += p->blocks;
+	s->exits += p->exits;
+	s->predicates += p->predicates;
+	s->jcc += p->jcc;
+	s->gaps += p->gaps;
+	s->resyncs += p->resyncs;
+	s->truncated += p->truncated;
+	for (i = 0; i < 4; i++) {
+		s->loss_markers[i] += p->loss_markers[i];
+		s->loss_counts[i] += p->loss_counts[i];
+	}
+	for (i = 0; i < w->m->nfuncs; i++)
+		s->func_entries[i] += p->func_entries[i];
+	free(p->func_entries);
+	free(p);
+	part->priv = NULL;
+	return 0;
+}
+
 const struct out_writer_ops out_stats_ops = {
 	.name = "stats",
 	.open = stats_open,
 	.stream_begin = stats_stream_begin,
 	.step = stats_step,
 	.close = stats_close,
+	.merge = stats_merge,
 };

@@ -134,10 +134,18 @@ static int text_close(struct out_writer *w)
 	return 0;
 }
 
+/* A part's text is all there is: nothing to fold. */
+static int text_merge(struct out_writer *w, struct out_writer *part)
+{
+	(void)w;
+	return text_close(part);
+}
+
 const struct out_writer_ops out_text_ops = {
 	.name = "text",
 	.open = text_open,
 	.stream_begin = text_stream_begin,
 	.step = text_step,
 	.close = text_close,
+	.merge = text_merge,
 };

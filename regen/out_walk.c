@@ -154,18 +154,24 @@ static int end_stream(struct walk *w, int err)
 	return err;
 }
 
-int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
-		    struct out_writer *const *ws, unsigned int n)
+int out_walk_stream_fs(const struct pr_model *m, const struct regen_funcs *fs,
+		       const struct out_stream *st, struct out_writer *const *ws, unsigned int n)
 {
 	struct walk w = { .m = m, .st = st, .ws = ws, .n = n };
 	int err, ret;
 
 	err = begin_stream(&w);
 	if (!err) {
-		ret = regen_stream(&m->fs, st->s, on_event, &w);
+		ret = regen_stream(fs, st->s, on_event, &w);
 		err = w.err ? w.err : (ret < 0 ? ret : 0);
 	}
 	return end_stream(&w, err);
+}
+
+int out_walk_stream(const struct pr_model *m, const struct out_stream *st,
+		    struct out_writer *const *ws, unsigned int n)
+{
+	return out_walk_stream_fs(m, &m->fs, st, ws, n);
 }
 
 int out_walk_events(const struct pr_model *m, const struct out_stream *st,

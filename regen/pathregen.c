@@ -40,7 +40,7 @@ static void usage(FILE *fp)
 	fprintf(fp,
 		"usage: pathregen TRACE.BIN [--paths|--edges|--blocks|--stats|--hits|--words|--json|--streams|\n"
 		"                 --format text|din|champsim|perfetto] [--stream ID] [--line BYTES] [--top N]\n"
-		"                 [--verify] [-o FILE|DIR/]\n"
+		"                 [--verify] [-o FILE|DIR/] [-j N]\n"
 		"  (default)        each stream's execution, nested calls, blocks as symbol+0xoff\n"
 		"  --paths          Ball-Larus path profile: hottest paths per function (--top N, 10)\n"
 		"  --paths --path-seqs  also the exact counts of runs of 2, 4, 8 consecutive paths\n"
@@ -76,6 +76,9 @@ static void usage(FILE *fp)
 		"                   segment stamps spread over the blocks between them\n"
 		"  --streams        list the streams (one per task, interrupt context, CPU) by ID\n"
 		"  --stream ID      regenerate only stream ID\n"
+		"  -j, --jobs N     threads regenerating streams (default: the online CPUs); the\n"
+		"                   output is the same for any N (text, --stats, --edges and\n"
+		"                   --blocks use them; the other outputs one)\n"
 		"  --line BYTES     din: cache line size whose every touched line gets a reference (64)\n"
 		"  --json           the execution as JSON\n"
 		"  --dot [--func NAME]  each executed function's CFG for Graphviz: blocks and edges\n"
@@ -128,6 +131,7 @@ struct options {
 	int calls_framed;		/* --calls-framed (hits --replan) */
 	int line_set;			/* --line given */
 	int blocks;			/* --blocks: the block profile, or perfetto's blocks */
+	uint32_t jobs;			/* -j: threads regenerating streams */
 };
 
 /* A number for option what; returns 0, or -1 after saying why. */
@@ -243,6 +247,14 @@ static int number_option(int c, const char *arg, struct options *o)
 			return -1;
 		o->one_stream = 1;
 		return 0;
+	case 'j':
+		if (parse_u32("-j", arg, &o->jobs))
+			return -1;
+		if (!o->jobs || o->jobs > 1024) {
+			err_msg("-j", "%s: 1 to 1024 threads", arg);
+			return -1;
+		}
+		return 0;
 	case 'C':
 		if (parse_u32("--line", arg, &o->line))
 			return -1;
@@ -254,6 +266,14 @@ static int number_option(int c, const char *arg, struct options *o)
 		return 0;
 	}
 	return -1;
+}
+
+/* -j's default: the online CPUs (1 when unknown). */
+static uint32_t online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (uint32_t)n;
 }
 
 /* Any option but the output's. Returns 0, or -1 after saying why. */
@@ -292,7 +312,7 @@ static int setting_option(int c, const char *arg, struct options *o, char **argv
 	case 'W':
 		o->path_codes = replan_option(c, arg);
 		return o->path_codes < 0 ? -1 : 0;
-	case 'T': case 'Y': case 'M': case 'I': case 'C':
+	case 'T': case 'Y': case 'M': case 'I': case 'C': case 'j':
 		return number_option(c, arg, o);
 	case 'h':
 		usage(stdout);
@@ -412,6 +432,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "calls-quiet", no_argument, NULL, 'K' },
 		{ "calls-framed", no_argument, NULL, 'Z' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 },
@@ -422,8 +443,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->top = 10;
 	o->line = 64;
+	o->jobs = online_cpus();
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:hj:", longopts, NULL)) != -1) {
 		int bad = 0;
 		const struct out_writer_ops *ops = output_option(c, optarg, o, &bad);
 
@@ -751,7 +773,8 @@ static int stream_file_close(void *ctx, const struct out_stream *st, int err)
 /* Opens the writers, walks the streams, closes them. */
 static void write_streams(struct run *r)
 {
-	struct pr_walk w = { .one_stream = r->o.one_stream, .stream = r->o.stream, .ctx = r };
+	struct pr_walk w = { .one_stream = r->o.one_stream, .stream = r->o.stream, .ctx = r,
+			     .jobs = r->o.jobs };
 	int err;
 
 	if (r->o.out_dir && r->o.ops) {

@@ -2,8 +2,10 @@
 /* pipeline - pathregen's pipeline as a library call (pipeline.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pathtrace/error.h>
@@ -244,6 +246,211 @@ struct out_stream pr_trace_stream(const struct pr_trace *t, uint32_t i)
 	return st;
 }
 
+/* A stream's walk is done: tell it (by its owner) and mark the trace bad. Returns non-zero to stop. */
+static int walked(struct pr_trace *t, const struct out_stream *st, int err)
+{
+	char own[48];
+
+	if (!err)
+		return 0;
+	tell(t, pr_owner_name(st->s->owner, own, sizeof(own)), "%s", pt_strerror(err));
+	t->bad = 1;
+	return err == -PT_ENOMEM || err == -PT_EIO;
+}
+
+/* One stream's parts of the writers (out_writer_ops.merge), filled by a worker. */
+struct part {
+	struct out_writer *w;		/* n parts */
+	char **buf;			/* each part's file in memory */
+	size_t *len;
+	int opened;			/* parts [0, opened) were opened */
+	int err;
+	int done;
+};
+
+struct pool {
+	struct pr_trace *t;
+	struct out_writer *const *ws;
+	unsigned int n;
+	struct part *parts;		/* per stream */
+	uint32_t next;			/* streams taken */
+	int stop;			/* the merging thread gave up: take no more */
+	unsigned int live;		/* workers still walking */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* Walks stream i into its parts (each writer's copy, its file in memory). */
+static void walk_part(struct pool *p, const struct regen_funcs *fs, uint32_t i)
+{
+	struct part *pt = &p->parts[i];
+	struct out_writer **pw = calloc(p->n + 1, sizeof(*pw));
+	struct out_stream st = pr_trace_stream(p->t, i);
+	unsigned int k;
+	int err = 0;
+
+	pt->w = calloc(p->n + 1, sizeof(*pt->w));
+	pt->buf = calloc(p->n + 1, sizeof(*pt->buf));
+	pt->len = calloc(p->n + 1, sizeof(*pt->len));
+	if (!pw || !pt->w || !pt->buf || !pt->len)
+		err = -PT_ENOMEM;
+	for (k = 0; k < p->n && !err; k++) {
+		pt->w[k] = *p->ws[k];
+		pt->w[k].priv = NULL;
+		pt->w[k].fp = open_memstream(&pt->buf[k], &pt->len[k]);
+		if (!pt->w[k].fp) {
+			err = -PT_ENOMEM;
+			break;
+		}
+		pt->opened++;
+		err = pt->w[k].ops->open ? pt->w[k].ops->open(&pt->w[k]) : 0;
+		pw[k] = &pt->w[k];
+	}
+	if (!err)
+		err = out_walk_stream_fs(&p->t->m, fs, &st, pw, p->n);
+	for (k = 0; k < (unsigned int)pt->opened; k++)
+		if (fclose(pt->w[k].fp) && !err)
+			err = -PT_ENOMEM;
+	free(pw);
+	pthread_mutex_lock(&p->mu);
+	pt->err = err;
+	pt->done = 1;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	struct regen_funcs fs;
+	uint32_t i;
+
+	/* without a copy the others take the streams (or the merging thread) */
+	if (!pr_model_engine_copy(&p->t->m, &fs))
+		while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED) &&
+		       (i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->t->ss.nstreams)
+			walk_part(p, &fs, i);
+	pr_model_engine_free(&fs);
+	pthread_mutex_lock(&p->mu);
+	p->live--;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Part k of stream i into writer k: its file, then its counts; or (merge 0) only freed. */
+static int take_part(struct pool *p, struct part *pt, int merge)
+{
+	unsigned int k;
+	int err = pt->err;
+
+	for (k = 0; pt->w && k < p->n; k++) {
+		struct out_writer *w = p->ws[k];
+
+		if (merge && !err && k < (unsigned int)pt->opened && pt->len[k] &&
+		    fwrite(pt->buf[k], 1, pt->len[k], w->fp) != pt->len[k])
+			err = -PT_EIO;
+		if (k < (unsigned int)pt->opened && pt->w[k].priv) {
+			int ret;
+
+			if (merge && !err) {
+				ret = w->ops->merge(w, &pt->w[k]);
+			} else {
+				FILE *null = fopen("/dev/null", "w");
+
+				pt->w[k].fp = null;	/* a summary nobody reads */
+				ret = null && pt->w[k].ops->close ? pt->w[k].ops->close(&pt->w[k]) : 0;
+				if (null)
+					fclose(null);
+			}
+			if (!err)
+				err = ret;
+		}
+		free(pt->buf[k]);
+	}
+	free(pt->w);
+	free(pt->buf);
+	free(pt->len);
+	pt->w = NULL;
+	pt->buf = NULL;
+	pt->len = NULL;
+	return err;
+}
+
+/* pr_trace_walk over jobs threads (struct pr_walk.jobs); this thread merges. */
+static int walk_parallel(struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
+			 unsigned int jobs)
+{
+	struct pool p = { .t = t, .ws = ws, .n = n };
+	pthread_t *th = calloc(jobs, sizeof(*th));
+	unsigned int k, started = 0;
+	uint32_t i;
+	int ret = 0;
+
+	p.parts = calloc(t->ss.nstreams, sizeof(*p.parts));
+	if (!th || !p.parts) {
+		free(th);
+		free(p.parts);
+		return -PT_ENOMEM;
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	p.live = jobs;
+	for (k = 0; k < jobs; k++)
+		if (!pthread_create(&th[started], NULL, worker, &p))
+			started++;
+	pthread_mutex_lock(&p.mu);
+	p.live -= jobs - started;
+	pthread_mutex_unlock(&p.mu);
+	for (i = 0; i < t->ss.nstreams; i++) {
+		struct out_stream st = pr_trace_stream(t, i);
+		int err, live;
+
+		pthread_mutex_lock(&p.mu);
+		while (!p.parts[i].done && p.live)
+			pthread_cond_wait(&p.cv, &p.mu);
+		live = p.live;
+		pthread_mutex_unlock(&p.mu);
+		if (p.parts[i].done)
+			err = take_part(&p, &p.parts[i], 1);
+		else if (!live)	/* no worker left: this thread walks the rest */
+			err = out_walk_stream(&t->m, &st, ws, n);
+		else
+			err = -PT_ENOMEM;
+		if (walked(t, &st, err)) {
+			ret = err;
+			__atomic_store_n(&p.stop, 1, __ATOMIC_RELAXED);
+			i++;
+			break;
+		}
+	}
+	for (k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	/* streams walked after the one that stopped it: freed, not written */
+	for (; i < t->ss.nstreams; i++)
+		if (p.parts[i].done)
+			take_part(&p, &p.parts[i], 0);
+	pthread_mutex_destroy(&p.mu);
+	pthread_cond_destroy(&p.cv);
+	free(p.parts);
+	free(th);
+	return ret;
+}
+
+/* Whether w lets pr_trace_walk run its streams on jobs threads. */
+static int parallel_walk(const struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
+			 const struct pr_walk *w)
+{
+	unsigned int k;
+
+	if (w->jobs < 2 || w->one_stream || w->begin || w->end || t->ss.nstreams < 2)
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!ws[k]->ops->merge)
+			return 0;
+	return 1;
+}
+
 int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
 		  const struct pr_walk *w)
 {
@@ -253,6 +460,8 @@ int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int
 
 	if (!w)
 		w = &all;
+	if (parallel_walk(t, ws, n, w))
+		return walk_parallel(t, ws, n, w->jobs);
 	for (i = 0; i < t->ss.nstreams; i++) {
 		struct out_stream st;
 
@@ -270,14 +479,8 @@ int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int
 			if (stop)
 				return stop;
 		}
-		if (err) {
-			char own[48];
-
-			tell(t, pr_owner_name(st.s->owner, own, sizeof(own)), "%s", pt_strerror(err));
-			t->bad = 1;
-			if (err == -PT_ENOMEM || err == -PT_EIO)
-				return err;
-		}
+		if (walked(t, &st, err))
+			return err;
 	}
 	return 0;
 }

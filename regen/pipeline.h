@@ -87,6 +87,14 @@ struct pr_walk {
 	/* After it, with the walk's result: non-zero stops the walk, returned. May be NULL. */
 	int (*end)(void *ctx, const struct out_stream *st, int err);
 	void *ctx;
+	/*
+	 * Threads regenerating streams at once (0, 1: the caller's alone).
+	 * Used when every writer can merge (out_writer_ops.merge) and there
+	 * is neither one_stream nor begin/end: each stream goes to parts of
+	 * the writers, written and merged in stream order, so the output is
+	 * the one thread's byte for byte.
+	 */
+	unsigned int jobs;
 };
 
 /*

@@ -283,6 +283,7 @@ static int swap_alloc(struct pr_func *f, const struct encoding *enc)
 		return -PT_ENOMEM;
 	f->ctx_swap = sw;	/* pr_func_free frees it */
 	sw->row = calloc(n, sizeof(*sw->row));	/* walk 0: none (walks count from 1) */
+	sw->nrows = (uint32_t)n;
 	return sw->row ? 0 : -PT_ENOMEM;
 }
 
@@ -327,6 +328,15 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 			f->ctx_saved = calloc(1, sizeof(*f->ctx_saved));	/* walk 0: none */
 			err = f->ctx_saved ? 0 : -PT_ENOMEM;
 		}
+		if (err) {
+			encoding_free(enc);
+			goto out;
+		}
+	}
+	if (f->encoding == PT_ENC_WITNESS) {
+		err = regen_word_lookup_build(enc, &f->lookup);
+		if (!err)
+			err = regen_witness_free_edges(&f->g, enc, &f->free_edge);
 		if (err) {
 			encoding_free(enc);
 			goto out;

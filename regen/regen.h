@@ -138,8 +138,6 @@ uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
 
 struct regen_func;
 
-/* PT_PLAN_CTX_RESTORE: f's own context is br's, just set for f (a no-op without). */
-void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br);
 
 /*
  * The context row for f's next word at br->pos: br's when it is f's, else
@@ -247,6 +245,27 @@ struct regen_word_reads {
 	uint64_t swap_bits;
 };
 
+/*
+ * Witness words read by lookup (decode_witness.c): per row of an encoding
+ * (pathtrace/encoding.h: a predicate's, a context row's) whose words are
+ * at most REGEN_LOOKUP_BITS long, the word the next bits of the stream
+ * begin with. Read-only once built: threads share it.
+ */
+#define REGEN_LOOKUP_BITS 10
+
+struct regen_word_lookup;
+struct encoding;
+
+/* Builds enc's lookup into *out. Returns 0 or -PT_ENOMEM. */
+int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup **out);
+void regen_word_lookup_free(struct regen_word_lookup *l);
+
+/*
+ * The witness decoder's free edges of g under enc (regen_func.free_edge)
+ * into *out (g->nv entries, malloc'd). Returns 0 or -PT_ENOMEM.
+ */
+int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out);
+
 /* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
@@ -295,6 +314,16 @@ struct regen_func {
 	 * walks emission-free to the call an ENTER at its position names.
 	 */
 	int framed;
+	/* witness: its encoding's word lookup, or NULL (words read a bit at a time) */
+	const struct regen_word_lookup *lookup;
+	/*
+	 * Per vertex, or NULL: the out-edge the decoder takes there whatever
+	 * its state, reading and checking nothing and leaving its state as it
+	 * is (the vertex's only edge, no call vertex, nothing emitted on the
+	 * edge or at its end), else GRAPH_NONE. Where no marker waits at the
+	 * position and bits remain, the engine walks it without asking.
+	 */
+	const uint32_t *free_edge;
 };
 
 struct regen_ctx_saved {
@@ -303,8 +332,19 @@ struct regen_ctx_saved {
 	uint64_t walk;
 };
 
+/* PT_PLAN_CTX_RESTORE: f's own context is br's, just set for f (a no-op without). */
+static inline void regen_ctx_save(const struct regen_func *f, const struct regen_bitreader *br)
+{
+	if (!f->ctx_saved)
+		return;
+	f->ctx_saved->row = br->ctx_row;
+	f->ctx_saved->limit = br->ctx_limit;
+	f->ctx_saved->walk = br->walk;
+}
+
 struct regen_ctx_swap {
 	struct regen_ctx_last *row;	/* per context row: its last code */
+	uint32_t nrows;			/* entries of row */
 };
 
 enum regen_event_type {

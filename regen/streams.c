@@ -20,6 +20,8 @@ struct segment {
 	uint32_t cpu;
 	uint32_t seq;		/* creation order: ties in stamp keep recording order */
 	size_t first, end;	/* range in the CPU-ordered index array */
+	/* what its records hold, counted as they are cut (assemble sizes the stream by them) */
+	uint64_t nbits, nmarkers, nenters;
 };
 
 /* A loss that may have hidden other owners' segments (see streams.h). */
@@ -287,6 +289,16 @@ static int is_interrupt_owner_of(uint64_t owner, uint32_t cpu)
 	       PT_OWNER_ID(owner) == cpu;
 }
 
+/* Record r joins segment sg: its bits, or a marker (profiles' records are neither). */
+static void seg_count(struct segment *sg, const struct tr_rec *r)
+{
+	if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
+		sg->nbits += r->arg;
+	else if (r->type != PT_REC_COUNTERS && r->type != PT_REC_PATHS)
+		sg->nmarkers++;
+	sg->nenters += r->type == PT_REC_ENTER;
+}
+
 /* Pass 1: cut every CPU's records into segments and collect loss events. */
 static int cut_segments(struct builder *b, struct regen_streams *out)
 {
@@ -323,6 +335,7 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 				open->seq = b->nsegs - 1;
 				open->first = i + 1;
 				open->end = i + 1;
+				open->nbits = open->nmarkers = open->nenters = 0;
 				unowned_run = 0;
 				continue;
 			}
@@ -356,6 +369,7 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 					continue;
 			} else {
 				open->end = i + 1;
+				seg_count(open, r);
 			}
 			if (r->type != PT_REC_LOSS || r->arg == PT_LOSS_STATE)
 				continue;
@@ -582,15 +596,9 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 		nmarkers += bl[j].set;
 		if (j == n)
 			break;
-		for (i = s[j].first; i < s[j].end; i++) {
-			const struct tr_rec *r = &rs->recs[b->order[i]];
-
-			if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
-				nbits += r->arg;
-			else if (r->type != PT_REC_COUNTERS && r->type != PT_REC_PATHS)
-				nmarkers++;
-			nenters += r->type == PT_REC_ENTER;
-		}
+		nbits += s[j].nbits;
+		nmarkers += s[j].nmarkers;
+		nenters += s[j].nenters;
 	}
 	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || n + nenters > UINT32_MAX)
 		return -PT_EOVERFLOW;

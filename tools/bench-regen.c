@@ -15,8 +15,8 @@
  * ru_maxrss, is the pipeline's own, not the generator's), best of REPS:
  *   engine       the engine over every stream, counting blocks, JOBS
  *                threads taking the streams largest first (each thread
- *                but the first builds a model of its own: the engine
- *                keeps per-function state while it walks a stream);
+ *                but the first with engine state of its own,
+ *                pr_model_engine_copy, as pathregen -j gives its threads);
  *   end to end   pr_trace_load (read, pages, streams, model) + the engine.
  * trace_bytes is the file's size. JOBS defaults to 1. The child is
  * "bench-regen -X TRACE.BIN -j JOBS -r REPS", which prints "blocks
@@ -198,7 +198,7 @@ struct pool {
 
 struct worker {
 	struct pool *pool;
-	int own_model;			/* build a model of its own */
+	int own_model;			/* engine state of its own (pr_model_engine_copy) */
 	pthread_t th;
 };
 
@@ -212,24 +212,24 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	struct pool *p = w->pool;
-	struct pr_model own;
+	struct regen_funcs own;
 	const struct regen_funcs *fs = &p->t->m.fs;
 	uint64_t blocks = 0;
 	uint32_t i;
 
 	if (w->own_model) {
-		if (pr_model_load(&p->t->tf, &own, NULL, NULL) < 0) {
+		if (pr_model_engine_copy(&p->t->m, &own)) {
 			__atomic_store_n(&p->err, -PT_ENOMEM, __ATOMIC_RELAXED);
-			pr_model_free(&own);
+			pr_model_engine_free(&own);
 			return NULL;
 		}
-		fs = &own.fs;
+		fs = &own;
 	}
 	while ((i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED)) < p->t->ss.nstreams)
 		regen_stream(fs, &p->t->ss.streams[p->order[i]], count_block, &blocks);
 	__atomic_add_fetch(&p->blocks, blocks, __ATOMIC_RELAXED);
 	if (w->own_model)
-		pr_model_free(&own);
+		pr_model_engine_free(&own);
 	return NULL;
 }
 

@@ -9,7 +9,11 @@
  * block with the every-block records of the run: no difference. A walk
  * of one stream calls its hooks once, and a hook stops the walk. A
  * truncated file is told and the prefix kept, or refused when quiet.
+ * Streams walked on two threads (pr_walk.jobs) give every writer's output
+ * byte for byte as one thread does, on simulated multi-owner runs of each
+ * encoding.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +455,77 @@ static void test_truncations(void)
 	free(b);
 }
 
+/*
+ * What writer ops writes over every stream of the trace at path with jobs
+ * threads (malloc'd, NUL-terminated): loaded afresh, as --words counts in
+ * the model.
+ */
+static char *walk_output(const char *path, const struct out_writer_ops *ops, unsigned int jobs)
+{
+	struct pr_trace tr, *t = &tr;
+	struct verify_result vr = { 0 };
+	struct out_writer w = { .ops = ops, .top = 10, .sp_memory = 2048, .sp_max_len = 64,
+				.trace_name = "trace.bin" };
+	struct out_writer *ws[1] = { &w };
+	struct pr_walk pw = { .jobs = jobs };
+	char *buf = NULL;
+	size_t len = 0;
+
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(path, t, 1), 0);
+	CU_ASSERT_FATAL(t->ss.nstreams >= 2);	/* 3 tasks */
+	w.m = &t->m;
+	w.records = &t->rs;
+	if (ops == &verify_ops)
+		w.priv = &vr;
+	w.fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
+	CU_ASSERT_EQUAL_FATAL(out_open_all(ws, 1), 0);
+	CU_ASSERT_EQUAL(pr_trace_walk(t, ws, 1, &pw), 0);
+	CU_ASSERT_EQUAL(out_close_all(ws, 1), 0);
+	if (ops == &verify_ops)
+		fprintf(w.fp, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", vr.compared, vr.no_plan,
+			vr.differences);
+	fclose(w.fp);
+	pr_trace_free(t);
+	return buf;
+}
+
+static void test_jobs_same_output(void)
+{
+	static const struct out_writer_ops *const writers[] = {
+		&out_text_ops, &out_stats_ops, &out_edges_ops, &out_blocks_ops, &out_paths_ops,
+		&out_json_ops, &out_perfetto_ops, &out_subpaths_ops, &out_words_ops, &verify_ops,
+	};
+	static const struct { uint16_t mode, enc; uint32_t flags; } cases[] = {
+		{ PT_MODE_TRACE, PT_ENC_WITNESS, PT_PLAN_VERIFY },
+		{ PT_MODE_TRACE, PT_ENC_WITNESS, 0 },
+		{ PT_MODE_TRACE, PT_ENC_BITS, 0 },
+		{ PT_MODE_PATHS, PT_ENC_PATH, 0 },
+	};
+	unsigned int i, k;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rt_case c;
+
+		CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 31 + i, 4, cases[i].mode,
+						   cases[i].enc, cases[i].flags), 0);
+		for (k = 0; k < sizeof(writers) / sizeof(writers[0]); k++) {
+			char *one = walk_output(c.path, writers[k], 1);
+			char *two = walk_output(c.path, writers[k], 2);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(two);
+			CU_ASSERT(strlen(one) > 0);
+			if (strcmp(one, two))
+				fprintf(stderr, "\n%s, case %u: -j 2 differs\n", writers[k]->name, i);
+			CU_ASSERT_STRING_EQUAL(one, two);
+			free(one);
+			free(two);
+		}
+		rt_case_free(&c);
+	}
+}
+
 UNIT_SUITE(pipeline,
 	   { "the fixture step by step: told, streams, text output", test_fixture_steps },
 	   { "a simulated verify-mode run: every block equal to its record; hooks",
@@ -459,4 +534,5 @@ UNIT_SUITE(pipeline,
 	   { "10,000 bit flips of real and simulated traces: none changes the output silently",
 	     test_bit_flips },
 	   { "cut at random: every whole page before the cut regenerates, then a gap",
-	     test_truncations })
+	     test_truncations },
+	   { "two threads: every writer's output as one thread's", test_jobs_same_output })
