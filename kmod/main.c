@@ -468,6 +468,8 @@ static long pt_ioctl_list_funcs(void __user *uarg)
 	fi.plan_len = f->plan_len;
 	fi.flags = f->plan->flags;
 	strscpy(fi.name, f->plan->name, sizeof(fi.name));
+	fi.carrier = f->inline_counters ? PT_CARRIER_INLINE : PT_CARRIER_PROBES;
+	fi.reserved0 = 0;
 	memset(fi.reserved, 0, sizeof(fi.reserved));
 	err = 0;
 	if (ubuf) {

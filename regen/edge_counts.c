@@ -86,6 +86,9 @@ static void count_one(const struct tf_function *fn, const struct pr_func *f,
 	uint32_t b, k;
 	int err;
 
+	for (k = 0; k < ef->counters; k++)
+		ef->increments += sum[k];
+
 	memset(&pv, 0, sizeof(pv));
 	err = plan_parse(fn->plan, fn->plan_len, &pv, NULL, 0);
 	if (!err && ef->counters && ef->counters != pv.hdr.nr_counters)

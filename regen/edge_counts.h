@@ -45,6 +45,7 @@ struct edge_counts_func {
 	uint64_t activations;	/* recovered: the EXIT->ENTRY count */
 	uint64_t enters;	/* entries counted: the activation counter, or ENTER records */
 	uint64_t records;	/* COUNTERS records summed */
+	uint64_t increments;	/* the counters' sum: every increment the plan's code made */
 	uint32_t counters;	/* counters per COUNTERS record (nedges + 1; nedges: ENTERs count) */
 	uint32_t chords;	/* edges with a counter */
 };

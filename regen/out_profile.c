@@ -102,8 +102,8 @@ static int counted(const struct out_writer *w, const struct profile *p, uint32_t
 		memcpy(p->block[i], ef->block, f->cfg.nblocks * sizeof(uint64_t));
 		p->entries[i] = ef->activations;
 		snprintf(note, n, " (edges mode: %u chord counters in %" PRIu64
-			 " COUNTERS records, the other edges by the flow law)", ef->chords,
-			 ef->records);
+			 " COUNTERS records, %" PRIu64 " increments, the other edges by the flow law)",
+			 ef->chords, ef->records, ef->increments);
 		return 0;
 	case -PT_ETRUNC:
 		snprintf(note, n, " (edges mode: not counted: %" PRIu64 " entries counted but %"

@@ -943,7 +943,7 @@ int main(int argc, char **argv)
 	 */
 	printf("pt_bytes=%" PRIu64 " pt_bits_per_jcc=%.2f our_bytes=%" PRIu64
 	       " our_bits_per_jcc=%.2f libipt_blocks_per_s=%.0f regen_blocks_per_s=%.0f"
-	       " libipt_insns_per_s=%.0f regen_insns_per_s=%.0f libipt_s=%.6f regen_s=%.6f"
+	       " libipt_insns_per_s=%.0f regen_insns_per_s=%.0f libipt_s=%.9f regen_s=%.9f"
 	       " sequences_equal=%s segments=%zu instructions=%" PRIu64 " jcc=%" PRIu64 "\n",
 	       e.bytes, e.jcc ? 8.0 * (double)e.bytes / (double)e.jcc : 0.0, page_bytes,
 	       e.jcc ? 8.0 * (double)page_bytes / (double)e.jcc : 0.0,

@@ -7,8 +7,8 @@
 # (vm-run -o copies them out; witness.bin is left there either way, for the
 # host's tools/bench-pt); MODE: untraced witness
 # witness-verify paths paths-verify bits bits-verify edges witness-profiled
-# witness-profiled-verify paths-profiled paths-profiled-verify ftrace-graph,
-# in the order given. "untraced" must come first (time_ratio divides by it),
+# witness-profiled-verify paths-profiled paths-profiled-verify edges-inline
+# ftrace-graph enable enable-inline, in the order given. "untraced" must come first (time_ratio divides by it),
 # edges before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
 # (mode=untraced-again).
 #
@@ -62,8 +62,15 @@ __sys_accept4 tcp_close
 handle_mm_fault do_wp_page get_unmapped_area vm_area_alloc vm_area_dup
 free_pgtables folio_add_lru __alloc_pages kmem_cache_alloc kfree __kmalloc"
 
-# The enable mode's set: over 500 functions of fs, tmpfs, TCP and mm.
+# The enable and enable-inline modes' set: over 500 functions of fs, tmpfs,
+# TCP and mm. BENCH_FUNCS and BENCH_ENABLE_GLOBS, when set, replace FUNCS
+# and ENABLE_GLOBS (a short trial run of the script under tools/vm-run).
 ENABLE_GLOBS="tcp_* shmem_* vfs_* do_sys_* filemap_*"
+FUNCS=${BENCH_FUNCS:-$FUNCS}
+ENABLE_GLOBS=${BENCH_ENABLE_GLOBS:-$ENABLE_GLOBS}
+
+# The inline modes' template module (vm-run puts every built .ko in /pt).
+export PATHTRACE_INLINE_MODULE=/pt/pathtrace_inline.ko
 
 # Per-CPU ring buffer for ftrace: big enough that its buffers, read only
 # after the workload, never overrun. pathtrace runs with record's defaults
@@ -179,6 +186,13 @@ verify_diff() {
 	else echo "n/a(pathregen-failed)"; fi
 }
 
+# inline_refused FILE: the functions enable --inline's copy refused (the
+# inline-* tags of the summary line "enable: N enabled, M refused: TAG n, ...").
+inline_refused() {
+	sed -n 's/^enable: [0-9]* enabled, [0-9]* refused: //p' "$1" | tr ',' '\n' |
+		awk '$1 ~ /^inline-/ { n += $2 } END { print n + 0 }'
+}
+
 # A pathtrace configuration: enable FUNCS with ARGS, record the workload,
 # read status, disable, regenerate. Leaves key=value fields in $fields.
 pt_run() {
@@ -187,10 +201,19 @@ pt_run() {
 	t0=$(now_ms)
 	pathtracectl enable "$@" $FUNCS >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
-	# a function re-planned (one it assumed traced was refused) says so twice
-	functions=$(sed -n 's/^\([^:]*\): enabled as .*/\1/p' /tmp/en.$name | sort -u | wc -l)
+	case $name in
+	*-inline)
+		# the copy refuses after planning ("planned as" lines): enable's
+		# summary counts what runs
+		functions=$(sed -n 's/^enable: \([0-9]*\) enabled, .*/\1/p' /tmp/en.$name)
+		functions=${functions:-0}
+		refused=$(inline_refused /tmp/en.$name) ;;
+	*)
+		# a function re-planned (one it assumed traced was refused) says so twice
+		functions=$(sed -n 's/^\([^:]*\): enabled as .*/\1/p' /tmp/en.$name | sort -u | wc -l) ;;
+	esac
 	[ "$functions" -gt 0 ] || { cat /tmp/en.$name; die "$name: enable: no function enabled"; }
-	grep -v ": enabled as" /tmp/en.$name | sed "s/^/# $name: /" || true
+	grep -v ": enabled as\|: planned as" /tmp/en.$name | sed "s/^/# $name: /" || true
 	say "$name: enable took $((t1 - t0)) ms"
 	rm -f /tmp/workload.failed
 	# In the background only to learn the recorder's pid (recorder_blocks).
@@ -233,6 +256,7 @@ for mode in "$@"; do
 	bits) args="--encoding bits" ;;
 	bits-verify) args="--encoding bits --verify" ;;
 	edges) args="--mode edges" ;;
+	edges-inline) args="--inline --mode edges" ;;
 	path-profile | ppp-profile | ppp-profiled)
 		# The Ball-Larus path profile counted in the kernel: no record
 		# per event, PATHS records at stop; its cost beside the paths
@@ -318,6 +342,30 @@ for mode in "$@"; do
 		echo "mode=enable functions=$1 enable_s=$(div $((t1 - t0)) 1000 %.1f) refused=$2 probes=$probes ms_per_probe=$(div $((t1 - t0)) "$probes" %.1f)"
 		continue
 		;;
+	enable-inline)
+		# The same globs as copies (enable --inline: the generated
+		# livepatch module, witness plans on the copies), then disable,
+		# each timed. Functions the copy refuses stay out (refused=).
+		t0=$(now_ms)
+		pathtracectl enable --inline $ENABLE_GLOBS >/tmp/en.$mode 2>&1 ||
+			say "$mode: exit $? (some globs matched nothing enabled)"
+		t1=$(now_ms)
+		grep "^enable: \|^inline: " /tmp/en.$mode | sed "s/^/# $mode: /"
+		set -- $(sed -n 's/^enable: \([0-9]*\) enabled, \([0-9]*\) refused.*/\1 \2/p' /tmp/en.$mode)
+		[ $# -eq 2 ] || { tail -5 /tmp/en.$mode; die "$mode: no summary line"; }
+		[ "$1" -gt 0 ] || { tail -5 /tmp/en.$mode; die "$mode: no function enabled"; }
+		grep -q "^inline: $1 functions run as copies" /tmp/en.$mode ||
+			say "$mode: WARNING: $(grep '^inline: ' /tmp/en.$mode || echo 'no copies reported') for $1 enabled"
+		refused=$(inline_refused /tmp/en.$mode)
+		probes=$(sed -n 's/^enable: \([0-9]*\) probes placed.*/\1/p' /tmp/en.$mode)
+		t2=$(now_ms)
+		pathtracectl disable --all >/tmp/dis.$mode 2>&1 || { cat /tmp/dis.$mode; die "$mode: disable --all failed"; }
+		t3=$(now_ms)
+		[ ! -e /sys/module/pathtrace_inline ] || die "$mode: the copies' module is still loaded after disable"
+		echo "mode=enable-inline functions=$1 enable_s=$(div $((t1 - t0)) 1000 %.1f)" \
+			"disable_s=$(div $((t3 - t2)) 1000 %.1f) refused=$refused plan_refused=$(($2 - refused)) probes=$probes"
+		continue
+		;;
 	ftrace-graph)
 		# The peer: function_graph restricted to the same names by
 		# set_ftrace_filter (set_graph_function would also trace every
@@ -371,7 +419,7 @@ for mode in "$@"; do
 	[ -n "$untraced_ms" ] || die "$mode: the untraced run must come first"
 	pt_run $mode $args
 	t0=$(now_ms)
-	if [ $mode = edges ]; then
+	if [ $mode = edges ] || [ $mode = edges-inline ]; then
 		# Edges mode records counters, not an execution: blocks and Jcc
 		# are the counted profile (pathregen --blocks / --edges, the
 		# chords counted and the other edges by the flow law). A Jcc
@@ -390,8 +438,17 @@ for mode in "$@"; do
 		diff=n/a
 		verified=
 		recorder_blocks=n/a
-		cp /tmp/edges.$mode /tmp/profile.edges
-		[ "$keep" = 0 ] || cp /tmp/profile.edges /pt/out/
+		if [ $mode = edges ]; then
+			cp /tmp/edges.$mode /tmp/profile.edges
+			[ "$keep" = 0 ] || cp /tmp/profile.edges /pt/out/
+		else
+			# No probe: what runs per block is the copies' increments,
+			# the counters' sum (pathregen --edges: "N increments" in
+			# each function's heading).
+			hits=$(awk '/ \(func [0-9]+\): .* increments, / {
+				match($0, /records, [0-9]+ increments/); s += substr($0, RSTART + 9, RLENGTH - 20) }
+				END { print s + 0 }' /tmp/edges.$mode)
+		fi
 	else
 		vflag=
 		case $mode in *-verify) vflag=--verify ;; esac
@@ -433,7 +490,9 @@ for mode in "$@"; do
 	# heuristic: not in the profile, or their code changed).
 	profiled=
 	case $mode in *-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
-	echo "mode=$mode functions=$functions$profiled probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
+	inl=
+	[ $mode != edges-inline ] || inl=" refused=$refused"
+	echo "mode=$mode functions=$functions$profiled$inl probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \

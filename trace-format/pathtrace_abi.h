@@ -495,7 +495,14 @@ struct pt_paths_read {
  * and @plan_len large enough, the module's own copy of the plan blob is
  * copied there; @plan_len is set to the blob's size either way (-ENOSPC
  * when the buffer is too small; the other fields are still filled in).
+ * @carrier (ABI 2.2; 0 from an older module): what runs the plan,
+ * PT_CARRIER_PROBES (kprobes on the code at @addr: the original's, or an
+ * inline copy's) or PT_CARRIER_INLINE (no probe: counters as code in an
+ * inline copy, PT_ADD_INLINE).
  */
+#define PT_CARRIER_PROBES	0
+#define PT_CARRIER_INLINE	1
+
 struct pt_func_info {
 	__u32 size;
 	__u32 index;		/* in */
@@ -510,7 +517,9 @@ struct pt_func_info {
 	__u32 plan_len;		/* in: buffer bytes; out: blob bytes */
 	__u32 flags;		/* out: the plan's PT_PLAN_* flags */
 	char name[PT_NAME_MAX];	/* out */
-	__u64 reserved[2];
+	__u32 carrier;		/* out: PT_CARRIER_* (ABI 2.2) */
+	__u32 reserved0;
+	__u64 reserved[1];
 };
 
 #define PT_IOC_GET_VERSION	_IOWR(PT_IOC_MAGIC, 0x00, struct pt_version)

@@ -146,6 +146,17 @@ static void unmake(struct fake *fk, uint32_t nfuncs)
 	free(fk->rs.words);
 }
 
+/* What the module's chord counters add up to: the chords' true counts. */
+static uint64_t chord_sum(const struct sim_func *f, const uint64_t *truth)
+{
+	uint64_t s = 0;
+	uint32_t e;
+
+	for (e = 0; e < f->cfg.nedges; e++)
+		s += f->plan.in_tree[e] ? 0 : truth[e];
+	return s;
+}
+
 /* The --edges writer's text for function index i has "count  src -> dst" lines equal to want. */
 static void check_writer(const struct pr_model *m, const struct edge_counts *ec, uint32_t i,
 			 const uint64_t *want)
@@ -215,6 +226,8 @@ static void test_counters_round_trip(void)
 			CU_ASSERT_EQUAL(ef->status, 0);
 			CU_ASSERT_EQUAL(ef->activations, fk.activations[i]);
 			CU_ASSERT_EQUAL(ef->enters, fk.activations[i]);
+			CU_ASSERT_EQUAL(ef->increments, chord_sum(&p.funcs[i], fk.truth_edge[i]) +
+					(entered ? 0 : fk.activations[i]));
 			CU_ASSERT(memcmp(ef->edge, fk.truth_edge[i],
 					 f->cfg.nedges * sizeof(uint64_t)) == 0);
 			CU_ASSERT(memcmp(ef->block, fk.truth_block[i],

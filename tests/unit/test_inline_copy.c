@@ -321,7 +321,36 @@ static void test_link(void)
 	inline_copy_free(&cps[0]);
 }
 
+/* The __fentry__ site livepatch needs: a NOP5 or a call first, after an endbr or its seal. */
+static void test_fentry_site(void)
+{
+	static const struct {
+		uint8_t b[12];
+		uint32_t n;
+		int want;
+	} cases[] = {
+		{ { 0x0f, 0x1f, 0x44, 0, 0, 0xc3 }, 6, 0 },
+		{ { 0xf3, 0x0f, 0x1e, 0xfa, 0x0f, 0x1f, 0x44, 0, 0, 0xc3 }, 10, 4 },
+		{ { 0x0f, 0x1f, 0x40, 0xd6, 0xe8, 1, 2, 3, 4, 0xc3 }, 10, 4 },	/* sealed, ftraced */
+		{ { 0xf3, 0x0f, 0x1e, 0xfa, 0x55, 0x48, 0x89, 0xe5, 0xc3 }, 9, -1 },	/* notrace */
+		{ { 0x0f, 0x1f, 0x40, 0, 0, 0xc3 }, 6, -1 },	/* another NOP */
+		{ { 0x0f, 0x1f, 0x44, 0 }, 4, -1 },		/* too short */
+	};
+	struct cfg_input in;
+	uint32_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		memset(&in, 0, sizeof(in));
+		in.addr = A;
+		in.code = cases[k].b;
+		in.len = cases[k].n;
+		CU_ASSERT_EQUAL(inline_fentry_site(&in), cases[k].want);
+	}
+}
+
 UNIT_SUITE(inline_copy,
+	   { "the __fentry__ site: a NOP5 or call first, after an endbr; else none",
+	     test_fentry_site },
 	   { "outside references become relocations; the loaded copy is the original shifted",
 	     test_relocations },
 	   { "rel8 exits, absolute self-references, outside fixups, static keys, ftrace: refused",

@@ -43,8 +43,15 @@ for how in probes inline; do
 			sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace_inline/enabled)" = 1 ]'
 		check "inline: no probe registered" sh -c \
 			'! grep -q "pathtrace\|pt_target\|full_proxy_write" /sys/kernel/debug/kprobes/list'
-		pathtracectl status >/tmp/status.inline 2>&1
 	fi
+	pathtracectl status >/tmp/status.$how 2>&1
+	pathtracectl list >/tmp/list.$how 2>&1
+	cat /tmp/status.$how
+	c=probes; [ $how = inline ] && c=inline-counters
+	check "$how: status says every plan is carried by $c" awk -v c=$c \
+		'NR > 2 { n++; if ($NF != c) bad = 1 } END { exit bad || n != 7 }' /tmp/status.$how
+	check "$how: list says every plan is carried by $c" awk -v c=$c \
+		'NR > 1 { n++; if ($NF != c) bad = 1 } END { exit bad || n != 7 }' /tmp/list.$how
 	check "$how: disable" pathtracectl disable --all
 done
 check "no copies left" test ! -e /sys/module/pathtrace_inline

@@ -38,6 +38,13 @@ check "the livepatch is enabled" sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace
 check "transition finished" sh -c '[ "$(cat /sys/kernel/livepatch/pathtrace_inline/transition)" = 0 ]'
 expect_out "kallsyms names the copies" "pathtrace_inline" grep " vfs_read" /proc/kallsyms
 expect_out "pathtracectl list shows the copies" "vfs_read" pathtracectl list
+pathtracectl list >/tmp/list.out
+pathtracectl status >/tmp/status.out
+cat /tmp/status.out
+check "list: every plan is carried by probes on a copy" awk \
+	'NR > 1 { n++; if ($NF != "copy+probes") bad = 1 } END { exit bad || n != 7 }' /tmp/list.out
+check "status: every plan is carried by probes on a copy" awk \
+	'NR > 2 { n++; if ($NF != "copy+probes") bad = 1 } END { exit bad || n != 7 }' /tmp/status.out
 
 check "record" pathtracectl record -o /tmp/w.bin -- sh /tmp/workload.sh 30
 pathregen --verify /tmp/w.bin >/tmp/w.out 2>&1

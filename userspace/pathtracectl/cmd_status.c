@@ -4,7 +4,8 @@
  * since the last start, and per function: probes, how many the kernel
  * jump-optimized, handler hits, hits the kernel skipped (misses: each one
  * is a LOSS record in the stream), record bytes written, the bytes of its
- * counters on one CPU (edges counters, path counts) and its mode.
+ * counters on one CPU (edges counters, path counts), its mode and what
+ * carries it (loaded_carrier: probes, copy+probes, inline-counters).
  * Exit status: 0, 1 if the module cannot be asked, 2 bad command line.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 static int cmd_status(int argc, char **argv)
 {
 	struct pt_stats s;
+	struct loaded_carriers lc;
 	struct pt_func_info *f;
 	int fd, n, i, ret = 0;
 
@@ -40,13 +42,13 @@ static int cmd_status(int argc, char **argv)
 	       " dropped (buffer full), %" PRIu64 " probe hits missed\n",
 	       s.tracing ? "on" : "off", s.nr_funcs, (uint64_t)s.records, (uint64_t)s.dropped,
 	       (uint64_t)s.missed);
-	n = loaded_list(fd, "status", &f);
+	n = loaded_carriers(fd, "status", &lc) ? -1 : loaded_list(fd, "status", &f);
 	if (n < 0) {
 		close(fd);
 		return 1;
 	}
-	printf("%-6s %-40s %7s %9s %12s %8s %12s %8s %9s %s\n", "id", "function", "probes",
-	       "optimized", "hits", "misses", "bytes", "dropped", "counters", "mode");
+	printf("%-6s %-40s %7s %9s %12s %8s %12s %8s %9s %-14s %s\n", "id", "function", "probes",
+	       "optimized", "hits", "misses", "bytes", "dropped", "counters", "mode", "carrier");
 	for (i = 0; i < n; i++) {
 		struct pt_func_stats fs;
 
@@ -59,11 +61,12 @@ static int cmd_status(int argc, char **argv)
 			continue;
 		}
 		printf("%-6u %-40s %7u %9u %12" PRIu64 " %8" PRIu64 " %12" PRIu64 " %8" PRIu64
-		       " %9" PRIu64 " %s\n",
+		       " %9" PRIu64 " %-14s %s\n",
 		       f[i].func_id, f[i].name, fs.nr_probes, fs.nr_optimized, (uint64_t)fs.hits,
 		       (uint64_t)fs.missed, (uint64_t)fs.bytes, (uint64_t)fs.dropped,
 		       (uint64_t)fs.counter_bytes,
-		       loaded_mode_name(f[i].mode, f[i].encoding, f[i].flags));
+		       loaded_mode_name(f[i].mode, f[i].encoding, f[i].flags),
+		       loaded_carrier(&f[i], &lc));
 	}
 	free(f);
 	close(fd);
@@ -71,4 +74,4 @@ static int cmd_status(int argc, char **argv)
 }
 
 CTL_COMMAND(status, cmd_status, "", "tracing state; per function probes, optimized, hits, misses, "
-	    "bytes, dropped, counter bytes a CPU, mode", NULL)
+	    "bytes, dropped, counter bytes a CPU, mode, carrier", NULL)

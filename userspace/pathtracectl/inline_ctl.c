@@ -193,6 +193,11 @@ static int copy_one(struct klive *k, const struct static_calls *sc, struct inlin
 		       err == -PT_EREFUSED ? detail : pt_strerror(err));
 		return err == -PT_ENOMEM ? err : 0;
 	}
+	if (inline_fentry_site(&in) < 0) {
+		refuse(t, s->name, "inline-no-fentry", "no __fentry__ site at its start (notrace): "
+		       "livepatch cannot redirect it");
+		return 0;
+	}
 	err = cfg_build(&in, c);
 	if (err) {
 		refuse(t, s->name, err == -PT_EREFUSED && c->refusal ? c->refusal : "no-cfg",

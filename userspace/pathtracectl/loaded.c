@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* loaded - the installed plans as the module lists them (see loaded.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/inline.h>
 #include <pathtrace/kdev.h>
 
 #include "commands.h"
@@ -77,4 +80,48 @@ const char *loaded_mode_name(uint16_t mode, uint16_t encoding, uint32_t flags)
 	default:
 		return "?";
 	}
+}
+
+int loaded_carriers(int fd, const char *who, struct loaded_carriers *c)
+{
+	struct pt_version v;
+	char line[512], name[64];
+	uint64_t size, base;
+	FILE *fp;
+
+	memset(c, 0, sizeof(*c));
+	if (kdev_version(fd, &v)) {
+		ctl_err(who, "PT_IOC_VERSION: %s", strerror(errno));
+		return -1;
+	}
+	c->known = v.major > 2 || (v.major == 2 && v.minor >= 2);
+	fp = fopen("/proc/modules", "r");
+	if (!fp) {
+		ctl_err(who, "/proc/modules: %s", strerror(errno));
+		return -1;
+	}
+	/* "NAME SIZE REFS DEPS STATE BASE ...": the module's core memory */
+	while (fgets(line, sizeof(line), fp))
+		if (sscanf(line, "%63s %" SCNu64 " %*s %*s %*s %" SCNx64, name, &size, &base) == 3 &&
+		    !strcmp(name, INLINE_MODULE)) {
+			c->copies_lo = base;
+			c->copies_hi = base + size;
+		}
+	fclose(fp);
+	if (c->copies_hi && !c->copies_lo) {
+		ctl_err(who, "/proc/modules hides %s's address (not root?)", INLINE_MODULE);
+		return -1;
+	}
+	return 0;
+}
+
+const char *loaded_carrier(const struct pt_func_info *f, const struct loaded_carriers *c)
+{
+	if (!c->known)
+		return "?";
+	if (f->carrier == PT_CARRIER_INLINE)
+		return "inline-counters";
+	if (f->addr >= c->copies_lo && f->addr < c->copies_hi)
+		return "copy+probes";
+	return "probes";
 }

@@ -77,6 +77,15 @@ int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct in
 void inline_copy_free(struct inline_copy *cp);
 
 /*
+ * Where the function in's __fentry__ site is: the offset of its first
+ * instruction (after an endbr or its IBT seal) when that is the 5-byte NOP
+ * or a call, else -1 (a notrace function: `inline` ones emitted out of
+ * line, for one). Livepatch redirects a function through that site
+ * (ftrace_location), so a function without one cannot run as a copy.
+ */
+int inline_fentry_site(const struct cfg_input *in);
+
+/*
  * Puts an edges plan into the copy cp (built by inline_copy_build from in
  * and c): a per-CPU `incq %gs:counter(%rip)` on each edge e whose
  * edge_counter[e] is not INLINE_NONE and, unless entry_counter is

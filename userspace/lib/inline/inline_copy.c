@@ -60,6 +60,16 @@ static int is_endbr(const uint8_t *p, uint32_t len)
 	return len >= 4 && (!memcmp(p, endbr, 4) || !memcmp(p, sealed, 4));
 }
 
+int inline_fentry_site(const struct cfg_input *in)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	uint32_t at = is_endbr(in->code, in->len) ? 4 : 0;
+
+	if (at + 5 > in->len || (memcmp(in->code + at, nop5, 5) && in->code[at] != 0xe8))
+		return -1;
+	return (int)at;
+}
+
 /*
  * The __fentry__ site (first instruction, after an endbr) must not call
  * anything but __fentry__: a call to an ftrace trampoline means ftrace is

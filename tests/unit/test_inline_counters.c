@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inline_counters: an edges plan as code in a copy (docs/inline.md,
+ * "Counters (edges mode)"), on synthetic functions assembled by gcc
+ * (cfg_asm.c). The oracle knows nothing of the layout:
+ * - the stream: the copy decoded linearly (Zydis) is the original's
+ *   instructions in order, each byte for byte or, for a branch, the same
+ *   kind and condition whose target, past any inserted increments (and
+ *   through a stub's jmp), is the original target's instruction; what is
+ *   left is increment sequences (`[pushf] incq %gs:counter(%rip) [popf]`,
+ *   the counter a per-CPU relocation) and stubs (sequences, then a jmp);
+ * - the increments: every path of the original CFG from the entry to EXIT
+ *   (each edge at most twice) walked through the copy executes exactly one
+ *   increment of each counted edge's counter per traversal, the
+ *   activation counter once, and nothing else;
+ * - flags and ORC: where the flags are live the increment saves them, and
+ *   every ORC entry in effect inside a pushf..popf moves an sp-based CFA
+ *   by 8 and nowhere else; a CFA on another register there is refused
+ *   (inline-flags-live).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Zydis/Zydis.h>
+
+#include <pathtrace/cfg.h>
+#include <pathtrace/elfobj.h>
+#include <pathtrace/error.h>
+#include <pathtrace/inline.h>
+
+#include "cfg_asm.h"
+#include "unit.h"
+
+#define ORC_SP 5
+#define ORC_BP 4
+#define ORC_R10 6
+#define MAX_PATH 40
+
+/* A loop with a diamond inside; no flag is live across any edge. */
+static const char loop_src[] =
+	"	.text\n	.globl loop\n	.type loop, @function\nloop:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"	/* the __fentry__ NOP */
+	"	xor %eax, %eax\n"
+	"1:	test %edi, %edi\n"
+	"	je 3f\n"
+	"	add $1, %eax\n"
+	"	cmp $5, %eax\n"
+	"	jne 2f\n"
+	"	add $2, %eax\n"
+	"2:	dec %edi\n"
+	"	jmp 1b\n"
+	"3:	ret\n"
+	"	.size loop, .-loop\n";
+
+/* je's fall-through and taken sides both read the flags of one cmp. */
+static const char flags_src[] =
+	"	.text\n	.globl flags\n	.type flags, @function\nflags:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	cmp $5, %edi\n"
+	"	je 1f\n"
+	"	jl 2f\n"
+	"	mov $1, %eax\n"
+	"	ret\n"
+	"1:	setg %al\n"
+	"	ret\n"
+	"2:	mov $3, %eax\n"
+	"	ret\n"
+	"	.size flags, .-flags\n";
+
+struct fixture {
+	struct elfobj *o;
+	struct cfg_input in;
+	struct cfg c;
+	struct inline_copy cp;
+	uint32_t *edge_counter;
+	uint32_t entry_counter, ncounters;
+};
+
+/* What the copy's linear decode found. */
+struct decoded {
+	uint32_t *opos;		/* per original instruction: its place in the copy */
+	uint8_t *ilen;		/* per original instruction: its length there */
+	uint32_t *idx_at;	/* per copy byte: original instruction + 1 starting there */
+	int32_t *seq_ctr;	/* per copy byte: counter + 1 of a sequence starting there */
+	uint8_t *seq_len, *seq_save;
+	uint8_t *stub_jmp;	/* per copy byte: a stub's jmp starts there */
+	uint32_t nseq, nsave, stubs_at;
+};
+
+static void orc_set(uint8_t *o, int16_t sp_offset, uint8_t sp_reg)
+{
+	memset(o, 0, KORC_ENTRY);
+	memcpy(o, &sp_offset, 2);
+	o[4] = sp_reg;		/* bp_reg 0: undefined; type 0: ORC_TYPE_CALL */
+}
+
+/* Assembles src, builds the CFG and the copy with one ORC entry (CFA: sp_reg + 8). */
+static void setup(struct fixture *f, const char *src, const char *func, uint8_t sp_reg)
+{
+	int64_t i;
+
+	memset(f, 0, sizeof(*f));
+	f->o = cfg_asm_object(func, src);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->o);
+	i = elfobj_find(f->o, func);
+	CU_ASSERT_FATAL(i >= 0);
+	CU_ASSERT_EQUAL_FATAL(elfobj_input(f->o, (uint32_t)i, &f->in), 0);
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&f->in, &f->c), 0);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&f->in, &f->c, &f->cp), 0);
+	f->cp.orc = calloc(1, sizeof(*f->cp.orc));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->cp.orc);
+	f->cp.orc[0].ip = f->in.addr;
+	orc_set(f->cp.orc[0].orc, 8, sp_reg);
+	f->cp.norc = 1;
+	f->edge_counter = calloc(f->c.nedges + 1, sizeof(*f->edge_counter));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f->edge_counter);
+}
+
+static void teardown(struct fixture *f)
+{
+	free(f->edge_counter);
+	inline_copy_free(&f->cp);
+	cfg_free(&f->c);
+	elfobj_close(f->o);
+}
+
+/* Counters: every edge its own (all), or every other edge (!all); activations last. */
+static int instrument(struct fixture *f, int all)
+{
+	uint32_t e, n = 0;
+
+	for (e = 0; e < f->c.nedges; e++)
+		f->edge_counter[e] = all || e % 2 ? n++ : INLINE_NONE;
+	f->entry_counter = n++;
+	f->ncounters = n;
+	return inline_counters_insert(&f->in, &f->c, &f->cp, f->edge_counter, f->entry_counter,
+				      f->ncounters);
+}
+
+/* The counter of the increment at p (pushf/incq/popf or incq), or -1; *len its bytes. */
+static int32_t seq_at(const struct inline_copy *cp, uint32_t p, uint8_t *len, uint8_t *save)
+{
+	static const uint8_t inc[4] = { 0x65, 0x48, 0xff, 0x05 };
+	uint32_t at = p + (cp->code[p] == 0x9c), k;
+
+	*save = at != p;
+	if (at + 8 > cp->len || memcmp(cp->code + at, inc, 4))
+		return -1;
+	for (k = 0; k < cp->nrelocs; k++) {
+		const struct inline_reloc *r = &cp->relocs[k];
+
+		if (r->off != at + 4 || r->copy != INLINE_PERCPU)
+			continue;
+		if ((r->addend + 4) % 8 || r->addend + 4 < 0 ||
+		    (uint64_t)(r->addend + 4) / 8 >= cp->ncounters)
+			return -1;
+		if (*save && (at + 8 >= cp->len || cp->code[at + 8] != 0x9d))
+			return -1;	/* a pushf without its popf */
+		*len = (uint8_t)(8 + 2 * *save);
+		return (int32_t)((r->addend + 4) / 8);
+	}
+	return -1;
+}
+
+/* Past the increments at p: the instruction (index + 1) it reaches, or 0. */
+static uint32_t past_seqs(const struct decoded *d, const struct inline_copy *cp, uint32_t p)
+{
+	while (p < cp->len && d->seq_ctr[p])
+		p += d->seq_len[p];
+	return p < cp->len ? d->idx_at[p] : 0;
+}
+
+/* The rel32 branch at p's target in the copy (its end + disp). */
+static uint32_t rel_target(const struct inline_copy *cp, uint32_t p, uint32_t len)
+{
+	int32_t d;
+
+	memcpy(&d, cp->code + p + len - 4, 4);
+	return p + len + (uint32_t)d;
+}
+
+/* Linear decode of the copy and the stream check. Returns 0 when it is the original's. */
+static int decode_copy(const struct fixture *f, struct decoded *d)
+{
+	const struct inline_copy *cp = &f->cp;
+	ZydisDecoder dec;
+	uint32_t p = 0, i = 0, k;
+
+	memset(d, 0, sizeof(*d));
+	d->opos = calloc(f->c.ninsns + 1, sizeof(*d->opos));
+	d->ilen = calloc(f->c.ninsns + 1, 1);
+	d->idx_at = calloc(cp->len + 1, sizeof(*d->idx_at));
+	d->seq_ctr = calloc(cp->len + 1, sizeof(*d->seq_ctr));
+	d->seq_len = calloc(cp->len + 1, 1);
+	d->seq_save = calloc(cp->len + 1, 1);
+	d->stub_jmp = calloc(cp->len + 1, 1);
+	CU_ASSERT_FATAL(d->opos && d->ilen && d->idx_at && d->seq_ctr && d->seq_len && d->seq_save &&
+			d->stub_jmp);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	while (p < cp->len) {
+		uint8_t len, save;
+		int32_t ctr = seq_at(cp, p, &len, &save);
+		ZydisDecodedInstruction zn;
+
+		if (ctr >= 0) {
+			d->seq_ctr[p] = ctr + 1;
+			d->seq_len[p] = len;
+			d->seq_save[p] = save;
+			d->nseq++;
+			d->nsave += save;
+			p += len;
+			continue;
+		}
+		if (i == f->c.ninsns) {	/* the stubs: sequences, then a jmp */
+			if (cp->code[p] != 0xe9 || p + 5 > cp->len)
+				return -1;
+			d->stub_jmp[p] = 1;
+			p += 5;
+			continue;
+		}
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, cp->code + p,
+								 cp->len - p, &zn)))
+			return -1;
+		d->opos[i] = p;
+		d->ilen[i] = zn.length;
+		d->idx_at[p] = i + 1;
+		p += zn.length;
+		i++;
+	}
+	if (!i || i != f->c.ninsns)
+		return -1;
+	d->stubs_at = d->opos[i - 1] + d->ilen[i - 1];
+	for (i = 0; i < f->c.ninsns; i++) {
+		const struct cfg_insn *ci = &f->c.insns[i];
+		const uint8_t *ob = f->in.code + (ci->addr - f->in.addr);
+		ZydisDecodedInstruction zo, zn;
+		uint32_t t, j;
+
+		p = d->opos[i];
+		ZydisDecoderDecodeInstruction(&dec, NULL, ob, ci->len, &zo);
+		ZydisDecoderDecodeInstruction(&dec, NULL, cp->code + p, cp->len - p, &zn);
+		if (ci->kind != CFG_I_JCC && ci->kind != CFG_I_JMP) {
+			if (zn.length != ci->len || memcmp(cp->code + p, ob, ci->len))
+				return -1;
+			continue;
+		}
+		if (zn.mnemonic != zo.mnemonic || zn.raw.imm[0].size != 32)
+			return -1;	/* the same condition, as rel32 */
+		t = rel_target(cp, p, zn.length);
+		if (t >= cp->len)
+			return -1;
+		if (t >= d->stubs_at) {	/* through the stub's jmp */
+			for (k = t; k < cp->len && d->seq_ctr[k]; k += d->seq_len[k])
+				;
+			if (k >= cp->len || !d->stub_jmp[k])
+				return -1;
+			t = rel_target(cp, k, 5);
+		}
+		j = past_seqs(d, cp, t);
+		if (!j || f->c.insns[j - 1].addr != ci->target)
+			return -1;
+	}
+	return 0;
+}
+
+static void decoded_free(struct decoded *d)
+{
+	free(d->opos);
+	free(d->ilen);
+	free(d->idx_at);
+	free(d->seq_ctr);
+	free(d->seq_len);
+	free(d->seq_save);
+	free(d->stub_jmp);
+}
+
+/* Increments from p on; returns where they end. */
+static uint32_t run_seqs(const struct decoded *d, const struct inline_copy *cp, uint32_t p,
+			 uint64_t *counts)
+{
+	while (p < cp->len && d->seq_ctr[p]) {
+		counts[d->seq_ctr[p] - 1]++;
+		p += d->seq_len[p];
+	}
+	return p;
+}
+
+/*
+ * Walks the copy along path (edges of the original CFG, the last to EXIT);
+ * counts[] gets the increments executed. Returns 0, or -1 where the copy
+ * does not go where the original goes.
+ */
+static int walk(const struct fixture *f, const struct decoded *d, const uint32_t *path,
+		uint32_t n, uint64_t *counts)
+{
+	const struct cfg *c = &f->c;
+	const struct inline_copy *cp = &f->cp;
+	uint32_t p = 0, b = 0, k, i;
+
+	for (k = 0; k < n; k++) {
+		const struct cfg_block *bl = &c->blocks[b];
+		const struct cfg_edge *e = &c->edges[path[k]];
+		uint32_t last = bl->first_insn + bl->ninsn - 1;
+
+		for (i = bl->first_insn; i <= last; i++) {
+			p = run_seqs(d, cp, p, counts);
+			if (p != d->opos[i])
+				return -1;
+			if (i < last)
+				p += d->ilen[i];	/* plain instructions run through */
+		}
+		switch (e->kind) {
+		case CFG_E_FALL:
+		case CFG_E_CALL_RETURN:
+			p += d->ilen[last];
+			break;
+		case CFG_E_TAKEN:
+		case CFG_E_JUMP:
+			p = rel_target(cp, p, d->ilen[last]);
+			if (p >= d->stubs_at && p < cp->len) {
+				p = run_seqs(d, cp, p, counts);
+				if (p >= cp->len || !d->stub_jmp[p])
+					return -1;
+				p = rel_target(cp, p, 5);
+			}
+			break;
+		case CFG_E_EXIT:
+			break;
+		default:
+			return -1;	/* no other kind in these functions */
+		}
+		if (e->dst >= c->nblocks)
+			return k + 1 == n ? 0 : -1;
+		b = e->dst;
+	}
+	return -1;
+}
+
+struct paths {
+	const struct fixture *f;
+	const struct decoded *d;
+	uint32_t path[MAX_PATH];
+	uint8_t *used;
+	uint64_t *counts, *want;
+	uint32_t walked, wrong;
+};
+
+/* Every path from block b on (each edge at most twice), walked and checked. */
+static void each_path(struct paths *ps, uint32_t b, uint32_t depth)
+{
+	const struct cfg *c = &ps->f->c;
+	uint32_t e, k;
+
+	if (depth == MAX_PATH)
+		return;
+	for (e = c->blocks[b].first_succ; e < c->blocks[b].first_succ + c->blocks[b].nsucc; e++) {
+		if (ps->used[e] == 2)
+			continue;
+		ps->used[e]++;
+		ps->path[depth] = e;
+		if (c->edges[e].dst >= c->nblocks) {
+			memset(ps->counts, 0, ps->f->ncounters * sizeof(*ps->counts));
+			memset(ps->want, 0, ps->f->ncounters * sizeof(*ps->want));
+			ps->want[ps->f->entry_counter] = 1;
+			for (k = 0; k <= depth; k++)
+				if (ps->f->edge_counter[ps->path[k]] != INLINE_NONE)
+					ps->want[ps->f->edge_counter[ps->path[k]]]++;
+			ps->walked++;
+			if (walk(ps->f, ps->d, ps->path, depth + 1, ps->counts) ||
+			    memcmp(ps->counts, ps->want, ps->f->ncounters * sizeof(*ps->want)))
+				ps->wrong++;
+		} else {
+			each_path(ps, c->edges[e].dst, depth + 1);
+		}
+		ps->used[e]--;
+	}
+}
+
+/* The stream and every path of an instrumented copy; returns the paths walked. */
+static uint32_t check_copy(const struct fixture *f)
+{
+	struct decoded d;
+	struct paths ps = { .f = f, .d = &d };
+
+	CU_ASSERT_EQUAL_FATAL(decode_copy(f, &d), 0);
+	CU_ASSERT_EQUAL(d.nseq, f->cp.nsequences);
+	CU_ASSERT_EQUAL(d.nsave, f->cp.nflags_saved);
+	ps.used = calloc(f->c.nedges + 1, 1);
+	ps.counts = calloc(f->ncounters, sizeof(*ps.counts));
+	ps.want = calloc(f->ncounters, sizeof(*ps.want));
+	CU_ASSERT_FATAL(ps.used && ps.counts && ps.want);
+	each_path(&ps, 0, 0);
+	CU_ASSERT(ps.walked > 0);
+	CU_ASSERT_EQUAL(ps.wrong, 0);
+	free(ps.used);
+	free(ps.counts);
+	free(ps.want);
+	decoded_free(&d);
+	return ps.walked;
+}
+
+static void test_stream_and_paths(void)
+{
+	struct fixture f;
+	int all;
+
+	for (all = 0; all < 2; all++) {
+		setup(&f, loop_src, "loop", ORC_SP);
+		CU_ASSERT_EQUAL_FATAL(instrument(&f, all), 0);
+		CU_ASSERT(f.cp.len > f.cp.orig_len);
+		check_copy(&f);
+		CU_ASSERT_EQUAL(f.cp.nflags_saved, 0);	/* no flag live on any edge */
+		teardown(&f);
+		setup(&f, flags_src, "flags", ORC_SP);
+		CU_ASSERT_EQUAL_FATAL(instrument(&f, all), 0);
+		check_copy(&f);
+		teardown(&f);
+	}
+}
+
+/* The sp offset of the ORC entry in effect at copy offset p. */
+static int16_t orc_sp_at(const struct inline_copy *cp, uint32_t p, uint8_t *reg)
+{
+	int16_t sp = 0;
+	uint32_t k;
+
+	*reg = 0;
+	for (k = 0; k < cp->norc && cp->orc[k].ip <= cp->addr + p; k++) {
+		memcpy(&sp, cp->orc[k].orc, 2);
+		*reg = cp->orc[k].orc[4] & 0xf;
+	}
+	return sp;
+}
+
+/*
+ * In flags_src the flags are live on both edges out of the je (jl reads
+ * SF/OF, setg SF/OF/ZF) and dead everywhere else: the increments of those
+ * two edges save them, and no other does.
+ */
+static void check_saved_sites(const struct fixture *f, const struct decoded *d)
+{
+	const struct cfg *c = &f->c;
+	uint32_t i, e, p, b = UINT32_MAX, nlive = 0;
+
+	for (i = 0; i < c->ninsns && b == UINT32_MAX; i++)
+		if (c->insns[i].kind == CFG_I_JCC)
+			b = c->insns[i].block;
+	CU_ASSERT_FATAL(b != UINT32_MAX);
+	for (p = 0; p < f->cp.len; p++) {
+		int live = 0;
+
+		if (!d->seq_ctr[p])
+			continue;
+		for (e = c->blocks[b].first_succ; e < c->blocks[b].first_succ + c->blocks[b].nsucc; e++)
+			live |= f->edge_counter[e] == (uint32_t)(d->seq_ctr[p] - 1);
+		nlive += live;
+		CU_ASSERT_EQUAL(d->seq_save[p], live);
+	}
+	CU_ASSERT_EQUAL(nlive, 2);
+}
+
+/*
+ * Flags live: saved around the increment, and the CFA in effect is the
+ * original's + 8 exactly between pushf and popf (sp-based), the original's
+ * everywhere for bp.
+ */
+static void test_flags_live_orc(void)
+{
+	static const uint8_t regs[2] = { ORC_SP, ORC_BP };
+	struct fixture f;
+	struct decoded d;
+	uint32_t r, p, q;
+	uint8_t reg, *inside;
+
+	for (r = 0; r < 2; r++) {
+		setup(&f, flags_src, "flags", regs[r]);
+		CU_ASSERT_EQUAL_FATAL(instrument(&f, 1), 0);
+		CU_ASSERT(f.cp.nflags_saved > 0);
+		CU_ASSERT_EQUAL_FATAL(decode_copy(&f, &d), 0);
+		CU_ASSERT_EQUAL(d.nsave, f.cp.nflags_saved);
+		check_saved_sites(&f, &d);
+		/* after pushf ran, up to popf: [pushf + 1, popf] */
+		inside = calloc(f.cp.len + 1, 1);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(inside);
+		for (q = 0; q < f.cp.len; q++)
+			if (d.seq_ctr[q] && d.seq_save[q])
+				memset(inside + q + 1, 1, 9);
+		for (p = 0; p < f.cp.len; p++) {
+			int16_t sp = orc_sp_at(&f.cp, p, &reg);
+
+			CU_ASSERT_EQUAL(reg, regs[r]);
+			CU_ASSERT_EQUAL(sp, regs[r] == ORC_SP && inside[p] ? 16 : 8);
+		}
+		free(inside);
+		decoded_free(&d);
+		teardown(&f);
+	}
+}
+
+/*
+ * A CFA on another register where the flags are live: refused, whether the
+ * increment is a fall-through's or a stub's (each edge counted alone); where
+ * none is live: accepted.
+ */
+static void test_flags_live_refused(void)
+{
+	struct fixture f;
+	uint32_t e, nlive = 0;
+
+	setup(&f, flags_src, "flags", ORC_R10);
+	CU_ASSERT_EQUAL(instrument(&f, 1), -PT_EREFUSED);
+	CU_ASSERT(f.cp.refusal && !strcmp(f.cp.refusal, "inline-flags-live"));
+	CU_ASSERT_EQUAL(f.cp.len, f.cp.orig_len);	/* unchanged */
+	for (e = 0; e < f.c.nedges; e++) {
+		const struct cfg_block *src = &f.c.blocks[f.c.edges[e].src];
+		const struct cfg_insn *last = &f.c.insns[src->first_insn + src->ninsn - 1];
+		int live = last->kind == CFG_I_JCC && last->addr == f.c.insns[2].addr;
+		int err;
+
+		memset(f.edge_counter, 0xff, f.c.nedges * sizeof(*f.edge_counter));
+		f.edge_counter[e] = 0;
+		f.cp.refusal = NULL;
+		err = inline_counters_insert(&f.in, &f.c, &f.cp, f.edge_counter, INLINE_NONE, 1);
+		CU_ASSERT_EQUAL(err, live ? -PT_EREFUSED : 0);
+		nlive += live;
+		if (!err) {	/* back to the plain copy for the next edge */
+			teardown(&f);
+			setup(&f, flags_src, "flags", ORC_R10);
+		}
+	}
+	CU_ASSERT_EQUAL(nlive, 2);	/* je's fall-through and taken edges */
+	teardown(&f);
+	setup(&f, loop_src, "loop", ORC_R10);
+	CU_ASSERT_EQUAL(instrument(&f, 1), 0);
+	CU_ASSERT_EQUAL(f.cp.nflags_saved, 0);
+	teardown(&f);
+}
+
+UNIT_SUITE(inline_counters,
+	   { "the copy is the original's stream; every path counts each edge once",
+	     test_stream_and_paths },
+	   { "flags live: pushf/popf, the ORC CFA moves by 8 between them (sp), not at all (bp)",
+	     test_flags_live_orc },
+	   { "flags live with a CFA on another register: inline-flags-live", test_flags_live_refused })
