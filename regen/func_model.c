@@ -326,6 +326,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->ctx_swap = f->ctx_swap;
 		rf->ctx_saved = f->ctx_saved;
 		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
+		rf->user = (f->plan_flags & PT_PLAN_USER) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;

@@ -295,6 +295,13 @@ struct regen_func {
 	 * walks emission-free to the call an ENTER at its position names.
 	 */
 	int framed;
+	/*
+	 * PT_PLAN_USER: a user function (docs/user.md). Its direct callees
+	 * are its file's functions, whose ENTERs name no caller (return
+	 * address 0): at its direct calls the engine takes such an ENTER as
+	 * the call's (the blocking rule).
+	 */
+	int user;
 };
 
 struct regen_ctx_saved {
