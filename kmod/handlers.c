@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * handlers.c - the kprobe pre_handler: run one probed address's actions.
+ * handlers.c - run one probed address's actions: the kprobe pre_handler,
+ * and the hit of a user plan's uprobe (uprobes.c) through the same code.
  *
  * There is no post_handler, so the kernel may jump-optimize the probes.
  * Order at one address (a plan site and a verify site may share it):
@@ -27,6 +28,15 @@ static void pt_run_action(struct pt_coder *c, struct pt_func *f,
 
 	switch (a->op) {
 	case PT_OP_ENTER:
+		/*
+		 * A user function's ENTER names no caller (docs/user.md, "The
+		 * user return address in the stream"): its calls are blocked.
+		 */
+		if (f->plan->flags & PT_PLAN_USER) {
+			pt_coder_enter(c, &f->coder, fc, 0);
+			pt_coder_ctx_enter(c, &f->coder, fc);
+			break;
+		}
 		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
 					     sizeof(ret_addr)))
 			ret_addr = 0;
@@ -94,9 +104,13 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 	local_irq_restore(flags);
 }
 
-int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+/*
+ * A hit of probe @pp with the probed code's @regs: @p is the kprobe it came
+ * through, NULL for a user plan's uprobe (the owner is then the current
+ * task). Runs with preemption off.
+ */
+void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
 {
-	struct pt_probe *pp = container_of(p, struct pt_probe, kp);
 	struct pt_func *f = pp->func;
 	const struct pt_site *s = pp->site;
 	const struct pt_action *a;
@@ -107,14 +121,14 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	u32 i;
 
 	if (!READ_ONCE(pt_armed))
-		return 0;
+		return;
 	if (f->counts_only) {
 		pt_count_only(f, s, regs);
-		return 0;
+		return;
 	}
 	if (f->profile) {
 		pt_profile_hit(f, p, s, regs);
-		return 0;
+		return;
 	}
 	local_irq_save(flags);
 	c = pt_stream_enter_handler(p, smp_processor_id());
@@ -122,7 +136,7 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	fc = &this_cpu_ptr(f->pcpu)->coder;
 	if (unlikely(!c)) {
 		local_irq_restore(flags);
-		return 0;
+		return;
 	}
 	i = 0;
 	if (s) {
@@ -142,6 +156,12 @@ int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 			pt_run_action(c, f, fc, a, regs);
 	}
 	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(pt_probe_hit);
+
+int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	pt_probe_hit(container_of(p, struct pt_probe, kp), p, regs);
 	return 0;
 }
 NOKPROBE_SYMBOL(pt_pre_handler);

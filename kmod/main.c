@@ -126,17 +126,26 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	if ((a.flags & ~PT_ADD_INLINE) ||
 	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters))
 		return -EINVAL;
-	/* User functions (PT_PLAN_USER) need uprobes: not in this step, docs/user.md. */
-	if (a.user_fd || a.user_off_delta)
-		return -EOPNOTSUPP;
 	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len, a.flags, a.inline_counters);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
+	/* a user function's file (uprobes.c); a kernel plan names none */
+	err = 0;
+	if (f->plan->flags & PT_PLAN_USER)
+		err = pt_uprobes_attach(f, a.user_fd, a.user_off_delta);
+	else if (a.user_fd || a.user_off_delta)
+		err = -EINVAL;
+	if (err)
+		goto fail;
 	if (pt_find(f->func_id)) {
 		err = -EEXIST;
 		goto fail;
 	}
 	list_for_each_entry(g, &pt_funcs, node) {
+		/* user addresses are a file's: they meet only that file's */
+		if (!!(f->plan->flags & PT_PLAN_USER) != !!(g->plan->flags & PT_PLAN_USER) ||
+		    ((f->plan->flags & PT_PLAN_USER) && !pt_uprobes_same_file(f, g)))
+			continue;
 		if (pt_overlaps(f->plan, g->plan)) {
 			err = -EBUSY;
 			goto fail;

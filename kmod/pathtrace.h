@@ -5,6 +5,7 @@
  *   main.c      control device and ioctls (the control mutex lives there)
  *   plan.c      copying and validating plan blobs
  *   probes.c    turning a plan into kprobes and back
+ *   uprobes.c   a user plan's (PT_PLAN_USER) probes: uprobes on its file
  *   handlers.c  the kprobe pre_handler: a site's actions
  *   conds.h     a site's branch condition and which actions it runs
  *   stream.c    each CPU's stream coder over the ring buffer, hotplug
@@ -18,6 +19,7 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/types.h>
+#include <linux/uprobes.h>
 
 #include "pathtrace_abi.h"
 #include "../trace-format/coder/coder.h"
@@ -30,12 +32,16 @@
 #define PT_KERNEL_TEXT_MIN	0xffffffff80000000ull
 
 /*
- * One kprobe per distinct probed address of a function. A plan site and a
- * verify site at the same address share it, so their order is the module's
- * (see handlers.c), never the kprobe aggregation order.
+ * One probe per distinct probed address of a function: a kprobe, or for a
+ * user plan a uprobe consumer (uprobes.c). A plan site and a verify site
+ * at the same address share it, so their order is the module's (see
+ * handlers.c), never the kprobe aggregation order.
  */
 struct pt_probe {
-	struct kprobe kp;
+	struct kprobe kp;		/* a kernel plan's */
+	struct uprobe_consumer uc;	/* a user plan's */
+	struct uprobe *uprobe;		/* uc's registration, where the kernel has one */
+	unsigned long addr;		/* kernel text, or the user file's virtual address */
 	struct pt_func *func;
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
@@ -105,6 +111,9 @@ struct pt_func {
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
+	/* PT_PLAN_USER: the ELF file (held), virtual address - file offset */
+	struct file *user_file;
+	u64 user_off_delta;
 };
 
 static inline const struct pt_site *pt_site_at(const struct pt_func *f, u32 i)
@@ -186,7 +195,15 @@ bool pt_implicit_entry(const struct pt_func *f, unsigned long ret_addr);
 void pt_implicit_installed(struct list_head *funcs, struct pt_func *f);
 void pt_implicit_removed(struct pt_func *f);
 
+/* uprobes.c */
+int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta);
+void pt_uprobes_detach(struct pt_func *f);
+bool pt_uprobes_same_file(const struct pt_func *f, const struct pt_func *g);
+int pt_uprobes_register(struct pt_func *f);
+void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n);
+
 /* handlers.c */
+void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* stream.c */

@@ -6,7 +6,9 @@
  * the kernel knows under that name and address (checked with
  * sprint_symbol), with well-formed actions. Whether an address may carry a
  * kprobe at all (blacklist, noinstr, mid-instruction, static-key site) is
- * left to register_kprobe, whose errno is passed on unchanged.
+ * left to register_kprobe, whose errno is passed on unchanged. A user
+ * plan (PT_PLAN_USER) names no kernel symbol: its places are checked
+ * against its file (uprobes.c) and uprobe_register has the last word.
  *
  * Errors: -EINVAL malformed field or layout, -E2BIG unknown non-zero tail
  * or too large, -EPROTONOSUPPORT other ABI major, -ENOENT name and address
@@ -70,7 +72,10 @@ static int pt_check_header(const struct pt_plan *pl, u32 len)
 	if (pl->total_len != len)
 		return -EINVAL;
 	if (pl->flags & ~(PT_PLAN_VERIFY | PT_PLAN_PROFILE | PT_PLAN_PPP | PT_PLAN_CTX_SWAP |
-			  PT_PLAN_CTX_RESTORE | PT_PLAN_FRAMED))
+			  PT_PLAN_CTX_RESTORE | PT_PLAN_FRAMED | PT_PLAN_USER))
+		return -EINVAL;
+	/* a user function's calls are blocked: no frames, no implicit entries */
+	if ((pl->flags & PT_PLAN_USER) && ((pl->flags & PT_PLAN_FRAMED) || pl->nr_implicit))
 		return -EINVAL;
 	/* framed calls are the witness encoding's */
 	if ((pl->flags & PT_PLAN_FRAMED) &&
@@ -354,6 +359,7 @@ void pt_func_free(struct pt_func *f)
 {
 	if (!f)
 		return;
+	pt_uprobes_detach(f);
 	if (f->inline_counters)
 		__symbol_put(PT_INLINE_COUNTERS_SYM);
 	else
@@ -604,7 +610,11 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
 		err = pt_ctx_swap_alloc(f);
 	if (err)
 		goto fail;
-	err = pt_check_kernel(f->plan);
+	/* a user plan's code is its file's: uprobes.c checks the places */
+	if (!(f->plan->flags & PT_PLAN_USER))
+		err = pt_check_kernel(f->plan);
+	else if (add_flags & PT_ADD_INLINE)
+		err = -EINVAL;
 	if (err)
 		goto fail;
 	if (add_flags & PT_ADD_INLINE) {

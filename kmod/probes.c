@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probes.c - one kprobe per probed address of a plan, registered and
- * unregistered as a whole.
+ * unregistered as a whole; a user plan's probes are uprobes (uprobes.c).
  *
  * Registration goes probe by probe so that a refusal names its site; on any
  * refusal the probes already registered are unregistered in one batch (one
@@ -82,8 +82,12 @@ int pt_probes_build(struct pt_func *f)
 			pp = &f->probes[k - 1];
 		} else {
 			pp = &f->probes[k++];
-			pp->kp.addr = (kprobe_opcode_t *)w[i].addr;
-			pp->kp.pre_handler = pt_pre_handler;
+			pp->addr = w[i].addr;
+			/* a user plan's are uprobes (uprobes.c) */
+			if (!(pl->flags & PT_PLAN_USER)) {
+				pp->kp.addr = (kprobe_opcode_t *)w[i].addr;
+				pp->kp.pre_handler = pt_pre_handler;
+			}
 			pp->func = f;
 			pp->block = -1;
 		}
@@ -108,6 +112,8 @@ int pt_probes_register(struct pt_func *f)
 	u32 i, n = 0;
 	int err = 0;
 
+	if (f->plan->flags & PT_PLAN_USER)
+		return pt_uprobes_register(f);
 	kps = kvcalloc(f->nr_probes, sizeof(*kps), GFP_KERNEL);
 	if (!kps)
 		return -ENOMEM;
@@ -139,7 +145,15 @@ unregister:
 	return err;
 }
 
-/* Unregisters all probes of funcs[0..n) with one synchronization when possible. */
+static bool pt_probes_kernel(const struct pt_func *f)
+{
+	return !(f->plan->flags & PT_PLAN_USER);
+}
+
+/*
+ * Unregisters all probes of funcs[0..n) with one synchronization when
+ * possible; no handler runs for them when it returns.
+ */
 void pt_probes_unregister(struct pt_func **funcs, unsigned int n)
 {
 	struct kprobe **kps;
@@ -147,19 +161,21 @@ void pt_probes_unregister(struct pt_func **funcs, unsigned int n)
 	unsigned int i;
 	u32 j;
 
+	pt_uprobes_unregister(funcs, n);
 	for (i = 0; i < n; i++)
-		total += funcs[i]->nr_probes;
+		if (pt_probes_kernel(funcs[i]))
+			total += funcs[i]->nr_probes;
 	if (!total)
 		return;
 	kps = kvcalloc(total, sizeof(*kps), GFP_KERNEL);
 	if (!kps) {
 		for (i = 0; i < n; i++)
-			for (j = 0; j < funcs[i]->nr_probes; j++)
+			for (j = 0; pt_probes_kernel(funcs[i]) && j < funcs[i]->nr_probes; j++)
 				unregister_kprobe(&funcs[i]->probes[j].kp);
 		return;
 	}
 	for (i = 0; i < n; i++)
-		for (j = 0; j < funcs[i]->nr_probes; j++)
+		for (j = 0; pt_probes_kernel(funcs[i]) && j < funcs[i]->nr_probes; j++)
 			kps[k++] = &funcs[i]->probes[j].kp;
 	unregister_kprobes(kps, k);
 	kvfree(kps);
@@ -191,7 +207,7 @@ u32 pt_probes_optimized(const struct pt_func *f)
 {
 	u32 i, n = 0;
 
-	for (i = 0; i < f->nr_probes; i++)
+	for (i = 0; pt_probes_kernel(f) && i < f->nr_probes; i++)
 		n += pt_probe_optimized(&f->probes[i].kp);
 	return n;
 }

@@ -36,6 +36,9 @@ static int pt_range_cmp(const void *a, const void *b)
 
 static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 {
+	/* a user plan's addresses are its file's, never a kernel return address */
+	if (f->plan->flags & PT_PLAN_USER)
+		return;
 	t->r[t->n].start = f->plan->addr;
 	t->r[t->n++].end = f->plan->addr + f->plan->len;
 	if (f->plan->cold_len) {

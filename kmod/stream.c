@@ -96,7 +96,10 @@ static const struct pt_coder_sink pt_rb_sink = {
  * (irqentry_nmi_enter: one NMI and one hardirq level); those levels are the
  * probe's own, not the probed code's, so they are taken off first. A probe
  * came through int3 when its first byte is still INT3: an optimized probe
- * is a jmp there and an ftrace-based one never traps.
+ * is a jmp there and an ftrace-based one never traps. A uprobe's handler
+ * (p NULL) runs on the task's way back to user mode, in task context,
+ * interrupts on (kernel/events/uprobes.c: uprobe_notify_resume from
+ * exit_to_user_mode_loop): the owner is the task.
  */
 static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
 {
@@ -104,7 +107,7 @@ static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
 	unsigned long nmi = (pc & NMI_MASK) >> NMI_SHIFT;
 	unsigned long hard = (pc & HARDIRQ_MASK) >> HARDIRQ_SHIFT;
 
-	if (nmi && hard && !(p->flags & KPROBE_FLAG_FTRACE) &&
+	if (nmi && hard && p && !(p->flags & KPROBE_FLAG_FTRACE) &&
 	    READ_ONCE(*(u8 *)p->addr) == INT3_INSN_OPCODE) {
 		nmi--;
 		hard--;

@@ -508,8 +508,10 @@ static int step(struct engine *en)
 			fr->tail = REGEN_TAIL_NONE;
 		} else if (callee != UINT32_MAX && !fr->open) {
 			if (!fr->entered) {
+				/* a user callee's ENTER names no caller (regen_func.user) */
 				int match = m && m->func == callee && m->arg == REGEN_ENTER_RET &&
-					    (!f->call_ret_addr || m->value == f->call_ret_addr[fr->v]);
+					    (!f->call_ret_addr || m->value == (f->user ? 0 :
+					     f->call_ret_addr[fr->v]));
 
 				if (!match && f->call_implicit && f->call_implicit[fr->v])
 					return enter_implicit(en, fr, callee);

@@ -330,6 +330,7 @@ int pr_model_finish(struct pr_model *m)
 		rf->lookup = f->lookup;
 		rf->free_edge = f->free_edge;
 		rf->framed = (f->plan_flags & PT_PLAN_FRAMED) != 0;
+		rf->user = (f->plan_flags & PT_PLAN_USER) != 0;
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;

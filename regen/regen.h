@@ -324,6 +324,13 @@ struct regen_func {
 	 * position and bits remain, the engine walks it without asking.
 	 */
 	const uint32_t *free_edge;
+	/*
+	 * PT_PLAN_USER: a user function (docs/user.md). Its direct callees
+	 * are its file's functions, whose ENTERs name no caller (return
+	 * address 0): at its direct calls the engine takes such an ENTER as
+	 * the call's (the blocking rule).
+	 */
+	int user;
 };
 
 struct regen_ctx_saved {

@@ -152,6 +152,29 @@ static int already(const struct enabler *e, uint64_t addr)
 	return 0;
 }
 
+/* The kernel's own ENOTSUPP (include/linux/errno.h): uprobes pass it on for an instruction they cannot probe. */
+#define ENOTSUPP_KERNEL 524
+
+/* The kernel's errno for ADD_PLAN of a user function (kmod/uprobes.c), in words. */
+static const char *add_reason_user(int err)
+{
+	switch (err) {
+	case EINVAL:
+		return "uprobes refused a site or the plan is malformed";
+	case ERANGE:
+		return "the function does not lie in the file at its offsets";
+	case ENOTSUPP_KERNEL:
+		return "uprobes cannot probe an instruction of a site";
+	case EBUSY:
+		return "the function is already traced";
+	case EOPNOTSUPP:
+	case ENOSYS:
+		return "this pathtrace.ko or kernel places no uprobes (user functions, docs/user.md)";
+	default:
+		return strerror(err);
+	}
+}
+
 /* The kernel's errno for ADD_PLAN, in words. */
 static const char *add_reason(int err)
 {
@@ -194,7 +217,8 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
 		err = errno;
 		funcstore_remove(((const struct pt_plan *)blob)->func_id);
-		printf("%s: refused by pathtrace.ko: %s\n", name, add_reason(err));
+		printf("%s: refused by pathtrace.ko: %s\n", name,
+		       e->user_fd ? add_reason_user(err) : add_reason(err));
 		ctl_err(name, "PT_IOC_ADD_PLAN: %s", strerror(err));
 		return 1;
 	}

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobes.c - a user plan's probes (PT_PLAN_USER, docs/user.md, "Plans on
+ * uprobes"): one uprobe_consumer per probed address, on the inode of the
+ * plan's ELF file.
+ *
+ * PT_IOC_ADD_PLAN gives an open descriptor of the file and the delta from
+ * the plan's virtual addresses to file offsets. The file is taken (fget,
+ * under pt_ctl_mutex) when the plan is added and held until it is freed:
+ * uprobes need the inode referenced while their probes are registered.
+ * uprobe_register places a probe in every process that maps the file, now
+ * or later, until uprobe_unregister takes it out of all of them.
+ *
+ * The handler runs on the task's way back to user mode from the breakpoint
+ * (exit_to_user_mode_loop -> uprobe_notify_resume -> handle_swbp ->
+ * handler_chain): task context, preemptible, interrupts on, never in an
+ * interrupt or NMI. It keeps preemption off over the whole hit, so that a
+ * STOP's synchronize_rcu() waits for it as for a kprobe handler, and runs
+ * the site's actions through pt_probe_hit, the kprobe handler's code, with
+ * the current task as the owner. uprobes skip no hit (no nmissed), so
+ * missed.c finds nothing to place for these probes.
+ *
+ * Kernels differ here, and only here: 6.1's uprobe_register returns an int
+ * and uprobe_unregister (inode, offset, consumer) returns once no handler
+ * of that consumer runs (handler_chain holds the uprobe's register_rwsem
+ * for reading); 6.12's uprobe_register takes a ref_ctr offset and returns
+ * the struct uprobe *, and a batch is unregistered with
+ * uprobe_unregister_nosync per probe and one uprobe_unregister_sync.
+ * kmod/Kbuild tells them apart by a feature test of the tree's uprobes.h
+ * (PT_HAVE_UPROBE_REGISTER_HANDLE): a test that misses selects the other
+ * signature, which then fails to compile, never mismatches.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/preempt.h>
+#include <linux/uprobes.h>
+
+#include "pathtrace.h"
+
+#ifdef PT_HAVE_UPROBE_REGISTER_HANDLE
+static int pt_uprobe_place(struct pt_probe *pp, struct inode *inode, loff_t off)
+{
+	struct uprobe *u = uprobe_register(inode, off, 0, &pp->uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	pp->uprobe = u;
+	return 0;
+}
+
+static void pt_uprobe_remove(struct pt_probe *pp, struct inode *inode, loff_t off)
+{
+	uprobe_unregister_nosync(pp->uprobe, &pp->uc);
+	pp->uprobe = NULL;
+}
+
+/* After pt_uprobe_remove of a batch: no handler of theirs runs. */
+static void pt_uprobe_sync(void)
+{
+	uprobe_unregister_sync();
+}
+#else
+static int pt_uprobe_place(struct pt_probe *pp, struct inode *inode, loff_t off)
+{
+	return uprobe_register(inode, off, &pp->uc);
+}
+
+static void pt_uprobe_remove(struct pt_probe *pp, struct inode *inode, loff_t off)
+{
+	uprobe_unregister(inode, off, &pp->uc);
+}
+
+static void pt_uprobe_sync(void)
+{
+}
+#endif
+
+static int pt_uprobe_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	preempt_disable();
+	pt_probe_hit(container_of(uc, struct pt_probe, uc), NULL, regs);
+	preempt_enable();
+	return 0;
+}
+
+static loff_t pt_uprobe_offset(const struct pt_func *f, const struct pt_probe *pp)
+{
+	return pp->addr - f->user_off_delta;
+}
+
+/* [addr, addr + len) at offset addr - delta must lie in the file. */
+static bool pt_uprobes_in_file(u64 addr, u32 len, u64 delta, loff_t size)
+{
+	return addr >= delta && addr - delta < size && len <= size - (addr - delta);
+}
+
+/*
+ * Takes the file of a user plan (fd) and the delta from its virtual
+ * addresses to file offsets; pt_func_free puts the file. Returns 0,
+ * -EBADF (no such descriptor), -EINVAL (not a regular file) or -ERANGE
+ * (the function's code does not lie in the file at those offsets).
+ */
+int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta)
+{
+	const struct pt_plan *pl = f->plan;
+	struct inode *inode;
+	loff_t size;
+
+	f->user_file = fget(fd);
+	if (!f->user_file)
+		return -EBADF;
+	f->user_off_delta = off_delta;
+	inode = file_inode(f->user_file);
+	if (!S_ISREG(inode->i_mode))
+		return -EINVAL;
+	size = i_size_read(inode);
+	if (!pt_uprobes_in_file(pl->addr, pl->len, off_delta, size) ||
+	    (pl->cold_len && !pt_uprobes_in_file(pl->cold_addr, pl->cold_len, off_delta, size)))
+		return -ERANGE;
+	return 0;
+}
+
+void pt_uprobes_detach(struct pt_func *f)
+{
+	if (f->user_file)
+		fput(f->user_file);
+	f->user_file = NULL;
+}
+
+/* Whether f and g are both user plans of one file (their addresses may meet). */
+bool pt_uprobes_same_file(const struct pt_func *f, const struct pt_func *g)
+{
+	return f->user_file && g->user_file &&
+	       file_inode(f->user_file) == file_inode(g->user_file);
+}
+
+/*
+ * Registers a uprobe per probe of the user plan f, or leaves none. Returns
+ * 0 or the errno of uprobe_register (the site refused).
+ */
+int pt_uprobes_register(struct pt_func *f)
+{
+	struct inode *inode = file_inode(f->user_file);
+	int err = 0;
+	u32 n;
+
+	for (n = 0; n < f->nr_probes; n++) {
+		struct pt_probe *pp = &f->probes[n];
+
+		pp->uc.handler = pt_uprobe_handler;
+		err = pt_uprobe_place(pp, inode, pt_uprobe_offset(f, pp));
+		if (err) {
+			pr_info("%s: uprobes refused %#lx (file offset %#llx, site %u of %u): %d\n",
+				f->plan->name, pp->addr, pt_uprobe_offset(f, pp), n,
+				f->nr_probes, err);
+			break;
+		}
+	}
+	if (!err)
+		return 0;
+	while (n--)
+		pt_uprobe_remove(&f->probes[n], inode, pt_uprobe_offset(f, &f->probes[n]));
+	pt_uprobe_sync();
+	return err;
+}
+
+/*
+ * Unregisters the uprobes of the user plans among funcs[0..n); no handler
+ * of theirs runs when it returns.
+ */
+void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n)
+{
+	bool any = false;
+	unsigned int i;
+	u32 j;
+
+	for (i = 0; i < n; i++) {
+		struct pt_func *f = funcs[i];
+
+		if (!(f->plan->flags & PT_PLAN_USER))
+			continue;
+		for (j = 0; j < f->nr_probes; j++)
+			pt_uprobe_remove(&f->probes[j], file_inode(f->user_file),
+					 pt_uprobe_offset(f, &f->probes[j]));
+		any = true;
+	}
+	if (any)
+		pt_uprobe_sync();
+}
