@@ -1,7 +1,9 @@
 # pathtrace: one `make` builds the module and the userspace; `make check` tests.
 #
 #   make                 module + pathtracectl + pathregen
-#   make KDIR=/path      build the module against that kernel tree
+#   make KDIR=/path      build the module against that kernel tree (in-tree)
+#   make KDIRS_MORE=...  also build it for these trees, in $(O)/kmod/RELEASE/
+#                        (default: the installed 6.12 headers; docs/kernels.md)
 #   make check-unit      CUnit unit and property tests (host)
 #   make check-vm        VM end-to-end tests (QEMU, Debian's kernel)
 #   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
@@ -12,11 +14,18 @@
 
 O ?= build
 CC ?= cc
-# The kernel tree: KDIR if given, else the running kernel's, else the newest
-# installed Debian linux-headers-*-amd64 (the kernel the VM tests boot).
+# The kernel tree kmod/pathtrace.ko and tests/target/ build against (in-tree):
+# KDIR if given, else the running kernel's, else the newest Debian 6.1
+# headers (the kernel tools/vm-run boots by default; tools/kernels).
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	if [ -d $$d ]; then echo $$d; else \
-	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
+	if [ -d $$d ]; then echo $$d; else tools/kernels headers default; fi)
+# More kernel trees to build the module for, each in a copy of the module
+# sources under $(O)/kmod/RELEASE/ (kbuild builds in the source tree, so the
+# in-tree build stays KDIR's): by default every other series of
+# tools/kernels that is installed (Debian 12's 6.12). tools/vm-run packs the
+# build whose vermagic is the release it boots (docs/kernels.md).
+KDIRS_MORE ?= $(filter-out $(realpath $(KDIR)),$(foreach s,$(shell tools/kernels series),\
+	$(realpath $(shell tools/kernels headers $(s) 2>/dev/null))))
 
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE \
@@ -98,9 +107,19 @@ $(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.
 $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# The module sources a copy under $(O)/kmod/RELEASE/ is made of.
+KMOD_SRC := Kbuild $(filter-out %.mod.c,$(wildcard kmod/Kbuild kmod/*.[ch] tests/target/Kbuild \
+	tests/target/*.[ch] trace-format/*.h))
+
 module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) O= modules
+	@set -e; for k in $(KDIRS_MORE); do \
+		r=$$(tools/kernels release $$k); d=$(abspath $(O))/kmod/$$r; \
+		mkdir -p $$d && tar -cf - $(KMOD_SRC) | tar -C $$d -xf -; \
+		echo "make: module for $$r in $$d"; \
+		$(MAKE) -C $$k M=$$d O= modules; \
+	done
 
 check-unit: $(O)/unit-tests
 	$(O)/unit-tests

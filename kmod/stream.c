@@ -28,6 +28,7 @@
 #include <linux/uaccess.h>
 #include <asm/text-patching.h>
 
+#include "compat.h"
 #include "pathtrace.h"
 
 #define PT_OWNER_NONE (~0ull)
@@ -175,7 +176,7 @@ static bool pt_write_overrun(struct pt_cpu *cs)
 	l = (struct pt_rec_loss *)(r + 1);
 	memset(l, 0, sizeof(*l));
 	l->count = cs->dropped;
-	ring_buffer_unlock_commit(pt_buffer, ev);
+	pt_rb_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	cs->dropped = 0;
 	/*
@@ -286,7 +287,7 @@ static bool pt_put(struct pt_cpu *cs, struct pt_func *f, u16 type, u32 arg,
 	}
 	if (len > sizeof(*r) + used)
 		memset(d, 0, len - sizeof(*r) - used);
-	ring_buffer_unlock_commit(pt_buffer, ev);
+	pt_rb_unlock_commit(pt_buffer, ev);
 	cs->records++;
 	if (f)
 		this_cpu_ptr(f->pcpu)->bytes += len;
@@ -414,7 +415,7 @@ static bool pt_pack_flush(struct pt_cpu *cs)
 		r->len = sizeof(*r) + bytes;
 		r->arg = cs->npack;
 		memcpy(r + 1, cs->pack, bytes);
-		ring_buffer_unlock_commit(pt_buffer, ev);
+		pt_rb_unlock_commit(pt_buffer, ev);
 		cs->records += cs->npack;
 	} else {
 		cs->dropped += cs->npack;
@@ -1407,7 +1408,7 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 		smp_call_function_single(cpu, pt_flush_cpu, NULL, 1);
 	if (ring_buffer_empty_cpu(pt_buffer, cpu))
 		return 0;
-	page = ring_buffer_alloc_read_page(pt_buffer, cpu);
+	page = pt_rb_alloc_read_page(pt_buffer, cpu);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	/*
@@ -1415,15 +1416,15 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 	 * read under the writer is copied out half empty and the rest of it
 	 * is wasted in the file. After stop, what is left.
 	 */
-	ret = ring_buffer_read_page(pt_buffer, &page, PAGE_SIZE, cpu,
-				    READ_ONCE(pt_armed));
+	ret = pt_rb_read_page(pt_buffer, &page, PAGE_SIZE, cpu,
+			      READ_ONCE(pt_armed));
 	if (ret >= 0) {
-		if (copy_to_user(ubuf, page, PAGE_SIZE))
+		if (copy_to_user(ubuf, pt_rb_read_page_data(page), PAGE_SIZE))
 			ret = -EFAULT;
 		else
 			*out_len = PAGE_SIZE;
 	}
-	ring_buffer_free_read_page(pt_buffer, cpu, page);
+	pt_rb_free_read_page(pt_buffer, cpu, page);
 	return ret == -EFAULT ? ret : 0;
 }
 
