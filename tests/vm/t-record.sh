@@ -3,6 +3,7 @@
 # with no corrupt page or record, streams per owner; --duration, SIGINT and
 # a too-small buffer (counted LOSS, still a complete file); command-line
 # errors exit 2.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko

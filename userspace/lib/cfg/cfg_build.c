@@ -201,6 +201,32 @@ static int is_nop5(const uint8_t *p)
 	return p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x44 && p[3] == 0 && p[4] == 0;
 }
 
+/*
+ * The 4 bytes the kernel's is_endbr() takes for an ENDBR: endbr64, endbr32,
+ * or the poison apply_seal_endbr writes over one no indirect call uses
+ * (Debian's 6.12 seals them even where the CPU has no IBT, as under QEMU
+ * TCG): "osp nopl (%rax)", or "nopl -42(%rax)" in kernels before it.
+ */
+static int is_endbr(const uint8_t *p)
+{
+	return (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb)) ||
+	       (p[0] == 0x66 && p[1] == 0x0f && p[2] == 0x1f && p[3] == 0x00) ||
+	       (p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x40 && p[3] == 0xd6);
+}
+
+/*
+ * Where the function's __fentry__ site would be: at its entry, or after
+ * the ENDBR that starts it under CONFIG_X86_KERNEL_IBT (Debian's 6.12).
+ */
+static uint64_t fentry_site(const struct builder *b)
+{
+	const struct part *p = &b->part[0];
+
+	if (p->addr == b->in->addr && p->len >= 9 && is_endbr(p->code))
+		return p->addr + 4;
+	return b->in->addr;
+}
+
 /* A plain direct call or jmp's destination: from its relocation or its displacement. */
 static int branch_dest(struct builder *b, const ZydisDecodedInstruction *zi,
 		       const ZydisDecodedOperand *op, uint64_t addr, uint64_t *target,
@@ -321,6 +347,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 	ins.len = zi.length;
 	ins.kind = CFG_I_PLAIN;
 	ins.block = UINT32_MAX;
+	if (addr == in->addr && zi.length == 4 && is_endbr(p->code + off))
+		ins.flags |= CFG_IF_ENTRY_ENDBR;
 	for (i = 0; i < zi.operand_count_visible; i++) {
 		ZyanU64 ref;
 
@@ -447,7 +475,7 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 				      where(b, addr, w, sizeof(w)));
 		ins.target = target;
 		ins.target_name = name ? name : (target == in->addr ? in->name : NULL);
-		if (addr == in->addr && zi.length == 5 &&
+		if (addr == fentry_site(b) && zi.length == 5 &&
 		    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
 			ins.kind = CFG_I_FENTRY;
 		} else if (name && !strncmp(name, INDIRECT_THUNK, strlen(INDIRECT_THUNK))) {
@@ -490,7 +518,7 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		return refuse(b, "loop-insn", "%s: %s branches on rcx, not flags",
 			      where(b, addr, w, sizeof(w)), ZydisMnemonicGetString(zi.mnemonic));
 	case ZYDIS_MNEMONIC_NOP:
-		if (addr == in->addr && zi.length == 5 && is_nop5(p->code + off))
+		if (addr == fentry_site(b) && zi.length == 5 && is_nop5(p->code + off))
 			ins.kind = CFG_I_FENTRY;
 		break;
 	default:
@@ -658,10 +686,9 @@ static uint32_t insn_index(const struct builder *b, uint64_t addr)
 static int cmp_insn(const void *x, const void *y)
 {
 	const struct cfg_insn *a = x, *b = y;
-	int ca = !!(a->flags & 0x80), cb = !!(b->flags & 0x80);	/* cold marker */
-
-	if (ca != cb)
-		return ca - cb;
+	/* main part first: make_blocks sorts with block holding the part */
+	if (a->block != b->block)
+		return a->block < b->block ? -1 : 1;
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
@@ -671,10 +698,9 @@ static int make_blocks(struct builder *b)
 	struct cfg *c = b->c;
 	uint32_t i, j, nb = 0, ne = 0, p;
 
-	/* Temporarily mark cold instructions in flags bit 7 to sort main first. */
+	/* Until blocks are cut, an instruction's block is its part: main sorts first. */
 	for (i = 0; i < b->ninsns; i++)
-		if (part_of(b, b->insns[i].addr) == 1)
-			b->insns[i].flags |= 0x80;
+		b->insns[i].block = part_of(b, b->insns[i].addr);
 	qsort(b->insns, b->ninsns, sizeof(*b->insns), cmp_insn);
 	for (p = 0; p < 2; p++)
 		for (i = 0; i < b->part[p].len; i++)
@@ -704,7 +730,7 @@ static int make_blocks(struct builder *b)
 		struct cfg_insn *ins = &b->insns[i], *prev = i ? &b->insns[i - 1] : NULL;
 		int lead = !prev || (ins->flags & CFG_IF_BRANCH_TARGET) || ends_block(prev) ||
 			   prev->addr + prev->len != ins->addr ||
-			   ((prev->flags ^ ins->flags) & 0x80);
+			   part_of(b, prev->addr) != part_of(b, ins->addr);
 
 		if (lead)
 			nb++;
@@ -720,7 +746,7 @@ static int make_blocks(struct builder *b)
 		if (!bl->ninsn) {
 			bl->addr = b->insns[i].addr;
 			bl->first_insn = i;
-			if (b->insns[i].flags & 0x80)
+			if (part_of(b, b->insns[i].addr) == 1)
 				bl->flags |= CFG_BF_COLD;
 		}
 		bl->ninsn++;
@@ -784,8 +810,6 @@ static int make_blocks(struct builder *b)
 			ne++;
 		}
 	}
-	for (i = 0; i < b->ninsns; i++)
-		b->insns[i].flags &= ~0x80;
 	c->nblocks = nb;
 	c->nedges = ne;
 	c->ninsns = b->ninsns;
