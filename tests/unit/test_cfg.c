@@ -129,6 +129,16 @@ static void test_ibt_entry(void)
 	i = insn_at(&c, 5);
 	CU_ASSERT(i && i->kind == CFG_I_PLAIN);
 	cfg_free(&c);
+	/* a call or jmp into a callee's padding (call-depth tracking) is refused */
+	expect_refusal(HDR("cdt") "	call __fentry__\n	call __pfx_callee\n"
+		       "	jmp __x86_return_thunk\n" END("cdt")
+		       "	.section .text.callee\n	.globl __pfx_callee\n__pfx_callee:\n"
+		       "	.fill 16,1,0x90\n"
+		       "	.globl callee\ncallee:\n	ret\n", "cdt", "call-depth");
+	expect_refusal(HDR("cdtj") "	call __fentry__\n	jmp __pfx_callee\n" END("cdtj")
+		       "	.section .text.callee\n	.globl __pfx_callee\n__pfx_callee:\n"
+		       "	.fill 16,1,0x90\n"
+		       "	.globl callee\ncallee:\n	ret\n", "cdtj", "call-depth");
 	/* and an ENDBR that is not the entry is an instruction like others */
 	expect_cfg(HDR("inner") "	call __fentry__\n	endbr64\n"
 		   "	jmp __x86_return_thunk\n" END("inner"), "inner", "0: E", &c);

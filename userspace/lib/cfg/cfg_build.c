@@ -30,6 +30,8 @@
  * variant, __x86_indirect_its_thunk_<reg>).
  */
 #define INDIRECT_THUNK "__x86_indirect_"
+/* The padding before a function (CONFIG_PREFIX_SYMBOLS): __pfx_NAME. */
+#define PADDING_PREFIX "__pfx_"
 
 struct part {
 	uint64_t addr;
@@ -454,6 +456,10 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
 			return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
 				      "patched this code)", where(b, addr, w, sizeof(w)), name);
+		if (!strncmp(name, PADDING_PREFIX, strlen(PADDING_PREFIX)))
+			return refuse(b, "call-depth", "%s: jmp %s (call-depth accounting in the "
+				      "callee's padding: not modelled)", where(b, addr, w, sizeof(w)),
+				      name);
 		ins.kind = cfg_is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
 		ins.target = target;
 		ins.target_name = name;
@@ -469,6 +475,15 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 		err = branch_dest(b, &zi, &ops[0], addr, &target, &name);
 		if (err)
 			return err;
+		/*
+		 * Call-depth tracking (retbleed=stuff) makes calls enter their
+		 * callee through accounting code in its padding: which function
+		 * that enters, and when, is not modelled.
+		 */
+		if (name && !strncmp(name, PADDING_PREFIX, strlen(PADDING_PREFIX)))
+			return refuse(b, "call-depth", "%s: call %s (call-depth accounting in the "
+				      "callee's padding: not modelled)", where(b, addr, w, sizeof(w)),
+				      name);
 		/* A recursive call targets the entry; anything else inside is not a call. */
 		if (part_of(b, target) >= 0 && target != in->addr)
 			return refuse(b, "special-control", "%s: call into the function's body",
