@@ -108,9 +108,10 @@ $(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.
 $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# The module sources a copy under $(O)/kmod/RELEASE/ is made of.
-KMOD_SRC := Kbuild $(filter-out %.mod.c,$(wildcard kmod/Kbuild kmod/*.[ch] tests/target/Kbuild \
-	tests/target/*.[ch] trace-format/*.h))
+# The module sources a copy under $(O)/kmod/RELEASE/ is made of: every
+# Kbuild and C/assembler source below the directories kbuild reads.
+KMOD_SRC = Kbuild $(shell find kmod tests/target trace-format \( -name Kbuild -o -name '*.[chS]' \) \
+	! -name '*.mod.c' 2>/dev/null)
 
 module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
