@@ -1,9 +1,12 @@
 # pathtrace: one `make` builds the module and the userspace; `make check` tests.
 #
 #   make                 module + pathtracectl + pathregen
-#   make KDIR=/path      build the module against that kernel tree
+#   make KDIR=/path      build the module against that kernel tree (in-tree)
+#   make KDIRS_MORE=...  also build it for these trees, in $(O)/kmod/RELEASE/
+#                        (default: the installed 6.12 headers; docs/kernels.md)
 #   make check-unit      CUnit unit and property tests (host)
-#   make check-vm        VM end-to-end tests (QEMU, Debian's kernel)
+#   make check-vm        VM end-to-end tests (QEMU): all on Debian's 6.1, the
+#                        ones marked "# vm-kernels: all" on 6.12 too
 #   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
 #   make install         tools, man pages, bash completion (PREFIX, DESTDIR) and the module
 #   make check-build     CFLAGS=..., a second make doing nothing, make install
@@ -14,11 +17,18 @@
 
 O ?= build
 CC ?= cc
-# The kernel tree: KDIR if given, else the running kernel's, else the newest
-# installed Debian linux-headers-*-amd64 (the kernel the VM tests boot).
+# The kernel tree kmod/pathtrace.ko and tests/target/ build against (in-tree):
+# KDIR if given, else the running kernel's, else the newest Debian 6.1
+# headers (the kernel tools/vm-run boots by default; tools/kernels).
 KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	if [ -d $$d ]; then echo $$d; else \
-	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1; fi)
+	if [ -d $$d ]; then echo $$d; else tools/kernels headers default; fi)
+# More kernel trees to build the module for, each in a copy of the module
+# sources under $(O)/kmod/RELEASE/ (kbuild builds in the source tree, so the
+# in-tree build stays KDIR's): by default every other series of
+# tools/kernels that is installed (Debian 12's 6.12). tools/vm-run packs the
+# build whose vermagic is the release it boots (docs/kernels.md).
+KDIRS_MORE ?= $(filter-out $(realpath $(KDIR)),$(foreach s,$(shell tools/kernels series),\
+	$(realpath $(shell tools/kernels headers $(s) 2>/dev/null))))
 
 # CFLAGS is the user's (make CFLAGS='-O1 -g' replaces it); the language,
 # warnings and include paths are in variables the command line leaves alone.
@@ -126,15 +136,33 @@ $(O)/unit-tests: $(call obj,$(UNIT_SRC) $(UNIT_SUPPORT)) $(O)/tests/unit/suites.
 $(O)/tests/unit/suites.o: $(O)/tests/unit/suites.c
 	$(CC) $(PT_CFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The module sources a copy under $(O)/kmod/RELEASE/ is made of: every
+# Kbuild and C/assembler source below the directories kbuild reads.
+KMOD_SRC = Kbuild $(shell find kmod tests/target trace-format \( -name Kbuild -o -name '*.[chS]' \) \
+	! -name '*.mod.c' 2>/dev/null)
+
 module:
 	@test -n "$(KDIR)" || { echo "make: no kernel tree: install linux-headers-amd64 or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) O= modules
+	@set -e; for k in $(KDIRS_MORE); do \
+		r=$$(tools/kernels release $$k); d=$(abspath $(O))/kmod/$$r; \
+		mkdir -p $$d && tar -cf - $(KMOD_SRC) | tar -C $$d -xf -; \
+		echo "make: module for $$r in $$d"; \
+		$(MAKE) -C $$k M=$$d O= modules; \
+	done
 
+# The tests that read Debian's modules read the default kernel's (6.1).
 check-unit: $(O)/unit-tests $(PROGS)
-	$(O)/unit-tests
+	PT_UNIT_KERNEL=$$(tools/kernels release "$$(tools/kernels image default)") $(O)/unit-tests
 
+# The whole VM suite on the default kernel (Debian's 6.1), then the tests
+# marked "# vm-kernels: all" on every other series (6.12): docs/kernels.md.
 check-vm: all
 	tests/vm/run-all
+	@set -e; for s in $$(tools/kernels series | tail -n +2); do \
+		k=$$(tools/kernels image $$s) || { echo "make: no $$s kernel image: run tools/install-deps" >&2; exit 1; }; \
+		echo "tests/vm/run-all -e -k $$k"; tests/vm/run-all -e -k $$k; \
+	done
 
 checkpatch:
 	O=$(O) tools/checkpatch

@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 #include <asm/text-patching.h>
 
+#include "compat.h"
 #include "pathtrace.h"
 
 struct pt_cpu {
@@ -59,7 +60,7 @@ static struct pt_cpu *pt_this_cpu(void)
  * left after it tells the coder how large its next SEGMENTS may grow: the
  * ring buffer's data pages are whole pages and events are never split.
  */
-static void *pt_rb_reserve(struct pt_coder *c, u16 type, unsigned int len)
+static void *pt_sink_reserve(struct pt_coder *c, u16 type, unsigned int len)
 {
 	struct pt_cpu *cs = container_of(c, struct pt_cpu, coder);
 	struct trace_buffer *b = READ_ONCE(pt_buffer);
@@ -77,17 +78,17 @@ static void *pt_rb_reserve(struct pt_coder *c, u16 type, unsigned int len)
 	return data;
 }
 
-static void pt_rb_commit(struct pt_coder *c, void *rec)
+static void pt_sink_commit(struct pt_coder *c, void *rec)
 {
 	struct pt_cpu *cs = container_of(c, struct pt_cpu, coder);
 
-	ring_buffer_unlock_commit(pt_buffer, cs->ev);
+	pt_rb_unlock_commit(pt_buffer, cs->ev);
 	cs->ev = NULL;
 }
 
-static const struct pt_coder_sink pt_rb_sink = {
-	.reserve = pt_rb_reserve,
-	.commit = pt_rb_commit,
+static const struct pt_coder_sink pt_ring_sink = {
+	.reserve = pt_sink_reserve,
+	.commit = pt_sink_commit,
 };
 
 /*
@@ -239,7 +240,7 @@ static void pt_reset_cpu(void *unused)
 
 	local_irq_save(flags);
 	cs = pt_this_cpu();
-	cs->coder.sink = &pt_rb_sink;
+	cs->coder.sink = &pt_ring_sink;
 	cs->coder.cpu = smp_processor_id();
 	cs->coder.bits_words = PT_CODER_BITS_WORDS;
 	cs->coder.ebits_words = PT_CODER_EBITS_WORDS;
@@ -314,7 +315,7 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 		smp_call_function_single(cpu, pt_flush_cpu, NULL, 1);
 	if (ring_buffer_empty_cpu(pt_buffer, cpu))
 		return 0;
-	page = ring_buffer_alloc_read_page(pt_buffer, cpu);
+	page = pt_rb_alloc_read_page(pt_buffer, cpu);
 	if (IS_ERR(page))
 		return PTR_ERR(page);
 	/*
@@ -322,15 +323,15 @@ int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
 	 * read under the writer is copied out half empty and the rest of it
 	 * is wasted in the file. After stop, what is left.
 	 */
-	ret = ring_buffer_read_page(pt_buffer, &page, PAGE_SIZE, cpu,
-				    READ_ONCE(pt_armed));
+	ret = pt_rb_read_page(pt_buffer, &page, PAGE_SIZE, cpu,
+			      READ_ONCE(pt_armed));
 	if (ret >= 0) {
-		if (copy_to_user(ubuf, page, PAGE_SIZE))
+		if (copy_to_user(ubuf, pt_rb_read_page_data(page), PAGE_SIZE))
 			ret = -EFAULT;
 		else
 			*out_len = PAGE_SIZE;
 	}
-	ring_buffer_free_read_page(pt_buffer, cpu, page);
+	pt_rb_free_read_page(pt_buffer, cpu, page);
 	return ret == -EFAULT ? ret : 0;
 }
 

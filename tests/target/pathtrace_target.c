@@ -37,7 +37,7 @@
 static long pt_target_sink;
 
 /* Nested loops: an outer loop whose body is an inner loop with a branch. */
-PT_TARGET long pt_target_nested(long n)
+static PT_TARGET long pt_target_nested(long n)
 {
 	long i, j, s = 0;
 
@@ -54,7 +54,7 @@ PT_TARGET long pt_target_nested(long n)
 }
 
 /* A loop with three exits: found, limit, and a sentinel. */
-PT_TARGET long pt_target_multi_exit(long n)
+static PT_TARGET long pt_target_multi_exit(long n)
 {
 	long i;
 
@@ -72,7 +72,7 @@ sentinel:
 }
 
 /* Irreducible: the loop a <-> b is entered at a or at b. */
-PT_TARGET long pt_target_irreducible(long n)
+static PT_TARGET long pt_target_irreducible(long n)
 {
 	long s = n;
 
@@ -93,7 +93,7 @@ out:
 }
 
 /* Sparse cases: without jump tables, a tree of compares. */
-PT_TARGET long pt_target_switch(long n)
+static PT_TARGET long pt_target_switch(long n)
 {
 	switch (n) {
 	case 1:
@@ -118,7 +118,7 @@ PT_TARGET long pt_target_switch(long n)
 }
 
 /* Recursion: traced activations nest inside each other. */
-PT_TARGET long pt_target_recursive(long n)
+static PT_TARGET long pt_target_recursive(long n)
 {
 	long r;
 
@@ -133,18 +133,18 @@ PT_TARGET long pt_target_recursive(long n)
 }
 
 /* Called only through pt_target_untraced, so its ENTER has no call vertex above it. */
-PT_TARGET long pt_target_inner(long n)
+static PT_TARGET long pt_target_inner(long n)
 {
 	return n > 10 ? n - 10 : n * 2;
 }
 
 /* Tests leave this one untraced: a traced caller reaches a traced callee through it. */
-PT_TARGET long pt_target_untraced(long n)
+static PT_TARGET long pt_target_untraced(long n)
 {
 	return pt_target_inner(n + 1) + 1;
 }
 
-PT_TARGET long pt_target_outer(long n)
+static PT_TARGET long pt_target_outer(long n)
 {
 	long s = 0;
 
@@ -157,7 +157,7 @@ PT_TARGET long pt_target_outer(long n)
 }
 
 /* Early returns from several depths. */
-PT_TARGET long pt_target_early(long n)
+static PT_TARGET long pt_target_early(long n)
 {
 	if (n < 0)
 		return -1;
@@ -185,7 +185,7 @@ static noinline void __noreturn pt_target_fatal(long n)
 	panic("pathtrace_target: argument %ld out of range\n", n);
 }
 
-PT_TARGET long pt_target_bug(long n)
+static PT_TARGET long pt_target_bug(long n)
 {
 	if (unlikely(n > PT_TARGET_ARG_MAX))
 		pt_target_fatal(n);
@@ -195,7 +195,7 @@ PT_TARGET long pt_target_bug(long n)
 }
 
 /* Runs in hardirq context (the storm's hrtimer): a loop and a branch. */
-PT_TARGET long pt_target_tick(long n)
+static PT_TARGET long pt_target_tick(long n)
 {
 	long i, s = 0;
 
@@ -218,7 +218,7 @@ static enum hrtimer_restart pt_target_timer_fn(struct hrtimer *t)
 }
 
 /* Returns the ticks that ran: the run file shows them. */
-PT_TARGET long pt_target_storm(long n)
+static PT_TARGET long pt_target_storm(long n)
 {
 	long i, s = 0;
 

@@ -48,6 +48,11 @@ const char *unit_modules_dir(void)
 
 	if (dir[0])
 		return dir;
+	/* make check-unit names the default kernel's (docs/kernels.md) */
+	if (getenv("PT_UNIT_KERNEL") && *getenv("PT_UNIT_KERNEL")) {
+		snprintf(dir, sizeof(dir), "/lib/modules/%s/kernel", getenv("PT_UNIT_KERNEL"));
+		return dir;
+	}
 	if (glob("/lib/modules/*/kernel", GLOB_ONLYDIR, NULL, &g))
 		return NULL;
 	for (i = 0; i < g.gl_pathc; i++)	/* the highest release, as sort -V would */

@@ -91,6 +91,63 @@ static void test_diamond(void)
 	cfg_free(&c);
 }
 
+/*
+ * CONFIG_X86_KERNEL_IBT (Debian's 6.12): an ENDBR first, the __fentry__
+ * site after it; in live code the site is a nop5 and an unused ENDBR is
+ * sealed with a 4-byte nop (66 0f 1f 00, as 6.12's vfs_read starts).
+ */
+static void test_ibt_entry(void)
+{
+	static const char *const entries[] = {
+		"	endbr64\n	call __fentry__\n",
+		"	endbr64\n	.byte 0x0f,0x1f,0x44,0,0\n",
+		"	.byte 0x66,0x0f,0x1f,0x00\n	.byte 0x0f,0x1f,0x44,0,0\n",
+		"	.byte 0x0f,0x1f,0x40,0xd6\n	.byte 0x0f,0x1f,0x44,0,0\n",
+	};
+	char text[512];
+	const struct cfg_insn *i;
+	struct cfg c;
+	unsigned int k;
+
+	for (k = 0; k < sizeof(entries) / sizeof(entries[0]); k++) {
+		snprintf(text, sizeof(text), "%s%s%s", HDR("ibt"), entries[k],
+			 "	test %edi,%edi\n"	/* 9 */
+			 "	je 1f\n"		/* b */
+			 "	mov $1,%eax\n"		/* d */
+			 "1:	jmp __x86_return_thunk\n"	/* 12 */
+			 END("ibt"));
+		expect_cfg(text, "ibt", "0: F1 T2; d: F2; 12: E", &c);
+		i = insn_at(&c, 0);
+		CU_ASSERT(i && i->kind == CFG_I_PLAIN && (i->flags & CFG_IF_ENTRY_ENDBR));
+		i = insn_at(&c, 4);
+		CU_ASSERT(i && i->kind == CFG_I_FENTRY && !(i->flags & CFG_IF_ENTRY_ENDBR));
+		cfg_free(&c);
+	}
+	/* a nop5 that is not right after the entry's ENDBR is no fentry site */
+	expect_cfg(HDR("late") "	endbr64\n	nop\n	.byte 0x0f,0x1f,0x44,0,0\n"
+		   "	jmp __x86_return_thunk\n" END("late"), "late", "0: E", &c);
+	i = insn_at(&c, 5);
+	CU_ASSERT(i && i->kind == CFG_I_PLAIN);
+	cfg_free(&c);
+	/* a call or jmp into a callee's padding (call-depth tracking) is refused */
+	expect_refusal(HDR("cdt") "	call __fentry__\n	call __pfx_callee\n"
+		       "	jmp __x86_return_thunk\n" END("cdt")
+		       "	.section .text.callee\n	.globl __pfx_callee\n__pfx_callee:\n"
+		       "	.fill 16,1,0x90\n"
+		       "	.globl callee\ncallee:\n	ret\n", "cdt", "call-depth");
+	expect_refusal(HDR("cdtj") "	call __fentry__\n	jmp __pfx_callee\n" END("cdtj")
+		       "	.section .text.callee\n	.globl __pfx_callee\n__pfx_callee:\n"
+		       "	.fill 16,1,0x90\n"
+		       "	.globl callee\ncallee:\n	ret\n", "cdtj", "call-depth");
+	/* and an ENDBR that is not the entry is an instruction like others */
+	expect_cfg(HDR("inner") "	call __fentry__\n	endbr64\n"
+		   "	jmp __x86_return_thunk\n" END("inner"), "inner", "0: E", &c);
+	i = insn_at(&c, 5);
+	CU_ASSERT(i && !(i->flags & CFG_IF_ENTRY_ENDBR));
+	CU_ASSERT(insn_at(&c, 0) && insn_at(&c, 0)->kind == CFG_I_FENTRY);
+	cfg_free(&c);
+}
+
 static void test_loop(void)
 {
 	struct cfg c;
@@ -528,6 +585,7 @@ static void test_bad_input(void)
 
 UNIT_SUITE(cfg,
 	   { "diamond, return thunk, block lookup, graph", test_diamond },
+	   { "ENDBR entry: fentry site after it", test_ibt_entry },
 	   { "loop", test_loop },
 	   { "multi-exit loop", test_multi_exit_loop },
 	   { "irreducible loop", test_irreducible },

@@ -9,6 +9,7 @@
 #include <pathtrace/probesite.h>
 #include <pathtrace/static_calls.h>
 
+#include "cfg_asm.h"
 #include "plan_fixture.h"
 #include "unit.h"
 
@@ -167,6 +168,38 @@ static void test_windows(void)
 	CU_ASSERT_EQUAL(probesite_window(&c, 5), 0);
 	CU_ASSERT_EQUAL(probesite_window(&c, 2), 0);
 	fx_cfg_free(&c);
+}
+
+/*
+ * An ENDBR entry (CONFIG_X86_KERNEL_IBT): kprobes moves a probe there onto
+ * the __fentry__ site after it, so the entry is the one ftrace-based site
+ * and the fentry site is none of its own.
+ */
+static void test_ibt_entry(void)
+{
+	static const char text[] =
+		"	.text\n	.globl ibt\n	.type ibt,@function\nibt:\n"
+		"	endbr64\n"			/* 0 */
+		"	call __fentry__\n"		/* 4 */
+		"	test %edi,%edi\n"		/* 9 */
+		"	je 1f\n"			/* b */
+		"	mov $1,%eax\n"			/* d */
+		"1:	jmp __x86_return_thunk\n"	/* 12 */
+		"	.size ibt, .-ibt\n";
+	struct probesite s;
+	struct cfg c;
+
+	CU_ASSERT_EQUAL_FATAL(cfg_asm_build(text, "ibt", &c), 0);
+	CU_ASSERT_EQUAL_FATAL(c.insns[1].addr, c.addr + 4);
+	CU_ASSERT(probesite_probeable(&c, 0));
+	CU_ASSERT(probesite_ftrace(&c, 0));
+	CU_ASSERT(!probesite_probeable(&c, 1));
+	CU_ASSERT(!probesite_ftrace(&c, 1));
+	CU_ASSERT(probesite_probeable(&c, 2) && !probesite_ftrace(&c, 2));
+	CU_ASSERT_EQUAL(probesite_window(&c, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(probesite_in_block(&c, 0, NULL, &s), 0);
+	CU_ASSERT_EQUAL(s.insn, 0);
+	cfg_free(&c);
 }
 
 static void test_unprobeable(void)
@@ -360,5 +393,6 @@ UNIT_SUITE(probesite,
 	   { "entry block counts its caller; cold part", test_entry_counts_its_caller },
 	   { "jump-optimization windows", test_windows },
 	   { "unprobeable instructions and edges", test_unprobeable },
+	   { "ENDBR entry: one ftrace-based site", test_ibt_entry },
 	   { "static-call sites are never probe sites", test_static_call_sites },
 	   { "static-call sites of a module's .ko", test_static_calls_elf })

@@ -30,8 +30,9 @@ void unit_add_suite(const char *name, const struct unit_test *tests, unsigned in
 unsigned long unit_seed(void);
 
 /*
- * The newest installed Debian kernel's module tree, /lib/modules/<release>/kernel
- * (tools/install-deps installs it), or NULL when there is none.
+ * The module tree /lib/modules/$PT_UNIT_KERNEL/kernel (make check-unit sets
+ * it to the default kernel's release), else the newest installed Debian
+ * kernel's (tools/install-deps installs them), or NULL when there is none.
  */
 const char *unit_modules_dir(void);
 

@@ -1,5 +1,6 @@
 # VM test: the module loads, answers GET_VERSION, rejects unknown ioctls and
 # unprivileged opens, is pinned by an open descriptor, and unloads cleanly.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 check "insmod" insmod /pt/pathtrace.ko

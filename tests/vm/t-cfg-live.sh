@@ -1,6 +1,7 @@
 # VM test: CFG recovery from the live kernel (/proc/kallsyms + /proc/kcore).
 # The oracle for module code: the CFG recovered from the loaded module's
 # bytes must have exactly the edges of the CFG recovered from its .ko file.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 check "insmod target" insmod /pt/pathtrace_target.ko
@@ -8,7 +9,11 @@ mkdir -p /tmp/moddir/extra
 cp /pt/pathtrace_target.ko /tmp/moddir/extra/
 echo "extra/pathtrace_target.ko:" > /tmp/moddir/modules.dep
 
-expect_out "vfs_read from kcore" "fentry: vfs_read+0x0" pathtracectl cfg vfs_read --live
+# The fentry site is the first instruction, or the second after the ENDBR of
+# an IBT kernel (Debian's 6.12: docs/kernels.md).
+fentry=0x0
+[ "$(uname -r | cut -d. -f1-2)" = 6.1 ] || fentry=0x4
+expect_out "vfs_read from kcore" "fentry: vfs_read+$fentry" pathtracectl cfg vfs_read --live
 check "ksys_read from kcore" pathtracectl cfg ksys_read --live
 check "vfs_read as Graphviz" sh -c 'pathtracectl cfg vfs_read --live --dot | grep -q "B0 -> "'
 expect_fail "unknown function" pathtracectl cfg no_such_function_xyz --live

@@ -1,6 +1,7 @@
 # VM test: the README demo (tools/demo.sh) runs end to end, every function
 # it enables executes under its workload (status shows hits for each), and
 # its regeneration equals the every-block records of the same run.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 sh /pt/demo.sh >/tmp/demo.out 2>&1

@@ -2,6 +2,7 @@
 # the middle of a record while a workload runs; the module keeps tracing on
 # what is online, the trace regenerates equal to its every-block records,
 # disable and unload are clean, and dmesg stays clean (vm-run checks it).
+# vm-kernels: all
 . /pt/lib/check.sh
 
 mkdir -p /run

@@ -5,6 +5,7 @@
 # indirect-jump. Under TCP over loopback and file I/O on both CPUs, every
 # function runs, the tail calls are taken, and the regeneration equals the
 # every-block records of the same run. A computed goto stays refused.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 # Functions of 'tcp_* vfs_*' with an indirect tail call, and those of them

@@ -4,6 +4,7 @@
 # the every-block records of the same run. Prints the report's figures:
 # probes per function (plan vs every-block), the share the kernel
 # jump-optimized, trace bytes per second.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 mkdir -p /run
@@ -71,8 +72,12 @@ check "optimized count agrees with debugfs" sh -c "[ $(grep -c '\[OPTIMIZED\]' /
 awk 'NR == FNR { if (/: enabled as/) { n = $1; sub(/:$/, "", n); o = $7; sub(/\(/, "", o); want[n] = o } next }
 	FNR > 2 && ($2 in want) { if (want[$2] != $4) { printf "optprobe model: %s: planned %d, kernel %d\n", $2, want[$2], $4 } }' /tmp/en.out /tmp/status.out >/tmp/optmodel.out
 cat /tmp/optmodel.out
-check "the kernel jump-optimized as many probes as the plans expected, per function" \
-	sh -c '[ ! -s /tmp/optmodel.out ]'
+# The model is 6.1's; 6.12 jump-optimizes more (docs/kernels.md, "kprobes,
+# ftrace regs, module memory"): there the differences are printed only.
+if [ "$(uname -r | cut -d. -f1-2)" = 6.1 ]; then
+	check "the kernel jump-optimized as many probes as the plans expected, per function" \
+		sh -c '[ ! -s /tmp/optmodel.out ]'
+fi
 pathregen --stats /tmp/plan.bin >/tmp/stats.out 2>&1
 echo "pathregen --stats: $?"
 head -20 /tmp/stats.out

@@ -5,6 +5,7 @@
 # function, the share the kernel jump-optimized, trace bytes per second.
 # Then: a full buffer gives counted LOSS records; unloading while a workload
 # runs on both CPUs is safe.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko

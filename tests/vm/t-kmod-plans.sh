@@ -3,6 +3,7 @@
 # own refusals (BUG sites, mid-instruction, blacklisted and noinstr code)
 # pass through with their errno and leave no probe behind; pathtrace's own
 # code is refused; a traced module cannot be unloaded.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko
@@ -101,7 +102,10 @@ F=pt_target_bug
 bad verify_ud2 EINVAL
 # pt-plan skips ud2 leaders itself, so the every-block plan goes in.
 check "pt_target_bug (with its .cold part) without ud2 sites" pt-plan add --enter --bits --verify pt_target_bug
-check "its .cold part is probed too" grep -q "pt_target_bug.cold" "$KL"
+# (6.12's build of the target lays pt_target_bug out without a .cold part.)
+if grep -q ' pt_target_bug.cold' /proc/kallsyms; then
+	check "its .cold part is probed too" grep -q "pt_target_bug.cold" "$KL"
+fi
 F=pt_target_switch
 check "clean up" pt-plan del all
 

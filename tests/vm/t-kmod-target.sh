@@ -4,6 +4,7 @@
 # static successors of the decoded code (pt-plan check); ENTER counts equal
 # the activations the arguments imply; the bits recorded without verify
 # probes equal those recorded with them.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko

@@ -9,6 +9,7 @@
 # (no "only N of them located"), and --verify finds the regenerated
 # executions equal to the every-block truth of the same run wherever no
 # loss cut them.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko

@@ -4,6 +4,7 @@
 # a too-small buffer (counted LOSS, still a complete file); command-line
 # errors exit 2; a record killed with SIGKILL leaves a file pathregen
 # regenerates up to the cut.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 insmod /pt/pathtrace.ko

@@ -166,7 +166,7 @@ static void print_text(const struct cfg *c, const struct plan *pl)
 
 		printf("  %-32s %s%s:", where(c, c->insns[pl->site_insn[k]].addr, w1, sizeof(w1)),
 		       (s->flags & PT_SITE_OPTIMIZABLE) ? "[OPTIMIZED]" :
-		       c->insns[pl->site_insn[k]].kind == CFG_I_FENTRY ? "[FTRACE]   " :
+		       probesite_ftrace(c, pl->site_insn[k]) ? "[FTRACE]   " :
 		       "[int3]     ",
 		       s->cond != PT_COND_NONE ? " cond" : "");
 		for (a = s->first_action; a < s->first_action + s->nr_actions; a++) {

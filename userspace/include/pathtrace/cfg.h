@@ -75,6 +75,14 @@ enum cfg_insn_kind {
  * cfg_build.
  */
 #define CFG_IF_STATIC_CALL	(1u << 6)
+/*
+ * The function's first instruction is the ENDBR of CONFIG_X86_KERNEL_IBT
+ * (endbr64/endbr32, or the nop the kernel seals an unused one with: Debian's
+ * 6.12 starts vfs_read with 66 0f 1f 00, then its __fentry__ site). kprobes
+ * moves a probe asked for here to the next instruction, the __fentry__
+ * site (arch_adjust_kprobe_addr): it is no probe site of its own.
+ */
+#define CFG_IF_ENTRY_ENDBR	(1u << 7)
 
 /*
  * A static-key site whose live code is the jmp (the key is on): until it

@@ -95,9 +95,15 @@ int probesite_in_block(const struct cfg *c, uint32_t b, const uint64_t *weight,
 
 /*
  * Whether kprobes can sit on insn i at all (not ud2, not a static-key or
- * static-call site, fentry only at 0).
+ * static-call site, fentry only at 0, not the instruction after an ENDBR
+ * entry: kprobes moves the entry's probe there).
  */
 int probesite_probeable(const struct cfg *c, uint32_t i);
+/*
+ * Whether a probe at instruction i is ftrace-based: the __fentry__ site at
+ * the entry, or an ENDBR entry kprobes moves onto the __fentry__ site after it.
+ */
+int probesite_ftrace(const struct cfg *c, uint32_t i);
 
 /*
  * Length of insn i's jump-optimization window (>= 5) if it qualifies on

@@ -30,6 +30,8 @@
  * variant, __x86_indirect_its_thunk_<reg>).
  */
 #define INDIRECT_THUNK "__x86_indirect_"
+/* The padding before a function (CONFIG_PREFIX_SYMBOLS): __pfx_NAME. */
+#define PADDING_PREFIX "__pfx_"
 
 struct part {
 	uint64_t addr;
@@ -199,6 +201,32 @@ static int warn_at(const struct cfg_input *in, uint64_t addr)
 static int is_nop5(const uint8_t *p)
 {
 	return p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x44 && p[3] == 0 && p[4] == 0;
+}
+
+/*
+ * The 4 bytes the kernel's is_endbr() takes for an ENDBR: endbr64, endbr32,
+ * or the poison apply_seal_endbr writes over one no indirect call uses
+ * (Debian's 6.12 seals them even where the CPU has no IBT, as under QEMU
+ * TCG): "osp nopl (%rax)", or "nopl -42(%rax)" in kernels before it.
+ */
+static int is_endbr(const uint8_t *p)
+{
+	return (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && (p[3] == 0xfa || p[3] == 0xfb)) ||
+	       (p[0] == 0x66 && p[1] == 0x0f && p[2] == 0x1f && p[3] == 0x00) ||
+	       (p[0] == 0x0f && p[1] == 0x1f && p[2] == 0x40 && p[3] == 0xd6);
+}
+
+/*
+ * Where the function's __fentry__ site would be: at its entry, or after
+ * the ENDBR that starts it under CONFIG_X86_KERNEL_IBT (Debian's 6.12).
+ */
+static uint64_t fentry_site(const struct builder *b)
+{
+	const struct part *p = &b->part[0];
+
+	if (p->addr == b->in->addr && p->len >= 9 && is_endbr(p->code))
+		return p->addr + 4;
+	return b->in->addr;
 }
 
 /* A plain direct call or jmp's destination: from its relocation or its displacement. */
@@ -461,6 +489,10 @@ static int classify_jmp(struct builder *b, struct decoded *d)
 	if (!strcmp(name, "kprobe_optinsn_page") || !strcmp(name, "kprobe_insn_page"))
 		return refuse(b, "kprobe-present", "%s: jmp %s (an optimized kprobe "
 			      "patched this code)", where(b, d->addr, w, sizeof(w)), name);
+	if (!strncmp(name, PADDING_PREFIX, strlen(PADDING_PREFIX)))
+		return refuse(b, "call-depth", "%s: jmp %s (call-depth accounting in the "
+			      "callee's padding: not modelled)", where(b, d->addr, w, sizeof(w)),
+			      name);
 	d->ins.kind = cfg_is_return_thunk(name) ? CFG_I_RET : CFG_I_TAIL_CALL;
 	d->ins.target = target;
 	d->ins.target_name = name;
@@ -490,13 +522,22 @@ static int classify_call(struct builder *b, struct decoded *d)
 	err = branch_dest(b, &d->zi, &d->ops[0], d->addr, &target, &name);
 	if (err)
 		return err;
+	/*
+	 * Call-depth tracking (retbleed=stuff) makes calls enter their
+	 * callee through accounting code in its padding: which function
+	 * that enters, and when, is not modelled.
+	 */
+	if (name && !strncmp(name, PADDING_PREFIX, strlen(PADDING_PREFIX)))
+		return refuse(b, "call-depth", "%s: call %s (call-depth accounting in the "
+			      "callee's padding: not modelled)", where(b, d->addr, w, sizeof(w)),
+			      name);
 	/* A recursive call targets the entry; anything else inside is not a call. */
 	if (part_of(b, target) >= 0 && target != in->addr)
 		return refuse(b, "special-control", "%s: call into the function's body",
 			      where(b, d->addr, w, sizeof(w)));
 	d->ins.target = target;
 	d->ins.target_name = name ? name : (target == in->addr ? in->name : NULL);
-	if (d->addr == in->addr && d->zi.length == 5 &&
+	if (d->addr == fentry_site(b) && d->zi.length == 5 &&
 	    (!name || !strcmp(name, "__fentry__") || !strncmp(name, "ftrace_", 7))) {
 		d->ins.kind = CFG_I_FENTRY;
 	} else if (name && is_indirect_thunk(name)) {
@@ -617,7 +658,7 @@ static int classify(struct builder *b, struct decoded *d)
 		return refuse(b, "loop-insn", "%s: %s branches on rcx, not flags",
 			      where(b, d->addr, w, sizeof(w)), mnemonic(d));
 	case ZYDIS_MNEMONIC_NOP:
-		if (d->addr == in->addr && d->zi.length == 5 && is_nop5(d->p->code + d->off))
+		if (d->addr == fentry_site(b) && d->zi.length == 5 && is_nop5(d->p->code + d->off))
 			d->ins.kind = CFG_I_FENTRY;
 		return 0;
 	default:
@@ -695,6 +736,8 @@ static int decode_one(struct builder *b, uint64_t addr, uint64_t *next)
 	d.ins.len = d.zi.length;
 	d.ins.kind = CFG_I_PLAIN;
 	d.ins.block = UINT32_MAX;
+	if (addr == b->in->addr && d.zi.length == 4 && is_endbr(d.p->code + d.off))
+		d.ins.flags |= CFG_IF_ENTRY_ENDBR;
 	note_operands(b, &d);
 
 	key = key_at(b->in, addr);
@@ -777,10 +820,10 @@ static uint32_t insn_index(const struct builder *b, uint64_t addr)
 static int cmp_insn(const void *x, const void *y)
 {
 	const struct cfg_insn *a = x, *b = y;
-	int ca = !!(a->flags & 0x80), cb = !!(b->flags & 0x80);	/* cold marker */
 
-	if (ca != cb)
-		return ca - cb;
+	/* main part first: make_blocks sorts with block holding the part */
+	if (a->block != b->block)
+		return a->block < b->block ? -1 : 1;
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
@@ -790,10 +833,9 @@ static int make_blocks(struct builder *b)
 	struct cfg *c = b->c;
 	uint32_t i, j, nb = 0, ne = 0, p;
 
-	/* Temporarily mark cold instructions in flags bit 7 to sort main first. */
+	/* Until blocks are cut, an instruction's block is its part: main sorts first. */
 	for (i = 0; i < b->ninsns; i++)
-		if (part_of(b, b->insns[i].addr) == 1)
-			b->insns[i].flags |= 0x80;
+		b->insns[i].block = part_of(b, b->insns[i].addr);
 	qsort(b->insns, b->ninsns, sizeof(*b->insns), cmp_insn);
 	for (p = 0; p < 2; p++)
 		for (i = 0; i < b->part[p].len; i++)
@@ -823,7 +865,7 @@ static int make_blocks(struct builder *b)
 		struct cfg_insn *ins = &b->insns[i], *prev = i ? &b->insns[i - 1] : NULL;
 		int lead = !prev || (ins->flags & CFG_IF_BRANCH_TARGET) || ends_block(prev) ||
 			   prev->addr + prev->len != ins->addr ||
-			   ((prev->flags ^ ins->flags) & 0x80);
+			   part_of(b, prev->addr) != part_of(b, ins->addr);
 
 		if (lead)
 			nb++;
@@ -839,7 +881,7 @@ static int make_blocks(struct builder *b)
 		if (!bl->ninsn) {
 			bl->addr = b->insns[i].addr;
 			bl->first_insn = i;
-			if (b->insns[i].flags & 0x80)
+			if (part_of(b, b->insns[i].addr) == 1)
 				bl->flags |= CFG_BF_COLD;
 		}
 		bl->ninsn++;
@@ -903,8 +945,6 @@ static int make_blocks(struct builder *b)
 			ne++;
 		}
 	}
-	for (i = 0; i < b->ninsns; i++)
-		b->insns[i].flags &= ~0x80;
 	c->nblocks = nb;
 	c->nedges = ne;
 	c->ninsns = b->ninsns;

@@ -572,7 +572,7 @@ static int cmp_u32(const void *a, const void *b)
 static uint64_t site_cost(const struct cfg *c, const uint64_t *w, uint32_t insn, int opt)
 {
 	uint64_t f = probesite_block_freq(c, w, c->insns[insn].block);
-	uint64_t k = c->insns[insn].kind == CFG_I_FENTRY ? PROBESITE_FTRACE_FACTOR :
+	uint64_t k = probesite_ftrace(c, insn) ? PROBESITE_FTRACE_FACTOR :
 		     opt ? 1 : PROBESITE_INT3_FACTOR;
 
 	return f > UINT64_MAX / 16 ? UINT64_MAX / 16 : f * k;

@@ -55,12 +55,31 @@ static int region_unoptimizable(const struct cfg *c, uint64_t start, uint64_t en
 	return 0;
 }
 
+/* The function's first instruction if it is an ENDBR (CFG_IF_ENTRY_ENDBR), else NULL. */
+static const struct cfg_insn *entry_endbr(const struct cfg *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ninsns; i++)
+		if (c->insns[i].addr == c->addr)
+			return (c->insns[i].flags & CFG_IF_ENTRY_ENDBR) ? &c->insns[i] : NULL;
+	return NULL;
+}
+
 int probesite_probeable(const struct cfg *c, uint32_t i)
 {
 	const struct cfg_insn *in = &c->insns[i];
+	const struct cfg_insn *e = entry_endbr(c);
 
 	if (in->flags & CFG_IF_STATIC_CALL)
 		return 0;	/* static_call_text_reserved: kprobes refuse it */
+	/*
+	 * kprobes moves a probe at an ENDBR entry onto the next instruction:
+	 * that one's probe is the entry's (two would be one aggregate kprobe,
+	 * whose handlers run in its order, not the plan's).
+	 */
+	if (e && in->addr == e->addr + e->len)
+		return 0;
 	switch (in->kind) {
 	case CFG_I_BUG:
 	case CFG_I_WARN:
@@ -73,15 +92,28 @@ int probesite_probeable(const struct cfg *c, uint32_t i)
 	}
 }
 
-/* Whether the function starts with its __fentry__ site (not every one does). */
+/*
+ * Whether the function starts with its __fentry__ site (not every one
+ * does), or with an ENDBR and then its __fentry__ site (CONFIG_X86_KERNEL_IBT).
+ */
 static int has_fentry(const struct cfg *c)
 {
+	const struct cfg_insn *e = entry_endbr(c);
+	uint64_t a = e ? e->addr + e->len : c->addr;
 	uint32_t i;
 
 	for (i = 0; i < c->ninsns; i++)
-		if (c->insns[i].addr == c->addr)
+		if (c->insns[i].addr == a)
 			return c->insns[i].kind == CFG_I_FENTRY;
 	return 0;
+}
+
+int probesite_ftrace(const struct cfg *c, uint32_t i)
+{
+	const struct cfg_insn *in = &c->insns[i];
+
+	return in->addr == c->addr && (in->kind == CFG_I_FENTRY ||
+				       ((in->flags & CFG_IF_ENTRY_ENDBR) && has_fentry(c)));
 }
 
 uint32_t probesite_window_why(const struct cfg *c, uint32_t i, enum probesite_why *why)
@@ -218,12 +250,10 @@ static uint64_t scaled(uint64_t freq, uint64_t factor)
 static void set_site(const struct cfg *c, struct probesite *s, uint32_t i, uint8_t how,
 		     uint64_t freq)
 {
-	const struct cfg_insn *in = &c->insns[i];
-
 	s->insn = i;
 	s->how = how;
 	s->window_ok = probesite_window(c, i) != 0;
-	if (in->kind == CFG_I_FENTRY)
+	if (probesite_ftrace(c, i))
 		s->cost = scaled(freq, PROBESITE_FTRACE_FACTOR);
 	else
 		s->cost = scaled(freq, s->window_ok ? 1 : PROBESITE_INT3_FACTOR);
@@ -244,7 +274,7 @@ int probesite_in_block(const struct cfg *c, uint32_t b, const uint64_t *weight,
 
 		if (!probesite_probeable(c, i))
 			continue;
-		if (c->insns[i].kind == CFG_I_FENTRY)
+		if (probesite_ftrace(c, i))
 			rank = 3;
 		else if (probesite_window(c, i))
 			rank = 2;
