@@ -4,12 +4,7 @@
 # same plans on kprobes; dmesg clean; disable removes the module.
 . /pt/lib/check.sh
 
-insmod /pt/pathtrace.ko
-insmod /pt/pathtrace_target.ko
-echo "pathtrace_target.ko:" > /pt/modules.dep	# lets enable read the module's tables
-R=/sys/kernel/debug/pathtrace_target/run
-export PATHTRACE_STATE=/tmp/ptstate PATHTRACE_INLINE_MODULE=/pt/pathtrace_inline.ko
-TARGET="pt_target_nested pt_target_switch pt_target_outer pt_target_inner pt_target_multi_exit"
+. /pt/lib/inline.sh
 # kernel functions only the workload runs: debugfs writes
 KERNEL="full_proxy_write debugfs_file_get"
 
