@@ -129,6 +129,32 @@ static void refuse(struct inline_target *t, const char *name, const char *tag, c
 	t->refusal = tag;
 }
 
+/*
+ * The generated module's per-CPU counters come from the kernel's module
+ * reserve of per-CPU memory (PERCPU_MODULE_RESERVE, 8 KiB on x86-64, shared
+ * with every module's static per-CPU data): a module that asks for more is
+ * refused with a warning in dmesg and no copy runs. The copies whose
+ * counters would take the area past half of it are refused here instead.
+ */
+#define INLINE_PERCPU_BUDGET 4096u
+
+static void refuse_over_percpu(struct inline_target *t, const struct inline_copy *cp, uint32_t n)
+{
+	uint64_t used = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i].refusal || !cp[i].ncounters)
+			continue;
+		if (used + 8ull * cp[i].ncounters <= INLINE_PERCPU_BUDGET) {
+			used += 8ull * cp[i].ncounters;
+			continue;
+		}
+		refuse(&t[i], cp[i].name, "inline-percpu", "its counters would take the copies' "
+		       "per-CPU area past the kernel's module reserve (enable fewer at once)");
+	}
+}
+
 /* livepatch's old_sympos of symbol s: 0 if its name is unique in its object. Returns -1 if unknowable. */
 static int64_t sympos(const struct ksyms *ks, const struct ksym *s)
 {
@@ -386,6 +412,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		err = copy_one(*k, sc, &t[i], &w.cp[i], &w.orig[i]);
 	if (err)
 		goto nomem;
+	refuse_over_percpu(t, w.cp, n);
 	/* calls between copies stay in the copies; a jump into another's middle refuses */
 	do {
 		w.nidx = 0;
