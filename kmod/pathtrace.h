@@ -9,7 +9,12 @@
  *   handlers.c  the kprobe pre_handler: a site's actions
  *   conds.h     a site's branch condition and which actions it runs
  *   stream.c    each CPU's stream coder over the ring buffer, hotplug
+ *   compat.h    what differs between the kernels it builds for
  *   counts.c    counters and path counts into the stream
+ *   profile.c   path profiles counted in the kernel
+ *   osp.c       online subpath profiling of path profiles
+ *   ranges.c    where traced code is
+ *   frames.c    the traced frame an ENTER from untraced code runs under
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
  */
