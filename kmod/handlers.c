@@ -20,41 +20,43 @@
 #include "conds.h"
 #include "pathtrace.h"
 
+/*
+ * A kernel function's ENTER: none for a call site its plan lists as an
+ * implicit entry; else the low half of a traced caller's return address
+ * (text is in the top 2 GiB), or for an untraced caller the traced call it
+ * runs under, if any (frames.c).
+ */
+static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
+			    struct pt_coder_func_cpu *fc, struct pt_regs *regs)
+{
+	unsigned long ret_addr;
+	u32 ret_lo = 0;
+
+	if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp, sizeof(ret_addr)))
+		ret_addr = 0;
+	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
+		return;
+	if (ret_addr >> 32 == 0xffffffffu && pt_ranges_traced(ret_addr))
+		ret_lo = (u32)ret_addr;
+	else if (pt_frames_wanted())
+		ret_lo = pt_frames_walk(regs);
+	pt_coder_enter(c, &f->coder, fc, ret_lo);
+}
+
 static void pt_run_action(struct pt_coder *c, struct pt_func *f,
 			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
 			  struct pt_regs *regs)
 {
-	unsigned long ret_addr;
-
 	switch (a->op) {
 	case PT_OP_ENTER:
 		/*
 		 * A user function's ENTER names no caller (docs/user.md, "The
 		 * user return address in the stream"): its calls are blocked.
 		 */
-		if (f->plan->flags & PT_PLAN_USER) {
+		if (f->plan->flags & PT_PLAN_USER)
 			pt_coder_enter(c, &f->coder, fc, 0);
-			pt_coder_ctx_enter(c, &f->coder, fc);
-			break;
-		}
-		if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp,
-					     sizeof(ret_addr)))
-			ret_addr = 0;
-		if (!f->nr_implicit || !pt_implicit_entry(f, ret_addr)) {
-			u32 ret_lo = 0;
-
-			/*
-			 * Text is in the top 2 GiB: the stream needs the low
-			 * half of a traced caller's return address, and for an
-			 * untraced caller the traced call it runs under, if
-			 * any (frames.c).
-			 */
-			if (ret_addr >> 32 == 0xffffffffu && pt_ranges_traced(ret_addr))
-				ret_lo = (u32)ret_addr;
-			else if (pt_frames_wanted())
-				ret_lo = pt_frames_walk(regs);
-			pt_coder_enter(c, &f->coder, fc, ret_lo);
-		}
+		else
+			pt_enter_kernel(c, f, fc, regs);
 		/*
 		 * Implicit entries too; after the ENTER, whose refused write
 		 * (the LOSS before it) empties the context.
