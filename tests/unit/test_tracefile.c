@@ -205,6 +205,10 @@ static void test_malformed_sections(void)
 	v32 = 2;	/* PAGES cpu beyond SYSTEM's nr_cpus */
 	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 16 + offsetof(struct pt_sec_pages, cpu),
 				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	v32 = TR_CPUS_MAX + 1;	/* SYSTEM: more CPUs than a kernel has */
+	CU_ASSERT_EQUAL(parse_patched(b, size, sys + 16 + offsetof(struct pt_sec_system, nr_cpus),
+				      &v32, 4, &off, NULL), -PT_EFORMAT);
+	CU_ASSERT_EQUAL(off, sys);
 	v32 = 2;	/* nr_pages no longer fills the section */
 	CU_ASSERT_EQUAL(parse_patched(b, size, pages + 16 + offsetof(struct pt_sec_pages, nr_pages),
 				      &v32, 4, &off, NULL), -PT_EFORMAT);

@@ -207,6 +207,9 @@ int tf_function_cfg(const struct tf_function *fn, struct cfg *c);
 /* A loss kind the reader adds (never written by the module): bad input. */
 #define TR_LOSS_CORRUPT 0x100u
 
+/* CPU numbers a file may name: x86-64's largest NR_CPUS (MAXSMP). */
+#define TR_CPUS_MAX 8192u
+
 /*
  * One ring-buffer record (a pt_rec payload) with where and when it was
  * recorded. The body (len - 8 bytes) is in the set's word pool.
@@ -272,6 +275,8 @@ struct tr_records {
 	/* Per CPU: its ENTER and segment tables, each allocated at its first use. */
 	struct tr_cpu_tables **cpu_tables;
 	uint32_t cpu_tables_n;
+	size_t *cpu_last;	/* per CPU: index + 1 of its last record, 0 if none */
+	uint32_t cpu_last_n;
 };
 
 /*

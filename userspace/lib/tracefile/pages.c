@@ -50,13 +50,48 @@ static int grow(struct tr_records *rs, size_t nwords)
 	return 0;
 }
 
+/*
+ * Room for cpu in rs->cpu_last. A CPU no kernel has (a corrupt page
+ * tr_decode_page was given) is not tracked: its records read as corrupt.
+ */
+static int grow_cpus(struct tr_records *rs, uint32_t cpu)
+{
+	uint32_t n;
+	size_t *g;
+
+	if (cpu < rs->cpu_last_n || cpu >= TR_CPUS_MAX)
+		return 0;
+	n = cpu + 1 > 2 * rs->cpu_last_n ? cpu + 1 : 2 * rs->cpu_last_n;
+	g = realloc(rs->cpu_last, n * sizeof(*g));
+	if (!g)
+		return -PT_ENOMEM;
+	memset(g + rs->cpu_last_n, 0, (n - rs->cpu_last_n) * sizeof(*g));
+	rs->cpu_last = g;
+	rs->cpu_last_n = n;
+	return 0;
+}
+
+/* cpu's last record, NULL if it has none. */
+static struct tr_rec *cpu_last(const struct tr_records *rs, uint32_t cpu)
+{
+	if (cpu >= rs->cpu_last_n || !rs->cpu_last[cpu])
+		return NULL;
+	return &rs->recs[rs->cpu_last[cpu] - 1];
+}
+
 static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct pt_rec *h,
 		  const void *body, uint16_t nwords, int synthetic)
 {
 	struct tr_rec *r;
+	int err;
 
+	err = grow_cpus(rs, cpu);
+	if (err)
+		return err;
 	if (grow(rs, nwords))
 		return -PT_ENOMEM;
+	if (cpu < rs->cpu_last_n)
+		rs->cpu_last[cpu] = rs->n + 1;
 	r = &rs->recs[rs->n++];
 	r->ts = ts;
 	r->body = rs->nwords;
@@ -86,22 +121,14 @@ static int append_loss(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_
 {
 	struct pt_rec h = { .type = PT_REC_LOSS, .len = 24, .arg = kind };
 	struct pt_rec_loss l = { .count = count };
+	struct tr_rec *r = cpu_last(rs, cpu);
 	uint64_t body[2];
-	size_t i;
 
 	forget_tables(rs, cpu);
-	if (kind == TR_LOSS_CORRUPT) {
-		for (i = rs->n; i-- > 0;) {
-			struct tr_rec *r = &rs->recs[i];
-
-			if (r->cpu != cpu)
-				continue;
-			if (r->synthetic && r->type == PT_REC_LOSS && r->arg == TR_LOSS_CORRUPT) {
-				rs->words[r->body] += count;
-				return 0;
-			}
-			break;
-		}
+	if (kind == TR_LOSS_CORRUPT && r && r->synthetic && r->type == PT_REC_LOSS &&
+	    r->arg == TR_LOSS_CORRUPT) {
+		rs->words[r->body] += count;
+		return 0;
 	}
 	memcpy(body, &l, sizeof(body));
 	return append(rs, cpu, ts, &h, body, 2, 1);
@@ -174,9 +201,6 @@ struct tr_cpu_tables {
 	struct pt_seg_tables segs;
 };
 
-/* CPUs with tables: x86-64's largest NR_CPUS (MAXSMP). */
-#define TABLES_CPUS 8192u
-
 /*
  * cpu's tables (~40 KB), allocated at that CPU's first record, so that
  * memory follows the CPUs a file has pages of, not the largest CPU number
@@ -185,7 +209,7 @@ struct tr_cpu_tables {
  */
 static struct tr_cpu_tables *cpu_tables(struct tr_records *rs, uint32_t cpu)
 {
-	if (cpu >= TABLES_CPUS)
+	if (cpu >= TR_CPUS_MAX)
 		return NULL;
 	if (cpu >= rs->cpu_tables_n) {
 		uint32_t n = cpu + 1 > 2 * rs->cpu_tables_n ? cpu + 1 : 2 * rs->cpu_tables_n;
@@ -205,7 +229,7 @@ static struct tr_cpu_tables *cpu_tables(struct tr_records *rs, uint32_t cpu)
 /* Why a CPU has no tables: a number no kernel has (a corrupt record), or no memory. */
 static int no_tables(uint32_t cpu)
 {
-	return cpu >= TABLES_CPUS ? -PT_EFORMAT : -PT_ENOMEM;
+	return cpu >= TR_CPUS_MAX ? -PT_EFORMAT : -PT_ENOMEM;
 }
 
 /* What the module forgets when a write on cpu is refused, as the reader does at a loss. */
@@ -566,17 +590,11 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
  */
 static uint64_t last_ts(const struct tr_records *rs, uint32_t cpu, int *any)
 {
-	size_t i;
+	const struct tr_rec *r = cpu_last(rs, cpu);
 
-	for (i = rs->n; i-- > 0;)
-		if (rs->recs[i].cpu == cpu) {
-			if (any)
-				*any = 1;
-			return rs->recs[i].ts;
-		}
 	if (any)
-		*any = 0;
-	return 0;
+		*any = r != NULL;
+	return r ? r->ts : 0;
 }
 
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
@@ -633,5 +651,6 @@ void tr_records_free(struct tr_records *rs)
 	for (i = 0; i < rs->cpu_tables_n; i++)
 		free(rs->cpu_tables[i]);
 	free(rs->cpu_tables);
+	free(rs->cpu_last);
 	memset(rs, 0, sizeof(*rs));
 }

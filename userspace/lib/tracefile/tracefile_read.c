@@ -76,6 +76,9 @@ static int parse_system(struct tracefile *tf, const uint8_t *p, uint64_t n, uint
 	if (s.release_len > RELEASE_MAX_LEN || (uint64_t)used + s.release_len != n)
 		return fail(tf, -PT_EFORMAT, off, "SYSTEM: release_len %u does not fill the section",
 			    s.release_len);
+	if (s.nr_cpus > TR_CPUS_MAX)
+		return fail(tf, -PT_EFORMAT, off, "SYSTEM: %u cpus, more than %u", s.nr_cpus,
+			    TR_CPUS_MAX);
 	if (s.page_size && (s.page_size < PAGE_SIZE_MIN || s.page_size > PAGE_SIZE_MAX))
 		return fail(tf, -PT_EFORMAT, off, "SYSTEM: page_size %u", s.page_size);
 	if (memchr(p + used, 0, s.release_len))
@@ -267,6 +270,9 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 	if (!cut && !trimmed && (uint64_t)used + (uint64_t)s.page_size * s.nr_pages != n)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: %u pages of %u bytes do not fill %llu",
 			    s.nr_pages, s.page_size, (unsigned long long)n);
+	if (s.cpu >= TR_CPUS_MAX)
+		return fail(tf, -PT_EFORMAT, off, "PAGES: cpu %u, more than %u cpus", s.cpu,
+			    TR_CPUS_MAX);
 	if (tf->has_system && s.cpu >= tf->nr_cpus)
 		return fail(tf, -PT_EFORMAT, off, "PAGES: cpu %u of %u", s.cpu, tf->nr_cpus);
 	/* every stored page has its 16-byte header: the bytes bound how many are whole */
