@@ -530,16 +530,16 @@ static bool pt_counts_only(const struct pt_func *f)
 }
 
 /*
- * PT_ADD_INLINE: the counters are the inline module's, off bytes from the
- * base its pt_inline_counters() returns; symbol_get holds that module
- * until pt_func_free. Returns 0, -EINVAL (not a counts-only edges plan, a
- * misaligned offset), -ENOENT (no inline module), -ERANGE (past its area).
+ * PT_ADD_INLINE: the counters are the inline module's, off bytes into its
+ * counter space as its pt_inline_counters() maps it; symbol_get holds that
+ * module until pt_func_free. Returns 0, -EINVAL (not a counts-only edges
+ * plan, a misaligned offset), -ENOENT (no inline module), -ERANGE (past
+ * its space, or across two of its pieces).
  */
 static int pt_inline_attach(struct pt_func *f, u64 off)
 {
 	const struct pt_plan *pl = f->plan;
 	pt_inline_counters_fn fn;
-	unsigned long bytes;
 	void __percpu *base;
 
 	if (pl->mode != PT_MODE_EDGES || pl->nr_verify || !pl->nr_counters ||
@@ -548,12 +548,12 @@ static int pt_inline_attach(struct pt_func *f, u64 off)
 	fn = (pt_inline_counters_fn)__symbol_get(PT_INLINE_COUNTERS_SYM);
 	if (!fn)
 		return -ENOENT;
-	base = fn(&bytes);
-	if (off > bytes || bytes - off < (u64)pl->nr_counters * sizeof(u64)) {
+	base = fn(off, (unsigned long)pl->nr_counters * sizeof(u64));
+	if (!base) {
 		__symbol_put(PT_INLINE_COUNTERS_SYM);
 		return -ERANGE;
 	}
-	f->counters = (u64 __percpu *)((char __percpu *)base + off);
+	f->counters = (u64 __percpu *)base;
 	f->inline_counters = true;
 	return 0;
 }

@@ -342,12 +342,14 @@ struct pt_verify_site {
  * PT_ADD_INLINE (ABI 2.1): an edges plan (PT_MODE_EDGES, counts only) whose
  * counting is code inside an inline copy of the function (docs/inline.md,
  * "Counters (edges mode)"): no probe is placed; the plan's nr_counters
- * counters are the u64 per-CPU counters at inline_counters bytes from the
- * base the loaded inline module's pt_inline_counters() returns. The module
- * zeroes them at START and writes them as COUNTERS records as it does its
- * own, and holds the inline module until the plan is removed.
+ * counters are the u64 per-CPU counters at inline_counters bytes into the
+ * loaded inline module's counter space, which pt_inline_counters() maps:
+ * per-CPU pieces of PT_INLINE_PIECE_BYTES, each copy's counters in one. The
+ * module zeroes them at START and writes them as COUNTERS records as it
+ * does its own, and holds the inline module until the plan is removed.
  */
 #define PT_ADD_INLINE	(1u << 0)
+#define PT_INLINE_PIECE_BYTES 16384u
 
 struct pt_plan_arg {
 	__u32 size;

@@ -14,9 +14,11 @@
 #include <linux/kernel.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "pathtrace_abi.h"
 #include "pathtrace_inline.h"
 
 asm(".pushsection .pt_inline, \"a\"\n"
@@ -27,26 +29,68 @@ asm(".pushsection .pt_inline, \"a\"\n"
 
 /*
  * The copies' edge counters (docs/inline.md, "Counters (edges mode)"):
- * enable appends them to this per-CPU section from the label on and writes
- * their bytes in pt_inline_counter_bytes. pathtrace.ko reaches them through
- * pt_inline_counters (symbol_get, which holds this module while it counts).
+ * per-CPU memory this module allocates at init, in pieces of
+ * PT_INLINE_PIECE_BYTES (alloc_percpu's limit is near), each copy's
+ * counters inside one piece. enable writes the bytes they span in
+ * pt_inline_counter_bytes and gives pt_inline_pieces a slot per piece,
+ * where the copies read their piece's base. pathtrace.ko reaches the
+ * counters through pt_inline_counters (symbol_get, which holds this module
+ * while it counts).
  */
-asm(".pushsection .data..percpu, \"aw\"\n"
-	".balign 8\n"
-	"pt_inline_counter_base:\n"
-	".popsection\n"
-	".pushsection .pt_inline_counters, \"a\"\n"
+asm(".pushsection .pt_inline_counters, \"a\"\n"
 	".balign 8\n"
 	"pt_inline_counter_bytes:\n"
 	".quad 0\n"
+	".popsection\n"
+	".pushsection .pt_inline_pieces, \"aw\"\n"
+	".balign 8\n"
+	"pt_inline_pieces:\n"
+	".quad 0\n"
 	".popsection\n");
 
-void __percpu *pt_inline_counters(unsigned long *bytes)
+static unsigned long pt_nr_pieces(void)
 {
-	*bytes = pt_inline_counter_bytes;
-	return (void __percpu *)pt_inline_counter_base;
+	return DIV_ROUND_UP(pt_inline_counter_bytes, PT_INLINE_PIECE_BYTES);
+}
+
+void __percpu *pt_inline_counters(unsigned long off, unsigned long len)
+{
+	unsigned long piece = off / PT_INLINE_PIECE_BYTES;
+
+	if (off > pt_inline_counter_bytes || len > pt_inline_counter_bytes - off ||
+	    off % PT_INLINE_PIECE_BYTES + len > PT_INLINE_PIECE_BYTES)
+		return NULL;
+	return (char __percpu *)pt_inline_pieces[piece] + off % PT_INLINE_PIECE_BYTES;
 }
 EXPORT_SYMBOL_GPL(pt_inline_counters);
+
+static void pt_free_pieces(void)
+{
+	unsigned long i;
+
+	for (i = 0; i < pt_nr_pieces(); i++) {
+		free_percpu(pt_inline_pieces[i]);
+		pt_inline_pieces[i] = NULL;
+	}
+}
+
+/* Every piece whole but the last, which holds what is left. */
+static int pt_alloc_pieces(void)
+{
+	unsigned long i, left = pt_inline_counter_bytes;
+
+	for (i = 0; i < pt_nr_pieces(); i++) {
+		unsigned long n = min_t(unsigned long, left, PT_INLINE_PIECE_BYTES);
+
+		pt_inline_pieces[i] = __alloc_percpu(n, sizeof(u64));
+		if (!pt_inline_pieces[i]) {
+			pt_free_pieces();
+			return -ENOMEM;
+		}
+		left -= n;
+	}
+	return 0;
+}
 
 static struct klp_patch pt_patch;
 static struct klp_object *pt_objs;
@@ -75,6 +119,9 @@ static int __init pt_inline_init(void)
 		err = -ENOMEM;
 		goto fail;
 	}
+	err = pt_alloc_pieces();
+	if (err)
+		goto fail;
 	for (i = 0; i < n; i++) {
 		for (o = 0; o < nobjs; o++)
 			if (pt_same_obj(pt_objs[o].name, pt_inline_table[i].objname))
@@ -99,9 +146,11 @@ static int __init pt_inline_init(void)
 	pt_patch.objs = pt_objs;
 	err = klp_enable_patch(&pt_patch);
 	if (err)
-		goto fail;
+		goto fail_pieces;
 	pr_info("%u functions run as copies (%u objects)\n", n, nobjs);
 	return 0;
+fail_pieces:
+	pt_free_pieces();
 fail:
 	kfree(pt_funcs);
 	kfree(pt_objs);
@@ -110,7 +159,8 @@ fail:
 
 static void __exit pt_inline_exit(void)
 {
-	/* livepatch let go of the module: the patch is disabled and freed */
+	/* livepatch let go of the module: the patch is disabled, no copy runs */
+	pt_free_pieces();
 	kfree(pt_funcs);
 	kfree(pt_objs);
 }

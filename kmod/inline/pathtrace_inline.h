@@ -21,15 +21,17 @@ struct pt_inline_entry {
 extern const struct pt_inline_entry pt_inline_table[];
 
 /* Defined in assembly too (pathtrace_inline.c): enable sizes them. */
-extern char pt_inline_counter_base[];
+extern void __percpu *pt_inline_pieces[];
 extern const unsigned long pt_inline_counter_bytes;
 
 /*
- * The copies' per-CPU counters: their base and bytes (all copies', in
- * order). pathtrace.ko calls it through symbol_get(PT_INLINE_COUNTERS_SYM).
+ * The len bytes of per-CPU counters at off in the copies' counter space
+ * (pieces of PT_INLINE_PIECE_BYTES, pathtrace_abi.h), NULL when they are
+ * not all inside it and in one piece. pathtrace.ko calls it through
+ * symbol_get(PT_INLINE_COUNTERS_SYM).
  */
 #define PT_INLINE_COUNTERS_SYM "pt_inline_counters"
-typedef void __percpu *(*pt_inline_counters_fn)(unsigned long *bytes);
-void __percpu *pt_inline_counters(unsigned long *bytes);
+typedef void __percpu *(*pt_inline_counters_fn)(unsigned long off, unsigned long len);
+void __percpu *pt_inline_counters(unsigned long off, unsigned long len);
 
 #endif

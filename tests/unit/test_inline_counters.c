@@ -7,17 +7,23 @@
  *   instructions in order, each byte for byte or, for a branch, the same
  *   kind and condition whose target, past any inserted increments (and
  *   through a stub's jmp), is the original target's instruction; what is
- *   left is increment sequences (`[pushf] incq %gs:counter(%rip) [popf]`,
- *   the counter a per-CPU relocation) and stubs (sequences, then a jmp);
+ *   left is increment sequences (`[pushf] [push %r] mov piece(%rip), %r;
+ *   incq %gs:counter(%r) [pop %r] [popf]`, the piece a relocation, the
+ *   counter a field the module fills) and stubs (sequences, then a jmp);
  * - the increments: every path of the original CFG from the entry to EXIT
  *   (each edge at most twice) walked through the copy executes exactly one
  *   increment of each counted edge's counter per traversal, the
  *   activation counter once, and nothing else;
+ * - registers: along every such path, a register a sequence uses without
+ *   saving it is written by the original's instructions before any reads
+ *   it (a call reads the caller-saved ones, ret the return and
+ *   callee-saved ones), and is callee-saved or written by the function;
  * - flags and ORC: where the flags are live the increment saves them, and
- *   every ORC entry in effect inside a pushf..popf moves an sp-based CFA
- *   by 8 and nowhere else; a CFA on another register there is refused
- *   (inline-flags-live).
+ *   every ORC entry in effect inside a sequence's pushes moves an sp-based
+ *   CFA by 8 a push and nowhere else; a CFA on another register there is
+ *   refused (inline-flags-live, inline-no-register).
  */
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +74,22 @@ static const char flags_src[] =
 	"	ret\n"
 	"	.size flags, .-flags\n";
 
+/* A register is dead on every edge: each increment needs no push. */
+static const char dead_src[] =
+	"	.text\n	.globl dead\n	.type dead, @function\ndead:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	mov $0, %ecx\n"
+	"	mov %edi, %eax\n"
+	"	cmp $5, %edi\n"
+	"	je 1f\n"
+	"	mov $1, %ecx\n"
+	"	add %ecx, %eax\n"
+	"	ret\n"
+	"1:	mov $2, %ecx\n"
+	"	add %ecx, %eax\n"
+	"	ret\n"
+	"	.size dead, .-dead\n";
+
 struct fixture {
 	struct elfobj *o;
 	struct cfg_input in;
@@ -84,8 +106,10 @@ struct decoded {
 	uint32_t *idx_at;	/* per copy byte: original instruction + 1 starting there */
 	int32_t *seq_ctr;	/* per copy byte: counter + 1 of a sequence starting there */
 	uint8_t *seq_len, *seq_save;
+	uint8_t *seq_reg;	/* per copy byte: a sequence's register; + 16 when pushed */
+	uint8_t *depth;		/* per copy byte: pushes in effect (a sequence's) */
 	uint8_t *stub_jmp;	/* per copy byte: a stub's jmp starts there */
-	uint32_t nseq, nsave, stubs_at;
+	uint32_t nseq, nsave, npush, stubs_at;
 };
 
 static void orc_set(uint8_t *o, int16_t sp_offset, uint8_t sp_reg)
@@ -138,29 +162,90 @@ static int instrument(struct fixture *f, int all)
 				      f->ncounters);
 }
 
-/* The counter of the increment at p (pushf/incq/popf or incq), or -1; *len its bytes. */
-static int32_t seq_at(const struct inline_copy *cp, uint32_t p, uint8_t *len, uint8_t *save)
+/* The relocation of cp at off with copy kind, or NULL. */
+static const struct inline_reloc *reloc_at(const struct inline_copy *cp, uint32_t off, uint32_t kind)
 {
-	static const uint8_t inc[4] = { 0x65, 0x48, 0xff, 0x05 };
-	uint32_t at = p + (cp->code[p] == 0x9c), k;
+	uint32_t k;
 
-	*save = at != p;
-	if (at + 8 > cp->len || memcmp(cp->code + at, inc, 4))
+	for (k = 0; k < cp->nrelocs; k++)
+		if (cp->relocs[k].off == off && cp->relocs[k].copy == kind)
+			return &cp->relocs[k];
+	return NULL;
+}
+
+/* A push (0x50) or pop (0x58) of a register at p: its number, or -1; *n its bytes. */
+static int push_pop_at(const struct inline_copy *cp, uint32_t p, uint8_t op, uint32_t *n)
+{
+	uint32_t rex = p < cp->len && cp->code[p] == 0x41;
+
+	*n = 1 + rex;
+	if (p + rex >= cp->len || (cp->code[p + rex] & 0xf8) != op)
 		return -1;
-	for (k = 0; k < cp->nrelocs; k++) {
-		const struct inline_reloc *r = &cp->relocs[k];
+	return (int)(8 * rex + (cp->code[p + rex] & 7));
+}
 
-		if (r->off != at + 4 || r->copy != INLINE_PERCPU)
-			continue;
-		if ((r->addend + 4) % 8 || r->addend + 4 < 0 ||
-		    (uint64_t)(r->addend + 4) / 8 >= cp->ncounters)
-			return -1;
-		if (*save && (at + 8 >= cp->len || cp->code[at + 8] != 0x9d))
-			return -1;	/* a pushf without its popf */
-		*len = (uint8_t)(8 + 2 * *save);
-		return (int32_t)((r->addend + 4) / 8);
+/*
+ * The counter of the increment sequence at p, or -1; *len its bytes, *save
+ * whether it saves the flags, *reg its register (+ 16 when pushed); depth[]
+ * from p gets the pushes in effect at each of its bytes.
+ */
+static int32_t seq_at(const struct inline_copy *cp, uint32_t p, uint8_t *len, uint8_t *save,
+		      uint8_t *reg, uint8_t *depth)
+{
+	const struct inline_reloc *piece, *disp;
+	uint32_t at = p, n, d = 0, k;
+	int pushed = -1, r, ctr;
+	int32_t field;
+
+	*save = cp->code[at] == 0x9c;
+	if (*save)
+		depth[at++] = (uint8_t)d++;
+	pushed = push_pop_at(cp, at, 0x50, &n);
+	if (pushed >= 0) {
+		for (k = 0; k < n; k++)
+			depth[at++] = (uint8_t)d;
+		d++;
 	}
-	return -1;
+	/* mov piece(%rip), %r */
+	if (at + 7 > cp->len || (cp->code[at] & 0xfb) != 0x48 || cp->code[at + 1] != 0x8b ||
+	    (cp->code[at + 2] & 0xc7) != 0x05)
+		return -1;
+	r = ((cp->code[at] & 4) ? 8 : 0) | ((cp->code[at + 2] >> 3) & 7);
+	piece = reloc_at(cp, at + 3, INLINE_COUNTER_PIECE);
+	if ((pushed >= 0 && pushed != r) || !piece || piece->addend != -4 ||
+	    piece->type != R_X86_64_PC32)
+		return -1;
+	for (k = 0; k < 7; k++)
+		depth[at++] = (uint8_t)d;
+	/* incq %gs:counter(%r) */
+	if (at + 8 + ((r & 7) == 4) > cp->len || cp->code[at] != 0x65 ||
+	    cp->code[at + 1] != (0x48 | (r >= 8)) || cp->code[at + 2] != 0xff ||
+	    cp->code[at + 3] != (0x80 | (r & 7)) || ((r & 7) == 4 && cp->code[at + 4] != 0x24))
+		return -1;
+	n = 4 + ((r & 7) == 4);
+	disp = reloc_at(cp, at + n, INLINE_COUNTER_DISP);
+	memcpy(&field, cp->code + at + n, 4);
+	if (!disp || disp->addend != field || field % 8 || field < 0 ||
+	    (uint32_t)field / 8 >= cp->ncounters)
+		return -1;
+	ctr = field / 8;
+	for (k = 0; k < n + 4; k++)
+		depth[at++] = (uint8_t)d;
+	if (pushed >= 0) {
+		if (push_pop_at(cp, at, 0x58, &n) != r)
+			return -1;	/* a push without its pop */
+		for (k = 0; k < n; k++)
+			depth[at++] = (uint8_t)d;
+		d--;
+	}
+	if (*save) {
+		if (at >= cp->len || cp->code[at] != 0x9d)
+			return -1;	/* a pushf without its popf */
+		depth[at++] = (uint8_t)d;
+	}
+	*len = (uint8_t)(at - p);
+	*reg = (uint8_t)(r + (pushed >= 0 ? 16 : 0));
+	return ctr;
 }
 
 /* Past the increments at p: the instruction (index + 1) it reaches, or 0. */
@@ -194,21 +279,25 @@ static int decode_copy(const struct fixture *f, struct decoded *d)
 	d->seq_ctr = calloc(cp->len + 1, sizeof(*d->seq_ctr));
 	d->seq_len = calloc(cp->len + 1, 1);
 	d->seq_save = calloc(cp->len + 1, 1);
+	d->seq_reg = calloc(cp->len + 1, 1);
+	d->depth = calloc(cp->len + 1, 1);
 	d->stub_jmp = calloc(cp->len + 1, 1);
 	CU_ASSERT_FATAL(d->opos && d->ilen && d->idx_at && d->seq_ctr && d->seq_len && d->seq_save &&
-			d->stub_jmp);
+			d->seq_reg && d->depth && d->stub_jmp);
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	while (p < cp->len) {
-		uint8_t len, save;
-		int32_t ctr = seq_at(cp, p, &len, &save);
+		uint8_t len, save, reg;
+		int32_t ctr = seq_at(cp, p, &len, &save, &reg, d->depth);
 		ZydisDecodedInstruction zn;
 
 		if (ctr >= 0) {
 			d->seq_ctr[p] = ctr + 1;
 			d->seq_len[p] = len;
 			d->seq_save[p] = save;
+			d->seq_reg[p] = reg;
 			d->nseq++;
 			d->nsave += save;
+			d->npush += reg >= 16;
 			p += len;
 			continue;
 		}
@@ -272,18 +361,82 @@ static void decoded_free(struct decoded *d)
 	free(d->seq_ctr);
 	free(d->seq_len);
 	free(d->seq_save);
+	free(d->seq_reg);
+	free(d->depth);
 	free(d->stub_jmp);
 }
 
-/* Increments from p on; returns where they end. */
+/* Increments from p on; returns where they end. *pending gets the registers used unsaved. */
 static uint32_t run_seqs(const struct decoded *d, const struct inline_copy *cp, uint32_t p,
-			 uint64_t *counts)
+			 uint64_t *counts, uint32_t *pending)
 {
 	while (p < cp->len && d->seq_ctr[p]) {
 		counts[d->seq_ctr[p] - 1]++;
+		if (d->seq_reg[p] < 16)
+			*pending |= 1u << d->seq_reg[p];
 		p += d->seq_len[p];
 	}
 	return p;
+}
+
+#define CALLER_SAVED 0x0fc7u	/* rax rcx rdx rsi rdi r8-r11 */
+#define RET_READS 0xf02du	/* rax rdx rbx rbp r12-r15 */
+
+/* The general registers original instruction i reads and writes whole (32 or 64 bits). */
+static void insn_regs(const struct fixture *f, uint32_t i, uint32_t *rd, uint32_t *wr)
+{
+	const struct cfg_insn *ci = &f->c.insns[i];
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t k;
+
+	*rd = *wr = 0;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f->in.code + (ci->addr - f->in.addr),
+							     ci->len, &zi, ops)));
+	for (k = 0; k < zi.operand_count; k++) {
+		ZydisRegister regs[3] = { ZYDIS_REGISTER_NONE, ZYDIS_REGISTER_NONE,
+					  ZYDIS_REGISTER_NONE };
+		int j;
+
+		if (ops[k].type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			regs[1] = ops[k].mem.base;
+			regs[2] = ops[k].mem.index;
+		} else if (ops[k].type == ZYDIS_OPERAND_TYPE_REGISTER) {
+			regs[0] = ops[k].reg.value;
+		}
+		for (j = 0; j < 3; j++) {
+			ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+									     regs[j]);
+			uint32_t bit;
+
+			if (ZydisRegisterGetClass(big) != ZYDIS_REGCLASS_GPR64)
+				continue;
+			bit = 1u << ZydisRegisterGetId(big);
+			if (j || (ops[k].actions & (ZYDIS_OPERAND_ACTION_READ |
+						    ZYDIS_OPERAND_ACTION_CONDREAD)))
+				*rd |= bit;
+			else if ((ops[k].actions & ZYDIS_OPERAND_ACTION_WRITE) && ops[k].size >= 32)
+				*wr |= bit;
+		}
+	}
+	if (ci->kind == CFG_I_CALL || ci->kind == CFG_I_CALL_INDIRECT)
+		*rd |= CALLER_SAVED;
+	if (ci->kind == CFG_I_RET)
+		*rd |= RET_READS;
+}
+
+/* Instruction i runs: -1 if it reads a register a sequence used unsaved and none rewrote. */
+static int run_insn(const struct fixture *f, uint32_t i, uint32_t *pending)
+{
+	uint32_t rd, wr;
+
+	insn_regs(f, i, &rd, &wr);
+	if (rd & *pending)
+		return -1;
+	*pending &= ~wr;
+	return 0;
 }
 
 /*
@@ -296,7 +449,7 @@ static int walk(const struct fixture *f, const struct decoded *d, const uint32_t
 {
 	const struct cfg *c = &f->c;
 	const struct inline_copy *cp = &f->cp;
-	uint32_t p = 0, b = 0, k, i;
+	uint32_t p = 0, b = 0, k, i, pending = 0;
 
 	for (k = 0; k < n; k++) {
 		const struct cfg_block *bl = &c->blocks[b];
@@ -304,8 +457,8 @@ static int walk(const struct fixture *f, const struct decoded *d, const uint32_t
 		uint32_t last = bl->first_insn + bl->ninsn - 1;
 
 		for (i = bl->first_insn; i <= last; i++) {
-			p = run_seqs(d, cp, p, counts);
-			if (p != d->opos[i])
+			p = run_seqs(d, cp, p, counts, &pending);
+			if (p != d->opos[i] || run_insn(f, i, &pending))
 				return -1;
 			if (i < last)
 				p += d->ilen[i];	/* plain instructions run through */
@@ -319,7 +472,7 @@ static int walk(const struct fixture *f, const struct decoded *d, const uint32_t
 		case CFG_E_JUMP:
 			p = rel_target(cp, p, d->ilen[last]);
 			if (p >= d->stubs_at && p < cp->len) {
-				p = run_seqs(d, cp, p, counts);
+				p = run_seqs(d, cp, p, counts, &pending);
 				if (p >= cp->len || !d->stub_jmp[p])
 					return -1;
 				p = rel_target(cp, p, 5);
@@ -330,8 +483,8 @@ static int walk(const struct fixture *f, const struct decoded *d, const uint32_t
 		default:
 			return -1;	/* no other kind in these functions */
 		}
-		if (e->dst >= c->nblocks)
-			return k + 1 == n ? 0 : -1;
+		if (e->dst >= c->nblocks)	/* out of the function: every register read */
+			return k + 1 == n && (!pending || c->insns[last].kind == CFG_I_RET) ? 0 : -1;
 		b = e->dst;
 	}
 	return -1;
@@ -383,9 +536,20 @@ static uint32_t check_copy(const struct fixture *f)
 	struct decoded d;
 	struct paths ps = { .f = f, .d = &d };
 
+	uint32_t i, rd, wr, written = 0;
+
 	CU_ASSERT_EQUAL_FATAL(decode_copy(f, &d), 0);
 	CU_ASSERT_EQUAL(d.nseq, f->cp.nsequences);
 	CU_ASSERT_EQUAL(d.nsave, f->cp.nflags_saved);
+	CU_ASSERT_EQUAL(d.npush, f->cp.nregs_saved);
+	/* unsaved: callee-saved, or caller-saved and written by the function anyway */
+	for (i = 0; i < f->c.ninsns; i++) {
+		insn_regs(f, i, &rd, &wr);
+		written |= wr;
+	}
+	for (i = 0; i < f->cp.len; i++)
+		if (d.seq_ctr[i] && d.seq_reg[i] < 16)
+			CU_ASSERT((1u << d.seq_reg[i]) & (~CALLER_SAVED | written));
 	ps.used = calloc(f->c.nedges + 1, 1);
 	ps.counts = calloc(f->ncounters, sizeof(*ps.counts));
 	ps.want = calloc(f->ncounters, sizeof(*ps.want));
@@ -415,6 +579,11 @@ static void test_stream_and_paths(void)
 		setup(&f, flags_src, "flags", ORC_SP);
 		CU_ASSERT_EQUAL_FATAL(instrument(&f, all), 0);
 		check_copy(&f);
+		teardown(&f);
+		setup(&f, dead_src, "dead", ORC_SP);
+		CU_ASSERT_EQUAL_FATAL(instrument(&f, all), 0);
+		check_copy(&f);
+		CU_ASSERT_EQUAL(f.cp.nregs_saved, 0);
 		teardown(&f);
 	}
 }
@@ -462,7 +631,8 @@ static void check_saved_sites(const struct fixture *f, const struct decoded *d)
 
 /*
  * Flags live: saved around the increment, and the CFA in effect is the
- * original's + 8 exactly between pushf and popf (sp-based), the original's
+ * original's + 8 for each push in effect (pushf, push of a register no
+ * dead one could replace) exactly while it is (sp-based), the original's
  * everywhere for bp.
  */
 static void test_flags_live_orc(void)
@@ -470,8 +640,8 @@ static void test_flags_live_orc(void)
 	static const uint8_t regs[2] = { ORC_SP, ORC_BP };
 	struct fixture f;
 	struct decoded d;
-	uint32_t r, p, q;
-	uint8_t reg, *inside;
+	uint32_t r, p;
+	uint8_t reg;
 
 	for (r = 0; r < 2; r++) {
 		setup(&f, flags_src, "flags", regs[r]);
@@ -480,37 +650,34 @@ static void test_flags_live_orc(void)
 		CU_ASSERT_EQUAL_FATAL(decode_copy(&f, &d), 0);
 		CU_ASSERT_EQUAL(d.nsave, f.cp.nflags_saved);
 		check_saved_sites(&f, &d);
-		/* after pushf ran, up to popf: [pushf + 1, popf] */
-		inside = calloc(f.cp.len + 1, 1);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(inside);
-		for (q = 0; q < f.cp.len; q++)
-			if (d.seq_ctr[q] && d.seq_save[q])
-				memset(inside + q + 1, 1, 9);
+		/* each push a sequence made and not yet undone: 8 more (sp) */
 		for (p = 0; p < f.cp.len; p++) {
 			int16_t sp = orc_sp_at(&f.cp, p, &reg);
 
 			CU_ASSERT_EQUAL(reg, regs[r]);
-			CU_ASSERT_EQUAL(sp, regs[r] == ORC_SP && inside[p] ? 16 : 8);
+			CU_ASSERT_EQUAL(sp, regs[r] == ORC_SP ? 8 + 8 * d.depth[p] : 8);
 		}
-		free(inside);
 		decoded_free(&d);
 		teardown(&f);
 	}
 }
 
 /*
- * A CFA on another register where the flags are live: refused, whether the
- * increment is a fall-through's or a stub's (each edge counted alone); where
- * none is live: accepted.
+ * A CFA on another register where a sequence must push (the flags live, or
+ * no register dead): refused, whether the increment is a fall-through's or
+ * a stub's (each edge counted alone), the flags' sites as inline-flags-live;
+ * where nothing is pushed: accepted. Where a register is dead everywhere,
+ * nothing is.
  */
-static void test_flags_live_refused(void)
+static void test_push_refused(void)
 {
 	struct fixture f;
-	uint32_t e, nlive = 0;
+	uint32_t e, nlive = 0, nok = 0;
 
 	setup(&f, flags_src, "flags", ORC_R10);
 	CU_ASSERT_EQUAL(instrument(&f, 1), -PT_EREFUSED);
-	CU_ASSERT(f.cp.refusal && !strcmp(f.cp.refusal, "inline-flags-live"));
+	CU_ASSERT(f.cp.refusal && (!strcmp(f.cp.refusal, "inline-flags-live") ||
+				   !strcmp(f.cp.refusal, "inline-no-register")));
 	CU_ASSERT_EQUAL(f.cp.len, f.cp.orig_len);	/* unchanged */
 	for (e = 0; e < f.c.nedges; e++) {
 		const struct cfg_block *src = &f.c.blocks[f.c.edges[e].src];
@@ -522,18 +689,30 @@ static void test_flags_live_refused(void)
 		f.edge_counter[e] = 0;
 		f.cp.refusal = NULL;
 		err = inline_counters_insert(&f.in, &f.c, &f.cp, f.edge_counter, INLINE_NONE, 1);
-		CU_ASSERT_EQUAL(err, live ? -PT_EREFUSED : 0);
+		CU_ASSERT(err == 0 || err == -PT_EREFUSED);
+		if (live)
+			CU_ASSERT(err && !strcmp(f.cp.refusal, "inline-flags-live"));
+		if (err && !live)
+			CU_ASSERT(!strcmp(f.cp.refusal, "inline-no-register"));
 		nlive += live;
-		if (!err) {	/* back to the plain copy for the next edge */
+		if (!err) {	/* nothing pushed; back to the plain copy for the next edge */
+			CU_ASSERT_EQUAL(f.cp.nflags_saved + f.cp.nregs_saved, 0);
+			nok++;
 			teardown(&f);
 			setup(&f, flags_src, "flags", ORC_R10);
 		}
 	}
 	CU_ASSERT_EQUAL(nlive, 2);	/* je's fall-through and taken edges */
+	CU_ASSERT(nok > 0);		/* mov $1, %eax: rax is dead before it */
 	teardown(&f);
-	setup(&f, loop_src, "loop", ORC_R10);
-	CU_ASSERT_EQUAL(instrument(&f, 1), 0);
-	CU_ASSERT_EQUAL(f.cp.nflags_saved, 0);
+	setup(&f, loop_src, "loop", ORC_R10);	/* rax and rdi live throughout */
+	CU_ASSERT_EQUAL(instrument(&f, 1), -PT_EREFUSED);
+	CU_ASSERT(f.cp.refusal && !strcmp(f.cp.refusal, "inline-no-register"));
+	teardown(&f);
+	setup(&f, dead_src, "dead", ORC_R10);
+	CU_ASSERT_EQUAL_FATAL(instrument(&f, 1), 0);
+	CU_ASSERT_EQUAL(f.cp.nflags_saved + f.cp.nregs_saved, 0);
+	check_copy(&f);
 	teardown(&f);
 }
 
@@ -542,4 +721,5 @@ UNIT_SUITE(inline_counters,
 	     test_stream_and_paths },
 	   { "flags live: pushf/popf, the ORC CFA moves by 8 between them (sp), not at all (bp)",
 	     test_flags_live_orc },
-	   { "flags live with a CFA on another register: inline-flags-live", test_flags_live_refused })
+	   { "a push where the CFA is on another register: inline-flags-live, inline-no-register",
+	     test_push_refused })

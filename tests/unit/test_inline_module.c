@@ -17,6 +17,7 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
+#include <pathtrace_abi.h>
 
 #include "cfg_asm.h"
 #include "unit.h"
@@ -24,7 +25,7 @@
 /* What the template needs: .pt_inline, the counter area, ORC tables, code with a global reference. */
 static const char tmpl[] =
 	"\t.section .pt_inline,\"a\"\n\t.balign 8\npt_inline_table:\n\t.zero 32\n"
-	"\t.section .data..percpu,\"aw\"\n\t.balign 8\npt_inline_counter_base:\n"
+	"\t.section .pt_inline_pieces,\"aw\"\n\t.balign 8\npt_inline_pieces:\n\t.quad 0\n"
 	"\t.section .pt_inline_counters,\"a\"\n\t.balign 8\npt_inline_counter_bytes:\n\t.quad 0\n"
 	"\t.text\n\t.globl init_module\n\t.type init_module,@function\ninit_module:\n"
 	"\tcall klp_enable_patch\n\tret\n\t.size init_module,.-init_module\n"
@@ -216,6 +217,28 @@ static void test_written_module(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "not the inline template"));
 }
 
+/*
+ * The counter space: copies in order, each copy's counters inside one
+ * piece (the next piece when the rest of this one is too small), the span
+ * what the pieces before the last hold whole.
+ */
+static void test_counter_pieces(void)
+{
+	struct inline_copy cps[4] = { { .ncounters = 3 }, { .ncounters = 2047 },
+				      { .ncounters = 0 }, { .ncounters = 1 } };
+
+	CU_ASSERT_EQUAL(inline_module_counter_offset(cps, 0), 0);
+	/* 24 + 16376 bytes overflow the first piece */
+	CU_ASSERT_EQUAL(inline_module_counter_offset(cps, 1), PT_INLINE_PIECE_BYTES);
+	CU_ASSERT_EQUAL(inline_module_counter_offset(cps, 2), PT_INLINE_PIECE_BYTES + 16376);
+	/* 16376 + 8 fill the second piece exactly */
+	CU_ASSERT_EQUAL(inline_module_counter_offset(cps, 3), PT_INLINE_PIECE_BYTES + 16376);
+	CU_ASSERT_EQUAL(inline_module_counter_bytes(cps, 4), 2 * PT_INLINE_PIECE_BYTES);
+	CU_ASSERT_EQUAL(inline_module_counter_bytes(cps, 1), 24);
+	CU_ASSERT_EQUAL(inline_module_counter_bytes(cps, 0), 0);
+}
+
 UNIT_SUITE(inline_module,
 	   { "the written module read back: code, symbols, relocations, tables, ORC",
-	     test_written_module })
+	     test_written_module },
+	   { "the counter space: each copy's counters in one piece", test_counter_pieces })

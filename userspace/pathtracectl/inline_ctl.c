@@ -130,29 +130,34 @@ static void refuse(struct inline_target *t, const char *name, const char *tag, c
 }
 
 /*
- * The generated module's per-CPU counters come from the kernel's module
- * reserve of per-CPU memory (PERCPU_MODULE_RESERVE, 8 KiB on x86-64, shared
- * with every module's static per-CPU data): a module that asks for more is
- * refused with a warning in dmesg and no copy runs. The copies whose
- * counters would take the area past half of it are refused here instead.
+ * The generated module allocates the copies' counters in per-CPU pieces of
+ * PT_INLINE_PIECE_BYTES, each copy's in one: a copy with more counters is
+ * refused here.
  */
-#define INLINE_PERCPU_BUDGET 4096u
-
-static void refuse_over_percpu(struct inline_target *t, const struct inline_copy *cp, uint32_t n)
+static void refuse_over_piece(struct inline_target *t, const struct inline_copy *cp, uint32_t n)
 {
-	uint64_t used = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (!t[i].refusal && 8ull * cp[i].ncounters > PT_INLINE_PIECE_BYTES)
+			refuse(&t[i], cp[i].name, "inline-percpu", "its counters do not fit one "
+			       "piece of the copies' per-CPU counters");
+}
+
+/* What the copies' increments cost: how many save the flags or a register. */
+static void print_sequences(const struct inline_copy *cps, uint32_t n)
+{
+	uint64_t seq = 0, flags = 0, regs = 0;
 	uint32_t i;
 
 	for (i = 0; i < n; i++) {
-		if (t[i].refusal || !cp[i].ncounters)
-			continue;
-		if (used + 8ull * cp[i].ncounters <= INLINE_PERCPU_BUDGET) {
-			used += 8ull * cp[i].ncounters;
-			continue;
-		}
-		refuse(&t[i], cp[i].name, "inline-percpu", "its counters would take the copies' "
-		       "per-CPU area past the kernel's module reserve (enable fewer at once)");
+		seq += cps[i].nsequences;
+		flags += cps[i].nflags_saved;
+		regs += cps[i].nregs_saved;
 	}
+	if (seq)
+		printf("inline: %" PRIu64 " increments, %" PRIu64 " saving the flags, %" PRIu64
+		       " saving a register (none dead)\n", seq, flags, regs);
 }
 
 /* livepatch's old_sympos of symbol s: 0 if its name is unique in its object. Returns -1 if unknowable. */
@@ -412,7 +417,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		err = copy_one(*k, sc, &t[i], &w.cp[i], &w.orig[i]);
 	if (err)
 		goto nomem;
-	refuse_over_percpu(t, w.cp, n);
+	refuse_over_piece(t, w.cp, n);
 	/* calls between copies stay in the copies; a jump into another's middle refuses */
 	do {
 		w.nidx = 0;
@@ -459,6 +464,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		goto out;
 	}
 	printf("inline: %u functions run as copies in %s\n", w.nidx, INLINE_MODULE);
+	print_sequences(acc, w.nidx);
 	ret = 0;
 	goto out;
 nomem:

@@ -21,8 +21,16 @@
 #include <pathtrace/ksyms.h>
 
 #define INLINE_NONE UINT32_MAX
-/* inline_reloc.copy: a PC32 against this copy's own per-CPU counters (addend: the counter's bytes - 4) */
-#define INLINE_PERCPU (UINT32_MAX - 1)
+/*
+ * inline_reloc.copy for the counters (docs/inline.md, "The increment"):
+ * INLINE_COUNTER_PIECE, a PC32 against the module's slot holding the base
+ * of the per-CPU piece with this copy's counters (addend -4: the module
+ * writer adds the slot); INLINE_COUNTER_DISP, no relocation: the 4-byte
+ * field holds the counter's bytes (addend too), to which the module
+ * writer adds where the copy's counters start in their piece.
+ */
+#define INLINE_COUNTER_PIECE (UINT32_MAX - 1)
+#define INLINE_COUNTER_DISP (UINT32_MAX - 2)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -55,6 +63,7 @@ struct inline_copy {
 	uint32_t ncounters;	/* u64 per-CPU counters its code increments (0: none) */
 	uint32_t nsequences;	/* increments inserted (inline_counters_insert) */
 	uint32_t nflags_saved;	/* of those, inside pushf/popf */
+	uint32_t nregs_saved;	/* of those, with their register pushed (none dead) */
 	const char *refusal;	/* a stable tag when refused */
 	char detail[200];	/* where and why, for a human */
 };
@@ -87,17 +96,20 @@ int inline_fentry_site(const struct cfg_input *in);
 
 /*
  * Puts an edges plan into the copy cp (built by inline_copy_build from in
- * and c): a per-CPU `incq %gs:counter(%rip)` on each edge e whose
+ * and c): a per-CPU increment (`mov piece(%rip), %r; incq
+ * %gs:counter(%r)`, a dead register or one saved) on each edge e whose
  * edge_counter[e] is not INLINE_NONE and, unless entry_counter is
  * INLINE_NONE, one counting activations after the __fentry__ site; the
- * counters are ncounters u64 of the copy's own (INLINE_PERCPU
- * relocations). Branches inside the function become rel32 and the
+ * counters are ncounters u64 of the copy's own (INLINE_COUNTER_PIECE and
+ * INLINE_COUNTER_DISP fields). Branches inside the function become rel32 and the
  * relocations, exception, bug and ORC entries move with their
  * instructions (docs/inline.md, "Counters (edges mode)"). Refuses
  * (-PT_EREFUSED, cp->refusal set): "inline-edge" (an edge with no place
  * for its increment), "inline-flags-live" (flags live where the CFA is
  * neither sp- nor bp-based), "inline-branch" (a branch inside the function
- * that cannot be re-encoded), "inline-rip-inside", "inline-decode".
+ * that cannot be re-encoded), "inline-no-register" (no dead register where
+ * the CFA is neither sp- nor bp-based), "inline-rip-inside",
+ * "inline-decode".
  * Returns 0, -PT_EREFUSED, -PT_EINVAL (bad input) or -PT_ENOMEM; cp is
  * unchanged unless 0.
  */
@@ -138,10 +150,14 @@ int inline_module_write(const char *template_path, const char *out_path,
 			const struct inline_copy *cps, uint32_t n, char *err, size_t errlen);
 
 /*
- * Where copy i's counters lie from the module's pt_inline_counter_base
- * (what pathtrace.ko is told, PT_ADD_INLINE): bytes, copies in order.
+ * Where copy i's counters lie in the module's counter space (what
+ * pathtrace.ko is told, PT_ADD_INLINE): bytes, copies in order, each
+ * copy's in one piece of PT_INLINE_PIECE_BYTES (pathtrace_abi.h).
  */
 uint64_t inline_module_counter_offset(const struct inline_copy *cps, uint32_t i);
+
+/* The bytes the counters of copies 0..n-1 span (pieces before the last whole). */
+uint64_t inline_module_counter_bytes(const struct inline_copy *cps, uint32_t n);
 
 /* Where a copy lands in .text.pt_inline: its offset (copies in order, 16-byte aligned). */
 uint64_t inline_module_offset(const struct inline_copy *cps, uint32_t i);

@@ -18,9 +18,18 @@
  *       BUG): before the block's last instruction;
  *   activations: after the __fentry__ site, on the entry's fall-through.
  *
- * incq writes OF, SF, ZF, AF and PF: where one of them is live (liveness
- * on the CFG) the increment is `pushf; incq; popf`, with ORC entries that
- * say the CFA moved by 8 (an sp-based CFA only; otherwise refused).
+ * The counters are per-CPU memory the inline module allocates (pieces of
+ * PT_INLINE_PIECE_BYTES); the increment loads its piece's base into a
+ * scratch register and increments the counter through it:
+ *
+ *   mov piece(%rip), %r; incq %gs:counter(%r)
+ *
+ * The register is one dead at the site (liveness on the CFG: Ball and
+ * Larus's register scavenging) that the function writes anyway, or saved
+ * around the sequence (push/pop) where none is. incq writes OF, SF, ZF,
+ * AF and PF: where one of them is live the sequence saves them
+ * (pushf/popf). Pushes come with ORC entries that say the CFA moved by 8
+ * each (an sp-based CFA; a bp-based one does not move; otherwise refused).
  */
 #include <elf.h>
 #include <inttypes.h>
@@ -36,7 +45,8 @@
 
 #include "inline_refuse.h"
 
-#define INC_LEN 8		/* 65 48 ff 05 disp32: incq %gs:disp32(%rip) */
+#define MOV_LEN 7		/* REX.W 8b /r, RIP-relative disp32: mov piece(%rip), %r */
+#define INC_LEN 8		/* 65 REX.W ff /0, disp32(%r): incq %gs:counter(%r) (+1: SIB) */
 #define SAVE_LEN 1		/* pushf, popf */
 #define JMP_LEN 5
 #define JCC_LEN 6
@@ -46,21 +56,32 @@
 #define ORC_REG_SP 5
 #define ORC_REG_BP 4
 
+/* General registers by encoding (rax 0 .. r15 15), as bits. */
+#define R(x) (1u << (x))
+#define REG_RAX 0
+#define REG_RSP 4
+#define REG_RBP 5
+#define GPRS_ALL 0xffffu
+#define GPRS_CALLER_SAVED (R(0) | R(1) | R(2) | R(6) | R(7) | R(8) | R(9) | R(10) | R(11))
+#define GPRS_RET (R(0) | R(2) | R(3) | R(4) | R(5) | R(12) | R(13) | R(14) | R(15))
+#define GPRS_CALLEE_SAVED (R(3) | R(12) | R(13) | R(14) | R(15))
+
 #define refuse inline_refuse
 
-/* One increment: where it runs and whether it saves the flags. */
+/* One increment: its counter, whether it saves the flags, its register and whether it saves it. */
 struct incr {
 	uint32_t counter;
 	uint8_t save;
+	uint8_t reg;
+	uint8_t push;
 };
 
 /* A stub: the taken side of the Jcc insn, or the landing pad of its fixup. */
 struct stub {
 	uint32_t insn;
-	uint32_t counter;
 	uint64_t target;	/* original address: inside, or outside the function */
 	uint8_t fixup;
-	uint8_t save;
+	struct incr x;
 	uint32_t pos;		/* in the new code */
 };
 
@@ -73,6 +94,8 @@ struct lay {
 	uint32_t *ft_start, *tgt, *pos;	/* new offsets */
 	uint32_t *nlen;			/* new length of each instruction */
 	uint32_t *flags_live;		/* live status flags before each instruction */
+	uint32_t *regs_live;		/* live general registers before each instruction */
+	uint32_t scratch_ok;		/* registers a sequence may use unsaved where dead */
 	struct stub *stubs;
 	uint32_t nstubs;
 	uint32_t len;
@@ -102,51 +125,17 @@ static uint32_t insn_at(const struct cfg *c, uint64_t a)
 	return i < c->ninsns && c->insns[i].addr == a ? i : UINT32_MAX;
 }
 
-/* Flags read and written by each instruction, then liveness to a fixed point. */
-static int liveness(const struct cfg_input *in, const struct cfg *c, uint32_t *live)
+/*
+ * Backward liveness to a fixed point from per-instruction use and def;
+ * exit_live where a branch leaves the function (a ret says what it reads
+ * in its use).
+ */
+static void solve(const struct cfg *c, const uint32_t *use, const uint32_t *def, uint32_t exit_live,
+		  uint32_t *live)
 {
-	uint32_t *use = calloc(c->ninsns + 1, sizeof(*use)), *def = calloc(c->ninsns + 1, sizeof(*def));
-	ZydisDecoder dec;
-	uint32_t i, k;
 	int changed = 1;
+	uint32_t k;
 
-	if (!use || !def) {
-		free(use);
-		free(def);
-		return -PT_ENOMEM;
-	}
-	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	for (i = 0; i < c->ninsns; i++) {
-		const struct cfg_insn *ci = &c->insns[i];
-		ZydisDecodedInstruction zi;
-
-		switch (ci->kind) {
-		case CFG_I_CALL:
-		case CFG_I_CALL_INDIRECT:
-		case CFG_I_FENTRY:
-			def[i] = FLAGS_ALL;	/* a callee clobbers them (the ABI) */
-			continue;
-		case CFG_I_CALL_NORETURN:
-		case CFG_I_RET:
-		case CFG_I_TAIL_CALL:
-		case CFG_I_BUG:
-		case CFG_I_WARN:
-			continue;
-		}
-		if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL,
-								in->code + (ci->addr - in->addr),
-								in->len - (ci->addr - in->addr), &zi))) {
-			use[i] = FLAGS_ALL;	/* cfg_build decoded it; be safe anyway */
-			continue;
-		}
-		if (zi.cpu_flags) {
-			use[i] = zi.cpu_flags->tested & FLAGS_ALL;
-			/* only flags surely written kill: modified, set or cleared */
-			def[i] = (zi.cpu_flags->modified | zi.cpu_flags->set_0 |
-				  zi.cpu_flags->set_1 | zi.cpu_flags->undefined) & FLAGS_ALL &
-				 ~use[i];
-		}
-	}
 	memset(live, 0, (c->ninsns + 1) * sizeof(*live));
 	while (changed) {
 		changed = 0;
@@ -163,6 +152,8 @@ static int liveness(const struct cfg_input *in, const struct cfg *c, uint32_t *l
 
 					if (d < c->nblocks)
 						out |= live[c->blocks[d].first_insn];
+					else if (ci->kind != CFG_I_RET)
+						out |= exit_live;
 				}
 			}
 			v = (out & ~def[k]) | use[k];
@@ -172,14 +163,158 @@ static int liveness(const struct cfg_input *in, const struct cfg *c, uint32_t *l
 			}
 		}
 	}
+}
+
+/* The general register (encoding 0-15) reg is, or lies in; -1 for any other register. */
+static int gpr(ZydisRegister reg)
+{
+	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+
+	if (ZydisRegisterGetClass(big) != ZYDIS_REGCLASS_GPR64)
+		return -1;
+	return ZydisRegisterGetId(big);
+}
+
+/* General registers instruction zi reads (use) and surely writes in full (def). */
+static void regs_used(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops,
+		      uint32_t *use, uint32_t *def)
+{
+	uint32_t u = 0, d = 0, k;
+	int r;
+
+	for (k = 0; k < zi->operand_count; k++) {
+		const ZydisDecodedOperand *op = &ops[k];
+
+		if (op->type == ZYDIS_OPERAND_TYPE_MEMORY) {
+			if ((r = gpr(op->mem.base)) >= 0)
+				u |= R(r);
+			if ((r = gpr(op->mem.index)) >= 0)
+				u |= R(r);
+			continue;
+		}
+		if (op->type != ZYDIS_OPERAND_TYPE_REGISTER || (r = gpr(op->reg.value)) < 0)
+			continue;
+		if (op->actions & (ZYDIS_OPERAND_ACTION_READ | ZYDIS_OPERAND_ACTION_CONDREAD))
+			u |= R(r);
+		/* a 32- or 64-bit write replaces the register; 8 and 16 bits keep the rest */
+		if ((op->actions & ZYDIS_OPERAND_ACTION_WRITE) && op->size >= 32)
+			d |= R(r);
+	}
+	*use = u;
+	*def = d & ~u;
+}
+
+/*
+ * Liveness of the status flags and of the general registers before each
+ * instruction, and the registers the function writes anywhere (*written).
+ * A call reads every caller-saved register and writes none (helpers with
+ * their own conventions, __get_user_N and thunks, keep registers); ret
+ * reads the return and callee-saved registers; a tail call, a noreturn
+ * call and EXIT read all; an instruction that may fault into its fixup
+ * writes nothing (the fixup runs without its writes).
+ */
+static int liveness(const struct cfg_input *in, const struct cfg *c, uint32_t *flags_live,
+		    uint32_t *regs_live, uint32_t *written)
+{
+	uint32_t n = c->ninsns + 1;
+	uint32_t *use = calloc(n, sizeof(*use)), *def = calloc(n, sizeof(*def));
+	uint32_t *ruse = calloc(n, sizeof(*ruse)), *rdef = calloc(n, sizeof(*rdef));
+	ZydisDecoder dec;
+	uint32_t i, e;
+
+	if (!use || !def || !ruse || !rdef) {
+		free(use);
+		free(def);
+		free(ruse);
+		free(rdef);
+		return -PT_ENOMEM;
+	}
+	*written = 0;
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (i = 0; i < c->ninsns; i++) {
+		const struct cfg_insn *ci = &c->insns[i];
+		const struct cfg_block *b = &c->blocks[ci->block];
+		ZydisDecodedInstruction zi;
+		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, in->code + (ci->addr - in->addr),
+							 in->len - (ci->addr - in->addr), &zi,
+							 ops))) {
+			use[i] = FLAGS_ALL;	/* cfg_build decoded it; be safe anyway */
+			ruse[i] = GPRS_ALL;
+			continue;
+		}
+		regs_used(&zi, ops, &ruse[i], &rdef[i]);
+		*written |= rdef[i];
+		switch (ci->kind) {
+		case CFG_I_CALL:
+		case CFG_I_CALL_INDIRECT:
+		case CFG_I_FENTRY:
+			def[i] = FLAGS_ALL;	/* a callee clobbers them (the ABI) */
+			ruse[i] |= GPRS_CALLER_SAVED | R(REG_RSP);
+			rdef[i] = 0;
+			continue;
+		case CFG_I_RET:
+			ruse[i] |= GPRS_RET;
+			rdef[i] = 0;
+			continue;
+		case CFG_I_CALL_NORETURN:
+		case CFG_I_TAIL_CALL:
+			ruse[i] = GPRS_ALL;
+			continue;
+		case CFG_I_BUG:
+		case CFG_I_WARN:
+			continue;
+		}
+		if (zi.cpu_flags) {
+			use[i] = zi.cpu_flags->tested & FLAGS_ALL;
+			/* only flags surely written kill: modified, set or cleared */
+			def[i] = (zi.cpu_flags->modified | zi.cpu_flags->set_0 |
+				  zi.cpu_flags->set_1 | zi.cpu_flags->undefined) & FLAGS_ALL &
+				 ~use[i];
+		}
+		if (i + 1 == b->first_insn + b->ninsn)
+			for (e = b->first_succ; e < b->first_succ + b->nsucc; e++)
+				if (c->edges[e].kind == CFG_E_FIXUP)
+					rdef[i] = def[i] = 0;
+	}
+	solve(c, use, def, 0, flags_live);
+	solve(c, ruse, rdef, GPRS_ALL, regs_live);
 	free(use);
 	free(def);
+	free(ruse);
+	free(rdef);
 	return 0;
 }
 
-static int save_needed(const struct lay *l, uint32_t insn)
+/*
+ * The increment of counter run before instruction insn (l->n: on the way
+ * out of the function, where everything is live): the flags saved if one
+ * incq writes is live there, a dead register it may use, else one saved.
+ */
+static struct incr incr_at(const struct lay *l, uint32_t counter, uint32_t insn)
 {
-	return insn < l->n && (l->flags_live[insn] & FLAGS_INC);
+	/* rather caller-saved (no save in the prologue), r11 and r10 first: the least used */
+	static const uint8_t pref[] = { 11, 10, 9, 8, 0, 1, 2, 6, 7, 3, 12, 13, 14, 15 };
+	uint32_t live = insn < l->n ? l->regs_live[insn] : GPRS_ALL, k;
+	struct incr x = { .counter = counter, .reg = REG_RAX, .push = 1 };
+
+	x.save = insn < l->n && (l->flags_live[insn] & FLAGS_INC);
+	for (k = 0; k < sizeof(pref); k++)
+		if (!(live & R(pref[k])) && (l->scratch_ok & R(pref[k]))) {
+			x.reg = pref[k];
+			x.push = 0;
+			break;
+		}
+	return x;
+}
+
+/* Where edge e goes, as an instruction index: l->n for EXIT. */
+static uint32_t dst_insn(const struct lay *l, uint32_t e)
+{
+	uint32_t d = l->c->edges[e].dst;
+
+	return d < l->c->nblocks ? l->c->blocks[d].first_insn : l->n;
 }
 
 static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *in, uint32_t e,
@@ -196,27 +331,26 @@ static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *
 		if (d != last + 1 || l->nft[d] == 2)
 			return refuse(cp, "inline-edge", "%s: edge %u (fall-through) has no place",
 				      in->name, e);
-		l->ft[d][l->nft[d]++] = (struct incr){ counter, (uint8_t)save_needed(l, d) };
+		l->ft[d][l->nft[d]++] = incr_at(l, counter, d);
 		return 0;
 	}
 	if ((ed->kind == CFG_E_TAKEN || ed->kind == CFG_E_EXIT) && li->kind == CFG_I_JCC) {
 		struct stub *st = &l->stubs[l->nstubs++];
 
-		*st = (struct stub){ .insn = last, .counter = counter, .target = li->target };
-		st->save = ed->dst < c->nblocks && save_needed(l, c->blocks[ed->dst].first_insn);
+		*st = (struct stub){ .insn = last, .target = li->target,
+				     .x = incr_at(l, counter, dst_insn(l, e)) };
 		return 0;
 	}
 	if (ed->kind == CFG_E_FIXUP) {
 		struct stub *st = &l->stubs[l->nstubs++];
 
-		*st = (struct stub){ .insn = last, .counter = counter, .target = li->target,
-				     .fixup = 1 };
-		st->save = ed->dst < c->nblocks && save_needed(l, c->blocks[ed->dst].first_insn);
+		*st = (struct stub){ .insn = last, .target = li->target, .fixup = 1,
+				     .x = incr_at(l, counter, dst_insn(l, e)) };
 		return 0;
 	}
 	if (s->nsucc == 1 && !l->nall[last] && li->kind != CFG_I_JCC) {
 		/* the only way out: every run of its last instruction takes it */
-		l->all[last] = (struct incr){ counter, (uint8_t)save_needed(l, last) };
+		l->all[last] = incr_at(l, counter, last);
 		l->nall[last] = 1;
 		return 0;
 	}
@@ -224,9 +358,21 @@ static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *
 		      in->name, e, cfg_edge_kind_name(ed->kind));
 }
 
+static uint32_t push_len(const struct incr *x)
+{
+	return x->reg >= 8 ? 2 : 1;
+}
+
 static uint32_t seq_len(const struct incr *x)
 {
-	return INC_LEN + (x->save ? 2 * SAVE_LEN : 0);
+	return MOV_LEN + INC_LEN + ((x->reg & 7) == REG_RSP) + (x->save ? 2 * SAVE_LEN : 0) +
+	       (x->push ? 2 * push_len(x) : 0);
+}
+
+/* What a sequence pushes: the flags, the register. */
+static uint32_t seq_depth(const struct incr *x)
+{
+	return x->save + x->push;
 }
 
 /* The ORC entry in effect at original address a (NULL: none). */
@@ -240,8 +386,8 @@ static const uint8_t *orc_at(const struct inline_copy *cp, uint64_t a)
 	return o;
 }
 
-/* An sp-based CFA moves by 8 under pushf; a bp-based one does not. 0, or -1 refused. */
-static int orc_pushed(const uint8_t *o, uint8_t *out)
+/* An sp-based CFA moves by 8 a push (depth of them); a bp-based one does not. 0, or -1 refused. */
+static int orc_pushed(const uint8_t *o, uint32_t depth, uint8_t *out)
 {
 	int16_t sp;
 
@@ -253,7 +399,7 @@ static int orc_pushed(const uint8_t *o, uint8_t *out)
 	if ((o[4] & 0xf) != ORC_REG_SP)
 		return -1;
 	memcpy(&sp, o, 2);
-	sp = (int16_t)(sp + 8);
+	sp = (int16_t)(sp + 8 * depth);
 	memcpy(out, &sp, 2);
 	return 0;
 }
@@ -308,28 +454,73 @@ static void put32(uint8_t *p, int64_t v)
 	memcpy(p, &x, 4);
 }
 
-/* One increment at o->at, the CFA state at orig address a (for pushf's ORC entries). */
+/* A push or pop of x's register at o->at (0x50 push, 0x58 pop). */
+static void push_pop(struct out *o, const struct incr *x, uint8_t op)
+{
+	if (x->reg >= 8)
+		o->code[o->at++] = 0x41;	/* REX.B */
+	o->code[o->at++] = (uint8_t)(op + (x->reg & 7));
+}
+
+/* After a push or pop: the ORC entry of the CFA state st with depth pushes. */
+static int orc_depth(struct out *o, const struct inline_copy *cp, const uint8_t *st, uint32_t depth)
+{
+	uint8_t e[KORC_ENTRY];
+
+	if (orc_pushed(st, depth, e))
+		return -PT_EINVAL;	/* checked by the caller before */
+	return out_orc(o, cp->addr + o->at, depth ? e : st);
+}
+
+/*
+ * One increment at o->at, the CFA state at orig address a (for the pushes'
+ * ORC entries): [pushf] [push %r] mov piece(%rip), %r; incq
+ * %gs:counter(%r) [pop %r] [popf]. The piece's address and the counter's
+ * place in it are the module's to fill (INLINE_COUNTER_PIECE and _DISP).
+ */
 static int emit_inc(struct out *o, const struct inline_copy *cp, const struct incr *x, uint64_t a)
 {
-	static const uint8_t inc[4] = { 0x65, 0x48, 0xff, 0x05 };
 	const uint8_t *st = orc_at(cp, a);
-	uint8_t pushed[KORC_ENTRY];
+	uint32_t depth = 0;
+	int err = 0;
 
 	if (x->save) {
 		o->code[o->at++] = 0x9c;	/* pushf */
-		if (orc_pushed(st, pushed) || out_orc(o, cp->addr + o->at, pushed))
-			return -PT_ENOMEM;	/* checked by the caller before */
+		err = orc_depth(o, cp, st, ++depth);
 	}
-	memcpy(o->code + o->at, inc, 4);
-	if (out_reloc(o, o->at + 4, R_X86_64_PC32, 0, (int64_t)x->counter * 8 - 4, INLINE_PERCPU))
+	if (!err && x->push) {
+		push_pop(o, x, 0x50);
+		err = orc_depth(o, cp, st, ++depth);
+	}
+	if (err)
+		return err;
+	/* mov piece(%rip), %r: REX.W (+R), 8b, ModRM 00 r 101 */
+	o->code[o->at] = (uint8_t)(0x48 | (x->reg >= 8 ? 4 : 0));
+	o->code[o->at + 1] = 0x8b;
+	o->code[o->at + 2] = (uint8_t)(((x->reg & 7) << 3) | 5);
+	if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_COUNTER_PIECE))
 		return -PT_ENOMEM;
-	o->at += INC_LEN;
-	if (x->save) {
-		o->code[o->at++] = 0x9d;	/* popf */
-		if (out_orc(o, cp->addr + o->at, st))
-			return -PT_ENOMEM;
+	o->at += MOV_LEN;
+	/* incq %gs:disp32(%r): 65, REX.W (+B), ff, ModRM 10 000 r [SIB 00 100 100] */
+	o->code[o->at++] = 0x65;
+	o->code[o->at++] = (uint8_t)(0x48 | (x->reg >= 8 ? 1 : 0));
+	o->code[o->at++] = 0xff;
+	o->code[o->at++] = (uint8_t)(0x80 | (x->reg & 7));
+	if ((x->reg & 7) == REG_RSP)
+		o->code[o->at++] = 0x24;
+	put32(o->code + o->at, (int64_t)x->counter * 8);
+	if (out_reloc(o, o->at, 0, 0, (int64_t)x->counter * 8, INLINE_COUNTER_DISP))
+		return -PT_ENOMEM;
+	o->at += 4;
+	if (x->push) {
+		push_pop(o, x, 0x58);
+		err = orc_depth(o, cp, st, --depth);
 	}
-	return 0;
+	if (!err && x->save) {
+		o->code[o->at++] = 0x9d;	/* popf */
+		err = orc_depth(o, cp, st, --depth);
+	}
+	return err;
 }
 
 /* Sorts by ip, the later written first among equal ips (insertion sort: nearly sorted). */
@@ -356,28 +547,44 @@ static uint32_t new_target(const struct lay *l, const struct inline_copy *cp, ui
 	return j == UINT32_MAX ? UINT32_MAX : l->tgt[j];
 }
 
-/* Checks every site's flags and ORC before anything is written. */
-static int check_saves(const struct lay *l, struct inline_copy *cp, const struct cfg_input *in)
+/* Refuses a sequence that pushes where the CFA is neither sp- nor bp-based. */
+static int check_push(struct inline_copy *cp, const struct cfg_input *in, const struct incr *x,
+		      uint64_t a)
 {
 	uint8_t tmp[KORC_ENTRY];
-	uint32_t i;
 
-	for (i = 0; i < l->n; i++) {
-		if ((l->nft[i] && (l->ft[i][0].save || l->ft[i][l->nft[i] - 1].save)) ||
-		    (l->nall[i] && l->all[i].save))
-			if (orc_pushed(orc_at(cp, l->c->insns[i].addr), tmp))
-				return refuse(cp, "inline-flags-live", "%s+0x%" PRIx64 ": the flags "
-					      "are live and its CFA is not sp- or bp-based: pushf "
-					      "would mislead the unwinder", in->name,
-					      l->c->insns[i].addr - in->addr);
+	if (!seq_depth(x) || !orc_pushed(orc_at(cp, a), seq_depth(x), tmp))
+		return 0;
+	if (x->save)
+		return refuse(cp, "inline-flags-live", "%s+0x%" PRIx64 ": the flags are live "
+			      "and its CFA is not sp- or bp-based: pushf would mislead the "
+			      "unwinder", in->name, a - in->addr);
+	return refuse(cp, "inline-no-register", "%s+0x%" PRIx64 ": no register is dead and "
+		      "its CFA is not sp- or bp-based: a push would mislead the unwinder",
+		      in->name, a - in->addr);
+}
+
+/* Checks every sequence's pushes against the ORC before anything is written. */
+static int check_saves(const struct lay *l, struct inline_copy *cp, const struct cfg_input *in)
+{
+	uint32_t i, k;
+	int err = 0;
+
+	for (i = 0; !err && i < l->n; i++) {
+		uint64_t a = l->c->insns[i].addr;
+
+		for (k = 0; !err && k < l->nft[i]; k++)
+			err = check_push(cp, in, &l->ft[i][k], a);
+		if (!err && l->nall[i])
+			err = check_push(cp, in, &l->all[i], a);
 	}
-	for (i = 0; i < l->nstubs; i++)
-		if (l->stubs[i].save &&
-		    orc_pushed(orc_at(cp, l->stubs[i].target), tmp))
-			return refuse(cp, "inline-flags-live", "%s: a stub to 0x%" PRIx64 ": the "
-				      "flags are live and its CFA is not sp- or bp-based",
-				      in->name, l->stubs[i].target);
-	return 0;
+	for (i = 0; !err && i < l->nstubs; i++) {
+		const struct stub *st = &l->stubs[i];
+
+		err = check_push(cp, in, &st->x, st->target - cp->addr < cp->len ? st->target :
+				 l->c->insns[st->insn].addr);
+	}
+	return err;
 }
 
 static int layout(struct lay *l, const struct inline_copy *cp)
@@ -407,7 +614,7 @@ static int layout(struct lay *l, const struct inline_copy *cp)
 		struct stub *st = &l->stubs[i];
 
 		st->pos = at;
-		at += seq_len(&(struct incr){ st->counter, st->save }) + JMP_LEN;
+		at += seq_len(&st->x) + JMP_LEN;
 	}
 	l->len = at;
 	return 0;
@@ -424,6 +631,7 @@ static void lay_free(struct lay *l)
 	free(l->pos);
 	free(l->nlen);
 	free(l->flags_live);
+	free(l->regs_live);
 	free(l->stubs);
 }
 
@@ -641,7 +849,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 	struct lay l = { .c = c, .n = c->ninsns };
 	struct out o = { 0 };
 	ZydisDecoder dec;
-	uint32_t i, e, k, nseq = 0, nsave = 0;
+	uint32_t i, e, k, nseq = 0, nsave = 0, npush = 0, written;
 	int err = -PT_ENOMEM;
 
 	if (!cp->code || cp->refusal || c->cold_addr)
@@ -655,14 +863,22 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 	l.pos = calloc(l.n + 1, sizeof(*l.pos));
 	l.nlen = calloc(l.n + 1, sizeof(*l.nlen));
 	l.flags_live = calloc(l.n + 1, sizeof(*l.flags_live));
+	l.regs_live = calloc(l.n + 1, sizeof(*l.regs_live));
 	l.stubs = calloc(c->nedges + 1, sizeof(*l.stubs));
 	if (!l.ft || !l.all || !l.nft || !l.nall || !l.ft_start || !l.tgt || !l.pos || !l.nlen ||
-	    !l.flags_live || !l.stubs)
+	    !l.flags_live || !l.regs_live || !l.stubs)
 		goto out;
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
-	err = liveness(in, c, l.flags_live);
+	err = liveness(in, c, l.flags_live, l.regs_live, &written);
 	if (err)
 		goto out;
+	/*
+	 * Unsaved, a sequence uses a callee-saved register (dead: its caller's
+	 * value is on the stack) or a caller-saved one the function writes
+	 * anyway: a caller in its unit may keep a value in any other across the
+	 * call (gcc's -fipa-ra), and the copy must clobber no more than it.
+	 */
+	l.scratch_ok = GPRS_CALLEE_SAVED | (written & GPRS_CALLER_SAVED);
 	for (e = 0; e < c->nedges; e++) {
 		if (edge_counter[e] == INLINE_NONE)
 			continue;
@@ -689,8 +905,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 				     in->name);
 			goto out;
 		}
-		l.ft[i][l.nft[i]++] = (struct incr){ entry_counter,
-						     (uint8_t)save_needed(&l, i) };
+		l.ft[i][l.nft[i]++] = incr_at(&l, entry_counter, i);
 	}
 	err = check_saves(&l, cp, in);
 	if (!err)
@@ -708,11 +923,13 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 			err = emit_inc(&o, cp, &l.ft[i][k], c->insns[i].addr);
 			nseq++;
 			nsave += l.ft[i][k].save;
+			npush += l.ft[i][k].push;
 		}
 		if (!err && l.nall[i]) {
 			err = emit_inc(&o, cp, &l.all[i], c->insns[i].addr);
 			nseq++;
 			nsave += l.all[i].save;
+			npush += l.all[i].push;
 		}
 		if (!err)
 			err = emit_insn(&o, &l, cp, &dec, i);
@@ -730,11 +947,12 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 		if (state)
 			err = out_orc(&o, cp->addr + o.at, state);
 		if (!err)
-			err = emit_inc(&o, cp, &(struct incr){ st->counter, st->save },
+			err = emit_inc(&o, cp, &st->x,
 				       st->target - cp->addr < cp->len ? st->target :
 				       c->insns[st->insn].addr);
 		nseq++;
-		nsave += st->save;
+		nsave += st->x.save;
+		npush += st->x.push;
 		if (err)
 			break;
 		o.code[o.at++] = 0xe9;
@@ -769,6 +987,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 	cp->ncounters = ncounters;
 	cp->nsequences = nseq;
 	cp->nflags_saved = nsave;
+	cp->nregs_saved = npush;
 	o.code = NULL;
 	o.relocs = NULL;
 	o.orc = NULL;

@@ -23,10 +23,18 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
+#include <pathtrace_abi.h>
 
 #define TABLE_ENTRY 32		/* name, objname, copy, sympos: the template's struct */
 #define EX_ENTRY 12
 #define BUG_ENTRY 12
+
+static void put32(uint8_t *p, int64_t v)
+{
+	int32_t x = (int32_t)v;
+
+	memcpy(p, &x, 4);
+}
 
 struct sec {
 	GElf_Shdr sh;
@@ -274,13 +282,29 @@ out:
 	return err;
 }
 
+/* Where the counters of a copy of bytes go after at: in one piece, the next one if need be. */
+static uint64_t counter_place(uint64_t at, uint64_t bytes)
+{
+	if (at % PT_INLINE_PIECE_BYTES + bytes > PT_INLINE_PIECE_BYTES)
+		at = (at / PT_INLINE_PIECE_BYTES + 1) * PT_INLINE_PIECE_BYTES;
+	return at;
+}
+
 uint64_t inline_module_counter_offset(const struct inline_copy *cps, uint32_t i)
+{
+	uint64_t at = inline_module_counter_bytes(cps, i);
+
+	return counter_place(at, (uint64_t)cps[i].ncounters * 8);
+}
+
+uint64_t inline_module_counter_bytes(const struct inline_copy *cps, uint32_t n)
 {
 	uint64_t at = 0;
 	uint32_t k;
 
-	for (k = 0; k < i; k++)
-		at += (uint64_t)cps[k].ncounters * 8;
+	for (k = 0; k < n; k++)
+		at = counter_place(at, (uint64_t)cps[k].ncounters * 8) +
+		     (uint64_t)cps[k].ncounters * 8;
 	return at;
 }
 
@@ -360,26 +384,32 @@ static int64_t template_sym(const struct out *o, size_t symtab, const char *name
 }
 
 /*
- * The copies' per-CPU counters: appended to the template's .data..percpu
- * from its label pt_inline_counter_base on (which must end the section),
- * their bytes in pt_inline_counter_bytes (kmod/inline/pathtrace_inline.c).
- * Returns the section's index, or a negative error.
+ * The copies' counter space (kmod/inline/pathtrace_inline.c): its bytes in
+ * pt_inline_counter_bytes, a slot per piece from pt_inline_pieces (which
+ * must start its section). Returns the slots' section index, or a
+ * negative error.
  */
 static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_copy *cps, uint32_t n)
 {
-	int64_t pc = find(o, ".data..percpu"), by = find(o, ".pt_inline_counters");
-	int64_t base = template_sym(o, symtab, "pt_inline_counter_base");
-	uint64_t bytes = inline_module_counter_offset(cps, n);
+	int64_t ps = find(o, ".pt_inline_pieces"), by = find(o, ".pt_inline_counters");
+	int64_t slots = template_sym(o, symtab, "pt_inline_pieces");
+	uint64_t bytes = inline_module_counter_bytes(cps, n);
+	uint64_t npieces = (bytes + PT_INLINE_PIECE_BYTES - 1) / PT_INLINE_PIECE_BYTES;
 	const Elf64_Sym *v = (const Elf64_Sym *)o->s[symtab].buf;
+	uint32_t i;
 
-	if (pc < 0 || by < 0 || base < 0 || o->s[by].size < 8 ||
-	    v[base].st_shndx != pc || v[base].st_value != (o->s[pc].size + 7) / 8 * 8)
-		return fail(o, -PT_EFORMAT, "the template has no counter area (.data..percpu "
-			    "ending at pt_inline_counter_base, .pt_inline_counters)");
-	if (append(&o->s[pc], NULL, bytes, 8) < 0)
+	if (ps < 0 || by < 0 || slots < 0 || o->s[by].size < 8 || v[slots].st_shndx != ps ||
+	    v[slots].st_value || o->s[ps].size < 8)
+		return fail(o, -PT_EFORMAT, "the template has no counter space (.pt_inline_pieces "
+			    "from pt_inline_pieces, .pt_inline_counters)");
+	for (i = 0; i < n; i++)
+		if ((uint64_t)cps[i].ncounters * 8 > PT_INLINE_PIECE_BYTES)
+			return fail(o, -PT_EINVAL, "%s: %u counters do not fit a piece",
+				    cps[i].name, cps[i].ncounters);
+	if (npieces > 1 && append(&o->s[ps], NULL, (npieces - 1) * 8, 8) < 0)
 		return -PT_ENOMEM;
 	memcpy(o->s[by].buf, &bytes, 8);
-	return pc;
+	return ps;
 }
 
 /* Everything the copies add, new locals numbered from base (their final index). */
@@ -452,13 +482,20 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 			const struct inline_reloc *r = &c->relocs[k];
 			int64_t s;
 
-			if (r->copy == INLINE_PERCPU) {
-				/* the counter area starts where the template's section ended */
+			if (r->copy == INLINE_COUNTER_PIECE) {
+				/* the slot of the piece holding this copy's counters */
 				if (add_rela(o, (size_t)text, at + r->off, base + (uint32_t)pcsym,
-					     r->type, r->addend + (int64_t)(o->s[pc].size -
-					     inline_module_counter_offset(cps, n) +
-					     inline_module_counter_offset(cps, i))))
+					     r->type, r->addend + (int64_t)(8 *
+					     (inline_module_counter_offset(cps, i) /
+					      PT_INLINE_PIECE_BYTES))))
 					return -PT_ENOMEM;
+				continue;
+			}
+			if (r->copy == INLINE_COUNTER_DISP) {
+				/* the counter's place in the piece */
+				put32(o->s[text].buf + at + r->off, r->addend +
+				      (int64_t)(inline_module_counter_offset(cps, i) %
+						PT_INLINE_PIECE_BYTES));
 				continue;
 			}
 			s = r->copy != INLINE_NONE ? base + (int64_t)sect + 1 + r->copy :
