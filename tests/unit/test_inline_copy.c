@@ -132,7 +132,7 @@ static void test_relocations(void)
 	if (cfg_build(&in, &orig))
 		fprintf(stderr, "inline_copy: the sample: %s (%s)\n", orig.refusal, orig.detail);
 	CU_ASSERT_PTR_NULL_FATAL(orig.refusal);
-	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &orig, &cp), 0);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &orig, NULL, &cp), 0);
 	CU_ASSERT_EQUAL(cp.len, c.n);		/* the exact end, not the padding */
 	CU_ASSERT_EQUAL_FATAL(cp.nrelocs, 5);
 	for (k = 0; k < 5; k++) {
@@ -201,7 +201,7 @@ static int try_copy(const uint8_t *p, uint32_t n, struct cfg_input *in_over, str
 	in.len = c.n + 16;
 	if (cfg_build(&in, &g))
 		return -1000;
-	err = inline_copy_build(&in, &g, cp);
+	err = inline_copy_build(&in, &g, NULL, cp);
 	cfg_free(&g);
 	return err;
 }
@@ -260,7 +260,7 @@ static void test_refusals(void)
 		bare = in;
 		bare.nfixups = 0;
 		CU_ASSERT_EQUAL_FATAL(cfg_build(&bare, &g), 0);
-		CU_ASSERT_EQUAL(inline_copy_build(&in, &g, &cp), -PT_EREFUSED);
+		CU_ASSERT_EQUAL(inline_copy_build(&in, &g, NULL, &cp), -PT_EREFUSED);
 		CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-fixup-out"));
 		cfg_free(&g);
 	}

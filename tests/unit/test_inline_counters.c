@@ -107,7 +107,7 @@ static void setup(struct fixture *f, const char *src, const char *func, uint8_t 
 	CU_ASSERT_FATAL(i >= 0);
 	CU_ASSERT_EQUAL_FATAL(elfobj_input(f->o, (uint32_t)i, &f->in), 0);
 	CU_ASSERT_EQUAL_FATAL(cfg_build(&f->in, &f->c), 0);
-	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&f->in, &f->c, &f->cp), 0);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&f->in, &f->c, NULL, &f->cp), 0);
 	f->cp.orc = calloc(1, sizeof(*f->cp.orc));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->cp.orc);
 	f->cp.orc[0].ip = f->in.addr;
