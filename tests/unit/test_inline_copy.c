@@ -360,6 +360,22 @@ static int load_keys(const struct inline_copy *cp, uint8_t *code)
 	return 0;
 }
 
+/* load_keys on the copy loaded at B (its two key entries moved there). */
+static int load_keys_at_b(const struct inline_copy *cp, uint8_t *code)
+{
+	struct inline_copy at_b = *cp;
+	struct inline_key kb[2] = { cp->keys[0], cp->keys[1] };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		kb[k].code += B - A;
+		kb[k].target += B - A;
+	}
+	at_b.keys = kb;
+	at_b.addr = B;
+	return load_keys(&at_b, code);
+}
+
 static void test_keys_calls(void)
 {
 	uint64_t site = A + 0xc, sckey = SCKEY;
@@ -400,18 +416,7 @@ static void test_keys_calls(void)
 	CU_ASSERT_EQUAL(cp.relocs[0].target, CALLEE);
 	/* loaded at B and patched as the kernel would: the original's CFG, states and all */
 	relocate(&cp, loaded, B);
-	{
-		struct inline_copy at_b = cp;
-		struct inline_key kb[2] = { cp.keys[0], cp.keys[1] };
-
-		kb[0].code += B - A;
-		kb[0].target += B - A;
-		kb[1].code += B - A;
-		kb[1].target += B - A;
-		at_b.keys = kb;
-		at_b.addr = B;
-		CU_ASSERT_EQUAL_FATAL(load_keys(&at_b, loaded), 0);
-	}
+	CU_ASSERT_EQUAL_FATAL(load_keys_at_b(&cp, loaded), 0);
 	CU_ASSERT_EQUAL(loaded[5], 0xeb);	/* key1 on again */
 	CU_ASSERT(!memcmp(loaded + 7, keys_code + 7, 5));	/* key2 off again */
 	cin = in;
@@ -431,18 +436,7 @@ static void test_keys_calls(void)
 	/* the live bytes as they were, not the initial state: the kernel would BUG */
 	relocate(&cp, loaded, B);
 	memcpy(loaded + 5, keys_code + 5, 7);
-	{
-		struct inline_copy at_b = cp;
-		struct inline_key kb[2] = { cp.keys[0], cp.keys[1] };
-
-		kb[0].code += B - A;
-		kb[0].target += B - A;
-		kb[1].code += B - A;
-		kb[1].target += B - A;
-		at_b.keys = kb;
-		at_b.addr = B;
-		CU_ASSERT_EQUAL(load_keys(&at_b, loaded), -1);
-	}
+	CU_ASSERT_EQUAL(load_keys_at_b(&cp, loaded), -1);
 	inline_copy_free(&cp);
 
 	/* refused: no env; a key unknown; a state unknown; a module's key; a call's key */
