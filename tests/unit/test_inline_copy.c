@@ -16,6 +16,7 @@
 #include <pathtrace/cfg.h>
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
+#include <pathtrace/static_calls.h>
 
 #include "unit.h"
 
@@ -132,7 +133,7 @@ static void test_relocations(void)
 	if (cfg_build(&in, &orig))
 		fprintf(stderr, "inline_copy: the sample: %s (%s)\n", orig.refusal, orig.detail);
 	CU_ASSERT_PTR_NULL_FATAL(orig.refusal);
-	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &orig, &cp), 0);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &orig, NULL, &cp), 0);
 	CU_ASSERT_EQUAL(cp.len, c.n);		/* the exact end, not the padding */
 	CU_ASSERT_EQUAL_FATAL(cp.nrelocs, 5);
 	for (k = 0; k < 5; k++) {
@@ -201,7 +202,7 @@ static int try_copy(const uint8_t *p, uint32_t n, struct cfg_input *in_over, str
 	in.len = c.n + 16;
 	if (cfg_build(&in, &g))
 		return -1000;
-	err = inline_copy_build(&in, &g, cp);
+	err = inline_copy_build(&in, &g, NULL, cp);
 	cfg_free(&g);
 	return err;
 }
@@ -260,7 +261,7 @@ static void test_refusals(void)
 		bare = in;
 		bare.nfixups = 0;
 		CU_ASSERT_EQUAL_FATAL(cfg_build(&bare, &g), 0);
-		CU_ASSERT_EQUAL(inline_copy_build(&in, &g, &cp), -PT_EREFUSED);
+		CU_ASSERT_EQUAL(inline_copy_build(&in, &g, NULL, &cp), -PT_EREFUSED);
 		CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-fixup-out"));
 		cfg_free(&g);
 	}
@@ -293,6 +294,182 @@ static void test_refusals(void)
 	CU_ASSERT_EQUAL(try_copy(b, 6, &in, &cp), -PT_EREFUSED);
 	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-ftraced"));
 	inline_copy_free(&cp);
+}
+
+#define KEY1 (DATA + 0x100)
+#define KEY2 (DATA + 0x200)
+#define SCKEY (DATA + 0x300)
+#define VMLINUX_LO 0xffffffff80000000ull
+#define VMLINUX_HI 0xffffffffc0000000ull
+
+/*
+ * Two key sites and a static call: key1 a live jmp8 whose key is false by
+ * type (its initial state the nop), key2 a live nop5 whose key is true by
+ * type (initial state the jmp), a call through a static call, a ret.
+ */
+static const uint8_t keys_code[] = {
+	0x0f, 0x1f, 0x44, 0x00, 0x00,		/* 0: __fentry__ */
+	0xeb, 0x0a,				/* 5: key1, jmp8 to 0x11 (live: on) */
+	0x0f, 0x1f, 0x44, 0x00, 0x00,		/* 7: key2, nop5, target 0x11 (live: off) */
+	0xe8, 0x00, 0x00, 0x00, 0x00,		/* c: call CALLEE: a static-call site */
+	0xc3,					/* 11: ret */
+	0xcc, 0xcc };
+
+static void keys_input(struct cfg_input *in, uint8_t *code, struct cfg_key_site *ks)
+{
+	int32_t d = (int32_t)(CALLEE - (A + 0x11));
+
+	memcpy(code, keys_code, sizeof(keys_code));
+	memcpy(code + 0xd, &d, 4);
+	memset(in, 0, sizeof(*in));
+	in->name = "sample";
+	in->addr = A;
+	in->code = code;
+	in->len = sizeof(keys_code);
+	in->names.name_at = sample_names;
+	ks[0] = (struct cfg_key_site){ .code = A + 5, .target = A + 0x11, .key = KEY1,
+				       .branch = 0, .init_jump = 0 };
+	ks[1] = (struct cfg_key_site){ .code = A + 7, .target = A + 0x11, .key = KEY2,
+				       .branch = 0, .init_jump = 1 };
+	in->keys = ks;
+	in->nkeys = 2;
+}
+
+/*
+ * The module loader on the relocated copy (jump_label_add_module,
+ * __jump_label_patch): a site whose key's current state is not its initial
+ * one must hold the initial bytes, else the kernel BUG()s; it then gets
+ * the current state's. Returns 0, or -1 where the kernel would BUG.
+ */
+static int load_keys(const struct inline_copy *cp, uint8_t *code)
+{
+	uint8_t want[5];
+	uint32_t k;
+
+	for (k = 0; k < cp->nkeys; k++) {
+		const struct inline_key *ky = &cp->keys[k];
+		uint32_t off = (uint32_t)(ky->code - cp->addr);
+
+		if (ky->live_jump == ky->init_jump)
+			continue;
+		inline_key_bytes(want, ky->len, ky->init_jump, ky->code, ky->target);
+		if (memcmp(code + off, want, ky->len))
+			return -1;
+		inline_key_bytes(code + off, ky->len, ky->live_jump, ky->code, ky->target);
+	}
+	return 0;
+}
+
+/* load_keys on the copy loaded at B (its two key entries moved there). */
+static int load_keys_at_b(const struct inline_copy *cp, uint8_t *code)
+{
+	struct inline_copy at_b = *cp;
+	struct inline_key kb[2] = { cp->keys[0], cp->keys[1] };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		kb[k].code += B - A;
+		kb[k].target += B - A;
+	}
+	at_b.keys = kb;
+	at_b.addr = B;
+	return load_keys(&at_b, code);
+}
+
+static void test_keys_calls(void)
+{
+	uint64_t site = A + 0xc, sckey = SCKEY;
+	struct static_calls sc = { &site, 1, &sckey };
+	struct inline_env env = { &sc, VMLINUX_LO, VMLINUX_HI };
+	struct cfg_key_site ks[2], moved[2];
+	struct cfg_input in, cin;
+	struct cfg orig, copy;
+	struct inline_copy cp;
+	uint8_t code[sizeof(keys_code)], loaded[64];
+	char why[200];
+
+	keys_input(&in, code, ks);
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &orig), 0);
+	CU_ASSERT_EQUAL(static_calls_mark(&sc, &orig), 1);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &orig, &env, &cp), 0);
+	/* the entries: sites, targets, keys, branch bits, states */
+	CU_ASSERT_EQUAL_FATAL(cp.nkeys, 2);
+	CU_ASSERT_EQUAL(cp.keys[0].code, A + 5);
+	CU_ASSERT_EQUAL(cp.keys[0].target, A + 0x11);
+	CU_ASSERT_EQUAL(cp.keys[0].key, KEY1);
+	CU_ASSERT_EQUAL(cp.keys[0].len, 2);
+	CU_ASSERT_EQUAL(cp.keys[0].live_jump, 1);
+	CU_ASSERT_EQUAL(cp.keys[0].init_jump, 0);
+	CU_ASSERT_EQUAL(cp.keys[1].key, KEY2);
+	CU_ASSERT_EQUAL(cp.keys[1].len, 5);
+	CU_ASSERT_EQUAL(cp.keys[1].live_jump, 0);
+	CU_ASSERT_EQUAL(cp.keys[1].init_jump, 1);
+	/* the copy's bytes are the initial states: the nop2 and the jmp32 to 0x11 */
+	CU_ASSERT(!memcmp(cp.code + 5, "\x66\x90", 2));
+	CU_ASSERT(!memcmp(cp.code + 7, "\xe9\x05\x00\x00\x00", 5));
+	CU_ASSERT_EQUAL_FATAL(cp.ncalls, 1);
+	CU_ASSERT_EQUAL(cp.calls[0].addr, A + 0xc);
+	CU_ASSERT_EQUAL(cp.calls[0].key, SCKEY);
+	CU_ASSERT_EQUAL(cp.calls[0].tail, 0);
+	CU_ASSERT_EQUAL_FATAL(cp.nrelocs, 1);	/* the call, to the current target */
+	CU_ASSERT_EQUAL(cp.relocs[0].off, 0xd);
+	CU_ASSERT_EQUAL(cp.relocs[0].target, CALLEE);
+	/* loaded at B and patched as the kernel would: the original's CFG, states and all */
+	relocate(&cp, loaded, B);
+	CU_ASSERT_EQUAL_FATAL(load_keys_at_b(&cp, loaded), 0);
+	CU_ASSERT_EQUAL(loaded[5], 0xeb);	/* key1 on again */
+	CU_ASSERT(!memcmp(loaded + 7, keys_code + 7, 5));	/* key2 off again */
+	cin = in;
+	cin.addr = B;
+	cin.code = loaded;
+	cin.len = cp.len;
+	moved[0] = ks[0];
+	moved[1] = ks[1];
+	moved[0].code += B - A;
+	moved[0].target += B - A;
+	moved[1].code += B - A;
+	moved[1].target += B - A;
+	cin.keys = moved;
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&cin, &copy), 0);
+	CU_ASSERT_EQUAL(inline_check(&orig, &copy, &cp, 1, (uint64_t[]){ B }, why, sizeof(why)), 0);
+	cfg_free(&copy);
+	/* the live bytes as they were, not the initial state: the kernel would BUG */
+	relocate(&cp, loaded, B);
+	memcpy(loaded + 5, keys_code + 5, 7);
+	CU_ASSERT_EQUAL(load_keys_at_b(&cp, loaded), -1);
+	inline_copy_free(&cp);
+
+	/* refused: no env; a key unknown; a state unknown; a module's key; a call's key */
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, NULL, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-call"));
+	inline_copy_free(&cp);
+	ks[0].key = 0;
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, &env, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-key"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cp.detail, "sample+0x5"));
+	inline_copy_free(&cp);
+	ks[0].key = KEY1;
+	ks[1].init_jump = -1;
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, &env, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-key"));
+	inline_copy_free(&cp);
+	ks[1].init_jump = 1;
+	ks[1].key = 0xffffffffc0100000ull;	/* in a module */
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, &env, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-key"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(cp.detail, "not vmlinux's"));
+	inline_copy_free(&cp);
+	ks[1].key = KEY2;
+	sckey = 0xffffffffc0100000ull;
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, &env, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-call"));
+	inline_copy_free(&cp);
+	/* a tail-call site's flag; and a tail site that is a ret (NULL): refused */
+	sckey = SCKEY | STATIC_CALL_SITE_TAIL;
+	CU_ASSERT_EQUAL(inline_copy_build(&in, &orig, &env, &cp), -PT_EREFUSED);
+	CU_ASSERT(cp.refusal && !strcmp(cp.refusal, "inline-static-call"));
+	inline_copy_free(&cp);
+	cfg_free(&orig);
 }
 
 static void test_link(void)
@@ -355,4 +532,6 @@ UNIT_SUITE(inline_copy,
 	     test_relocations },
 	   { "rel8 exits, absolute self-references, outside fixups, static keys, ftrace: refused",
 	     test_refusals },
-	   { "calls between copies stay in the copies; into another's middle: refused", test_link })
+	   { "calls between copies stay in the copies; into another's middle: refused", test_link },
+	   { "key sites in their initial state, static calls with their keys; loaded, the "
+	     "original's CFG", test_keys_calls })

@@ -34,6 +34,7 @@
 #include <pathtrace/elfobj.h>
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
+#include <pathtrace/static_calls.h>
 
 #include "cfg_asm.h"
 #include "unit.h"
@@ -131,7 +132,7 @@ static void setup(struct fixture *f, const char *src, const char *func, uint8_t 
 	CU_ASSERT_FATAL(i >= 0);
 	CU_ASSERT_EQUAL_FATAL(elfobj_input(f->o, (uint32_t)i, &f->in), 0);
 	CU_ASSERT_EQUAL_FATAL(cfg_build(&f->in, &f->c), 0);
-	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&f->in, &f->c, &f->cp), 0);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&f->in, &f->c, NULL, &f->cp), 0);
 	f->cp.orc = calloc(1, sizeof(*f->cp.orc));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f->cp.orc);
 	f->cp.orc[0].ip = f->in.addr;
@@ -716,10 +717,95 @@ static void test_push_refused(void)
 	teardown(&f);
 }
 
+/*
+ * Key sites and a static call under counters: every edge counted. Each key
+ * site becomes a 5-byte site in its initial state whose entry names its new
+ * place; a counted jump edge goes through a stub (incq, then jmp to the
+ * target's new place), the static-call site's entry names its call.
+ */
+static void test_keys_calls(void)
+{
+	static const uint8_t code[] = {
+		0x0f, 0x1f, 0x44, 0x00, 0x00,		/* 0: __fentry__ */
+		0xeb, 0x0a,				/* 5: key1, jmp8 to 0x11 (live: on) */
+		0x0f, 0x1f, 0x44, 0x00, 0x00,		/* 7: key2, nop5 to 0x11 (live: off) */
+		0xe8, 0x00, 0x10, 0x00, 0x00,		/* c: a static call (to c + 5 + 0x1000) */
+		0xc3, 0xcc, 0xcc };
+	const uint64_t A = 0xffffffff81000000ull;
+	struct cfg_key_site ks[2] = {
+		{ .code = A + 5, .target = A + 0x11, .key = 0xffffffff82000100ull, .init_jump = 0 },
+		{ .code = A + 7, .target = A + 0x11, .key = 0xffffffff82000200ull, .init_jump = 1 } };
+	uint64_t site = A + 0xc, key = 0xffffffff82000300ull;
+	struct static_calls sc = { &site, 1, &key };
+	struct inline_env env = { &sc, 0xffffffff80000000ull, 0xffffffffc0000000ull };
+	struct cfg_input in = { .name = "keys", .addr = A, .code = code, .len = sizeof(code),
+				.keys = ks, .nkeys = 2 };
+	struct inline_copy cp;
+	struct cfg c;
+	uint32_t *ctr, e, k, ret_at = 0;
+	uint8_t len, save, reg, *depth;
+
+	CU_ASSERT_EQUAL_FATAL(cfg_build(&in, &c), 0);
+	static_calls_mark(&sc, &c);
+	CU_ASSERT_EQUAL_FATAL(inline_copy_build(&in, &c, &env, &cp), 0);
+	cp.orc = calloc(1, sizeof(*cp.orc));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cp.orc);
+	cp.orc[0].ip = A;
+	orc_set(cp.orc[0].orc, 8, 5);
+	cp.norc = 1;
+	ctr = calloc(c.nedges + 1, sizeof(*ctr));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ctr);
+	for (e = 0; e < c.nedges; e++)
+		ctr[e] = e;
+	CU_ASSERT_EQUAL_FATAL(inline_counters_insert(&in, &c, &cp, ctr, c.nedges, c.nedges + 1), 0);
+	/* the ret's new place: the last 0xc3 before the stubs */
+	for (k = 0; k < cp.len; k++)
+		if (cp.code[k] == 0xc3)
+			ret_at = k;
+	depth = calloc(cp.len + 1, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(depth);
+	CU_ASSERT_EQUAL_FATAL(cp.nkeys, 2);
+	for (k = 0; k < 2; k++) {
+		const struct inline_key *ky = &cp.keys[k];
+		uint32_t at = (uint32_t)(ky->code - A), t = (uint32_t)(ky->target - A);
+		int32_t d;
+
+		CU_ASSERT_EQUAL(ky->len, 5);
+		if (ky->init_jump) {
+			CU_ASSERT_EQUAL(cp.code[at], 0xe9);
+			memcpy(&d, cp.code + at + 1, 4);
+			CU_ASSERT_EQUAL(at + 5 + d, t);
+		} else {
+			CU_ASSERT(!memcmp(cp.code + at, "\x0f\x1f\x44\x00\x00", 5));
+		}
+		/*
+		 * the jump edge is counted: the target is a stub, a sequence then
+		 * jmp to the ret's block, whose exit edge's sequence precedes the ret
+		 */
+		CU_ASSERT_FATAL(seq_at(&cp, t, &len, &save, &reg, depth) >= 0);
+		CU_ASSERT_FATAL(t + len + 5 <= cp.len);
+		CU_ASSERT_EQUAL(cp.code[t + len], 0xe9);
+		memcpy(&d, cp.code + t + len + 1, 4);
+		t += len + 5 + d;
+		CU_ASSERT_FATAL(t < cp.len && seq_at(&cp, t, &len, &save, &reg, depth) >= 0);
+		CU_ASSERT_EQUAL(t + len, ret_at);
+	}
+	CU_ASSERT_EQUAL(cp.keys[0].init_jump, 0);
+	CU_ASSERT_EQUAL(cp.keys[1].init_jump, 1);
+	CU_ASSERT_EQUAL_FATAL(cp.ncalls, 1);
+	CU_ASSERT_EQUAL(cp.code[cp.calls[0].addr - A], 0xe8);
+	free(depth);
+	free(ctr);
+	inline_copy_free(&cp);
+	cfg_free(&c);
+}
+
 UNIT_SUITE(inline_counters,
 	   { "the copy is the original's stream; every path counts each edge once",
 	     test_stream_and_paths },
 	   { "flags live: pushf/popf, the ORC CFA moves by 8 between them (sp), not at all (bp)",
 	     test_flags_live_orc },
 	   { "a push where the CFA is on another register: inline-flags-live, inline-no-register",
-	     test_push_refused })
+	     test_push_refused },
+	   { "key sites and a static call move with their instructions, jump edges through stubs",
+	     test_keys_calls })

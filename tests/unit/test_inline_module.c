@@ -3,8 +3,8 @@
  * inline_module: the module written from a template is read back with
  * libelf: the copies' bytes at their offsets, their symbols (local, with
  * the original's name and length), absolute targets as SHN_ABS symbols,
- * relocations of the code, the livepatch table, __ex_table, __bug_table
- * and ORC entries; the template's own relocations still name the symbols
+ * relocations of the code, the livepatch table, __ex_table, __bug_table,
+ * __jump_table, .static_call_sites and ORC entries; the template's own relocations still name the symbols
  * they named (the new locals moved the globals up).
  */
 #include <elf.h>
@@ -89,6 +89,10 @@ static void test_written_module(void)
 				    .file = 0xffffffff82000000ull };
 	struct korc_entry orc[2] = { { 0xffffffff81000000ull, { 8, 0, 0, 0, 5, 0 } },
 				     { 0xffffffff81000005ull, { 16, 0, 0, 0, 5, 0 } } };
+	struct inline_key key = { .code = 0xffffffff81000005ull, .target = 0xffffffff81000007ull,
+				  .key = 0xffffffff82000100ull, .branch = 1, .len = 2 };
+	struct inline_static_call call = { .addr = 0xffffffff81000000ull,
+					   .key = 0xffffffff82000200ull, .tail = 1 };
 	struct inline_copy cps[2];
 	char tpath[512], out[512], err[200];
 	struct rd r;
@@ -107,7 +111,8 @@ static void test_written_module(void)
 	memset(cps, 0, sizeof(cps));
 	cps[0] = (struct inline_copy){ .name = "fa", .addr = 0xffffffff81000000ull, .len = 8,
 		.code = a_code, .relocs = &ra, .nrelocs = 1, .fixups = &fx, .nfixups = 1,
-		.bugs = &bug, .nbugs = 1, .orc = orc, .norc = 2 };
+		.bugs = &bug, .nbugs = 1, .orc = orc, .norc = 2, .keys = &key, .nkeys = 1,
+		.calls = &call, .ncalls = 1 };
 	cps[1] = (struct inline_copy){ .name = "fb", .objname = "some_mod", .sympos = 2,
 		.addr = 0xffffffff81100000ull, .len = 3, .code = b_code, .relocs = &rb,
 		.nrelocs = 1 };
@@ -180,6 +185,35 @@ static void test_written_module(void)
 	rela(&r, "__bug_table", 1, &name, &gs, &type, &addend, &off);
 	CU_ASSERT_EQUAL(gs.st_shndx, SHN_ABS);
 	CU_ASSERT_EQUAL(gs.st_value, 0xffffffff82000000ull);
+	/* __jump_table: code and target in fa's copy, the key absolute + the branch bit */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sec(&r, "__jump_table", &sh));
+	CU_ASSERT_EQUAL(sh.sh_flags, SHF_ALLOC | SHF_WRITE);
+	d = elf_getdata(sec(&r, "__jump_table", &sh), NULL);
+	CU_ASSERT_EQUAL_FATAL(d->d_size, 16);
+	CU_ASSERT_EQUAL(((uint64_t *)d->d_buf)[0] | ((uint64_t *)d->d_buf)[1], 0);
+	CU_ASSERT_EQUAL_FATAL(rela(&r, "__jump_table", -1, &name, &gs, &type, &addend, &off), 3);
+	rela(&r, "__jump_table", 0, &name, &gs, &type, &addend, &off);
+	CU_ASSERT_STRING_EQUAL(name, "fa");
+	CU_ASSERT(type == R_X86_64_PC32 && addend == 5 && off == 0);
+	rela(&r, "__jump_table", 1, &name, &gs, &type, &addend, &off);
+	CU_ASSERT_STRING_EQUAL(name, "fa");
+	CU_ASSERT(type == R_X86_64_PC32 && addend == 7 && off == 4);
+	rela(&r, "__jump_table", 2, &name, &gs, &type, &addend, &off);
+	CU_ASSERT_EQUAL(gs.st_shndx, SHN_ABS);
+	CU_ASSERT_EQUAL(gs.st_value, 0xffffffff82000100ull);
+	CU_ASSERT(type == R_X86_64_PC64 && addend == 1 && off == 8);
+	/* .static_call_sites: the site in fa's copy, the key absolute + the tail bit */
+	d = elf_getdata(sec(&r, ".static_call_sites", &sh), NULL);
+	CU_ASSERT_EQUAL_FATAL(d->d_size, 8);
+	CU_ASSERT_EQUAL_FATAL(rela(&r, ".static_call_sites", -1, &name, &gs, &type, &addend, &off),
+			      2);
+	rela(&r, ".static_call_sites", 0, &name, &gs, &type, &addend, &off);
+	CU_ASSERT_STRING_EQUAL(name, "fa");
+	CU_ASSERT(type == R_X86_64_PC32 && addend == 0 && off == 0);
+	rela(&r, ".static_call_sites", 1, &name, &gs, &type, &addend, &off);
+	CU_ASSERT_EQUAL(gs.st_shndx, SHN_ABS);
+	CU_ASSERT_EQUAL(gs.st_value, 0xffffffff82000200ull);
+	CU_ASSERT(type == R_X86_64_PC32 && addend == 1 && off == 4);
 	/* ORC: the template's entry, fa's two and its end, fb's end (it has none) */
 	d = elf_getdata(sec(&r, ".orc_unwind", &sh), NULL);
 	CU_ASSERT_EQUAL_FATAL(d->d_size, 5 * 6);
@@ -207,7 +241,7 @@ static void test_written_module(void)
 		CU_ASSERT_EQUAL(GELF_ST_BIND(gs.st_info) == STB_LOCAL, (uint32_t)i < sh.sh_info);
 		seen_abs += gs.st_shndx == SHN_ABS && GELF_ST_TYPE(gs.st_info) == STT_NOTYPE;
 	}
-	CU_ASSERT_EQUAL(seen_abs, 2);	/* the call's target and the bug's file */
+	CU_ASSERT_EQUAL(seen_abs, 4);	/* the call's target, the bug's file, two keys */
 	elf_end(r.e);
 	close(r.fd);
 	/* a file that is not the template */

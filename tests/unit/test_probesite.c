@@ -272,7 +272,7 @@ static uint32_t insn_at(const struct cfg *c, uint64_t addr)
 static void test_static_call_sites(void)
 {
 	uint64_t one[] = { 0x100a }, straddle[] = { 0x1008 };
-	struct static_calls sc = { one, 1 };
+	struct static_calls sc = { one, 1, NULL };
 	struct probesite s[8], before[8];
 	struct cfg c;
 	uint32_t e, site, jmp;

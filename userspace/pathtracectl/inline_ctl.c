@@ -206,7 +206,7 @@ struct work {
 };
 
 /* The copy of target i, or a refusal. Returns 0, or -PT_ENOMEM. */
-static int copy_one(struct klive *k, const struct static_calls *sc, struct inline_target *t,
+static int copy_one(struct klive *k, const struct inline_env *env, struct inline_target *t,
 		    struct inline_copy *cp, struct cfg *c)
 {
 	const struct ksyms *ks = klive_ksyms(k);
@@ -235,8 +235,8 @@ static int copy_one(struct klive *k, const struct static_calls *sc, struct inlin
 		       err == -PT_EREFUSED ? c->detail : pt_strerror(err));
 		return err == -PT_ENOMEM ? err : 0;
 	}
-	static_calls_mark(sc, c);
-	err = inline_copy_build(&in, c, cp);
+	static_calls_mark(env->sc, c);
+	err = inline_copy_build(&in, c, env, cp);
 	if (!err || err == -PT_EREFUSED)
 		cp->name = strdup(s->name);	/* kallsyms is read again after loading */
 	if (!err && !cp->name)
@@ -289,21 +289,51 @@ static int relocated(const struct inline_copy *cp, uint32_t off)
 	return 0;
 }
 
-/* A copy with counters: the kernel holds the bytes written, relocated fields aside. */
+/* The static-key site of cp covering byte off, or NULL. */
+static const struct inline_key *key_site(const struct inline_copy *cp, uint32_t off)
+{
+	uint32_t k;
+
+	for (k = 0; k < cp->nkeys; k++)
+		if (off - (cp->keys[k].code - cp->addr) < cp->keys[k].len)
+			return &cp->keys[k];
+	return NULL;
+}
+
+/*
+ * A copy with counters: the kernel holds the bytes written, relocated
+ * fields aside, and each static-key site in the original's live state
+ * (the loader patched those whose key was not in its initial state).
+ */
 static int check_bytes(const struct inline_copy *cp, const struct cfg_input *in, char *why,
 		       size_t len)
 {
+	const struct inline_key *ky;
+	uint8_t want[5];
 	uint32_t i;
 
 	if (in->len < cp->len) {
 		snprintf(why, len, "%u bytes loaded, %u written", in->len, cp->len);
 		return -PT_EMISMATCH;
 	}
-	for (i = 0; i < cp->len; i++)
+	for (i = 0; i < cp->len; i++) {
+		ky = key_site(cp, i);
+		if (ky) {
+			inline_key_bytes(want, ky->len, ky->live_jump, ky->code - cp->addr,
+					 ky->target - cp->addr);
+			if (memcmp(in->code + i, want, ky->len)) {
+				snprintf(why, len, "+0x%x: its static-key site is not in the "
+					 "original's state (%s)", i, ky->live_jump ? "jmp" : "nop");
+				return -PT_EMISMATCH;
+			}
+			i += ky->len - 1;
+			continue;
+		}
 		if (in->code[i] != cp->code[i] && !relocated(cp, i)) {
 			snprintf(why, len, "+0x%x differs from what was written", i);
 			return -PT_EMISMATCH;
 		}
+	}
 	return 0;
 }
 
@@ -393,10 +423,47 @@ out:
 	return err;
 }
 
+/*
+ * The copies' static-call sites join sc, so that no plan puts a probe on
+ * one (kprobes refuses them in a module as in vmlinux). Returns 0 or -PT_ENOMEM.
+ */
+static int add_copies_calls(struct klive *k, struct static_calls *sc, const struct inline_target *t,
+			    const struct work *w)
+{
+	const struct ksyms *ks = klive_ksyms(k);
+	uint64_t *site, *key;
+	uint32_t i, j, n = 0;
+	int err;
+
+	for (i = 0; i < w->nidx; i++)
+		n += w->cp[w->idx[i]].ncalls;
+	site = calloc(n + 1, sizeof(*site));
+	key = calloc(n + 1, sizeof(*key));
+	if (!site || !key) {
+		free(site);
+		free(key);
+		return -PT_ENOMEM;
+	}
+	for (i = n = 0; i < w->nidx; i++) {
+		const struct inline_copy *cp = &w->cp[w->idx[i]];
+		uint64_t at = ksyms_get(ks, t[w->idx[i]].sym)->addr;
+
+		for (j = 0; j < cp->ncalls; j++, n++) {
+			site[n] = at + (cp->calls[j].addr - cp->addr);
+			key[n] = cp->calls[j].key | (cp->calls[j].tail ? STATIC_CALL_SITE_TAIL : 0);
+		}
+	}
+	err = static_calls_add(sc, site, key, n);
+	free(site);
+	free(key);
+	return err;
+}
+
 int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
-		  const struct static_calls *sc, struct inline_target *t, uint32_t n)
+		  struct static_calls *sc, struct inline_target *t, uint32_t n)
 {
 	struct work w = { 0 };
+	struct inline_env env;
 	struct inline_copy *acc = NULL;
 	char path[4200], why[400];
 	uint32_t i, bad;
@@ -413,8 +480,14 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 	acc = calloc(n + 1, sizeof(*acc));
 	if (!w.cp || !w.orig || !w.idx || !acc)
 		goto nomem;
+	/* keys must be vmlinux's: a module's could go away under the copies' entries */
+	env.sc = sc;
+	env.keys_lo = ksyms_addr(klive_ksyms(*k), "_text");
+	env.keys_hi = ksyms_addr(klive_ksyms(*k), "_end");
+	if (!env.keys_lo || env.keys_hi <= env.keys_lo)
+		env.keys_lo = env.keys_hi = 0;	/* unknown: every key refused */
 	for (i = 0; i < n && !err; i++)
-		err = copy_one(*k, sc, &t[i], &w.cp[i], &w.orig[i]);
+		err = copy_one(*k, &env, &t[i], &w.cp[i], &w.orig[i]);
 	if (err)
 		goto nomem;
 	refuse_over_piece(t, w.cp, n);
@@ -458,6 +531,11 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		goto out;
 	}
 	err = check_copies(*k, t, &w, why, sizeof(why));
+	if (!err) {
+		err = add_copies_calls(*k, sc, t, &w);
+		if (err)
+			snprintf(why, sizeof(why), "out of memory");
+	}
 	if (err) {
 		ctl_err("enable --inline", "%s: switching back", why);
 		inline_remove();

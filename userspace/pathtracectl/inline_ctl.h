@@ -33,11 +33,13 @@ struct inline_target {
  * against its original's (a copy carrying counters: its loaded bytes
  * against the module's). Targets that cannot be copied are refused (one
  * line each on stdout); when the module cannot be loaded or the
- * transition does not finish, all are. Returns 0, or 1 for an error
+ * transition does not finish, all are. The copies' static-call sites
+ * are added to sc (vmlinux's, with their keys: what the copies'
+ * .static_call_sites entries name). Returns 0, or 1 for an error
  * already reported (the module is not loaded then).
  */
 int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
-		  const struct static_calls *sc, struct inline_target *t, uint32_t n);
+		  struct static_calls *sc, struct inline_target *t, uint32_t n);
 
 /* 1 when the generated module is loaded. */
 int inline_loaded(void);

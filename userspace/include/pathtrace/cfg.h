@@ -164,10 +164,20 @@ struct cfg_fixup {
 	uint32_t data;		/* the entry's data word as the table holds it (type, register, imm) */
 };
 
-/* Static-key site (__jump_table entry): its code address and jump target. */
+/*
+ * Static-key site (__jump_table entry): its code address and jump target,
+ * and, where the source can tell (a live table), its key and initial state.
+ */
 struct cfg_key_site {
 	uint64_t code;
 	uint64_t target;
+	uint64_t key;		/* the struct static_key's address; 0 where the source cannot tell */
+	uint8_t branch;		/* the entry's branch bit (jump_entry_is_branch) */
+	/*
+	 * The site's state the module loader assumes (jump_label_init_type:
+	 * the key's static_key_type ^ branch): 1 the jmp, 0 the nop, -1 unknown.
+	 */
+	int8_t init_jump;
 };
 
 /* ud2 site with its bug-table flags (BUGFLAG_WARNING: it continues). */

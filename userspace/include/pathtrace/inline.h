@@ -19,6 +19,7 @@
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/ksyms.h>
+#include <pathtrace/static_calls.h>
 
 #define INLINE_NONE UINT32_MAX
 /*
@@ -44,6 +45,39 @@ struct inline_reloc {
 	uint32_t copy;		/* INLINE_NONE, or the copy whose start target is (inline_link) */
 };
 
+/*
+ * A static-key site of the copy: an entry of the module's __jump_table
+ * (docs/inline.md, "Static keys and static calls"). Addresses as the
+ * fixups': the original's address + the offset in the copy.
+ */
+struct inline_key {
+	uint64_t code;		/* the site: a 2- or 5-byte jmp or nop */
+	uint64_t target;	/* its jump target */
+	uint64_t key;		/* the live struct static_key */
+	uint8_t branch;		/* the original entry's branch bit */
+	uint8_t init_jump;	/* the copy's bytes: 1 the jmp, 0 the nop (jump_label_init_type) */
+	uint8_t live_jump;	/* the original's live state when copied (CFG_KEY_ON) */
+	uint8_t len;		/* the site's bytes in the copy: 2 or 5 */
+};
+
+/* A static-call site of the copy: an entry of the module's .static_call_sites. */
+struct inline_static_call {
+	uint64_t addr;		/* the call, jmp or Jcc (as inline_key.code) */
+	uint64_t key;		/* the live struct static_call_key */
+	uint8_t tail;		/* STATIC_CALL_SITE_TAIL: a tail call */
+};
+
+/*
+ * What inline_copy_build needs to carry static keys and static calls: the
+ * live static-call sites with their keys, and where keys may lie (vmlinux:
+ * a key in a module could go away with it while the copy's entries point
+ * at it). NULL: every key or static-call site is refused.
+ */
+struct inline_env {
+	const struct static_calls *sc;
+	uint64_t keys_lo, keys_hi;	/* [lo, hi): vmlinux's image */
+};
+
 struct inline_copy {
 	const char *name;	/* the original's (in's), not owned */
 	const char *objname;	/* its module, NULL for vmlinux; not owned */
@@ -58,6 +92,10 @@ struct inline_copy {
 	uint32_t nfixups;
 	struct cfg_bug_site *bugs;	/* the original's */
 	uint32_t nbugs;
+	struct inline_key *keys;	/* its static-key sites, in address order */
+	uint32_t nkeys;
+	struct inline_static_call *calls;	/* its static-call sites, in address order */
+	uint32_t ncalls;
 	struct korc_entry *orc;	/* given by the caller (klive_orc): the first at addr */
 	uint32_t norc;
 	uint32_t ncounters;	/* u64 per-CPU counters its code increments (0: none) */
@@ -71,17 +109,28 @@ struct inline_copy {
 /*
  * Builds the copy of the function in (whose CFG c was recovered from it,
  * static-call sites marked): its bytes, relocations and table entries.
- * Refuses (-PT_EREFUSED, out->refusal and out->detail set) what cannot be
- * copied exactly: "inline-cold" (a .cold part), "inline-rel8-out" (a
- * rel8 branch leaving the function), "inline-abs-inside" (an immediate or
- * absolute displacement holding an address inside it), "inline-fixup-out"
- * (an exception landing pad outside it), "inline-static-key",
- * "inline-static-call", "inline-ftraced" (its __fentry__ site calls
- * something: ftrace is on it), "inline-decode" (an instruction Zydis does
- * not decode as cfg_build did). Returns 0, -PT_EREFUSED, -PT_EINVAL (no
- * code) or -PT_ENOMEM; out is freed with inline_copy_free either way.
+ * Its static-key sites are written in their initial state (the module
+ * loader patches those whose key is not in it) and become __jump_table
+ * entries; its static-call sites keep their live bytes and become
+ * .static_call_sites entries (env says their keys). Refuses (-PT_EREFUSED,
+ * out->refusal and out->detail set) what cannot be copied exactly:
+ * "inline-cold" (a .cold part), "inline-rel8-out" (a rel8 branch leaving
+ * the function), "inline-abs-inside" (an immediate or absolute
+ * displacement holding an address inside it), "inline-fixup-out" (an
+ * exception landing pad outside it), "inline-static-key" (a key site
+ * whose key or initial state is unknown, or whose key is outside
+ * env's range), "inline-static-call" (a site whose key is unknown or
+ * outside the range, or whose bytes are not a 5-byte call, nop, jmp or
+ * xor, or a Jcc), "inline-ftraced" (its __fentry__ site calls something:
+ * ftrace is on it), "inline-decode" (an instruction Zydis does not decode
+ * as cfg_build did). Returns 0, -PT_EREFUSED, -PT_EINVAL (no code) or
+ * -PT_ENOMEM; out is freed with inline_copy_free either way.
  */
-int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct inline_copy *out);
+int inline_copy_build(const struct cfg_input *in, const struct cfg *c,
+		      const struct inline_env *env, struct inline_copy *out);
+
+/* The bytes of a key site of len 2 or 5 at code: the jmp to target when jump, else the nop. */
+void inline_key_bytes(uint8_t *p, uint8_t len, int jump, uint64_t code, uint64_t target);
 
 void inline_copy_free(struct inline_copy *cp);
 
@@ -140,8 +189,10 @@ int inline_check(const struct cfg *orig, const struct cfg *copy, const struct in
  * .ko (kmod/inline/pathtrace_inline.ko): the copies in .text.pt_inline
  * (16-byte aligned, a local function symbol each, with the original's
  * name and len), their relocations (absolute targets through SHN_ABS
- * symbols), the livepatch table, __ex_table, __bug_table and ORC entries
- * (docs/inline.md, "The generated module"). err (n bytes) says what went
+ * symbols), the livepatch table, __ex_table, __bug_table, __jump_table
+ * (key: R_X86_64_PC64 with the branch bit as addend), .static_call_sites
+ * (key: PC32 with the tail bit) and ORC entries (docs/inline.md, "The
+ * generated module"). err (n bytes) says what went
  * wrong. Returns 0; -PT_EIO (errno kept) reading or writing; -PT_EFORMAT
  * when the template is not the template (no .pt_inline, no symbol table);
  * -PT_EINVAL for no copies or a refused one; -PT_ENOMEM.

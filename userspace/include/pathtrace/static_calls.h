@@ -11,8 +11,9 @@
  * field's own address; the site is at &entry.addr + addr.
  *
  * Sources: the live vmlinux table between __start_static_call_sites and
- * __stop_static_call_sites (read from kcore), and a relocatable object's
- * .static_call_sites section (its relocations name the sites), in elfobj's
+ * __stop_static_call_sites (read from kcore, with each site's key), and a
+ * relocatable object's .static_call_sites section (its relocations name
+ * the sites, no keys), in elfobj's
  * addresses ((section index << 32) + offset). A live module's own sites
  * are not read here (they would come from its .ko, relocated to its loaded
  * sections, as ksyms_live does for its other tables).
@@ -27,9 +28,20 @@
 
 #define STATIC_CALL_INSN_LEN 5
 
+/* A site's key field's flag bits (include/linux/static_call_types.h). */
+#define STATIC_CALL_SITE_TAIL 1u
+#define STATIC_CALL_SITE_INIT 2u
+#define STATIC_CALL_SITE_FLAGS 3u
+
 struct static_calls {
 	uint64_t *site;		/* sorted, no duplicates */
 	uint32_t n;
+	/*
+	 * Per site (NULL when the source does not say): its struct
+	 * static_call_key's address | STATIC_CALL_SITE_* flags, as the live
+	 * table holds it after static_call_init (vmlinux's fields point at keys).
+	 */
+	uint64_t *key;
 };
 
 /*
@@ -50,6 +62,17 @@ int static_calls_live(const struct ksyms *ks, const struct kcore *kc, struct sta
 int static_calls_elf(const char *path, struct static_calls *out);
 
 void static_calls_free(struct static_calls *sc);
+
+/*
+ * Adds n sites and sorts them in; their keys (key[i]) are kept when both
+ * sc (or an empty sc) and the caller have keys, else sc has none after.
+ * Returns 0 or -PT_ENOMEM (sc unchanged).
+ */
+int static_calls_add(struct static_calls *sc, const uint64_t *site, const uint64_t *key,
+		     uint32_t n);
+
+/* The index of the site at addr in sc, or -1. */
+int64_t static_calls_find(const struct static_calls *sc, uint64_t addr);
 
 /*
  * Flags every instruction of c that a site's 5 bytes overlap with

@@ -164,15 +164,145 @@ static int copy_insn(const struct cfg_input *in, struct inline_copy *cp, uint32_
 	return 0;
 }
 
+void inline_key_bytes(uint8_t *p, uint8_t len, int jump, uint64_t code, uint64_t target)
+{
+	static const uint8_t nop2[2] = { 0x66, 0x90 };			/* x86_nops[2] */
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };	/* x86_nops[5] */
+	int32_t d = (int32_t)(target - (code + len));
+
+	if (!jump) {
+		memcpy(p, len == 2 ? nop2 : nop5, len);
+		return;
+	}
+	p[0] = len == 2 ? 0xeb : 0xe9;
+	if (len == 2)
+		p[1] = (uint8_t)(int8_t)d;
+	else
+		memcpy(p + 1, &d, 4);
+}
+
+/* The CFG's instruction at addr, or NULL. */
+static const struct cfg_insn *insn_of(const struct cfg *c, uint64_t addr)
+{
+	uint32_t lo = 0, hi = c->ninsns;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->insns[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ninsns && c->insns[lo].addr == addr ? &c->insns[lo] : NULL;
+}
+
+/*
+ * Each static-key site the CFG runs: a __jump_table entry of the copy, its
+ * bytes in the state the module loader assumes (jump_label_init_type), so
+ * that it patches the site to the key's current state as for any module.
+ */
+static int keys(const struct cfg_input *in, const struct cfg *c, const struct inline_env *env,
+		struct inline_copy *cp)
+{
+	uint32_t i;
+
+	cp->keys = calloc(in->nkeys + 1, sizeof(*cp->keys));
+	if (!cp->keys)
+		return -PT_ENOMEM;
+	for (i = 0; i < in->nkeys; i++) {
+		const struct cfg_key_site *k = &in->keys[i];
+		const struct cfg_insn *ci = insn_of(c, k->code);
+		struct inline_key *o;
+		int64_t d;
+
+		if (k->code - in->addr >= cp->len || !ci)
+			continue;	/* another function's, or code nothing runs */
+		if (ci->kind != CFG_I_KEY || (ci->len != 2 && ci->len != 5))
+			return refuse(cp, "inline-static-key", "%s+0x%" PRIx64 ": the key site "
+				      "is not a 2- or 5-byte jmp or nop", in->name, k->code - in->addr);
+		if (!env || !k->key || k->init_jump < 0)
+			return refuse(cp, "inline-static-key", "%s+0x%" PRIx64 ": its key or its "
+				      "initial state is unknown", in->name, k->code - in->addr);
+		if (k->key < env->keys_lo || k->key >= env->keys_hi)
+			return refuse(cp, "inline-static-key", "%s+0x%" PRIx64 ": its key 0x%"
+				      PRIx64 " is not vmlinux's (a module's key could go with "
+				      "its module)", in->name, k->code - in->addr, k->key);
+		d = (int64_t)(k->target - (k->code + ci->len));
+		if (k->target - in->addr >= cp->len || (ci->len == 2 && (d < -128 || d > 127)))
+			return refuse(cp, "inline-static-key", "%s+0x%" PRIx64 ": its jmp cannot "
+				      "reach 0x%" PRIx64 " in the copy", in->name,
+				      k->code - in->addr, k->target);
+		o = &cp->keys[cp->nkeys++];
+		*o = (struct inline_key){ .code = k->code, .target = k->target, .key = k->key,
+					  .branch = k->branch, .init_jump = (uint8_t)k->init_jump,
+					  .live_jump = ci->cc == CFG_KEY_ON, .len = ci->len };
+		inline_key_bytes(cp->code + (k->code - in->addr), o->len, o->init_jump, k->code,
+				 k->target);
+	}
+	return 0;
+}
+
+/* 1 when the live bytes at p are what __static_call_validate accepts for a site. */
+static int static_call_bytes_valid(const uint8_t *p, uint32_t len, int tail)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	static const uint8_t xor5rax[5] = { 0x2e, 0x2e, 0x2e, 0x31, 0xc0 };
+
+	if (tail)
+		return (len == 5 && p[0] == 0xe9) || (len == 6 && p[0] == 0x0f &&
+						      (p[1] & 0xf0) == 0x80);
+	return len == 5 && (p[0] == 0xe8 || !memcmp(p, nop5, 5) || !memcmp(p, xor5rax, 5));
+}
+
+/*
+ * Each static-call site: a .static_call_sites entry of the copy with its
+ * live key, so that static_call_update patches the copy's site too. The
+ * live bytes (the call to the current target, relocated) are what
+ * static_call_add_module validates and then rewrites to the key's target.
+ */
+static int static_calls(const struct cfg_input *in, const struct cfg *c,
+			const struct inline_env *env, struct inline_copy *cp)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->ninsns; i++)
+		n += !!(c->insns[i].flags & CFG_IF_STATIC_CALL);
+	cp->calls = calloc(n + 1, sizeof(*cp->calls));
+	if (!cp->calls)
+		return -PT_ENOMEM;
+	for (i = 0; i < c->ninsns; i++) {
+		const struct cfg_insn *ci = &c->insns[i];
+		uint64_t off = ci->addr - in->addr, key;
+		int64_t at;
+		int tail;
+
+		if (!(ci->flags & CFG_IF_STATIC_CALL))
+			continue;
+		at = env && env->sc && env->sc->key ? static_calls_find(env->sc, ci->addr) : -1;
+		if (at < 0)
+			return refuse(cp, "inline-static-call", "%s+0x%" PRIx64 ": a static-call "
+				      "site whose key is unknown", in->name, off);
+		key = env->sc->key[at] & ~(uint64_t)STATIC_CALL_SITE_FLAGS;
+		tail = !!(env->sc->key[at] & STATIC_CALL_SITE_TAIL);
+		if (key < env->keys_lo || key >= env->keys_hi)
+			return refuse(cp, "inline-static-call", "%s+0x%" PRIx64 ": its key 0x%"
+				      PRIx64 " is not vmlinux's", in->name, off, key);
+		if (!static_call_bytes_valid(cp->code + off, ci->len, tail))
+			return refuse(cp, "inline-static-call", "%s+0x%" PRIx64 ": the site is not "
+				      "a 5-byte %s (a NULL tail call's ret: the kernel would write "
+				      "past it)", in->name, off, tail ? "jmp or a Jcc" :
+				      "call, nop or xor");
+		cp->calls[cp->ncalls++] = (struct inline_static_call){ .addr = ci->addr,
+			.key = key, .tail = (uint8_t)tail };
+	}
+	return 0;
+}
+
 static int tables(const struct cfg_input *in, struct inline_copy *cp)
 {
 	uint32_t i;
 
-	for (i = 0; i < in->nkeys; i++)
-		if (in->keys[i].code - in->addr < cp->len)
-			return refuse(cp, "inline-static-key", "%s+0x%" PRIx64 ": a static-key "
-				      "site (a key flip would not patch the copy)", in->name,
-				      in->keys[i].code - in->addr);
 	cp->fixups = calloc(in->nfixups + 1, sizeof(*cp->fixups));
 	cp->bugs = calloc(in->nbugs + 1, sizeof(*cp->bugs));
 	if (!cp->fixups || !cp->bugs)
@@ -194,7 +324,8 @@ static int tables(const struct cfg_input *in, struct inline_copy *cp)
 	return 0;
 }
 
-int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct inline_copy *out)
+int inline_copy_build(const struct cfg_input *in, const struct cfg *c,
+		      const struct inline_env *env, struct inline_copy *out)
 {
 	ZydisDecoder dec;
 	uint32_t i, cap = 0;
@@ -208,14 +339,9 @@ int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct in
 	out->addr = in->addr;
 	if (in->cold_len || c->cold_addr)
 		return refuse(out, "inline-cold", "%s has a .cold part", in->name);
-	for (i = 0; i < c->ninsns; i++) {
-		if (c->insns[i].flags & CFG_IF_STATIC_CALL)
-			return refuse(out, "inline-static-call", "%s+0x%" PRIx64 ": a static-call "
-				      "site (an update would not patch the copy)", in->name,
-				      c->insns[i].addr - in->addr);
+	for (i = 0; i < c->ninsns; i++)
 		if (c->insns[i].addr + c->insns[i].len > end)
 			end = c->insns[i].addr + c->insns[i].len;
-	}
 	if (end <= in->addr || end - in->addr > in->len)
 		return refuse(out, "inline-decode", "%s: no instructions in its bytes", in->name);
 	out->len = (uint32_t)(end - in->addr);
@@ -234,7 +360,10 @@ int inline_copy_build(const struct cfg_input *in, const struct cfg *c, struct in
 		if (err)
 			return err;
 	}
-	return tables(in, out);
+	err = static_calls(in, c, env, out);
+	if (!err)
+		err = keys(in, c, env, out);
+	return err ? err : tables(in, out);
 }
 
 void inline_copy_free(struct inline_copy *cp)
@@ -245,6 +374,8 @@ void inline_copy_free(struct inline_copy *cp)
 	free(cp->relocs);
 	free(cp->fixups);
 	free(cp->bugs);
+	free(cp->keys);
+	free(cp->calls);
 	free(cp->orc);
 	memset(cp, 0, sizeof(*cp));
 }

@@ -326,7 +326,7 @@ static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *
 	uint32_t last = s->first_insn + s->ninsn - 1, d;
 	const struct cfg_insn *li = &c->insns[last];
 
-	if (ed->kind == CFG_E_FALL || ed->kind == CFG_E_CALL_RETURN) {
+	if (ed->kind == CFG_E_FALL || ed->kind == CFG_E_CALL_RETURN || ed->kind == CFG_E_KEY_FALL) {
 		d = ed->dst < c->nblocks ? c->blocks[ed->dst].first_insn : UINT32_MAX;
 		if (d != last + 1 || l->nft[d] == 2)
 			return refuse(cp, "inline-edge", "%s: edge %u (fall-through) has no place",
@@ -334,8 +334,14 @@ static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *
 		l->ft[d][l->nft[d]++] = incr_at(l, counter, d);
 		return 0;
 	}
-	if ((ed->kind == CFG_E_TAKEN || ed->kind == CFG_E_EXIT) && li->kind == CFG_I_JCC) {
+	if (((ed->kind == CFG_E_TAKEN || ed->kind == CFG_E_EXIT) && li->kind == CFG_I_JCC) ||
+	    (ed->kind == CFG_E_KEY_JUMP && li->kind == CFG_I_KEY)) {
 		struct stub *st = &l->stubs[l->nstubs++];
+
+		if (li->flags & CFG_IF_STATIC_CALL)
+			return refuse(cp, "inline-static-call", "%s+0x%" PRIx64 ": a counted "
+				      "static-call Jcc: an update would bypass its stub", in->name,
+				      li->addr - in->addr);
 
 		*st = (struct stub){ .insn = last, .target = li->target,
 				     .x = incr_at(l, counter, dst_insn(l, e)) };
@@ -606,8 +612,8 @@ static int layout(struct lay *l, const struct inline_copy *cp)
 		l->nlen[i] = ci->len;
 		if (ci->kind == CFG_I_JCC)
 			l->nlen[i] = inside || (ci->flags & CFG_IF_LEAVES) ? JCC_LEN : ci->len;
-		else if (ci->kind == CFG_I_JMP)
-			l->nlen[i] = JMP_LEN;
+		else if (ci->kind == CFG_I_JMP || ci->kind == CFG_I_KEY)
+			l->nlen[i] = JMP_LEN;	/* a key site as nop5 or jmp rel32: the kernel decodes either */
 		at += l->nlen[i];
 	}
 	for (i = 0; i < l->nstubs; i++) {
@@ -668,6 +674,25 @@ static int field_relocated(const struct inline_copy *cp, uint32_t off)
 	return 0;
 }
 
+/* The copy's static-key entry for the site at original address a, or NULL. */
+static struct inline_key *key_of(const struct inline_copy *cp, uint64_t a)
+{
+	uint32_t k;
+
+	for (k = 0; k < cp->nkeys; k++)
+		if (cp->keys[k].code == a)
+			return &cp->keys[k];
+	return NULL;
+}
+
+/* Where the key site at instruction i jumps in the new code: its stub, or its target. */
+static uint32_t key_target(const struct lay *l, const struct inline_copy *cp, uint32_t i)
+{
+	const struct stub *st = stub_of(l, i, 0);
+
+	return st ? st->pos : new_target(l, cp, l->c->insns[i].target);
+}
+
 /* Instruction i into the new code: re-encoded branches, remapped fields and relocations. */
 static int emit_insn(struct out *o, const struct lay *l, const struct inline_copy *cp,
 		     const ZydisDecoder *dec, uint32_t i)
@@ -681,6 +706,17 @@ static int emit_insn(struct out *o, const struct lay *l, const struct inline_cop
 	uint64_t end = ci->addr + ci->len, t;
 	int k;
 
+	if (ci->kind == CFG_I_KEY) {
+		/* in its initial state, 5 bytes, to its stub or target (remap_tables: its entry) */
+		const struct inline_key *ky = key_of(cp, ci->addr);
+
+		nt = key_target(l, cp, i);
+		if (!ky || nt == UINT32_MAX)
+			return -PT_EINVAL;
+		inline_key_bytes(o->code + o->at, JMP_LEN, ky->init_jump, o->at, nt);
+		o->at += JMP_LEN;
+		return 0;
+	}
 	if (ci->kind == CFG_I_JCC || ci->kind == CFG_I_JMP) {
 		int jcc = ci->kind == CFG_I_JCC;
 
@@ -765,7 +801,7 @@ static int check_movable(const struct lay *l, struct inline_copy *cp, const stru
 		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 		uint64_t end = ci->addr + ci->len, t;
 
-		if (ci->kind == CFG_I_JCC || ci->kind == CFG_I_JMP)
+		if (ci->kind == CFG_I_JCC || ci->kind == CFG_I_JMP || ci->kind == CFG_I_KEY)
 			continue;
 		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(dec, cp->code + (ci->addr - cp->addr),
 							 ci->len, &zi, ops)))
@@ -839,6 +875,31 @@ static int remap_tables(const struct lay *l, struct inline_copy *cp, struct out 
 		j = insn_from(l->c, ip);
 		if (out_orc(o, cp->addr + (j < l->n ? l->ft_start[j] : l->len), cp->orc[k].orc))
 			return -PT_ENOMEM;
+	}
+	return 0;
+}
+
+/* The static-key and static-call entries in the new layout, once the code is emitted. */
+static int remap_sites(const struct lay *l, struct inline_copy *cp)
+{
+	uint32_t k;
+
+	for (k = 0; k < cp->nkeys; k++) {
+		struct inline_key *ky = &cp->keys[k];
+		uint32_t i = insn_at(l->c, ky->code), nt;
+
+		if (i == UINT32_MAX || (nt = key_target(l, cp, i)) == UINT32_MAX)
+			return -PT_EINVAL;	/* keys() took only the CFG's key sites */
+		ky->code = cp->addr + l->pos[i];
+		ky->target = cp->addr + nt;
+		ky->len = JMP_LEN;
+	}
+	for (k = 0; k < cp->ncalls; k++) {
+		uint32_t i = insn_at(l->c, cp->calls[k].addr);
+
+		if (i == UINT32_MAX)
+			return -PT_EINVAL;
+		cp->calls[k].addr = cp->addr + l->pos[i];
 	}
 	return 0;
 }
@@ -967,6 +1028,8 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 	}
 	if (!err && o.at != l.len)
 		err = -PT_EINVAL;
+	if (!err)
+		err = remap_sites(&l, cp);
 	if (err)
 		goto out;
 	orc_sort(o.orc, o.norc);

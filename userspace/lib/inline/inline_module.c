@@ -28,6 +28,8 @@
 #define TABLE_ENTRY 32		/* name, objname, copy, sympos: the template's struct */
 #define EX_ENTRY 12
 #define BUG_ENTRY 12
+#define JUMP_ENTRY 16
+#define STATIC_CALL_ENTRY 8
 
 static void put32(uint8_t *p, int64_t v)
 {
@@ -416,7 +418,7 @@ static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_co
 static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cps, uint32_t n,
 		      struct syms *sy, uint32_t base)
 {
-	int64_t text, rod, tab, ex, bug, orc, orc_ip, at, sect, pc, pcsym;
+	int64_t text, rod, tab, ex, bug, orc, orc_ip, at, sect, pc, pcsym, jt = -1, scs = -1;
 	uint32_t i, k;
 	uint8_t zero_orc[KORC_ENTRY] = { 0 };
 
@@ -431,6 +433,14 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 	    (bug = table_sec(o, "__bug_table", SHF_ALLOC | SHF_WRITE, 4, symtab)) < 0 ||
 	    (orc_ip = table_sec(o, ".orc_unwind_ip", SHF_ALLOC, 4, symtab)) < 0)
 		return -PT_ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (cps[i].nkeys && jt < 0 &&
+		    (jt = table_sec(o, "__jump_table", SHF_ALLOC | SHF_WRITE, 8, symtab)) < 0)
+			return -PT_ENOMEM;
+		if (cps[i].ncalls && scs < 0 &&
+		    (scs = table_sec(o, ".static_call_sites", SHF_ALLOC | SHF_WRITE, 4, symtab)) < 0)
+			return -PT_ENOMEM;
+	}
 	orc = find(o, ".orc_unwind");
 	if (orc < 0)
 		orc = add_sec(o, ".orc_unwind", SHT_PROGBITS, SHF_ALLOC, 2, 0);
@@ -533,6 +543,32 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 			    add_rela(o, (size_t)bug, t, csym, R_X86_64_PC32, (int64_t)(b->addr - c->addr)) ||
 			    (b->file && add_rela(o, (size_t)bug, t + 4, base + (uint32_t)fs,
 						 R_X86_64_PC32, 0)))
+				return -PT_ENOMEM;
+		}
+		for (k = 0; k < c->nkeys; k++) {
+			/* s32 code, s32 target, s64 key | branch (struct jump_entry) */
+			const struct inline_key *ky = &c->keys[k];
+			int64_t ks = abs_sym(sy, &o->s[o->s[symtab].sh.sh_link], ky->key);
+
+			t = append(&o->s[jt], NULL, JUMP_ENTRY, 8);
+			if (t < 0 || ks < 0 ||
+			    add_rela(o, (size_t)jt, t, csym, R_X86_64_PC32, (int64_t)(ky->code - c->addr)) ||
+			    add_rela(o, (size_t)jt, t + 4, csym, R_X86_64_PC32,
+				     (int64_t)(ky->target - c->addr)) ||
+			    add_rela(o, (size_t)jt, t + 8, base + (uint32_t)ks, R_X86_64_PC64,
+				     ky->branch & 1))
+				return -PT_ENOMEM;
+		}
+		for (k = 0; k < c->ncalls; k++) {
+			/* s32 addr, s32 key | STATIC_CALL_SITE_TAIL (struct static_call_site) */
+			const struct inline_static_call *sc = &c->calls[k];
+			int64_t ks = abs_sym(sy, &o->s[o->s[symtab].sh.sh_link], sc->key);
+
+			t = append(&o->s[scs], NULL, STATIC_CALL_ENTRY, 4);
+			if (t < 0 || ks < 0 ||
+			    add_rela(o, (size_t)scs, t, csym, R_X86_64_PC32, (int64_t)(sc->addr - c->addr)) ||
+			    add_rela(o, (size_t)scs, t + 4, base + (uint32_t)ks, R_X86_64_PC32,
+				     sc->tail ? STATIC_CALL_SITE_TAIL : 0))
 				return -PT_ENOMEM;
 		}
 		for (k = 0; k <= c->norc; k++) {

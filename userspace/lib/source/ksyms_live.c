@@ -430,6 +430,24 @@ static int pick(struct klive *k, const struct tables *t, uint64_t a, uint64_t le
 	return err;
 }
 
+/*
+ * Each picked key site's initial state, from its key's type word in kcore
+ * (static_key_type): left unknown (-1) where the key is unknown or unread.
+ */
+static void key_states(struct klive *k)
+{
+	uint32_t i;
+	uint64_t w;
+
+	for (i = 0; i < k->in_t.nkeys; i++) {
+		struct cfg_key_site *ks = &k->in_t.keys[i];
+
+		ks->init_jump = -1;
+		if (ks->key && !kcore_read(k->kc, ks->key + KTABLE_JUMP_KEY_TYPE, &w, sizeof(w)))
+			ks->init_jump = (int8_t)ktable_key_init_jump(ks, w);
+	}
+}
+
 static const char *live_name_at(void *ctx, uint64_t addr)
 {
 	return ksyms_name_at(((struct klive *)ctx)->ks, addr);
@@ -635,6 +653,7 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
 		err = pick(k, m ? &m->t : &k->vt, cold_addr, cold_len);
 	if (err)
 		return err;
+	key_states(k);
 	in->name = s->name;
 	in->addr = s->addr;
 	in->code = k->code;

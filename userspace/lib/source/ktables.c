@@ -48,8 +48,23 @@ static int decode_key(const struct ktable *t, uint64_t off, void *entry)
 {
 	struct cfg_key_site *k = entry;
 	int err = known_field(t, off, &k->code);
+	int64_t v;
 
-	return err ? err : known_field(t, off + 4, &k->target);
+	if (!err)
+		err = known_field(t, off + 4, &k->target);
+	k->init_jump = -1;
+	if (err || t->field)
+		return err;	/* a relocated key field is not read: key 0 */
+	/* live: the s64 key field holds the offset with the flag bits (jump_entry_key) */
+	memcpy(&v, t->data + off + 8, 8);
+	k->key = t->addr + off + 8 + (uint64_t)(v & ~(int64_t)3);
+	k->branch = (uint8_t)(v & KTABLE_JUMP_BRANCH);
+	return 0;
+}
+
+int ktable_key_init_jump(const struct cfg_key_site *k, uint64_t type_word)
+{
+	return (int)((type_word & KTABLE_JUMP_TYPE_TRUE) ^ k->branch);
 }
 
 static int decode_bug(const struct ktable *t, uint64_t off, void *entry)

@@ -13,6 +13,9 @@
 
 #define KTABLE_EX_ENTRY 12	/* s32 insn, s32 fixup, s32 data */
 #define KTABLE_JUMP_ENTRY 16	/* s32 code, s32 target, s64 key */
+#define KTABLE_JUMP_BRANCH 1	/* the key field's bit 0 (bit 1: the site is init text) */
+#define KTABLE_JUMP_KEY_TYPE 8	/* struct static_key: its type word (entries | JUMP_TYPE_*) */
+#define KTABLE_JUMP_TYPE_TRUE 1
 #define KTABLE_BUG_ENTRY 12	/* s32 bug_addr, s32 file, u16 line, u16 flags (DEBUG_BUGVERBOSE) */
 
 /* What a field reader returns for a field whose target cannot be known. */
@@ -40,13 +43,21 @@ int ktable_field(const struct ktable *t, uint64_t off, uint64_t *target);
 
 /*
  * Decodes an __ex_table, __jump_table or __bug_table into a new array
- * (*out, free()d by the caller) of *n entries sorted by address.
+ * (*out, free()d by the caller) of *n entries sorted by address. A jump
+ * entry's key and branch bit are decoded only where t->field is NULL (a
+ * live table; else key 0); init_jump is -1 (ktable_key_init_jump).
  * Returns 0, -PT_EFORMAT (size not a whole number of entries, a field
  * outside the table or not known, or what t->field refuses) or -PT_ENOMEM.
  */
 int ktable_read_fixups(const struct ktable *t, struct cfg_fixup **out, uint32_t *n);
 int ktable_read_keys(const struct ktable *t, struct cfg_key_site **out, uint32_t *n);
 int ktable_read_bugs(const struct ktable *t, struct cfg_bug_site **out, uint32_t *n);
+
+/*
+ * The initial state of key site k (jump_label_init_type) from its key's
+ * type word (the u64 at the key + KTABLE_JUMP_KEY_TYPE): 1 the jmp, 0 the nop.
+ */
+int ktable_key_init_jump(const struct cfg_key_site *k, uint64_t type_word);
 
 /*
  * Appends to *dst (*n entries, room for *cap) the entries of a sorted

@@ -15,29 +15,92 @@
 #define ENTRY_SIZE 8		/* struct static_call_site: s32 addr, s32 key */
 #define MAX_SITES (1u << 24)
 
-static int cmp_u64(const void *a, const void *b)
+struct site_key {
+	uint64_t site, key;
+};
+
+static int cmp_site(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = ((const struct site_key *)a)->site, y = ((const struct site_key *)b)->site;
 
 	return x < y ? -1 : x > y;
 }
 
-/* Sorts and deduplicates. */
-static void finish(struct static_calls *sc)
+/* Sorts (sites with their keys) and deduplicates. Returns 0 or -PT_ENOMEM (sc unchanged). */
+static int finish(struct static_calls *sc)
 {
+	struct site_key *v = malloc(((size_t)sc->n + 1) * sizeof(*v));
 	uint32_t i, k = 0;
 
-	qsort(sc->site, sc->n, sizeof(*sc->site), cmp_u64);
+	if (!v)
+		return -PT_ENOMEM;
 	for (i = 0; i < sc->n; i++)
-		if (!k || sc->site[k - 1] != sc->site[i])
-			sc->site[k++] = sc->site[i];
+		v[i] = (struct site_key){ sc->site[i], sc->key ? sc->key[i] : 0 };
+	qsort(v, sc->n, sizeof(*v), cmp_site);
+	for (i = 0; i < sc->n; i++)
+		if (!k || v[k - 1].site != v[i].site)
+			v[k++] = v[i];
+	for (i = 0; i < k; i++) {
+		sc->site[i] = v[i].site;
+		if (sc->key)
+			sc->key[i] = v[i].key;
+	}
 	sc->n = k;
+	free(v);
+	return 0;
 }
 
 void static_calls_free(struct static_calls *sc)
 {
 	free(sc->site);
+	free(sc->key);
 	memset(sc, 0, sizeof(*sc));
+}
+
+int static_calls_add(struct static_calls *sc, const uint64_t *site, const uint64_t *key,
+		     uint32_t n)
+{
+	uint64_t *s = malloc(((size_t)sc->n + n + 1) * sizeof(*s)), *k = NULL;
+	int keys = key && (sc->key || !sc->n);
+	struct static_calls t;
+
+	if (s && keys)
+		k = malloc(((size_t)sc->n + n + 1) * sizeof(*k));
+	if (!s || (keys && !k)) {
+		free(s);
+		return -PT_ENOMEM;
+	}
+	memcpy(s, sc->site, (size_t)sc->n * sizeof(*s));
+	memcpy(s + sc->n, site, (size_t)n * sizeof(*s));
+	if (keys) {
+		if (sc->n)
+			memcpy(k, sc->key, (size_t)sc->n * sizeof(*k));
+		memcpy(k + sc->n, key, (size_t)n * sizeof(*k));
+	}
+	t = (struct static_calls){ s, sc->n + n, k };
+	if (finish(&t)) {
+		free(s);
+		free(k);
+		return -PT_ENOMEM;
+	}
+	static_calls_free(sc);
+	*sc = t;
+	return 0;
+}
+
+int64_t static_calls_find(const struct static_calls *sc, uint64_t addr)
+{
+	uint32_t lo = 0, hi = sc->n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (sc->site[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->n && sc->site[lo] == addr ? (int64_t)lo : -1;
 }
 
 int static_calls_live(const struct ksyms *ks, const struct kcore *kc, struct static_calls *out)
@@ -56,7 +119,8 @@ int static_calls_live(const struct ksyms *ks, const struct kcore *kc, struct sta
 	n = (uint32_t)((stop - start) / ENTRY_SIZE);
 	tab = malloc((size_t)n * ENTRY_SIZE + 1);
 	out->site = malloc(((size_t)n + 1) * sizeof(*out->site));
-	if (!tab || !out->site) {
+	out->key = malloc(((size_t)n + 1) * sizeof(*out->key));
+	if (!tab || !out->site || !out->key) {
 		free(tab);
 		static_calls_free(out);
 		return -PT_ENOMEM;
@@ -67,12 +131,17 @@ int static_calls_live(const struct ksyms *ks, const struct kcore *kc, struct sta
 		static_calls_free(out);
 		return err;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		out->site[i] = start + (uint64_t)i * ENTRY_SIZE + (uint64_t)(int64_t)tab[2 * i];
+		out->key[i] = start + (uint64_t)i * ENTRY_SIZE + 4 +
+			      (uint64_t)(int64_t)tab[2 * i + 1];
+	}
 	out->n = n;
 	free(tab);
-	finish(out);
-	return 0;
+	err = finish(out);
+	if (err)
+		static_calls_free(out);
+	return err;
 }
 
 /* The .static_call_sites section's index and its RELA section, or 0s. */
@@ -145,8 +214,7 @@ static int read_elf(Elf *elf, struct static_calls *out)
 		out->site[out->n++] = ((uint64_t)s.st_shndx << 32) +
 				      (uint64_t)((int64_t)s.st_value + r.r_addend);
 	}
-	finish(out);
-	return 0;
+	return finish(out);
 }
 
 int static_calls_elf(const char *path, struct static_calls *out)
