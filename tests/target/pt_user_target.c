@@ -5,11 +5,14 @@
  * (write) made through libc from traced code. Built static with symbols,
  * without jump tables (an indirect jump is refused in user code).
  *
- * Usage: pt-user-target [ROUNDS]
+ * Usage: pt-user-target [-w FILE] [ROUNDS]
+ *   -w FILE  wait until FILE exists before the rounds (the tests start
+ *            two processes, enable one of them with --pid, then go)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int ut_classify(int v)
@@ -57,11 +60,25 @@ long ut_round(int round)
 	return sum;
 }
 
+static void wait_for(const char *path)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+
+	while (access(path, F_OK))
+		nanosleep(&tick, NULL);
+}
+
 int main(int argc, char **argv)
 {
-	int rounds = argc > 1 ? atoi(argv[1]) : 100;
 	long total = 0;
-	int r;
+	int rounds, r;
+
+	if (argc > 2 && !strcmp(argv[1], "-w")) {
+		wait_for(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	rounds = argc > 1 ? atoi(argv[1]) : 100;
 
 	for (r = 0; r < rounds; r++)
 		total += ut_round(r);
