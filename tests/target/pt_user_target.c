@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 static const char *self;
-static volatile sig_atomic_t signals;
+static sig_atomic_t signals;	/* read after the rounds: raise() is a call */
 
 int ut_classify(int v)
 {
