@@ -13,14 +13,7 @@
 # would make the resync after such a gap wait for the module's next context
 # reset (docs/runtime.md, "Adapting words"), passing over the new image's
 # first rounds: the plans are made with --adapting-words 0.
-. /pt/lib/check.sh
-
-mkdir -p /run
-insmod /pt/pathtrace.ko
-P=/pt/bin/pt-user-target
-B=pt-user-target
-O=/tmp/out
-mkdir -p $O
+. /pt/lib/user.sh
 
 $P -x 30 > $O/plain.txt
 check "the user program runs" test $? -eq 0
@@ -30,25 +23,8 @@ pathtracectl enable --verify --adapting-words 0 $P:ut_round $P:ut_classify $P:ut
 check "enable exits 0" test $? -eq 0
 cat $O/enable.txt
 
-cat >/tmp/workload.sh <<'EOW'
-for cpu in 0 1; do taskset -c $cpu /pt/bin/pt-user-target -x 30 > /tmp/out/run.$cpu & done
-wait
-EOW
-pathtracectl record -o $O/u.bin -- sh /tmp/workload.sh > $O/record.txt 2>&1
-check "record" test $? -eq 0
-cat $O/record.txt
-for cpu in 0 1; do
-	check "the program on cpu $cpu prints what it prints untraced" cmp $O/plain.txt $O/run.$cpu
-done
+user_run_both $P -x 30
 
-pathregen --verify $O/u.bin > $O/verify.txt 2>&1
-rc=$?
-cat $O/verify.txt
-check "pathregen --verify exits 0" test $rc -eq 0
-check "0 differences" grep -q "^verify: .* 0 differences$" $O/verify.txt
-
-pathregen $O/u.bin > $O/text.txt 2>&1
-check "pathregen text exits 0" test $? -eq 0
 grep -n "^!!\|^>>\|^# stream" $O/text.txt | head -40
 # per stream: its owner, ut_round activations, ut_on_signal activations
 # nested in a ut_round, ut_spawn activations, gaps

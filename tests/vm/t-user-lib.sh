@@ -5,14 +5,9 @@
 # dyn_round beside vfs_write; recorded on both CPUs and regenerated with
 # --verify: 0 differences, ul_checksum named libptuser.so!ul_checksum and
 # nested under dyn_round (1 or 2 calls a round), vfs_write after it.
-. /pt/lib/check.sh
-
-mkdir -p /run
-insmod /pt/pathtrace.ko
+. /pt/lib/user.sh
 D=/pt/bin/pt-user-dyn
 L=/pt/bin/libptuser.so
-O=/tmp/out
-mkdir -p $O
 
 $D 30 > $O/plain.txt
 check "the dynamically linked program runs" test $? -eq 0
@@ -24,25 +19,8 @@ expect_out "the library function is named LIB!FUNC" "libptuser.so!ul_checksum: e
 	cat $O/enable.txt
 expect_out "the program's function (a PIE)" "pt-user-dyn!dyn_round: enabled as" cat $O/enable.txt
 
-cat >/tmp/workload.sh <<'EOW'
-for cpu in 0 1; do taskset -c $cpu /pt/bin/pt-user-dyn 30 > /tmp/out/run.$cpu & done
-wait
-EOW
-pathtracectl record -o $O/u.bin -- sh /tmp/workload.sh > $O/record.txt 2>&1
-check "record" test $? -eq 0
-cat $O/record.txt
-for cpu in 0 1; do
-	check "the program on cpu $cpu prints what it prints untraced" cmp $O/plain.txt $O/run.$cpu
-done
+user_run_both $D 30
 
-pathregen --verify $O/u.bin > $O/verify.txt 2>&1
-rc=$?
-cat $O/verify.txt
-check "pathregen --verify exits 0" test $rc -eq 0
-check "0 differences" grep -q "^verify: .* 0 differences$" $O/verify.txt
-
-pathregen $O/u.bin > $O/text.txt 2>&1
-check "pathregen text exits 0" test $? -eq 0
 sed -n '1,40p' $O/text.txt
 check "library blocks as libptuser.so!ul_checksum+0xOFF" grep -q "libptuser.so!ul_checksum+0x" $O/text.txt
 # rounds r with r % 3 == 0 call ul_checksum twice: 30 rounds, 40 calls a process

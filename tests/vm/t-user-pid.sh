@@ -7,14 +7,7 @@
 # the program's functions but its vfs_write activations (kernel functions
 # stay system-wide); both print what they print untraced. --pid without a
 # user function, and a pid with no process, are refused.
-. /pt/lib/check.sh
-
-mkdir -p /run
-insmod /pt/pathtrace.ko
-P=/pt/bin/pt-user-target
-B=pt-user-target
-O=/tmp/out
-mkdir -p $O
+. /pt/lib/user.sh
 
 $P 30 > $O/plain.txt
 check "the user program runs" test $? -eq 0
@@ -43,9 +36,7 @@ cat > /tmp/workload.sh <<EOW
 touch /tmp/go
 while kill -0 $p1 2>/dev/null || kill -0 $p2 2>/dev/null; do sleep 0.1; done
 EOW
-pathtracectl record -o $O/u.bin -- sh /tmp/workload.sh > $O/record.txt 2>&1
-check "record" test $? -eq 0
-cat $O/record.txt
+user_record_verify
 wait $p1
 check "the traced process exits 0" test $? -eq 0
 wait $p2
@@ -53,14 +44,6 @@ check "the other process exits 0" test $? -eq 0
 check "the traced process prints what it prints untraced" cmp $O/plain.txt $O/traced.txt
 check "... and the other one too" cmp $O/plain.txt $O/other.txt
 
-pathregen --verify $O/u.bin > $O/verify.txt 2>&1
-rc=$?
-cat $O/verify.txt
-check "pathregen --verify exits 0" test $rc -eq 0
-check "0 differences" grep -q "^verify: .* 0 differences$" $O/verify.txt
-
-pathregen $O/u.bin > $O/text.txt 2>&1
-check "pathregen text exits 0" test $? -eq 0
 # per stream: its owner, its ut_round activations, its vfs_write activations
 awk -v r="$B!ut_round() {" '
 	/^# stream / { own = $4; sub(/,$/, "", own) }
