@@ -69,6 +69,10 @@ VM_HELPERS := $(patsubst tests/vm/bin/%.c,$(O)/tests/vm/bin/%,$(sort $(wildcard 
 # The user program the user-space tests trace (docs/user.md): static, with
 # symbols, no jump tables, its recursion and calls kept as calls.
 USER_TARGET := $(O)/tests/target/pt-user-target
+# A shared library and a dynamically linked program that calls it through the
+# PLT (docs/user.md, "Shared libraries"): the program finds it beside itself.
+USER_LIB := $(O)/tests/target/libptuser.so
+USER_DYN := $(O)/tests/target/pt-user-dyn
 
 .PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz check-readme install \
 	check-build
@@ -80,7 +84,7 @@ USER_TARGET := $(O)/tests/target/pt-user-target
 
 all: userspace module
 
-userspace: $(PROGS) $(TOOLS) $(VM_HELPERS) $(USER_TARGET)
+userspace: $(PROGS) $(TOOLS) $(VM_HELPERS) $(USER_TARGET) $(USER_LIB) $(USER_DYN)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -118,6 +122,15 @@ $(USER_TARGET): tests/target/pt_user_target.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -static -fno-jump-tables -fno-inline \
 		-fno-optimize-sibling-calls -fno-pie -no-pie -o $@ $<
+
+$(USER_LIB): tests/target/pt_user_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fPIC -shared -fno-jump-tables -fno-inline \
+		-fno-optimize-sibling-calls -o $@ $<
+
+$(USER_DYN): tests/target/pt_user_dyn.c $(USER_LIB)
+	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -fno-jump-tables -fno-inline \
+		-fno-optimize-sibling-calls -o $@ $< -L$(dir $@) -lptuser -Wl,-rpath,'$$ORIGIN'
 
 # The unit-test runner registers every tests/unit/test_NAME.c through its
 # register_test_NAME(); the list is generated so adding a file is enough.

@@ -123,7 +123,7 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_copy_arg(&a, sizeof(a), uarg);
 	if (err)
 		return err;
-	if ((a.flags & ~PT_ADD_INLINE) ||
+	if ((a.flags & ~PT_ADD_INLINE) || a.reserved0 || a.user_pid < 0 ||
 	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters))
 		return -EINVAL;
 	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len, a.flags, a.inline_counters);
@@ -132,8 +132,8 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	/* a user function's file (uprobes.c); a kernel plan names none */
 	err = 0;
 	if (f->plan->flags & PT_PLAN_USER)
-		err = pt_uprobes_attach(f, a.user_fd, a.user_off_delta);
-	else if (a.user_fd || a.user_off_delta)
+		err = pt_uprobes_attach(f, a.user_fd, a.user_off_delta, a.user_pid);
+	else if (a.user_fd || a.user_off_delta || a.user_pid)
 		err = -EINVAL;
 	if (err)
 		goto fail;

@@ -119,6 +119,8 @@ struct pt_func {
 	/* PT_PLAN_USER: the ELF file (held), virtual address - file offset */
 	struct file *user_file;
 	u64 user_off_delta;
+	/* --pid: the one address space its uprobes apply to (mmgrab), or NULL */
+	struct mm_struct *user_mm;
 };
 
 static inline const struct pt_site *pt_site_at(const struct pt_func *f, u32 i)
@@ -201,7 +203,7 @@ void pt_implicit_installed(struct list_head *funcs, struct pt_func *f);
 void pt_implicit_removed(struct pt_func *f);
 
 /* uprobes.c */
-int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta);
+int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta, pid_t pid);
 void pt_uprobes_detach(struct pt_func *f);
 bool pt_uprobes_same_file(const struct pt_func *f, const struct pt_func *g);
 int pt_uprobes_register(struct pt_func *f);

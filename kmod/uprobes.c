@@ -26,16 +26,24 @@
  * for reading); 6.12's uprobe_register takes a ref_ctr offset and returns
  * the struct uprobe *, and a batch is unregistered with
  * uprobe_unregister_nosync per probe and one uprobe_unregister_sync.
- * kmod/Kbuild tells them apart by a feature test of the tree's uprobes.h
- * (PT_HAVE_UPROBE_REGISTER_HANDLE): a test that misses selects the other
+ * 6.1's consumer filter is told why it is asked (enum uprobe_filter_ctx),
+ * 6.12's is not. kmod/Kbuild tells them apart by feature tests of the
+ * tree's uprobes.h (PT_HAVE_UPROBE_REGISTER_HANDLE,
+ * PT_HAVE_UPROBE_FILTER_CTX): a test that misses selects the other
  * signature, which then fails to compile, never mismatches.
+ *
+ * With --pid (pt_func.user_mm) the consumers' filter accepts one address
+ * space: docs/user.md, "One process: --pid".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/pid.h>
 #include <linux/preempt.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
 #include <linux/uprobes.h>
 
 #include "pathtrace.h"
@@ -78,10 +86,40 @@ static void pt_uprobe_sync(void)
 }
 #endif
 
+/*
+ * Whether the plan's uprobes belong in mm: every process's, or with --pid
+ * the one address space (docs/user.md, "One process: --pid").
+ */
+static bool pt_uprobe_wants(const struct pt_probe *pp, const struct mm_struct *mm)
+{
+	return !pp->func->user_mm || pp->func->user_mm == mm;
+}
+
+#ifdef PT_HAVE_UPROBE_FILTER_CTX
+static bool pt_uprobe_filter(struct uprobe_consumer *uc, enum uprobe_filter_ctx ctx,
+			     struct mm_struct *mm)
+#else
+static bool pt_uprobe_filter(struct uprobe_consumer *uc, struct mm_struct *mm)
+#endif
+{
+	return pt_uprobe_wants(container_of(uc, struct pt_probe, uc), mm);
+}
+
+/*
+ * A process the plan is not for can still hit its breakpoint: a child
+ * forked from the traced process inherits its breakpoints with its pages.
+ * Such a hit records nothing and asks uprobes to take the breakpoint out
+ * of that process (UPROBE_HANDLER_REMOVE, which the filter confirms), as
+ * perf's uprobe events do.
+ */
 static int pt_uprobe_handler(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
+	struct pt_probe *pp = container_of(uc, struct pt_probe, uc);
+
+	if (!pt_uprobe_wants(pp, current->mm))
+		return UPROBE_HANDLER_REMOVE;
 	preempt_disable();
-	pt_probe_hit(container_of(uc, struct pt_probe, uc), NULL, regs);
+	pt_probe_hit(pp, NULL, regs);
 	preempt_enable();
 	return 0;
 }
@@ -98,17 +136,48 @@ static bool pt_uprobes_in_file(u64 addr, u32 len, u64 delta, loff_t size)
 }
 
 /*
- * Takes the file of a user plan (fd) and the delta from its virtual
- * addresses to file offsets; pt_func_free puts the file. Returns 0,
- * -EBADF (no such descriptor), -EINVAL (not a regular file) or -ERANGE
- * (the function's code does not lie in the file at those offsets).
+ * The address space of process pid (in the caller's pid namespace),
+ * grabbed (mmgrab: the struct stays, so no other mm takes its address),
+ * or NULL: no such process, or one without user memory.
  */
-int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta)
+static struct mm_struct *pt_uprobes_process_mm(pid_t pid)
+{
+	struct task_struct *t;
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	t = get_pid_task(find_vpid(pid), PIDTYPE_PID);
+	rcu_read_unlock();
+	if (!t)
+		return NULL;
+	mm = get_task_mm(t);
+	put_task_struct(t);
+	if (!mm)
+		return NULL;
+	mmgrab(mm);
+	mmput(mm);
+	return mm;
+}
+
+/*
+ * Takes the file of a user plan (fd), the delta from its virtual
+ * addresses to file offsets and, pid not 0, the one process whose address
+ * space its uprobes go into; pt_func_free puts them. Returns 0, -EBADF
+ * (no such descriptor), -EINVAL (not a regular file), -ESRCH (no such
+ * process, or one with no user memory) or -ERANGE (the function's code
+ * does not lie in the file at those offsets).
+ */
+int pt_uprobes_attach(struct pt_func *f, int fd, u64 off_delta, pid_t pid)
 {
 	const struct pt_plan *pl = f->plan;
 	struct inode *inode;
 	loff_t size;
 
+	if (pid) {
+		f->user_mm = pt_uprobes_process_mm(pid);
+		if (!f->user_mm)
+			return -ESRCH;
+	}
 	f->user_file = fget(fd);
 	if (!f->user_file)
 		return -EBADF;
@@ -128,6 +197,9 @@ void pt_uprobes_detach(struct pt_func *f)
 	if (f->user_file)
 		fput(f->user_file);
 	f->user_file = NULL;
+	if (f->user_mm)
+		mmdrop(f->user_mm);
+	f->user_mm = NULL;
 }
 
 /* Whether f and g are both user plans of one file (their addresses may meet). */
@@ -151,6 +223,7 @@ int pt_uprobes_register(struct pt_func *f)
 		struct pt_probe *pp = &f->probes[n];
 
 		pp->uc.handler = pt_uprobe_handler;
+		pp->uc.filter = pt_uprobe_filter;
 		err = pt_uprobe_place(pp, inode, pt_uprobe_offset(f, pp));
 		if (err) {
 			pr_info("%s: uprobes refused %#lx (file offset %#llx, site %u of %u): %d\n",

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 2
+#define PT_ABI_MINOR 3
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -359,6 +359,9 @@ struct pt_plan_arg {
 	__s32 user_fd;		/* PT_PLAN_USER: an open descriptor of the ELF file; else 0 */
 	__u64 inline_counters;	/* PT_ADD_INLINE: offset of the counters, bytes; else 0 */
 	__u64 user_off_delta;	/* PT_PLAN_USER: virtual address - file offset; else 0 */
+	__s32 user_pid;		/* PT_PLAN_USER (ABI 2.3): only this process's address
+				 * space (a pid in the caller's namespace); 0: every process */
+	__u32 reserved0;
 };
 
 /* PT_IOC_DEL_PLAN: remove one function (func_id) or all (PT_DEL_ALL). */
@@ -942,7 +945,7 @@ _Static_assert(sizeof(struct pt_path_range) == 16, "pt_path_range");
 _Static_assert(sizeof(struct pt_site) == 24, "pt_site");
 _Static_assert(sizeof(struct pt_action) == 16, "pt_action");
 _Static_assert(sizeof(struct pt_verify_site) == 16, "pt_verify_site");
-_Static_assert(sizeof(struct pt_plan_arg) == 40, "pt_plan_arg");
+_Static_assert(sizeof(struct pt_plan_arg) == 48, "pt_plan_arg");
 _Static_assert(sizeof(struct pt_del_arg) == 16, "pt_del_arg");
 _Static_assert(sizeof(struct pt_config) == 32, "pt_config");
 _Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");

@@ -7,14 +7,7 @@
 # each task's stream with their blocks, vfs_write nested under ut_round in
 # execution order. Removing the plans and unloading the module with
 # uprobes live leave the program running as before.
-. /pt/lib/check.sh
-
-mkdir -p /run
-insmod /pt/pathtrace.ko
-P=/pt/bin/pt-user-target
-B=pt-user-target
-O=/tmp/out
-mkdir -p $O
+. /pt/lib/user.sh
 
 $P 40 > $O/plain.txt
 check "the user program runs" test $? -eq 0
@@ -44,19 +37,7 @@ $P 40 > $O/probed.txt
 check "the program runs under disarmed uprobes" test $? -eq 0
 check "... with the same output" cmp $O/plain.txt $O/probed.txt
 
-cat >/tmp/workload.sh <<'EOW'
-for cpu in 0 1; do taskset -c $cpu /pt/bin/pt-user-target 40 >/dev/null & done
-wait
-EOW
-pathtracectl record -o $O/u.bin -- sh /tmp/workload.sh > $O/record.txt 2>&1
-check "record" test $? -eq 0
-cat $O/record.txt
-
-pathregen --verify $O/u.bin > $O/verify.txt 2>&1
-rc=$?
-cat $O/verify.txt
-check "pathregen --verify exits 0" test $rc -eq 0
-check "0 differences" grep -q "^verify: .* 0 differences$" $O/verify.txt
+user_run_both $P 40
 equal=$(sed -n 's/^verify: \([0-9]*\) blocks equal.*/\1/p' $O/verify.txt)
 check "blocks compared (${equal:-none})" test "${equal:-0}" -gt 0
 
@@ -65,8 +46,6 @@ for f in ut_round ut_classify ut_fact vfs_write; do
 	check "$f's blocks regenerated" grep -q "^ *[1-9][0-9]*  \($B!\)\?$f+0x" $O/blocks.txt
 done
 
-pathregen $O/u.bin > $O/text.txt 2>&1
-check "pathregen text exits 0" test $? -eq 0
 sed -n '1,60p' $O/text.txt
 check "user blocks in the text as $B!FUNC+0xOFF" grep -q "$B!ut_round+0x" $O/text.txt
 check "... and the recursion's" grep -q "$B!ut_fact+0x" $O/text.txt

@@ -39,6 +39,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,7 @@ struct enabler {
 	const char *inline_ko;		/* the template module */
 	int user_fd;			/* the user file being enabled (docs/user.md), or 0 */
 	uint64_t user_delta;		/* its virtual address - file offset */
+	pid_t user_pid;			/* --pid: the one process of the user plans, or 0 */
 	uint32_t user_ok, user_refused;	/* user functions enabled and refused */
 };
 
@@ -163,6 +165,8 @@ static const char *add_reason_user(int err)
 		return "uprobes refused a site or the plan is malformed";
 	case ERANGE:
 		return "the function does not lie in the file at its offsets";
+	case ESRCH:
+		return "no process of the --pid (it exited, or it is a kernel thread)";
 	case ENOTSUPP_KERNEL:
 		return "uprobes cannot probe an instruction of a site";
 	case EBUSY:
@@ -214,6 +218,7 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	a.plan_len = (uint32_t)blob_len;
 	a.user_fd = e->user_fd;
 	a.user_off_delta = e->user_delta;
+	a.user_pid = e->user_fd ? e->user_pid : 0;
 	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
 		err = errno;
 		funcstore_remove(((const struct pt_plan *)blob)->func_id);
@@ -1225,7 +1230,7 @@ enum {
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
 		 const char **weights, const char **ppp_file, const char **inline_ko, int *off,
-		 int *first, int *nargs)
+		 pid_t *pid, int *first, int *nargs)
 {
 	int path_codes_set = 0, nfuncs = 0, r;
 	struct ctl_args ca;
@@ -1265,6 +1270,13 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 					    !strcmp(v, "bits") ? PT_ENC_BITS : 0;
 			if (!o->trace.encoding)
 				return ctl_usage_err("enable", "--encoding witness|bits, not %s", v);
+		} else if (ctl_is(&ca, "--pid")) {
+			char *end;
+			long n = strtol(v, &end, 10);
+
+			if (*end || n <= 0 || n > INT32_MAX)
+				return ctl_usage_err("enable", "--pid takes a process id, not %s", v);
+			*pid = (pid_t)n;
 		} else if (ctl_is(&ca, "--moddir")) {
 			*moddir = v;
 		} else if (ctl_is(&ca, "--weights")) {
@@ -1537,8 +1549,8 @@ static int cmd_enable(int argc, char **argv)
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;
-	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off, &first,
-		    &argc);
+	err = parse(argc, argv, &e.o, &p.moddir, &weights, &ppp_file, &inline_ko, &off,
+		    &e.user_pid, &first, &argc);
 	if (err)
 		return err;
 	e.ppp_top = e.o.paths.ppp_hottest;
@@ -1607,6 +1619,18 @@ static int cmd_enable(int argc, char **argv)
 	e.inline_ko = inline_ko;
 	for (a = first; a < argc; a++)
 		nuser += user_pattern(argv[a], upath, sizeof(upath), &ufunc);
+	/* kernel functions are traced system-wide (docs/user.md, "One process: --pid") */
+	if (e.user_pid && !nuser) {
+		ctl_err("enable", "--pid selects the process of user functions (BINARY:FUNC); "
+			"none is named, and kernel functions are traced in every process");
+		ret = 2;
+		goto out_klive;
+	}
+	if (e.user_pid && kill(e.user_pid, 0) && errno == ESRCH) {
+		ctl_err("enable", "--pid %d: no such process", (int)e.user_pid);
+		ret = 1;
+		goto out_klive;
+	}
 	if (nuser && user_refused(&e)) {
 		ret = 1;
 		goto out_klive;
@@ -1685,6 +1709,8 @@ static const struct ctl_opt enable_opts[] = {
 	{ "--blocked-calls", 0, NULL, "witness plans block their calls with bits instead of "
 	  "framing them" },
 	{ "--why-loud", 0, NULL, "list each call that stays a call vertex, and why" },
+	{ "--pid", 0, "PID", "user functions (BINARY:FUNC) in this process only; kernel "
+	  "functions stay system-wide" },
 	{ "--moddir", 0, "DIR", "modules.dep and the .ko files under DIR" },
 	{ "--weights", 0, "FILE", "plan from an edge profile (pathregen --edges)" },
 	{ "--ppp", 0, "N", "path-profile: the N likeliest paths of each function counted densely" },
