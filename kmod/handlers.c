@@ -34,6 +34,8 @@ static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
 
 	if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp, sizeof(ret_addr)))
 		ret_addr = 0;
+	/* a call from an inline copy: the trace names the original's */
+	ret_addr = pt_inline_original(ret_addr);
 	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
 		return;
 	if (ret_addr >> 32 == 0xffffffffu && pt_ranges_traced(ret_addr))

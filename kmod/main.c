@@ -123,8 +123,11 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_copy_arg(&a, sizeof(a), uarg);
 	if (err)
 		return err;
-	if ((a.flags & ~PT_ADD_INLINE) || a.reserved0 || a.user_pid < 0 ||
-	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters))
+	if ((a.flags & ~(PT_ADD_INLINE | PT_ADD_INLINE_SITES)) || a.reserved0 ||
+	    a.user_pid < 0 || (a.flags & PT_ADD_INLINE && a.flags & PT_ADD_INLINE_SITES) ||
+	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters) ||
+	    (!(a.flags & PT_ADD_INLINE_SITES) &&
+	     (a.inline_copy || a.inline_copy_len || a.inline_map_len || a.inline_map)))
 		return -EINVAL;
 	f = pt_plan_load(u64_to_user_ptr(a.plan), a.plan_len, a.flags, a.inline_counters);
 	if (IS_ERR(f))
@@ -135,6 +138,8 @@ static long pt_ioctl_add_plan(void __user *uarg)
 		err = pt_uprobes_attach(f, a.user_fd, a.user_off_delta, a.user_pid);
 	else if (a.user_fd || a.user_off_delta || a.user_pid)
 		err = -EINVAL;
+	if (!err && a.flags & PT_ADD_INLINE_SITES)
+		err = pt_inline_sites_attach(f, &a);
 	if (err)
 		goto fail;
 	if (pt_find(f->func_id)) {
@@ -190,6 +195,12 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	 * ENTERs keep their return address).
 	 */
 	pt_ranges_rebuild(&pt_funcs, NULL);
+	/* an inline copy's sites find their function through that table */
+	for (i = 0; i < n; i++)
+		if (victims[i]->copy_end) {
+			synchronize_rcu();
+			break;
+		}
 	for (i = 0; i < n; i++) {
 		/* Their last misses and counts go into the trace before they do. */
 		if (pt_armed) {
@@ -477,7 +488,8 @@ static long pt_ioctl_list_funcs(void __user *uarg)
 	fi.plan_len = f->plan_len;
 	fi.flags = f->plan->flags;
 	strscpy(fi.name, f->plan->name, sizeof(fi.name));
-	fi.carrier = f->inline_counters ? PT_CARRIER_INLINE : PT_CARRIER_PROBES;
+	fi.carrier = f->inline_counters ? PT_CARRIER_INLINE :
+		     f->copy_end ? PT_CARRIER_INLINE_CALLS : PT_CARRIER_PROBES;
 	fi.reserved0 = 0;
 	memset(fi.reserved, 0, sizeof(fi.reserved));
 	err = 0;

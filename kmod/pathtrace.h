@@ -17,6 +17,7 @@
  *   frames.c    the traced frame an ENTER from untraced code runs under
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
+ *   inline_sites.c, inline_hit.S  sites as calls in an inline copy
  */
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
@@ -121,6 +122,23 @@ struct pt_func {
 	u64 user_off_delta;
 	/* --pid: the one address space its uprobes apply to (mmgrab), or NULL */
 	struct mm_struct *user_mm;
+	/* PT_ADD_INLINE_SITES: its copy, what its calls return to, its sites */
+	unsigned long copy_start, copy_end;
+	struct pt_inline_ret *inline_rets;	/* sorted by copy address */
+	u32 nr_inline_rets;
+	struct pt_inline_site *inline_sites;	/* sorted by copy address */
+	u32 nr_inline_sites;
+};
+
+/* An address in an inline copy a call returns to, and the original's it stands for. */
+struct pt_inline_ret {
+	unsigned long copy, orig;
+};
+
+/* Where a site's call in an inline copy returns, and the site's probe. */
+struct pt_inline_site {
+	unsigned long copy;
+	struct pt_probe *pp;
 };
 
 static inline const struct pt_site *pt_site_at(const struct pt_func *f, u32 i)
@@ -191,6 +209,12 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
 			     u64 inline_counters);
 void pt_func_free(struct pt_func *f);
 
+/* inline_sites.c */
+int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a);
+void pt_inline_sites_free(struct pt_func *f);
+unsigned long pt_inline_original(unsigned long addr);
+void pt_inline_site_hit(unsigned long ret, struct pt_regs *regs);
+
 /* probes.c */
 int pt_probes_build(struct pt_func *f);
 int pt_probes_register(struct pt_func *f);
@@ -248,6 +272,7 @@ u32 pt_frames_walk(struct pt_regs *regs);
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_free(void);
 bool pt_ranges_traced(unsigned long addr);
+const struct pt_func *pt_ranges_copy(unsigned long addr);
 
 int pt_osp_config(u32 entries);
 void pt_osp_reset(void);

@@ -369,6 +369,7 @@ void pt_func_free(struct pt_func *f)
 	free_percpu(f->ctx_last);
 	kfree(f->ctx_top);
 	free_percpu(f->pcpu);
+	pt_inline_sites_free(f);
 	kvfree(f->probes);
 	kvfree(f->plan);
 	kfree(f);

@@ -114,6 +114,8 @@ int pt_probes_register(struct pt_func *f)
 
 	if (f->plan->flags & PT_PLAN_USER)
 		return pt_uprobes_register(f);
+	if (f->copy_end)
+		return 0;	/* its copy calls the sites (inline_sites.c) */
 	kps = kvcalloc(f->nr_probes, sizeof(*kps), GFP_KERNEL);
 	if (!kps)
 		return -ENOMEM;
@@ -147,7 +149,7 @@ unregister:
 
 static bool pt_probes_kernel(const struct pt_func *f)
 {
-	return !(f->plan->flags & PT_PLAN_USER);
+	return !(f->plan->flags & PT_PLAN_USER) && !f->copy_end;
 }
 
 /*

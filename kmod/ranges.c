@@ -4,8 +4,10 @@
  * parts, sorted, for the handlers. An ENTER whose return address lies in
  * none of them was called from untraced code, and the regenerator needs
  * no return address for it (docs/runtime.md, "Which call an ENTER belongs
- * to"): its ENTER code names no caller. The table is rebuilt under pt_ctl_mutex whenever the plans
- * change, published with RCU and read from handlers (preemption off).
+ * to"): its ENTER code names no caller. The inline copies that carry
+ * plans as calls are in it too, each with its function (inline_sites.c).
+ * The table is rebuilt under pt_ctl_mutex whenever the plans change,
+ * published with RCU and read from handlers (preemption off).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,6 +19,7 @@
 
 struct pt_range {
 	unsigned long start, end;
+	const struct pt_func *copy_of;	/* an inline copy's: its function; else NULL */
 };
 
 struct pt_ranges {
@@ -39,12 +42,12 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 	/* a user plan's addresses are its file's, never a kernel return address */
 	if (f->plan->flags & PT_PLAN_USER)
 		return;
-	t->r[t->n].start = f->plan->addr;
-	t->r[t->n++].end = f->plan->addr + f->plan->len;
-	if (f->plan->cold_len) {
-		t->r[t->n].start = f->plan->cold_addr;
-		t->r[t->n++].end = f->plan->cold_addr + f->plan->cold_len;
-	}
+	t->r[t->n++] = (struct pt_range){ f->plan->addr, f->plan->addr + f->plan->len, NULL };
+	if (f->plan->cold_len)
+		t->r[t->n++] = (struct pt_range){ f->plan->cold_addr,
+						  f->plan->cold_addr + f->plan->cold_len, NULL };
+	if (f->copy_end)
+		t->r[t->n++] = (struct pt_range){ f->copy_start, f->copy_end, f };
 }
 
 /*
@@ -56,10 +59,10 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 {
 	struct pt_ranges *t, *old;
 	struct pt_func *f;
-	unsigned int n = extra ? 2 : 0;
+	unsigned int n = extra ? 3 : 0;
 
 	list_for_each_entry(f, funcs, node)
-		n += 2;
+		n += 3;
 	t = kvmalloc(struct_size(t, r, n), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
@@ -87,17 +90,14 @@ void pt_ranges_free(void)
 		kvfree_rcu(old, rcu);
 }
 
-/*
- * True when @addr lies in traced code (its end included: a call that is a
- * part's last instruction returns there), or when that is not known.
- */
-bool pt_ranges_traced(unsigned long addr)
+/* The range @addr lies in (its end included), or NULL; preemption off. */
+static const struct pt_range *pt_ranges_find(unsigned long addr)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
 	unsigned int lo = 0, hi;
 
 	if (!t)
-		return true;
+		return NULL;
 	hi = t->n;
 	while (lo < hi) {
 		unsigned int m = lo + (hi - lo) / 2;
@@ -107,5 +107,28 @@ bool pt_ranges_traced(unsigned long addr)
 		else
 			hi = m;
 	}
-	return lo < t->n && t->r[lo].start <= addr;
+	return lo < t->n && t->r[lo].start <= addr ? &t->r[lo] : NULL;
+}
+
+/*
+ * True when @addr lies in traced code (its end included: a call that is a
+ * part's last instruction returns there), or when that is not known. An
+ * inline copy's address is not: its original's is (pt_inline_original).
+ */
+bool pt_ranges_traced(unsigned long addr)
+{
+	const struct pt_range *r;
+
+	if (!rcu_dereference_sched(pt_ranges))
+		return true;
+	r = pt_ranges_find(addr);
+	return r && !r->copy_of;
+}
+
+/* The function whose inline copy @addr lies in, or NULL; preemption off. */
+const struct pt_func *pt_ranges_copy(unsigned long addr)
+{
+	const struct pt_range *r = pt_ranges_find(addr);
+
+	return r ? r->copy_of : NULL;
 }

@@ -8,7 +8,9 @@
 # host's tools/bench-pt); MODE: untraced witness
 # witness-verify paths paths-verify bits bits-verify edges witness-profiled
 # witness-profiled-verify paths-profiled paths-profiled-verify edges-inline
-# ftrace-graph enable enable-inline, in the order given. "untraced" must come first (time_ratio divides by it),
+# witness-inline witness-inline-verify paths-inline paths-inline-verify
+# witness-profiled-inline witness-profiled-inline-verify ftrace-graph enable
+# enable-inline, in the order given. "untraced" must come first (time_ratio divides by it),
 # edges before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
 # (mode=untraced-again).
 #
@@ -202,7 +204,7 @@ pt_run() {
 	pathtracectl enable "$@" $FUNCS >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
 	case $name in
-	*-inline)
+	*-inline | *-inline-verify)
 		# the copy refuses after planning ("planned as" lines): enable's
 		# summary counts what runs
 		functions=$(sed -n 's/^enable: \([0-9]*\) enabled, .*/\1/p' /tmp/en.$name)
@@ -257,6 +259,16 @@ for mode in "$@"; do
 	bits-verify) args="--encoding bits --verify" ;;
 	edges) args="--mode edges" ;;
 	edges-inline) args="--inline --mode edges" ;;
+	# the probe modes' plans, their sites as calls in the copies
+	witness-inline) args=--inline ;;
+	witness-inline-verify) args="--inline --verify" ;;
+	paths-inline) args="--inline --mode paths" ;;
+	paths-inline-verify) args="--inline --mode paths --verify" ;;
+	witness-profiled-inline | witness-profiled-inline-verify)
+		[ -s /tmp/profile.edges ] || die "$mode: no edge profile: the edges mode must run first"
+		args="--inline --weights /tmp/profile.edges"
+		[ $mode = witness-profiled-inline ] || args="$args --verify"
+		;;
 	path-profile | ppp-profile | ppp-profiled)
 		# The Ball-Larus path profile counted in the kernel: no record
 		# per event, PATHS records at stop; its cost beside the paths
@@ -491,7 +503,7 @@ for mode in "$@"; do
 	profiled=
 	case $mode in *-profiled*) profiled=" profiled=$(grep -c '; profile weights' /tmp/en.$mode || true)" ;; esac
 	inl=
-	[ $mode != edges-inline ] || inl=" refused=$refused"
+	case $mode in *-inline | *-inline-verify) inl=" refused=$refused" ;; esac
 	echo "mode=$mode functions=$functions$profiled$inl probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \

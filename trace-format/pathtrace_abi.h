@@ -351,6 +351,28 @@ struct pt_verify_site {
 #define PT_ADD_INLINE	(1u << 0)
 #define PT_INLINE_PIECE_BYTES 16384u
 
+/*
+ * PT_ADD_INLINE_SITES (ABI 2.3): a plan for the original function (not an
+ * edges plan, not a profile) whose sites are calls in its inline copy
+ * (docs/inline.md, "Sites as calls"): no kprobe is registered; the copy
+ * calls pt_inline_hit before each site's instruction. The copy spans
+ * inline_copy_len bytes from inline_copy; inline_map points at
+ * inline_map_len struct pt_inline_addr, sorted by copy address: the
+ * addresses in the copy a call returns to, each with the original's
+ * address it stands for (return addresses in ENTERs are the original's),
+ * and with PT_INLINE_ADDR_SITE the address a site's call returns to, with
+ * the site's address in the plan.
+ */
+#define PT_ADD_INLINE_SITES	(1u << 1)
+#define PT_INLINE_ADDR_SITE	(1u << 0)
+
+struct pt_inline_addr {
+	__u64 copy;
+	__u64 orig;
+	__u32 flags;		/* PT_INLINE_ADDR_* */
+	__u32 reserved;
+};
+
 struct pt_plan_arg {
 	__u32 size;
 	__u32 flags;		/* PT_ADD_* */
@@ -362,6 +384,11 @@ struct pt_plan_arg {
 	__s32 user_pid;		/* PT_PLAN_USER (ABI 2.3): only this process's address
 				 * space (a pid in the caller's namespace); 0: every process */
 	__u32 reserved0;
+	/* PT_ADD_INLINE_SITES (ABI 2.3); else 0 */
+	__u64 inline_copy;	/* the copy's address */
+	__u32 inline_copy_len;
+	__u32 inline_map_len;	/* entries */
+	__u64 inline_map;	/* user pointer to struct pt_inline_addr[] */
 };
 
 /* PT_IOC_DEL_PLAN: remove one function (func_id) or all (PT_DEL_ALL). */
@@ -507,6 +534,7 @@ struct pt_paths_read {
  */
 #define PT_CARRIER_PROBES	0
 #define PT_CARRIER_INLINE	1
+#define PT_CARRIER_INLINE_CALLS	2	/* ABI 2.3: its sites as calls in an inline copy */
 
 struct pt_func_info {
 	__u32 size;
@@ -945,7 +973,8 @@ _Static_assert(sizeof(struct pt_path_range) == 16, "pt_path_range");
 _Static_assert(sizeof(struct pt_site) == 24, "pt_site");
 _Static_assert(sizeof(struct pt_action) == 16, "pt_action");
 _Static_assert(sizeof(struct pt_verify_site) == 16, "pt_verify_site");
-_Static_assert(sizeof(struct pt_plan_arg) == 48, "pt_plan_arg");
+_Static_assert(sizeof(struct pt_plan_arg) == 72, "pt_plan_arg");
+_Static_assert(sizeof(struct pt_inline_addr) == 24, "pt_inline_addr");
 _Static_assert(sizeof(struct pt_del_arg) == 16, "pt_del_arg");
 _Static_assert(sizeof(struct pt_config) == 32, "pt_config");
 _Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");

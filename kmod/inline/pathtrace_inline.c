@@ -48,6 +48,14 @@ asm(".pushsection .pt_inline_counters, \"a\"\n"
 	".quad 0\n"
 	".popsection\n");
 
+/*
+ * What the copies' sites call (pathtrace.ko's inline_hit.S; docs/inline.md,
+ * "Sites as calls"): referenced here so that every generated module imports
+ * it, with its symbol version, and holds pathtrace.ko while it is loaded.
+ */
+extern void pt_inline_hit(void);
+static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
+
 static unsigned long pt_nr_pieces(void)
 {
 	return DIV_ROUND_UP(pt_inline_counter_bytes, PT_INLINE_PIECE_BYTES);

@@ -800,6 +800,101 @@ static void test_keys_calls(void)
 	cfg_free(&c);
 }
 
+/*
+ * A probe plan's sites as calls: the copy decoded linearly is the
+ * original's instructions in order with a `call pt_inline_hit` (an
+ * INLINE_HIT relocation) right before each site's instruction (a site at
+ * the __fentry__ site: before the first instruction after it), branches
+ * reaching their targets' instructions past the calls; the address table
+ * names every instruction's place and each site's call's return.
+ */
+static void test_sites(void)
+{
+	struct fixture f;
+	ZydisDecoder dec;
+	uint64_t sites[16];
+	uint32_t nsites = 0, i, k, p, ncalls = 0, *opos;
+	int *site_before;
+
+	setup(&f, loop_src, "loop", ORC_SP);
+	for (i = 0; i < f.c.ninsns && nsites < 16; i += 2)
+		sites[nsites++] = f.c.insns[i].addr;	/* the __fentry__ site among them */
+	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, sites, nsites), 0);
+	opos = calloc(f.c.ninsns + 1, sizeof(*opos));
+	site_before = calloc(f.c.ninsns + 1, sizeof(*site_before));
+	CU_ASSERT_FATAL(opos && site_before);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (p = 0, i = 0; p < f.cp.len;) {
+		ZydisDecodedInstruction zn;
+
+		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
+			CU_ASSERT_FATAL(i < f.c.ninsns);
+			site_before[i]++;
+			ncalls++;
+			p += 5;
+			continue;
+		}
+		CU_ASSERT_FATAL(i < f.c.ninsns);
+		CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, f.cp.code + p,
+									    f.cp.len - p, &zn)));
+		if (f.c.insns[i].kind != CFG_I_JCC && f.c.insns[i].kind != CFG_I_JMP)
+			CU_ASSERT(zn.length == f.c.insns[i].len &&
+				  !memcmp(f.cp.code + p, f.in.code + (f.c.insns[i].addr - f.in.addr),
+					  zn.length));
+		opos[i++] = p;
+		p += zn.length;
+	}
+	CU_ASSERT_EQUAL(i, f.c.ninsns);
+	CU_ASSERT_EQUAL(ncalls, nsites);
+	/* every site's call before its instruction (the fentry site's: after it) */
+	for (k = 0; k < nsites; k++) {
+		uint32_t j = 0;
+
+		while (f.c.insns[j].addr != sites[k])
+			j++;
+		if (f.c.insns[j].kind == CFG_I_FENTRY)
+			j++;
+		CU_ASSERT_EQUAL(site_before[j], 1);
+		CU_ASSERT(f.cp.code[opos[j] - 5] == 0xe8);
+	}
+	/* branches: past the calls, to the original target's instruction */
+	for (i = 0; i < f.c.ninsns; i++) {
+		uint32_t t, j;
+
+		if (f.c.insns[i].kind != CFG_I_JCC && f.c.insns[i].kind != CFG_I_JMP)
+			continue;
+		t = rel_target(&f.cp, opos[i], f.c.insns[i].kind == CFG_I_JCC ? 6 : 5);
+		for (j = 0; j < f.c.ninsns && f.c.insns[j].addr != f.c.insns[i].target; j++)
+			;
+		CU_ASSERT_FATAL(j < f.c.ninsns);
+		CU_ASSERT(t == opos[j] || (t + 5 == opos[j] && site_before[j]));
+	}
+	/* the table: each instruction's place, each site's return */
+	for (i = 0; i < f.c.ninsns; i++) {
+		int found = 0;
+
+		for (k = 0; k < f.cp.naddrs; k++)
+			found |= f.cp.addrs[k].copy == opos[i] && !f.cp.addrs[k].site &&
+				 f.cp.addrs[k].orig == f.c.insns[i].addr;
+		CU_ASSERT(found);
+	}
+	for (k = 0, p = 0; k < f.cp.naddrs; k++) {
+		if (!f.cp.addrs[k].site)
+			continue;
+		p++;
+		CU_ASSERT(f.cp.code[f.cp.addrs[k].copy - 5] == 0xe8);
+		for (i = 0; i < nsites && sites[i] != f.cp.addrs[k].orig; i++)
+			;
+		CU_ASSERT(i < nsites);
+	}
+	CU_ASSERT_EQUAL(p, nsites);
+	for (k = 1; k < f.cp.naddrs; k++)
+		CU_ASSERT(f.cp.addrs[k - 1].copy <= f.cp.addrs[k].copy);
+	free(opos);
+	free(site_before);
+	teardown(&f);
+}
+
 UNIT_SUITE(inline_counters,
 	   { "the copy is the original's stream; every path counts each edge once",
 	     test_stream_and_paths },
@@ -808,4 +903,6 @@ UNIT_SUITE(inline_counters,
 	   { "a push where the CFA is on another register: inline-flags-live, inline-no-register",
 	     test_push_refused },
 	   { "key sites and a static call move with their instructions, jump edges through stubs",
-	     test_keys_calls })
+	     test_keys_calls },
+	   { "a probe plan's sites as calls before their instructions; the address table",
+	     test_sites })

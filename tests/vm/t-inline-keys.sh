@@ -22,7 +22,7 @@ done
 wait
 W
 
-pathtracectl enable --inline --verify --moddir /pt $KERNEL >/tmp/en.out 2>&1
+pathtracectl enable --inline-probes --verify --moddir /pt $KERNEL >/tmp/en.out 2>&1
 echo "enable: $?"
 cat /tmp/en.out
 for f in $KERNEL; do

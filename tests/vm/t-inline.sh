@@ -1,8 +1,8 @@
-# VM test: enable --inline (docs/inline.md): functions of the test module and
-# of the kernel run as copies in a generated livepatch module, with the plan's
-# probes on the copies. Every mode enables; record + pathregen --verify finds
-# 0 differences; a stack trace taken inside a copy names the function and
-# unwinds through it; disable waits for a task sleeping in a copy, then the
+# VM test: enable --inline-probes (docs/inline.md): functions of the test
+# module and of the kernel run as copies in a generated livepatch module, with
+# the plan's probes on the copies (t-inline-calls.sh: the sites as calls).
+# Every mode enables; record + pathregen --verify finds 0 differences; a stack
+# trace taken inside a copy names the function and unwinds through it; disable waits for a task sleeping in a copy, then the
 # livepatch is gone and the module unloaded.
 . /pt/lib/check.sh
 
@@ -22,7 +22,7 @@ W
 expect_fail "the template module alone does not load" insmod /pt/pathtrace_inline.ko
 
 # --- witness, verify
-pathtracectl enable --inline --verify --moddir /pt $TARGET $KERNEL >/tmp/en.out 2>&1
+pathtracectl enable --inline-probes --verify --moddir /pt $TARGET $KERNEL >/tmp/en.out 2>&1
 echo "enable: $?"
 cat /tmp/en.out
 check "every named function enabled as a copy" sh -c \
@@ -83,7 +83,8 @@ wait
 # as code in the copies, t-inline-counters.sh); then removed again.
 for m in paths edges; do
 	v=; [ $m = paths ] && v=--verify
-	pathtracectl enable --inline --mode $m $v --moddir /pt $TARGET vfs_read ksys_read \
+	o=--inline; [ $m = paths ] && o=--inline-probes
+	pathtracectl enable $o --mode $m $v --moddir /pt $TARGET vfs_read ksys_read \
 		>/tmp/en.$m 2>&1
 	check "$m: 7 copies enabled" grep -q "inline: 7 functions run as copies" /tmp/en.$m
 	check "$m: record" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 10

@@ -104,6 +104,8 @@ struct enabler {
 	uint32_t nprobes, ninstalled;	/* installed by this run, for progress */
 	int inline_mode;		/* --inline: the targets run as copies (docs/inline.md) */
 	int inline_counts;		/* --inline in edges mode: the counters are code in them */
+	int inline_calls;		/* --inline in other modes: the sites are calls in them */
+	int inline_code;		/* either: plans for the originals, carried by the copies */
 	const char *inline_ko;		/* the template module */
 	int user_fd;			/* the user file being enabled (docs/user.md), or 0 */
 	uint64_t user_delta;		/* its virtual address - file offset */
@@ -230,6 +232,32 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	return 0;
 }
 
+/* Asks the module for a plan whose sites are calls in its copy (PT_ADD_INLINE_SITES). */
+static int add_plan_sites(struct enabler *e, const char *name, const void *blob,
+			  size_t blob_len, const struct inline_target *it)
+{
+	struct pt_plan_arg a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = PT_ADD_INLINE_SITES;
+	a.plan = (uintptr_t)blob;
+	a.plan_len = (uint32_t)blob_len;
+	a.inline_copy = it->copy_addr;
+	a.inline_copy_len = it->copy_len;
+	a.inline_map = (uintptr_t)it->map;
+	a.inline_map_len = it->nmap;
+	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
+		err = errno;
+		funcstore_remove(((const struct pt_plan *)blob)->func_id);
+		printf("%s: refused by pathtrace.ko: %s\n", name, add_reason(err));
+		ctl_err(name, "PT_IOC_ADD_PLAN: %s", strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Keeps what record needs, then asks the module; with inline counters the
  * module is asked once the copies run (inline_counters_targets). Returns 0
@@ -273,7 +301,7 @@ static int install(struct enabler *e, const struct cfg_input *in, const struct c
 			strerror(errno));
 		return 1;
 	}
-	return e->inline_counts ? 0 : add_plan(e, in->name, blob, blob_len, 0, 0);
+	return e->inline_code ? 0 : add_plan(e, in->name, blob, blob_len, 0, 0);
 }
 
 /*
@@ -300,11 +328,13 @@ struct target {
 	uint8_t *cfg_blob;	/* its CFG (cfg_blob_encode), static-call sites marked */
 	uint32_t cfg_len;
 	uint64_t orig;		/* --inline: the original's address (addr is the copy's) */
-	/* inline counters: its plan, until the copies run, and its counted edges */
+	/* inline code: its plan, until the copies run, and its counted edges or its sites */
 	void *blob;
 	size_t blob_len;
 	uint32_t *edge_counter;
 	uint32_t nedges;
+	uint64_t *sites;	/* its probes' addresses, sorted */
+	uint32_t nsites;
 };
 
 enum target_state { T_PENDING, T_INSTALLED, T_REFUSED };
@@ -603,6 +633,44 @@ static int keep_counted(struct target *t, const struct cfg *c, const struct plan
 	return 0;
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Inline calls: t keeps its plan blob (taken from *blob) and the addresses
+ * of its probes (sites and verify sites, one per address), whose calls its
+ * copy will carry. Returns 0 or -PT_ENOMEM.
+ */
+static int keep_sites(struct target *t, const struct cfg *c, const struct plan *pl, void **blob,
+		      size_t len)
+{
+	uint32_t k, n = 0, nall = pl->hdr.nr_sites + pl->hdr.nr_verify;
+
+	free(t->sites);
+	free(t->blob);
+	t->blob = NULL;
+	t->sites = malloc(((size_t)nall + 1) * sizeof(*t->sites));
+	if (!t->sites)
+		return -PT_ENOMEM;
+	for (k = 0; k < pl->hdr.nr_sites; k++)
+		t->sites[n++] = c->addr + pl->sites[k].offset;
+	for (k = 0; k < pl->hdr.nr_verify; k++)
+		t->sites[n++] = c->addr + pl->verify[k].offset;
+	qsort(t->sites, n, sizeof(*t->sites), addr_cmp);
+	for (k = nall = 0; k < n; k++)
+		if (!nall || t->sites[nall - 1] != t->sites[k])
+			t->sites[nall++] = t->sites[k];
+	t->nsites = nall;
+	t->blob = *blob;
+	t->blob_len = len;
+	*blob = NULL;
+	return 0;
+}
+
 static int install_target(struct enabler *e, struct target *t, const uint8_t *closed,
 			  const uint64_t *addr)
 {
@@ -718,7 +786,10 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 	} else if (e->inline_counts && keep_counted(t, &c, &pl, &blob, len)) {
 		ctl_err(s->name, "out of memory");
 		count_refusal(e, "no-memory");
-	} else if (!install(e, &t->in, &c, e->inline_counts ? t->blob : blob, len)) {
+	} else if (e->inline_calls && keep_sites(t, &c, &pl, &blob, len)) {
+		ctl_err(s->name, "out of memory");
+		count_refusal(e, "no-memory");
+	} else if (!install(e, &t->in, &c, e->inline_code ? t->blob : blob, len)) {
 		for (k = 0; ewit && k < c.nblocks; k++) {
 			nw += ewit[k] == ENC_CALL_WITNESS;
 			nentered += ewit[k] == ENC_CALL_ENTERED;
@@ -728,6 +799,9 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		if (e->inline_counts)
 			printf("%s: planned as %u: %u counters, inline in its copy",
 			       s->name, e->o.func_id, pl.hdr.nr_counters);
+		else if (e->inline_calls)
+			printf("%s: planned as %u: %u sites, calls in its copy",
+			       s->name, e->o.func_id, t->nsites);
 		else
 			printf("%s: enabled as %u: %u probes (%u jump-optimizable), every-block %u",
 			       s->name, e->o.func_id, pl.hdr.nr_sites + pl.hdr.nr_verify,
@@ -756,7 +830,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			print_loud_calls(e, &c, ewit);
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
-		t->nprobes = e->inline_counts ? 0 : pl.hdr.nr_sites + pl.hdr.nr_verify;
+		t->nprobes = e->inline_code ? 0 : pl.hdr.nr_sites + pl.hdr.nr_verify;
 		e->nprobes += t->nprobes;
 		progress(e, 0);
 		free(t->ewit);
@@ -939,7 +1013,7 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
 		if (e->done)
 			e->done[e->ndone++] = s->addr;
-		if (!e->inline_mode || e->inline_counts)
+		if (!e->inline_mode || e->inline_code)
 			survey(e, t);
 	}
 	if (!matched) {
@@ -1225,7 +1299,7 @@ static int report(const struct enabler *e, char **pats, int npats)
  */
 enum {
 	OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8,
-	ON_IMPLICIT_ENTRIES = 16, ON_INLINE = 32
+	ON_IMPLICIT_ENTRIES = 16, ON_INLINE = 32, ON_INLINE_PROBES = 64
 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
@@ -1249,6 +1323,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 			o->flags |= PT_PLAN_VERIFY;
 		} else if (ctl_is(&ca, "--inline")) {
 			*off |= ON_INLINE;
+		} else if (ctl_is(&ca, "--inline-probes")) {
+			*off |= ON_INLINE | ON_INLINE_PROBES;
 		} else if (ctl_is(&ca, "--inline-module")) {
 			*inline_ko = v;
 			*off |= ON_INLINE;
@@ -1433,13 +1509,14 @@ static const char *template_path(const char *ko, char *def, size_t len)
 }
 
 /*
- * --inline in edges mode: the planned targets' copies carry their counters
- * (docs/inline.md, "Counters (edges mode)"); once they run, each plan goes
- * to pathtrace.ko with PT_ADD_INLINE, which places no probe. A target the
- * copy refuses loses its plan. Returns 0, or 1 when the copies could not
- * be made.
+ * --inline: the planned targets' copies carry their plans as code, an edges
+ * plan's counters (docs/inline.md, "Counters (edges mode)") or another
+ * plan's sites as calls ("Sites as calls"); once they run, each plan goes
+ * to pathtrace.ko with PT_ADD_INLINE or PT_ADD_INLINE_SITES, which places
+ * no probe. A target the copy refuses loses its plan. Returns 0, or 1 when
+ * the copies could not be made.
  */
-static int inline_counters_targets(struct enabler *e, const struct klive_paths *p)
+static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
@@ -1462,6 +1539,8 @@ static int inline_counters_targets(struct enabler *e, const struct klive_paths *
 		it[n].nedges = t->nedges;
 		it[n].entry_counter = t->nedges;
 		it[n].ncounters = t->nedges + 1;
+		it[n].sites = t->sites;
+		it[n].nsites = t->nsites;
 		names[n] = strdup(ksyms_get(klive_ksyms(e->k), t->sym)->name);
 		if (!names[n]) {
 			ctl_err("enable --inline", "out of memory");
@@ -1478,8 +1557,9 @@ static int inline_counters_targets(struct enabler *e, const struct klive_paths *
 	for (i = 0; i < n; i++) {
 		struct target *t = &e->targets[idx[i]];
 
-		if (!it[i].refusal &&
-		    !add_plan(e, names[i], t->blob, t->blob_len, PT_ADD_INLINE, it[i].counter_off))
+		if (!it[i].refusal && (e->inline_counts ?
+		    !add_plan(e, names[i], t->blob, t->blob_len, PT_ADD_INLINE, it[i].counter_off) :
+		    !add_plan_sites(e, names[i], t->blob, t->blob_len, &it[i])))
 			continue;
 		if (it[i].refusal) {
 			funcstore_remove(t->func_id);
@@ -1491,8 +1571,10 @@ static int inline_counters_targets(struct enabler *e, const struct klive_paths *
 		e->ninstalled--;
 	}
 out:
-	for (i = 0; names && i < n; i++)
+	for (i = 0; names && i < n; i++) {
 		free(names[i]);
+		free(it[i].map);
+	}
 	free(names);
 	free(it);
 	free(idx);
@@ -1616,6 +1698,8 @@ static int cmd_enable(int argc, char **argv)
 		goto out_klive;
 	}
 	e.inline_counts = e.inline_mode && e.o.mode == PT_MODE_EDGES;
+	e.inline_calls = e.inline_mode && !e.inline_counts && !(off & ON_INLINE_PROBES);
+	e.inline_code = e.inline_counts || e.inline_calls;
 	e.inline_ko = inline_ko;
 	for (a = first; a < argc; a++)
 		nuser += user_pattern(argv[a], upath, sizeof(upath), &ufunc);
@@ -1641,7 +1725,7 @@ static int cmd_enable(int argc, char **argv)
 	for (a = first; a < argc; a++)
 		if (!user_pattern(argv[a], upath, sizeof(upath), &ufunc))
 			ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	if (e.inline_mode && !e.inline_counts && inline_targets(&e, &p, inline_ko))
+	if (e.inline_mode && !e.inline_code && inline_targets(&e, &p, inline_ko))
 		ret = 1;
 	/*
 	 * A framed plan's direct calls to traced functions are framed too
@@ -1656,7 +1740,7 @@ static int cmd_enable(int argc, char **argv)
 		ret = 1;
 	} else if (install_all(&e)) {
 		ret = 1;
-	} else if (e.inline_counts && inline_counters_targets(&e, &p)) {
+	} else if (e.inline_code && inline_code_targets(&e, &p)) {
 		ret = 1;
 	}
 	e.next_id += e.ntargets;
@@ -1673,6 +1757,7 @@ static int cmd_enable(int argc, char **argv)
 		free(e.targets[a].cfg_blob);
 		free(e.targets[a].blob);
 		free(e.targets[a].edge_counter);
+		free(e.targets[a].sites);
 	}
 	free(e.targets);
 	quiet_calls_close(e.quiet);
@@ -1697,8 +1782,10 @@ static const struct ctl_opt enable_opts[] = {
 	  "numbers (paths), path counts (path-profile) or edge counts (edges)" },
 	{ "--encoding", 0, "witness|bits", "--mode trace: witness words or one bit per branch" },
 	{ "--verify", 0, NULL, "also record every executed block, for pathregen --verify" },
-	{ "--inline", 0, NULL, "run the functions as copies in a generated livepatch module "
-	  "(docs/inline.md)" },
+	{ "--inline", 0, NULL, "run the functions as copies in a generated livepatch module, "
+	  "their plans as code in the copies: counters, or calls at the sites (docs/inline.md)" },
+	{ "--inline-probes", 0, NULL, "--inline with the copies unchanged and the plans on "
+	  "kprobes placed on them" },
 	{ "--inline-module", 0, "KO", "--inline: the template module (default "
 	  "$PATHTRACE_INLINE_MODULE, else /lib/modules/RELEASE/extra/pathtrace_inline.ko)" },
 	{ "--loud-calls", 0, NULL, "every call a call vertex, none proven quiet" },

@@ -264,6 +264,14 @@ static int copy_one(struct klive *k, const struct inline_env *env, struct inline
 		refuse(t, s->name, "inline-no-orc", detail);
 		return err == -PT_ENOMEM ? err : 0;
 	}
+	if (t->sites) {
+		err = inline_sites_insert(&in, c, cp, t->sites, t->nsites);
+		if (err == -PT_EREFUSED)
+			refuse(t, s->name, cp->refusal, cp->detail);
+		else if (err && err != -PT_ENOMEM)
+			refuse(t, s->name, "inline-sites", pt_strerror(err));
+		return err == -PT_ENOMEM ? err : 0;
+	}
 	if (!t->edge_counter)
 		return 0;
 	if (t->nedges != c->nedges) {
@@ -362,6 +370,24 @@ static int load(const char *path)
 	return 0;
 }
 
+/* A copy with sites, loaded at at: its address table for pathtrace.ko. Returns 0 or -PT_ENOMEM. */
+static int site_map(struct inline_target *t, const struct inline_copy *cp, uint64_t at)
+{
+	uint32_t k;
+
+	t->map = calloc(cp->naddrs + 1, sizeof(*t->map));
+	if (!t->map)
+		return -PT_ENOMEM;
+	for (k = 0; k < cp->naddrs; k++)
+		t->map[k] = (struct pt_inline_addr){ .copy = at + cp->addrs[k].copy,
+			.orig = cp->addrs[k].orig,
+			.flags = cp->addrs[k].site ? PT_INLINE_ADDR_SITE : 0 };
+	t->nmap = cp->naddrs;
+	t->copy_addr = at;
+	t->copy_len = cp->len;
+	return 0;
+}
+
 /* After loading: each copy's symbol, its CFG checked against the original's. */
 static int check_copies(struct klive *k, struct inline_target *t, struct work *w, char *why,
 			size_t len)
@@ -400,11 +426,13 @@ static int check_copies(struct klive *k, struct inline_target *t, struct work *w
 				 err == -PT_EREFUSED ? detail : pt_strerror(err));
 			break;
 		}
-		if (t[w->idx[i]].edge_counter) {
+		if (t[w->idx[i]].edge_counter || t[w->idx[i]].sites) {
 			err = check_bytes(&cps[i], &in, detail, sizeof(detail));
 			if (err)
 				snprintf(why, len, "%s: its copy: %s", cps[i].name, detail);
 			t[w->idx[i]].counter_off = inline_module_counter_offset(cps, i);
+			if (!err && t[w->idx[i]].sites)
+				err = site_map(&t[w->idx[i]], &cps[i], at[i]);
 			continue;
 		}
 		err = cfg_build(&in, &c);

@@ -12,6 +12,8 @@
 #include <pathtrace/ksyms.h>
 #include <pathtrace/static_calls.h>
 
+#include "pathtrace_abi.h"
+
 struct inline_target {
 	uint32_t sym;		/* in: the original's text symbol; out: the copy's */
 	uint64_t orig;		/* out: the original's address */
@@ -24,6 +26,17 @@ struct inline_target {
 	const uint32_t *edge_counter;
 	uint32_t nedges, entry_counter, ncounters;
 	uint64_t counter_off;	/* out: its counters' offset (PT_ADD_INLINE) */
+	/*
+	 * in: a probe plan's sites to carry as calls (docs/inline.md, "Sites
+	 * as calls"): its probes' addresses, sorted; NULL for none
+	 */
+	const uint64_t *sites;
+	uint32_t nsites;
+	/* out, with sites: the copy and its address table (PT_ADD_INLINE_SITES) */
+	uint64_t copy_addr;
+	uint32_t copy_len;
+	struct pt_inline_addr *map;	/* owned by the caller once out: free() */
+	uint32_t nmap;
 };
 
 /*

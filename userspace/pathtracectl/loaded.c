@@ -121,6 +121,8 @@ const char *loaded_carrier(const struct pt_func_info *f, const struct loaded_car
 		return "?";
 	if (f->carrier == PT_CARRIER_INLINE)
 		return "inline-counters";
+	if (f->carrier == PT_CARRIER_INLINE_CALLS)
+		return "inline-calls";
 	if (f->addr >= c->copies_lo && f->addr < c->copies_hi)
 		return "copy+probes";
 	return "probes";

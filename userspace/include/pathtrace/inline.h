@@ -32,6 +32,8 @@
  */
 #define INLINE_COUNTER_PIECE (UINT32_MAX - 1)
 #define INLINE_COUNTER_DISP (UINT32_MAX - 2)
+/* inline_reloc.copy: a PLT32 against pathtrace.ko's pt_inline_hit (a site's call) */
+#define INLINE_HIT (UINT32_MAX - 3)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -78,6 +80,13 @@ struct inline_env {
 	uint64_t keys_lo, keys_hi;	/* [lo, hi): vmlinux's image */
 };
 
+/* An offset in the copy and the original's address it stands for (docs/inline.md, "Sites as calls"). */
+struct inline_addr {
+	uint32_t copy;		/* from the copy's start */
+	uint32_t site;		/* 1: where a site's call returns; orig is the site's address */
+	uint64_t orig;
+};
+
 struct inline_copy {
 	const char *name;	/* the original's (in's), not owned */
 	const char *objname;	/* its module, NULL for vmlinux; not owned */
@@ -102,6 +111,9 @@ struct inline_copy {
 	uint32_t nsequences;	/* increments inserted (inline_counters_insert) */
 	uint32_t nflags_saved;	/* of those, inside pushf/popf */
 	uint32_t nregs_saved;	/* of those, with their register pushed (none dead) */
+	struct inline_addr *addrs;	/* after inserting code: sorted by copy (sites after
+					 * the other entry at the same offset) */
+	uint32_t naddrs;
 	const char *refusal;	/* a stable tag when refused */
 	char detail[200];	/* where and why, for a human */
 };
@@ -164,6 +176,21 @@ int inline_fentry_site(const struct cfg_input *in);
  */
 int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters);
+
+/*
+ * Puts a probe plan's sites into the copy cp as calls (docs/inline.md,
+ * "Sites as calls"): `call pt_inline_hit` before the instruction at each
+ * of the nsites addresses (after the endbr and __fentry__ site for one at
+ * them), on every way into it, so pathtrace.ko runs the site's actions
+ * where a kprobe would have. cp->addrs gets what the module translates
+ * copy addresses with. Branches, relocations and table entries move as
+ * for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
+ * "inline-site" (a site not at an instruction, two at one) and what
+ * inline_counters_insert refuses for moving code. Returns 0,
+ * -PT_EREFUSED, -PT_EINVAL or -PT_ENOMEM; cp is unchanged unless 0.
+ */
+int inline_sites_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
+			const uint64_t *sites, uint32_t nsites);
 
 /*
  * Points the relocations of every copy whose target is another copy's

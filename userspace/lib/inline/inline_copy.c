@@ -377,6 +377,7 @@ void inline_copy_free(struct inline_copy *cp)
 	free(cp->keys);
 	free(cp->calls);
 	free(cp->orc);
+	free(cp->addrs);
 	memset(cp, 0, sizeof(*cp));
 }
 

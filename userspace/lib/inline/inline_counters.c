@@ -49,6 +49,7 @@
 #define INC_LEN 8		/* 65 REX.W ff /0, disp32(%r): incq %gs:counter(%r) (+1: SIB) */
 #define SAVE_LEN 1		/* pushf, popf */
 #define JMP_LEN 5
+#define CALL_LEN 5		/* e8 rel32: call pt_inline_hit */
 #define JCC_LEN 6
 #define FLAGS_INC (ZYDIS_CPUFLAG_OF | ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_ZF | \
 		   ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_PF)
@@ -74,6 +75,8 @@ struct incr {
 	uint8_t save;
 	uint8_t reg;
 	uint8_t push;
+	uint8_t call;		/* not an increment: `call pt_inline_hit` (a plan's site) */
+	uint64_t site;		/* the call's: the site's address in the plan */
 };
 
 /* A stub: the taken side of the Jcc insn, or the landing pad of its fixup. */
@@ -371,6 +374,8 @@ static uint32_t push_len(const struct incr *x)
 
 static uint32_t seq_len(const struct incr *x)
 {
+	if (x->call)
+		return CALL_LEN;
 	return MOV_LEN + INC_LEN + ((x->reg & 7) == REG_RSP) + (x->save ? 2 * SAVE_LEN : 0) +
 	       (x->push ? 2 * push_len(x) : 0);
 }
@@ -490,6 +495,13 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	uint32_t depth = 0;
 	int err = 0;
 
+	if (x->call) {	/* pt_inline_hit keeps every register and the flags */
+		o->code[o->at] = 0xe8;
+		if (out_reloc(o, o->at + 1, R_X86_64_PLT32, 0, -4, INLINE_HIT))
+			return -PT_ENOMEM;
+		o->at += CALL_LEN;
+		return 0;
+	}
 	if (x->save) {
 		o->code[o->at++] = 0x9c;	/* pushf */
 		err = orc_depth(o, cp, st, ++depth);
@@ -904,8 +916,82 @@ static int remap_sites(const struct lay *l, struct inline_copy *cp)
 	return 0;
 }
 
-int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
-			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters)
+/* The function's first instruction after its endbr (or IBT seal) and __fentry__ site. */
+static uint32_t first_body_insn(const struct cfg_input *in, const struct cfg *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->ninsns && (c->insns[i].kind == CFG_I_FENTRY ||
+				      (c->insns[i].len == 4 && c->insns[i].addr == c->addr &&
+				       c->insns[i].kind == CFG_I_PLAIN &&
+				       (!memcmp(in->code, "\xf3\x0f\x1e\xfa", 4) ||
+					!memcmp(in->code, "\x0f\x1f\x40\xd6", 4)))); i++)
+		;
+	return i;
+}
+
+/* A call to pt_inline_hit before each site's instruction (one at most). */
+static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_input *in,
+		       const uint64_t *sites, uint32_t nsites)
+{
+	uint32_t k, i, body = first_body_insn(in, l->c);
+
+	for (k = 0; k < nsites; k++) {
+		i = insn_at(l->c, sites[k]);
+		if (i == UINT32_MAX)
+			return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": a site not at an "
+				      "instruction of the CFG", in->name, sites[k] - in->addr);
+		if (i < body)	/* at the endbr or __fentry__ site: after them, as it runs */
+			i = body;
+		if (i == l->n || l->nall[i] || l->nft[i])
+			return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": two sites at one "
+				      "instruction", in->name, sites[k] - in->addr);
+		l->all[i] = (struct incr){ .call = 1, .site = sites[k] };
+		l->nall[i] = 1;
+	}
+	return 0;
+}
+
+/* One entry of cp->addrs. */
+static void add_addr(struct inline_copy *cp, uint32_t copy, uint64_t orig, int site)
+{
+	if (!site && cp->naddrs && cp->addrs[cp->naddrs - 1].copy == copy &&
+	    !cp->addrs[cp->naddrs - 1].site)
+		return;
+	cp->addrs[cp->naddrs++] = (struct inline_addr){ copy, site, orig };
+}
+
+/*
+ * What the module needs to translate copy addresses (docs/inline.md,
+ * "Sites as calls"): for each instruction every place in the copy that
+ * stands for it (before its sequences, at a branch's landing, at itself),
+ * and where each site's call returns.
+ */
+static int fill_addrs(const struct lay *l, struct inline_copy *cp)
+{
+	uint32_t i;
+
+	free(cp->addrs);
+	cp->naddrs = 0;
+	cp->addrs = calloc(4 * (size_t)l->n + 2, sizeof(*cp->addrs));
+	if (!cp->addrs)
+		return -PT_ENOMEM;
+	for (i = 0; i < l->n; i++) {
+		uint64_t a = l->c->insns[i].addr;
+
+		add_addr(cp, l->ft_start[i], a, 0);
+		add_addr(cp, l->tgt[i], a, 0);
+		add_addr(cp, l->pos[i], a, 0);
+		if (l->nall[i] && l->all[i].call)
+			add_addr(cp, l->pos[i], l->all[i].site, 1);
+	}
+	add_addr(cp, l->len, cp->addr + cp->orig_len, 0);	/* after a last call */
+	return 0;
+}
+
+static int insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
+		  const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters,
+		  const uint64_t *sites, uint32_t nsites)
 {
 	struct lay l = { .c = c, .n = c->ninsns };
 	struct out o = { 0 };
@@ -940,7 +1026,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 	 * call (gcc's -fipa-ra), and the copy must clobber no more than it.
 	 */
 	l.scratch_ok = GPRS_CALLEE_SAVED | (written & GPRS_CALLER_SAVED);
-	for (e = 0; e < c->nedges; e++) {
+	for (e = 0; edge_counter && e < c->nedges; e++) {
 		if (edge_counter[e] == INLINE_NONE)
 			continue;
 		err = -PT_EINVAL;
@@ -950,14 +1036,12 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 		if (err)
 			goto out;
 	}
+	err = place_sites(&l, cp, in, sites, nsites);
+	if (err)
+		goto out;
 	if (entry_counter != INLINE_NONE) {
 		/* after the endbr and __fentry__ site, on the entry's fall-through */
-		for (i = 0; i < l.n && (c->insns[i].kind == CFG_I_FENTRY ||
-				       (c->insns[i].len == 4 && c->insns[i].addr == c->addr &&
-					c->insns[i].kind == CFG_I_PLAIN &&
-					(!memcmp(in->code, "\xf3\x0f\x1e\xfa", 4) ||
-					 !memcmp(in->code, "\x0f\x1f\x40\xd6", 4)))); i++)
-			;
+		i = first_body_insn(in, c);
 		err = -PT_EINVAL;
 		if (i == l.n || entry_counter >= ncounters)
 			goto out;
@@ -988,7 +1072,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 		}
 		if (!err && l.nall[i]) {
 			err = emit_inc(&o, cp, &l.all[i], c->insns[i].addr);
-			nseq++;
+			nseq += !l.all[i].call;
 			nsave += l.all[i].save;
 			npush += l.all[i].push;
 		}
@@ -1038,6 +1122,9 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 		if (!k || o.orc[k - 1].ip != o.orc[i].ip)
 			o.orc[k++] = o.orc[i];
 	o.norc = k;
+	err = fill_addrs(&l, cp);
+	if (err)
+		goto out;
 	free(cp->code);
 	free(cp->relocs);
 	free(cp->orc);
@@ -1061,4 +1148,16 @@ out:
 	free(o.orc);
 	lay_free(&l);
 	return err;
+}
+
+int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
+			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters)
+{
+	return insert(in, c, cp, edge_counter, entry_counter, ncounters, NULL, 0);
+}
+
+int inline_sites_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
+			const uint64_t *sites, uint32_t nsites)
+{
+	return insert(in, c, cp, NULL, INLINE_NONE, 0, sites, nsites);
 }

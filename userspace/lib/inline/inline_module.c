@@ -414,6 +414,35 @@ static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_co
 	return ps;
 }
 
+/*
+ * The sites' calls (INLINE_HIT), against the template's undefined
+ * pt_inline_hit (hit: its index in the template, -1 if it has none), once
+ * its index is final (moved up by the nlocals new locals): the module
+ * loader resolves it in pathtrace.ko.
+ */
+static int hit_relocs(struct out *o, int64_t hit, const struct inline_copy *cps, uint32_t n,
+		      uint32_t nlocals)
+{
+	int64_t text = find(o, ".text.pt_inline");
+	uint32_t i, k;
+
+	for (i = 0; i < n; i++)
+		for (k = 0; k < cps[i].nrelocs; k++) {
+			const struct inline_reloc *r = &cps[i].relocs[k];
+
+			if (r->copy != INLINE_HIT)
+				continue;
+			if (hit < 0)
+				return fail(o, -PT_EFORMAT, "the template does not import "
+					    "pt_inline_hit");
+			if (text < 0 || add_rela(o, (size_t)text, inline_module_offset(cps, i) +
+						 r->off, (uint32_t)hit + nlocals, r->type,
+						 r->addend))
+				return -PT_ENOMEM;
+		}
+	return 0;
+}
+
 /* Everything the copies add, new locals numbered from base (their final index). */
 static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cps, uint32_t n,
 		      struct syms *sy, uint32_t base)
@@ -501,6 +530,8 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 					return -PT_ENOMEM;
 				continue;
 			}
+			if (r->copy == INLINE_HIT)
+				continue;	/* against the template's import: hit_relocs() */
 			if (r->copy == INLINE_COUNTER_DISP) {
 				/* the counter's place in the piece */
 				put32(o->s[text].buf + at + r->off, r->addend +
@@ -598,6 +629,7 @@ int inline_module_write(const char *template_path, const char *out_path,
 	int64_t symtab;
 	uint32_t first_global, nsyms, i, k;
 	Elf64_Sym *old;
+	int64_t hit;
 	int ret;
 
 	err[0] = 0;
@@ -618,6 +650,10 @@ int inline_module_write(const char *template_path, const char *out_path,
 	}
 	first_global = (uint32_t)o.s[symtab].sh.sh_info;
 	nsyms = (uint32_t)(o.s[symtab].size / sizeof(Elf64_Sym));
+	hit = template_sym(&o, (size_t)symtab, "pt_inline_hit");
+	if (hit >= 0 && (((const Elf64_Sym *)o.s[symtab].buf)[hit].st_shndx != SHN_UNDEF ||
+			 (uint32_t)hit < first_global))
+		hit = -1;	/* not an import */
 	ret = add_copies(&o, (size_t)symtab, cps, n, &sy, first_global);
 	if (ret)
 		goto out;
@@ -646,6 +682,10 @@ int inline_module_write(const char *template_path, const char *out_path,
 	o.s[symtab].buf = (uint8_t *)old;
 	o.s[symtab].size = (nsyms + sy.n) * sizeof(*old);
 	o.s[symtab].sh.sh_info = first_global + sy.n;
+	ret = hit_relocs(&o, hit, cps, n, sy.n);
+	if (ret)
+		goto out;
+	ret = -PT_ENOMEM;
 	/* section names: the new ones appended to .shstrtab */
 	for (i = 1; i < o.n; i++) {
 		int64_t at = append(&o.s[eh.e_shstrndx], o.s[i].name, strlen(o.s[i].name) + 1, 1);

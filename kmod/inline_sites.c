@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inline_sites.c - a plan's sites as calls in its function's inline copy
+ * (docs/inline.md, "Sites as calls"; PT_ADD_INLINE_SITES).
+ *
+ * The copy calls pt_inline_hit (inline_hit.S) before each site's
+ * instruction; pt_inline_hit saves the registers as a struct pt_regs and
+ * calls pt_inline_site_hit with its return address, which names the site:
+ * the function is the one whose copy holds that address (ranges.c), the
+ * probe the site its call returns to. No kprobe is involved: the hit runs
+ * the probe's actions as a kprobe's would (handlers.c).
+ *
+ * The plan is the original's, and so are the addresses in the trace: a
+ * return address in a copy (an ENTER's caller, a frame) is translated to
+ * the original's instruction it stands for (pt_inline_original), from the
+ * table userspace gave with the plan.
+ *
+ * A hit while another inline hit is handled on this CPU (an NMI, or code
+ * the handler calls) is skipped and counted in its probe's kp.nmissed,
+ * where missed.c places kprobes' own misses.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bsearch.h>
+#include <linux/export.h>
+#include <linux/irqflags.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/uaccess.h>
+
+#include "pathtrace.h"
+#include "inline_hit.h"
+
+/* The thunk the copies call (inline_hit.S): the generated module imports it. */
+void pt_inline_hit(void);
+EXPORT_SYMBOL_GPL(pt_inline_hit);
+
+static DEFINE_PER_CPU(unsigned int, pt_inline_nesting);
+
+static int pt_ret_cmp(const void *a, const void *b)
+{
+	const struct pt_inline_ret *x = a, *y = b;
+
+	return x->copy < y->copy ? -1 : x->copy > y->copy;
+}
+
+static int pt_site_cmp(const void *a, const void *b)
+{
+	const struct pt_inline_site *x = a, *y = b;
+
+	return x->copy < y->copy ? -1 : x->copy > y->copy;
+}
+
+static int pt_probe_key_cmp(const void *key, const void *elt)
+{
+	unsigned long a = *(const unsigned long *)key;
+	const struct pt_probe *pp = elt;
+
+	return a < pp->addr ? -1 : a > pp->addr;
+}
+
+/*
+ * Takes the copy and its address table from @a (PT_ADD_INLINE_SITES) for
+ * f, whose probes are built: every entry inside the copy, sorted, each
+ * site's address one of f's probes, every probe a site's. Returns 0,
+ * -EINVAL, -EFAULT or -ENOMEM; pt_inline_sites_free undoes it either way.
+ */
+int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
+{
+	const struct pt_inline_addr __user *um = u64_to_user_ptr(a->inline_map);
+	struct pt_inline_addr e;
+	u32 i, nr = 0, ns = 0;
+
+	if (f->plan->flags & (PT_PLAN_USER | PT_PLAN_PROFILE) || f->counts_only ||
+	    a->inline_copy < PT_KERNEL_TEXT_MIN || !a->inline_copy_len ||
+	    a->inline_copy + a->inline_copy_len < a->inline_copy ||
+	    !a->inline_map_len || a->inline_map_len > 4 * PT_PLAN_MAX_BYTES / sizeof(e))
+		return -EINVAL;
+	f->inline_rets = kvcalloc(a->inline_map_len, sizeof(*f->inline_rets), GFP_KERNEL);
+	f->inline_sites = kvcalloc(a->inline_map_len, sizeof(*f->inline_sites), GFP_KERNEL);
+	if (!f->inline_rets || !f->inline_sites)
+		return -ENOMEM;
+	f->copy_start = a->inline_copy;
+	f->copy_end = a->inline_copy + a->inline_copy_len;
+	for (i = 0; i < a->inline_map_len; i++) {
+		if (copy_from_user(&e, &um[i], sizeof(e)))
+			return -EFAULT;
+		if (e.copy < f->copy_start || e.copy > f->copy_end || e.reserved ||
+		    (e.flags & ~PT_INLINE_ADDR_SITE))
+			return -EINVAL;
+		if (e.flags & PT_INLINE_ADDR_SITE) {
+			struct pt_probe *pp = bsearch(&e.orig, f->probes, f->nr_probes,
+						      sizeof(*pp), pt_probe_key_cmp);
+
+			if (!pp)
+				return -EINVAL;
+			f->inline_sites[ns++] = (struct pt_inline_site){ e.copy, pp };
+		} else {
+			f->inline_rets[nr++] = (struct pt_inline_ret){ e.copy, e.orig };
+		}
+	}
+	/* every probe is called from exactly one place */
+	if (ns != f->nr_probes)
+		return -EINVAL;
+	sort(f->inline_rets, nr, sizeof(*f->inline_rets), pt_ret_cmp, NULL);
+	sort(f->inline_sites, ns, sizeof(*f->inline_sites), pt_site_cmp, NULL);
+	for (i = 1; i < ns; i++)
+		if (f->inline_sites[i].copy == f->inline_sites[i - 1].copy ||
+		    f->inline_sites[i].pp == f->inline_sites[i - 1].pp)
+			return -EINVAL;
+	f->nr_inline_rets = nr;
+	f->nr_inline_sites = ns;
+	return 0;
+}
+
+void pt_inline_sites_free(struct pt_func *f)
+{
+	kvfree(f->inline_rets);
+	kvfree(f->inline_sites);
+	f->inline_rets = NULL;
+	f->inline_sites = NULL;
+}
+
+/*
+ * The original's address that @addr in an inline copy stands for (a
+ * return address: ENTERs and frames name the original's calls); @addr
+ * itself outside the copies, 0 for an address of a copy no call returns
+ * to. Preemption off.
+ */
+unsigned long pt_inline_original(unsigned long addr)
+{
+	const struct pt_func *f = pt_ranges_copy(addr);
+	struct pt_inline_ret key = { .copy = addr };
+	const struct pt_inline_ret *r;
+
+	if (!f)
+		return addr;
+	r = bsearch(&key, f->inline_rets, f->nr_inline_rets, sizeof(*r), pt_ret_cmp);
+	return r ? r->orig : 0;
+}
+NOKPROBE_SYMBOL(pt_inline_original);
+
+/* Called by pt_inline_hit with the site's registers; @ret: where its call returns. */
+void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
+{
+	struct pt_inline_site key = { .copy = ret };
+	const struct pt_inline_site *s;
+	const struct pt_func *f;
+	unsigned long flags;
+
+	BUILD_BUG_ON(offsetof(struct pt_regs, flags) != PT_HIT_FLAGS ||
+		     offsetof(struct pt_regs, sp) != PT_HIT_SP ||
+		     offsetof(struct pt_regs, ip) != PT_HIT_IP ||
+		     offsetof(struct pt_regs, r15) != PT_HIT_R15 ||
+		     offsetof(struct pt_regs, di) != PT_HIT_DI ||
+		     sizeof(struct pt_regs) != PT_HIT_REGS);
+	local_irq_save(flags);
+	f = pt_ranges_copy(ret);
+	s = f ? bsearch(&key, f->inline_sites, f->nr_inline_sites, sizeof(*s), pt_site_cmp) :
+		NULL;
+	if (s) {
+		if (__this_cpu_inc_return(pt_inline_nesting) == 1)
+			pt_probe_hit(s->pp, NULL, regs);
+		else if (READ_ONCE(pt_armed))
+			s->pp->kp.nmissed++;
+		__this_cpu_dec(pt_inline_nesting);
+	}
+	local_irq_restore(flags);
+}
+NOKPROBE_SYMBOL(pt_inline_site_hit);
