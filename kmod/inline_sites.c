@@ -33,9 +33,9 @@
 
 #include "pathtrace.h"
 #include "inline_hit.h"
+#include "inline/pathtrace_inline.h"
 
 /* The thunk the copies call (inline_hit.S): the generated module imports it. */
-void pt_inline_hit(void);
 EXPORT_SYMBOL_GPL(pt_inline_hit);
 
 static DEFINE_PER_CPU(unsigned int, pt_inline_nesting);

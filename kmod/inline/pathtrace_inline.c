@@ -53,7 +53,6 @@ asm(".pushsection .pt_inline_counters, \"a\"\n"
  * "Sites as calls"): referenced here so that every generated module imports
  * it, with its symbol version, and holds pathtrace.ko while it is loaded.
  */
-extern void pt_inline_hit(void);
 static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
 
 static unsigned long pt_nr_pieces(void)

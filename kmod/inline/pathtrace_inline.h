@@ -30,6 +30,9 @@ extern const unsigned long pt_inline_counter_bytes;
  * not all inside it and in one piece. pathtrace.ko calls it through
  * symbol_get(PT_INLINE_COUNTERS_SYM).
  */
+/* What the copies' sites call: pathtrace.ko's (kmod/inline_hit.S). */
+void pt_inline_hit(void);
+
 #define PT_INLINE_COUNTERS_SYM "pt_inline_counters"
 typedef void __percpu *(*pt_inline_counters_fn)(unsigned long off, unsigned long len);
 void __percpu *pt_inline_counters(unsigned long off, unsigned long len);
