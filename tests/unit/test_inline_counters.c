@@ -804,21 +804,29 @@ static void test_keys_calls(void)
  * A probe plan's sites as calls: the copy decoded linearly is the
  * original's instructions in order with a `call pt_inline_hit` (an
  * INLINE_HIT relocation) right before each site's instruction (a site at
- * the __fentry__ site: before the first instruction after it), branches
- * reaching their targets' instructions past the calls; the address table
- * names every instruction's place and each site's call's return.
+ * the __fentry__ site: before the first instruction after it), a site on a
+ * Jcc's fall-through right after the Jcc, one on its taken side in a stub
+ * (the call, then a jmp to the target's place); branches reach their
+ * targets' instructions past the calls; the address table names every
+ * instruction's place and each site's call's return, sorted.
  */
 static void test_sites(void)
 {
 	struct fixture f;
 	ZydisDecoder dec;
-	uint64_t sites[16];
-	uint32_t nsites = 0, i, k, p, ncalls = 0, *opos;
+	struct inline_site sites[16];
+	uint32_t nsites = 0, i, k, p, ncalls = 0, njcc = 0, *opos, stub_calls = 0;
 	int *site_before;
 
 	setup(&f, loop_src, "loop", ORC_SP);
-	for (i = 0; i < f.c.ninsns && nsites < 16; i += 2)
-		sites[nsites++] = f.c.insns[i].addr;	/* the __fentry__ site among them */
+	for (i = 0; i < f.c.ninsns && nsites < 16; i++) {
+		if (f.c.insns[i].kind == CFG_I_JCC)	/* the first on its taken side, then fall */
+			sites[nsites++] = (struct inline_site){ f.c.insns[i].addr,
+								njcc++ ? INLINE_FALL : INLINE_TAKEN };
+		else if (i % 2 == 0)	/* the __fentry__ site among them */
+			sites[nsites++] = (struct inline_site){ f.c.insns[i].addr, INLINE_AT };
+	}
+	CU_ASSERT_FATAL(njcc >= 2);
 	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, sites, nsites), 0);
 	opos = calloc(f.c.ninsns + 1, sizeof(*opos));
 	site_before = calloc(f.c.ninsns + 1, sizeof(*site_before));
@@ -828,13 +836,19 @@ static void test_sites(void)
 		ZydisDecodedInstruction zn;
 
 		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
-			CU_ASSERT_FATAL(i < f.c.ninsns);
-			site_before[i]++;
+			if (i < f.c.ninsns)
+				site_before[i]++;
+			else	/* a stub: the call, then a jmp */
+				stub_calls += f.cp.code[p + 5] == 0xe9;
 			ncalls++;
 			p += 5;
 			continue;
 		}
-		CU_ASSERT_FATAL(i < f.c.ninsns);
+		if (i == f.c.ninsns) {
+			CU_ASSERT_EQUAL_FATAL(f.cp.code[p], 0xe9);
+			p += 5;
+			continue;
+		}
 		CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, NULL, f.cp.code + p,
 									    f.cp.len - p, &zn)));
 		if (f.c.insns[i].kind != CFG_I_JCC && f.c.insns[i].kind != CFG_I_JMP)
@@ -846,13 +860,20 @@ static void test_sites(void)
 	}
 	CU_ASSERT_EQUAL(i, f.c.ninsns);
 	CU_ASSERT_EQUAL(ncalls, nsites);
-	/* every site's call before its instruction (the fentry site's: after it) */
+	CU_ASSERT_EQUAL(stub_calls, 1);
+	/* every site's call where it says */
 	for (k = 0; k < nsites; k++) {
 		uint32_t j = 0;
 
-		while (f.c.insns[j].addr != sites[k])
+		while (f.c.insns[j].addr != sites[k].addr)
 			j++;
-		if (f.c.insns[j].kind == CFG_I_FENTRY)
+		if (sites[k].edge == INLINE_TAKEN) {
+			uint32_t t = rel_target(&f.cp, opos[j], 6);
+
+			CU_ASSERT(f.cp.code[t] == 0xe8 && reloc_at(&f.cp, t + 1, INLINE_HIT));
+			continue;
+		}
+		if (sites[k].edge == INLINE_FALL || f.c.insns[j].kind == CFG_I_FENTRY)
 			j++;
 		CU_ASSERT_EQUAL(site_before[j], 1);
 		CU_ASSERT(f.cp.code[opos[j] - 5] == 0xe8);
@@ -864,10 +885,13 @@ static void test_sites(void)
 		if (f.c.insns[i].kind != CFG_I_JCC && f.c.insns[i].kind != CFG_I_JMP)
 			continue;
 		t = rel_target(&f.cp, opos[i], f.c.insns[i].kind == CFG_I_JCC ? 6 : 5);
+		if (t > opos[f.c.ninsns - 1])	/* the stub: its call, then a jmp */
+			t = rel_target(&f.cp, t + 5, 5);
 		for (j = 0; j < f.c.ninsns && f.c.insns[j].addr != f.c.insns[i].target; j++)
 			;
 		CU_ASSERT_FATAL(j < f.c.ninsns);
-		CU_ASSERT(t == opos[j] || (t + 5 == opos[j] && site_before[j]));
+		CU_ASSERT(t == opos[j] || (t + 5 == opos[j] && site_before[j] &&
+					   f.c.insns[j - 1].kind != CFG_I_JCC));
 	}
 	/* the table: each instruction's place, each site's return */
 	for (i = 0; i < f.c.ninsns; i++) {
@@ -883,7 +907,7 @@ static void test_sites(void)
 			continue;
 		p++;
 		CU_ASSERT(f.cp.code[f.cp.addrs[k].copy - 5] == 0xe8);
-		for (i = 0; i < nsites && sites[i] != f.cp.addrs[k].orig; i++)
+		for (i = 0; i < nsites && sites[i].addr != f.cp.addrs[k].orig; i++)
 			;
 		CU_ASSERT(i < nsites);
 	}

@@ -333,7 +333,7 @@ struct target {
 	size_t blob_len;
 	uint32_t *edge_counter;
 	uint32_t nedges;
-	uint64_t *sites;	/* its probes' addresses, sorted */
+	struct inline_site *sites;	/* its probes, sorted by address */
 	uint32_t nsites;
 };
 
@@ -633,17 +633,37 @@ static int keep_counted(struct target *t, const struct cfg *c, const struct plan
 	return 0;
 }
 
-static int addr_cmp(const void *a, const void *b)
+static int site_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct inline_site *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 /*
- * Inline calls: t keeps its plan blob (taken from *blob) and the addresses
- * of its probes (sites and verify sites, one per address), whose calls its
- * copy will carry. Returns 0 or -PT_ENOMEM.
+ * Where a plan site's call goes in the copy: on the one edge of its Jcc
+ * that all its actions apply on (docs/inline.md, "Sites as calls"), else
+ * at its instruction.
+ */
+static enum inline_edge site_edge(const struct plan *pl, const struct pt_site *ps)
+{
+	uint32_t j;
+	uint8_t when;
+
+	if (ps->cond == PT_COND_NONE || !ps->nr_actions)
+		return INLINE_AT;
+	when = pl->actions[ps->first_action].when;
+	for (j = 1; j < ps->nr_actions; j++)
+		if (pl->actions[ps->first_action + j].when != when)
+			return INLINE_AT;
+	return when == PT_WHEN_TAKEN ? INLINE_TAKEN :
+	       when == PT_WHEN_NOT_TAKEN ? INLINE_FALL : INLINE_AT;
+}
+
+/*
+ * Inline calls: t keeps its plan blob (taken from *blob) and its probes
+ * (sites and verify sites, one per address; a verify site's is at its
+ * instruction), whose calls its copy will carry. Returns 0 or -PT_ENOMEM.
  */
 static int keep_sites(struct target *t, const struct cfg *c, const struct plan *pl, void **blob,
 		      size_t len)
@@ -657,13 +677,18 @@ static int keep_sites(struct target *t, const struct cfg *c, const struct plan *
 	if (!t->sites)
 		return -PT_ENOMEM;
 	for (k = 0; k < pl->hdr.nr_sites; k++)
-		t->sites[n++] = c->addr + pl->sites[k].offset;
+		t->sites[n++] = (struct inline_site){ c->addr + pl->sites[k].offset,
+						      site_edge(pl, &pl->sites[k]) };
 	for (k = 0; k < pl->hdr.nr_verify; k++)
-		t->sites[n++] = c->addr + pl->verify[k].offset;
-	qsort(t->sites, n, sizeof(*t->sites), addr_cmp);
-	for (k = nall = 0; k < n; k++)
-		if (!nall || t->sites[nall - 1] != t->sites[k])
-			t->sites[nall++] = t->sites[k];
+		t->sites[n++] = (struct inline_site){ c->addr + pl->verify[k].offset, INLINE_AT };
+	qsort(t->sites, n, sizeof(*t->sites), site_cmp);
+	for (k = nall = 0; k < n; k++) {
+		if (nall && t->sites[nall - 1].addr == t->sites[k].addr) {
+			t->sites[nall - 1].edge = INLINE_AT;	/* a site and a verify site */
+			continue;
+		}
+		t->sites[nall++] = t->sites[k];
+	}
 	t->nsites = nall;
 	t->blob = *blob;
 	t->blob_len = len;

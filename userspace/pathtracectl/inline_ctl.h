@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include <pathtrace/inline.h>
 #include <pathtrace/ksyms.h>
 #include <pathtrace/static_calls.h>
 
@@ -28,9 +29,9 @@ struct inline_target {
 	uint64_t counter_off;	/* out: its counters' offset (PT_ADD_INLINE) */
 	/*
 	 * in: a probe plan's sites to carry as calls (docs/inline.md, "Sites
-	 * as calls"): its probes' addresses, sorted; NULL for none
+	 * as calls"): its probes, one per address; NULL for none
 	 */
-	const uint64_t *sites;
+	const struct inline_site *sites;
 	uint32_t nsites;
 	/* out, with sites: the copy and its address table (PT_ADD_INLINE_SITES) */
 	uint64_t copy_addr;

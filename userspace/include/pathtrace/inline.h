@@ -177,20 +177,34 @@ int inline_fentry_site(const struct cfg_input *in);
 int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters);
 
+/* Where a site's call goes (struct inline_site). */
+enum inline_edge {
+	INLINE_AT,		/* before its instruction, on every way into it */
+	INLINE_TAKEN,		/* its Jcc's taken side only: all its actions apply there */
+	INLINE_FALL,		/* its Jcc's fall-through only */
+};
+
+/* A probe plan's site: its address, and where its call goes. */
+struct inline_site {
+	uint64_t addr;
+	enum inline_edge edge;
+};
+
 /*
  * Puts a probe plan's sites into the copy cp as calls (docs/inline.md,
- * "Sites as calls"): `call pt_inline_hit` before the instruction at each
- * of the nsites addresses (after the endbr and __fentry__ site for one at
- * them), on every way into it, so pathtrace.ko runs the site's actions
- * where a kprobe would have. cp->addrs gets what the module translates
+ * "Sites as calls"): `call pt_inline_hit` where each of the nsites sites
+ * says (before its instruction, after the endbr and __fentry__ site for
+ * one at them; or on one edge of its Jcc), so pathtrace.ko runs the site's
+ * actions where a kprobe would have, or only where they apply. cp->addrs gets what the module translates
  * copy addresses with. Branches, relocations and table entries move as
  * for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
- * "inline-site" (a site not at an instruction, two at one) and what
+ * "inline-site" (a site not at an instruction, two at one, one on an edge
+ * of what is not a Jcc) and what
  * inline_counters_insert refuses for moving code. Returns 0,
  * -PT_EREFUSED, -PT_EINVAL or -PT_ENOMEM; cp is unchanged unless 0.
  */
 int inline_sites_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
-			const uint64_t *sites, uint32_t nsites);
+			const struct inline_site *sites, uint32_t nsites);
 
 /*
  * Points the relocations of every copy whose target is another copy's

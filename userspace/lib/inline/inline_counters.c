@@ -930,23 +930,48 @@ static uint32_t first_body_insn(const struct cfg_input *in, const struct cfg *c)
 	return i;
 }
 
-/* A call to pt_inline_hit before each site's instruction (one at most). */
+/*
+ * A call to pt_inline_hit for each site: before its instruction (one at
+ * most), or on the one edge of its Jcc its actions apply on: a stub on the
+ * taken side, before the next instruction on the fall-through.
+ */
 static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_input *in,
-		       const uint64_t *sites, uint32_t nsites)
+		       const struct inline_site *sites, uint32_t nsites)
 {
 	uint32_t k, i, body = first_body_insn(in, l->c);
 
 	for (k = 0; k < nsites; k++) {
-		i = insn_at(l->c, sites[k]);
+		struct incr x = { .call = 1, .site = sites[k].addr };
+		const struct cfg_insn *ci;
+
+		i = insn_at(l->c, sites[k].addr);
 		if (i == UINT32_MAX)
 			return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": a site not at an "
-				      "instruction of the CFG", in->name, sites[k] - in->addr);
+				      "instruction of the CFG", in->name, sites[k].addr - in->addr);
+		ci = &l->c->insns[i];
+		if (sites[k].edge != INLINE_AT &&
+		    (ci->kind != CFG_I_JCC || (ci->flags & CFG_IF_STATIC_CALL) || i + 1 >= l->n ||
+		     ci->block == l->c->insns[i + 1].block))
+			return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": a site on an edge "
+				      "of what is not a Jcc", in->name, sites[k].addr - in->addr);
+		if (sites[k].edge == INLINE_TAKEN) {
+			l->stubs[l->nstubs++] = (struct stub){ .insn = i, .target = ci->target,
+							       .x = x };
+			continue;
+		}
+		if (sites[k].edge == INLINE_FALL) {
+			if (l->nft[i + 1] == 2)
+				return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": no place on "
+					      "its fall-through", in->name, sites[k].addr - in->addr);
+			l->ft[i + 1][l->nft[i + 1]++] = x;
+			continue;
+		}
 		if (i < body)	/* at the endbr or __fentry__ site: after them, as it runs */
 			i = body;
-		if (i == l->n || l->nall[i] || l->nft[i])
+		if (i == l->n || l->nall[i])
 			return refuse(cp, "inline-site", "%s+0x%" PRIx64 ": two sites at one "
-				      "instruction", in->name, sites[k] - in->addr);
-		l->all[i] = (struct incr){ .call = 1, .site = sites[k] };
+				      "instruction", in->name, sites[k].addr - in->addr);
+		l->all[i] = x;
 		l->nall[i] = 1;
 	}
 	return 0;
@@ -967,31 +992,49 @@ static void add_addr(struct inline_copy *cp, uint32_t copy, uint64_t orig, int s
  * stands for it (before its sequences, at a branch's landing, at itself),
  * and where each site's call returns.
  */
+static int addr_cmp(const void *a, const void *b)
+{
+	const struct inline_addr *x = a, *y = b;
+
+	if (x->copy != y->copy)
+		return x->copy < y->copy ? -1 : 1;
+	return (int)x->site - (int)y->site;
+}
+
 static int fill_addrs(const struct lay *l, struct inline_copy *cp)
 {
-	uint32_t i;
+	uint32_t i, k, at;
 
 	free(cp->addrs);
 	cp->naddrs = 0;
-	cp->addrs = calloc(4 * (size_t)l->n + 2, sizeof(*cp->addrs));
+	cp->addrs = calloc(6 * (size_t)l->n + l->nstubs + 2, sizeof(*cp->addrs));
 	if (!cp->addrs)
 		return -PT_ENOMEM;
 	for (i = 0; i < l->n; i++) {
 		uint64_t a = l->c->insns[i].addr;
 
 		add_addr(cp, l->ft_start[i], a, 0);
+		for (k = 0, at = l->ft_start[i]; k < l->nft[i]; k++) {
+			at += seq_len(&l->ft[i][k]);
+			if (l->ft[i][k].call)	/* a site on the fall-through into i */
+				add_addr(cp, at, l->ft[i][k].site, 1);
+		}
 		add_addr(cp, l->tgt[i], a, 0);
 		add_addr(cp, l->pos[i], a, 0);
 		if (l->nall[i] && l->all[i].call)
 			add_addr(cp, l->pos[i], l->all[i].site, 1);
 	}
+	for (k = 0; k < l->nstubs; k++)	/* a site on a Jcc's taken side */
+		if (l->stubs[k].x.call)
+			add_addr(cp, l->stubs[k].pos + CALL_LEN, l->stubs[k].x.site, 1);
 	add_addr(cp, l->len, cp->addr + cp->orig_len, 0);	/* after a last call */
+	qsort(cp->addrs, cp->naddrs, sizeof(*cp->addrs), addr_cmp);
 	return 0;
 }
 
 static int insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 		  const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters,
-		  const uint64_t *sites, uint32_t nsites)
+		  const struct inline_site *sites, uint32_t nsites)
 {
 	struct lay l = { .c = c, .n = c->ninsns };
 	struct out o = { 0 };
@@ -1066,7 +1109,7 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 	for (i = 0; !err && i < l.n; i++) {
 		for (k = 0; !err && k < l.nft[i]; k++) {
 			err = emit_inc(&o, cp, &l.ft[i][k], c->insns[i].addr);
-			nseq++;
+			nseq += !l.ft[i][k].call;
 			nsave += l.ft[i][k].save;
 			npush += l.ft[i][k].push;
 		}
@@ -1095,7 +1138,7 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 			err = emit_inc(&o, cp, &st->x,
 				       st->target - cp->addr < cp->len ? st->target :
 				       c->insns[st->insn].addr);
-		nseq++;
+		nseq += !st->x.call;
 		nsave += st->x.save;
 		npush += st->x.push;
 		if (err)
@@ -1157,7 +1200,7 @@ int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, stru
 }
 
 int inline_sites_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
-			const uint64_t *sites, uint32_t nsites)
+			const struct inline_site *sites, uint32_t nsites)
 {
 	return insert(in, c, cp, NULL, INLINE_NONE, 0, sites, nsites);
 }
