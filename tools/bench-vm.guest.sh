@@ -73,8 +73,9 @@ UB=/pt/bin
 USER_FUNCS="$UB/pt-user-target:ut_round $UB/pt-user-target:ut_classify
 $UB/pt-user-target:ut_fact $UB/pt-user-dyn:dyn_round $UB/libptuser.so:ul_checksum
 ksys_write vfs_write rw_verify_area shmem_write_begin shmem_write_end shmem_get_folio_gfp"
-# Rounds of each user program a CPU: 100 per workload round.
-user_rounds=$((rounds * 100))
+# Rounds of each user program a CPU: 400 per workload round (the untraced
+# user workload then takes about as long as the kernel one).
+user_rounds=$((rounds * 400))
 
 # mode=probe-cost: a one-block user function (pt-probe-loop's pl_tick) and a
 # tiny kernel function reached by getuid(2), each called PROBE_CALLS times in
@@ -362,13 +363,23 @@ for mode in "$@"; do
 		probe_cost_run probe-user $PROBE_USER user
 		user_traced=$traced_ns uhits=$probe_hits
 		probe_cost_run probe-kernel $PROBE_KERNEL kernel
-		kernel_traced=$traced_ns khits=$probe_hits
+		kernel_traced=$traced_ns khits=$probe_hits kprobes=$probe_n kopt=$probe_opt
+		# the same with kprobe optimization off (an int3 where a jump was)
+		O=/proc/sys/debug/kprobes-optimization
+		[ -w $O ] || die "$mode: $O: not writable"
+		echo 0 >$O
+		probe_cost_run probe-kernel-int3 $PROBE_KERNEL kernel
+		echo 1 >$O
+		[ "$probe_opt" = 0 ] || die "$mode: $probe_opt probes optimized with $O 0"
+		int3_traced=$traced_ns int3_hits=$probe_hits
 		uns=$(per_hit $user_traced $user_ns $uhits)
 		kns=$(per_hit $kernel_traced $kernel_ns $khits)
+		ins=$(per_hit $int3_traced $kernel_ns $int3_hits)
 		echo "mode=probe-cost calls=$PROBE_CALLS repeats=3 user_loop_ns=$user_ns user_traced_ns=$user_traced" \
 			"uprobe_hits=$uhits uprobe_ns_per_hit=$uns kernel_loop_ns=$kernel_ns kernel_traced_ns=$kernel_traced" \
-			"kprobe_hits=$khits kprobes=$probe_n kprobes_optimized=$probe_opt kprobe_ns_per_hit=$kns" \
-			"uprobe_to_kprobe=$(div "$uns" "$kns" %.1f)"
+			"kprobe_hits=$khits kprobes=$kprobes kprobes_optimized=$kopt kprobe_ns_per_hit=$kns" \
+			"kernel_unoptimized_ns=$int3_traced kprobe_unoptimized_hits=$int3_hits kprobe_unoptimized_ns_per_hit=$ins" \
+			"uprobe_to_kprobe=$(div "$uns" "$kns" %.1f) uprobe_to_unoptimized_kprobe=$(div "$uns" "$ins" %.1f)"
 		continue
 		;;
 	witness) args= ;;

@@ -21,7 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile long sink;
+/* each loop's result, stored so that the loop is kept */
+long pl_sink;
 
 /* The user probe's function: one block, no branch. */
 long pl_tick(long v)
@@ -44,7 +45,7 @@ static long long user_loop(long n)
 
 	for (i = 0; i < n; i++)
 		acc += pl_tick(i);
-	sink = acc;
+	pl_sink = acc;
 	return now_ns() - t0;
 }
 
@@ -55,11 +56,11 @@ static long long kernel_loop(long n)
 
 	for (i = 0; i < n; i++)
 		acc += syscall(SYS_getuid);
-	sink = acc;
+	pl_sink = acc;
 	return now_ns() - t0;
 }
 
-static long number(const char *s, const char *what)
+static long count_arg(const char *s, const char *what)
 {
 	char *end;
 	long v = strtol(s, &end, 10);
@@ -73,7 +74,7 @@ static long number(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-	long long (*loop)(long);
+	long long (*loop)(long n);
 	long long t, best = -1;
 	long n, repeats = 3, r;
 
@@ -89,9 +90,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "pt-probe-loop: %s: neither user nor kernel\n", argv[1]);
 		return 2;
 	}
-	n = number(argv[2], "N");
+	n = count_arg(argv[2], "N");
 	if (argc > 3)
-		repeats = number(argv[3], "REPEATS");
+		repeats = count_arg(argv[3], "REPEATS");
 	for (r = 0; r < repeats; r++) {
 		t = loop(n);
 		if (best < 0 || t < best)
