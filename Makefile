@@ -73,6 +73,11 @@ USER_TARGET := $(O)/tests/target/pt-user-target
 # PLT (docs/user.md, "Shared libraries"): the program finds it beside itself.
 USER_LIB := $(O)/tests/target/libptuser.so
 USER_DYN := $(O)/tests/target/pt-user-dyn
+# The loops bench-vm's mode=probe-cost times (docs/benchmarks.md, "What a
+# probe hit costs"): built as the user program is.
+PROBE_LOOP := $(O)/tests/target/pt-probe-loop
+USER_PROG_FLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -g -static -fno-jump-tables -fno-inline \
+	-fno-optimize-sibling-calls -fno-pie -no-pie
 
 .PHONY: all userspace module clean check check-unit check-vm checkpatch check-fuzz check-readme install \
 	check-build
@@ -84,7 +89,7 @@ USER_DYN := $(O)/tests/target/pt-user-dyn
 
 all: userspace module
 
-userspace: $(PROGS) $(TOOLS) $(VM_HELPERS) $(USER_TARGET) $(USER_LIB) $(USER_DYN)
+userspace: $(PROGS) $(TOOLS) $(VM_HELPERS) $(USER_TARGET) $(USER_LIB) $(USER_DYN) $(PROBE_LOOP)
 
 $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -120,8 +125,11 @@ $(O)/tests/vm/bin/%: $(O)/tests/vm/bin/%.o $(REGEN_LIB) $(LIB)
 
 $(USER_TARGET): tests/target/pt_user_target.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=gnu11 -Wall -Wextra -Werror -O1 -g -static -fno-jump-tables -fno-inline \
-		-fno-optimize-sibling-calls -fno-pie -no-pie -o $@ $<
+	$(CC) $(USER_PROG_FLAGS) -o $@ $<
+
+$(PROBE_LOOP): tests/target/pt_probe_loop.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_PROG_FLAGS) -o $@ $<
 
 $(USER_LIB): tests/target/pt_user_lib.c
 	@mkdir -p $(dir $@)

@@ -9,9 +9,11 @@
 # witness-verify paths paths-verify bits bits-verify edges witness-profiled
 # witness-profiled-verify paths-profiled paths-profiled-verify edges-inline
 # witness-inline witness-inline-verify paths-inline paths-inline-verify
-# witness-profiled-inline witness-profiled-inline-verify ftrace-graph enable
+# witness-profiled-inline witness-profiled-inline-verify ftrace-graph
+# user-untraced user-witness user-witness-verify probe-cost enable
 # enable-inline, in the order given. "untraced" must come first (time_ratio divides by it),
-# edges before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
+# user-untraced before the user-witness modes (theirs divides by it), edges
+# before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
 # (mode=untraced-again).
 #
 # Prints one "mode=..." line per measured configuration (the host keeps only
@@ -63,6 +65,26 @@ ip_local_deliver tcp_v4_do_rcv inet_stream_connect __sys_connect
 __sys_accept4 tcp_close
 handle_mm_fault do_wp_page get_unmapped_area vm_area_alloc vm_area_dup
 free_pgtables folio_add_lru __alloc_pages kmem_cache_alloc kfree __kmalloc"
+
+# The user modes' set (docs/user.md): the functions of the two user test
+# programs (tests/target/: pt-user-target's rounds, its switch and its
+# recursion; pt-user-dyn's rounds and libptuser.so's ul_checksum, called
+# through the PLT) and the kernel functions their write(2) to a tmpfs file
+# reaches, as the t-user tests trace them.
+UB=/pt/bin
+USER_FUNCS="$UB/pt-user-target:ut_round $UB/pt-user-target:ut_classify
+$UB/pt-user-target:ut_fact $UB/pt-user-dyn:dyn_round $UB/libptuser.so:ul_checksum
+ksys_write vfs_write rw_verify_area shmem_write_begin shmem_write_end shmem_get_folio_gfp"
+# Rounds of each user program a CPU: 400 per workload round (the untraced
+# user workload then takes about as long as the kernel one).
+user_rounds=$((rounds * 400))
+
+# mode=probe-cost: a one-block user function (pt-probe-loop's pl_tick) and a
+# tiny kernel function reached by getuid(2), each called PROBE_CALLS times in
+# a loop (3 repeats, the fastest counts).
+PROBE_USER="$UB/pt-probe-loop:pl_tick"
+PROBE_KERNEL=from_kuid_munged
+PROBE_CALLS=$((rounds * 4000))
 
 # The enable and enable-inline modes' set: over 500 functions of fs, tmpfs,
 # TCP and mm. BENCH_FUNCS and BENCH_ENABLE_GLOBS, when set, replace FUNCS
@@ -145,13 +167,40 @@ wait $servers 2>/dev/null
 echo $((t1 - t0)) >"$msfile"
 EOW
 
+# The user workload: ROUNDS (here user_rounds) rounds of pt-user-target,
+# then of pt-user-dyn, on each CPU at once (taskset), each program's
+# output to a tmpfs file (a write(2) a round) and compared with what it
+# printed untraced (/tmp/user.plain.*, written by mode=user-untraced); its
+# elapsed time to MSFILE as the workload's.
+cat >/tmp/user-workload.sh <<'EOW'
+n=$1
+msfile=$2
+t0=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
+loops=
+for cpu in 0 1; do
+	taskset -c $cpu sh -c '
+		for p in pt-user-target pt-user-dyn; do
+			/pt/bin/$p '$n' >/tmp/uw'$cpu'.$p || echo "$p: exit $?" >>/tmp/workload.failed
+			[ ! -e /tmp/user.plain.$p ] || cmp -s /tmp/user.plain.$p /tmp/uw'$cpu'.$p ||
+				echo "$p: output differs from the untraced run" >>/tmp/workload.failed
+		done' &
+	loops="$loops $!"
+done
+wait $loops
+t1=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
+rm -f /tmp/uw0.* /tmp/uw1.*
+echo $((t1 - t0)) >"$msfile"
+EOW
+
 # Warm-up, so the measured untraced run does not pay for first-time
 # dentry/page-cache population that later runs would not.
 workload warmup 1 /tmp/ms.warmup
 
 untraced_ms=
+user_untraced_ms=
 
-ratio() { awk -v a="$1" -v b="$untraced_ms" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
+# ratio MS: MS / the untraced run of the mode's workload (base_ms, set per mode)
+ratio() { awk -v a="$1" -v b="$base_ms" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
 div() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0) printf f "\n", a / b; else print "n/a" }'; }
 
 # champsim_line MODE: the trace's ChampSim input (pathregen --format
@@ -195,13 +244,14 @@ inline_refused() {
 		awk '$1 ~ /^inline-/ { n += $2 } END { print n + 0 }'
 }
 
-# A pathtrace configuration: enable FUNCS with ARGS, record the workload,
-# read status, disable, regenerate. Leaves key=value fields in $fields.
+# A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
+# or USER_FUNCS) with ARGS, record its workload (pt_workload for pt_rounds
+# rounds), read status, disable, regenerate. Leaves key=value fields in $fields.
 pt_run() {
 	name=$1
 	shift
 	t0=$(now_ms)
-	pathtracectl enable "$@" $FUNCS >/tmp/en.$name 2>&1 || true
+	pathtracectl enable "$@" $pt_funcs >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
 	case $name in
 	*-inline | *-inline-verify)
@@ -220,7 +270,7 @@ pt_run() {
 	rm -f /tmp/workload.failed
 	# In the background only to learn the recorder's pid (recorder_blocks).
 	pathtracectl record ${rec_args:-} -o /tmp/$name.bin \
-		-- sh /tmp/workload.sh "$rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
+		-- sh $pt_workload "$pt_rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
 	recorder=$!
 	wait $recorder || { cat /tmp/rec.$name; die "$name: record: failed"; }
 	workload_ok $name
@@ -243,12 +293,95 @@ pt_run() {
 	probes=$1 optimized=$2 hits=$3
 }
 
+# probe_cost_run NAME TARGET LOOP: the loop (pt-probe-loop LOOP, on CPU 1)
+# recorded under an edges plan on TARGET alone; sets traced_ns (the fastest
+# repeat), probe_hits (status: every repeat's), probe_n and probe_opt
+# (the plan's probes and how many are jump-optimized).
+probe_cost_run() {
+	pathtracectl enable --mode edges $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
+	pathtracectl record -o /tmp/$1.bin -- taskset -c 1 $UB/pt-probe-loop $3 $PROBE_CALLS >/tmp/rec.$1 2>&1 ||
+		{ cat /tmp/rec.$1; die "$1: record: failed"; }
+	pathtracectl status >/tmp/st.$1 || die "$1: status: failed"
+	pathtracectl disable --all >/dev/null || die "$1: disable --all: failed"
+	traced_ns=$(sed -n 's/^calls=.* best_ns=\([0-9]*\)$/\1/p' /tmp/rec.$1)
+	[ -n "$traced_ns" ] || { cat /tmp/rec.$1; die "$1: pt-probe-loop: no time"; }
+	say "$1: $(grep 'record:' /tmp/rec.$1 | sed 's/^pathtracectl: //')"
+	set -- $(awk 'NR > 2 { p += $3; o += $4; h += $5; m += $6 } END { printf "%d %d %d %d\n", p, o, h, m }' /tmp/st.$1)
+	probe_n=$1 probe_opt=$2 probe_hits=$3
+	[ "$4" = 0 ] || say "probe-cost: $4 hits missed"
+	rm -f /tmp/probe-*.bin
+}
+
+# per_hit TRACED UNTRACED HITS: ns a probe hit adds, HITS over every repeat
+per_hit() {
+	awk -v t="$1" -v u="$2" -v h="$3" 'BEGIN { if (h > 0) printf "%.0f\n", (t - u) / (h / 3); else print "n/a" }'
+}
+
 for mode in "$@"; do
+	pt_funcs=$FUNCS
+	pt_workload=/tmp/workload.sh
+	pt_rounds=$rounds
+	base_ms=$untraced_ms
 	case $mode in
 	untraced)
 		workload untraced "$rounds" /tmp/ms.untraced
 		untraced_ms=$(cat /tmp/ms.untraced)
 		echo "mode=untraced workload_ms=$untraced_ms"
+		continue
+		;;
+	user-untraced)
+		# The user programs untraced: their outputs, which every
+		# user-witness run must print again, then the workload timed.
+		for p in pt-user-target pt-user-dyn; do
+			$UB/$p $user_rounds >/tmp/user.plain.$p || die "$mode: $p: exit $?"
+		done
+		rm -f /tmp/workload.failed
+		sh /tmp/user-workload.sh $user_rounds /tmp/ms.$mode || die "$mode: workload: exit $?"
+		workload_ok $mode
+		user_untraced_ms=$(cat /tmp/ms.$mode)
+		echo "mode=user-untraced rounds=$user_rounds workload_ms=$user_untraced_ms"
+		continue
+		;;
+	user-witness | user-witness-verify)
+		# User functions on uprobes and the kernel functions under
+		# them, planned as enable plans them (docs/user.md); the same
+		# keys as the kernel modes, time_ratio against user-untraced.
+		[ -n "$user_untraced_ms" ] || die "$mode: user-untraced must run first"
+		pt_funcs=$USER_FUNCS
+		pt_workload=/tmp/user-workload.sh
+		pt_rounds=$user_rounds
+		base_ms=$user_untraced_ms
+		args=
+		[ $mode = user-witness ] || args=--verify
+		;;
+	probe-cost)
+		# What one probe hit adds to a loop: a uprobe (pl_tick, one
+		# block: its ENTER counter) against a kprobe (from_kuid_munged,
+		# under getuid(2)), edges plans, each loop's untraced time
+		# first; ns a hit = (traced - untraced) / hits a repeat.
+		user_ns=$(taskset -c 1 $UB/pt-probe-loop user $PROBE_CALLS | sed -n 's/.* best_ns=//p')
+		kernel_ns=$(taskset -c 1 $UB/pt-probe-loop kernel $PROBE_CALLS | sed -n 's/.* best_ns=//p')
+		[ -n "$user_ns" ] && [ -n "$kernel_ns" ] || die "$mode: pt-probe-loop: no untraced times"
+		probe_cost_run probe-user $PROBE_USER user
+		user_traced=$traced_ns uhits=$probe_hits
+		probe_cost_run probe-kernel $PROBE_KERNEL kernel
+		kernel_traced=$traced_ns khits=$probe_hits kprobes=$probe_n kopt=$probe_opt
+		# the same with kprobe optimization off (an int3 where a jump was)
+		O=/proc/sys/debug/kprobes-optimization
+		[ -w $O ] || die "$mode: $O: not writable"
+		echo 0 >$O
+		probe_cost_run probe-kernel-int3 $PROBE_KERNEL kernel
+		echo 1 >$O
+		[ "$probe_opt" = 0 ] || die "$mode: $probe_opt probes optimized with $O 0"
+		int3_traced=$traced_ns int3_hits=$probe_hits
+		uns=$(per_hit $user_traced $user_ns $uhits)
+		kns=$(per_hit $kernel_traced $kernel_ns $khits)
+		ins=$(per_hit $int3_traced $kernel_ns $int3_hits)
+		echo "mode=probe-cost calls=$PROBE_CALLS repeats=3 user_loop_ns=$user_ns user_traced_ns=$user_traced" \
+			"uprobe_hits=$uhits uprobe_ns_per_hit=$uns kernel_loop_ns=$kernel_ns kernel_traced_ns=$kernel_traced" \
+			"kprobe_hits=$khits kprobes=$kprobes kprobes_optimized=$kopt kprobe_ns_per_hit=$kns" \
+			"kernel_unoptimized_ns=$int3_traced kprobe_unoptimized_hits=$int3_hits kprobe_unoptimized_ns_per_hit=$ins" \
+			"uprobe_to_kprobe=$(div "$uns" "$kns" %.1f) uprobe_to_unoptimized_kprobe=$(div "$uns" "$ins" %.1f)"
 		continue
 		;;
 	witness) args= ;;
@@ -428,7 +561,7 @@ for mode in "$@"; do
 		;;
 	*) die "$mode: unknown mode" ;;
 	esac
-	[ -n "$untraced_ms" ] || die "$mode: the untraced run must come first"
+	[ -n "$base_ms" ] || die "$mode: the untraced run must come first"
 	pt_run $mode $args
 	t0=$(now_ms)
 	if [ $mode = edges ] || [ $mode = edges-inline ]; then
