@@ -94,12 +94,12 @@ static int switched_back(void)
 }
 
 /*
- * Prints each task livepatch's transition still waits for -- its
- * /proc/PID/task/TID/patch_state is not target (1 patched, 0 unpatched)
- * -- with its kernel stack, at most 16 of them, each after a line saying
- * it is where. Returns how many there are.
+ * Counts the tasks livepatch's transition still waits for: their
+ * /proc/PID/task/TID/patch_state is not target (1 patched, 0 unpatched).
+ * With where, prints each (at most 16) with its kernel stack, after a line
+ * saying it is where. Returns how many there are.
  */
-static int report_tasks(int target, const char *where)
+static int pending_tasks(int target, const char *where)
 {
 	char path[600], line[256], comm[32];
 	DIR *proc = opendir("/proc"), *tasks;
@@ -124,7 +124,8 @@ static int report_tasks(int target, const char *where)
 			read_line(path, line, sizeof(line));
 			if (line[0] == '?' || atoi(line) == target || atoi(line) < 0)
 				continue;	/* gone, switched, or no transition */
-			if (++found > 16)
+			found++;
+			if (!where || found > 16)
 				continue;
 			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", p->d_name, t->d_name);
 			read_line(path, comm, sizeof(comm));
@@ -140,30 +141,34 @@ static int report_tasks(int target, const char *where)
 		closedir(tasks);
 	}
 	closedir(proc);
-	if (found > 16)
+	if (where && found > 16)
 		fprintf(stderr, "pathtracectl: ... and %d more tasks\n", found - 16);
 	return found;
 }
 
 /*
- * Waits up to wait_s seconds until done() says livepatch's transition is
- * over. Every 15 s of it the kernel itself sends a fake signal to each task
- * still in the old state (kernel/livepatch/transition.c, SIGNALS_TIMEOUT:
- * a task asleep interruptibly wakes, leaves through the system call's exit
- * and switches there; a kthread asleep interruptibly is woken); user space
- * has no safer lever, and force is never used (docs/inline.md, "Switching
- * over and back"). Returns 0, or -1 on timeout.
+ * Waits until done() says livepatch's transition is over, or until tasks
+ * have stayed unswitched (pending_tasks(target)) for wait_s seconds in all.
+ * Every 15 s the kernel itself sends a fake signal to each task still in
+ * the old state (kernel/livepatch/transition.c, SIGNALS_TIMEOUT: a task
+ * asleep interruptibly wakes, leaves through the system call's exit and
+ * switches there; a kthread asleep interruptibly is woken); user space has
+ * no safer lever, and force is never used. Once every task has switched
+ * back, the kernel still unregisters one ftrace handler per copied function
+ * (each an RCU-tasks grace period) before it frees the patch: that time is
+ * waited for without a limit, since nothing is blocked then (docs/inline.md,
+ * "Switching over and back"). Returns 0, or -1 when tasks stayed unswitched.
  */
-static int wait_transition(int (*done)(void), int wait_s)
+static int wait_transition(int (*done)(void), int target, int wait_s)
 {
-	long i;
+	long blocked = 0, i;
 
-	for (i = 0; i < wait_s * 10L; i++) {
-		if (done())
-			return 0;
+	for (i = 0; !done(); i++) {
+		if (i % 10 == 0 && pending_tasks(target, NULL) > 0 && ++blocked > wait_s)
+			return -1;
 		sleep_ms(100);
 	}
-	return done() ? 0 : -1;
+	return 0;
 }
 
 int inline_remove(int wait_s)
@@ -176,11 +181,11 @@ int inline_remove(int wait_s)
 			return 1;
 		}
 		/* the reverse transition: done when livepatch frees the patch */
-		if (wait_transition(switched_back, wait_s)) {
-			ctl_err(INLINE_MODULE, "tasks are still inside the copies after %d s: "
+		if (wait_transition(switched_back, 0, wait_s)) {
+			ctl_err(INLINE_MODULE, "tasks stayed inside the copies for %d s: "
 				"the module stays loaded, nothing was forced (disable again "
 				"later, or end these tasks)", wait_s);
-			report_tasks(0, "not switched back yet (inside a copy, or its stack "
+			pending_tasks(0, "not switched back yet (inside a copy, or its stack "
 				     "is unreliable)");
 			return 1;
 		}
@@ -398,10 +403,10 @@ static int load(const char *path)
 			strerror(err));
 		return 1;
 	}
-	if (wait_transition(switched_over, INLINE_WAIT_S)) {
+	if (wait_transition(switched_over, 1, INLINE_WAIT_S)) {
 		ctl_err(INLINE_MODULE, "livepatch's transition did not finish in %d s (a task "
 			"sleeps inside an original): switching back", INLINE_WAIT_S);
-		report_tasks(1, "not switched over yet (inside an original, or its stack "
+		pending_tasks(1, "not switched over yet (inside an original, or its stack "
 			     "is unreliable)");
 		inline_remove(INLINE_WAIT_S);
 		return 1;
