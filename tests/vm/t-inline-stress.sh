@@ -17,6 +17,7 @@
 # pipe_read and do_wait themselves are refused on 6.1 (inline-static-call):
 # the sleepers sit under copies of their callers.
 # dmesg stays clean throughout (vm-run rejects WARNING, BUG, Oops).
+# 6.1 only for now: on 6.12 the cycles' enable does not run the 7 copies.
 # vm-timeout: 600
 . /pt/lib/check.sh
 
@@ -61,6 +62,7 @@ while [ $c -le $cycles ]; do
 	t_en=$((t_en + t1 - t0))
 	check "cycle $c ($m): 7 functions run as copies" \
 		grep -q "^inline: 7 functions run as copies" /tmp/en.out
+	grep -q "^inline: 7 functions run as copies" /tmp/en.out || grep -v ": enabled as" /tmp/en.out
 	head -n 1 /tmp/fifo >/tmp/read.out &
 	reader=$!
 	check "cycle $c: the reader sleeps in pipe_read under the copy of vfs_read" \
