@@ -22,15 +22,8 @@ filemap_read pipe_read pipe_write do_dentry_open may_open dput walk_component
 lookup_fast step_into rw_verify_area kmem_cache_alloc kfree vfs_open
 generic_permission inode_permission path_init complete_walk"
 
-# Path walks on both CPUs until /tmp/stop-walks exists.
-rm -f /tmp/stop-walks
-for cpu in 0 1; do
-	taskset -c $cpu sh -c '
-		while [ ! -e /tmp/stop-walks ]; do
-			ls -l /pt /proc/self /sys/kernel >/dev/null 2>&1
-			cat /proc/version /pt/lib/check.sh >/dev/null
-		done' &
-done
+. /pt/lib/walks.sh
+walks_start
 
 if [ "${2:-}" = native ]; then
 	T=/sys/kernel/tracing
@@ -84,7 +77,6 @@ else
 	check "unload" rmmod pathtrace
 fi
 
-touch /tmp/stop-walks
-wait
+walks_stop
 check "no soft lockup or RCU stall" sh -c '! dmesg | grep -E "soft lockup|rcu.*stall"'
 finish

@@ -4,8 +4,11 @@
  * of the named functions (shell globs allowed) or of all, and forget what
  * enable stored for them. When no plan remains and enable --inline's copies
  * are live, they go too: the livepatch is disabled, every task has left
- * the copies, the module is unloaded (docs/inline.md). Exit status: 0 every name matched something, 1 a
- * name matched nothing or the module refused, 2 bad command line.
+ * the copies (up to --wait seconds), the module is unloaded
+ * (docs/inline.md, "Switching over and back"); with pathtrace.ko unloaded
+ * no plan can remain, and --all removes the copies alone. Exit status: 0
+ * every name matched something, 1 a name matched nothing, the module
+ * refused or tasks stayed inside the copies, 2 bad command line.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include <pathtrace/funcstore.h>
+#include <pathtrace/kdev.h>
 
 #include "commands.h"
 #include "inline_ctl.h"
@@ -41,16 +45,26 @@ static int cmd_disable(int argc, char **argv)
 {
 	struct pt_func_info *f;
 	struct ctl_args ca;
-	int fd, n, i, a, r, all = 0, ret = 0, nfuncs = 0;
+	int fd, n, i, a, r, all = 0, ret = 0, nfuncs = 0, wait_s = INLINE_WAIT_S;
+	char *end;
+	long v;
 
 	ctl_args_init(&ca, argc, argv);
 	while ((r = ctl_next(&ca)) != CTL_END) {
 		if (r == CTL_BAD)
 			return 2;
-		if (r == CTL_OPERAND)
+		if (r == CTL_OPERAND) {
 			argv[1 + nfuncs++] = (char *)ca.val;	/* the functions, in order */
-		else
+		} else if (ctl_is(&ca, "--wait")) {
+			errno = 0;
+			v = strtol(ca.val, &end, 10);
+			if (errno || *end || v < 1 || v > 86400)
+				return ctl_usage_err("disable", "--wait %s: seconds between 1 and "
+						     "86400", ca.val);
+			wait_s = (int)v;
+		} else {
 			all = 1;
+		}
 	}
 	for (; ca.i < argc; ca.i++)	/* after "--" */
 		argv[1 + nfuncs++] = argv[ca.i];
@@ -58,6 +72,8 @@ static int cmd_disable(int argc, char **argv)
 	if (!nfuncs == !all)
 		return ctl_usage_err("disable", all ? "--all or functions, not both" :
 				     "no function named (or --all)");
+	if (all && inline_loaded() && access(KDEV_PATH, F_OK) && errno == ENOENT)
+		return inline_remove(wait_s);	/* pathtrace.ko is gone, and its plans with it */
 	fd = loaded_open("disable");
 	if (fd < 0)
 		return 1;
@@ -90,7 +106,7 @@ static int cmd_disable(int argc, char **argv)
 	if (inline_loaded()) {
 		n = loaded_list(fd, "disable", &f);
 		if (n == 0)
-			ret |= inline_remove();
+			ret |= inline_remove(wait_s);
 		if (n >= 0)
 			free(f);
 	}
@@ -100,6 +116,7 @@ static int cmd_disable(int argc, char **argv)
 
 static const struct ctl_opt disable_opts[] = {
 	{ "--all", 0, NULL, "every function with a plan" },
+	{ "--wait", 0, "SECONDS", "how long to wait for tasks to leave the inline copies (default 120)" },
 	{ NULL, 0, NULL, NULL },
 };
 

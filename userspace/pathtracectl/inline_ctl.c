@@ -5,6 +5,8 @@
  * copies back and check them; disable's inline_remove undoes it once no
  * task can be inside a copy.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -25,7 +27,6 @@
 #include "inline_ctl.h"
 
 #define LP_DIR "/sys/kernel/livepatch/" INLINE_MODULE
-#define WAIT_S 60
 
 static int exists(const char *path)
 {
@@ -46,21 +47,27 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The first line of path into buf, without its newline ("?" when unreadable). */
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f || !fgets(buf, (int)len, f))
+		snprintf(buf, len, "?");
+	else
+		buf[strcspn(buf, "\n")] = 0;
+	if (f)
+		fclose(f);
+}
+
 /* Reads the number in LP_DIR/name, or -1. */
 static int lp_read(const char *name)
 {
-	char path[128];
-	FILE *f;
-	int v = -1;
+	char path[128], v[32];
 
 	snprintf(path, sizeof(path), LP_DIR "/%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
+	read_line(path, v, sizeof(v));
+	return isdigit((unsigned char)v[0]) ? atoi(v) : -1;
 }
 
 static int lp_write_enabled(int v)
@@ -74,20 +81,97 @@ static int lp_write_enabled(int v)
 	return fclose(f) || !ok ? -1 : 0;
 }
 
-/* Waits until the transition is over (transition reads 0). Returns 0, or -1 on timeout. */
-static int wait_transition(void)
+/* 1 when the switch-over is done: transition reads 0. */
+static int switched_over(void)
 {
-	int i;
-
-	for (i = 0; i < WAIT_S * 10; i++) {
-		if (lp_read("transition") == 0)
-			return 0;
-		sleep_ms(100);
-	}
-	return -1;
+	return lp_read("transition") == 0;
 }
 
-int inline_remove(void)
+/* 1 when the switch back is done: livepatch freed the patch. */
+static int switched_back(void)
+{
+	return !exists(LP_DIR);
+}
+
+/*
+ * Counts the tasks livepatch's transition still waits for: their
+ * /proc/PID/task/TID/patch_state is not target (1 patched, 0 unpatched).
+ * With where, prints each (at most 16) with its kernel stack, after a line
+ * saying it is where. Returns how many there are.
+ */
+static int pending_tasks(int target, const char *where)
+{
+	char path[600], line[256], comm[32];
+	DIR *proc = opendir("/proc"), *tasks;
+	struct dirent *p, *t;
+	int found = 0;
+	FILE *f;
+
+	if (!proc)
+		return 0;
+	while ((p = readdir(proc))) {
+		if (!isdigit((unsigned char)p->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		tasks = opendir(path);
+		if (!tasks)
+			continue;	/* gone */
+		while ((t = readdir(tasks))) {
+			if (!isdigit((unsigned char)t->d_name[0]))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/patch_state", p->d_name,
+				 t->d_name);
+			read_line(path, line, sizeof(line));
+			if (line[0] == '?' || atoi(line) == target || atoi(line) < 0)
+				continue;	/* gone, switched, or no transition */
+			found++;
+			if (!where || found > 16)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", p->d_name, t->d_name);
+			read_line(path, comm, sizeof(comm));
+			fprintf(stderr, "pathtracectl: task %s (%s) is %s; its stack:\n", t->d_name,
+				comm, where);
+			snprintf(path, sizeof(path), "/proc/%s/task/%s/stack", p->d_name, t->d_name);
+			f = fopen(path, "r");
+			while (f && fgets(line, sizeof(line), f))
+				fprintf(stderr, "    %s", line);
+			if (f)
+				fclose(f);
+		}
+		closedir(tasks);
+	}
+	closedir(proc);
+	if (where && found > 16)
+		fprintf(stderr, "pathtracectl: ... and %d more tasks\n", found - 16);
+	return found;
+}
+
+/*
+ * Waits until done() says livepatch's transition is over, or until tasks
+ * have stayed unswitched (pending_tasks(target)) for wait_s seconds in all.
+ * Every 15 s the kernel itself sends a fake signal to each task still in
+ * the old state (kernel/livepatch/transition.c, SIGNALS_TIMEOUT: a task
+ * asleep interruptibly wakes, leaves through the system call's exit and
+ * switches there; a kthread asleep interruptibly is woken); user space has
+ * no safer lever, and force is never used. Once every task has switched
+ * back, the kernel still unregisters one ftrace handler per copied function
+ * (each an RCU-tasks grace period) before it frees the patch: that time is
+ * waited for without a limit, since nothing is blocked then (docs/inline.md,
+ * "Switching over and back"). Returns 0, or -1 when tasks stayed unswitched.
+ */
+static int wait_transition(int (*done)(void), int target, int wait_s)
+{
+	long blocked = 0, i;
+
+	for (i = 0; !done(); i++) {
+		if (i % 10 == 0 && pending_tasks(target, NULL) > 0 && ++blocked > wait_s)
+			return -1;
+		sleep_ms(100);
+	}
+	return 0;
+}
+
+int inline_remove(int wait_s)
 {
 	int i;
 
@@ -97,11 +181,12 @@ int inline_remove(void)
 			return 1;
 		}
 		/* the reverse transition: done when livepatch frees the patch */
-		for (i = 0; i < WAIT_S * 10 && exists(LP_DIR); i++)
-			sleep_ms(100);
-		if (exists(LP_DIR)) {
-			ctl_err(INLINE_MODULE, "tasks are still inside the copies after %d s: "
-				"the module stays loaded (disable again later)", WAIT_S);
+		if (wait_transition(switched_back, 0, wait_s)) {
+			ctl_err(INLINE_MODULE, "tasks stayed inside the copies for %d s: "
+				"the module stays loaded, nothing was forced (disable again "
+				"later, or end these tasks)", wait_s);
+			pending_tasks(0, "not switched back yet (inside a copy, or its stack "
+				     "is unreliable)");
 			return 1;
 		}
 	}
@@ -361,10 +446,12 @@ static int load(const char *path)
 			strerror(err));
 		return 1;
 	}
-	if (wait_transition()) {
+	if (wait_transition(switched_over, 1, INLINE_WAIT_S)) {
 		ctl_err(INLINE_MODULE, "livepatch's transition did not finish in %d s (a task "
-			"sleeps inside an original): switching back", WAIT_S);
-		inline_remove();
+			"sleeps inside an original): switching back", INLINE_WAIT_S);
+		pending_tasks(1, "not switched over yet (inside an original, or its stack "
+			     "is unreliable)");
+		inline_remove(INLINE_WAIT_S);
 		return 1;
 	}
 	return 0;
@@ -555,7 +642,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		err = klive_module_file(*k, INLINE_MODULE, path);
 	if (err) {
 		ctl_err("enable --inline", "reading the copies back: %s", pt_strerror(err));
-		inline_remove();
+		inline_remove(INLINE_WAIT_S);
 		goto out;
 	}
 	err = check_copies(*k, t, &w, why, sizeof(why));
@@ -566,7 +653,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 	}
 	if (err) {
 		ctl_err("enable --inline", "%s: switching back", why);
-		inline_remove();
+		inline_remove(INLINE_WAIT_S);
 		goto out;
 	}
 	printf("inline: %u functions run as copies in %s\n", w.nidx, INLINE_MODULE);

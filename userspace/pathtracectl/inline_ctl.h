@@ -59,9 +59,17 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 int inline_loaded(void);
 
 /*
- * Disables the livepatch, waits until every task has left the copies, and
- * unloads the module. Returns 0, or 1 (reported).
+ * How long enable waits for livepatch's switch-over, and disable (by
+ * default) for the switch back, in seconds.
  */
-int inline_remove(void);
+#define INLINE_WAIT_S 120
+
+/*
+ * Disables the livepatch, waits up to wait_s seconds until every task has
+ * left the copies, and unloads the module. When tasks stay inside a copy,
+ * the module stays loaded (nothing is forced): each such task is reported
+ * with its stack. Returns 0, or 1 (reported).
+ */
+int inline_remove(int wait_s);
 
 #endif
