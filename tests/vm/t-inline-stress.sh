@@ -162,6 +162,7 @@ wait $waiter
 exec 3>&-
 
 walks_stop
-check "pathtrace.ko loads again" insmod /pt/pathtrace.ko
+check "pathtrace.ko unloads once the copies are gone" rmmod pathtrace
+check "and loads again" insmod /pt/pathtrace.ko
 check "no livepatch error in dmesg" sh -c '! dmesg | grep -i "livepatch.*\(fail\|error\)"'
 finish
