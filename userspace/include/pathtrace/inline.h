@@ -147,6 +147,13 @@ void inline_key_bytes(uint8_t *p, uint8_t len, int jump, uint64_t code, uint64_t
 void inline_copy_free(struct inline_copy *cp);
 
 /*
+ * 1 when p (len bytes) starts with an endbr64 or the 4-byte NOP the kernel
+ * seals one with when nothing calls the function indirectly (its IBT
+ * poison: 6.1's nopl -42(%rax), osp nopl (%rax) from 6.2 on).
+ */
+int inline_is_endbr(const uint8_t *p, uint32_t len);
+
+/*
  * Where the function in's __fentry__ site is: the offset of its first
  * instruction (after an endbr or its IBT seal) when that is the 5-byte NOP
  * or a call, else -1 (a notrace function: `inline` ones emitted out of

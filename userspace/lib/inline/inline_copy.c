@@ -52,18 +52,22 @@ static int add_reloc(struct inline_copy *cp, uint32_t *cap, uint32_t off, uint32
 }
 
 /* endbr64, or the 4-byte nop IBT sealing leaves in its place (apply_ibt_endbr). */
-static int is_endbr(const uint8_t *p, uint32_t len)
+int inline_is_endbr(const uint8_t *p, uint32_t len)
 {
 	static const uint8_t endbr[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-	static const uint8_t sealed[4] = { 0x0f, 0x1f, 0x40, 0xd6 };
+	static const uint8_t sealed[2][4] = {
+		{ 0x0f, 0x1f, 0x40, 0xd6 },	/* 6.1: nopl -42(%rax) */
+		{ 0x66, 0x0f, 0x1f, 0x00 },	/* 6.2 on: osp nopl (%rax) */
+	};
 
-	return len >= 4 && (!memcmp(p, endbr, 4) || !memcmp(p, sealed, 4));
+	return len >= 4 && (!memcmp(p, endbr, 4) || !memcmp(p, sealed[0], 4) ||
+			    !memcmp(p, sealed[1], 4));
 }
 
 int inline_fentry_site(const struct cfg_input *in)
 {
 	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
-	uint32_t at = is_endbr(in->code, in->len) ? 4 : 0;
+	uint32_t at = inline_is_endbr(in->code, in->len) ? 4 : 0;
 
 	if (at + 5 > in->len || (memcmp(in->code + at, nop5, 5) && in->code[at] != 0xe8))
 		return -1;
@@ -77,7 +81,7 @@ int inline_fentry_site(const struct cfg_input *in)
  */
 static int check_fentry(const struct cfg_input *in, struct inline_copy *cp)
 {
-	uint32_t at = is_endbr(in->code, in->len) ? 4 : 0;
+	uint32_t at = inline_is_endbr(in->code, in->len) ? 4 : 0;
 	const char *name;
 	int32_t d;
 	uint64_t t;

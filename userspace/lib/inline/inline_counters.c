@@ -924,8 +924,7 @@ static uint32_t first_body_insn(const struct cfg_input *in, const struct cfg *c)
 	for (i = 0; i < c->ninsns && (c->insns[i].kind == CFG_I_FENTRY ||
 				      (c->insns[i].len == 4 && c->insns[i].addr == c->addr &&
 				       c->insns[i].kind == CFG_I_PLAIN &&
-				       (!memcmp(in->code, "\xf3\x0f\x1e\xfa", 4) ||
-					!memcmp(in->code, "\x0f\x1f\x40\xd6", 4)))); i++)
+				       inline_is_endbr(in->code, in->len))); i++)
 		;
 	return i;
 }
