@@ -5,6 +5,7 @@
 # copies name the originals' return addresses (vfs_read calls pipe_read), a
 # stack taken inside a copy unwinds through the inserted calls, and disable
 # removes plans, livepatch and module.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 . /pt/lib/inline.sh

@@ -16,7 +16,7 @@
 #    originals and complete intact).
 # The sleepers sit under copies of the callers of pipe_read and do_wait.
 # dmesg stays clean throughout (vm-run rejects WARNING, BUG, Oops).
-# 6.1 only for now: on 6.12 the cycles' enable does not run the 7 copies.
+# 6.1 only for now: on 6.12 the cycles outlast the VM's time limit under TCG.
 # vm-timeout: 600
 . /pt/lib/check.sh
 
