@@ -183,6 +183,7 @@ fail:
 static void pt_remove(struct pt_func **victims, unsigned int n)
 {
 	unsigned int i;
+	bool stale;
 
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
@@ -194,7 +195,7 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	 * memory the old table stays (a range of removed code only makes
 	 * ENTERs keep their return address).
 	 */
-	pt_ranges_rebuild(&pt_funcs, NULL);
+	stale = pt_ranges_rebuild(&pt_funcs, NULL) != 0;
 	/* an inline copy's sites find their function through that table */
 	for (i = 0; i < n; i++)
 		if (victims[i]->copy_end) {
@@ -208,7 +209,12 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 			pt_counts_flush_counters(victims[i]);
 			pt_counts_flush_paths(victims[i]);
 		}
-		pt_func_free(victims[i]);
+		/* a stale table still leads its copy's calls to it: keep it */
+		if (stale && victims[i]->copy_end)
+			pr_warn("%s: kept after removal: no memory to rebuild the table its copy's calls read\n",
+				victims[i]->plan->name);
+		else
+			pt_func_free(victims[i]);
 	}
 }
 
