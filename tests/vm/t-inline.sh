@@ -9,14 +9,7 @@
 . /pt/lib/inline.sh
 KERNEL="vfs_read ksys_read pipe_read"
 
-cat >/tmp/workload.sh <<W
-for c in 1 2; do
-	taskset \$c sh -c 'i=0; while [ \$i -lt \$1 ]; do echo "nested 3" > $R; echo "switch \$i" > $R;
-		echo "outer 2" > $R; echo "multi_exit \$i" > $R; cat /proc/version >/dev/null;
-		usleep 1000; i=\$((i + 1)); done' sh \$1 &
-done
-wait
-W
+write_workload
 
 # The template alone refuses to load.
 expect_fail "the template module alone does not load" insmod /pt/pathtrace_inline.ko
