@@ -205,22 +205,34 @@ static const char *add_reason(int err)
 	}
 }
 
-/* Asks the module (flags, off: PT_ADD_INLINE). Returns 0 or 1 (reported). */
+/*
+ * Asks the module. it: NULL, or the inline copy that carries the plan as
+ * code, its counters (PT_ADD_INLINE) or its sites as calls
+ * (PT_ADD_INLINE_SITES). Returns 0 or 1 (reported).
+ */
 static int add_plan(struct enabler *e, const char *name, const void *blob, size_t blob_len,
-		    uint32_t flags, uint64_t off)
+		    const struct inline_target *it)
 {
 	struct pt_plan_arg a;
 	int err;
 
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
-	a.flags = flags;
-	a.inline_counters = off;
 	a.plan = (uintptr_t)blob;
 	a.plan_len = (uint32_t)blob_len;
 	a.user_fd = e->user_fd;
 	a.user_off_delta = e->user_delta;
 	a.user_pid = e->user_fd ? e->user_pid : 0;
+	if (it && it->sites) {
+		a.flags = PT_ADD_INLINE_SITES;
+		a.inline_copy = it->copy_addr;
+		a.inline_copy_len = it->copy_len;
+		a.inline_map = (uintptr_t)it->map;
+		a.inline_map_len = it->nmap;
+	} else if (it) {
+		a.flags = PT_ADD_INLINE;
+		a.inline_counters = it->counter_off;
+	}
 	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
 		err = errno;
 		funcstore_remove(((const struct pt_plan *)blob)->func_id);
@@ -232,35 +244,9 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	return 0;
 }
 
-/* Asks the module for a plan whose sites are calls in its copy (PT_ADD_INLINE_SITES). */
-static int add_plan_sites(struct enabler *e, const char *name, const void *blob,
-			  size_t blob_len, const struct inline_target *it)
-{
-	struct pt_plan_arg a;
-	int err;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = PT_ADD_INLINE_SITES;
-	a.plan = (uintptr_t)blob;
-	a.plan_len = (uint32_t)blob_len;
-	a.inline_copy = it->copy_addr;
-	a.inline_copy_len = it->copy_len;
-	a.inline_map = (uintptr_t)it->map;
-	a.inline_map_len = it->nmap;
-	if (ioctl(e->fd, PT_IOC_ADD_PLAN, &a) < 0) {
-		err = errno;
-		funcstore_remove(((const struct pt_plan *)blob)->func_id);
-		printf("%s: refused by pathtrace.ko: %s\n", name, add_reason(err));
-		ctl_err(name, "PT_IOC_ADD_PLAN: %s", strerror(err));
-		return 1;
-	}
-	return 0;
-}
-
 /*
- * Keeps what record needs, then asks the module; with inline counters the
- * module is asked once the copies run (inline_counters_targets). Returns 0
+ * Keeps what record needs, then asks the module; with inline code the
+ * module is asked once the copies run (inline_code_targets). Returns 0
  * or 1 (reported).
  */
 static int install(struct enabler *e, const struct cfg_input *in, const struct cfg *c,
@@ -301,7 +287,7 @@ static int install(struct enabler *e, const struct cfg_input *in, const struct c
 			strerror(errno));
 		return 1;
 	}
-	return e->inline_code ? 0 : add_plan(e, in->name, blob, blob_len, 0, 0);
+	return e->inline_code ? 0 : add_plan(e, in->name, blob, blob_len, NULL);
 }
 
 /*
@@ -1582,9 +1568,7 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 	for (i = 0; i < n; i++) {
 		struct target *t = &e->targets[idx[i]];
 
-		if (!it[i].refusal && (e->inline_counts ?
-		    !add_plan(e, names[i], t->blob, t->blob_len, PT_ADD_INLINE, it[i].counter_off) :
-		    !add_plan_sites(e, names[i], t->blob, t->blob_len, &it[i])))
+		if (!it[i].refusal && !add_plan(e, names[i], t->blob, t->blob_len, &it[i]))
 			continue;
 		if (it[i].refusal) {
 			funcstore_remove(t->func_id);
