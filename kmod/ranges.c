@@ -25,6 +25,7 @@ struct pt_range {
 struct pt_ranges {
 	struct rcu_head rcu;
 	unsigned int n;
+	unsigned int copies;	/* ranges of inline copies among them */
 	struct pt_range r[];
 };
 
@@ -46,8 +47,10 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 	if (f->plan->cold_len)
 		t->r[t->n++] = (struct pt_range){ f->plan->cold_addr,
 						  f->plan->cold_addr + f->plan->cold_len, NULL };
-	if (f->copy_end)
+	if (f->copy_end) {
 		t->r[t->n++] = (struct pt_range){ f->copy_start, f->copy_end, f };
+		t->copies++;
+	}
 }
 
 /*
@@ -67,6 +70,7 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 	if (!t)
 		return -ENOMEM;
 	t->n = 0;
+	t->copies = 0;
 	list_for_each_entry(f, funcs, node)
 		pt_ranges_add(t, f);
 	if (extra)
@@ -125,10 +129,19 @@ bool pt_ranges_traced(unsigned long addr)
 	return r && !r->copy_of;
 }
 
-/* The function whose inline copy @addr lies in, or NULL; preemption off. */
+/*
+ * The function whose inline copy @addr lies in, or NULL; preemption off.
+ * Without copies (every probe plan) there is nothing to look up: each
+ * ENTER asks.
+ */
 const struct pt_func *pt_ranges_copy(unsigned long addr)
 {
-	const struct pt_range *r = pt_ranges_find(addr);
+	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
+	const struct pt_range *r;
+
+	if (!t || !t->copies)
+		return NULL;
+	r = pt_ranges_find(addr);
 
 	return r ? r->copy_of : NULL;
 }
