@@ -244,12 +244,25 @@ inline_refused() {
 		awk '$1 ~ /^inline-/ { n += $2 } END { print n + 0 }'
 }
 
+# pair_untraced NAME: the mode's workload (pt_workload, pt_rounds) run
+# untraced right before the mode's own run, its time the mode's base_ms
+# (untraced_ms= on its line, time_ratio's divisor): the same workload's time
+# drifts within a boot by up to a third (untraced against untraced-again),
+# more than the differences the inline modes are measured by.
+pair_untraced() {
+	rm -f /tmp/workload.failed
+	sh $pt_workload "$pt_rounds" /tmp/ms.pair.$1 || die "$1: untraced workload: exit $?"
+	workload_ok $1
+	base_ms=$(cat /tmp/ms.pair.$1)
+}
+
 # A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
 # or USER_FUNCS) with ARGS, record its workload (pt_workload for pt_rounds
 # rounds), read status, disable, regenerate. Leaves key=value fields in $fields.
 pt_run() {
 	name=$1
 	shift
+	pair_untraced $name
 	t0=$(now_ms)
 	pathtracectl enable "$@" $pt_funcs >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
@@ -447,11 +460,11 @@ for mode in "$@"; do
 			echo "mode=$mode functions=$functions records=$1 enter_records=$2 paths_records=$3" \
 				"interesting_paths=${interesting:-0} interesting_ends=$4 other_ends=$other lost=$5 overflow=$6" \
 				"counter_bytes=$counter_bytes bl_array_bytes=$(awk -v p=${blpaths:-0} -v f=$functions -v n=$(nproc) 'BEGIN { printf "%.0f\n", (16 * f + 8 * p) * n }')" \
-				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+				"trace_bytes=$trace_bytes untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)"
 		else
 			echo "mode=path-profile functions=$functions records=$1 enter_records=$2 paths_records=$3" \
 				"paths_counted=$4 lost=$5 overflow=$6 counter_bytes=$counter_bytes" \
-				"trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms) $osp"
+				"trace_bytes=$trace_bytes untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms) $osp"
 		fi
 		[ "$keep" = 1 ] && mv /tmp/$mode.bin /pt/out/ || rm -f /tmp/$mode.bin
 		continue
@@ -507,7 +520,13 @@ for mode in "$@"; do
 		pathtracectl disable --all >/tmp/dis.$mode 2>&1 || { cat /tmp/dis.$mode; die "$mode: disable --all failed"; }
 		t3=$(now_ms)
 		[ ! -e /sys/module/pathtrace_inline ] || die "$mode: the copies' module is still loaded after disable"
+		# where enable's time went: the inline line's phases
+		phases=$(sed -n 's/^inline: .* (\([0-9.]*\) s: copied \([0-9.]*\), module written \([0-9.]*\), loaded and switched over \([0-9.]*\), kernel read back \([0-9.]*\), checked and added \([0-9.]*\))$/\1 \2 \3 \4 \5 \6/p' /tmp/en.$mode)
+		set -- $1 $2 ${phases:-n/a n/a n/a n/a n/a n/a}
+		plan_s=n/a
+		[ "$3" = n/a ] || plan_s=$(awk -v a=$((t1 - t0)) -v b="$3" 'BEGIN { printf "%.1f\n", a / 1000 - b }')
 		echo "mode=enable-inline functions=$1 enable_s=$(div $((t1 - t0)) 1000 %.1f)" \
+			"plan_s=$plan_s copy_s=$4 write_s=$5 switch_s=$6 readback_s=$7 add_s=$8" \
 			"disable_s=$(div $((t3 - t2)) 1000 %.1f) refused=$refused plan_refused=$(($2 - refused)) probes=$probes"
 		continue
 		;;
@@ -517,6 +536,7 @@ for mode in "$@"; do
 		# function they call). functions= counts the entries ftrace took
 		# (a duplicated name counts once per symbol, as in pathtracectl).
 		[ -d $T ] || die "ftrace-graph: $T: no tracefs"
+		pair_untraced $mode
 		echo 0 >$T/tracing_on
 		echo nop >$T/current_tracer
 		: >$T/set_ftrace_filter
@@ -556,7 +576,7 @@ for mode in "$@"; do
 		: >$T/set_ftrace_filter
 		echo 1408 >$T/buffer_size_kb
 		if [ "$keep" = 1 ]; then mv /tmp/ftrace.cpu* /pt/out/; else rm -f /tmp/ftrace.cpu*; fi
-		echo "mode=ftrace-graph functions=$functions workload_ms=$ms trace_bytes=$size overrun=$overrun time_ratio=$(ratio $ms)"
+		echo "mode=ftrace-graph functions=$functions untraced_ms=$base_ms workload_ms=$ms trace_bytes=$size overrun=$overrun time_ratio=$(ratio $ms)"
 		continue
 		;;
 	*) die "$mode: unknown mode" ;;
@@ -640,7 +660,7 @@ for mode in "$@"; do
 	echo "mode=$mode functions=$functions$profiled$inl probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
-		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed workload_ms=$ms time_ratio=$(ratio $ms)" \
+		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)" \
 		"differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
 	[ $mode != witness ] || bring_back $mode
@@ -651,7 +671,7 @@ for mode in "$@"; do
 		set -- $(trace-dump /tmp/$mode.bin | tail -n 1 | tr ' ' '\n' | sed -n 's/^\(records\|enter\|counters\)=//p')
 		counters=$(awk '/ \(func [0-9]+\): / { n++ } / -> / { e++ } END { print e + n }' /tmp/edges.$mode)
 		echo "mode=edges-profile functions=$functions records=$1 enter_records=$2 counters_records=$3" \
-			"counter_bytes=$((counters * 8 * $(nproc))) trace_bytes=$trace_bytes workload_ms=$ms time_ratio=$(ratio $ms)"
+			"counter_bytes=$((counters * 8 * $(nproc))) trace_bytes=$trace_bytes untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)"
 	fi
 	if [ "$keep" = 1 ]; then mv /tmp/$mode.bin /pt/out/; else rm -f /tmp/$mode.bin; fi
 done
