@@ -115,14 +115,6 @@ struct enabler {
 
 static void ppp_report(struct enabler *e, const struct plan *pl, int from_profile);
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * A large enable takes minutes under emulation (the kernel checks and
  * patches every probe), so say how far it got: on a terminal a line that
@@ -131,7 +123,7 @@ static double now_s(void)
 static void progress(struct enabler *e, int last)
 {
 	int tty = isatty(STDERR_FILENO);
-	double t = now_s();
+	double t = ctl_now_s();
 
 	if (!last && t - e->shown < (tty ? 1.0 : 10.0))
 		return;
@@ -1292,7 +1284,7 @@ static int report(const struct enabler *e, char **pats, int npats)
 		printf("%s %s %u", i ? "," : ":", e->reasons[i].tag, e->reasons[i].n);
 	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as "
 	       "quiet; %u call sites enter their traced callee without an ENTER record\n",
-	       e->nprobes, now_s() - e->t0, e->nquiet, e->nimplicit);
+	       e->nprobes, ctl_now_s() - e->t0, e->nquiet, e->nimplicit);
 	if (e->ppp_funcs)
 		printf("enable: PPP in %u functions: %llu interesting paths in %llu counters "
 		       "(%s a CPU), Ball-Larus numbering: %.0f paths (%s a CPU as arrays)\n",
@@ -1636,7 +1628,7 @@ static int cmd_enable(int argc, char **argv)
 	int a, first, err, ret = 0, off = 0, nuser = 0;
 
 	memset(&e, 0, sizeof(e));
-	e.t0 = e.shown = now_s();
+	e.t0 = e.shown = ctl_now_s();
 	/* One line per function as it happens, also into a pipe or a log. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	e.o.mode = PT_MODE_TRACE;

@@ -289,14 +289,6 @@ static pid_t run_command(char **cmd)
 	return pid;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* 1 if any loaded plan has verify sites, 0 if none, -1 on an ioctl error (errno). */
 static int any_verify_plan(int fd)
 {
@@ -427,7 +419,7 @@ static int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	started = 1;
-	t0 = now_s();
+	t0 = ctl_now_s();
 	if (cmd) {
 		child = run_command(cmd);
 		if (child < 0) {
@@ -440,7 +432,7 @@ static int cmd_record(int argc, char **argv)
 			goto out;
 		if (stop_requested)
 			break;
-		if (duration > 0 && now_s() - t0 >= duration)
+		if (duration > 0 && ctl_now_s() - t0 >= duration)
 			break;
 		if (child > 0 && waitpid(child, &wstatus, WNOHANG) == child) {
 			child = -1;

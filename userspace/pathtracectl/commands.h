@@ -74,6 +74,9 @@ int ctl_no_args(int argc, char **argv);
 /* Whether a->opt is the option called name. */
 int ctl_is(const struct ctl_args *a, const char *name);
 
+/* Seconds on the monotonic clock (what a command reports durations by). */
+double ctl_now_s(void);
+
 /* Prints "pathtracectl: <what>: <why>" to stderr. */
 void ctl_err(const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

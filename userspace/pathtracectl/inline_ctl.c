@@ -581,9 +581,12 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 	struct inline_env env;
 	struct inline_copy *acc = NULL;
 	char path[4200], why[400];
+	/* the phases' ends: start, copied, written, switched over, read back, added */
+	double mark[6];
 	uint32_t i, bad;
 	int err = 0, ret = 1;
 
+	mark[0] = ctl_now_s();
 	if (inline_loaded()) {
 		ctl_err("enable --inline", "copies are live already (" INLINE_MODULE "): "
 			"pathtracectl disable --all first");
@@ -605,6 +608,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		err = copy_one(*k, &env, &t[i], &w.cp[i], &w.orig[i]);
 	if (err)
 		goto nomem;
+	mark[1] = ctl_now_s();
 	refuse_over_piece(t, w.cp, n);
 	/* calls between copies stay in the copies; a jump into another's middle refuses */
 	do {
@@ -633,13 +637,16 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		ctl_err("enable --inline", "cannot write the module: %s", why);
 		goto out;
 	}
+	mark[2] = ctl_now_s();
 	if (load(path))
 		goto out;
+	mark[3] = ctl_now_s();
 	/* the copies are kallsyms symbols now: read the kernel again */
 	klive_close(*k);
 	err = klive_open(p, k);
 	if (!err)
 		err = klive_module_file(*k, INLINE_MODULE, path);
+	mark[4] = ctl_now_s();
 	if (err) {
 		ctl_err("enable --inline", "reading the copies back: %s", pt_strerror(err));
 		inline_remove(INLINE_WAIT_S);
@@ -656,7 +663,11 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 		inline_remove(INLINE_WAIT_S);
 		goto out;
 	}
-	printf("inline: %u functions run as copies in %s\n", w.nidx, INLINE_MODULE);
+	mark[5] = ctl_now_s();
+	printf("inline: %u functions run as copies in %s (%.1f s: copied %.1f, module written "
+	       "%.1f, loaded and switched over %.1f, kernel read back %.1f, checked and added %.1f)\n",
+	       w.nidx, INLINE_MODULE, mark[5] - mark[0], mark[1] - mark[0], mark[2] - mark[1],
+	       mark[3] - mark[2], mark[4] - mark[3], mark[5] - mark[4]);
 	print_sequences(acc, w.nidx);
 	ret = 0;
 	goto out;

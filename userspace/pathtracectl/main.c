@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <pathtrace/error.h>
 
@@ -40,6 +41,14 @@ static void say(const char *what, const char *tail, const char *fmt, va_list ap)
 	fprintf(stderr, "pathtracectl: %s: ", what);
 	vfprintf(stderr, fmt, ap);
 	fprintf(stderr, "%s\n", tail);
+}
+
+double ctl_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 void ctl_err(const char *what, const char *fmt, ...)
