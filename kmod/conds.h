@@ -34,10 +34,9 @@ static __always_inline bool pt_cc_holds(u8 cc, unsigned long fl)
 }
 
 /* Whether site s's branch goes taken (false at a site without one). */
-static __always_inline bool pt_site_taken(const struct pt_site *s,
-					  const struct pt_regs *regs)
+static __always_inline bool pt_site_taken(const struct pt_site *s, unsigned long rflags)
 {
-	return s->cond != PT_COND_NONE && pt_cc_holds(s->cond, regs->flags);
+	return s->cond != PT_COND_NONE && pt_cc_holds(s->cond, rflags);
 }
 
 /* Whether action a runs when its site's branch goes taken (or not). */

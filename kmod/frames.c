@@ -79,7 +79,7 @@ u32 pt_frames_walk(struct pt_regs *regs)
 		entry = unwind_get_entry_regs(&st, &partial);
 		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
 			return 0;
-		addr = pt_inline_original(addr);	/* an inline copy's: the original's */
+		addr = pt_ranges_original(addr);	/* an inline copy's: the original's */
 		if (!addr)
 			return PT_ENTER_FRAME_UNKNOWN;
 		if (addr >> 32 == 0xffffffffu && pt_ranges_traced(addr))

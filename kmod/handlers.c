@@ -35,7 +35,7 @@ static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
 	if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp, sizeof(ret_addr)))
 		ret_addr = 0;
 	/* a call from an inline copy: the trace names the original's */
-	ret_addr = pt_inline_original(ret_addr);
+	ret_addr = pt_ranges_original(ret_addr);
 	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
 		return;
 	if (ret_addr >> 32 == 0xffffffffu && pt_ranges_traced(ret_addr))
@@ -88,7 +88,7 @@ static void pt_run_action(struct pt_coder *c, struct pt_func *f,
  * the ring buffer; stop and plan removal flush the counters.
  */
 static void pt_count_only(struct pt_func *f, const struct pt_site *s,
-			  struct pt_regs *regs)
+			  unsigned long rflags)
 {
 	unsigned long flags;
 	bool taken;
@@ -97,7 +97,7 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 	local_irq_save(flags);
 	this_cpu_ptr(f->pcpu)->hits++;
 	if (s && !pt_stream_busy()) {
-		taken = pt_site_taken(s, regs);
+		taken = pt_site_taken(s, rflags);
 		for (i = 0; i < s->nr_actions; i++) {
 			const struct pt_action *a = pt_action_at(f, s->first_action + i);
 
@@ -109,11 +109,13 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 }
 
 /*
- * A hit of probe @pp with the probed code's @regs: @p is the kprobe it came
- * through, NULL for a user plan's uprobe (the owner is then the current
- * task). Runs with preemption off.
+ * A hit of probe @pp with the probed code's @regs and flags @rflags: @p is
+ * the kprobe it came through, NULL for a user plan's uprobe (the owner is
+ * then the current task) or an inline copy's site. @regs may be NULL when
+ * @pp is flags_only. Runs with preemption off.
  */
-void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
+static void pt_probe_run(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs,
+			 unsigned long rflags)
 {
 	struct pt_func *f = pp->func;
 	const struct pt_site *s = pp->site;
@@ -127,7 +129,7 @@ void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
 	if (!READ_ONCE(pt_armed))
 		return;
 	if (f->counts_only) {
-		pt_count_only(f, s, regs);
+		pt_count_only(f, s, rflags);
 		return;
 	}
 	if (f->profile) {
@@ -144,7 +146,7 @@ void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
 	}
 	i = 0;
 	if (s) {
-		taken = pt_site_taken(s, regs);
+		taken = pt_site_taken(s, rflags);
 		/* plan.c lets ENTER only lead its site. */
 		a = pt_action_at(f, s->first_action);
 		if (a->op == PT_OP_ENTER) {
@@ -161,7 +163,24 @@ void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
 	}
 	local_irq_restore(flags);
 }
+NOKPROBE_SYMBOL(pt_probe_run);
+
+/* A hit of probe @pp with the probed code's @regs (pt_probe_run). */
+void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs)
+{
+	pt_probe_run(pp, p, regs, regs->flags);
+}
 NOKPROBE_SYMBOL(pt_probe_hit);
+
+/*
+ * A hit of a flags_only probe (an inline copy's site that needs no
+ * register but the flags: inline_sites.c) with the probed code's flags.
+ */
+void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags)
+{
+	pt_probe_run(pp, NULL, NULL, rflags);
+}
+NOKPROBE_SYMBOL(pt_probe_hit_flags);
 
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {

@@ -3,10 +3,15 @@
  * inline_hit.S - where a site of an inline copy calls (docs/inline.md,
  * "Sites as calls"): `call pt_inline_hit` before the site's instruction.
  *
- * It saves every register and the flags as a struct pt_regs whose ip is
- * its return address (the site's instruction in the copy) and whose sp is
- * the site's, calls pt_inline_site_hit(return address, regs) and restores
- * them all: to the copy, the call changed nothing. The kernel keeps an
+ * First it saves the flags and the registers a C call may change, and
+ * calls pt_inline_fast(return address, flags): a site whose actions read
+ * no register but the flags (most of a witness plan's) runs there. For one
+ * that needs them all (an ENTER reads the stack, a profile's path
+ * register) pt_inline_fast returns false, and pt_inline_hit saves every
+ * register as a struct pt_regs whose ip is its return address (the site's
+ * instruction in the copy) and whose sp is the site's, and calls
+ * pt_inline_site_hit(return address, regs). Every register and the flags
+ * are restored: to the copy, the call changed nothing. The kernel keeps an
  * 8-byte aligned stack, so no realignment is needed.
  */
 #include <linux/linkage.h>
@@ -18,6 +23,32 @@
 	.text
 SYM_FUNC_START(pt_inline_hit)
 	pushfq
+	pushq	%rdi
+	pushq	%rsi
+	pushq	%rdx
+	pushq	%rcx
+	pushq	%rax
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	movq	80(%rsp), %rdi		/* the return address: the site's instruction */
+	movq	72(%rsp), %rsi		/* the site's flags */
+	call	pt_inline_fast
+	testb	%al, %al
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rax
+	popq	%rcx
+	popq	%rdx
+	popq	%rsi
+	popq	%rdi
+	jz	.Lregs
+	popfq
+	RET
+.Lregs:
 	subq	$PT_HIT_REGS, %rsp
 	movq	%rdi, PT_HIT_DI(%rsp)
 	movq	%rsi, PT_HIT_SI(%rsp)

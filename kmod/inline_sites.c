@@ -6,13 +6,13 @@
  * The copy calls pt_inline_hit (inline_hit.S) before each site's
  * instruction; pt_inline_hit saves the registers as a struct pt_regs and
  * calls pt_inline_site_hit with its return address, which names the site:
- * the function is the one whose copy holds that address (ranges.c), the
- * probe the site its call returns to. No kprobe is involved: the hit runs
- * the probe's actions as a kprobe's would (handlers.c).
+ * ranges.c's hash of the copies' addresses maps it to the site's probe.
+ * No kprobe is involved: the hit runs the probe's actions as a kprobe's
+ * would (handlers.c).
  *
  * The plan is the original's, and so are the addresses in the trace: a
  * return address in a copy (an ENTER's caller, a frame) is translated to
- * the original's instruction it stands for (pt_inline_original), from the
+ * the original's instruction it stands for (pt_ranges_original), from the
  * table userspace gave with the plan.
  *
  * A hit while another inline hit is handled on this CPU (an NMI, or code
@@ -63,6 +63,20 @@ static int pt_probe_key_cmp(const void *key, const void *elt)
 }
 
 /*
+ * Whether @pp's actions read no register but the flags: no ENTER (it reads
+ * the return address, and may walk the stack) and no profile (its path
+ * register's hit takes the registers).
+ */
+static bool pt_probe_flags_only(const struct pt_func *f, const struct pt_probe *pp)
+{
+	const struct pt_site *s = pp->site;
+
+	if (f->profile)
+		return false;
+	return !s || !s->nr_actions || pt_action_at(f, s->first_action)->op != PT_OP_ENTER;
+}
+
+/*
  * Takes the copy and its address table from @a (PT_ADD_INLINE_SITES) for
  * f, whose probes are built: every entry inside the copy, sorted, each
  * site's address one of f's probes, every probe a site's. Returns 0,
@@ -97,6 +111,7 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 
 			if (!pp)
 				return -EINVAL;
+			pp->flags_only = pt_probe_flags_only(f, pp);
 			f->inline_sites[ns++] = (struct pt_inline_site){ e.copy, pp };
 		} else {
 			f->inline_rets[nr++] = (struct pt_inline_ret){ e.copy, e.orig };
@@ -125,31 +140,38 @@ void pt_inline_sites_free(struct pt_func *f)
 }
 
 /*
- * The original's address that @addr in an inline copy stands for (a
- * return address: ENTERs and frames name the original's calls); @addr
- * itself outside the copies, 0 for an address of a copy no call returns
- * to. Preemption off.
+ * Called by pt_inline_hit with where the site's call returns and the site's
+ * flags, before any struct pt_regs exists: runs a site whose actions read
+ * no register but the flags and returns true, or returns false for one
+ * that needs them all (pt_inline_site_hit then runs it).
  */
-unsigned long pt_inline_original(unsigned long addr)
+bool notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
 {
-	const struct pt_func *f = pt_ranges_copy(addr);
-	struct pt_inline_ret key = { .copy = addr };
-	const struct pt_inline_ret *r;
+	unsigned long flags;
+	struct pt_probe *pp;
+	bool done = true;
 
-	if (!f)
-		return addr;
-	r = bsearch(&key, f->inline_rets, f->nr_inline_rets, sizeof(*r), pt_ret_cmp);
-	return r ? r->orig : 0;
+	local_irq_save(flags);
+	pp = pt_ranges_site(ret);
+	if (pp && !pp->flags_only) {
+		done = false;
+	} else if (pp) {
+		if (__this_cpu_inc_return(pt_inline_nesting) == 1)
+			pt_probe_hit_flags(pp, rflags);
+		else if (READ_ONCE(pt_armed))
+			pp->kp.nmissed++;
+		__this_cpu_dec(pt_inline_nesting);
+	}
+	local_irq_restore(flags);
+	return done;
 }
-NOKPROBE_SYMBOL(pt_inline_original);
+NOKPROBE_SYMBOL(pt_inline_fast);
 
 /* Called by pt_inline_hit with the site's registers; @ret: where its call returns. */
 void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 {
-	struct pt_inline_site key = { .copy = ret };
-	const struct pt_inline_site *s;
-	const struct pt_func *f;
 	unsigned long flags;
+	struct pt_probe *pp;
 
 	BUILD_BUG_ON(offsetof(struct pt_regs, flags) != PT_HIT_FLAGS ||
 		     offsetof(struct pt_regs, sp) != PT_HIT_SP ||
@@ -158,14 +180,12 @@ void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 		     offsetof(struct pt_regs, di) != PT_HIT_DI ||
 		     sizeof(struct pt_regs) != PT_HIT_REGS);
 	local_irq_save(flags);
-	f = pt_ranges_copy(ret);
-	s = f ? bsearch(&key, f->inline_sites, f->nr_inline_sites, sizeof(*s), pt_site_cmp) :
-		NULL;
-	if (s) {
+	pp = pt_ranges_site(ret);
+	if (pp) {
 		if (__this_cpu_inc_return(pt_inline_nesting) == 1)
-			pt_probe_hit(s->pp, NULL, regs);
+			pt_probe_hit(pp, NULL, regs);
 		else if (READ_ONCE(pt_armed))
-			s->pp->kp.nmissed++;
+			pp->kp.nmissed++;
 		__this_cpu_dec(pt_inline_nesting);
 	}
 	local_irq_restore(flags);

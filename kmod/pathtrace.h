@@ -51,6 +51,7 @@ struct pt_probe {
 	struct pt_func *func;
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
+	bool flags_only;		/* its actions read no register but the flags */
 	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 
@@ -124,7 +125,7 @@ struct pt_func {
 	struct mm_struct *user_mm;
 	/* PT_ADD_INLINE_SITES: its copy, what its calls return to, its sites */
 	unsigned long copy_start, copy_end;
-	struct pt_inline_ret *inline_rets;	/* sorted by copy address */
+	struct pt_inline_ret *inline_rets;	/* sorted by copy address; hashed in ranges.c */
 	u32 nr_inline_rets;
 	struct pt_inline_site *inline_sites;	/* sorted by copy address */
 	u32 nr_inline_sites;
@@ -212,7 +213,7 @@ void pt_func_free(struct pt_func *f);
 /* inline_sites.c */
 int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a);
 void pt_inline_sites_free(struct pt_func *f);
-unsigned long pt_inline_original(unsigned long addr);
+bool pt_inline_fast(unsigned long ret, unsigned long rflags);
 void pt_inline_site_hit(unsigned long ret, struct pt_regs *regs);
 
 /* probes.c */
@@ -235,6 +236,7 @@ void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n);
 
 /* handlers.c */
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
+void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* stream.c */
@@ -273,6 +275,8 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_free(void);
 bool pt_ranges_traced(unsigned long addr);
 const struct pt_func *pt_ranges_copy(unsigned long addr);
+struct pt_probe *pt_ranges_site(unsigned long ret);
+unsigned long pt_ranges_original(unsigned long addr);
 
 int pt_osp_config(u32 entries);
 void pt_osp_reset(void);

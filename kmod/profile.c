@@ -199,7 +199,7 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 		}
 		r->owner = owner;
 	}
-	taken = pt_site_taken(s, regs);
+	taken = pt_site_taken(s, regs->flags);
 	for (i = 0; i < s->nr_actions; i++) {
 		const struct pt_action *a = pt_action_at(f, s->first_action + i);
 

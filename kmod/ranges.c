@@ -5,12 +5,17 @@
  * none of them was called from untraced code, and the regenerator needs
  * no return address for it (docs/runtime.md, "Which call an ENTER belongs
  * to"): its ENTER code names no caller. The inline copies that carry
- * plans as calls are in it too, each with its function (inline_sites.c).
+ * plans as calls are in it too, each with its function (inline_sites.c),
+ * and a hash of the addresses in them a call returns to: each site's call
+ * finds its probe there, and an ENTER called from a copy the original's
+ * return address, in a slot or two instead of two binary searches.
  * The table is rebuilt under pt_ctl_mutex whenever the plans change,
  * published with RCU and read from handlers (preemption off).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -22,10 +27,23 @@ struct pt_range {
 	const struct pt_func *copy_of;	/* an inline copy's: its function; else NULL */
 };
 
+/*
+ * An address in an inline copy some call returns to: a site's call (its
+ * probe) or a call of the original's code (the original's return address),
+ * or both when a site follows a call.
+ */
+struct pt_copy_addr {
+	unsigned long copy;	/* 0: an empty slot */
+	struct pt_probe *pp;
+	unsigned long orig;
+};
+
 struct pt_ranges {
 	struct rcu_head rcu;
 	unsigned int n;
 	unsigned int copies;	/* ranges of inline copies among them */
+	unsigned int hash_bits;	/* the hash has 1 << hash_bits slots, or none */
+	struct pt_copy_addr *hash;	/* after r[]: open addressing, linear probing */
 	struct pt_range r[];
 };
 
@@ -53,6 +71,41 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 	}
 }
 
+/* @addr's slot in @t's hash: its own, or the empty one it would take. */
+static struct pt_copy_addr *pt_hash_slot(const struct pt_ranges *t, unsigned long addr)
+{
+	unsigned long mask = (1ul << t->hash_bits) - 1;
+	unsigned long i = hash_long(addr, t->hash_bits);
+
+	while (t->hash[i].copy && t->hash[i].copy != addr)
+		i = (i + 1) & mask;
+	return &t->hash[i];
+}
+
+static void pt_hash_add(struct pt_ranges *t, const struct pt_func *f)
+{
+	struct pt_copy_addr *e;
+	u32 i;
+
+	for (i = 0; i < f->nr_inline_sites; i++) {
+		e = pt_hash_slot(t, f->inline_sites[i].copy);
+		e->copy = f->inline_sites[i].copy;
+		e->pp = f->inline_sites[i].pp;
+	}
+	for (i = 0; i < f->nr_inline_rets; i++) {
+		e = pt_hash_slot(t, f->inline_rets[i].copy);
+		e->copy = f->inline_rets[i].copy;
+		e->orig = f->inline_rets[i].orig;
+	}
+}
+
+static void pt_ranges_add_func(struct pt_ranges *t, const struct pt_func *f)
+{
+	pt_ranges_add(t, f);
+	if (t->hash)
+		pt_hash_add(t, f);
+}
+
 /*
  * Rebuilds the table from @funcs and @extra (a plan about to be installed,
  * or NULL); the caller holds pt_ctl_mutex. Without memory the old table stays and @extra is not in it:
@@ -60,21 +113,26 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
  */
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 {
+	unsigned long addrs = extra ? extra->nr_inline_sites + extra->nr_inline_rets : 0;
+	unsigned int n = extra ? 3 : 0, bits;
 	struct pt_ranges *t, *old;
 	struct pt_func *f;
-	unsigned int n = extra ? 3 : 0;
 
-	list_for_each_entry(f, funcs, node)
+	list_for_each_entry(f, funcs, node) {
 		n += 3;
-	t = kvmalloc(struct_size(t, r, n), GFP_KERNEL);
+		addrs += f->nr_inline_sites + f->nr_inline_rets;
+	}
+	/* at most half the slots taken */
+	bits = addrs ? ilog2(roundup_pow_of_two(2 * addrs)) : 0;
+	t = kvzalloc(struct_size(t, r, n) + (addrs ? sizeof(*t->hash) << bits : 0), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->n = 0;
-	t->copies = 0;
+	t->hash_bits = bits;
+	t->hash = addrs ? (struct pt_copy_addr *)&t->r[n] : NULL;
 	list_for_each_entry(f, funcs, node)
-		pt_ranges_add(t, f);
+		pt_ranges_add_func(t, f);
 	if (extra)
-		pt_ranges_add(t, extra);
+		pt_ranges_add_func(t, extra);
 	sort(t->r, t->n, sizeof(t->r[0]), pt_range_cmp, NULL);
 	/* the caller holds pt_ctl_mutex: the only writer */
 	old = rcu_dereference_protected(pt_ranges, true);
@@ -117,7 +175,7 @@ static const struct pt_range *pt_ranges_find(unsigned long addr)
 /*
  * True when @addr lies in traced code (its end included: a call that is a
  * part's last instruction returns there), or when that is not known. An
- * inline copy's address is not: its original's is (pt_inline_original).
+ * inline copy's address is not: its original's is (pt_ranges_original).
  */
 bool pt_ranges_traced(unsigned long addr)
 {
@@ -144,4 +202,39 @@ const struct pt_func *pt_ranges_copy(unsigned long addr)
 	r = pt_ranges_find(addr);
 
 	return r ? r->copy_of : NULL;
+}
+
+/* @addr's entry in the copies' hash, or NULL; preemption off. */
+static const struct pt_copy_addr *pt_ranges_copy_addr(unsigned long addr)
+{
+	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
+	const struct pt_copy_addr *e;
+
+	if (!t || !t->hash)
+		return NULL;
+	e = pt_hash_slot(t, addr);
+	return e->copy ? e : NULL;
+}
+
+/* The probe of the site whose call in an inline copy returns to @ret, or NULL; preemption off. */
+struct pt_probe *pt_ranges_site(unsigned long ret)
+{
+	const struct pt_copy_addr *e = pt_ranges_copy_addr(ret);
+
+	return e ? e->pp : NULL;
+}
+
+/*
+ * The original's address that @addr in an inline copy stands for (a
+ * return address: ENTERs and frames name the original's calls); @addr
+ * itself outside the copies, 0 for an address of a copy no call of the
+ * original's code returns to. Preemption off.
+ */
+unsigned long pt_ranges_original(unsigned long addr)
+{
+	const struct pt_copy_addr *e = pt_ranges_copy_addr(addr);
+
+	if (e && e->orig)
+		return e->orig;
+	return pt_ranges_copy(addr) ? 0 : addr;
 }
