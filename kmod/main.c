@@ -167,7 +167,10 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_probes_register(f);
 	if (err) {
 		pt_frames_removed(f);
+		pt_ranges_forget(f);
 		pt_ranges_rebuild(&pt_funcs, NULL);	/* a stale range is harmless */
+		if (f->copy_end)
+			synchronize_rcu();	/* no site's call still runs f's probes */
 		goto fail;
 	}
 	pt_implicit_installed(&pt_funcs, f);
@@ -183,20 +186,21 @@ fail:
 static void pt_remove(struct pt_func **victims, unsigned int n)
 {
 	unsigned int i;
-	bool stale;
 
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pt_frames_removed(victims[i]);
+		pt_ranges_forget(victims[i]);
+	}
 	/*
 	 * Off pt_funcs and silent: their code is untraced from now on. Without
 	 * memory the old table stays (a range of removed code only makes
 	 * ENTERs keep their return address).
 	 */
-	stale = pt_ranges_rebuild(&pt_funcs, NULL) != 0;
-	/* an inline copy's sites find their function through that table */
+	pt_ranges_rebuild(&pt_funcs, NULL);
+	/* an inline copy's site calls find their probes in ranges.c's hash */
 	for (i = 0; i < n; i++)
 		if (victims[i]->copy_end) {
 			synchronize_rcu();
@@ -209,12 +213,7 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 			pt_counts_flush_counters(victims[i]);
 			pt_counts_flush_paths(victims[i]);
 		}
-		/* a stale table still leads its copy's calls to it: keep it */
-		if (stale && victims[i]->copy_end)
-			pr_warn("%s: kept after removal: no memory to rebuild the table its copy's calls read\n",
-				victims[i]->plan->name);
-		else
-			pt_func_free(victims[i]);
+		pt_func_free(victims[i]);
 	}
 }
 

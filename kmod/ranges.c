@@ -5,12 +5,17 @@
  * none of them was called from untraced code, and the regenerator needs
  * no return address for it (docs/runtime.md, "Which call an ENTER belongs
  * to"): its ENTER code names no caller. The inline copies that carry
- * plans as calls are in it too, each with its function (inline_sites.c),
- * and a hash of the addresses in them a call returns to: each site's call
- * finds its probe there, and an ENTER called from a copy the original's
- * return address, in a slot or two instead of two binary searches.
+ * plans as calls are in it too, each with its function (inline_sites.c).
  * The table is rebuilt under pt_ctl_mutex whenever the plans change,
  * published with RCU and read from handlers (preemption off).
+ *
+ * Beside it, a hash of the addresses in the copies a call returns to: each
+ * site's call finds its probe there, and an ENTER called from a copy the
+ * original's return address, in a slot or two. A plan's addresses go into
+ * it in place while it has room (at most half its slots taken, counting
+ * those of removed plans, which stay as keys that name nothing), else into
+ * a table of four times the live entries, published with RCU: adding n
+ * plans costs what their addresses take, not n rebuilds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -24,7 +29,7 @@
 
 struct pt_range {
 	unsigned long start, end;
-	const struct pt_func *copy_of;	/* an inline copy's: its function; else NULL */
+	const struct pt_func *copy_of;	/* an inline copy's: its function (never read through); else NULL */
 };
 
 /*
@@ -33,21 +38,28 @@ struct pt_range {
  * or both when a site follows a call.
  */
 struct pt_copy_addr {
-	unsigned long copy;	/* 0: an empty slot */
-	struct pt_probe *pp;
-	unsigned long orig;
+	unsigned long copy;	/* 0: an empty slot; written last (release) */
+	struct pt_probe *pp;	/* NULL: no site's call returns here (any more) */
+	unsigned long orig;	/* 0: no call of the original's returns here */
+};
+
+/* Open addressing, linear probing; never more than half the slots taken. */
+struct pt_copy_hash {
+	struct rcu_head rcu;
+	unsigned int bits;
+	unsigned long used;	/* slots with a key, live or not */
+	struct pt_copy_addr slot[];
 };
 
 struct pt_ranges {
 	struct rcu_head rcu;
 	unsigned int n;
 	unsigned int copies;	/* ranges of inline copies among them */
-	unsigned int hash_bits;	/* the hash has 1 << hash_bits slots, or none */
-	struct pt_copy_addr *hash;	/* after r[]: open addressing, linear probing */
 	struct pt_range r[];
 };
 
 static struct pt_ranges __rcu *pt_ranges;
+static struct pt_copy_hash __rcu *pt_copy_hash;
 
 static int pt_range_cmp(const void *a, const void *b)
 {
@@ -71,68 +83,137 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 	}
 }
 
-/* @addr's slot in @t's hash: its own, or the empty one it would take. */
-static struct pt_copy_addr *pt_hash_slot(const struct pt_ranges *t, unsigned long addr)
+/* @addr's slot in @h: its own, or the empty one it would take. */
+static struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned long addr)
 {
-	unsigned long mask = (1ul << t->hash_bits) - 1;
-	unsigned long i = hash_long(addr, t->hash_bits);
+	unsigned long mask = (1ul << h->bits) - 1;
+	unsigned long i = hash_long(addr, h->bits);
+	unsigned long key;
 
-	while (t->hash[i].copy && t->hash[i].copy != addr)
+	/* pairs with pt_hash_put's release: a key seen, its entry is */
+	while ((key = smp_load_acquire(&h->slot[i].copy)) && key != addr)
 		i = (i + 1) & mask;
-	return &t->hash[i];
+	return &h->slot[i];
 }
 
-static void pt_hash_add(struct pt_ranges *t, const struct pt_func *f)
+/* @addr's entry, with @pp or @orig if not 0; a new key is published last. */
+static void pt_hash_put(struct pt_copy_hash *h, unsigned long addr, struct pt_probe *pp,
+			unsigned long orig)
 {
+	struct pt_copy_addr *e = pt_hash_slot(h, addr);
+
+	if (pp)
+		WRITE_ONCE(e->pp, pp);
+	if (orig)
+		WRITE_ONCE(e->orig, orig);
+	if (!e->copy) {
+		h->used++;
+		/* the entry before its key: pairs with pt_hash_slot's acquire */
+		smp_store_release(&e->copy, addr);
+	}
+}
+
+static unsigned long pt_hash_entries(const struct pt_func *f)
+{
+	return f->nr_inline_sites + f->nr_inline_rets;
+}
+
+static void pt_hash_add(struct pt_copy_hash *h, const struct pt_func *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->nr_inline_sites; i++)
+		pt_hash_put(h, f->inline_sites[i].copy, f->inline_sites[i].pp, 0);
+	for (i = 0; i < f->nr_inline_rets; i++)
+		pt_hash_put(h, f->inline_rets[i].copy, NULL, f->inline_rets[i].orig);
+}
+
+/*
+ * Puts @extra's addresses into the hash: in place when half the slots
+ * hold them, else into a new table with @funcs' (four times the live
+ * entries) that replaces the old. Returns 0 or -ENOMEM (nothing changed).
+ */
+static int pt_hash_install(struct list_head *funcs, const struct pt_func *extra)
+{
+	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true), *old = h;
+	unsigned long live = pt_hash_entries(extra), bits;
+	struct pt_func *f;
+
+	if (!live)
+		return 0;
+	if (h && 2 * (h->used + live) <= 1ul << h->bits) {
+		pt_hash_add(h, extra);
+		return 0;
+	}
+	list_for_each_entry(f, funcs, node)
+		live += pt_hash_entries(f);
+	bits = ilog2(roundup_pow_of_two(4 * live));
+	h = kvzalloc(struct_size(h, slot, 1ul << bits), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	h->bits = bits;
+	list_for_each_entry(f, funcs, node)
+		pt_hash_add(h, f);
+	pt_hash_add(h, extra);
+	rcu_assign_pointer(pt_copy_hash, h);
+	if (old)
+		kvfree_rcu(old, rcu);
+	return 0;
+}
+
+/*
+ * Makes @f's addresses name nothing in the hash (the keys stay until the
+ * table is next rebuilt): after it, and an RCU grace period, no call finds
+ * @f's probes. Cannot fail. The caller holds pt_ctl_mutex.
+ */
+void pt_ranges_forget(const struct pt_func *f)
+{
+	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true);
 	struct pt_copy_addr *e;
 	u32 i;
 
+	if (!h)
+		return;
 	for (i = 0; i < f->nr_inline_sites; i++) {
-		e = pt_hash_slot(t, f->inline_sites[i].copy);
-		e->copy = f->inline_sites[i].copy;
-		e->pp = f->inline_sites[i].pp;
+		e = pt_hash_slot(h, f->inline_sites[i].copy);
+		if (e->copy && e->pp == f->inline_sites[i].pp)
+			WRITE_ONCE(e->pp, NULL);
 	}
 	for (i = 0; i < f->nr_inline_rets; i++) {
-		e = pt_hash_slot(t, f->inline_rets[i].copy);
-		e->copy = f->inline_rets[i].copy;
-		e->orig = f->inline_rets[i].orig;
+		e = pt_hash_slot(h, f->inline_rets[i].copy);
+		if (e->copy)
+			WRITE_ONCE(e->orig, 0);
 	}
-}
-
-static void pt_ranges_add_func(struct pt_ranges *t, const struct pt_func *f)
-{
-	pt_ranges_add(t, f);
-	if (t->hash)
-		pt_hash_add(t, f);
 }
 
 /*
  * Rebuilds the table from @funcs and @extra (a plan about to be installed,
- * or NULL); the caller holds pt_ctl_mutex. Without memory the old table stays and @extra is not in it:
- * returns -ENOMEM, and the caller must not install @extra.
+ * or NULL), and puts @extra's copy addresses into the hash; the caller
+ * holds pt_ctl_mutex, and takes a removed plan out of the hash with
+ * pt_ranges_forget. Without memory the old table stays and @extra is not
+ * in it: returns -ENOMEM, and the caller must not install @extra.
  */
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 {
-	unsigned long addrs = extra ? extra->nr_inline_sites + extra->nr_inline_rets : 0;
-	unsigned int n = extra ? 3 : 0, bits;
+	unsigned int n = extra ? 3 : 0;
 	struct pt_ranges *t, *old;
 	struct pt_func *f;
 
-	list_for_each_entry(f, funcs, node) {
+	list_for_each_entry(f, funcs, node)
 		n += 3;
-		addrs += f->nr_inline_sites + f->nr_inline_rets;
-	}
-	/* at most half the slots taken */
-	bits = addrs ? ilog2(roundup_pow_of_two(2 * addrs)) : 0;
-	t = kvzalloc(struct_size(t, r, n) + (addrs ? sizeof(*t->hash) << bits : 0), GFP_KERNEL);
+	t = kvmalloc(struct_size(t, r, n), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	t->hash_bits = bits;
-	t->hash = addrs ? (struct pt_copy_addr *)&t->r[n] : NULL;
+	if (extra && pt_hash_install(funcs, extra)) {
+		kvfree(t);
+		return -ENOMEM;
+	}
+	t->n = 0;
+	t->copies = 0;
 	list_for_each_entry(f, funcs, node)
-		pt_ranges_add_func(t, f);
+		pt_ranges_add(t, f);
 	if (extra)
-		pt_ranges_add_func(t, extra);
+		pt_ranges_add(t, extra);
 	sort(t->r, t->n, sizeof(t->r[0]), pt_range_cmp, NULL);
 	/* the caller holds pt_ctl_mutex: the only writer */
 	old = rcu_dereference_protected(pt_ranges, true);
@@ -142,14 +223,18 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 	return 0;
 }
 
-/* Frees the table (module exit, after the last handler). */
+/* Frees the table and the hash (module exit, after the last handler). */
 void pt_ranges_free(void)
 {
 	struct pt_ranges *old = rcu_dereference_protected(pt_ranges, true);
+	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true);
 
 	RCU_INIT_POINTER(pt_ranges, NULL);
+	RCU_INIT_POINTER(pt_copy_hash, NULL);
 	if (old)
 		kvfree_rcu(old, rcu);
+	if (h)
+		kvfree_rcu(h, rcu);
 }
 
 /* The range @addr lies in (its end included), or NULL; preemption off. */
@@ -188,31 +273,29 @@ bool pt_ranges_traced(unsigned long addr)
 }
 
 /*
- * The function whose inline copy @addr lies in, or NULL; preemption off.
- * Without copies (every probe plan) there is nothing to look up: each
- * ENTER asks.
+ * Whether @addr lies in an inline copy; preemption off. Without copies
+ * (every probe plan) there is nothing to look up: each ENTER asks.
  */
-const struct pt_func *pt_ranges_copy(unsigned long addr)
+static bool pt_ranges_in_copy(unsigned long addr)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
 	const struct pt_range *r;
 
 	if (!t || !t->copies)
-		return NULL;
+		return false;
 	r = pt_ranges_find(addr);
-
-	return r ? r->copy_of : NULL;
+	return r && r->copy_of;
 }
 
 /* @addr's entry in the copies' hash, or NULL; preemption off. */
 static const struct pt_copy_addr *pt_ranges_copy_addr(unsigned long addr)
 {
-	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
+	struct pt_copy_hash *h = rcu_dereference_sched(pt_copy_hash);
 	const struct pt_copy_addr *e;
 
-	if (!t || !t->hash)
+	if (!h)
 		return NULL;
-	e = pt_hash_slot(t, addr);
+	e = pt_hash_slot(h, addr);
 	return e->copy ? e : NULL;
 }
 
@@ -221,7 +304,7 @@ struct pt_probe *pt_ranges_site(unsigned long ret)
 {
 	const struct pt_copy_addr *e = pt_ranges_copy_addr(ret);
 
-	return e ? e->pp : NULL;
+	return e ? READ_ONCE(e->pp) : NULL;
 }
 
 /*
@@ -233,8 +316,9 @@ struct pt_probe *pt_ranges_site(unsigned long ret)
 unsigned long pt_ranges_original(unsigned long addr)
 {
 	const struct pt_copy_addr *e = pt_ranges_copy_addr(addr);
+	unsigned long orig = e ? READ_ONCE(e->orig) : 0;
 
-	if (e && e->orig)
-		return e->orig;
-	return pt_ranges_copy(addr) ? 0 : addr;
+	if (orig)
+		return orig;
+	return pt_ranges_in_copy(addr) ? 0 : addr;
 }

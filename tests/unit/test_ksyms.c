@@ -261,6 +261,17 @@ static void test_kallsyms_and_kcore(void)
 	CU_ASSERT_EQUAL_FATAL(ksyms_load(path, &ks), 0);
 	CU_ASSERT_EQUAL(ksyms_get(ks, 0)->cold, 2);
 	CU_ASSERT_EQUAL(ksyms_get(ks, 1)->cold, 2);
+	/* livepatch's positions: address order among the name's symbols */
+	{
+		uint32_t same = 0;
+
+		CU_ASSERT_EQUAL(ksyms_name_pos(ks, 0, &same), 1);
+		CU_ASSERT_EQUAL(same, 2);
+		CU_ASSERT_EQUAL(ksyms_name_pos(ks, 1, &same), 2);
+		CU_ASSERT_EQUAL(same, 2);
+		CU_ASSERT_EQUAL(ksyms_name_pos(ks, 2, &same), 1);	/* two.cold */
+		CU_ASSERT_EQUAL(same, 1);
+	}
 	ksyms_free(ks);
 	write_file(path, "0000000000000000 T a\n0000000000000000 T b\n");
 	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_ENOENT);	/* kptr_restrict */
@@ -280,7 +291,79 @@ static void test_kallsyms_and_kcore(void)
 	CU_ASSERT_EQUAL(kcore_open(path, &k), -PT_EFORMAT);
 }
 
+/*
+ * vmlinux's ORC tables as klive_orc reads them: ips relative to their own
+ * slots, 6-byte entries (each's first byte names it here). ORDER lists the
+ * table's entries by ip offset from f: 0, 4, 8 in order (the kernel's
+ * sorted table) or out of it.
+ */
+static struct klive *orc_kernel(const char *name, const int order[3])
+{
+	char text[2048];
+	struct fake_kernel fk;
+	struct klive_paths p;
+	struct klive *k;
+	int i, n;
+
+	n = snprintf(text, sizeof(text), ".text\n.globl f\nf:\n.fill 16, 1, 0x90\n"
+		     ".globl g\ng:\nret\n.globl __start_orc_unwind_ip\n__start_orc_unwind_ip:\n");
+	for (i = 0; i < 3; i++)
+		n += snprintf(text + n, sizeof(text) - n, ".long f + %d - .\n", order[i]);
+	n += snprintf(text + n, sizeof(text) - n, ".long g - .\n.globl __stop_orc_unwind_ip\n"
+		      "__stop_orc_unwind_ip:\n.globl __start_orc_unwind\n__start_orc_unwind:\n");
+	for (i = 0; i < 3; i++)
+		n += snprintf(text + n, sizeof(text) - n, ".byte %d, 0, 0, 0, 0, 0\n",
+			      order[i] / 4 + 1);
+	snprintf(text + n, sizeof(text) - n, ".byte 9, 0, 0, 0, 0, 0\n");
+	CU_ASSERT_FATAL(make_fake_kernel(name, text, 0xffffffff81003000ull, NULL, &fk) >= 1);
+	p = (struct klive_paths){ fk.kallsyms, fk.kcore, "/nonexistent", "/nonexistent" };
+	CU_ASSERT_EQUAL_FATAL(klive_open(&p, &k), 0);
+	return k;
+}
+
+static void test_orc(void)
+{
+	static const int sorted[3] = { 0, 4, 8 }, unsorted[3] = { 8, 0, 4 };
+	const uint64_t f = 0xffffffff81000000ull;
+	struct korc_entry *o;
+	uint32_t n, i;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		struct klive *k = orc_kernel(pass ? "orcu" : "orcs", pass ? unsorted : sorted);
+		uint8_t inside[2];
+
+		/* twice: the second from the tables read the first time */
+		for (i = 0; i < 2; i++) {
+			CU_ASSERT_EQUAL_FATAL(klive_orc(k, NULL, f + 2, 8, &o, &n), 0);
+			CU_ASSERT_EQUAL_FATAL(n, 3);
+			CU_ASSERT_EQUAL(o[0].ip, f + 2);	/* in effect at f + 2: f's */
+			CU_ASSERT_EQUAL(o[0].orc[0], 1);
+			/* f + 4 and f + 8, in table order */
+			inside[0] = pass ? 3 : 2;
+			inside[1] = pass ? 2 : 3;
+			CU_ASSERT_EQUAL(o[1].orc[0], inside[0]);
+			CU_ASSERT_EQUAL(o[2].orc[0], inside[1]);
+			CU_ASSERT_EQUAL(o[1].ip, f + (inside[0] - 1) * 4);
+			free(o);
+		}
+		/* f + 4 itself is not inside [f, f + 4) */
+		CU_ASSERT_EQUAL_FATAL(klive_orc(k, NULL, f, 4, &o, &n), 0);
+		CU_ASSERT_EQUAL(n, 1);
+		CU_ASSERT_EQUAL(o[0].orc[0], 1);
+		free(o);
+		/* g's entry, the last */
+		CU_ASSERT_EQUAL_FATAL(klive_orc(k, NULL, f + 16, 1, &o, &n), 0);
+		CU_ASSERT_EQUAL(n, 1);
+		CU_ASSERT_EQUAL(o[0].orc[0], 9);
+		free(o);
+		CU_ASSERT_EQUAL(klive_orc(k, NULL, f - 1, 4, &o, &n), -PT_ENOENT);
+		klive_close(k);
+	}
+}
+
 UNIT_SUITE(ksyms,
 	   { "vmlinux function from fake kallsyms + kcore", test_vmlinux },
 	   { "module function with /sys/module sections and its .ko", test_module },
-	   { "kallsyms parsing and kcore reads", test_kallsyms_and_kcore })
+	   { "kallsyms parsing and kcore reads", test_kallsyms_and_kcore },
+	   { "vmlinux ORC entries of a range, sorted table or not", test_orc })

@@ -246,24 +246,21 @@ static void print_sequences(const struct inline_copy *cps, uint32_t n)
 }
 
 /* livepatch's old_sympos of symbol s: 0 if its name is unique in its object. Returns -1 if unknowable. */
-static int64_t sympos(const struct ksyms *ks, const struct ksym *s)
+/*
+ * The klp_func old_sympos of text symbol i: its position among its name's
+ * symbols in vmlinux (kallsyms is in address order, as livepatch counts),
+ * or -1 for a module's repeated name (a module's kallsyms is not). A
+ * unique name gets 1, not 0: livepatch then stops its kallsyms walk at the
+ * match instead of walking every symbol to prove the name unique (a 0 and
+ * a 1 name the same function to it).
+ */
+static int64_t sympos(const struct ksyms *ks, uint32_t i)
 {
-	uint32_t i, n = ksyms_count(ks), same = 0, pos = 0;
+	uint32_t same, pos = ksyms_name_pos(ks, i, &same);
 
-	for (i = 0; i < n; i++) {
-		const struct ksym *o = ksyms_get(ks, i);
-
-		if (strcmp(o->name, s->name) || (!o->module) != (!s->module) ||
-		    (o->module && strcmp(o->module, s->module)))
-			continue;
-		same++;
-		if (o->addr == s->addr)
-			pos = same;
-	}
-	if (same <= 1)
-		return 0;
-	/* vmlinux kallsyms is in address order, as livepatch counts; a module's is not */
-	return s->module ? -1 : (int64_t)pos;
+	if (same > 1 && ksyms_get(ks, i)->module)
+		return -1;
+	return pos;
 }
 
 /* 1 when [a, a + len) meets a range of the kprobes blacklist (noinstr, NOKPROBE_SYMBOL). */
@@ -332,7 +329,7 @@ static int copy_one(struct klive *k, const struct inline_env *env, struct inline
 		return err == -PT_ENOMEM ? err : 0;
 	}
 	cp->objname = s->module;
-	pos = sympos(ks, s);
+	pos = sympos(ks, t->sym);
 	if (pos < 0) {
 		refuse(t, s->name, "inline-ambiguous", "its name is not unique in its module");
 		return 0;

@@ -62,6 +62,13 @@ const struct ksym *ksyms_get(const struct ksyms *ks, uint32_t i);
  */
 int64_t ksyms_find(const struct ksyms *ks, const char *name, const char *module);
 
+/*
+ * Text symbol i's position among the text symbols of its name in its
+ * object (vmlinux or one module), from 1 in address order, and in *same
+ * how many there are (1: the name is unique there).
+ */
+uint32_t ksyms_name_pos(const struct ksyms *ks, uint32_t i, uint32_t *same);
+
 /* Address of any vmlinux symbol (data too), or 0. */
 uint64_t ksyms_addr(const struct ksyms *ks, const char *name);
 

@@ -267,6 +267,15 @@ int64_t ksyms_find(const struct ksyms *ks, const char *name, const char *module)
 	return ks->by_name[lo];
 }
 
+uint32_t ksyms_name_pos(const struct ksyms *ks, uint32_t i, uint32_t *same)
+{
+	uint32_t lo, hi;
+
+	name_range(ks, ks->text[i].name, ks->text[i].module, 0, &lo, &hi);
+	*same = hi - lo;
+	return ks_rank(ks, lo, hi, i) + 1;
+}
+
 uint64_t ksyms_addr(const struct ksyms *ks, const char *name)
 {
 	size_t i;

@@ -37,6 +37,14 @@ struct kmod {
 	struct kmod *next;
 };
 
+/* One object's ORC tables as read: each ip resolved, its entry's bytes. */
+struct orc_table {
+	uint64_t n;
+	uint64_t *ip;
+	uint8_t *orc;		/* n * KORC_ENTRY */
+	int sorted;		/* ip ascending: found by binary search */
+};
+
 struct klive {
 	struct klive_paths p;
 	struct ksyms *ks;
@@ -45,6 +53,7 @@ struct klive {
 	int vmlinux_read;
 	char vmlinux_why[160];
 	struct tables vt;
+	struct orc_table vorc;		/* vmlinux's ORC tables, read at the first klive_orc */
 	struct kmod *mods;
 	/* klive_input's scratch */
 	uint8_t *code, *cold_code;
@@ -54,6 +63,13 @@ struct klive {
 	int refs_tried, refs_err;	/* ktext_refs_load called, what it returned */
 	char ijmp_unproven[160];	/* the cfg_input's, for the refusal */
 };
+
+static void orc_table_free(struct orc_table *t)
+{
+	free(t->ip);
+	free(t->orc);
+	memset(t, 0, sizeof(*t));
+}
 
 static void free_tables(struct tables *t)
 {
@@ -105,6 +121,7 @@ void klive_close(struct klive *k)
 		free(m);
 	}
 	free_tables(&k->vt);
+	orc_table_free(&k->vorc);
 	free_tables(&k->in_t);
 	free(k->code);
 	free(k->cold_code);
@@ -313,92 +330,144 @@ int klive_module_file(struct klive *k, const char *module, const char *path)
 }
 
 /*
- * One object's ORC tables (orc_types.h): n ips, each an s32 relative to its
- * own slot in .orc_unwind_ip, and n entries of KORC_ENTRY bytes in
- * .orc_unwind. Reads them from kcore and appends those whose ip lies in
- * [addr, addr + len), after the one in effect at addr (the last at or
- * below it), into *out. Returns 0 or a negative PT_E* code.
+ * Reads one object's ORC tables (orc_types.h) from kcore: n ips, each an
+ * s32 relative to its own slot in .orc_unwind_ip, and n entries of
+ * KORC_ENTRY bytes in .orc_unwind. Returns 0 or a negative PT_E* code.
  */
-static int orc_range(struct klive *k, uint64_t ip_at, uint64_t orc_at, uint64_t n, uint64_t addr,
-		     uint64_t len, struct korc_entry **out, uint32_t *nout)
+static int orc_table_read(struct klive *k, uint64_t ip_at, uint64_t orc_at, uint64_t n,
+			  struct orc_table *t)
 {
-	uint8_t *ipb = NULL, *orcb = NULL;
-	uint64_t i, best = UINT64_MAX, best_ip = 0;
-	uint32_t cnt = 0, cap = 16;
-	struct korc_entry *o;
+	uint8_t *ipb;
+	uint64_t i;
 	int err;
 
+	memset(t, 0, sizeof(*t));
 	if (!n || n > (16u << 20))
 		return -PT_EFORMAT;
 	ipb = malloc(n * 4);
-	orcb = malloc(n * KORC_ENTRY);
-	o = malloc(cap * sizeof(*o));
-	if (!ipb || !orcb || !o) {
+	t->ip = malloc(n * sizeof(*t->ip));
+	t->orc = malloc(n * KORC_ENTRY);
+	if (!ipb || !t->ip || !t->orc) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
 	err = kcore_read(k->kc, ip_at, ipb, n * 4);
 	if (!err)
-		err = kcore_read(k->kc, orc_at, orcb, n * KORC_ENTRY);
+		err = kcore_read(k->kc, orc_at, t->orc, n * KORC_ENTRY);
 	if (err)
 		goto out;
+	t->n = n;
+	t->sorted = 1;
 	for (i = 0; i < n; i++) {
 		int32_t v;
-		uint64_t ip;
 
 		memcpy(&v, ipb + i * 4, 4);
-		ip = ip_at + i * 4 + (int64_t)v;
-		if (ip <= addr && (best == UINT64_MAX || ip >= best_ip)) {
+		t->ip[i] = ip_at + i * 4 + (int64_t)v;
+		if (i && t->ip[i] < t->ip[i - 1])
+			t->sorted = 0;
+	}
+out:
+	free(ipb);
+	if (err)
+		orc_table_free(t);
+	return err;
+}
+
+/* The first index of t whose ip is above addr (t sorted). */
+static uint64_t orc_above(const struct orc_table *t, uint64_t addr)
+{
+	uint64_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo) / 2;
+
+		if (t->ip[m] <= addr)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
+
+/*
+ * Appends the entries of t whose ip lies in (addr, addr + len), after the
+ * one in effect at addr (the last at or below it, its ip given as addr),
+ * into *out, in table order. Returns 0 or a negative PT_E* code.
+ */
+static int orc_pick(const struct orc_table *t, uint64_t addr, uint64_t len,
+		    struct korc_entry **out, uint32_t *nout)
+{
+	uint64_t i, from = 0, best = UINT64_MAX, best_ip = 0;
+	uint32_t cnt = 0, cap = 16;
+	struct korc_entry *o = malloc(cap * sizeof(*o));
+
+	if (!o)
+		return -PT_ENOMEM;
+	if (t->sorted) {
+		from = orc_above(t, addr);
+		best = from ? from - 1 : UINT64_MAX;
+	}
+	for (i = from; i < t->n; i++) {
+		uint64_t ip = t->ip[i];
+
+		if (!t->sorted && ip <= addr && (best == UINT64_MAX || ip >= best_ip)) {
 			best = i;
 			best_ip = ip;
 		}
-		if (ip <= addr || ip - addr >= len)
+		if (ip <= addr || ip - addr >= len) {
+			if (t->sorted)
+				break;
 			continue;
+		}
 		if (cnt + 1 >= cap) {
 			struct korc_entry *g = realloc(o, 2 * cap * sizeof(*o));
 
 			if (!g) {
-				err = -PT_ENOMEM;
-				goto out;
+				free(o);
+				return -PT_ENOMEM;
 			}
 			o = g;
 			cap *= 2;
 		}
 		o[++cnt].ip = ip;	/* slot 0 is the one in effect at addr */
-		memcpy(o[cnt].orc, orcb + i * KORC_ENTRY, KORC_ENTRY);
+		memcpy(o[cnt].orc, t->orc + i * KORC_ENTRY, KORC_ENTRY);
 	}
 	if (best == UINT64_MAX) {
-		err = -PT_ENOENT;
-		goto out;
+		free(o);
+		return -PT_ENOENT;
 	}
 	o[0].ip = addr;
-	memcpy(o[0].orc, orcb + best * KORC_ENTRY, KORC_ENTRY);
+	memcpy(o[0].orc, t->orc + best * KORC_ENTRY, KORC_ENTRY);
 	*out = o;
 	*nout = cnt + 1;
-	o = NULL;
-out:
-	free(ipb);
-	free(orcb);
-	free(o);
-	return err;
+	return 0;
 }
 
 int klive_orc(struct klive *k, const char *module, uint64_t addr, uint64_t len,
 	      struct korc_entry **out, uint32_t *n)
 {
 	uint64_t ip_at, ip_end, orc_at, size;
+	struct orc_table t;
 	struct kmod *m;
 	int err;
 
 	*out = NULL;
 	*n = 0;
 	if (!module) {
-		ip_at = ksyms_addr(k->ks, "__start_orc_unwind_ip");
-		ip_end = ksyms_addr(k->ks, "__stop_orc_unwind_ip");
-		orc_at = ksyms_addr(k->ks, "__start_orc_unwind");
-		if (!ip_at || !orc_at || ip_end <= ip_at)
-			return -PT_ENOENT;
-		size = ip_end - ip_at;
+		/* vmlinux's tables are read once (every copy asks) */
+		if (!k->vorc.n) {
+			ip_at = ksyms_addr(k->ks, "__start_orc_unwind_ip");
+			ip_end = ksyms_addr(k->ks, "__stop_orc_unwind_ip");
+			orc_at = ksyms_addr(k->ks, "__start_orc_unwind");
+			if (!ip_at || !orc_at || ip_end <= ip_at)
+				return -PT_ENOENT;
+			if ((ip_end - ip_at) % 4)
+				return -PT_EFORMAT;
+			err = orc_table_read(k, ip_at, orc_at, (ip_end - ip_at) / 4, &k->vorc);
+			if (err)
+				return err;
+		}
+		return orc_pick(&k->vorc, addr, len, out, n);
 	} else {
 		err = load_module(k, module, &m);
 		if (err)
@@ -410,7 +479,12 @@ int klive_orc(struct klive *k, const char *module, uint64_t addr, uint64_t len,
 	}
 	if (size % 4)
 		return -PT_EFORMAT;
-	return orc_range(k, ip_at, orc_at, size / 4, addr, len, out, n);
+	err = orc_table_read(k, ip_at, orc_at, size / 4, &t);
+	if (err)
+		return err;
+	err = orc_pick(&t, addr, len, out, n);
+	orc_table_free(&t);
+	return err;
 }
 
 /* Copies the entries of t that fall in [a, a+len) into k's scratch. */
