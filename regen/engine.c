@@ -166,6 +166,21 @@ static int gap(struct engine *en, int reason, const struct regen_marker *m)
 	return rc;
 }
 
+/* A new frame on top of the stack, or NULL (no memory). */
+static struct frame *push_frame(struct engine *en)
+{
+	if (en->depth == en->cap) {
+		uint32_t ncap = en->cap ? en->cap * 2 : 16;
+		struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		en->stack = ns;
+		en->cap = ncap;
+	}
+	return &en->stack[en->depth++];
+}
+
 /* Starts an activation of m's function (ENTER event and its entry block). */
 static int enter(struct engine *en, const struct regen_marker *m)
 {
@@ -175,16 +190,9 @@ static int enter(struct engine *en, const struct regen_marker *m)
 
 	if (!f)
 		return gap(en, -PT_ENOENT, m);
-	if (en->depth == en->cap) {
-		uint32_t ncap = en->cap ? en->cap * 2 : 16;
-		struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -PT_ENOMEM;
-		en->stack = ns;
-		en->cap = ncap;
-	}
-	fr = &en->stack[en->depth++];
+	fr = push_frame(en);
+	if (!fr)
+		return -PT_ENOMEM;
 	fr->f = f;
 	fr->v = f->g->entry;
 	fr->entered = 0;
@@ -313,18 +321,10 @@ static int inherit(struct engine *en, const struct regen_marker *m)
 	en->partial = 0;
 	for (i = 0; i < fk->nframes; i++) {
 		const struct regen_inherited *h = &fk->frames[i];
-		struct frame *fr;
+		struct frame *fr = push_frame(en);
 
-		if (en->depth == en->cap) {
-			uint32_t ncap = en->cap ? en->cap * 2 : 16;
-			struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
-
-			if (!ns)
-				return -PT_ENOMEM;
-			en->stack = ns;
-			en->cap = ncap;
-		}
-		fr = &en->stack[en->depth++];
+		if (!fr)
+			return -PT_ENOMEM;
 		fr->f = lookup(en, h->func);
 		fr->v = h->v;
 		fr->entered = h->entered;

@@ -141,6 +141,20 @@ static void pair_view(struct pair *p)
 	p->ss.nforks = 1;
 }
 
+/*
+ * The parent forks here, then each stream holds a separator bit (the
+ * child's from its start); resolved.
+ */
+static void fork_then_bit(struct pair *p)
+{
+	sim_stream_marker(&p->ps, REGEN_M_FORK, 0, 0, CHILD);
+	sim_stream_emit(&p->ps, 1, 1);
+	sim_stream_marker(&p->cs, REGEN_M_FORKED, 0, 0, PARENT);
+	sim_stream_emit(&p->cs, 1, 1);
+	pair_view(p);
+	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p->ss), 0);
+}
+
 static void pair_free(struct pair *p)
 {
 	free(p->fork.frames);
@@ -198,12 +212,7 @@ static void test_under_kernel(void)
 	memset(&p, 0, sizeof(p));
 	sim_stream_marker(&p.ps, REGEN_M_ENTER, ID_U, 0, 0);
 	sim_stream_marker(&p.ps, REGEN_M_ENTER, ID_K, 0, 0);
-	sim_stream_marker(&p.ps, REGEN_M_FORK, 0, 0, CHILD);
-	sim_stream_emit(&p.ps, 1, 1);
-	sim_stream_marker(&p.cs, REGEN_M_FORKED, 0, 0, PARENT);
-	sim_stream_emit(&p.cs, 1, 1);
-	pair_view(&p);
-	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p.ss), 0);
+	fork_then_bit(&p);
 	CU_ASSERT(p.fork.known);
 	CU_ASSERT_EQUAL(p.fork.nframes, 1);
 	expect(&p.st[0], parent, 8);
@@ -220,12 +229,7 @@ static void test_unknown(void)
 
 	memset(&p, 0, sizeof(p));
 	sim_stream_marker(&p.ps, REGEN_M_LOSS, 0, PT_LOSS_OVERRUN, 1);
-	sim_stream_marker(&p.ps, REGEN_M_FORK, 0, 0, CHILD);
-	sim_stream_emit(&p.ps, 1, 1);
-	sim_stream_marker(&p.cs, REGEN_M_FORKED, 0, 0, PARENT);
-	sim_stream_emit(&p.cs, 1, 1);
-	pair_view(&p);
-	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p.ss), 0);
+	fork_then_bit(&p);
 	CU_ASSERT(!p.fork.known);
 	expect(&p.st[0], parent, 2);
 	expect(&p.st[1], child, 1);
