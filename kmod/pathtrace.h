@@ -233,6 +233,12 @@ void pt_uprobes_detach(struct pt_func *f);
 bool pt_uprobes_same_file(const struct pt_func *f, const struct pt_func *g);
 int pt_uprobes_register(struct pt_func *f);
 void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n);
+/* User plans whose uprobes are registered (under pt_ctl_mutex; read anywhere). */
+extern unsigned int pt_user_plans;
+
+/* forks.c: FORK records from sched_process_fork (docs/user.md). */
+int pt_forks_init(void);
+void pt_forks_exit(void);
 
 /* handlers.c */
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);

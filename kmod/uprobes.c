@@ -209,6 +209,8 @@ bool pt_uprobes_same_file(const struct pt_func *f, const struct pt_func *g)
 	       file_inode(f->user_file) == file_inode(g->user_file);
 }
 
+unsigned int pt_user_plans;
+
 /*
  * Registers a uprobe per probe of the user plan f, or leaves none. Returns
  * 0 or the errno of uprobe_register (the site refused).
@@ -232,8 +234,10 @@ int pt_uprobes_register(struct pt_func *f)
 			break;
 		}
 	}
-	if (!err)
+	if (!err) {
+		WRITE_ONCE(pt_user_plans, pt_user_plans + 1);
 		return 0;
+	}
 	while (n--)
 		pt_uprobe_remove(&f->probes[n], inode, pt_uprobe_offset(f, &f->probes[n]));
 	pt_uprobe_sync();
@@ -258,6 +262,7 @@ void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n)
 		for (j = 0; j < f->nr_probes; j++)
 			pt_uprobe_remove(&f->probes[j], file_inode(f->user_file),
 					 pt_uprobe_offset(f, &f->probes[j]));
+		WRITE_ONCE(pt_user_plans, pt_user_plans - 1);
 		any = true;
 	}
 	if (any)

@@ -19,6 +19,10 @@
  *    so is an outermost activation's return into a traced function's call
  *    site when another activation follows: that caller ran on unseen;
  *  - running out of bits inside an activation is TRUNCATED, never EXIT;
+ *  - a fork (REGEN_M_FORK) reports the user activations open at it, the
+ *    innermost at the call vertex whose call forked (REGEN_EV_FORK); a
+ *    child's stream (REGEN_M_FORKED) starts inside them (regen.h struct
+ *    regen_fork; docs/user.md, "Fork, exec and signals");
  *  - at the end of the stream nothing is guessed: once every bit and
  *    ENTER marker is consumed and the decoder holds no evidence read ahead
  *    (regen_decoder_ops.pending), the engine stops where it stands with
@@ -72,6 +76,8 @@ struct engine {
 	int64_t partial;
 	const struct regen_func **index;	/* by func_id */
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
+	struct regen_inherited *snap;	/* a fork's user activations (REGEN_EV_FORK) */
+	uint32_t snapcap;
 };
 
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
@@ -160,6 +166,21 @@ static int gap(struct engine *en, int reason, const struct regen_marker *m)
 	return rc;
 }
 
+/* A new frame on top of the stack, or NULL (no memory). */
+static struct frame *push_frame(struct engine *en)
+{
+	if (en->depth == en->cap) {
+		uint32_t ncap = en->cap ? en->cap * 2 : 16;
+		struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		en->stack = ns;
+		en->cap = ncap;
+	}
+	return &en->stack[en->depth++];
+}
+
 /* Starts an activation of m's function (ENTER event and its entry block). */
 static int enter(struct engine *en, const struct regen_marker *m)
 {
@@ -169,16 +190,9 @@ static int enter(struct engine *en, const struct regen_marker *m)
 
 	if (!f)
 		return gap(en, -PT_ENOENT, m);
-	if (en->depth == en->cap) {
-		uint32_t ncap = en->cap ? en->cap * 2 : 16;
-		struct frame *ns = realloc(en->stack, ncap * sizeof(*ns));
-
-		if (!ns)
-			return -PT_ENOMEM;
-		en->stack = ns;
-		en->cap = ncap;
-	}
-	fr = &en->stack[en->depth++];
+	fr = push_frame(en);
+	if (!fr)
+		return -PT_ENOMEM;
 	fr->f = f;
 	fr->v = f->g->entry;
 	fr->entered = 0;
@@ -222,6 +236,129 @@ static int enter_implicit(struct engine *en, struct frame *fr, uint32_t callee)
 	return enter(en, &en->implicit);
 }
 
+/*
+ * REGEN_EV_FORK for fork marker m: the user activations open (the stack's
+ * user frames from the outermost; the innermost stands at the call vertex
+ * whose call forked, its before_call done), or with known 0 none the walk
+ * can name.
+ */
+static int forked(struct engine *en, const struct regen_marker *m, int known)
+{
+	struct regen_event ev = {
+		.type = REGEN_EV_FORK, .func = UINT32_MAX, .pos = en->br.pos, .marker = m,
+		.edge = GRAPH_NONE,
+	};
+	uint32_t n = 0, i;
+
+	while (known && n < en->depth && en->stack[n].f->user)
+		n++;
+	if (n && !(en->stack[n - 1].f->g->vflags[en->stack[n - 1].v] & GRAPH_V_CALL))
+		known = 0;
+	if (!known)
+		n = 0;
+	if (n > en->snapcap) {
+		struct regen_inherited *ns = realloc(en->snap, n * sizeof(*ns));
+
+		if (!ns)
+			return -PT_ENOMEM;
+		en->snap = ns;
+		en->snapcap = n;
+	}
+	for (i = 0; i < n; i++) {
+		const struct frame *fr = &en->stack[i];
+		struct regen_inherited *h = &en->snap[i];
+
+		memset(h, 0, sizeof(*h));
+		h->func = fr->f->func_id;
+		h->v = fr->v;
+		h->last_edge = fr->last_edge;
+		h->entered = fr->entered;
+		h->tail = fr->tail;
+		h->tail_kind = fr->tail_kind;
+		h->tail_ret = fr->tail_ret;
+		h->ret = fr->ret;
+		h->kind = fr->kind;
+		h->open = fr->open;
+		memcpy(h->state, fr->state, sizeof(h->state));
+	}
+	/* the innermost's before_call has run: the child must not read it again */
+	if (n && !en->snap[n - 1].entered)
+		en->snap[n - 1].entered = 1;
+	ev.reason = known ? 0 : -PT_ENOENT;
+	ev.frames = en->snap;
+	ev.nframes = n;
+	if (n) {
+		ev.func = en->snap[n - 1].func;
+		ev.depth = n - 1;
+	}
+	return en->fn(en->ctx, &ev);
+}
+
+/*
+ * A child's stream starts at m (REGEN_M_FORKED) inside the user activations
+ * its parent had open at the fork, when the parent's walk named them: each
+ * an ENTER event (marker m) and a frame where the parent's stood. Returns
+ * the callback's value or -PT_ENOMEM.
+ */
+static int inherit(struct engine *en, const struct regen_marker *m)
+{
+	const struct regen_fork *fk = m->arg < en->s->nforks ? &en->s->forks[m->arg] : NULL;
+	uint32_t i;
+	int rc;
+
+	if (!fk || !fk->known || !fk->nframes)
+		return 0;
+	for (i = 0; i < fk->nframes; i++)
+		if (!lookup(en, fk->frames[i].func))
+			return 0;
+	if (en->gapped) {
+		en->gapped = 0;
+		rc = emit(en, REGEN_EV_RESYNC, lookup(en, fk->frames[0].func), 0, GRAPH_NONE, 0, 0, m);
+		if (rc)
+			return rc;
+	}
+	en->orphaned = NULL;
+	en->partial = 0;
+	for (i = 0; i < fk->nframes; i++) {
+		const struct regen_inherited *h = &fk->frames[i];
+		struct frame *fr = push_frame(en);
+
+		if (!fr)
+			return -PT_ENOMEM;
+		fr->f = lookup(en, h->func);
+		fr->v = h->v;
+		fr->entered = h->entered;
+		fr->last_edge = h->last_edge;
+		fr->tail = h->tail;
+		fr->tail_ret = h->tail_ret;
+		fr->tail_kind = h->tail_kind;
+		fr->ret = h->ret;
+		fr->kind = h->kind;
+		fr->enter = m;
+		fr->open = h->open;
+		memcpy(fr->state, h->state, sizeof(fr->state));
+		rc = emit(en, REGEN_EV_ENTER, fr->f, h->v, GRAPH_NONE, en->depth - 1, 0, m);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* At a call vertex, after its before_call: the forks made by its call. */
+static int fork_at_call(struct engine *en)
+{
+	const struct regen_stream *s = en->s;
+	int rc;
+
+	while (en->mi < s->nmarkers && s->markers[en->mi].pos == en->br.pos &&
+	       s->markers[en->mi].type == REGEN_M_FORK) {
+		rc = forked(en, &s->markers[en->mi++], 1);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Outside any activation: find the next ENTER (resyncing after a gap). */
 static int top_level(struct engine *en, int *done)
 {
@@ -239,6 +376,27 @@ static int top_level(struct engine *en, int *done)
 		}
 		if (m->type == REGEN_M_HIDDEN) {
 			en->mi++;	/* between executions: nothing open to cut */
+			continue;
+		}
+		if (m->type == REGEN_M_FORK) {
+			/* nothing open: the child inherits nothing (after a gap: unknown) */
+			en->mi++;
+			rc = forked(en, m, !en->gapped);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (m->type == REGEN_M_FORKED && m->pos >= en->br.pos) {
+			if ((m->pos > en->br.pos || en->orphaned) && !en->gapped) {
+				rc = gap(en, -PT_ENOENT, en->orphaned);
+				if (rc)
+					return rc;
+			}
+			en->br.pos = m->pos;
+			en->mi++;
+			rc = inherit(en, m);
+			if (rc || en->depth)
+				return rc;
 			continue;
 		}
 		if (m->type != REGEN_M_ENTER || m->pos < en->br.pos) {
@@ -316,6 +474,30 @@ static int scan(struct engine *en, int *rc)
 			en->mi++;
 			*rc = gap(en, -PT_EFORMAT, m);
 			return 1;
+		case REGEN_M_FORK:
+			/*
+			 * Made by a call of the innermost user activation: it
+			 * waits for its call vertex (fork_at_call). Under a
+			 * kernel activation the user ones stand still.
+			 */
+			if (en->stack[en->depth - 1].f->user && m->pos == en->br.pos)
+				return 0;
+			en->mi++;
+			*rc = forked(en, m, !en->stack[en->depth - 1].f->user);
+			if (*rc)
+				return 1;
+			break;
+		case REGEN_M_FORKED:
+			/*
+			 * Another task with this pid: the earlier one ended
+			 * inside activations (it exited); top_level starts the
+			 * child.
+			 */
+			*rc = emit(en, REGEN_EV_TRUNCATED, en->stack[en->depth - 1].f,
+				   en->stack[en->depth - 1].v, GRAPH_NONE, en->depth - 1, -PT_ETRUNC,
+				   NULL);
+			en->depth = 0;
+			return 1;
 		default:
 			en->mi++;	/* BLOCK: the verifier's business */
 			break;
@@ -368,7 +550,7 @@ static const struct regen_marker *next_enter(struct engine *en)
 	for (i = en->mi; i < s->nmarkers && s->markers[i].pos == en->br.pos; i++) {
 		if (s->markers[i].type == REGEN_M_ENTER)
 			return &s->markers[i];
-		if (s->markers[i].type != REGEN_M_BLOCK)
+		if (s->markers[i].type != REGEN_M_BLOCK && s->markers[i].type != REGEN_M_FORK)
 			return NULL;
 	}
 	return NULL;
@@ -416,9 +598,10 @@ static int crossed(struct engine *en, int *rc)
 		const struct regen_marker *m = &en->s->markers[i];
 
 		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN ||
-		    m->type == REGEN_M_ENTER) {
+		    m->type == REGEN_M_ENTER || m->type == REGEN_M_FORKED) {
 			en->mi = i + 1;
-			*rc = gap(en, m->type == REGEN_M_ENTER ? -PT_EFORMAT : -PT_EKERNEL, m);
+			*rc = gap(en, m->type == REGEN_M_ENTER || m->type == REGEN_M_FORKED ?
+				  -PT_EFORMAT : -PT_EKERNEL, m);
 			return 1;
 		}
 	}
@@ -494,6 +677,9 @@ static int step(struct engine *en)
 			if (scan(en, &rc))
 				return rc;
 		}
+		rc = fork_at_call(en);
+		if (rc)
+			return rc;
 		m = next_enter(en);
 		if (fr->entered && fr->tail != REGEN_TAIL_NONE) {
 			/*
@@ -627,5 +813,6 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	free(en.stack);
 	free(en.index);
 	free(en.rets);
+	free(en.snap);
 	return rc;
 }

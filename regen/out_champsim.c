@@ -904,6 +904,7 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 	case REGEN_EV_ENTER:
 		/* a frame is no return address: the caller is untraced */
 		return on_enter(w, cs, sp->f, sp->ev->marker &&
+				sp->ev->marker->type == REGEN_M_ENTER &&
 				sp->ev->marker->arg == REGEN_ENTER_RET ? sp->ev->marker->value : 0);
 	case REGEN_EV_EXIT:
 		fr = top(cs);
@@ -917,6 +918,8 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 		if (fr && popped && fr->state == CS_CALL_CONSUMED)
 			fr->state = CS_CALL_NONE;
 		return err;
+	case REGEN_EV_FORK:	/* the parent goes on */
+		return 0;
 	case REGEN_EV_TRUNCATED:	/* the stream ends here */
 		err = end_pending(w, cs);
 		cs->depth = 0;

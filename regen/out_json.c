@@ -89,6 +89,7 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	const struct regen_marker *mk = ev->marker;
 	struct json *j = w->priv;
 	FILE *fp = w->fp;
+	char own[48];
 
 	(void)st;
 	fputs(j->first_event ? "\n  " : ",\n  ", fp);
@@ -101,11 +102,23 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		/* the return address, or (an untraced caller) the traced frame below */
 		if (mk && mk->arg == REGEN_ENTER_NESTED)
 			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
-		else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN)
+		if (mk && mk->type == REGEN_M_FORKED) {
+			fputs(", \"inherited_from\": ", fp);
+			out_json_str(fp, pr_owner_name(mk->value, own, sizeof(own)));
+		} else if (mk && mk->arg == REGEN_ENTER_NESTED) {
+			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
+		} else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN) {
 			fputs(", \"frame\": \"unknown\"", fp);
-		else if (mk)
+		} else if (mk) {
 			fprintf(fp, ", \"ret\": \"0x%" PRIx64 "\"", mk->value);
+		}
 		fputc('}', fp);
+		break;
+	case REGEN_EV_FORK:
+		fprintf(fp, "{\"ev\": \"fork\", \"pos\": %" PRIu64 ", \"child\": ", ev->pos);
+		out_json_str(fp, pr_owner_name(mk ? mk->value : 0, own, sizeof(own)));
+		fprintf(fp, ", \"inherited\": %u, \"known\": %s}", ev->nframes,
+			ev->reason ? "false" : "true");
 		break;
 	case REGEN_EV_BLOCK:
 		fprintf(fp, "{\"ev\": \"block\", \"func\": %u, \"block\": %u}", ev->func, ev->block);

@@ -341,7 +341,8 @@ static int paths_step(struct out_writer *w, const struct out_stream *st, const s
 		fr = &p->stack[p->depth++];
 		fr->fi = sp->f && p->f[sp->f->index].ok ? sp->f->index : UINT32_MAX;
 		fr->sum = 0;
-		fr->open = 1;	/* a path starts at ENTRY */
+		/* a path starts at ENTRY; an activation inherited at a fork began elsewhere */
+		fr->open = !(sp->ev->marker && sp->ev->marker->type == REGEN_M_FORKED);
 		return 0;
 	case REGEN_EV_BLOCK:
 	case REGEN_EV_EXIT:

@@ -270,8 +270,8 @@ static int perfetto_step(struct out_writer *w, const struct out_stream *st,
 	e->block = ev->block;
 	e->depth = ev->depth;
 	e->reason = ev->reason;
-	e->via_untraced = ev->type == REGEN_EV_ENTER && mk && ev->depth > 0 &&
-			  mk->arg == REGEN_ENTER_NESTED;
+	e->via_untraced = ev->type == REGEN_EV_ENTER && mk && mk->type == REGEN_M_ENTER &&
+			  ev->depth > 0 && mk->arg == REGEN_ENTER_NESTED;
 	e->unit = p->units++;
 	return 0;
 }

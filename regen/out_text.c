@@ -77,8 +77,21 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_ENTER:
 		indent(w->fp, t->depth);
 		print_where(w->fp, mk);
-		fprintf(w->fp, "%s() {\n", name);
+		if (mk && mk->type == REGEN_M_FORKED)
+			fprintf(w->fp, "%s() { /* inherited at fork from %s */\n", name,
+				pr_owner_name(mk->value, buf, sizeof(buf)));
+		else
+			fprintf(w->fp, "%s() {\n", name);
 		t->depth++;
+		break;
+	case REGEN_EV_FORK:
+		indent(w->fp, t->depth);
+		fprintf(w->fp, "# fork at bit %" PRIu64 ": %s ", ev->pos,
+			pr_owner_name(mk ? mk->value : 0, buf, sizeof(buf)));
+		if (ev->reason)
+			fputs("inherits no activation the regeneration can name\n", w->fp);
+		else
+			fprintf(w->fp, "inherits %u open activation(s)\n", ev->nframes);
 		break;
 	case REGEN_EV_BLOCK:
 		indent(w->fp, t->depth);

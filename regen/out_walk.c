@@ -82,6 +82,9 @@ static int on_event(void *ctx, const struct regen_event *ev)
 		err = push(w, sp.f);
 		if (err)
 			return w->err = err;
+		/* inherited at a fork: it goes on from its parent's block */
+		if (ev->marker && ev->marker->type == REGEN_M_FORKED)
+			w->stack[w->depth - 1].last = ev->block;
 		break;
 	case REGEN_EV_BLOCK:
 		top = w->depth ? &w->stack[w->depth - 1] : NULL;
@@ -109,6 +112,9 @@ static int on_event(void *ctx, const struct regen_event *ev)
 		} else {
 			sp.f = pr_model_func(w->m, ev->func);
 		}
+		break;
+	case REGEN_EV_FORK:	/* the walk goes on in the parent */
+		sp.f = ev->func != UINT32_MAX ? pr_model_func(w->m, ev->func) : NULL;
 		break;
 	default:	/* GAP, RESYNC, TRUNCATED: what was open is gone */
 		sp.f = ev->func != UINT32_MAX ? pr_model_func(w->m, ev->func) : NULL;

@@ -451,6 +451,26 @@ static int parallel_walk(const struct pr_trace *t, struct out_writer *const *ws,
 	return 1;
 }
 
+/*
+ * Once per trace, before any stream is walked: what forked children
+ * inherit (regen_forks_resolve), on the model's engine copy (the walk's
+ * statistics stay the output walk's). Returns 0 or -PT_ENOMEM.
+ */
+static int resolve_forks(struct pr_trace *t)
+{
+	struct regen_funcs fs;
+	int err;
+
+	if (t->forks_resolved || !t->ss.nforks)
+		return 0;
+	t->forks_resolved = 1;
+	err = pr_model_engine_copy(&t->m, &fs);
+	if (!err)
+		err = regen_forks_resolve(&fs, &t->ss);
+	pr_model_engine_free(&fs);
+	return err;
+}
+
 int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
 		  const struct pr_walk *w)
 {
@@ -460,6 +480,9 @@ int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int
 
 	if (!w)
 		w = &all;
+	err = resolve_forks(t);
+	if (err)
+		return err;
 	if (parallel_walk(t, ws, n, w))
 		return walk_parallel(t, ws, n, w->jobs);
 	for (i = 0; i < t->ss.nstreams; i++) {

@@ -33,6 +33,7 @@ struct pr_trace {
 	void *diag_ctx;
 	int bad;			/* a problem was told: the input or a function is bad */
 	int err;			/* the first problem's PT_E* of the file, pages or model, or 0 */
+	int forks_resolved;		/* regen_forks_resolve ran (pr_trace_walk) */
 };
 
 /* Zeroes t and sets its diag callback (NULL: quiet). */
@@ -98,7 +99,8 @@ struct pr_walk {
 };
 
 /*
- * The engine over every stream (w NULL: all, nothing around them), each
+ * The engine over every stream (w NULL: all, nothing around them; first,
+ * once, what forked children inherit: regen_forks_resolve), each
  * step to the writers ws[0..n), which the caller opened. A stream the
  * engine or a writer fails is told (by its owner) and marked bad, and the
  * walk goes on, but for -PT_ENOMEM and -PT_EIO. Returns 0;

@@ -23,6 +23,9 @@
 
 #include <pathtrace/graph.h>
 
+/* A decoder's per-activation state (struct regen_decoder_ops), in words. */
+#define REGEN_STATE_WORDS 4
+
 enum regen_marker_type {
 	REGEN_M_ENTER = 1,	/* func, value = return address */
 	REGEN_M_BLOCK = 2,	/* func, arg = block (verify mode) */
@@ -35,6 +38,18 @@ enum regen_marker_type {
 	 * point must end without reading further bits, or it was cut.
 	 */
 	REGEN_M_HIDDEN = 5,
+	/*
+	 * The owner forked here (a FORK record): arg = the fork's index in
+	 * regen_stream.forks, value = the child's owner. The parent's user
+	 * activations open here continue in the child (docs/user.md, "Fork,
+	 * exec and signals").
+	 */
+	REGEN_M_FORK = 6,
+	/*
+	 * A forked child's stream begins here (its first segment after the
+	 * fork): arg = the fork's index, value = the parent's owner.
+	 */
+	REGEN_M_FORKED = 7,
 };
 
 /*
@@ -66,6 +81,38 @@ static inline int regen_marker_is_loss(const struct regen_marker *m)
 	return m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN;
 }
 
+/*
+ * An activation a forked child inherits: a user activation of the parent
+ * open at the fork, as the parent's walk stood there (the innermost at its
+ * call vertex, the one whose call made the fork).
+ */
+struct regen_inherited {
+	uint32_t func;		/* func_id */
+	uint32_t v, last_edge, entered;
+	uint32_t tail, tail_kind;
+	uint64_t tail_ret, ret;
+	uint32_t kind;
+	int open;
+	uint64_t state[REGEN_STATE_WORDS];
+};
+
+/*
+ * A fork (REGEN_M_FORK in the parent's stream, REGEN_M_FORKED in the
+ * child's). known: the parent's walk reached the fork point with its user
+ * activations regenerated (frames[0..nframes), outermost first, none when
+ * it stood outside any): the child resumes them; else the child's bits
+ * before its first ENTER are a gap, as for a stream whose start is unseen.
+ * Set by regen_forks_resolve.
+ */
+struct regen_fork {
+	uint64_t parent, child;	/* owners */
+	uint64_t stamp;		/* when (mono ns, as segment stamps) */
+	uint32_t parent_stream;	/* index in regen_streams, or UINT32_MAX */
+	int known;
+	uint32_t nframes;
+	struct regen_inherited *frames;
+};
+
 struct regen_stream {
 	uint64_t owner;		/* PT_OWNER(...) */
 	const uint64_t *bits;	/* nbits bits, LSB first in each word */
@@ -86,6 +133,9 @@ struct regen_stream {
 	 */
 	const uint64_t *resets;
 	uint32_t nresets;
+	/* Every stream's forks (REGEN_M_FORK and REGEN_M_FORKED markers' arg), or NULL. */
+	const struct regen_fork *forks;
+	uint32_t nforks;
 };
 
 /* Reads bits from a stream; reading past the end sets eof. */
@@ -190,7 +240,6 @@ struct regen_decoder_ops {
 			   struct regen_bitreader *br, uint32_t v, int64_t *partial);
 };
 
-#define REGEN_STATE_WORDS 4
 
 /* regen_func.tail_callee values besides a func_id. */
 #define REGEN_TAIL_NONE UINT32_MAX		/* not a tail call */
@@ -361,6 +410,17 @@ enum regen_event_type {
 	REGEN_EV_GAP = 4,	/* loss or undecodable stream: nothing until resync */
 	REGEN_EV_RESYNC = 5,	/* resumed at an ENTER after a gap */
 	REGEN_EV_TRUNCATED = 6,	/* stream ended inside activations (see below) */
+	/*
+	 * The owner forked here (marker: its REGEN_M_FORK): frames[0..nframes)
+	 * are the user activations the child inherits, outermost first;
+	 * reason 0, or -PT_ENOENT when the walk could not say (a gap, or not
+	 * at a call vertex): the child then gets none. Nothing else changes:
+	 * the walk goes on in the parent. A child's inherited activations
+	 * start as REGEN_EV_ENTER events whose marker is its REGEN_M_FORKED,
+	 * block the block where the parent's stood (its last, reported in the
+	 * parent's stream), and no entry block.
+	 */
+	REGEN_EV_FORK = 7,
 };
 
 /*
@@ -397,6 +457,8 @@ struct regen_event {
 	const struct regen_marker *marker; /* the marker involved, or NULL */
 	uint32_t edge;		/* REGEN_EV_BLOCK: the edge that led to block (an
 				 * edge id of the graph), GRAPH_NONE for the entry */
+	const struct regen_inherited *frames;	/* REGEN_EV_FORK */
+	uint32_t nframes;
 };
 
 /*

@@ -52,8 +52,14 @@ struct boundary_loss {
 	int cut;		/* a loss other than MISSED: it may cut an activation */
 };
 
+/* A FORK record: its fork (regen_streams.forks) and where it sits. */
+struct fork_rec {
+	size_t at;		/* index in the CPU-ordered index array */
+};
+
 struct builder {
 	const struct tr_records *rs;
+	struct fork_rec *fork_at;	/* per fork of out->forks, ascending */
 	size_t *order;		/* record indices, by (cpu, recording order) */
 	struct segment *segs;
 	size_t nsegs, capsegs;
@@ -299,11 +305,59 @@ static void seg_count(struct segment *sg, const struct tr_rec *r)
 	sg->nenters += r->type == PT_REC_ENTER;
 }
 
-/* Pass 1: cut every CPU's records into segments and collect loss events. */
+/* A FORK record (body: child, stamp) of parent's segment at index at. */
+static int new_fork(struct builder *b, struct regen_streams *out, uint64_t parent,
+		    const uint64_t *body, size_t at)
+{
+	struct regen_fork *f;
+
+	if (out->nforks == UINT32_MAX)
+		return -PT_EOVERFLOW;
+	if (out->nforks == out->capforks) {
+		uint32_t cap = out->capforks ? out->capforks * 2 : 16;
+		struct regen_fork *g = realloc(out->forks, cap * sizeof(*g));
+		struct fork_rec *h = realloc(b->fork_at, cap * sizeof(*h));
+
+		if (g)
+			out->forks = g;
+		if (h)
+			b->fork_at = h;
+		if (!g || !h)
+			return -PT_ENOMEM;
+		out->capforks = cap;
+	}
+	f = &out->forks[out->nforks];
+	memset(f, 0, sizeof(*f));
+	f->parent = parent;
+	f->child = body[0];
+	f->stamp = body[1];
+	f->parent_stream = UINT32_MAX;
+	b->fork_at[out->nforks++].at = at;
+	return 0;
+}
+
+/* The fork of the FORK record at index at (b->fork_at ascends). */
+static uint32_t fork_of(const struct builder *b, const struct regen_streams *out, size_t at)
+{
+	uint32_t lo = 0, hi = out->nforks;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (b->fork_at[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Pass 1: cut every CPU's records into segments and collect loss events and forks. */
 static int cut_segments(struct builder *b, struct regen_streams *out)
 {
 	const struct tr_records *rs = b->rs;
 	size_t i = 0;
+	int err;
 
 	while (i < rs->n) {
 		uint32_t cpu = rs->recs[b->order[i]].cpu;
@@ -345,6 +399,11 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
 				if (open)
 					open->end = i + 1;
 				continue;
+			}
+			if (r->type == PT_REC_FORK && open) {
+				err = new_fork(b, out, open->owner, body, i);
+				if (err)
+					return err;
 			}
 			if (r->type == PT_REC_LOSS)
 				out->loss_records++;
@@ -578,11 +637,67 @@ static size_t place_resets(uint64_t *r, size_t first, size_t end, uint64_t seg_e
 	return n;
 }
 
+/* Where a forked child's stream begins: before its segment seg, of fork fork. */
+struct child_start {
+	size_t seg;
+	uint32_t fork;
+};
+
+static int by_child(const void *a, const void *b, void *forks)
+{
+	const struct regen_fork *f = forks;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (f[x].child != f[y].child)
+		return f[x].child < f[y].child ? -1 : 1;
+	if (f[x].stamp != f[y].stamp)
+		return f[x].stamp < f[y].stamp ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The forks whose child is owner (byc: every fork's index sorted by child,
+ * then stamp) into cs: each begins the child's stream at its first segment
+ * [s, s + n) stamped after the fork (the child runs only after its FORK
+ * record is written); one with no such segment recorded nothing of the
+ * child. Returns how many.
+ */
+static uint32_t child_starts(const struct regen_streams *out, const uint32_t *byc,
+			     const struct segment *s, size_t n, struct child_start *cs)
+{
+	uint64_t owner = s[0].owner;
+	uint32_t lo = 0, hi = out->nforks, k = 0;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (out->forks[byc[mid]].child < owner)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < out->nforks && out->forks[byc[lo]].child == owner; lo++) {
+		size_t a = 0, z = n;
+
+		while (a < z) {
+			size_t mid = a + (z - a) / 2;
+
+			if (s[mid].stamp > out->forks[byc[lo]].stamp)
+				z = mid;
+			else
+				a = mid + 1;
+		}
+		if (a < n)
+			cs[k++] = (struct child_start){ a, byc[lo] };
+	}
+	return k;
+}
+
 /* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
-static int assemble(struct builder *b, const struct segment *s, size_t n,
-		    const struct boundary_loss *bl, struct regen_stream *st,
-		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
-		    uint64_t **resets_out)
+static int assemble(struct builder *b, const struct regen_streams *out, const struct segment *s,
+		    size_t n, const struct boundary_loss *bl, const struct child_start *cs,
+		    uint32_t ncs, struct regen_stream *st, uint64_t **bits_out,
+		    struct regen_marker **markers_out, uint64_t **segs_out, uint64_t **resets_out)
 {
 	uint64_t *seg_starts, *resets;
 	const struct tr_records *rs = b->rs;
@@ -590,8 +705,9 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 	struct regen_marker *m, *seg_m;
 	uint64_t *bits;
 	size_t j, i, nresets = 0, seg_resets;
-	uint32_t enters;
+	uint32_t enters, c = 0;
 
+	nmarkers += ncs;
 	for (j = 0; j <= n; j++) {
 		nmarkers += bl[j].set;
 		if (j == n)
@@ -618,11 +734,19 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 	st->seg_starts = seg_starts;
 	st->nseg_starts = (uint32_t)n;
 	st->resets = resets;
+	st->forks = out->forks;
+	st->nforks = out->nforks;
 	for (j = 0; j <= n; j++) {
 		if (bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
+		/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
+		for (; c < ncs && cs[c].seg == j; c++) {
+			marker_at(m, pos, REGEN_M_FORKED, &s[j]);
+			m->arg = cs[c].fork;
+			m++->value = out->forks[cs[c].fork].parent;
+		}
 		seg_starts[j] = pos;	/* witness words by context end here */
 		resets[nresets++] = pos;	/* and adapting words forget */
 		seg_resets = nresets;
@@ -656,6 +780,11 @@ static int assemble(struct builder *b, const struct segment *s, size_t n,
 				m->func = r->arg;
 				m++->arg = (uint32_t)body[0];
 				break;
+			case PT_REC_FORK:
+				marker_at(m, pos + r->pending, REGEN_M_FORK, &s[j]);
+				m->arg = fork_of(b, out, i);
+				m++->value = body[0];
+				break;
 			case PT_REC_LOSS:
 				if (missed_with_interval(r))
 					break;	/* not this owner's: boundaries only */
@@ -681,6 +810,8 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 {
 	struct builder b = { .rs = rs };
 	struct boundary_loss *bl = NULL;
+	struct child_start *cs = NULL;
+	uint32_t *byc = NULL, f;
 	size_t i, j, nstreams = 0;
 	int err = 0;
 
@@ -707,13 +838,19 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
 	bl = calloc(b.nsegs + 1, sizeof(*bl));
+	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
+	cs = malloc((out->nforks ? out->nforks : 1) * sizeof(*cs));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
-	    !out->reset_store || !bl) {
+	    !out->reset_store || !bl || !byc || !cs) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
+	for (f = 0; f < out->nforks; f++)
+		byc[f] = f;
+	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);
 	for (i = 0; i < b.nsegs; i = j) {
 		size_t n, k;
+		uint32_t ncs;
 
 		for (j = i; j < b.nsegs && b.segs[j].owner == b.segs[i].owner; j++)
 			;
@@ -722,14 +859,24 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 		for (k = 0; k < b.nlosses; k++)
 			if (affects(&b.losses[k], b.segs[i].owner))
 				mark_boundaries(&b.segs[i], n, &b.losses[k], b.segs[i].owner, bl);
-		err = assemble(&b, &b.segs[i], n, bl, &out->streams[out->nstreams],
+		ncs = child_starts(out, byc, &b.segs[i], n, cs);
+		err = assemble(&b, out, &b.segs[i], n, bl, cs, ncs, &out->streams[out->nstreams],
 			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams],
 			       &out->seg_store[out->nstreams], &out->reset_store[out->nstreams]);
 		out->nstreams++;
 		if (err)
 			goto out;
 	}
+	/* which stream each fork's parent is */
+	for (f = 0; f < out->nforks; f++) {
+		const struct regen_stream *ps = regen_streams_find(out, out->forks[f].parent);
+
+		out->forks[f].parent_stream = ps ? (uint32_t)(ps - out->streams) : UINT32_MAX;
+	}
 out:
+	free(byc);
+	free(cs);
+	free(b.fork_at);
 	free(bl);
 	free(b.order);
 	free(b.segs);
@@ -756,6 +903,9 @@ void regen_streams_free(struct regen_streams *s)
 	free(s->seg_store);
 	free(s->reset_store);
 	free(s->streams);
+	for (i = 0; i < s->nforks; i++)
+		free(s->forks[i].frames);
+	free(s->forks);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -16,6 +16,11 @@
  * segments whose stamps straddle (lo, hi), including before its first and
  * after its last. Records before a CPU's first OWNER are such a loss with lo
  * unknown. LOSS(MISSED) marks that CPU's interrupt owners likewise.
+ *
+ * Forks: a FORK record is a REGEN_M_FORK marker in its owner's stream, and
+ * the child's stream gets a REGEN_M_FORKED marker at the start of its first
+ * segment stamped after the fork (a LOSS marker at that boundary comes
+ * first).
  */
 #ifndef PATHTRACE_STREAMS_H
 #define PATHTRACE_STREAMS_H
@@ -33,6 +38,13 @@ struct regen_streams {
 	uint64_t unowned_bits;		/* bits in them */
 	uint64_t counters_records;	/* PT_REC_COUNTERS (edge mode): not part of streams */
 	uint64_t loss_records;		/* LOSS records and reader losses seen */
+	/*
+	 * FORK records (docs/user.md, "Fork, exec and signals"), in recording
+	 * order by CPU: each stream's forks point here. What a child inherits
+	 * is set by regen_forks_resolve.
+	 */
+	struct regen_fork *forks;
+	uint32_t nforks, capforks;
 	/* Storage (owned). */
 	uint64_t **bits_store;
 	struct regen_marker **marker_store;
@@ -48,6 +60,16 @@ struct regen_streams {
 int regen_streams_build(const struct tr_records *rs, struct regen_streams *out);
 
 void regen_streams_free(struct regen_streams *s);
+
+/*
+ * What each fork's child inherits (struct regen_fork: known, frames): the
+ * engine over fs walks each parent's stream up to its last fork, parents
+ * in the order of their forks' stamps (so a parent that is itself a forked
+ * child has its own inheritance first). Until then, and for a fork whose
+ * parent's walk could not say, a child inherits nothing. Returns 0 or
+ * -PT_ENOMEM.
+ */
+int regen_forks_resolve(const struct regen_funcs *fs, struct regen_streams *ss);
 
 /* The stream of owner, or NULL. */
 const struct regen_stream *regen_streams_find(const struct regen_streams *s, uint64_t owner);

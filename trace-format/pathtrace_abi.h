@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 3
+#define PT_ABI_MINOR 4
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -595,6 +595,7 @@ enum pt_rec_type {
 	PT_REC_PATHS = 8,	/* arg: func_id; body: pt_rec_paths */
 	PT_REC_BITS_ENTERS = 9,	/* arg: PT_BITS_ENTERS_ARG; body: bits, then ENTER codes */
 	PT_REC_SEGMENTS = 10,	/* arg: segments; body: segments back to back */
+	PT_REC_FORK = 11,	/* arg: 0; body: pt_rec_fork (ABI 2.4) */
 };
 
 /*
@@ -786,6 +787,23 @@ struct pt_rec_block {
 	__u32 pending;		/* as in pt_rec_enter_at */
 };
 
+/*
+ * PT_REC_FORK (ABI 2.4): the owner, a task, forked here a child that runs
+ * on in a copy of its address space from the same user stack pointer, so
+ * that the child continues the user activations open in the parent
+ * (docs/user.md, "Fork, exec and signals"). child: the child's owner
+ * (PT_OWNER(PT_OWNER_TASK, pid)); stamp: ktime_get_mono_fast_ns() at the
+ * fork, before the child can run: the child's stream continues the parent's
+ * activations at its first segment stamped after it. pending as in
+ * pt_rec_enter_at.
+ */
+struct pt_rec_fork {
+	__u64 child;
+	__u64 stamp;
+	__u32 pending;
+	__u32 reserved;		/* zero */
+};
+
 enum pt_loss {
 	PT_LOSS_OVERRUN = 1,	/* records the full ring buffer refused on this cpu */
 	PT_LOSS_MISSED = 2,	/* probe hits the kernel skipped (nmissed) */
@@ -813,7 +831,7 @@ struct pt_rec_loss {
 
 #define PT_FILE_MAGIC "PTTRACE"	/* 8 bytes with its NUL */
 #define PT_FILE_MAJOR 2
-#define PT_FILE_MINOR 1	/* 2.1: CHECKSUM sections */
+#define PT_FILE_MINOR 2	/* 2.1: CHECKSUM sections; 2.2: FORK records */
 #define PT_FILE_ENDIAN 0x01020304u
 
 struct pt_file_header {
@@ -985,6 +1003,7 @@ _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
 _Static_assert(sizeof(struct pt_rec_loss) == 32, "pt_rec_loss");
 _Static_assert(sizeof(struct pt_rec_enter_at) == 8, "pt_rec_enter_at");
+_Static_assert(sizeof(struct pt_rec_fork) == 24, "pt_rec_fork");
 _Static_assert(sizeof(struct pt_implicit) == 16, "pt_implicit");
 _Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
 _Static_assert(sizeof(struct pt_section) == 16, "pt_section");

@@ -238,6 +238,13 @@ void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
 void pt_coder_block(struct pt_coder *c, const struct pt_coder_func *f,
 		    struct pt_coder_func_cpu *fc, u32 block);
 
+/*
+ * FORK (pathtrace_abi.h struct pt_rec_fork): the open segment's task forked
+ * child (its owner) at stamp, here in its bits (after the pending ENTERs).
+ * A refused write is a drop like any other.
+ */
+void pt_coder_fork(struct pt_coder *c, u64 child, u64 stamp);
+
 /* Appends the low n bits of v (n <= 64). */
 void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n);
 

@@ -532,3 +532,11 @@ void pt_coder_block(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_coder_flush_enters(c, fc);
 	pt_coder_write(c, fc, PT_REC_BLOCK, f->func_id, &b, sizeof(b));
 }
+
+void pt_coder_fork(struct pt_coder *c, u64 child, u64 stamp)
+{
+	struct pt_rec_fork r = { .child = child, .stamp = stamp, .pending = pt_coder_pending(c) };
+
+	pt_coder_flush_enters(c, NULL);
+	pt_coder_write(c, NULL, PT_REC_FORK, 0, &r, sizeof(r));
+}

@@ -152,6 +152,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return sizeof(struct pt_rec_enter_at);
 	case PT_REC_BLOCK:
 		return sizeof(struct pt_rec_block);
+	case PT_REC_FORK:
+		return arg ? -3 : (int64_t)sizeof(struct pt_rec_fork);
 	case PT_REC_LOSS:
 		return arg >= PT_LOSS_OVERRUN && arg <= PT_LOSS_STATE ?
 		       (int64_t)sizeof(struct pt_rec_loss) : -3;
@@ -437,6 +439,17 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_LOSS && h.arg == PT_LOSS_OVERRUN)
 		forget_tables(rs, cpu);
+	if (h.type == PT_REC_FORK) {
+		struct pt_rec_fork f;
+
+		memcpy(&f, data + sizeof(h), sizeof(f));
+		if (f.reserved)
+			return corrupt(rs, cpu, ts, 1);
+		err = append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
+		if (!err)
+			rs->recs[rs->n - 1].pending = f.pending;
+		return err;
+	}
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
 	err = append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
 	if (!err && h.type == PT_REC_BLOCK)
