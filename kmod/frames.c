@@ -68,7 +68,7 @@ u32 pt_frames_walk(struct pt_regs *regs)
 	for (; !unwind_done(&st); unwind_next_frame(&st), n++) {
 		unsigned long addr = unwind_get_return_address(&st);
 		struct pt_regs *entry;
-		bool partial;
+		bool partial, traced;
 
 		if (n == 0)
 			continue;	/* the probed function itself */
@@ -79,10 +79,10 @@ u32 pt_frames_walk(struct pt_regs *regs)
 		entry = unwind_get_entry_regs(&st, &partial);
 		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
 			return 0;
-		addr = pt_ranges_original(addr);	/* an inline copy's: the original's */
+		addr = pt_ranges_caller(addr, &traced);	/* a copy's: the original's */
 		if (!addr)
 			return PT_ENTER_FRAME_UNKNOWN;
-		if (addr >> 32 == 0xffffffffu && pt_ranges_traced(addr))
+		if (addr >> 32 == 0xffffffffu && traced)
 			return PT_ENTER_FRAME(addr);
 	}
 	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : 0;

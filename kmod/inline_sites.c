@@ -12,7 +12,7 @@
  *
  * The plan is the original's, and so are the addresses in the trace: a
  * return address in a copy (an ENTER's caller, a frame) is translated to
- * the original's instruction it stands for (pt_ranges_original), from the
+ * the original's instruction it stands for (pt_ranges_caller), from the
  * table userspace gave with the plan.
  *
  * A hit while another inline hit is handled on this CPU (an NMI, or code

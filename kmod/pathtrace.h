@@ -280,9 +280,8 @@ u32 pt_frames_walk(struct pt_regs *regs);
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_forget(const struct pt_func *f);
 void pt_ranges_free(void);
-bool pt_ranges_traced(unsigned long addr);
 struct pt_probe *pt_ranges_site(unsigned long ret);
-unsigned long pt_ranges_original(unsigned long addr);
+unsigned long pt_ranges_caller(unsigned long addr, bool *traced);
 
 int pt_osp_config(u32 entries);
 void pt_osp_reset(void);

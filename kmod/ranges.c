@@ -257,36 +257,6 @@ static const struct pt_range *pt_ranges_find(unsigned long addr)
 	return lo < t->n && t->r[lo].start <= addr ? &t->r[lo] : NULL;
 }
 
-/*
- * True when @addr lies in traced code (its end included: a call that is a
- * part's last instruction returns there), or when that is not known. An
- * inline copy's address is not: its original's is (pt_ranges_original).
- */
-bool pt_ranges_traced(unsigned long addr)
-{
-	const struct pt_range *r;
-
-	if (!rcu_dereference_sched(pt_ranges))
-		return true;
-	r = pt_ranges_find(addr);
-	return r && !r->copy_of;
-}
-
-/*
- * Whether @addr lies in an inline copy; preemption off. Without copies
- * (every probe plan) there is nothing to look up: each ENTER asks.
- */
-static bool pt_ranges_in_copy(unsigned long addr)
-{
-	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
-	const struct pt_range *r;
-
-	if (!t || !t->copies)
-		return false;
-	r = pt_ranges_find(addr);
-	return r && r->copy_of;
-}
-
 /* @addr's entry in the copies' hash, or NULL; preemption off. */
 static const struct pt_copy_addr *pt_ranges_copy_addr(unsigned long addr)
 {
@@ -308,17 +278,26 @@ struct pt_probe *pt_ranges_site(unsigned long ret)
 }
 
 /*
- * The original's address that @addr in an inline copy stands for (a
- * return address: ENTERs and frames name the original's calls); @addr
- * itself outside the copies, 0 for an address of a copy no call of the
- * original's code returns to. Preemption off.
+ * What an ENTER or a frame makes of return address @addr (preemption off):
+ * in an inline copy, the original's address it stands for (0 for one no
+ * call of the original's code returns to); elsewhere @addr itself. *traced
+ * says whether that lies in traced code (its end included: a call that is
+ * a part's last instruction returns there), or that it is not known (no
+ * table yet); a copy's own address is not traced, its original's is. One
+ * hash probe and at most one binary search.
  */
-unsigned long pt_ranges_original(unsigned long addr)
+unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 {
 	const struct pt_copy_addr *e = pt_ranges_copy_addr(addr);
 	unsigned long orig = e ? READ_ONCE(e->orig) : 0;
+	const struct pt_range *r;
 
+	*traced = true;
 	if (orig)
-		return orig;
-	return pt_ranges_in_copy(addr) ? 0 : addr;
+		return orig;	/* inside its function's original: traced */
+	if (!rcu_dereference_sched(pt_ranges))
+		return addr;
+	r = pt_ranges_find(addr);
+	*traced = r && !r->copy_of;
+	return r && r->copy_of ? 0 : addr;
 }
