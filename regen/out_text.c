@@ -72,7 +72,6 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	const char *name = sp->f ? sp->f->name : "?";
 	char buf[192];
 
-	(void)st;
 	switch (ev->type) {
 	case REGEN_EV_ENTER:
 		indent(w->fp, t->depth);
@@ -92,6 +91,23 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 			fputs("inherits no activation the regeneration can name\n", w->fp);
 		else
 			fprintf(w->fp, "inherits %u open activation(s)\n", ev->nframes);
+		break;
+	case REGEN_EV_EXEC:
+		indent(w->fp, t->depth);
+		fprintf(w->fp, "# execve at bit %" PRIu64, ev->pos);
+		if (mk && mk->value != st->s->owner)
+			fprintf(w->fp, " by %s, which took this pid",
+				pr_owner_name(mk->value, buf, sizeof(buf)));
+		if (ev->reason)
+			fputs(": the old image's open activations are not known (a gap)\n", w->fp);
+		else
+			fprintf(w->fp, ": %u user activation(s) of the old image end\n", ev->nframes);
+		break;
+	case REGEN_EV_REPLACED:
+		if (t->depth)
+			t->depth--;
+		indent(w->fp, t->depth);
+		fprintf(w->fp, "} /* %s: replaced by execve */\n", name);
 		break;
 	case REGEN_EV_BLOCK:
 		indent(w->fp, t->depth);
