@@ -103,21 +103,17 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 		else
 			fprintf(w->fp, ": %u user activation(s) of the old image end\n", ev->nframes);
 		break;
-	case REGEN_EV_REPLACED:
-		if (t->depth)
-			t->depth--;
-		indent(w->fp, t->depth);
-		fprintf(w->fp, "} /* %s: replaced by execve */\n", name);
-		break;
 	case REGEN_EV_BLOCK:
 		indent(w->fp, t->depth);
 		fprintf(w->fp, "%s\n", pr_block_name(sp->f, ev->block, buf, sizeof(buf)));
 		break;
 	case REGEN_EV_EXIT:
+	case REGEN_EV_REPLACED:	/* an execve ended it: no return */
 		if (t->depth)
 			t->depth--;
 		indent(w->fp, t->depth);
-		fprintf(w->fp, "} /* %s */\n", name);
+		fprintf(w->fp, "} /* %s%s */\n", name,
+			ev->type == REGEN_EV_REPLACED ? ": replaced by execve" : "");
 		break;
 	case REGEN_EV_GAP:
 		t->depth = 0;

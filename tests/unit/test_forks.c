@@ -168,6 +168,16 @@ static void fork_then_bit(struct pair *p)
 	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p->ss), 0);
 }
 
+/* The parent enters U and forks at its call vertex; the child's stream begins at the fork. */
+static void fork_in_u(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	sim_stream_marker(&p->ps, REGEN_M_ENTER, ID_U, 0, 0);
+	sim_stream_marker(&p->ps, REGEN_M_FORK, 0, 0, CHILD);
+	sim_stream_emit(&p->ps, 1, 1);
+	sim_stream_marker(&p->cs, REGEN_M_FORKED, 0, 0, PARENT);
+}
+
 static void pair_free(struct pair *p)
 {
 	free(p->fork.frames);
@@ -194,11 +204,7 @@ static void test_inherit(void)
 					 GAP(0, -PT_ENOENT) };
 	struct pair p;
 
-	memset(&p, 0, sizeof(p));
-	sim_stream_marker(&p.ps, REGEN_M_ENTER, ID_U, 0, 0);
-	sim_stream_marker(&p.ps, REGEN_M_FORK, 0, 0, CHILD);
-	sim_stream_emit(&p.ps, 1, 1);
-	sim_stream_marker(&p.cs, REGEN_M_FORKED, 0, 0, PARENT);
+	fork_in_u(&p);
 	sim_stream_marker(&p.cs, REGEN_M_ENTER, ID_K, 0, 0);
 	sim_stream_emit(&p.cs, 1, 1);
 	pair_view(&p);
@@ -263,6 +269,22 @@ static void new_image(struct sim_stream *s)
 }
 
 /*
+ * Then an EXEC by old_owner and the new image in ss, a stream of PARENT,
+ * whose events are want[0..n).
+ */
+static void expect_exec(struct sim_stream *ss, uint64_t old_owner, const struct ev *want,
+			uint32_t n)
+{
+	struct regen_stream st;
+
+	sim_stream_marker(ss, REGEN_M_EXEC, 0, 0, old_owner);
+	new_image(ss);
+	sim_stream_view(ss, PARENT, &st);
+	expect(&st, want, n);
+	sim_stream_free(ss);
+}
+
+/*
  * U execs at its call vertex: it ends there, replaced, and the new image's
  * U starts at top level. Without the EXEC (the stream before it was
  * written) the new image's U was read as a callee of the old one's call.
@@ -279,15 +301,11 @@ static void test_exec_own(void)
 	memset(&ss, 0, sizeof(ss));
 	memset(&plain, 0, sizeof(plain));
 	sim_stream_marker(&ss, REGEN_M_ENTER, ID_U, 0, 0);
-	sim_stream_marker(&ss, REGEN_M_EXEC, 0, 0, PARENT);
-	new_image(&ss);
-	sim_stream_view(&ss, PARENT, &st);
-	expect(&st, want, 8);
+	expect_exec(&ss, PARENT, want, 8);
 	sim_stream_marker(&plain, REGEN_M_ENTER, ID_U, 0, 0);
 	new_image(&plain);
 	sim_stream_view(&plain, PARENT, &st);
 	expect(&st, unmarked, 6);
-	sim_stream_free(&ss);
 	sim_stream_free(&plain);
 }
 
@@ -304,11 +322,7 @@ static void test_exec_inherited(void)
 				    BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
 	struct pair p;
 
-	memset(&p, 0, sizeof(p));
-	sim_stream_marker(&p.ps, REGEN_M_ENTER, ID_U, 0, 0);
-	sim_stream_marker(&p.ps, REGEN_M_FORK, 0, 0, CHILD);
-	sim_stream_emit(&p.ps, 1, 1);
-	sim_stream_marker(&p.cs, REGEN_M_FORKED, 0, 0, PARENT);
+	fork_in_u(&p);
 	sim_stream_marker(&p.cs, REGEN_M_EXEC, 0, 0, CHILD);
 	sim_stream_marker(&p.cs, REGEN_M_ENTER, ID_K, 0, 0);
 	new_image(&p.cs);
@@ -330,16 +344,11 @@ static void test_exec_under_kernel(void)
 				   XC(ID_U, 0, 0, 1), EX(ID_K, 1), RP(ID_U, 0), EN(ID_U, 0),
 				   BL(ID_U, 0, 0), BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
 	struct sim_stream ss;
-	struct regen_stream st;
 
 	memset(&ss, 0, sizeof(ss));
 	sim_stream_marker(&ss, REGEN_M_ENTER, ID_U, 0, 0);
 	sim_stream_marker(&ss, REGEN_M_ENTER, ID_K, 0, 0);
-	sim_stream_marker(&ss, REGEN_M_EXEC, 0, 0, PARENT);
-	new_image(&ss);
-	sim_stream_view(&ss, PARENT, &st);
-	expect(&st, want, 11);
-	sim_stream_free(&ss);
+	expect_exec(&ss, PARENT, want, 11);
 }
 
 /*
@@ -356,22 +365,13 @@ static void test_exec_unknown(void)
 				    XC(UINT32_MAX, 0, 0, 0), EN(ID_U, 0), BL(ID_U, 0, 0),
 				    BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
 	struct sim_stream a, b;
-	struct regen_stream st;
 
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	sim_stream_marker(&a, REGEN_M_LOSS, 0, PT_LOSS_OVERRUN, 1);
-	sim_stream_marker(&a, REGEN_M_EXEC, 0, 0, PARENT);
-	new_image(&a);
-	sim_stream_view(&a, PARENT, &st);
-	expect(&st, gapped, 7);
+	expect_exec(&a, PARENT, gapped, 7);
 	sim_stream_marker(&b, REGEN_M_ENTER, ID_U, 0, 0);
-	sim_stream_marker(&b, REGEN_M_EXEC, 0, 0, CHILD);
-	new_image(&b);
-	sim_stream_view(&b, PARENT, &st);
-	expect(&st, other, 8);
-	sim_stream_free(&a);
-	sim_stream_free(&b);
+	expect_exec(&b, CHILD, other, 8);
 }
 
 static void test_all(void)
