@@ -11,14 +11,16 @@
 # activation it inherited, with its round, then the execve (an EXEC
 # record: "# execve at bit N: 1 user activation(s) of the old image end",
 # the inherited ut_spawn closed "replaced by execve") and its new image's
-# 2 rounds at top level, not under ut_spawn's execl call.
+# 2 rounds at top level, not under ut_spawn's execl call. The execve's
+# own bprm_execve is traced too: the exec point is inside its activation
+# (under ut_spawn's execl call), which returns before ut_spawn ends.
 . /pt/lib/user.sh
 
 $P -x 30 > $O/plain.txt
 check "the user program runs" test $? -eq 0
 
 pathtracectl enable --verify $P:ut_round $P:ut_classify $P:ut_fact $P:ut_spawn \
-	$P:ut_on_signal vfs_write > $O/enable.txt 2>&1
+	$P:ut_on_signal vfs_write bprm_execve > $O/enable.txt 2>&1
 check "enable exits 0" test $? -eq 0
 cat $O/enable.txt
 
@@ -28,7 +30,8 @@ grep -n "^!!\|^>>\|^# stream" $O/text.txt | head -40
 # per stream: its owner, ut_round activations, ut_on_signal activations
 # nested in a ut_round, ut_spawn activations it began, gaps, activations
 # it inherited at fork, forks, ut_round activations at top level, execs
-# that ended 1 user activation, activations replaced by execve
+# that ended 1 user activation, activations replaced by execve, execs
+# inside a bprm_execve activation
 awk -v b="$B!" '
 	/^# stream / { own = $4; sub(/,$/, "", own); streams[own] = 1; d = 0 }
 	/\(\) \{$/ || /\(\) \{ \/\* inherited at fork from / {
@@ -41,11 +44,12 @@ awk -v b="$B!" '
 		if (name == b "ut_on_signal" && d > 1 && stack[d - 1] == b "ut_round") sig[own]++ }
 	/^ *\} \/\* .*: replaced by execve \*\/$/ { rep[own]++ }
 	/^ *\} \/\* / { d-- }
-	/^ *# execve at bit [0-9]*: 1 user activation\(s\) of the old image end$/ { execs[own]++ }
+	/^ *# execve at bit [0-9]*: 1 user activation\(s\) of the old image end$/ { execs[own]++
+		if (stack[d] == "bprm_execve") inker[own]++ }
 	/^!! gap/ { gaps[own]++; d = 0 }
 	/^ *# fork at bit .* inherits 1 open activation\(s\)$/ { forks[own]++ }
 	END { for (o in streams) print o, rounds[o] + 0, sig[o] + 0, spawns[o] + 0, gaps[o] + 0,
-		inh[o] + 0, forks[o] + 0, top[o] + 0, execs[o] + 0, rep[o] + 0 }
+		inh[o] + 0, forks[o] + 0, top[o] + 0, execs[o] + 0, rep[o] + 0, inker[o] + 0 }
 ' $O/text.txt > $O/per-task.txt
 cat $O/per-task.txt
 parents=$(awk '$2 == 30' $O/per-task.txt | wc -l)
@@ -59,6 +63,8 @@ check "... each inside the ut_spawn it inherited at fork, with no gap" \
 	test "$(awk '$2 == 3 && $5 == 0 && $6 == 1' $O/per-task.txt | wc -l)" -eq 6
 check "... each exec'ing inside it: ut_spawn replaced by execve, the new image's 2 rounds at top level" \
 	test "$(awk '$2 == 3 && $8 == 2 && $9 == 1 && $10 == 1' $O/per-task.txt | wc -l)" -eq 6
+check "... the exec point inside the execve's bprm_execve activation, which returns before" \
+	test "$(awk '$2 == 3 && $11 == 1' $O/per-task.txt | wc -l)" -eq 6
 check "the parents' 30 rounds at top level, nothing replaced in them" \
 	test "$(awk '$2 == 30 && $8 == 30 && $9 == 0 && $10 == 0' $O/per-task.txt | wc -l)" -eq 2
 check "no gap anywhere" test "$(grep -c '^!! gap' $O/text.txt)" -eq 0
