@@ -623,12 +623,12 @@ static int __init pt_init(void)
 	err = pt_stream_init();
 	if (err)
 		return err;
-	err = pt_forks_init();
+	err = pt_task_events_init();
 	if (err)
 		goto out_stream;
 	err = register_module_notifier(&pt_module_nb);
 	if (err)
-		goto out_forks;
+		goto out_task_events;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -639,8 +639,8 @@ static int __init pt_init(void)
 
 out_notifier:
 	unregister_module_notifier(&pt_module_nb);
-out_forks:
-	pt_forks_exit();
+out_task_events:
+	pt_task_events_exit();
 out_stream:
 	pt_stream_exit();
 	return err;
@@ -658,7 +658,7 @@ static void __exit pt_exit(void)
 	pt_ranges_free();
 	pt_osp_exit();
 	mutex_unlock(&pt_ctl_mutex);
-	pt_forks_exit();
+	pt_task_events_exit();
 	pt_stream_exit();
 	pr_info("unloaded\n");
 }

@@ -236,9 +236,9 @@ void pt_uprobes_unregister(struct pt_func **funcs, unsigned int n);
 /* User plans whose uprobes are registered (under pt_ctl_mutex; read anywhere). */
 extern unsigned int pt_user_plans;
 
-/* forks.c: FORK records from sched_process_fork (docs/user.md). */
-int pt_forks_init(void);
-void pt_forks_exit(void);
+/* task_events.c: FORK and EXEC records from the sched tracepoints (docs/user.md). */
+int pt_task_events_init(void);
+void pt_task_events_exit(void);
 
 /* handlers.c */
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);

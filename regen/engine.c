@@ -23,6 +23,11 @@
  *    innermost at the call vertex whose call forked (REGEN_EV_FORK); a
  *    child's stream (REGEN_M_FORKED) starts inside them (regen.h struct
  *    regen_fork; docs/user.md, "Fork, exec and signals");
+ *  - an execve (REGEN_M_EXEC) ends the old image's user activations
+ *    (REGEN_EV_REPLACED each, no EXIT): at once when the innermost user
+ *    activation stands at its call vertex there, else once the kernel
+ *    activations open there (the execve's own) returned into them; the
+ *    new image's activations then start at top level;
  *  - at the end of the stream nothing is guessed: once every bit and
  *    ENTER marker is consumed and the decoder holds no evidence read ahead
  *    (regen_decoder_ops.pending), the engine stops where it stands with
@@ -78,6 +83,13 @@ struct engine {
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
 	struct regen_inherited *snap;	/* a fork's user activations (REGEN_EV_FORK) */
 	uint32_t snapcap;
+	/*
+	 * An execve under kernel activations: the user activations at the
+	 * stack's bottom it replaced (0: none), ended when the walk returns
+	 * to them, and its marker.
+	 */
+	uint32_t replaced;
+	const struct regen_marker *exec_m;
 };
 
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
@@ -163,6 +175,7 @@ static int gap(struct engine *en, int reason, const struct regen_marker *m)
 	en->gapped = 1;
 	en->orphaned = NULL;
 	en->partial = 0;
+	en->replaced = 0;
 	return rc;
 }
 
@@ -237,6 +250,19 @@ static int enter_implicit(struct engine *en, struct frame *fr, uint32_t callee)
 }
 
 /*
+ * The user activations at the bottom of the stack, below any kernel one
+ * (kernel code calls no user function): none once an execve replaced them.
+ */
+static uint32_t user_frames(const struct engine *en)
+{
+	uint32_t n = 0;
+
+	while (!en->replaced && n < en->depth && en->stack[n].f->user)
+		n++;
+	return n;
+}
+
+/*
  * REGEN_EV_FORK for fork marker m: the user activations open (the stack's
  * user frames from the outermost; the innermost stands at the call vertex
  * whose call forked, its before_call done), or with known 0 none the walk
@@ -248,10 +274,8 @@ static int forked(struct engine *en, const struct regen_marker *m, int known)
 		.type = REGEN_EV_FORK, .func = UINT32_MAX, .pos = en->br.pos, .marker = m,
 		.edge = GRAPH_NONE,
 	};
-	uint32_t n = 0, i;
+	uint32_t n = known ? user_frames(en) : 0, i;
 
-	while (known && n < en->depth && en->stack[n].f->user)
-		n++;
 	if (n && !(en->stack[n - 1].f->g->vflags[en->stack[n - 1].v] & GRAPH_V_CALL))
 		known = 0;
 	if (!known)
@@ -359,6 +383,86 @@ static int fork_at_call(struct engine *en)
 	return 0;
 }
 
+/*
+ * The old image's user activations end (REGEN_EV_REPLACED each, innermost
+ * first): the walk is back in them after an execve, and they are all the
+ * stack holds.
+ */
+static int replace_image(struct engine *en)
+{
+	int rc = 0;
+
+	while (!rc && en->depth) {
+		const struct frame *fr = &en->stack[en->depth - 1];
+
+		rc = emit(en, REGEN_EV_REPLACED, fr->f, fr->v, GRAPH_NONE, en->depth - 1, 0,
+			  en->exec_m);
+		en->depth--;
+	}
+	en->depth = 0;
+	en->replaced = 0;
+	en->orphaned = NULL;
+	return rc;
+}
+
+/*
+ * REGEN_EV_EXEC for the task's execve at marker m (known 0: after a gap,
+ * nothing open is known). The user activations open end: now when the
+ * innermost is one of them (at its call vertex), else when the kernel
+ * activations above them return (step).
+ */
+static int exec_point(struct engine *en, const struct regen_marker *m, int known)
+{
+	uint32_t n = known ? user_frames(en) : 0;
+	struct regen_event ev = {
+		.type = REGEN_EV_EXEC, .func = UINT32_MAX, .pos = en->br.pos, .marker = m,
+		.edge = GRAPH_NONE, .reason = known ? 0 : -PT_ENOENT, .nframes = n,
+	};
+	int rc;
+
+	if (n) {
+		ev.func = en->stack[n - 1].f->func_id;
+		ev.depth = n - 1;
+	}
+	rc = en->fn(en->ctx, &ev);
+	if (rc || !n)
+		return rc;
+	en->exec_m = m;
+	en->replaced = n;
+	return n == en->depth ? replace_image(en) : 0;
+}
+
+/*
+ * An EXEC whose old owner is not the stream's: a thread other than the
+ * group leader exec'd and took this pid, so what this stream had open was
+ * the leader's, which the exec ended (TRUNCATED, as a task that exits);
+ * the thread's own activations are in its old owner's stream.
+ */
+static int exec_other_task(struct engine *en, const struct regen_marker *m)
+{
+	int rc = 0;
+
+	if (en->depth)
+		rc = emit(en, REGEN_EV_TRUNCATED, en->stack[en->depth - 1].f,
+			  en->stack[en->depth - 1].v, GRAPH_NONE, en->depth - 1, -PT_ETRUNC, NULL);
+	en->depth = 0;
+	en->replaced = 0;
+	return rc ? rc : exec_point(en, m, !en->gapped);
+}
+
+/* At the innermost user activation's call vertex: an execve its call made. */
+static int exec_at_call(struct engine *en)
+{
+	const struct regen_stream *s = en->s;
+	const struct regen_marker *m = en->mi < s->nmarkers ? &s->markers[en->mi] : NULL;
+
+	if (!m || m->type != REGEN_M_EXEC || m->pos != en->br.pos || m->value != s->owner ||
+	    !en->stack[en->depth - 1].f->user)
+		return 0;
+	en->mi++;
+	return exec_point(en, m, 1);
+}
+
 /* Outside any activation: find the next ENTER (resyncing after a gap). */
 static int top_level(struct engine *en, int *done)
 {
@@ -382,6 +486,15 @@ static int top_level(struct engine *en, int *done)
 			/* nothing open: the child inherits nothing (after a gap: unknown) */
 			en->mi++;
 			rc = forked(en, m, !en->gapped);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (m->type == REGEN_M_EXEC) {
+			/* nothing open: no user activation ends (after a gap: unknown) */
+			en->mi++;
+			rc = m->value != s->owner ? exec_other_task(en, m) :
+			     exec_point(en, m, !en->gapped);
 			if (rc)
 				return rc;
 			continue;
@@ -487,6 +600,26 @@ static int scan(struct engine *en, int *rc)
 			if (*rc)
 				return 1;
 			break;
+		case REGEN_M_EXEC:
+			/* the old image's innermost activation: its call vertex ends it */
+			if (m->value == s->owner && en->stack[en->depth - 1].f->user &&
+			    m->pos == en->br.pos)
+				return 0;	/* exec_at_call */
+			en->mi++;
+			if (m->value != s->owner) {
+				*rc = exec_other_task(en, m);
+				return 1;
+			}
+			if (en->stack[en->depth - 1].f->user) {
+				/* not bits it read past its execve: the new image's */
+				*rc = gap(en, -PT_EFORMAT, m);
+				return 1;
+			}
+			/* under the execve's kernel activations: they go on */
+			*rc = exec_point(en, m, 1);
+			if (*rc)
+				return 1;
+			break;
 		case REGEN_M_FORKED:
 			/*
 			 * Another task with this pid: the earlier one ended
@@ -569,7 +702,7 @@ static int exhausted(const struct engine *en, const struct frame *fr)
 	if (en->br.pos < s->nbits)
 		return 0;
 	for (i = en->mi; i < s->nmarkers; i++)
-		if (s->markers[i].type == REGEN_M_ENTER)
+		if (s->markers[i].type == REGEN_M_ENTER || s->markers[i].type == REGEN_M_EXEC)
 			return 0;
 	return !(fr->f->ops->pending && fr->f->ops->pending(fr->f, fr->state));
 }
@@ -581,27 +714,30 @@ static int truncated(struct engine *en, const struct frame *fr)
 		      NULL);
 
 	en->depth = 0;
+	en->replaced = 0;
 	en->br.pos = en->s->nbits;
 	en->mi = en->s->nmarkers;
 	return rc;
 }
 
 /*
- * Bits read across a LOSS, or past an ENTER, are not this activation's:
- * returns 1 with the GAP's rc in *rc, else 0.
+ * Bits read across a LOSS, or past an ENTER (or, by a user activation,
+ * past its execve), are not this activation's: returns 1 with the GAP's rc
+ * in *rc, else 0.
  */
 static int crossed(struct engine *en, int *rc)
 {
+	int user = en->stack[en->depth - 1].f->user;
 	uint32_t i;
 
 	for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
 		const struct regen_marker *m = &en->s->markers[i];
+		int format = m->type == REGEN_M_ENTER || m->type == REGEN_M_FORKED ||
+			     (m->type == REGEN_M_EXEC && user);
 
-		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN ||
-		    m->type == REGEN_M_ENTER || m->type == REGEN_M_FORKED) {
+		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN || format) {
 			en->mi = i + 1;
-			*rc = gap(en, m->type == REGEN_M_ENTER || m->type == REGEN_M_FORKED ?
-				  -PT_EFORMAT : -PT_EKERNEL, m);
+			*rc = gap(en, format ? -PT_EFORMAT : -PT_EKERNEL, m);
 			return 1;
 		}
 	}
@@ -659,6 +795,9 @@ static int step(struct engine *en)
 			if (tail == REGEN_TAIL_OTHER)
 				up->open = 1;
 		}
+		/* the execve's kernel activations returned into the replaced image */
+		if (!rc && en->replaced && en->depth == en->replaced)
+			rc = replace_image(en);
 		return rc;
 	}
 	if (exhausted(en, fr))
@@ -678,7 +817,9 @@ static int step(struct engine *en)
 				return rc;
 		}
 		rc = fork_at_call(en);
-		if (rc)
+		if (!rc)
+			rc = exec_at_call(en);
+		if (rc || !en->depth)
 			return rc;
 		m = next_enter(en);
 		if (fr->entered && fr->tail != REGEN_TAIL_NONE) {

@@ -919,6 +919,7 @@ static int champsim_step(struct out_writer *w, const struct out_stream *st, cons
 			fr->state = CS_CALL_NONE;
 		return err;
 	case REGEN_EV_FORK:	/* the parent goes on */
+	case REGEN_EV_EXEC:	/* the task goes on under the execve's kernel activations */
 		return 0;
 	case REGEN_EV_TRUNCATED:	/* the stream ends here */
 		err = end_pending(w, cs);

@@ -91,7 +91,6 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	FILE *fp = w->fp;
 	char own[48];
 
-	(void)st;
 	fputs(j->first_event ? "\n  " : ",\n  ", fp);
 	j->first_event = 0;
 	switch (ev->type) {
@@ -119,6 +118,18 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		out_json_str(fp, pr_owner_name(mk ? mk->value : 0, own, sizeof(own)));
 		fprintf(fp, ", \"inherited\": %u, \"known\": %s}", ev->nframes,
 			ev->reason ? "false" : "true");
+		break;
+	case REGEN_EV_EXEC:
+		fprintf(fp, "{\"ev\": \"exec\", \"pos\": %" PRIu64 ", \"replaced\": %u, \"known\": %s",
+			ev->pos, ev->nframes, ev->reason ? "false" : "true");
+		if (mk && mk->value != st->s->owner) {
+			fputs(", \"by\": ", fp);
+			out_json_str(fp, pr_owner_name(mk->value, own, sizeof(own)));
+		}
+		fputc('}', fp);
+		break;
+	case REGEN_EV_REPLACED:
+		fprintf(fp, "{\"ev\": \"replaced\", \"func\": %u, \"by\": \"execve\"}", ev->func);
 		break;
 	case REGEN_EV_BLOCK:
 		fprintf(fp, "{\"ev\": \"block\", \"func\": %u, \"block\": %u}", ev->func, ev->block);

@@ -367,7 +367,8 @@ static int paths_step(struct out_writer *w, const struct out_stream *st, const s
 	default:
 		break;
 	}
-	if (sp->ev->type == REGEN_EV_EXIT && p->depth) {
+	if ((sp->ev->type == REGEN_EV_EXIT || sp->ev->type == REGEN_EV_REPLACED) && p->depth) {
+		/* an activation an execve replaced ends inside its path */
 		if (p->stack[p->depth - 1].open)
 			p->incomplete++;
 		p->depth--;

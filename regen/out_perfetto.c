@@ -139,6 +139,7 @@ static int emit(FILE *fp, struct perfetto *p, const struct pf_event *e, uint64_t
 		fputc('}', fp);
 		return 0;
 	case REGEN_EV_EXIT:
+	case REGEN_EV_REPLACED:	/* ended by an execve, as a return for the viewer */
 		close_to(fp, p, e->depth + 1, ns, 0);
 		close_to(fp, p, e->depth, ns, 0);
 		return 0;

@@ -197,6 +197,7 @@ static int subpaths_step(struct out_writer *w, const struct out_stream *st,
 	case REGEN_EV_GAP:
 	case REGEN_EV_RESYNC:
 	case REGEN_EV_TRUNCATED:
+	case REGEN_EV_REPLACED:
 		sp_cut(s);
 		return 0;
 	default:

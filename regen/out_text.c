@@ -72,7 +72,6 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	const char *name = sp->f ? sp->f->name : "?";
 	char buf[192];
 
-	(void)st;
 	switch (ev->type) {
 	case REGEN_EV_ENTER:
 		indent(w->fp, t->depth);
@@ -93,15 +92,28 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 		else
 			fprintf(w->fp, "inherits %u open activation(s)\n", ev->nframes);
 		break;
+	case REGEN_EV_EXEC:
+		indent(w->fp, t->depth);
+		fprintf(w->fp, "# execve at bit %" PRIu64, ev->pos);
+		if (mk && mk->value != st->s->owner)
+			fprintf(w->fp, " by %s, which took this pid",
+				pr_owner_name(mk->value, buf, sizeof(buf)));
+		if (ev->reason)
+			fputs(": the old image's open activations are not known (a gap)\n", w->fp);
+		else
+			fprintf(w->fp, ": %u user activation(s) of the old image end\n", ev->nframes);
+		break;
 	case REGEN_EV_BLOCK:
 		indent(w->fp, t->depth);
 		fprintf(w->fp, "%s\n", pr_block_name(sp->f, ev->block, buf, sizeof(buf)));
 		break;
 	case REGEN_EV_EXIT:
+	case REGEN_EV_REPLACED:	/* an execve ended it: no return */
 		if (t->depth)
 			t->depth--;
 		indent(w->fp, t->depth);
-		fprintf(w->fp, "} /* %s */\n", name);
+		fprintf(w->fp, "} /* %s%s */\n", name,
+			ev->type == REGEN_EV_REPLACED ? ": replaced by execve" : "");
 		break;
 	case REGEN_EV_GAP:
 		t->depth = 0;

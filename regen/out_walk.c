@@ -113,7 +113,18 @@ static int on_event(void *ctx, const struct regen_event *ev)
 			sp.f = pr_model_func(w->m, ev->func);
 		}
 		break;
+	case REGEN_EV_REPLACED:	/* ended by an execve: no return, no exit edge */
+		top = w->depth ? &w->stack[w->depth - 1] : NULL;
+		if (top) {
+			sp.f = top->f;
+			sp.prev_block = top->last;
+			w->depth--;
+		} else {
+			sp.f = pr_model_func(w->m, ev->func);
+		}
+		break;
 	case REGEN_EV_FORK:	/* the walk goes on in the parent */
+	case REGEN_EV_EXEC:	/* ... in the task, under the execve's kernel activations */
 		sp.f = ev->func != UINT32_MAX ? pr_model_func(w->m, ev->func) : NULL;
 		break;
 	default:	/* GAP, RESYNC, TRUNCATED: what was open is gone */

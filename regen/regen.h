@@ -50,6 +50,14 @@ enum regen_marker_type {
 	 * fork): arg = the fork's index, value = the parent's owner.
 	 */
 	REGEN_M_FORKED = 7,
+	/*
+	 * The owner completed an execve here (an EXEC record): value = its
+	 * owner before (another than the stream's when a thread other than
+	 * the group leader exec'd and took its pid). The old image's user
+	 * activations end here, the kernel ones of the execve go on
+	 * (docs/user.md, "Fork, exec and signals").
+	 */
+	REGEN_M_EXEC = 8,
 };
 
 /*
@@ -421,6 +429,24 @@ enum regen_event_type {
 	 * parent's stream), and no entry block.
 	 */
 	REGEN_EV_FORK = 7,
+	/*
+	 * The owner completed an execve here (marker: its REGEN_M_EXEC):
+	 * nframes user activations of the old image were open (func, depth:
+	 * the innermost's, when nframes > 0); reason 0, or -PT_ENOENT after
+	 * a gap (what was open is not known). Kernel activations open here
+	 * (the execve's own) go on: nothing else changes until they return.
+	 */
+	REGEN_EV_EXEC = 8,
+	/*
+	 * func's activation at depth ended without returning: an execve
+	 * replaced its image (marker: the REGEN_M_EXEC). One per user
+	 * activation open at the exec, innermost first, when the walk is
+	 * back in them (at the exec, or once the kernel activations open
+	 * there returned); then the stack is empty and the new image's
+	 * activations start at top level. block: the vertex it stood at (its
+	 * call vertex of the execve), reported before; no EXIT.
+	 */
+	REGEN_EV_REPLACED = 9,
 };
 
 /*

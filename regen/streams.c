@@ -785,6 +785,10 @@ static int assemble(struct builder *b, const struct regen_streams *out, const st
 				m->arg = fork_of(b, out, i);
 				m++->value = body[0];
 				break;
+			case PT_REC_EXEC:
+				marker_at(m, pos + r->pending, REGEN_M_EXEC, &s[j]);
+				m++->value = body[0];
+				break;
 			case PT_REC_LOSS:
 				if (missed_with_interval(r))
 					break;	/* not this owner's: boundaries only */

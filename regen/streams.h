@@ -20,7 +20,7 @@
  * Forks: a FORK record is a REGEN_M_FORK marker in its owner's stream, and
  * the child's stream gets a REGEN_M_FORKED marker at the start of its first
  * segment stamped after the fork (a LOSS marker at that boundary comes
- * first).
+ * first). An EXEC record is a REGEN_M_EXEC marker in its owner's stream.
  */
 #ifndef PATHTRACE_STREAMS_H
 #define PATHTRACE_STREAMS_H

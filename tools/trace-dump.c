@@ -25,7 +25,8 @@ static const char *rec_name(uint16_t type)
 	static const char *names[] = {
 		[PT_REC_OWNER] = "OWNER", [PT_REC_BITS] = "BITS", [PT_REC_ENTER] = "ENTER",
 		[PT_REC_BLOCK] = "BLOCK", [PT_REC_LOSS] = "LOSS", [PT_REC_COUNTERS] = "COUNTERS",
-		[PT_REC_ENTER_AT] = "ENTER_AT", [PT_REC_PATHS] = "PATHS",
+		[PT_REC_ENTER_AT] = "ENTER_AT", [PT_REC_PATHS] = "PATHS", [PT_REC_FORK] = "FORK",
+		[PT_REC_EXEC] = "EXEC",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
@@ -124,6 +125,12 @@ static void dump_record(const struct tr_records *rs, const struct tr_rec *r)
 		printf(" %s count=%" PRIu64 " func=%u", loss_name(r->arg), b[0], (uint32_t)b[1]);
 		if (r->nwords >= 4 && r->arg == PT_LOSS_MISSED)
 			printf(" since=%" PRIu64 " until=%" PRIu64, b[2], b[3]);
+		break;
+	case PT_REC_FORK:
+		printf(" child=0x%" PRIx64 " stamp=%" PRIu64 " pending=%u", b[0], b[1], r->pending);
+		break;
+	case PT_REC_EXEC:
+		printf(" old_owner=0x%" PRIx64 " pending=%u", b[0], r->pending);
 		break;
 	case PT_REC_COUNTERS:
 		printf(" func=%u counters=%u", r->arg, r->nwords);

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 4
+#define PT_ABI_MINOR 5
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -596,6 +596,7 @@ enum pt_rec_type {
 	PT_REC_BITS_ENTERS = 9,	/* arg: PT_BITS_ENTERS_ARG; body: bits, then ENTER codes */
 	PT_REC_SEGMENTS = 10,	/* arg: segments; body: segments back to back */
 	PT_REC_FORK = 11,	/* arg: 0; body: pt_rec_fork (ABI 2.4) */
+	PT_REC_EXEC = 12,	/* arg: 0; body: pt_rec_exec (ABI 2.5) */
 };
 
 /*
@@ -804,6 +805,22 @@ struct pt_rec_fork {
 	__u32 reserved;		/* zero */
 };
 
+/*
+ * PT_REC_EXEC (ABI 2.5): the owner, a task, completed an execve here: its
+ * old image's user frames are gone, the new image starts at its entry
+ * point with no user activation open, and the kernel activations of the
+ * execve itself go on and return to the new image (docs/user.md, "Fork,
+ * exec and signals"). old_owner: the task's owner before the exec
+ * (PT_OWNER(PT_OWNER_TASK, old pid)): the segment's owner but when a thread
+ * other than the group leader exec'd and took the leader's pid. pending as
+ * in pt_rec_enter_at.
+ */
+struct pt_rec_exec {
+	__u64 old_owner;
+	__u32 pending;
+	__u32 reserved;		/* zero */
+};
+
 enum pt_loss {
 	PT_LOSS_OVERRUN = 1,	/* records the full ring buffer refused on this cpu */
 	PT_LOSS_MISSED = 2,	/* probe hits the kernel skipped (nmissed) */
@@ -831,7 +848,7 @@ struct pt_rec_loss {
 
 #define PT_FILE_MAGIC "PTTRACE"	/* 8 bytes with its NUL */
 #define PT_FILE_MAJOR 2
-#define PT_FILE_MINOR 2	/* 2.1: CHECKSUM sections; 2.2: FORK records */
+#define PT_FILE_MINOR 3	/* 2.1: CHECKSUM sections; 2.2: FORK records; 2.3: EXEC records */
 #define PT_FILE_ENDIAN 0x01020304u
 
 struct pt_file_header {
@@ -1004,6 +1021,7 @@ _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");
 _Static_assert(sizeof(struct pt_rec_loss) == 32, "pt_rec_loss");
 _Static_assert(sizeof(struct pt_rec_enter_at) == 8, "pt_rec_enter_at");
 _Static_assert(sizeof(struct pt_rec_fork) == 24, "pt_rec_fork");
+_Static_assert(sizeof(struct pt_rec_exec) == 16, "pt_rec_exec");
 _Static_assert(sizeof(struct pt_implicit) == 16, "pt_implicit");
 _Static_assert(sizeof(struct pt_file_header) == 40, "pt_file_header");
 _Static_assert(sizeof(struct pt_section) == 16, "pt_section");

@@ -5,7 +5,12 @@
  * the child regenerated inside the user activation open at the fork (a
  * kernel activation under the inherited call included), a fork under a
  * kernel activation, a fork in a gap (the child inherits nothing: its bits
- * are a gap), and a child walked before anything is resolved.
+ * are a gap), and a child walked before anything is resolved. And what an
+ * execve ends (the engine's exec markers; docs/user.md, "The exec
+ * point"): the user activations open at it, the task's own or inherited at
+ * a fork, replaced, the new image's at top level; under the execve's
+ * kernel activation, which goes on and returns first; after a gap; by a
+ * thread that took the stream's pid.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +76,7 @@ struct ev {
 	int reason;
 	uint32_t nframes;
 	int inherited;		/* an ENTER whose marker is a REGEN_M_FORKED */
+	int exec_marker;	/* the event's marker is a REGEN_M_EXEC */
 };
 
 struct got {
@@ -85,7 +91,8 @@ static int collect(void *ctx, const struct regen_event *e)
 	if (g->n < 32)
 		g->ev[g->n++] = (struct ev){ e->type, e->func, e->block, e->depth, e->reason,
 					     e->nframes,
-					     e->marker && e->marker->type == REGEN_M_FORKED };
+					     e->marker && e->marker->type == REGEN_M_FORKED,
+					     e->marker && e->marker->type == REGEN_M_EXEC };
 	return 0;
 }
 
@@ -104,20 +111,26 @@ static void expect(const struct regen_stream *s, const struct ev *want, uint32_t
 		CU_ASSERT_EQUAL(got.ev[i].inherited, want[i].inherited);
 		if (want[i].type == REGEN_EV_BLOCK || want[i].type == REGEN_EV_TRUNCATED)
 			CU_ASSERT_EQUAL(got.ev[i].block, want[i].block);
-		if (want[i].type == REGEN_EV_GAP || want[i].type == REGEN_EV_FORK)
+		if (want[i].type == REGEN_EV_GAP || want[i].type == REGEN_EV_FORK ||
+		    want[i].type == REGEN_EV_EXEC || want[i].type == REGEN_EV_REPLACED)
 			CU_ASSERT_EQUAL(got.ev[i].reason, want[i].reason);
-		if (want[i].type == REGEN_EV_FORK)
+		if (want[i].type == REGEN_EV_FORK || want[i].type == REGEN_EV_EXEC)
 			CU_ASSERT_EQUAL(got.ev[i].nframes, want[i].nframes);
+		if (want[i].type == REGEN_EV_EXEC || want[i].type == REGEN_EV_REPLACED)
+			CU_ASSERT(got.ev[i].exec_marker);
 	}
 }
 
-#define EN(f, d) { REGEN_EV_ENTER, f, 0, d, 0, 0, 0 }
-#define IN(f, d) { REGEN_EV_ENTER, f, 0, d, 0, 0, 1 }
-#define BL(f, b, d) { REGEN_EV_BLOCK, f, b, d, 0, 0, 0 }
-#define EX(f, d) { REGEN_EV_EXIT, f, 0, d, 0, 0, 0 }
-#define GAP(d, r) { REGEN_EV_GAP, UINT32_MAX, 0, d, r, 0, 0 }
-#define FK(f, d, r, n) { REGEN_EV_FORK, f, 0, d, r, n, 0 }
-#define TR(f, b, d) { REGEN_EV_TRUNCATED, f, b, d, -PT_ETRUNC, 0, 0 }
+#define EN(f, d) { REGEN_EV_ENTER, f, 0, d, 0, 0, 0, 0 }
+#define IN(f, d) { REGEN_EV_ENTER, f, 0, d, 0, 0, 1, 0 }
+#define BL(f, b, d) { REGEN_EV_BLOCK, f, b, d, 0, 0, 0, 0 }
+#define EX(f, d) { REGEN_EV_EXIT, f, 0, d, 0, 0, 0, 0 }
+#define GAP(d, r) { REGEN_EV_GAP, UINT32_MAX, 0, d, r, 0, 0, 0 }
+#define FK(f, d, r, n) { REGEN_EV_FORK, f, 0, d, r, n, 0, 0 }
+#define TR(f, b, d) { REGEN_EV_TRUNCATED, f, b, d, -PT_ETRUNC, 0, 0, 0 }
+#define XC(f, d, r, n) { REGEN_EV_EXEC, f, 0, d, r, n, 0, 1 }
+#define RP(f, d) { REGEN_EV_REPLACED, f, 0, d, 0, 0, 0, 1 }
+#define RS(f) { REGEN_EV_RESYNC, f, 0, 0, 0, 0, 0, 0 }
 
 /* A parent's and its child's streams, sharing one fork (index 0). */
 struct pair {
@@ -155,6 +168,16 @@ static void fork_then_bit(struct pair *p)
 	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p->ss), 0);
 }
 
+/* The parent enters U and forks at its call vertex; the child's stream begins at the fork. */
+static void fork_in_u(struct pair *p)
+{
+	memset(p, 0, sizeof(*p));
+	sim_stream_marker(&p->ps, REGEN_M_ENTER, ID_U, 0, 0);
+	sim_stream_marker(&p->ps, REGEN_M_FORK, 0, 0, CHILD);
+	sim_stream_emit(&p->ps, 1, 1);
+	sim_stream_marker(&p->cs, REGEN_M_FORKED, 0, 0, PARENT);
+}
+
 static void pair_free(struct pair *p)
 {
 	free(p->fork.frames);
@@ -181,11 +204,7 @@ static void test_inherit(void)
 					 GAP(0, -PT_ENOENT) };
 	struct pair p;
 
-	memset(&p, 0, sizeof(p));
-	sim_stream_marker(&p.ps, REGEN_M_ENTER, ID_U, 0, 0);
-	sim_stream_marker(&p.ps, REGEN_M_FORK, 0, 0, CHILD);
-	sim_stream_emit(&p.ps, 1, 1);
-	sim_stream_marker(&p.cs, REGEN_M_FORKED, 0, 0, PARENT);
+	fork_in_u(&p);
 	sim_stream_marker(&p.cs, REGEN_M_ENTER, ID_K, 0, 0);
 	sim_stream_emit(&p.cs, 1, 1);
 	pair_view(&p);
@@ -238,6 +257,123 @@ static void test_unknown(void)
 	pair_free(&p);
 }
 
+/*
+ * The new image's run after an execve in the stream: U entered at the
+ * exec's position (its entry the call vertex, as the old image's stood),
+ * then its separator bit.
+ */
+static void new_image(struct sim_stream *s)
+{
+	sim_stream_marker(s, REGEN_M_ENTER, ID_U, 0, 0);
+	sim_stream_emit(s, 1, 1);
+}
+
+/*
+ * Then an EXEC by old_owner and the new image in ss, a stream of PARENT,
+ * whose events are want[0..n).
+ */
+static void expect_exec(struct sim_stream *ss, uint64_t old_owner, const struct ev *want,
+			uint32_t n)
+{
+	struct regen_stream st;
+
+	sim_stream_marker(ss, REGEN_M_EXEC, 0, 0, old_owner);
+	new_image(ss);
+	sim_stream_view(ss, PARENT, &st);
+	expect(&st, want, n);
+	sim_stream_free(ss);
+}
+
+/*
+ * U execs at its call vertex: it ends there, replaced, and the new image's
+ * U starts at top level. Without the EXEC (the stream before it was
+ * written) the new image's U was read as a callee of the old one's call.
+ */
+static void test_exec_own(void)
+{
+	const struct ev want[] = { EN(ID_U, 0), BL(ID_U, 0, 0), XC(ID_U, 0, 0, 1), RP(ID_U, 0),
+				   EN(ID_U, 0), BL(ID_U, 0, 0), BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
+	const struct ev unmarked[] = { EN(ID_U, 0), BL(ID_U, 0, 0), EN(ID_U, 1), BL(ID_U, 0, 1),
+				       BL(ID_U, 2, 1), TR(ID_U, 2, 1) };
+	struct sim_stream ss, plain;
+	struct regen_stream st;
+
+	memset(&ss, 0, sizeof(ss));
+	memset(&plain, 0, sizeof(plain));
+	sim_stream_marker(&ss, REGEN_M_ENTER, ID_U, 0, 0);
+	expect_exec(&ss, PARENT, want, 8);
+	sim_stream_marker(&plain, REGEN_M_ENTER, ID_U, 0, 0);
+	new_image(&plain);
+	sim_stream_view(&plain, PARENT, &st);
+	expect(&st, unmarked, 6);
+	sim_stream_free(&plain);
+}
+
+/*
+ * The child execs inside the U it inherited at the fork (t-user-fork's
+ * ut_spawn): the inherited activation is replaced, the new image's U is at
+ * top level, and kernel activations the execve runs after the exec point
+ * (K) are at top level too.
+ */
+static void test_exec_inherited(void)
+{
+	const struct ev child[] = { IN(ID_U, 0), XC(ID_U, 0, 0, 1), RP(ID_U, 0), EN(ID_K, 0),
+				    BL(ID_K, 0, 0), EX(ID_K, 0), EN(ID_U, 0), BL(ID_U, 0, 0),
+				    BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
+	struct pair p;
+
+	fork_in_u(&p);
+	sim_stream_marker(&p.cs, REGEN_M_EXEC, 0, 0, CHILD);
+	sim_stream_marker(&p.cs, REGEN_M_ENTER, ID_K, 0, 0);
+	new_image(&p.cs);
+	pair_view(&p);
+	CU_ASSERT_EQUAL(regen_forks_resolve(&fs, &p.ss), 0);
+	CU_ASSERT_EQUAL(p.fork.nframes, 1);
+	expect(&p.st[1], child, 10);
+	pair_free(&p);
+}
+
+/*
+ * The exec inside a kernel activation of the execve (K traced): K stays
+ * open and returns, and only then does U end, replaced; the new image's U
+ * at top level.
+ */
+static void test_exec_under_kernel(void)
+{
+	const struct ev want[] = { EN(ID_U, 0), BL(ID_U, 0, 0), EN(ID_K, 1), BL(ID_K, 0, 1),
+				   XC(ID_U, 0, 0, 1), EX(ID_K, 1), RP(ID_U, 0), EN(ID_U, 0),
+				   BL(ID_U, 0, 0), BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
+	struct sim_stream ss;
+
+	memset(&ss, 0, sizeof(ss));
+	sim_stream_marker(&ss, REGEN_M_ENTER, ID_U, 0, 0);
+	sim_stream_marker(&ss, REGEN_M_ENTER, ID_K, 0, 0);
+	expect_exec(&ss, PARENT, want, 11);
+}
+
+/*
+ * An exec after a gap: what it ended is not known; an exec by a thread that
+ * took the stream's pid: the activation open (the group leader's, which
+ * the exec ended) is truncated, not replaced.
+ */
+static void test_exec_unknown(void)
+{
+	const struct ev gapped[] = { GAP(0, -PT_EKERNEL), XC(UINT32_MAX, 0, -PT_ENOENT, 0),
+				     RS(ID_U), EN(ID_U, 0), BL(ID_U, 0, 0), BL(ID_U, 2, 0),
+				     TR(ID_U, 2, 0) };
+	const struct ev other[] = { EN(ID_U, 0), BL(ID_U, 0, 0), TR(ID_U, 0, 0),
+				    XC(UINT32_MAX, 0, 0, 0), EN(ID_U, 0), BL(ID_U, 0, 0),
+				    BL(ID_U, 2, 0), TR(ID_U, 2, 0) };
+	struct sim_stream a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	sim_stream_marker(&a, REGEN_M_LOSS, 0, PT_LOSS_OVERRUN, 1);
+	expect_exec(&a, PARENT, gapped, 7);
+	sim_stream_marker(&b, REGEN_M_ENTER, ID_U, 0, 0);
+	expect_exec(&b, CHILD, other, 8);
+}
+
 static void test_all(void)
 {
 	setup();
@@ -247,5 +383,17 @@ static void test_all(void)
 	teardown();
 }
 
+static void test_all_exec(void)
+{
+	setup();
+	test_exec_own();
+	test_exec_inherited();
+	test_exec_under_kernel();
+	test_exec_unknown();
+	teardown();
+}
+
 UNIT_SUITE(forks,
-	   { "a child inside the activations open at its fork; a fork in a gap", test_all })
+	   { "a child inside the activations open at its fork; a fork in a gap", test_all },
+	   { "an execve replaces the user activations open at it; kernel ones go on",
+	     test_all_exec })

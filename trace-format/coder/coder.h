@@ -245,6 +245,13 @@ void pt_coder_block(struct pt_coder *c, const struct pt_coder_func *f,
  */
 void pt_coder_fork(struct pt_coder *c, u64 child, u64 stamp);
 
+/*
+ * EXEC (pathtrace_abi.h struct pt_rec_exec): the open segment's task, once
+ * old_owner, completed an execve here in its bits (after the pending
+ * ENTERs). A refused write is a drop like any other.
+ */
+void pt_coder_exec(struct pt_coder *c, u64 old_owner);
+
 /* Appends the low n bits of v (n <= 64). */
 void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n);
 

@@ -533,10 +533,23 @@ void pt_coder_block(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_coder_write(c, fc, PT_REC_BLOCK, f->func_id, &b, sizeof(b));
 }
 
+/* A task event (FORK, EXEC) r of len bytes, after the pending ENTERs. */
+static void pt_coder_task_event(struct pt_coder *c, u16 type, const void *r, unsigned int len)
+{
+	pt_coder_flush_enters(c, NULL);
+	pt_coder_write(c, NULL, type, 0, r, len);
+}
+
 void pt_coder_fork(struct pt_coder *c, u64 child, u64 stamp)
 {
 	struct pt_rec_fork r = { .child = child, .stamp = stamp, .pending = pt_coder_pending(c) };
 
-	pt_coder_flush_enters(c, NULL);
-	pt_coder_write(c, NULL, PT_REC_FORK, 0, &r, sizeof(r));
+	pt_coder_task_event(c, PT_REC_FORK, &r, sizeof(r));
+}
+
+void pt_coder_exec(struct pt_coder *c, u64 old_owner)
+{
+	struct pt_rec_exec r = { .old_owner = old_owner, .pending = pt_coder_pending(c) };
+
+	pt_coder_task_event(c, PT_REC_EXEC, &r, sizeof(r));
 }

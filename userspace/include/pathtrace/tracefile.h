@@ -226,7 +226,7 @@ struct tr_rec {
 	uint16_t nwords;	/* body words */
 	uint16_t synthetic;
 	/*
-	 * ENTER, BLOCK and FORK: bits of this owner emitted before the record that
+	 * ENTER, BLOCK, FORK and EXEC: bits of this owner emitted before the record that
 	 * the next BITS records of its segment carry.
 	 * An ENTER_AT record is read as an ENTER with its full return address.
 	 */

@@ -154,6 +154,8 @@ static int64_t body_size(uint16_t type, uint32_t arg)
 		return sizeof(struct pt_rec_block);
 	case PT_REC_FORK:
 		return arg ? -3 : (int64_t)sizeof(struct pt_rec_fork);
+	case PT_REC_EXEC:
+		return arg ? -3 : (int64_t)sizeof(struct pt_rec_exec);
 	case PT_REC_LOSS:
 		return arg >= PT_LOSS_OVERRUN && arg <= PT_LOSS_STATE ?
 		       (int64_t)sizeof(struct pt_rec_loss) : -3;
@@ -439,15 +441,16 @@ static int take_record(struct tr_records *rs, uint32_t cpu, uint64_t ts, const u
 	}
 	if (h.type == PT_REC_LOSS && h.arg == PT_LOSS_OVERRUN)
 		forget_tables(rs, cpu);
-	if (h.type == PT_REC_FORK) {
-		struct pt_rec_fork f;
+	if (h.type == PT_REC_FORK || h.type == PT_REC_EXEC) {
+		/* both bodies end in u32 pending, u32 reserved (zero) */
+		uint32_t tail[2];
 
-		memcpy(&f, data + sizeof(h), sizeof(f));
-		if (f.reserved)
+		memcpy(tail, data + h.len - sizeof(tail), sizeof(tail));
+		if (tail[1])
 			return corrupt(rs, cpu, ts, 1);
 		err = append(rs, cpu, ts, &h, data + sizeof(h), (h.len - sizeof(h)) / 8, 0);
 		if (!err)
-			rs->recs[rs->n - 1].pending = f.pending;
+			rs->recs[rs->n - 1].pending = tail[0];
 		return err;
 	}
 	/* The body is 4-aligned in the page; append copies it into aligned words. */
