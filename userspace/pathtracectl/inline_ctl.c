@@ -245,7 +245,6 @@ static void print_sequences(const struct inline_copy *cps, uint32_t n)
 		       " saving a register (none dead)\n", seq, flags, regs);
 }
 
-/* livepatch's old_sympos of symbol s: 0 if its name is unique in its object. Returns -1 if unknowable. */
 /*
  * The klp_func old_sympos of text symbol i: its position among its name's
  * symbols in vmlinux (kallsyms is in address order, as livepatch counts),
