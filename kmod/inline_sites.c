@@ -4,11 +4,12 @@
  * (docs/inline.md, "Sites as calls"; PT_ADD_INLINE_SITES).
  *
  * The copy calls pt_inline_hit (inline_hit.S) before each site's
- * instruction; pt_inline_hit saves the registers as a struct pt_regs and
- * calls pt_inline_site_hit with its return address, which names the site:
- * ranges.c's hash of the copies' addresses maps it to the site's probe.
- * No kprobe is involved: the hit runs the probe's actions as a kprobe's
- * would (handlers.c).
+ * instruction; pt_inline_hit calls pt_inline_fast with its return address,
+ * which names the site (ranges.c's hash of the copies' addresses maps it
+ * to the site's probe), and the flags; a site that needs every register
+ * gets them as a struct pt_regs in pt_inline_site_hit. No kprobe is
+ * involved: the hit runs the probe's actions as a kprobe's would
+ * (handlers.c).
  *
  * The plan is the original's, and so are the addresses in the trace: a
  * return address in a copy (an ENTER's caller, a frame) is translated to
