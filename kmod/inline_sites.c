@@ -41,13 +41,6 @@ EXPORT_SYMBOL_GPL(pt_inline_hit);
 
 static DEFINE_PER_CPU(unsigned int, pt_inline_nesting);
 
-static int pt_ret_cmp(const void *a, const void *b)
-{
-	const struct pt_inline_ret *x = a, *y = b;
-
-	return x->copy < y->copy ? -1 : x->copy > y->copy;
-}
-
 static int pt_site_cmp(const void *a, const void *b)
 {
 	const struct pt_inline_site *x = a, *y = b;
@@ -121,7 +114,6 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 	/* every probe is called from exactly one place */
 	if (ns != f->nr_probes)
 		return -EINVAL;
-	sort(f->inline_rets, nr, sizeof(*f->inline_rets), pt_ret_cmp, NULL);
 	sort(f->inline_sites, ns, sizeof(*f->inline_sites), pt_site_cmp, NULL);
 	for (i = 1; i < ns; i++)
 		if (f->inline_sites[i].copy == f->inline_sites[i - 1].copy ||
@@ -141,6 +133,25 @@ void pt_inline_sites_free(struct pt_func *f)
 }
 
 /*
+ * Runs @pp's site (with @regs, or for a flags_only site none), unless
+ * another inline hit is being handled on this CPU: then the hit is
+ * counted as kprobes count their misses. Interrupts off.
+ */
+static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned long rflags)
+{
+	if (__this_cpu_inc_return(pt_inline_nesting) == 1) {
+		if (regs)
+			pt_probe_hit(pp, NULL, regs);
+		else
+			pt_probe_hit_flags(pp, rflags);
+	} else if (READ_ONCE(pt_armed)) {
+		pp->kp.nmissed++;
+	}
+	__this_cpu_dec(pt_inline_nesting);
+}
+NOKPROBE_SYMBOL(pt_inline_run);
+
+/*
  * Called by pt_inline_hit with where the site's call returns and the site's
  * flags, before any struct pt_regs exists: runs a site whose actions read
  * no register but the flags and returns true, or returns false for one
@@ -154,15 +165,10 @@ bool notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
 
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
-	if (pp && !pp->flags_only) {
+	if (pp && !pp->flags_only)
 		done = false;
-	} else if (pp) {
-		if (__this_cpu_inc_return(pt_inline_nesting) == 1)
-			pt_probe_hit_flags(pp, rflags);
-		else if (READ_ONCE(pt_armed))
-			pp->kp.nmissed++;
-		__this_cpu_dec(pt_inline_nesting);
-	}
+	else if (pp)
+		pt_inline_run(pp, NULL, rflags);
 	local_irq_restore(flags);
 	return done;
 }
@@ -182,13 +188,8 @@ void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 		     sizeof(struct pt_regs) != PT_HIT_REGS);
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
-	if (pp) {
-		if (__this_cpu_inc_return(pt_inline_nesting) == 1)
-			pt_probe_hit(pp, NULL, regs);
-		else if (READ_ONCE(pt_armed))
-			pp->kp.nmissed++;
-		__this_cpu_dec(pt_inline_nesting);
-	}
+	if (pp)
+		pt_inline_run(pp, regs, regs->flags);
 	local_irq_restore(flags);
 }
 NOKPROBE_SYMBOL(pt_inline_site_hit);

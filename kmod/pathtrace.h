@@ -125,7 +125,7 @@ struct pt_func {
 	struct mm_struct *user_mm;
 	/* PT_ADD_INLINE_SITES: its copy, what its calls return to, its sites */
 	unsigned long copy_start, copy_end;
-	struct pt_inline_ret *inline_rets;	/* sorted by copy address; hashed in ranges.c */
+	struct pt_inline_ret *inline_rets;	/* hashed in ranges.c */
 	u32 nr_inline_rets;
 	struct pt_inline_site *inline_sites;	/* sorted by copy address */
 	u32 nr_inline_sites;

@@ -5,7 +5,7 @@
  * none of them was called from untraced code, and the regenerator needs
  * no return address for it (docs/runtime.md, "Which call an ENTER belongs
  * to"): its ENTER code names no caller. The inline copies that carry
- * plans as calls are in it too, each with its function (inline_sites.c).
+ * plans as calls are in it too, marked as copies (inline_sites.c).
  * The table is rebuilt under pt_ctl_mutex whenever the plans change,
  * published with RCU and read from handlers (preemption off).
  *
@@ -29,7 +29,7 @@
 
 struct pt_range {
 	unsigned long start, end;
-	const struct pt_func *copy_of;	/* an inline copy's: its function (never read through); else NULL */
+	bool copy;		/* an inline copy's (its addresses are not traced) */
 };
 
 /*
@@ -73,12 +73,12 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 	/* a user plan's addresses are its file's, never a kernel return address */
 	if (f->plan->flags & PT_PLAN_USER)
 		return;
-	t->r[t->n++] = (struct pt_range){ f->plan->addr, f->plan->addr + f->plan->len, NULL };
+	t->r[t->n++] = (struct pt_range){ f->plan->addr, f->plan->addr + f->plan->len, false };
 	if (f->plan->cold_len)
 		t->r[t->n++] = (struct pt_range){ f->plan->cold_addr,
-						  f->plan->cold_addr + f->plan->cold_len, NULL };
+						  f->plan->cold_addr + f->plan->cold_len, false };
 	if (f->copy_end) {
-		t->r[t->n++] = (struct pt_range){ f->copy_start, f->copy_end, f };
+		t->r[t->n++] = (struct pt_range){ f->copy_start, f->copy_end, true };
 		t->copies++;
 	}
 }
@@ -298,6 +298,6 @@ unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 	if (!rcu_dereference_sched(pt_ranges))
 		return addr;
 	r = pt_ranges_find(addr);
-	*traced = r && !r->copy_of;
-	return r && r->copy_of ? 0 : addr;
+	*traced = r && !r->copy;
+	return r && r->copy ? 0 : addr;
 }
