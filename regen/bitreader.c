@@ -1,92 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 /* regen_read_bits: LSB-first bit reading across 64-bit words; the context of witness words (regen.h). */
-#include "regen.h"
+#include "bitreader.h"
 
 uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n)
 {
-	uint64_t w, off, v;
-
-	if (n == 0)
-		return 0;
-	if (n > 64 || br->pos > br->nbits || br->nbits - br->pos < n) {
-		br->eof = 1;
-		return 0;
-	}
-	w = br->pos >> 6;
-	off = br->pos & 63;
-	v = br->bits[w] >> off;
-	if (off + n > 64)
-		v |= br->bits[w + 1] << (64 - off);
-	if (n < 64)
-		v &= (1ull << n) - 1;
-	br->pos += n;
-	return v;
-}
-
-/*
- * The first of a[0..n) (ascending) at or after pos, or UINT64_MAX; *cur is
- * where the last lookup ended. Every a[i] below it is below the position
- * looked up then: when pos is not lower, the search goes on from there (a
- * walk's reads move forward, so nearly always by nothing or one).
- */
-static uint64_t first_at_or_after(const uint64_t *a, uint32_t n, uint64_t pos, uint32_t *cur)
-{
-	uint32_t lo = *cur, hi = n;
-
-	if (lo > n || (lo && a[lo - 1] >= pos)) {
-		lo = 0;
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-
-			if (a[mid] < pos)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-	} else {
-		while (lo < n && a[lo] < pos)
-			lo++;
-	}
-	*cur = lo;
-	return lo < n ? a[lo] : UINT64_MAX;
+	return br_read(br, n);
 }
 
 uint64_t regen_seg_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return first_at_or_after(br->seg_starts, br->nseg_starts, pos, &br->seg_cur);
+	return br_seg_limit(br, pos);
 }
 
 uint64_t regen_reset_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return first_at_or_after(br->resets, br->nresets, pos, &br->reset_cur);
+	return br_reset_limit(br, pos);
 }
 
 void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos)
 {
-	/*
-	 * A segment that starts where the context was set ends it: the event
-	 * came first in the segment (the module sets none then) or last in
-	 * the one before (the owner switch after it empties it).
-	 */
-	br->ctx_func = func;
-	br->ctx_row = row;
-	br->ctx_limit = regen_seg_limit(br, pos);
+	br_ctx_set(br, func, row, pos);
 }
 
 uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func)
 {
-	if (br->ctx_row == REGEN_CTX_NONE || br->ctx_func != func || br->pos >= br->ctx_limit)
-		return REGEN_CTX_NONE;
-	return br->ctx_row;
+	return br_ctx_row(br, func);
 }
 
 uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br)
 {
-	const struct regen_ctx_saved *s = f->ctx_saved;
-
-	if (br->ctx_func == f->func_id || !s)
-		return regen_ctx_row(br, f->func_id);
-	return s->walk == br->walk && br->pos < s->limit ? s->row : REGEN_CTX_NONE;
+	return br_ctx_row_of(f, br);
 }
 
 int regen_at_seg_start(const struct regen_bitreader *br)

@@ -9,7 +9,7 @@
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
-#include "regen.h"
+#include "bitreader.h"
 
 static void bits_begin(const struct regen_func *f, uint64_t *state)
 {
@@ -25,7 +25,7 @@ static int64_t vertex_bits(const struct encoding *enc, struct regen_bitreader *b
 
 	if (!enc->vertex_nbits || !enc->vertex_nbits[v])
 		return e;
-	x = regen_read_bits(br, enc->vertex_nbits[v]);
+	x = br_read(br, enc->vertex_nbits[v]);
 	if (br->eof)
 		return -PT_ETRUNC;
 	return x == enc->vertex_value[v] ? e : -PT_EFORMAT;
@@ -46,7 +46,7 @@ static int64_t bits_next_edge(const struct regen_func *f, uint64_t *state,
 	e = g->out_edges[first];
 	if (!enc->edge_nbits[e])
 		return deg == 1 ? vertex_bits(enc, br, g->edges[e].dst, e) : -PT_EFORMAT;
-	x = regen_read_bits(br, enc->edge_nbits[e]);
+	x = br_read(br, enc->edge_nbits[e]);
 	if (br->eof)
 		return -PT_ETRUNC;
 	if (deg >= 2) {

@@ -41,7 +41,7 @@
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
-#include "regen.h"
+#include "bitreader.h"
 
 /* A row's lookup: entry v is the word the next width bits (value v) begin with. */
 struct lookup_entry {
@@ -197,14 +197,14 @@ static uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw
 	}
 	n = rw->nbits[rw->first];
 	width = rw->nbits[rw->end - 1];
-	v = regen_read_bits(br, n);
+	v = br_read(br, n);
 	while (!br->eof) {
 		c = word_code(rw, n, v);
 		if (c)
 			return c;
 		if (n >= width)
 			return 0;
-		v |= regen_read_bits(br, 1) << n++;
+		v |= br_read(br, 1) << n++;
 	}
 	return 0;
 }
@@ -213,7 +213,7 @@ static uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw
 static uint64_t read_word(struct regen_bitreader *br, unsigned int nbits, uint64_t value,
 			  uint32_t code)
 {
-	uint64_t v = regen_read_bits(br, nbits);
+	uint64_t v = br_read(br, nbits);
 
 	return !br->eof && v == value ? code : 0;
 }
@@ -226,7 +226,7 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
 
 	if (!enc->ctx_next)
 		return ENC_CTX_NONE;
-	row = regen_ctx_row_of(f, br);
+	row = br_ctx_row_of(f, br);
 	return row == REGEN_CTX_ENTRY ? enc->ctx_next[0] : row;
 }
 
@@ -249,7 +249,7 @@ static uint32_t swap_peer(const struct regen_ctx_last *l, const struct regen_bit
 static void swap_remember(struct regen_ctx_last *l, struct regen_bitreader *br, uint32_t x)
 {
 	l->code = x;
-	l->limit = regen_reset_limit(br, br->pos);
+	l->limit = br_reset_limit(br, br->pos);
 	l->walk = br->walk;
 }
 
@@ -309,7 +309,7 @@ static void ctx_after(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint64_t code)
 {
 	if (enc->ctx_next && code && code <= enc->nemit) {
-		regen_ctx_set(br, f->func_id, enc->ctx_next[code], br->pos);
+		br_ctx_set(br, f->func_id, enc->ctx_next[code], br->pos);
 		regen_ctx_save(f, br);
 	}
 }

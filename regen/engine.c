@@ -38,7 +38,7 @@
 
 #include <pathtrace/error.h>
 
-#include "regen.h"
+#include "bitreader.h"
 
 struct frame {
 	const struct regen_func *f;
@@ -79,7 +79,9 @@ struct engine {
 	uint64_t *rets;		/* every traced call site's return address, sorted */
 	size_t nrets;
 	int64_t partial;
-	const struct regen_func **index;	/* by func_id */
+	const struct regen_func **index;	/* sorted by func_id */
+	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
+	uint32_t maxid;
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
 	struct regen_inherited *snap;	/* a fork's user activations (REGEN_EV_FORK) */
 	uint32_t snapcap;
@@ -133,6 +135,9 @@ static int by_id(const void *a, const void *b)
 static const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
 {
 	uint32_t lo = 0, hi = en->fs->nfuncs;
+
+	if (en->byid)
+		return func_id <= en->maxid ? en->byid[func_id] : NULL;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
@@ -219,7 +224,7 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	fr->open = 0;
 	memset(fr->state, 0, sizeof(fr->state));
 	/* as the module's ENTER action, implicit entries too */
-	regen_ctx_set(&en->br, f->func_id, REGEN_CTX_ENTRY, m->pos);
+	br_ctx_set(&en->br, f->func_id, REGEN_CTX_ENTRY, m->pos);
 	regen_ctx_save(f, &en->br);
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
@@ -526,7 +531,7 @@ static int top_level(struct engine *en, int *done)
 		 * module's last codes; they are known again where forgotten.
 		 */
 		if (en->gapped && en->fs->ctx_swap &&
-		    regen_reset_limit(&en->br, m->pos) != m->pos) {
+		    br_reset_limit(&en->br, m->pos) != m->pos) {
 			en->mi++;
 			continue;
 		}
@@ -555,7 +560,7 @@ static int top_level(struct engine *en, int *done)
  * An ENTER at the current position waits: it belongs to this activation's
  * next call vertex (reached without emitting) or to a callee of it.
  */
-static int scan(struct engine *en, int *rc)
+static int scan_markers(struct engine *en, int *rc)
 {
 	const struct regen_stream *s = en->s;
 
@@ -639,6 +644,14 @@ static int scan(struct engine *en, int *rc)
 	return 0;
 }
 
+/* scan_markers, when a marker lies at or before the position. */
+static inline int scan(struct engine *en, int *rc)
+{
+	if (en->mi >= en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos)
+		return 0;
+	return scan_markers(en, rc);
+}
+
 /*
  * Whether ENTER m at call vertex v (its callee untraced, indirect, or
  * tail-called away) is v's callee: 1, 0 (a later call's, or after this
@@ -675,10 +688,13 @@ static int frame_match(const struct regen_func *f, uint32_t v, const struct rege
 }
 
 /* At call vertex fr->v: the next ENTER to descend into, or NULL. */
-static const struct regen_marker *next_enter(struct engine *en)
+static inline const struct regen_marker *next_enter(struct engine *en)
 {
 	const struct regen_stream *s = en->s;
 	uint32_t i;
+
+	if (en->mi >= s->nmarkers || s->markers[en->mi].pos != en->br.pos)
+		return NULL;
 
 	for (i = en->mi; i < s->nmarkers && s->markers[i].pos == en->br.pos; i++) {
 		if (s->markers[i].type == REGEN_M_ENTER)
@@ -725,10 +741,14 @@ static int truncated(struct engine *en, const struct frame *fr)
  * past its execve), are not this activation's: returns 1 with the GAP's rc
  * in *rc, else 0.
  */
-static int crossed(struct engine *en, int *rc)
+static inline int crossed(struct engine *en, int *rc)
 {
-	int user = en->stack[en->depth - 1].f->user;
+	int user;
 	uint32_t i;
+
+	if (en->mi >= en->s->nmarkers || en->s->markers[en->mi].pos >= en->br.pos)
+		return 0;
+	user = en->stack[en->depth - 1].f->user;
 
 	for (i = en->mi; i < en->s->nmarkers && en->s->markers[i].pos < en->br.pos; i++) {
 		const struct regen_marker *m = &en->s->markers[i];
@@ -944,6 +964,18 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	for (i = 0; i < fs->nfuncs; i++)
 		en.index[i] = &fs->funcs[i];
 	qsort(en.index, fs->nfuncs, sizeof(*en.index), by_id);
+	/* func_ids are dense in practice: a table by id, when it is small */
+	for (i = 0; i < fs->nfuncs; i++)
+		en.maxid = fs->funcs[i].func_id > en.maxid ? fs->funcs[i].func_id : en.maxid;
+	if (fs->nfuncs && en.maxid <= 4 * fs->nfuncs + 1024) {
+		en.byid = calloc((size_t)en.maxid + 1, sizeof(*en.byid));
+		if (!en.byid) {
+			free(en.index);
+			return -PT_ENOMEM;
+		}
+		for (i = fs->nfuncs; i-- > 0;)	/* the first of equal ids, as regen_find */
+			en.byid[fs->funcs[i].func_id] = &fs->funcs[i];
+	}
 	rc = collect_rets(&en);
 	while (!rc && !done) {
 		if (en.depth == 0)
@@ -953,6 +985,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	}
 	free(en.stack);
 	free(en.index);
+	free(en.byid);
 	free(en.rets);
 	free(en.snap);
 	return rc;
