@@ -764,6 +764,13 @@ static inline int crossed(struct engine *en, int *rc)
 	return 0;
 }
 
+/* No marker waits at or before the position, and bits remain. */
+static inline int quiet(const struct engine *en)
+{
+	return en->br.pos < en->s->nbits &&
+	       (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos);
+}
+
 static int step(struct engine *en)
 {
 	struct frame *fr = &en->stack[en->depth - 1];
@@ -778,8 +785,7 @@ static int step(struct engine *en)
 	 * the position and bits remain, so scan, exhausted, next_enter and
 	 * crossed have nothing to do, and the decoder would take the edge.
 	 */
-	if (f->free_edge && en->br.pos < en->s->nbits &&
-	    (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos)) {
+	if (f->free_edge && quiet(en)) {
 		while (fr->v != g->exit && f->free_edge[fr->v] != GRAPH_NONE) {
 			uint32_t fe = f->free_edge[fr->v];
 
@@ -890,23 +896,46 @@ static int step(struct engine *en)
 		}
 	}
 	en->br.enter = next_enter(en);
-	e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
-	if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
-		return truncated(en, fr);
-	if (e < 0)
-		return gap(en, (int)e, NULL);
-	if ((uint64_t)e >= g->ne || g->edges[e].src != fr->v)
-		return gap(en, -PT_EFORMAT, NULL);
-	if (crossed(en, &rc))
-		return rc;
-	fr->v = g->edges[e].dst;
-	fr->last_edge = (uint32_t)e;
-	fr->entered = 0;
-	fr->tail = REGEN_TAIL_NONE;
-	fr->open = 0;
-	if (fr->v == g->exit)
-		return 0;
-	return emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);
+	for (;;) {
+		uint32_t fe;
+
+		e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
+		if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
+			return truncated(en, fr);
+		if (e < 0)
+			return gap(en, (int)e, NULL);
+		if ((uint64_t)e >= g->ne || g->edges[e].src != fr->v)
+			return gap(en, -PT_EFORMAT, NULL);
+		if (crossed(en, &rc))
+			return rc;
+		fr->v = g->edges[e].dst;
+		fr->last_edge = (uint32_t)e;
+		fr->entered = 0;
+		fr->tail = REGEN_TAIL_NONE;
+		fr->open = 0;
+		if (fr->v == g->exit)
+			return 0;
+		rc = emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);
+		if (rc || !quiet(en))
+			return rc;
+		/*
+		 * No marker at or before the position and bits remain: the next
+		 * step would do no more than take free edges and, short of a call
+		 * vertex, ask the decoder with no ENTER waiting. Done here.
+		 */
+		while (f->free_edge && (fe = f->free_edge[fr->v]) != GRAPH_NONE) {
+			fr->v = g->edges[fe].dst;
+			fr->last_edge = fe;
+			if (fr->v == g->exit)
+				return 0;
+			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
+			if (rc)
+				return rc;
+		}
+		if (g->vflags[fr->v] & GRAPH_V_CALL)
+			return 0;
+		en->br.enter = NULL;
+	}
 }
 
 /* en->rets: the return addresses of every traced function's call vertices. */
