@@ -5,20 +5,33 @@
  */
 #include "decode.h"
 
+/* pt_br_bits, inline for the codes below */
+static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
+{
+	u32 pos = c->pos, first, i;
+	u64 v = 0;
+
+	if (!n)
+		return 0;
+	if (pos >= c->n || n > c->n - pos) {
+		/* as read a bit at a time: up to the end, then bad */
+		if (pos < c->n)
+			c->pos = c->n;
+		c->bad = true;
+		return 0;
+	}
+	/* n <= 32 bits at bit pos % 8: at most 5 bytes, all within the n bits */
+	first = pos / 8;
+	for (i = (pos + n - 1) / 8; i > first; i--)
+		v = v << 8 | c->p[i];
+	v = (v << 8 | c->p[first]) >> (pos % 8);
+	c->pos = pos + n;
+	return (u32)(v & ((1ull << n) - 1));
+}
+
 u32 pt_br_bits(struct pt_bitreader *c, unsigned int n)
 {
-	unsigned int i;
-	u32 v = 0;
-
-	for (i = 0; i < n; i++) {
-		if (c->pos >= c->n) {
-			c->bad = true;
-			return 0;
-		}
-		v |= (u32)((c->p[c->pos / 8] >> (c->pos % 8)) & 1) << i;
-		c->pos++;
-	}
-	return v;
+	return pt_br_take(c, n);
 }
 
 u32 pt_br_expgolomb(struct pt_bitreader *c, unsigned int k, u32 max)
@@ -26,14 +39,14 @@ u32 pt_br_expgolomb(struct pt_bitreader *c, unsigned int k, u32 max)
 	unsigned int top = 0;
 	u64 q, v;
 
-	while (!pt_br_bits(c, 1) && !c->bad && top < 20)
+	while (!pt_br_take(c, 1) && !c->bad && top < 20)
 		top++;
 	if (top >= 20 || c->bad) {
 		c->bad = true;
 		return 0;
 	}
-	q = (1ull << top | pt_br_bits(c, top)) - 1;
-	v = q << k | pt_br_bits(c, k);
+	q = (1ull << top | pt_br_take(c, top)) - 1;
+	v = q << k | pt_br_take(c, k);
 	if (v > max)
 		c->bad = true;
 	return (u32)v;
@@ -44,11 +57,11 @@ static u32 pt_br_gamma(struct pt_bitreader *c)
 {
 	unsigned int k = 0;
 
-	while (!pt_br_bits(c, 1) && !c->bad && k < 31)
+	while (!pt_br_take(c, 1) && !c->bad && k < 31)
 		k++;
 	if (k >= 31)
 		c->bad = true;
-	return 1u << k | pt_br_bits(c, k);
+	return 1u << k | pt_br_take(c, k);
 }
 
 /* The Rice(PT_ENTERS_RICE_K) code of an advance, + 1. */
@@ -56,9 +69,9 @@ static u32 pt_br_rice_adv(struct pt_bitreader *c)
 {
 	u32 q = 0;
 
-	while (pt_br_bits(c, 1) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
+	while (pt_br_take(c, 1) && !c->bad && q <= 0xffffu >> PT_ENTERS_RICE_K)
 		q++;
-	return (q << PT_ENTERS_RICE_K | pt_br_bits(c, PT_ENTERS_RICE_K)) + 1;
+	return (q << PT_ENTERS_RICE_K | pt_br_take(c, PT_ENTERS_RICE_K)) + 1;
 }
 
 /*
@@ -70,20 +83,20 @@ static u32 pt_read_item(struct pt_bitreader *c, struct pt_enter_tables *t,
 {
 	u32 r, f, slot = 0, at = c->pos, traced, kind;
 
-	traced = !pt_br_bits(c, 1);
-	kind = traced ? (pt_br_bits(c, 1) ? 4 : 0) : 2;
+	traced = !pt_br_take(c, 1);
+	kind = traced ? (pt_br_take(c, 1) ? 4 : 0) : 2;
 	e->kind_bits += c->pos - at;
 	at = c->pos;
-	r = pt_br_bits(c, 4);
+	r = pt_br_take(c, 4);
 	f = r < PT_ENTERS_RECENT ? t->recent[r] : pt_br_gamma(c);
 	e->func_bits = c->pos - at;
 	at = c->pos;
 	if (f >= 1u << 20)
 		c->bad = true;
 	if (kind == 4) {
-		slot = pt_br_bits(c, 6);
+		slot = pt_br_take(c, 6);
 	} else if (kind == 0) {
-		e->ret_lo = pt_br_bits(c, 32);
+		e->ret_lo = pt_br_take(c, 32);
 		slot = PT_ENTER_SLOT(e->ret_lo);
 		if (e->ret_lo && !c->bad)
 			t->rets[slot] = e->ret_lo;
@@ -98,7 +111,7 @@ static u32 pt_read_adv(struct pt_bitreader *c, const u16 *advs)
 	unsigned int r;
 
 	for (r = 0; r < PT_ENTERS_ADVS; r++)
-		if (pt_br_bits(c, 1))
+		if (pt_br_take(c, 1))
 			return advs[r];
 	return pt_br_rice_adv(c);
 }
@@ -115,12 +128,12 @@ bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 	e->func_bits = 0;
 	e->ret_bits = 0;
 	e->adv_bits = 0;
-	if (pt_br_bits(c, 1)) {
+	if (pt_br_take(c, 1)) {
 		item = cand[0];
 		adv = t->cand_adv[x];
 		e->kind_bits = 1;
 	} else {
-		for (r = 0; r < PT_ENTERS_CANDS && !pt_br_bits(c, 1) && !c->bad; r++)
+		for (r = 0; r < PT_ENTERS_CANDS && !pt_br_take(c, 1) && !c->bad; r++)
 			;
 		e->kind_bits = c->pos - at;
 		item = r < PT_ENTERS_CANDS ? cand[r] : pt_read_item(c, t, e);
@@ -145,14 +158,14 @@ bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 bool pt_decode_seg_head(struct pt_bitreader *c, const struct pt_seg_tables *t,
 			struct pt_seg_head *h)
 {
-	u32 r = pt_br_bits(c, 2), at = c->pos - 2;
+	u32 r = pt_br_take(c, 2), at = c->pos - 2;
 
 	if (r < 3) {
 		h->owner = t->owners[r + 1];
 		if (!h->owner)
 			return false;
 	} else {
-		u32 code = pt_br_bits(c, 32);	/* PT_SEG_OWNER reads it twice */
+		u32 code = pt_br_take(c, 32);	/* PT_SEG_OWNER reads it twice */
 
 		h->owner = PT_SEG_OWNER(code);
 	}

@@ -45,7 +45,8 @@ static void pt_front32(u32 *a, unsigned int n, u32 v)
 
 	for (r = 0; r < n - 1 && a[r] != v; r++)
 		;
-	memmove(&a[1], &a[0], r * sizeof(a[0]));
+	for (; r; r--)
+		a[r] = a[r - 1];
 	a[0] = v;
 }
 
@@ -55,7 +56,8 @@ static void pt_front16(u16 *a, unsigned int n, u16 v)
 
 	for (r = 0; r < n - 1 && a[r] != v; r++)
 		;
-	memmove(&a[1], &a[0], r * sizeof(a[0]));
+	for (; r; r--)
+		a[r] = a[r - 1];
 	a[0] = v;
 }
 
