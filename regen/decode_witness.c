@@ -58,6 +58,15 @@ struct regen_word_lookup {
 	struct lookup_row *pred;	/* npred: the predicates' rows */
 	struct lookup_row *ctx;		/* nctx_rows: the context rows */
 	struct lookup_entry *store;
+	/*
+	 * The walk's common case in two loads (witness_next_edge): per
+	 * vertex, its only out-edge (< ne), ne + its predicate row, or
+	 * GRAPH_NONE (no out-edge, or a predicate without a row); per edge,
+	 * 1 when it is plain: it emits nothing and leads to a vertex that
+	 * emits nothing and is no entry witness.
+	 */
+	uint32_t *out;		/* nv */
+	uint8_t *plain;		/* ne */
 };
 
 /* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
@@ -113,7 +122,36 @@ static void lookup_fill(struct lookup_row *lr, const uint8_t *nbits, const uint6
 	*at += 1ull << width;
 }
 
-int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup **out)
+/* l->out and l->plain for g under enc. Returns 0 or -PT_ENOMEM. */
+static int fast_build(struct regen_word_lookup *l, const struct graph *g,
+		      const struct encoding *enc)
+{
+	uint32_t v, e;
+
+	l->out = malloc(((size_t)g->nv + 1) * sizeof(*l->out));
+	l->plain = malloc((size_t)g->ne + 1);
+	if (!l->out || !l->plain)
+		return -PT_ENOMEM;
+	for (v = 0; v < g->nv; v++) {
+		uint32_t deg = g->out_start[v + 1] - g->out_start[v];
+
+		l->out[v] = GRAPH_NONE;
+		if (deg == 1)
+			l->out[v] = g->out_edges[g->out_start[v]];
+		else if (deg >= 2 && enc->pred_row[v] != GRAPH_NONE)
+			l->out[v] = g->ne + enc->pred_row[v];
+	}
+	for (e = 0; e < g->ne; e++) {
+		uint32_t d = g->edges[e].dst;
+
+		l->plain[e] = !enc->edge_nbits[e] && !(enc->vertex_nbits && enc->vertex_nbits[d]) &&
+			      !(enc->enter_code && enc->enter_code[d]);
+	}
+	return 0;
+}
+
+int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
+			    struct regen_word_lookup **out)
 {
 	struct regen_word_lookup *l = calloc(1, sizeof(*l));
 	uint32_t nctx = enc->ctx_start ? enc->nctx_rows : 0, r;
@@ -122,6 +160,8 @@ int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup
 
 	*out = l;
 	if (!l)
+		return -PT_ENOMEM;
+	if (fast_build(l, g, enc))
 		return -PT_ENOMEM;
 	for (r = 0; r < enc->npred + nctx; r++) {
 		uint32_t width = r < enc->npred ?
@@ -153,6 +193,8 @@ void regen_word_lookup_free(struct regen_word_lookup *l)
 	free(l->pred);
 	free(l->ctx);
 	free(l->store);
+	free(l->out);
+	free(l->plain);
 	free(l);
 }
 
@@ -476,6 +518,22 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	uint64_t code = state[0];
 
 	(void)partial;
+	/*
+	 * The common case by the lookup's tables: the only out-edge, or the
+	 * pending code's at a predicate, when that edge is plain (nothing to
+	 * read or check); the code stays pending. Otherwise as below.
+	 */
+	if (f->lookup) {
+		uint32_t x = f->lookup->out[v];
+
+		e = GRAPH_NONE;
+		if (x < g->ne)
+			e = x;
+		else if (x != GRAPH_NONE && code && code <= enc->nwit)
+			e = enc->next[(size_t)(x - g->ne) * (enc->nwit + 1) + code];
+		if (e != GRAPH_NONE && f->lookup->plain[e])
+			return e;
+	}
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
 	if (deg >= 2 && !code && f->framed && br->enter) {

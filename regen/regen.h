@@ -306,15 +306,18 @@ struct regen_word_reads {
  * Witness words read by lookup (decode_witness.c): per row of an encoding
  * (pathtrace/encoding.h: a predicate's, a context row's) whose words are
  * at most REGEN_LOOKUP_BITS long, the word the next bits of the stream
- * begin with. Read-only once built: threads share it.
+ * begin with; and per vertex and edge, what the walk's common case needs
+ * (an edge that reads and checks nothing). Read-only once built: threads
+ * share it.
  */
 #define REGEN_LOOKUP_BITS 10
 
 struct regen_word_lookup;
 struct encoding;
 
-/* Builds enc's lookup into *out. Returns 0 or -PT_ENOMEM. */
-int regen_word_lookup_build(const struct encoding *enc, struct regen_word_lookup **out);
+/* Builds the lookup of enc (made for g) into *out. Returns 0 or -PT_ENOMEM. */
+int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
+			    struct regen_word_lookup **out);
 void regen_word_lookup_free(struct regen_word_lookup *l);
 
 /*
