@@ -215,7 +215,7 @@ static uint32_t word_code(const struct row_words *rw, unsigned int n, uint64_t v
 }
 
 /* The next code read from the bits with a row's words: 1..nemit, or 0 (no word; eof at the end). */
-static uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
+static inline uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
 {
 	unsigned int n, width;
 	uint32_t c;
@@ -279,7 +279,7 @@ static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
  * top trade while no reset came since l's word ended. Either way round:
  * the word written for a member, or the member a word read stands for.
  */
-static uint32_t swap_peer(const struct regen_ctx_last *l, const struct regen_bitreader *br,
+static inline uint32_t swap_peer(const struct regen_ctx_last *l, const struct regen_bitreader *br,
 			  uint32_t top, uint32_t x, uint64_t from)
 {
 	if (l->walk != br->walk || from >= l->limit || l->code == top)
@@ -288,7 +288,7 @@ static uint32_t swap_peer(const struct regen_ctx_last *l, const struct regen_bit
 }
 
 /* The row remembers member x, read (or written) just before br->pos. */
-static void swap_remember(struct regen_ctx_last *l, struct regen_bitreader *br, uint32_t x)
+static inline void swap_remember(struct regen_ctx_last *l, struct regen_bitreader *br, uint32_t x)
 {
 	l->code = x;
 	l->limit = br_reset_limit(br, br->pos);
@@ -296,7 +296,7 @@ static void swap_remember(struct regen_ctx_last *l, struct regen_bitreader *br, 
 }
 
 /* The code the member c read in context row row stands for (read from bit from). */
-static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
+static inline uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
 {
 	struct regen_ctx_last *l;
@@ -317,7 +317,7 @@ static uint64_t swap_code(const struct regen_func *f, const struct encoding *enc
  * and the bits of the word it would take if the words adapted
  * (regen_word_reads.swap_bits), by word index on the fixed words.
  */
-static void count_ctx(const struct regen_func *f, const struct encoding *enc,
+static inline void count_ctx(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
 {
 	struct regen_word_reads *wr = f->word_reads;
@@ -347,7 +347,7 @@ static void count_plain(const struct regen_func *f, const struct regen_bitreader
 }
 
 /* After a word of code read from the bits: the module's context is the code's next row. */
-static void ctx_after(const struct regen_func *f, const struct encoding *enc,
+static inline void ctx_after(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint64_t code)
 {
 	if (enc->ctx_next && code && code <= enc->nemit) {
@@ -399,7 +399,7 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 }
 
 /* The next code at predicate row: an entry witness's ENTER, else the bits (0 at EOF). */
-static uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
+static inline uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, int *bad)
 {
 	struct row_words rw;
