@@ -146,6 +146,8 @@ static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned lo
 			pt_probe_hit_flags(pp, rflags);
 	} else if (READ_ONCE(pt_armed)) {
 		pp->kp.nmissed++;
+		/* the count before the flag: pairs with the sweep's xchg */
+		smp_store_release(&pp->func->inline_missed, true);
 	}
 	__this_cpu_dec(pt_inline_nesting);
 }

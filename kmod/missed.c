@@ -82,6 +82,16 @@ void pt_missed_sweep_func(struct pt_func *f)
 	u64 n = f->missed_carry;
 	u32 i;
 
+	/*
+	 * An inline copy's sites are calls, not kprobes: only inline_sites.c
+	 * counts their misses, and it says so in inline_missed. No flag, no
+	 * probe to read (a sweep of every site every period shows in a
+	 * profile of the copies).
+	 */
+	if (f->nr_inline_sites && !xchg(&f->inline_missed, false) && !n) {
+		f->missed_since = before;
+		return;
+	}
 	for (i = 0; i < f->nr_probes; i++) {
 		struct pt_probe *pp = &f->probes[i];
 		unsigned long now = READ_ONCE(pp->kp.nmissed);

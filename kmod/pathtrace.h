@@ -118,6 +118,7 @@ struct pt_func {
 	u64 missed;			/* hits skipped since START, placed */
 	u64 missed_carry;		/* skipped, their LOSS refused: unplaced */
 	u64 missed_since;		/* placed up to here (mono ns) */
+	bool inline_missed;		/* a site's call skipped since the last sweep */
 	/* PT_PLAN_USER: the ELF file (held), virtual address - file offset */
 	struct file *user_file;
 	u64 user_off_delta;

@@ -9,13 +9,17 @@
  * The table is rebuilt under pt_ctl_mutex whenever the plans change,
  * published with RCU and read from handlers (preemption off).
  *
- * Beside it, a hash of the addresses in the copies a call returns to: each
- * site's call finds its probe there, and an ENTER called from a copy the
- * original's return address, in a slot or two. A plan's addresses go into
- * it in place while it has room (at most half its slots taken, counting
- * those of removed plans, which stay as keys that name nothing), else into
- * a table of four times the live entries, published with RCU: adding n
- * plans costs what their addresses take, not n rebuilds.
+ * Beside it, two hashes of the addresses in the copies a call returns to:
+ * one of the sites' calls, where a site finds its probe, and one of the
+ * places that stand for an original's instruction, where an ENTER called
+ * from a copy (or a frame in one) finds the original's return address,
+ * each in a slot or two. The sites' is the one every hit reads, and a
+ * few percent of the places' size: it stays within a few pages. A plan's
+ * addresses go into each in place while it has room (at most half its
+ * slots taken, counting those of removed plans, which stay as keys that
+ * name nothing), else into a table of four times the live entries,
+ * published with RCU: adding n plans costs what their addresses take, not
+ * n rebuilds.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,14 +37,17 @@ struct pt_range {
 };
 
 /*
- * An address in an inline copy some call returns to: a site's call (its
- * probe) or a call of the original's code (the original's return address),
- * or both when a site follows a call.
+ * An address in an inline copy some call returns to: in the sites' hash a
+ * site's call (its probe), in the places' hash a call of the original's
+ * code (the original's return address). A site that follows a call has
+ * its address in both.
  */
 struct pt_copy_addr {
 	unsigned long copy;	/* 0: an empty slot; written last (release) */
-	struct pt_probe *pp;	/* NULL: no site's call returns here (any more) */
-	unsigned long orig;	/* 0: no call of the original's returns here */
+	union {
+		struct pt_probe *pp;	/* sites: NULL once its plan is gone */
+		unsigned long orig;	/* places: 0 once its plan is gone */
+	};
 };
 
 /* Open addressing, linear probing; never more than half the slots taken. */
@@ -55,11 +62,13 @@ struct pt_ranges {
 	struct rcu_head rcu;
 	unsigned int n;
 	unsigned int copies;	/* ranges of inline copies among them */
+	unsigned long copy_lo, copy_hi;	/* every copy lies within (ends included) */
 	struct pt_range r[];
 };
 
 static struct pt_ranges __rcu *pt_ranges;
-static struct pt_copy_hash __rcu *pt_copy_hash;
+static struct pt_copy_hash __rcu *pt_site_hash;
+static struct pt_copy_hash __rcu *pt_place_hash;
 
 static int pt_range_cmp(const void *a, const void *b)
 {
@@ -79,7 +88,9 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 						  f->plan->cold_addr + f->plan->cold_len, false };
 	if (f->copy_end) {
 		t->r[t->n++] = (struct pt_range){ f->copy_start, f->copy_end, true };
-		t->copies++;
+		if (!t->copies++ || f->copy_start < t->copy_lo)
+			t->copy_lo = f->copy_start;
+		t->copy_hi = max(t->copy_hi, f->copy_end);
 	}
 }
 
@@ -96,16 +107,12 @@ static struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned long a
 	return &h->slot[i];
 }
 
-/* @addr's entry, with @pp or @orig if not 0; a new key is published last. */
-static void pt_hash_put(struct pt_copy_hash *h, unsigned long addr, struct pt_probe *pp,
-			unsigned long orig)
+/* @addr's entry, with @val (a probe or an address); a new key is published last. */
+static void pt_hash_put(struct pt_copy_hash *h, unsigned long addr, unsigned long val)
 {
 	struct pt_copy_addr *e = pt_hash_slot(h, addr);
 
-	if (pp)
-		WRITE_ONCE(e->pp, pp);
-	if (orig)
-		WRITE_ONCE(e->orig, orig);
+	WRITE_ONCE(e->orig, val);
 	if (!e->copy) {
 		h->used++;
 		/* the entry before its key: pairs with pt_hash_slot's acquire */
@@ -113,74 +120,79 @@ static void pt_hash_put(struct pt_copy_hash *h, unsigned long addr, struct pt_pr
 	}
 }
 
-static unsigned long pt_hash_entries(const struct pt_func *f)
+/* What f puts into the sites' hash (@sites) or the places'. */
+static unsigned long pt_hash_entries(const struct pt_func *f, bool sites)
 {
-	return f->nr_inline_sites + f->nr_inline_rets;
+	return sites ? f->nr_inline_sites : f->nr_inline_rets;
 }
 
-static void pt_hash_add(struct pt_copy_hash *h, const struct pt_func *f)
+static void pt_hash_add(struct pt_copy_hash *h, const struct pt_func *f, bool sites)
 {
 	u32 i;
 
-	for (i = 0; i < f->nr_inline_sites; i++)
-		pt_hash_put(h, f->inline_sites[i].copy, f->inline_sites[i].pp, 0);
-	for (i = 0; i < f->nr_inline_rets; i++)
-		pt_hash_put(h, f->inline_rets[i].copy, NULL, f->inline_rets[i].orig);
+	if (sites)
+		for (i = 0; i < f->nr_inline_sites; i++)
+			pt_hash_put(h, f->inline_sites[i].copy,
+				    (unsigned long)f->inline_sites[i].pp);
+	else
+		for (i = 0; i < f->nr_inline_rets; i++)
+			pt_hash_put(h, f->inline_rets[i].copy, f->inline_rets[i].orig);
 }
 
 /*
- * Puts @extra's addresses into the hash: in place when half the slots
- * hold them, else into a new table with @funcs' (four times the live
- * entries) that replaces the old. Returns 0 or -ENOMEM (nothing changed).
+ * Puts @extra's sites (@sites) or places into the hash at @hp: in place
+ * when half the slots hold them, else into a new table with @funcs' (four
+ * times the live entries) that replaces the old. Returns 0 or -ENOMEM
+ * (nothing changed).
  */
-static int pt_hash_install(struct list_head *funcs, const struct pt_func *extra)
+static int pt_hash_install(struct pt_copy_hash __rcu **hp, struct list_head *funcs,
+			   const struct pt_func *extra, bool sites)
 {
-	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true), *old = h;
-	unsigned long live = pt_hash_entries(extra), bits;
+	struct pt_copy_hash *h = rcu_dereference_protected(*hp, true), *old = h;
+	unsigned long live = pt_hash_entries(extra, sites), bits;
 	struct pt_func *f;
 
 	if (!live)
 		return 0;
 	if (h && 2 * (h->used + live) <= 1ul << h->bits) {
-		pt_hash_add(h, extra);
+		pt_hash_add(h, extra, sites);
 		return 0;
 	}
 	list_for_each_entry(f, funcs, node)
-		live += pt_hash_entries(f);
+		live += pt_hash_entries(f, sites);
 	bits = ilog2(roundup_pow_of_two(4 * live));
 	h = kvzalloc(struct_size(h, slot, 1ul << bits), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
 	h->bits = bits;
 	list_for_each_entry(f, funcs, node)
-		pt_hash_add(h, f);
-	pt_hash_add(h, extra);
-	rcu_assign_pointer(pt_copy_hash, h);
+		pt_hash_add(h, f, sites);
+	pt_hash_add(h, extra, sites);
+	rcu_assign_pointer(*hp, h);
 	if (old)
 		kvfree_rcu(old, rcu);
 	return 0;
 }
 
 /*
- * Makes @f's addresses name nothing in the hash (the keys stay until the
+ * Makes @f's addresses name nothing in the hashes (the keys stay until a
  * table is next rebuilt): after it, and an RCU grace period, no call finds
  * @f's probes. Cannot fail. The caller holds pt_ctl_mutex.
  */
 void pt_ranges_forget(const struct pt_func *f)
 {
-	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true);
+	struct pt_copy_hash *sh = rcu_dereference_protected(pt_site_hash, true);
+	struct pt_copy_hash *ph = rcu_dereference_protected(pt_place_hash, true);
 	struct pt_copy_addr *e;
 	u32 i;
 
-	if (!h)
-		return;
-	for (i = 0; i < f->nr_inline_sites; i++) {
-		e = pt_hash_slot(h, f->inline_sites[i].copy);
+	for (i = 0; sh && i < f->nr_inline_sites; i++) {
+		e = pt_hash_slot(sh, f->inline_sites[i].copy);
 		if (e->copy && e->pp == f->inline_sites[i].pp)
 			WRITE_ONCE(e->pp, NULL);
 	}
-	for (i = 0; i < f->nr_inline_rets; i++) {
-		e = pt_hash_slot(h, f->inline_rets[i].copy);
+	for (i = 0; ph && i < f->nr_inline_rets; i++) {
+		e = pt_hash_slot(ph, f->inline_rets[i].copy);
 		if (e->copy)
 			WRITE_ONCE(e->orig, 0);
 	}
@@ -204,12 +216,19 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 	t = kvmalloc(struct_size(t, r, n), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	if (extra && pt_hash_install(funcs, extra)) {
+	/*
+	 * The places first: left behind by a failure of the sites', they
+	 * name the original's addresses a copy stands for, which stay true.
+	 */
+	if (extra && (pt_hash_install(&pt_place_hash, funcs, extra, false) ||
+		      pt_hash_install(&pt_site_hash, funcs, extra, true))) {
 		kvfree(t);
 		return -ENOMEM;
 	}
 	t->n = 0;
 	t->copies = 0;
+	t->copy_lo = 0;
+	t->copy_hi = 0;
 	list_for_each_entry(f, funcs, node)
 		pt_ranges_add(t, f);
 	if (extra)
@@ -227,25 +246,25 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 void pt_ranges_free(void)
 {
 	struct pt_ranges *old = rcu_dereference_protected(pt_ranges, true);
-	struct pt_copy_hash *h = rcu_dereference_protected(pt_copy_hash, true);
+	struct pt_copy_hash *sh = rcu_dereference_protected(pt_site_hash, true);
+	struct pt_copy_hash *ph = rcu_dereference_protected(pt_place_hash, true);
 
 	RCU_INIT_POINTER(pt_ranges, NULL);
-	RCU_INIT_POINTER(pt_copy_hash, NULL);
+	RCU_INIT_POINTER(pt_site_hash, NULL);
+	RCU_INIT_POINTER(pt_place_hash, NULL);
 	if (old)
 		kvfree_rcu(old, rcu);
-	if (h)
-		kvfree_rcu(h, rcu);
+	if (sh)
+		kvfree_rcu(sh, rcu);
+	if (ph)
+		kvfree_rcu(ph, rcu);
 }
 
-/* The range @addr lies in (its end included), or NULL; preemption off. */
-static const struct pt_range *pt_ranges_find(unsigned long addr)
+/* The range of @t @addr lies in (its end included), or NULL; preemption off. */
+static const struct pt_range *pt_ranges_find(const struct pt_ranges *t, unsigned long addr)
 {
-	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
-	unsigned int lo = 0, hi;
+	unsigned int lo = 0, hi = t->n;
 
-	if (!t)
-		return NULL;
-	hi = t->n;
 	while (lo < hi) {
 		unsigned int m = lo + (hi - lo) / 2;
 
@@ -257,10 +276,11 @@ static const struct pt_range *pt_ranges_find(unsigned long addr)
 	return lo < t->n && t->r[lo].start <= addr ? &t->r[lo] : NULL;
 }
 
-/* @addr's entry in the copies' hash, or NULL; preemption off. */
-static const struct pt_copy_addr *pt_ranges_copy_addr(unsigned long addr)
+/* @addr's entry in the hash at @hp, or NULL; preemption off. */
+static const struct pt_copy_addr *pt_ranges_copy_addr(struct pt_copy_hash __rcu **hp,
+						       unsigned long addr)
 {
-	struct pt_copy_hash *h = rcu_dereference_sched(pt_copy_hash);
+	struct pt_copy_hash *h = rcu_dereference_sched(*hp);
 	const struct pt_copy_addr *e;
 
 	if (!h)
@@ -272,7 +292,7 @@ static const struct pt_copy_addr *pt_ranges_copy_addr(unsigned long addr)
 /* The probe of the site whose call in an inline copy returns to @ret, or NULL; preemption off. */
 struct pt_probe *pt_ranges_site(unsigned long ret)
 {
-	const struct pt_copy_addr *e = pt_ranges_copy_addr(ret);
+	const struct pt_copy_addr *e = pt_ranges_copy_addr(&pt_site_hash, ret);
 
 	return e ? READ_ONCE(e->pp) : NULL;
 }
@@ -283,21 +303,25 @@ struct pt_probe *pt_ranges_site(unsigned long ret)
  * call of the original's code returns to); elsewhere @addr itself. *traced
  * says whether that lies in traced code (its end included: a call that is
  * a part's last instruction returns there), or that it is not known (no
- * table yet); a copy's own address is not traced, its original's is. One
- * hash probe and at most one binary search.
+ * table yet); a copy's own address is not traced, its original's is. An
+ * address outside every copy (most of a frame walk's) reads no hash; one
+ * inside, one hash probe; then at most one binary search.
  */
 unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 {
-	const struct pt_copy_addr *e = pt_ranges_copy_addr(addr);
-	unsigned long orig = e ? READ_ONCE(e->orig) : 0;
+	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
+	const struct pt_copy_addr *e;
 	const struct pt_range *r;
 
 	*traced = true;
-	if (orig)
-		return orig;	/* inside its function's original: traced */
-	if (!rcu_dereference_sched(pt_ranges))
+	if (!t)
 		return addr;
-	r = pt_ranges_find(addr);
+	if (t->copies && addr >= t->copy_lo && addr <= t->copy_hi) {
+		e = pt_ranges_copy_addr(&pt_place_hash, addr);
+		if (e && READ_ONCE(e->orig))
+			return READ_ONCE(e->orig);	/* inside its original: traced */
+	}
+	r = pt_ranges_find(t, addr);
 	*traced = r && !r->copy;
 	return r && r->copy ? 0 : addr;
 }
