@@ -13,8 +13,9 @@
  * one of the sites' calls, where a site finds its probe, and one of the
  * places that stand for an original's instruction, where an ENTER called
  * from a copy (or a frame in one) finds the original's return address,
- * each in a slot or two. The sites' is the one every hit reads, and a
- * few percent of the places' size: it stays within a few pages. A plan's
+ * each in a slot or two. The sites' is the one every hit reads: a site
+ * per several instructions against a place or more per instruction, so
+ * it spans a fraction of the pages the places' takes. A plan's
  * addresses go into each in place while it has room (at most half its
  * slots taken, counting those of removed plans, which stay as keys that
  * name nothing), else into a table of four times the live entries,
