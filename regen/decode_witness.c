@@ -609,13 +609,12 @@ int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, 
 
 		fe[v] = GRAPH_NONE;
 		/* witness_next_edge at a vertex of one out-edge that reads and checks nothing */
-		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit ||
-		    (g->vflags[v] & GRAPH_V_CALL) || enc->edge_nbits[e])
+		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit || enc->edge_nbits[e])
 			continue;
 		d = g->edges[e].dst;
 		if ((enc->vertex_nbits && enc->vertex_nbits[d]) || (enc->enter_code && enc->enter_code[d]))
 			continue;
-		fe[v] = e;
+		fe[v] = g->vflags[v] & GRAPH_V_CALL ? e | REGEN_FREE_CALL : e;
 	}
 	return 0;
 }

@@ -784,11 +784,28 @@ static int step(struct engine *en)
 	 * Free edges (regen_func.free_edge): no marker waits at or before
 	 * the position and bits remain, so scan, exhausted, next_enter and
 	 * crossed have nothing to do, and the decoder would take the edge.
+	 * At a call vertex: once its call is done (a callee returned with no
+	 * tail call's ENTER due, or the callee is untraced and nothing is
+	 * read before it), as the call vertex's step would find no ENTER.
 	 */
 	if (f->free_edge && quiet(en)) {
-		while (fr->v != g->exit && f->free_edge[fr->v] != GRAPH_NONE) {
-			uint32_t fe = f->free_edge[fr->v];
+		uint32_t fe = f->free_edge[fr->v];
 
+		if (fe != GRAPH_NONE && (fe & REGEN_FREE_CALL) && fr->tail == REGEN_TAIL_NONE &&
+		    (fr->entered || (!f->ops->before_call &&
+				     (!f->call_callee || f->call_callee[fr->v] == UINT32_MAX)))) {
+			fe &= ~REGEN_FREE_CALL;
+			fr->v = g->edges[fe].dst;
+			fr->last_edge = fe;
+			fr->entered = 0;
+			fr->open = 0;
+			if (fr->v == g->exit)
+				return 0;
+			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
+			if (rc)
+				return rc;
+		}
+		while (!((fe = f->free_edge[fr->v]) & REGEN_FREE_CALL)) {
 			fr->v = g->edges[fe].dst;
 			fr->last_edge = fe;
 			fr->entered = 0;
@@ -923,7 +940,7 @@ static int step(struct engine *en)
 		 * step would do no more than take free edges and, short of a call
 		 * vertex, ask the decoder with no ENTER waiting. Done here.
 		 */
-		while (f->free_edge && (fe = f->free_edge[fr->v]) != GRAPH_NONE) {
+		while (f->free_edge && !((fe = f->free_edge[fr->v]) & REGEN_FREE_CALL)) {
 			fr->v = g->edges[fe].dst;
 			fr->last_edge = fe;
 			if (fr->v == g->exit)

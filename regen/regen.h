@@ -326,6 +326,9 @@ void regen_word_lookup_free(struct regen_word_lookup *l);
  */
 int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out);
 
+/* regen_func.free_edge at a call vertex: the edge | REGEN_FREE_CALL (GRAPH_NONE has it too). */
+#define REGEN_FREE_CALL 0x80000000u
+
 /* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
@@ -379,9 +382,12 @@ struct regen_func {
 	/*
 	 * Per vertex, or NULL: the out-edge the decoder takes there whatever
 	 * its state, reading and checking nothing and leaving its state as it
-	 * is (the vertex's only edge, no call vertex, nothing emitted on the
-	 * edge or at its end), else GRAPH_NONE. Where no marker waits at the
-	 * position and bits remain, the engine walks it without asking.
+	 * is (the vertex's only edge, nothing emitted on the edge or at its
+	 * end), else GRAPH_NONE; at a call vertex with REGEN_FREE_CALL set.
+	 * Where no marker waits at the position and bits remain, the engine
+	 * walks it without asking: at a call vertex once the call is done
+	 * (its callees returned, no tail call's ENTER due; or an untraced
+	 * callee and no before_call).
 	 */
 	const uint32_t *free_edge;
 	/*
