@@ -60,6 +60,13 @@ struct frame {
 	uint64_t state[REGEN_STATE_WORDS];
 };
 
+/* A call vertex v of f, direct to func_id callee and returning to ret; f NULL: empty. */
+struct call_slot {
+	uint64_t ret;
+	const struct regen_func *f;
+	uint32_t callee, v;
+};
+
 struct engine {
 	const struct regen_funcs *fs;
 	const struct regen_stream *s;
@@ -78,6 +85,8 @@ struct engine {
 	const struct regen_marker *orphaned;
 	uint64_t *rets;		/* every traced call site's return address, sorted */
 	size_t nrets;
+	struct call_slot *calls;	/* call_vertex's hash: calls_mask + 1 slots */
+	uint64_t calls_mask;
 	int64_t partial;
 	const struct regen_func **index;	/* sorted by func_id */
 	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
@@ -104,16 +113,26 @@ const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_
 	return NULL;
 }
 
-uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret)
+static inline uint64_t call_hash(const struct regen_func *f, uint32_t func, uint64_t ret)
 {
-	uint32_t v;
+	uint64_t h = (ret ^ (uint64_t)(uintptr_t)f ^ ((uint64_t)func << 32)) * 0x9e3779b97f4a7c15ull;
 
-	if (!f->call_callee || !f->call_ret_addr)
-		return GRAPH_NONE;
-	for (v = 0; v < f->g->nv; v++)
-		if ((f->g->vflags[v] & GRAPH_V_CALL) && f->call_callee[v] == func &&
-		    f->call_ret_addr[v] == ret)
-			return v;
+	return h ^ h >> 29;
+}
+
+/*
+ * The call vertex of f whose call is direct to the traced function func
+ * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE:
+ * the first such vertex (collect_calls).
+ */
+static inline uint32_t call_vertex(const struct engine *en, const struct regen_func *f,
+				   uint32_t func, uint64_t ret)
+{
+	uint64_t i = call_hash(f, func, ret) & en->calls_mask;
+
+	for (; en->calls[i].f; i = (i + 1) & en->calls_mask)
+		if (en->calls[i].f == f && en->calls[i].ret == ret && en->calls[i].callee == func)
+			return en->calls[i].v;
 	return GRAPH_NONE;
 }
 
@@ -669,7 +688,8 @@ static inline int scan(struct engine *en, int *rc)
  *    V's callee). A frame contradicts the rule when it is another call's
  *    (this activation is on the stack): a missed entry, a gap.
  */
-static int frame_match(const struct regen_func *f, uint32_t v, const struct regen_marker *m)
+static int frame_match(const struct engine *en, const struct regen_func *f, uint32_t v,
+		       const struct regen_marker *m)
 {
 	uint64_t ret = f->call_ret_addr ? f->call_ret_addr[v] : 0;
 	uint32_t w;
@@ -683,7 +703,7 @@ static int frame_match(const struct regen_func *f, uint32_t v, const struct rege
 		return m->value == ret ? 1 : -1;
 	if (m->arg != REGEN_ENTER_RET)
 		return 1;
-	w = regen_call_vertex(f, m->func, m->value);
+	w = call_vertex(en, f, m->func, m->value);
 	return w == GRAPH_NONE || w == v;
 }
 
@@ -899,7 +919,7 @@ static int step(struct engine *en)
 			 */
 			m = NULL;
 		} else if (m) {
-			int k = frame_match(f, fr->v, m);
+			int k = frame_match(en, f, fr->v, m);
 
 			if (k < 0)
 				return gap(en, -PT_EMISMATCH, m);
@@ -913,6 +933,8 @@ static int step(struct engine *en)
 		}
 	}
 	en->br.enter = next_enter(en);
+	en->br.enter_call = en->br.enter && en->br.enter->arg == REGEN_ENTER_RET ?
+			    call_vertex(en, f, en->br.enter->func, en->br.enter->value) : GRAPH_NONE;
 	for (;;) {
 		uint32_t fe;
 
@@ -955,8 +977,11 @@ static int step(struct engine *en)
 	}
 }
 
-/* en->rets: the return addresses of every traced function's call vertices. */
-static int collect_rets(struct engine *en)
+/*
+ * en->rets: the return addresses of every traced function's call vertices;
+ * en->calls: its direct calls, for call_vertex. Returns 0 or -PT_ENOMEM.
+ */
+static int collect_calls(struct engine *en)
 {
 	size_t n = 0, i;
 	uint32_t v;
@@ -967,12 +992,27 @@ static int collect_rets(struct engine *en)
 	en->rets = malloc((n ? n : 1) * sizeof(*en->rets));
 	if (!en->rets)
 		return -PT_ENOMEM;
+	for (en->calls_mask = 15; en->calls_mask < 2 * n; en->calls_mask = en->calls_mask * 2 + 1)
+		;
+	en->calls = calloc(en->calls_mask + 1, sizeof(*en->calls));
+	if (!en->calls)
+		return -PT_ENOMEM;
 	for (i = 0; i < en->fs->nfuncs; i++) {
 		const struct regen_func *f = &en->fs->funcs[i];
 
-		for (v = 0; f->call_ret_addr && v < f->g->nv; v++)
-			if (f->call_ret_addr[v])
-				en->rets[en->nrets++] = f->call_ret_addr[v];
+		for (v = 0; f->call_ret_addr && v < f->g->nv; v++) {
+			uint64_t ret = f->call_ret_addr[v], k;
+
+			if (ret)
+				en->rets[en->nrets++] = ret;
+			if (!f->call_callee || !(f->g->vflags[v] & GRAPH_V_CALL) ||
+			    call_vertex(en, f, f->call_callee[v], ret) != GRAPH_NONE)
+				continue;	/* the first vertex of a call is its */
+			k = call_hash(f, f->call_callee[v], ret) & en->calls_mask;
+			while (en->calls[k].f)
+				k = (k + 1) & en->calls_mask;
+			en->calls[k] = (struct call_slot){ ret, f, f->call_callee[v], v };
+		}
 	}
 	qsort(en->rets, en->nrets, sizeof(*en->rets), by_addr);
 	return 0;
@@ -1022,7 +1062,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 		for (i = fs->nfuncs; i-- > 0;)	/* the first of equal ids, as regen_find */
 			en.byid[fs->funcs[i].func_id] = &fs->funcs[i];
 	}
-	rc = collect_rets(&en);
+	rc = collect_calls(&en);
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);
@@ -1033,6 +1073,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	free(en.index);
 	free(en.byid);
 	free(en.rets);
+	free(en.calls);
 	free(en.snap);
 	return rc;
 }

@@ -159,6 +159,12 @@ struct regen_bitreader {
 	 */
 	const struct regen_marker *enter;
 	/*
+	 * Set with enter: the walking function's call vertex whose call is
+	 * direct to enter's function and returns to its return address (the
+	 * first such), or GRAPH_NONE.
+	 */
+	uint32_t enter_call;
+	/*
 	 * Witness words by context (FORMAT.md, "Witness words by context"): the
 	 * context the module kept when it wrote the bits at pos, set by the
 	 * engine at each activation's start and by a decoder at each word it
@@ -516,12 +522,6 @@ struct regen_funcs {
 	 */
 	int ctx_swap;
 };
-
-/*
- * The call vertex of f whose call is direct to the traced function func
- * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE.
- */
-uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret);
 
 /* The function with func_id, or NULL. */
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id);
