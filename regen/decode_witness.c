@@ -407,7 +407,7 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	uint64_t code, from;
 
 	if (br->enter && enc->enter_code && br->enter->arg == REGEN_ENTER_RET) {
-		uint32_t v = br->enter_call;
+		uint32_t v = br_call_vertex(br, f, br->enter->func, br->enter->value);
 
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];

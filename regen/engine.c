@@ -60,13 +60,6 @@ struct frame {
 	uint64_t state[REGEN_STATE_WORDS];
 };
 
-/* A call vertex v of f, direct to func_id callee and returning to ret; f NULL: empty. */
-struct call_slot {
-	uint64_t ret;
-	const struct regen_func *f;
-	uint32_t callee, v;
-};
-
 struct engine {
 	const struct regen_funcs *fs;
 	const struct regen_stream *s;
@@ -85,8 +78,7 @@ struct engine {
 	const struct regen_marker *orphaned;
 	uint64_t *rets;		/* every traced call site's return address, sorted */
 	size_t nrets;
-	struct call_slot *calls;	/* call_vertex's hash: calls_mask + 1 slots */
-	uint64_t calls_mask;
+	struct regen_call_slot *calls;	/* br_call_vertex's hash: br.calls_mask + 1 slots */
 	int64_t partial;
 	const struct regen_func **index;	/* sorted by func_id */
 	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
@@ -113,28 +105,6 @@ const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_
 	return NULL;
 }
 
-static inline uint64_t call_hash(const struct regen_func *f, uint32_t func, uint64_t ret)
-{
-	uint64_t h = (ret ^ (uint64_t)(uintptr_t)f ^ ((uint64_t)func << 32)) * 0x9e3779b97f4a7c15ull;
-
-	return h ^ h >> 29;
-}
-
-/*
- * The call vertex of f whose call is direct to the traced function func
- * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE:
- * the first such vertex (collect_calls).
- */
-static inline uint32_t call_vertex(const struct engine *en, const struct regen_func *f,
-				   uint32_t func, uint64_t ret)
-{
-	uint64_t i = call_hash(f, func, ret) & en->calls_mask;
-
-	for (; en->calls[i].f; i = (i + 1) & en->calls_mask)
-		if (en->calls[i].f == f && en->calls[i].ret == ret && en->calls[i].callee == func)
-			return en->calls[i].v;
-	return GRAPH_NONE;
-}
 
 static int by_addr(const void *a, const void *b)
 {
@@ -703,7 +673,7 @@ static int frame_match(const struct engine *en, const struct regen_func *f, uint
 		return m->value == ret ? 1 : -1;
 	if (m->arg != REGEN_ENTER_RET)
 		return 1;
-	w = call_vertex(en, f, m->func, m->value);
+	w = br_call_vertex(&en->br, f, m->func, m->value);
 	return w == GRAPH_NONE || w == v;
 }
 
@@ -933,8 +903,6 @@ static int step(struct engine *en)
 		}
 	}
 	en->br.enter = next_enter(en);
-	en->br.enter_call = en->br.enter && en->br.enter->arg == REGEN_ENTER_RET ?
-			    call_vertex(en, f, en->br.enter->func, en->br.enter->value) : GRAPH_NONE;
 	for (;;) {
 		uint32_t fe;
 
@@ -979,7 +947,8 @@ static int step(struct engine *en)
 
 /*
  * en->rets: the return addresses of every traced function's call vertices;
- * en->calls: its direct calls, for call_vertex. Returns 0 or -PT_ENOMEM.
+ * en->calls: its direct calls, for br_call_vertex (the first vertex of
+ * each). Returns 0 or -PT_ENOMEM.
  */
 static int collect_calls(struct engine *en)
 {
@@ -992,11 +961,13 @@ static int collect_calls(struct engine *en)
 	en->rets = malloc((n ? n : 1) * sizeof(*en->rets));
 	if (!en->rets)
 		return -PT_ENOMEM;
-	for (en->calls_mask = 15; en->calls_mask < 2 * n; en->calls_mask = en->calls_mask * 2 + 1)
+	for (en->br.calls_mask = 15; en->br.calls_mask < 2 * n;
+	     en->br.calls_mask = en->br.calls_mask * 2 + 1)
 		;
-	en->calls = calloc(en->calls_mask + 1, sizeof(*en->calls));
+	en->calls = calloc(en->br.calls_mask + 1, sizeof(*en->calls));
 	if (!en->calls)
 		return -PT_ENOMEM;
+	en->br.calls = en->calls;
 	for (i = 0; i < en->fs->nfuncs; i++) {
 		const struct regen_func *f = &en->fs->funcs[i];
 
@@ -1006,12 +977,12 @@ static int collect_calls(struct engine *en)
 			if (ret)
 				en->rets[en->nrets++] = ret;
 			if (!f->call_callee || !(f->g->vflags[v] & GRAPH_V_CALL) ||
-			    call_vertex(en, f, f->call_callee[v], ret) != GRAPH_NONE)
+			    br_call_vertex(&en->br, f, f->call_callee[v], ret) != GRAPH_NONE)
 				continue;	/* the first vertex of a call is its */
-			k = call_hash(f, f->call_callee[v], ret) & en->calls_mask;
+			k = br_call_hash(f, f->call_callee[v], ret) & en->br.calls_mask;
 			while (en->calls[k].f)
-				k = (k + 1) & en->calls_mask;
-			en->calls[k] = (struct call_slot){ ret, f, f->call_callee[v], v };
+				k = (k + 1) & en->br.calls_mask;
+			en->calls[k] = (struct regen_call_slot){ ret, f, f->call_callee[v], v };
 		}
 	}
 	qsort(en->rets, en->nrets, sizeof(*en->rets), by_addr);

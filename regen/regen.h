@@ -159,12 +159,6 @@ struct regen_bitreader {
 	 */
 	const struct regen_marker *enter;
 	/*
-	 * Set with enter: the walking function's call vertex whose call is
-	 * direct to enter's function and returns to its return address (the
-	 * first such), or GRAPH_NONE.
-	 */
-	uint32_t enter_call;
-	/*
 	 * Witness words by context (FORMAT.md, "Witness words by context"): the
 	 * context the module kept when it wrote the bits at pos, set by the
 	 * engine at each activation's start and by a decoder at each word it
@@ -186,6 +180,20 @@ struct regen_bitreader {
 	 * lookup starts there; 0 before the first).
 	 */
 	uint32_t seg_cur, reset_cur;
+	/*
+	 * The traced functions' direct calls by (function, callee, return
+	 * address), set by the engine for the walk: a hash of calls_mask + 1
+	 * slots (bitreader.h br_call_vertex).
+	 */
+	const struct regen_call_slot *calls;
+	uint64_t calls_mask;
+};
+
+/* A call vertex v of f, direct to func_id callee and returning to ret; f NULL: empty. */
+struct regen_call_slot {
+	uint64_t ret;
+	const struct regen_func *f;
+	uint32_t callee, v;
 };
 
 #define REGEN_CTX_NONE 0xffffffffu
