@@ -783,19 +783,9 @@ static int step(struct engine *en)
 
 		if (fe != GRAPH_NONE && (fe & REGEN_FREE_CALL) && fr->tail == REGEN_TAIL_NONE &&
 		    (fr->entered || (!f->ops->before_call &&
-				     (!f->call_callee || f->call_callee[fr->v] == UINT32_MAX)))) {
+				     (!f->call_callee || f->call_callee[fr->v] == UINT32_MAX))))
 			fe &= ~REGEN_FREE_CALL;
-			fr->v = g->edges[fe].dst;
-			fr->last_edge = fe;
-			fr->entered = 0;
-			fr->open = 0;
-			if (fr->v == g->exit)
-				return 0;
-			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
-			if (rc)
-				return rc;
-		}
-		while (!((fe = f->free_edge[fr->v]) & REGEN_FREE_CALL)) {
+		for (; !(fe & REGEN_FREE_CALL); fe = f->free_edge[fr->v]) {
 			fr->v = g->edges[fe].dst;
 			fr->last_edge = fe;
 			fr->entered = 0;
