@@ -104,4 +104,27 @@ static inline uint32_t br_ctx_row_of(const struct regen_func *f, const struct re
 	return s->walk == br->walk && br->pos < s->limit ? s->row : REGEN_CTX_NONE;
 }
 
+static inline uint64_t br_call_hash(const struct regen_func *f, uint32_t func, uint64_t ret)
+{
+	uint64_t h = (ret ^ (uint64_t)(uintptr_t)f ^ ((uint64_t)func << 32)) * 0x9e3779b97f4a7c15ull;
+
+	return h ^ h >> 29;
+}
+
+/*
+ * The call vertex of f whose call is direct to the traced function func
+ * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE:
+ * the first such vertex of f.
+ */
+static inline uint32_t br_call_vertex(const struct regen_bitreader *br, const struct regen_func *f,
+				      uint32_t func, uint64_t ret)
+{
+	uint64_t i = br_call_hash(f, func, ret) & br->calls_mask;
+
+	for (; br->calls[i].f; i = (i + 1) & br->calls_mask)
+		if (br->calls[i].f == f && br->calls[i].ret == ret && br->calls[i].callee == func)
+			return br->calls[i].v;
+	return GRAPH_NONE;
+}
+
 #endif

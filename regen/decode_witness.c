@@ -407,7 +407,7 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	uint64_t code, from;
 
 	if (br->enter && enc->enter_code && br->enter->arg == REGEN_ENTER_RET) {
-		uint32_t v = regen_call_vertex(f, br->enter->func, br->enter->value);
+		uint32_t v = br_call_vertex(br, f, br->enter->func, br->enter->value);
 
 		if (v != GRAPH_NONE && enc->enter_code[v])
 			return enc->enter_code[v];
@@ -609,13 +609,12 @@ int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, 
 
 		fe[v] = GRAPH_NONE;
 		/* witness_next_edge at a vertex of one out-edge that reads and checks nothing */
-		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit ||
-		    (g->vflags[v] & GRAPH_V_CALL) || enc->edge_nbits[e])
+		if (g->out_start[v + 1] - g->out_start[v] != 1 || v == g->exit || enc->edge_nbits[e])
 			continue;
 		d = g->edges[e].dst;
 		if ((enc->vertex_nbits && enc->vertex_nbits[d]) || (enc->enter_code && enc->enter_code[d]))
 			continue;
-		fe[v] = e;
+		fe[v] = g->vflags[v] & GRAPH_V_CALL ? e | REGEN_FREE_CALL : e;
 	}
 	return 0;
 }

@@ -78,6 +78,7 @@ struct engine {
 	const struct regen_marker *orphaned;
 	uint64_t *rets;		/* every traced call site's return address, sorted */
 	size_t nrets;
+	struct regen_call_slot *calls;	/* br_call_vertex's hash: br.calls_mask + 1 slots */
 	int64_t partial;
 	const struct regen_func **index;	/* sorted by func_id */
 	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
@@ -104,18 +105,6 @@ const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_
 	return NULL;
 }
 
-uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret)
-{
-	uint32_t v;
-
-	if (!f->call_callee || !f->call_ret_addr)
-		return GRAPH_NONE;
-	for (v = 0; v < f->g->nv; v++)
-		if ((f->g->vflags[v] & GRAPH_V_CALL) && f->call_callee[v] == func &&
-		    f->call_ret_addr[v] == ret)
-			return v;
-	return GRAPH_NONE;
-}
 
 static int by_addr(const void *a, const void *b)
 {
@@ -669,7 +658,8 @@ static inline int scan(struct engine *en, int *rc)
  *    V's callee). A frame contradicts the rule when it is another call's
  *    (this activation is on the stack): a missed entry, a gap.
  */
-static int frame_match(const struct regen_func *f, uint32_t v, const struct regen_marker *m)
+static int frame_match(const struct engine *en, const struct regen_func *f, uint32_t v,
+		       const struct regen_marker *m)
 {
 	uint64_t ret = f->call_ret_addr ? f->call_ret_addr[v] : 0;
 	uint32_t w;
@@ -683,7 +673,7 @@ static int frame_match(const struct regen_func *f, uint32_t v, const struct rege
 		return m->value == ret ? 1 : -1;
 	if (m->arg != REGEN_ENTER_RET)
 		return 1;
-	w = regen_call_vertex(f, m->func, m->value);
+	w = br_call_vertex(&en->br, f, m->func, m->value);
 	return w == GRAPH_NONE || w == v;
 }
 
@@ -784,11 +774,18 @@ static int step(struct engine *en)
 	 * Free edges (regen_func.free_edge): no marker waits at or before
 	 * the position and bits remain, so scan, exhausted, next_enter and
 	 * crossed have nothing to do, and the decoder would take the edge.
+	 * At a call vertex: once its call is done (a callee returned with no
+	 * tail call's ENTER due, or the callee is untraced and nothing is
+	 * read before it), as the call vertex's step would find no ENTER.
 	 */
 	if (f->free_edge && quiet(en)) {
-		while (fr->v != g->exit && f->free_edge[fr->v] != GRAPH_NONE) {
-			uint32_t fe = f->free_edge[fr->v];
+		uint32_t fe = f->free_edge[fr->v];
 
+		if (fe != GRAPH_NONE && (fe & REGEN_FREE_CALL) && fr->tail == REGEN_TAIL_NONE &&
+		    (fr->entered || (!f->ops->before_call &&
+				     (!f->call_callee || f->call_callee[fr->v] == UINT32_MAX))))
+			fe &= ~REGEN_FREE_CALL;
+		for (; !(fe & REGEN_FREE_CALL); fe = f->free_edge[fr->v]) {
 			fr->v = g->edges[fe].dst;
 			fr->last_edge = fe;
 			fr->entered = 0;
@@ -882,7 +879,7 @@ static int step(struct engine *en)
 			 */
 			m = NULL;
 		} else if (m) {
-			int k = frame_match(f, fr->v, m);
+			int k = frame_match(en, f, fr->v, m);
 
 			if (k < 0)
 				return gap(en, -PT_EMISMATCH, m);
@@ -923,7 +920,7 @@ static int step(struct engine *en)
 		 * step would do no more than take free edges and, short of a call
 		 * vertex, ask the decoder with no ENTER waiting. Done here.
 		 */
-		while (f->free_edge && (fe = f->free_edge[fr->v]) != GRAPH_NONE) {
+		while (f->free_edge && !((fe = f->free_edge[fr->v]) & REGEN_FREE_CALL)) {
 			fr->v = g->edges[fe].dst;
 			fr->last_edge = fe;
 			if (fr->v == g->exit)
@@ -938,8 +935,12 @@ static int step(struct engine *en)
 	}
 }
 
-/* en->rets: the return addresses of every traced function's call vertices. */
-static int collect_rets(struct engine *en)
+/*
+ * en->rets: the return addresses of every traced function's call vertices;
+ * en->calls: its direct calls, for br_call_vertex (the first vertex of
+ * each). Returns 0 or -PT_ENOMEM.
+ */
+static int collect_calls(struct engine *en)
 {
 	size_t n = 0, i;
 	uint32_t v;
@@ -950,12 +951,29 @@ static int collect_rets(struct engine *en)
 	en->rets = malloc((n ? n : 1) * sizeof(*en->rets));
 	if (!en->rets)
 		return -PT_ENOMEM;
+	for (en->br.calls_mask = 15; en->br.calls_mask < 2 * n;
+	     en->br.calls_mask = en->br.calls_mask * 2 + 1)
+		;
+	en->calls = calloc(en->br.calls_mask + 1, sizeof(*en->calls));
+	if (!en->calls)
+		return -PT_ENOMEM;
+	en->br.calls = en->calls;
 	for (i = 0; i < en->fs->nfuncs; i++) {
 		const struct regen_func *f = &en->fs->funcs[i];
 
-		for (v = 0; f->call_ret_addr && v < f->g->nv; v++)
-			if (f->call_ret_addr[v])
-				en->rets[en->nrets++] = f->call_ret_addr[v];
+		for (v = 0; f->call_ret_addr && v < f->g->nv; v++) {
+			uint64_t ret = f->call_ret_addr[v], k;
+
+			if (ret)
+				en->rets[en->nrets++] = ret;
+			if (!f->call_callee || !(f->g->vflags[v] & GRAPH_V_CALL) ||
+			    br_call_vertex(&en->br, f, f->call_callee[v], ret) != GRAPH_NONE)
+				continue;	/* the first vertex of a call is its */
+			k = br_call_hash(f, f->call_callee[v], ret) & en->br.calls_mask;
+			while (en->calls[k].f)
+				k = (k + 1) & en->br.calls_mask;
+			en->calls[k] = (struct regen_call_slot){ ret, f, f->call_callee[v], v };
+		}
 	}
 	qsort(en->rets, en->nrets, sizeof(*en->rets), by_addr);
 	return 0;
@@ -1005,7 +1023,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 		for (i = fs->nfuncs; i-- > 0;)	/* the first of equal ids, as regen_find */
 			en.byid[fs->funcs[i].func_id] = &fs->funcs[i];
 	}
-	rc = collect_rets(&en);
+	rc = collect_calls(&en);
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);
@@ -1016,6 +1034,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	free(en.index);
 	free(en.byid);
 	free(en.rets);
+	free(en.calls);
 	free(en.snap);
 	return rc;
 }

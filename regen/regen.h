@@ -180,6 +180,20 @@ struct regen_bitreader {
 	 * lookup starts there; 0 before the first).
 	 */
 	uint32_t seg_cur, reset_cur;
+	/*
+	 * The traced functions' direct calls by (function, callee, return
+	 * address), set by the engine for the walk: a hash of calls_mask + 1
+	 * slots (bitreader.h br_call_vertex).
+	 */
+	const struct regen_call_slot *calls;
+	uint64_t calls_mask;
+};
+
+/* A call vertex v of f, direct to func_id callee and returning to ret; f NULL: empty. */
+struct regen_call_slot {
+	uint64_t ret;
+	const struct regen_func *f;
+	uint32_t callee, v;
 };
 
 #define REGEN_CTX_NONE 0xffffffffu
@@ -326,6 +340,9 @@ void regen_word_lookup_free(struct regen_word_lookup *l);
  */
 int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, uint32_t **out);
 
+/* regen_func.free_edge at a call vertex: the edge | REGEN_FREE_CALL (GRAPH_NONE has it too). */
+#define REGEN_FREE_CALL 0x80000000u
+
 /* A traced function as the engine needs it. */
 struct regen_func {
 	uint32_t func_id;
@@ -379,9 +396,12 @@ struct regen_func {
 	/*
 	 * Per vertex, or NULL: the out-edge the decoder takes there whatever
 	 * its state, reading and checking nothing and leaving its state as it
-	 * is (the vertex's only edge, no call vertex, nothing emitted on the
-	 * edge or at its end), else GRAPH_NONE. Where no marker waits at the
-	 * position and bits remain, the engine walks it without asking.
+	 * is (the vertex's only edge, nothing emitted on the edge or at its
+	 * end), else GRAPH_NONE; at a call vertex with REGEN_FREE_CALL set.
+	 * Where no marker waits at the position and bits remain, the engine
+	 * walks it without asking: at a call vertex once the call is done
+	 * (its callees returned, no tail call's ENTER due; or an untraced
+	 * callee and no before_call).
 	 */
 	const uint32_t *free_edge;
 	/*
@@ -510,12 +530,6 @@ struct regen_funcs {
 	 */
 	int ctx_swap;
 };
-
-/*
- * The call vertex of f whose call is direct to the traced function func
- * and returns to ret (an ENTER marker's func and value), or GRAPH_NONE.
- */
-uint32_t regen_call_vertex(const struct regen_func *f, uint32_t func, uint64_t ret);
 
 /* The function with func_id, or NULL. */
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id);

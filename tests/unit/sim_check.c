@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
 
 #include "sim_check.h"
@@ -36,7 +37,38 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 	*arr = rf;
 	fs->funcs = rf;
 	fs->nfuncs = n;
+	/* the witness decoder's tables, as pathregen binds them (pr_bind.c) */
+	for (i = 0; ops == &regen_decode_witness_ops && i < n; i++) {
+		const struct encoding *enc = rf[i].model;
+		struct regen_word_lookup *lk = NULL;
+		uint32_t *fe = NULL;
+		int err;
+
+		if (!enc->pred_row || !enc->edge_nbits)
+			continue;	/* refused: no tables, never run */
+		err = regen_word_lookup_build(rf[i].g, enc, &lk);
+
+		rf[i].lookup = lk;
+		if (!err)
+			err = regen_witness_free_edges(rf[i].g, rf[i].model, &fe);
+		rf[i].free_edge = fe;
+		if (err) {
+			simc_funcs_free(rf, n);
+			return err;
+		}
+	}
 	return 0;
+}
+
+void simc_funcs_free(struct regen_func *arr, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; arr && i < n; i++) {
+		regen_word_lookup_free((struct regen_word_lookup *)arr[i].lookup);
+		free((uint32_t *)arr[i].free_edge);
+	}
+	free(arr);
 }
 
 struct collect {

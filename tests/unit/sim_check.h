@@ -16,11 +16,15 @@
 
 /*
  * Fills *fs with one regen_func per traced function of p (array in *arr,
- * free() it): ops, and model = models[i] if models is non-NULL, else
- * &p->funcs[i].enc. Returns 0 or -PT_ENOMEM.
+ * simc_funcs_free it): ops, and model = models[i] if models is non-NULL,
+ * else &p->funcs[i].enc; with the witness decoder, its word lookup and free
+ * edges as pathregen binds them. Returns 0 or -PT_ENOMEM.
  */
 int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 	       const void *const *models, struct regen_func **arr, struct regen_funcs *fs);
+
+/* Frees simc_funcs' array of n functions (fs->nfuncs) and what it built. */
+void simc_funcs_free(struct regen_func *arr, uint32_t n);
 
 /* What simc_compare accepts besides an exact match. */
 #define SIMC_TRUNCATED (1u << 0)	/* the run stopped early: truth is a prefix */

@@ -558,7 +558,7 @@ static void one_program(uint64_t *rng, struct stats *st)
 			sim_truth_free(&t, &p);
 			sim_stream_free(&s);
 		}
-		free(arr);
+		simc_funcs_free(arr, fs.nfuncs);
 	}
 	CU_ASSERT(ok);
 	for (i = 0; i < nfuncs; i++) {

@@ -312,7 +312,7 @@ static void test_paths_regenerate(void)
 		struct sim_program p;
 		struct paths_model **pm;
 		struct regen_func *arr = NULL;
-		struct regen_funcs fs;
+		struct regen_funcs fs = { .nfuncs = 0 };
 		struct ppp **pps;
 		int skip = 0;
 
@@ -423,7 +423,7 @@ static void test_paths_regenerate(void)
 			sim_stream_free(&s);
 			sim_truth_free(&t, &p);
 		}
-		free(arr);
+		simc_funcs_free(arr, fs.nfuncs);
 		for (i = 0; i < p.nfuncs; i++) {
 			decode_paths_model_free(pm[i]);
 			if (pps[i]) {
