@@ -80,8 +80,9 @@ uint32_t tf_page_stored_len(const void *page, uint32_t page_size);
 
 
 struct tracefile {
-	uint8_t *buf;			/* the file's bytes (owned) */
+	uint8_t *buf;			/* the file's bytes (owned; read-only when mapped) */
 	size_t size;
+	int mapped;			/* tracefile_read mapped the file (mmap) */
 	uint16_t major, minor;
 
 	int has_system;
@@ -130,8 +131,19 @@ struct tracefile {
  */
 int tracefile_parse(const void *data, size_t size, struct tracefile *tf);
 
-/* Reads path and parses it: as tracefile_parse, plus -PT_EIO (errno set). */
+/*
+ * Reads path and parses it: as tracefile_parse, plus -PT_EIO (errno set).
+ * A regular file is mapped read-only (mapped set), not copied: it must not
+ * shrink while tf holds it.
+ */
 int tracefile_read(const char *path, struct tracefile *tf);
+
+/*
+ * Tells the kernel the len bytes at p (inside tf->buf) are not needed now:
+ * a mapped file's whole pages among them leave resident memory (they are
+ * clean: reading them again reads the file). Nothing for a copy.
+ */
+void tracefile_release(const struct tracefile *tf, const void *p, size_t len);
 
 void tracefile_free(struct tracefile *tf);
 

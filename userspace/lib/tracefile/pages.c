@@ -637,6 +637,8 @@ int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 				return err;
 		}
 		rs->stored_bytes += s->bytes;
+		/* read: a mapped file's pages may leave memory */
+		tracefile_release(tf, s->data, s->bytes);
 	}
 	if (tf->complete)
 		return 0;

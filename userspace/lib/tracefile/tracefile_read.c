@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <xxhash.h>
 
@@ -530,23 +533,19 @@ int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
 	return parse_owned(tf);
 }
 
-int tracefile_read(const char *path, struct tracefile *tf)
+/* Reads f to its end into a buffer tf owns (a pipe, or a file that cannot be mapped). */
+static int read_all(FILE *f, struct tracefile *tf)
 {
-	FILE *f = fopen(path, "rb");
 	uint8_t *buf = NULL, *grown;
 	size_t n = 0, cap = 0, got;
 	int err;
 
-	memset(tf, 0, sizeof(*tf));
-	if (!f)
-		return fail(tf, -PT_EIO, 0, "%s", strerror(errno));
 	for (;;) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1 << 16;
 			grown = realloc(buf, cap);
 			if (!grown) {
 				free(buf);
-				fclose(f);
 				return fail(tf, -PT_ENOMEM, n, "out of memory");
 			}
 			buf = grown;
@@ -559,14 +558,56 @@ int tracefile_read(const char *path, struct tracefile *tf)
 	if (ferror(f)) {
 		err = errno;
 		free(buf);
-		fclose(f);
 		errno = err;
 		return fail(tf, -PT_EIO, n, "%s", strerror(err));
 	}
-	fclose(f);
 	tf->buf = buf;		/* no second copy: tf owns the bytes read */
 	tf->size = n;
-	return parse_owned(tf);
+	return 0;
+}
+
+int tracefile_read(const char *path, struct tracefile *tf)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	void *map;
+	int err;
+
+	memset(tf, 0, sizeof(*tf));
+	if (!f)
+		return fail(tf, -PT_EIO, 0, "%s", strerror(errno));
+	/*
+	 * A regular file is mapped read-only, not copied: its pages are clean,
+	 * so the kernel can drop them (tracefile_release) and read them again.
+	 */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (map != MAP_FAILED) {
+			fclose(f);
+			tf->buf = map;
+			tf->size = (size_t)st.st_size;
+			tf->mapped = 1;
+			err = parse_owned(tf);
+			/* the checksums read every byte: what the decoder reads comes back */
+			tracefile_release(tf, tf->buf, tf->size);
+			return err;
+		}
+	}
+	err = read_all(f, tf);
+	fclose(f);
+	return err ? err : parse_owned(tf);
+}
+
+void tracefile_release(const struct tracefile *tf, const void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(page - 1);
+
+	if (!tf->mapped || page & (page - 1) || hi <= lo)
+		return;
+	/* advice only: a range it does not take stays resident, nothing else changes */
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void tracefile_free(struct tracefile *tf)
@@ -575,7 +616,10 @@ void tracefile_free(struct tracefile *tf)
 
 	for (i = 0; i < tf->npages; i++)
 		free(tf->pages[i].page);
-	free(tf->buf);
+	if (tf->mapped)
+		munmap(tf->buf, tf->size);
+	else
+		free(tf->buf);
 	free(tf->release);
 	free(tf->funcs);
 	free(tf->pages);
