@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,27 +164,14 @@ static void report_records(struct pr_trace *t)
 
 /*
  * The LOSS section counts every record a full ring buffer refused and every
- * probe hit the kernel skipped; LOSS records place them in the streams. A
- * count the records do not account for was lost somewhere unknown: say so.
+ * probe hit the kernel skipped; LOSS records (located: their counts) place
+ * them in the streams. A count the records do not account for was lost
+ * somewhere unknown: say so.
  */
-static void report_unlocated_losses(struct pr_trace *t)
+static void report_unlocated_losses(struct pr_trace *t, uint64_t dropped, uint64_t missed)
 {
-	const struct tr_records *rs = &t->rs;
-	uint64_t dropped = 0, missed = 0;
-	size_t i;
-
 	if (!t->tf.has_loss)
 		return;
-	for (i = 0; i < rs->n; i++) {
-		const struct tr_rec *r = &rs->recs[i];
-
-		if (r->type != PT_REC_LOSS || r->synthetic || !r->nwords)
-			continue;
-		if (r->arg == PT_LOSS_OVERRUN)
-			dropped += tr_body(rs, r)[0];
-		else if (r->arg == PT_LOSS_MISSED)
-			missed += tr_body(rs, r)[0];
-	}
 	t->located_dropped = dropped;
 	t->located_missed = missed;
 	if (t->tf.dropped > dropped) {
@@ -199,17 +187,106 @@ static void report_unlocated_losses(struct pr_trace *t)
 	}
 }
 
+/*
+ * The records as they are decoded, a window at a time: cut into the
+ * streams (b), and the few the profiles read kept (kept: COUNTERS, PATHS,
+ * and the ENTERs of edges-mode functions, whose counts they are).
+ */
+struct cut {
+	struct regen_streams_builder *b;
+	struct tr_records kept;
+	uint32_t *edges;		/* func_ids of edges-mode plans */
+	uint32_t nedges;
+	uint64_t dropped, missed;	/* what LOSS records located */
+	int err;			/* the builder's: it stopped the decoding */
+};
+
+/* The func_ids whose plans are edges mode (edge_counts.h: their ENTERs count activations). */
+static int edges_funcs(struct cut *c, const struct tracefile *tf)
+{
+	uint32_t i;
+	uint16_t mode;
+
+	c->edges = malloc((tf->nfuncs + 1) * sizeof(*c->edges));
+	if (!c->edges)
+		return -PT_ENOMEM;
+	for (i = 0; i < tf->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[i];
+
+		if (fn->plan_len < offsetof(struct pt_plan, mode) + sizeof(mode))
+			continue;
+		memcpy(&mode, fn->plan + offsetof(struct pt_plan, mode), sizeof(mode));
+		if (mode == PT_MODE_EDGES)
+			c->edges[c->nedges++] = fn->func_id;
+	}
+	return 0;
+}
+
+static int kept(const struct cut *c, const struct tr_rec *r)
+{
+	uint32_t i;
+
+	if (r->type == PT_REC_COUNTERS || r->type == PT_REC_PATHS)
+		return 1;
+	for (i = 0; r->type == PT_REC_ENTER && i < c->nedges; i++)
+		if (c->edges[i] == r->arg)
+			return 1;
+	return 0;
+}
+
+static int cut_window(void *ctx, const struct tr_records *rs, size_t first, size_t n)
+{
+	struct cut *c = ctx;
+	size_t i;
+	int err;
+
+	for (i = first; i < first + n; i++) {
+		const struct tr_rec *r = &rs->recs[i];
+
+		if (r->type == PT_REC_LOSS && !r->synthetic && r->nwords) {
+			if (r->arg == PT_LOSS_OVERRUN)
+				c->dropped += tr_body(rs, r)[0];
+			else if (r->arg == PT_LOSS_MISSED)
+				c->missed += tr_body(rs, r)[0];
+		}
+		if (kept(c, r) && tr_records_copy(&c->kept, rs, r))
+			return -PT_ENOMEM;
+	}
+	err = regen_streams_add(c->b, rs, first, n);
+	if (err)
+		c->err = err;
+	return err;
+}
+
 int pr_trace_streams(struct pr_trace *t)
 {
-	int err = tr_decode_tracefile(&t->rs, &t->tf);
+	struct cut c = { .err = 0 };
+	int err = regen_streams_begin(&c.b);
 
-	if (err == -PT_ENOMEM)
+	if (err)
 		return err;
-	if (err) {
+	err = edges_funcs(&c, &t->tf);
+	if (!err)
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, &c);
+	/* the records left are those kept: the window's arrays are freed */
+	free(t->rs.recs);
+	free(t->rs.words);
+	t->rs.recs = c.kept.recs;
+	t->rs.n = c.kept.n;
+	t->rs.cap = c.kept.cap;
+	t->rs.words = c.kept.words;
+	t->rs.nwords = c.kept.nwords;
+	t->rs.capw = c.kept.capw;
+	free(c.edges);
+	if (err == -PT_ENOMEM) {
+		regen_streams_abort(c.b);
+		return err;
+	}
+	if (err && !c.err) {
 		tell(t, "pages", "%s", pt_strerror(err));
 		mark_bad(t, err);
 	}
-	err = regen_streams_build(&t->rs, &t->ss);
+	err = regen_streams_finish(c.b, &t->ss);
 	if (err == -PT_ENOMEM)
 		return err;
 	if (err) {
@@ -218,7 +295,7 @@ int pr_trace_streams(struct pr_trace *t)
 		return err;
 	}
 	report_records(t);
-	report_unlocated_losses(t);
+	report_unlocated_losses(t, c.dropped, c.missed);
 	return 0;
 }
 

@@ -265,6 +265,7 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 	struct told told = { .n = 0 };
 	struct out_writer w = { .ops = &out_text_ops };
 	struct out_writer *ws[1] = { &w };
+	struct tr_records all = { 0 };
 	struct pr_trace t;
 	size_t i;
 
@@ -282,8 +283,11 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 		}
 	}
 	fclose(w.fp);
-	for (i = 0; i < t.rs.n; i++)
-		o->cpus |= 1ull << (t.rs.recs[i].cpu & 63);
+	/* the pipeline keeps no records it cut into streams: the CPUs' from the pages again */
+	if (!tr_decode_tracefile(&all, &t.tf))
+		for (i = 0; i < all.n; i++)
+			o->cpus |= 1ull << (all.recs[i].cpu & 63);
+	tr_records_free(&all);
 	o->pages = t.rs.pages;
 	o->told = told.n;
 	o->bad = t.bad;

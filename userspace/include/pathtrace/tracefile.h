@@ -310,6 +310,25 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
  */
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf);
 
+/* Appends a copy of src's record r (and its body) to dst. Returns 0 or -PT_ENOMEM. */
+int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const struct tr_rec *r);
+
+/*
+ * Records [first, first + n) of rs, handed over (tr_decode_tracefile_each).
+ * Returns 0 or a negative PT_E*, which stops the decoding.
+ */
+typedef int (*tr_take_fn)(void *ctx, const struct tr_records *rs, size_t first, size_t n);
+
+/*
+ * As tr_decode_tracefile, but the records go to take a window at a time
+ * (every 65536 or so, then the rest) and leave rs: each CPU's records
+ * reach take in recording order, CPUs interleaved; at the end rs holds
+ * none, only its counts. Memory follows the window, not the file. Returns
+ * 0, -PT_EINVAL, -PT_ENOMEM, or take's error.
+ */
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, tr_take_fn take,
+			     void *ctx);
+
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */
 int tr_check_record(const void *payload, size_t len);
 
