@@ -632,6 +632,8 @@ int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const 
 
 /* Records decoded before the window goes to tr_decode_tracefile_each's take. */
 #define WINDOW_RECORDS 65536u
+/* Page bytes read before they are released (tracefile_release). */
+#define RELEASE_BYTES (1u << 20)
 
 static int by_index(const void *a, const void *b)
 {
@@ -702,10 +704,17 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 
 	for (i = 0; i < tf->npages; i++) {
 		const struct tf_pages *s = &tf->pages[i];
+		const uint8_t *done = s->data;	/* pages before it are read */
 
 		/* a trimmed page holds what the decoder reads of it: header, data, count */
 		for (p = 0; p < s->nr_pages; p++) {
 			const struct tf_page *pg = &s->page[p];
+
+			/* read: a mapped file's pages may leave memory, a MiB at a time */
+			if (pg->data - done >= RELEASE_BYTES) {
+				tracefile_release(tf, done, pg->data - done);
+				done = pg->data;
+			}
 
 			if (pg->bad) {
 				/* its bytes are not what was recorded, its stamp neither */
@@ -721,8 +730,7 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 				return err;
 		}
 		rs->stored_bytes += s->bytes;
-		/* read: a mapped file's pages may leave memory */
-		tracefile_release(tf, s->data, s->bytes);
+		tracefile_release(tf, done, s->data + s->bytes - done);
 	}
 	if (!tf->complete) {
 		/* cut short: whatever each CPU recorded after its last page here is lost */
