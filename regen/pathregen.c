@@ -862,6 +862,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	pr_trace_init(&r.t, diag, NULL);
+	r.t.jobs = r.o.jobs;	/* the pages decoded and cut on threads too */
 	err = load(&r);
 	if (!err && r.o.list_streams)
 		list_streams(stdout, r.o.trace, &r.t);

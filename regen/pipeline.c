@@ -258,16 +258,142 @@ static int cut_window(void *ctx, const struct tr_records *rs, size_t first, size
 	return err;
 }
 
+/*
+ * With two threads or more the windows go from the decoding thread (the
+ * caller's) to a cutting thread through two buffers, so that decoding one
+ * window and cutting the one before run at once.
+ */
+struct relay {
+	struct cut *c;
+	struct tr_records win[2];	/* recs, words, n, nwords: a window's copy */
+	int full[2];
+	unsigned int head, tail;	/* the next to fill, the next to cut */
+	int done;			/* no more windows */
+	int err;			/* the cutter's: it stopped */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* tr_take_fn of the decoding thread: a copy of the window for the cutter. */
+static int relay_window(void *ctx, const struct tr_records *rs, size_t first, size_t n)
+{
+	struct relay *r = ctx;
+	struct tr_records *w;
+	uint64_t lo, hi;
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&r->mu);
+	while (r->full[r->head] && !r->err)
+		pthread_cond_wait(&r->cv, &r->mu);
+	err = r->err;
+	pthread_mutex_unlock(&r->mu);
+	if (err)
+		return err;
+	w = &r->win[r->head];
+	/* a range's bodies lie in order (those of records kept back among them) */
+	lo = rs->recs[first].body;
+	hi = rs->recs[first + n - 1].body + rs->recs[first + n - 1].nwords;
+	w->n = 0;
+	w->nwords = 0;
+	if (n > w->cap) {
+		free(w->recs);
+		w->recs = malloc(n * sizeof(*w->recs));
+		w->cap = w->recs ? n : 0;
+	}
+	if (hi - lo > w->capw) {
+		free(w->words);
+		w->words = malloc((hi - lo) * sizeof(*w->words));
+		w->capw = w->words ? hi - lo : 0;
+	}
+	if (!w->recs || (hi > lo && !w->words))
+		return -PT_ENOMEM;
+	memcpy(w->recs, rs->recs + first, n * sizeof(*w->recs));
+	for (i = 0; i < n; i++)
+		w->recs[i].body -= lo;
+	if (hi > lo)
+		memcpy(w->words, rs->words + lo, (hi - lo) * sizeof(*w->words));
+	w->n = n;
+	w->nwords = hi - lo;
+	pthread_mutex_lock(&r->mu);
+	r->full[r->head] = 1;
+	r->head ^= 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
+/* The cutting thread: each window in turn into the streams. */
+static void *relay_cut(void *arg)
+{
+	struct relay *r = arg;
+	int err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->full[r->tail] && !r->done)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->full[r->tail]) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&r->mu);
+		err = cut_window(r->c, &r->win[r->tail], 0, r->win[r->tail].n);
+		pthread_mutex_lock(&r->mu);
+		r->full[r->tail] = 0;
+		r->tail ^= 1;
+		if (err)
+			r->err = err;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (err)
+			return NULL;
+	}
+}
+
+/* The pages decoded into c: on this thread alone, or relayed to a cutting thread. */
+static int decode(struct pr_trace *t, struct cut *c)
+{
+	struct relay r = { .c = c };
+	pthread_t th;
+	int err;
+
+	if (t->jobs < 2)
+		return tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, c);
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	if (pthread_create(&th, NULL, relay_cut, &r)) {
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, c);
+	} else {
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, relay_window, &r);
+		pthread_mutex_lock(&r.mu);
+		r.done = 1;
+		pthread_cond_broadcast(&r.cv);
+		pthread_mutex_unlock(&r.mu);
+		pthread_join(th, NULL);
+		/* the cutter's error first: the decoder may have stopped on it */
+		if (r.err)
+			err = r.err;
+	}
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+	free(r.win[0].recs);
+	free(r.win[0].words);
+	free(r.win[1].recs);
+	free(r.win[1].words);
+	return err;
+}
+
 int pr_trace_streams(struct pr_trace *t)
 {
 	struct cut c = { .err = 0 };
-	int err = regen_streams_begin(&c.b);
+	int err = regen_streams_begin(&c.b, t->jobs);
 
 	if (err)
 		return err;
 	err = edges_funcs(&c, &t->tf);
 	if (!err)
-		err = tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, &c);
+		err = decode(t, &c);
 	/* the records left are those kept: the window's arrays are freed */
 	free(t->rs.recs);
 	free(t->rs.words);
@@ -299,11 +425,12 @@ int pr_trace_streams(struct pr_trace *t)
 	return 0;
 }
 
-int pr_trace_load(const char *path, struct pr_trace *t, int model)
+int pr_trace_load(const char *path, struct pr_trace *t, int model, unsigned int jobs)
 {
 	int err;
 
 	pr_trace_init(t, NULL, NULL);
+	t->jobs = jobs;
 	err = pr_trace_read(t, path);
 	if (!err && !t->err)
 		err = pr_trace_streams(t);

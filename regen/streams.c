@@ -3,6 +3,7 @@
  * streams - per-owner stream assembly from decoded ring-buffer records
  * (docs/runtime.md; the rules are in streams.h and FORMAT.md).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,7 @@ struct regen_streams_builder {
 	uint32_t nforks, capforks;
 	uint64_t unowned_records, unowned_bits, counters_records, loss_records;
 	int err;		/* the first error: the rest is not cut */
+	unsigned int jobs;	/* threads assembling the streams at the end */
 };
 
 /* Within one owner: by stamp, then CPU, then recording order. */
@@ -869,10 +871,13 @@ static int take(struct regen_streams_builder *b, const struct tr_records *rs, co
 	return 0;
 }
 
-int regen_streams_begin(struct regen_streams_builder **b)
+int regen_streams_begin(struct regen_streams_builder **b, unsigned int jobs)
 {
 	*b = calloc(1, sizeof(**b));
-	return *b ? 0 : -PT_ENOMEM;
+	if (!*b)
+		return -PT_ENOMEM;
+	(*b)->jobs = jobs;
+	return 0;
 }
 
 int regen_streams_add(struct regen_streams_builder *b, const struct tr_records *rs, size_t first,
@@ -1084,12 +1089,98 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b);
 }
 
+/* The owners' streams being assembled, by one thread or several. */
+struct assembly {
+	struct regen_streams_builder *b;
+	struct regen_streams *out;
+	const uint32_t *byc;		/* forks by child (child_starts) */
+	size_t *first;			/* per stream: its first segment; [nstreams]: nsegs */
+	uint32_t next;			/* streams taken (atomic) */
+	int *err;			/* per stream */
+};
+
+/* Stream k: its boundaries' losses, its forked starts, then assemble. */
+static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss *bl,
+			   struct child_start *cs)
+{
+	struct regen_streams_builder *b = a->b;
+	struct regen_streams *out = a->out;
+	const struct segment *s = &b->segs[a->first[k]];
+	size_t n = a->first[k + 1] - a->first[k], l;
+	uint32_t ncs;
+
+	memset(bl, 0, (n + 1) * sizeof(*bl));
+	for (l = 0; l < b->nlosses; l++)
+		if (affects(&b->losses[l], s[0].owner))
+			mark_boundaries(s, n, &b->losses[l], s[0].owner, bl);
+	ncs = child_starts(out, a->byc, s, n, cs);
+	return assemble(b, out, s, n, bl, cs, ncs, &out->streams[k], &out->bits_store[k],
+			&out->marker_store[k], &out->seg_store[k], &out->reset_store[k]);
+}
+
+static void *assembler(void *arg)
+{
+	struct assembly *a = arg;
+	struct boundary_loss *bl = calloc(a->b->nsegs + 1, sizeof(*bl));
+	struct child_start *cs = malloc((a->out->nforks ? a->out->nforks : 1) * sizeof(*cs));
+	uint32_t k;
+
+	while ((k = __atomic_fetch_add(&a->next, 1, __ATOMIC_RELAXED)) < a->out->nstreams) {
+		a->err[k] = bl && cs ? assemble_stream(a, k, bl, cs) : -PT_ENOMEM;
+		if (a->err[k])
+			break;	/* the others finish theirs; the first failure is returned */
+	}
+	free(bl);
+	free(cs);
+	return NULL;
+}
+
+/* The streams (out->nstreams, one per owner) on jobs threads. Returns 0 or the first stream's error. */
+static int assemble_all(struct assembly *a, unsigned int jobs)
+{
+	pthread_t *th = NULL;
+	unsigned int t, started = 0;
+	uint32_t k, total = a->out->nstreams;
+
+	if (jobs > a->out->nstreams)
+		jobs = a->out->nstreams;
+	if (jobs > 1)
+		th = calloc(jobs - 1, sizeof(*th));
+	for (t = 0; th && t + 1 < jobs; t++)
+		if (!pthread_create(&th[started], NULL, assembler, a))
+			started++;
+	assembler(a);
+	for (t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	free(th);
+	/*
+	 * Streams are taken in order, so any not taken come after one that
+	 * failed: as one thread would have, keep the streams up to the first
+	 * failure and free those after it.
+	 */
+	for (k = 0; k < total && !a->err[k]; k++)
+		;
+	if (k == total)
+		return 0;
+	a->out->nstreams = k + 1;
+	for (k++; k < total; k++) {
+		free(a->out->bits_store[k]);
+		free(a->out->marker_store[k]);
+		free(a->out->seg_store[k]);
+		free(a->out->reset_store[k]);
+		a->out->bits_store[k] = NULL;
+		a->out->marker_store[k] = NULL;
+		a->out->seg_store[k] = NULL;
+		a->out->reset_store[k] = NULL;
+	}
+	return a->err[a->out->nstreams - 1];
+}
+
 int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out)
 {
-	struct boundary_loss *bl = NULL;
-	struct child_start *cs = NULL;
+	struct assembly a = { .b = b, .out = out };
 	uint32_t *byc = NULL, f;
-	size_t i, j, nstreams = 0;
+	size_t i, nstreams = 0;
 	int err = b->err;
 
 	memset(out, 0, sizeof(*out));
@@ -1114,41 +1205,34 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	for (i = 0; i < b->nsegs; i++)
 		if (i == 0 || b->segs[i].owner != b->segs[i - 1].owner)
 			nstreams++;
+	if (nstreams > UINT32_MAX - 1) {
+		err = -PT_EOVERFLOW;
+		goto out;
+	}
 	out->streams = calloc(nstreams ? nstreams : 1, sizeof(*out->streams));
 	out->bits_store = calloc(nstreams ? nstreams : 1, sizeof(*out->bits_store));
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
-	bl = calloc(b->nsegs + 1, sizeof(*bl));
+	a.first = malloc((nstreams + 1) * sizeof(*a.first));
+	a.err = calloc(nstreams + 1, sizeof(*a.err));
 	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
-	cs = malloc((out->nforks ? out->nforks : 1) * sizeof(*cs));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
-	    !out->reset_store || !bl || !byc || !cs) {
+	    !out->reset_store || !a.first || !a.err || !byc) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < b->nsegs; i++)
+		if (i == 0 || b->segs[i].owner != b->segs[i - 1].owner)
+			a.first[out->nstreams++] = i;
+	a.first[out->nstreams] = b->nsegs;
 	for (f = 0; f < out->nforks; f++)
 		byc[f] = f;
 	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);
-	for (i = 0; i < b->nsegs; i = j) {
-		size_t n, k;
-		uint32_t ncs;
-
-		for (j = i; j < b->nsegs && b->segs[j].owner == b->segs[i].owner; j++)
-			;
-		n = j - i;
-		memset(bl, 0, (n + 1) * sizeof(*bl));
-		for (k = 0; k < b->nlosses; k++)
-			if (affects(&b->losses[k], b->segs[i].owner))
-				mark_boundaries(&b->segs[i], n, &b->losses[k], b->segs[i].owner, bl);
-		ncs = child_starts(out, byc, &b->segs[i], n, cs);
-		err = assemble(b, out, &b->segs[i], n, bl, cs, ncs, &out->streams[out->nstreams],
-			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams],
-			       &out->seg_store[out->nstreams], &out->reset_store[out->nstreams]);
-		out->nstreams++;
-		if (err)
-			goto out;
-	}
+	a.byc = byc;
+	err = assemble_all(&a, b->jobs);
+	if (err)
+		goto out;
 	/* which stream each fork's parent is */
 	for (f = 0; f < out->nforks; f++) {
 		const struct regen_stream *ps = regen_streams_find(out, out->forks[f].parent);
@@ -1157,8 +1241,8 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	}
 out:
 	free(byc);
-	free(cs);
-	free(bl);
+	free(a.first);
+	free(a.err);
 	builder_free(b);
 	return err;
 }
@@ -1172,7 +1256,7 @@ void regen_streams_abort(struct regen_streams_builder *b)
 int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 {
 	struct regen_streams_builder *b;
-	int err = regen_streams_begin(&b);
+	int err = regen_streams_begin(&b, 1);
 
 	if (err) {
 		memset(out, 0, sizeof(*out));

@@ -291,7 +291,7 @@ static int measure(const char *path, unsigned int jobs, unsigned int reps)
 	for (rep = 0; rep < reps; rep++) {
 		struct pr_trace t;
 		double t0 = now(), t1, t2;
-		int err = pr_trace_load(path, &t, 1);
+		int err = pr_trace_load(path, &t, 1, jobs);
 
 		t1 = now();
 		if (!err)
@@ -518,7 +518,7 @@ int main(int argc, char **argv)
 		double t;
 
 		t = now();
-		err = pr_trace_load(cpath, &lc, 1);
+		err = pr_trace_load(cpath, &lc, 1, 1);
 		t_load_c = now() - t < t_load_c ? now() - t : t_load_c;
 		if (err) {
 			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));
@@ -552,7 +552,7 @@ int main(int argc, char **argv)
 		pr_trace_free(&lc);
 
 		t = now();
-		err = pr_trace_load(vpath, &lv, 0);
+		err = pr_trace_load(vpath, &lv, 0, 1);
 		t_load_v = now() - t < t_load_v ? now() - t : t_load_v;
 		if (err) {
 			fprintf(stderr, "bench-regen: load: %s\n", pt_strerror(err));

@@ -141,7 +141,7 @@ static void test_simulated_verify(void)
 
 	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 13 + 5, 3, PT_MODE_TRACE,
 					   PT_ENC_WITNESS, PT_PLAN_VERIFY), 0);
-	CU_ASSERT_EQUAL_FATAL(pr_trace_load(c.path, &t, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(c.path, &t, 1, 1), 0);
 	CU_ASSERT_EQUAL(t.bad, 0);
 	CU_ASSERT(t.ss.nstreams > 0);
 	for (i = 0; i < t.ss.nstreams; i++)
@@ -199,7 +199,7 @@ static void test_truncated(void)
 	fclose(out);
 
 	/* quiet and whole: refused with the file's error */
-	CU_ASSERT(pr_trace_load(path, &t, 1) < 0);
+	CU_ASSERT(pr_trace_load(path, &t, 1, 1) < 0);
 	pr_trace_free(&t);
 	/* step by step: told, marked bad, what came before kept */
 	pr_trace_init(&t, collect, &told);
@@ -475,7 +475,7 @@ static char *walk_output(const char *path, const struct out_writer_ops *ops, uns
 	char *buf = NULL;
 	size_t len = 0;
 
-	CU_ASSERT_EQUAL_FATAL(pr_trace_load(path, t, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(path, t, 1, jobs), 0);
 	CU_ASSERT_FATAL(t->ss.nstreams >= 2);	/* 3 tasks */
 	w.m = &t->m;
 	w.records = &t->rs;
