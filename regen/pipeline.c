@@ -359,13 +359,13 @@ static int decode(struct pr_trace *t, struct cut *c)
 	int err;
 
 	if (t->jobs < 2)
-		return tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, c);
+		return tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.cv, NULL);
 	if (pthread_create(&th, NULL, relay_cut, &r)) {
-		err = tr_decode_tracefile_each(&t->rs, &t->tf, cut_window, c);
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
 	} else {
-		err = tr_decode_tracefile_each(&t->rs, &t->tf, relay_window, &r);
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, relay_window, &r);
 		pthread_mutex_lock(&r.mu);
 		r.done = 1;
 		pthread_cond_broadcast(&r.cv);

@@ -40,6 +40,7 @@ struct pr_trace {
 	 * all assemble the owners' streams. The streams are the same for any.
 	 */
 	unsigned int jobs;
+	size_t window;			/* records decoded before they are cut (0: 65536) */
 };
 
 /* Zeroes t and sets its diag callback (NULL: quiet). */
@@ -102,6 +103,7 @@ struct pr_walk {
 	 * the one thread's byte for byte.
 	 */
 	unsigned int jobs;
+	size_t window;			/* records decoded before they are cut (0: 65536) */
 };
 
 /*

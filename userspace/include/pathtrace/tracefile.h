@@ -321,13 +321,14 @@ typedef int (*tr_take_fn)(void *ctx, const struct tr_records *rs, size_t first, 
 
 /*
  * As tr_decode_tracefile, but the records go to take a window at a time
- * (every 65536 or so, then the rest) and leave rs: each CPU's records
- * reach take in recording order, CPUs interleaved; at the end rs holds
- * none, only its counts. Memory follows the window, not the file. Returns
- * 0, -PT_EINVAL, -PT_ENOMEM, or take's error.
+ * (about window records, 0: 65536, then the rest) and leave rs: each
+ * CPU's records reach take in recording order, CPUs interleaved (each
+ * CPU's last record waits for the next window: a loss may merge into it);
+ * at the end rs holds none, only its counts. Memory follows the window,
+ * not the file. Returns 0, -PT_EINVAL, -PT_ENOMEM, or take's error.
  */
-int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, tr_take_fn take,
-			     void *ctx);
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
+			     tr_take_fn take, void *ctx);
 
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */
 int tr_check_record(const void *payload, size_t len);

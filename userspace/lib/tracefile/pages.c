@@ -630,7 +630,7 @@ int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const 
 	return 0;
 }
 
-/* Records decoded before the window goes to tr_decode_tracefile_each's take. */
+/* Records decoded before the window goes to tr_decode_tracefile_each's take (window 0). */
 #define WINDOW_RECORDS 65536u
 /* Page bytes read before they are released (tracefile_release). */
 #define RELEASE_BYTES (1u << 20)
@@ -696,8 +696,8 @@ static int hand_over(struct tr_records *rs, tr_take_fn take, void *ctx)
 	return 0;
 }
 
-int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, tr_take_fn take,
-			     void *ctx)
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
+			     tr_take_fn take, void *ctx)
 {
 	uint32_t i, p, cpu;
 	int err;
@@ -724,7 +724,7 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 			} else {
 				err = tr_decode_page(rs, s->cpu, pg->data, s->page_size);
 			}
-			if (!err && take && rs->n >= WINDOW_RECORDS)
+			if (!err && take && rs->n >= (window ? window : WINDOW_RECORDS))
 				err = hand_over(rs, take, ctx);
 			if (err)
 				return err;
@@ -760,7 +760,7 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 {
-	return tr_decode_tracefile_each(rs, tf, NULL, NULL);
+	return tr_decode_tracefile_each(rs, tf, 0, NULL, NULL);
 }
 
 void tr_records_free(struct tr_records *rs)
