@@ -6,6 +6,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include <pathtrace/error.h>
 
@@ -14,6 +16,8 @@
 #define STAMP_MIN 0
 #define STAMP_MAX UINT64_MAX
 #define MAX_STREAM_BITS (1ull << 40)
+/* Markers of a store copied into a stream before their memory is released. */
+#define CHUNK_MARKERS 16384u
 
 /*
  * A segment: an owner's stretch on one CPU, from its OWNER record to the
@@ -73,6 +77,7 @@ struct store {
 	size_t nmarkers, capm;
 	uint64_t *resets;
 	size_t nresets, capr;
+	uint32_t *left;		/* per CHUNK_MARKERS markers: not yet copied (copies only) */
 };
 
 /* A CPU as the cutter stands on it. */
@@ -173,19 +178,18 @@ static int sort_segments(struct regen_streams_builder *b)
 	struct owner_slot *slots;
 	struct owner_rank *ranks = NULL;
 	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
-	struct segment *sorted = NULL;
 	int err = -PT_ENOMEM;
 
 	if (n < 2)
 		return 0;
-	while (cap < 2 * n)
+	/* every owner has a store: they bound the owners */
+	while (cap < 2 * (size_t)b->nstores)
 		cap *= 2;
 	slots = calloc(cap, sizeof(*slots));
 	sid = malloc(n * sizeof(*sid));
 	idx = malloc(n * sizeof(*idx));
 	tmp = malloc(n * sizeof(*tmp));
-	sorted = malloc(n * sizeof(*sorted));
-	if (!slots || !sid || !idx || !tmp || !sorted)
+	if (!slots || !sid || !idx || !tmp)
 		goto out;
 	for (i = 0; i < n; i++) {
 		uint64_t o = b->segs[i].owner;
@@ -223,12 +227,22 @@ static int sort_segments(struct regen_streams_builder *b)
 	start[0] = 0;
 	for (i = 0; i < nown; i++)
 		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
-	for (i = 0; i < n; i++)
-		sorted[i] = b->segs[idx[i]];
-	free(b->segs);
-	b->segs = sorted;
-	b->capsegs = n;
-	sorted = NULL;
+	/* segs[i] = old segs[idx[i]], in place: each cycle of the permutation in turn */
+	for (i = 0; i < n; i++) {
+		struct segment t;
+		size_t j = i, k;
+
+		if (idx[i] == i)
+			continue;
+		t = b->segs[i];
+		while ((k = idx[j]) != i) {
+			b->segs[j] = b->segs[k];
+			idx[j] = (uint32_t)j;
+			j = k;
+		}
+		b->segs[j] = t;
+		idx[j] = (uint32_t)j;
+	}
 	err = 0;
 out:
 	free(slots);
@@ -238,7 +252,6 @@ out:
 	free(start);
 	free(idx);
 	free(tmp);
-	free(sorted);
 	return err;
 }
 
@@ -911,9 +924,45 @@ static void store_free(struct store *st)
 	free(st->bits);
 	free(st->markers);
 	free(st->resets);
+	free(st->left);
 	st->bits = NULL;
 	st->markers = NULL;
 	st->resets = NULL;
+	st->left = NULL;
+}
+
+/*
+ * Markers [m0, m1) of st are in their stream now: each CHUNK_MARKERS of
+ * them all copied leave resident memory (the whole pages among them; their
+ * bytes are never read again, and free comes after). Only memory: without
+ * room to count, nothing is released.
+ */
+static void copied(struct store *st, size_t m0, size_t m1)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t c, n = st->nmarkers / CHUNK_MARKERS + 1, end;
+
+	if (!st->left) {
+		st->left = malloc(n * sizeof(*st->left));
+		if (!st->left)
+			return;
+		for (c = 0; c < n; c++)
+			st->left[c] = (uint32_t)(st->nmarkers - c * CHUNK_MARKERS < CHUNK_MARKERS ?
+						 st->nmarkers - c * CHUNK_MARKERS : CHUNK_MARKERS);
+	}
+	for (; m0 < m1; m0 = end) {
+		c = m0 / CHUNK_MARKERS;
+		end = (c + 1) * CHUNK_MARKERS < m1 ? (c + 1) * CHUNK_MARKERS : m1;
+		st->left[c] -= (uint32_t)(end - m0);
+		if (st->left[c] || page & (page - 1))
+			continue;
+		lo = ((uintptr_t)(st->markers + c * CHUNK_MARKERS) + page - 1) & ~(page - 1);
+		/* the chunk's own markers only: the last may be short */
+		hi = (uintptr_t)(st->markers + ((c + 1) * CHUNK_MARKERS < st->nmarkers ?
+						(c + 1) * CHUNK_MARKERS : st->nmarkers)) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
 }
 
 /*
@@ -1004,6 +1053,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 			*m = from->markers[k];
 			m++->pos += pos - s[j].bit0;
 		}
+		copied(&b->stores[s[j].store], s[j].m0, s[j].m1);
 		copy_bits(bits, pos, from->bits, s[j].bit0, s[j].bit1 - s[j].bit0);
 		pos += s[j].bit1 - s[j].bit0;
 	}
@@ -1095,6 +1145,7 @@ struct assembly {
 	struct regen_streams *out;
 	const uint32_t *byc;		/* forks by child (child_starts) */
 	size_t *first;			/* per stream: its first segment; [nstreams]: nsegs */
+	size_t most;			/* segments of the stream that has most */
 	uint32_t next;			/* streams taken (atomic) */
 	int *err;			/* per stream */
 };
@@ -1121,7 +1172,7 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 static void *assembler(void *arg)
 {
 	struct assembly *a = arg;
-	struct boundary_loss *bl = calloc(a->b->nsegs + 1, sizeof(*bl));
+	struct boundary_loss *bl = calloc(a->most + 1, sizeof(*bl));
 	struct child_start *cs = malloc((a->out->nforks ? a->out->nforks : 1) * sizeof(*cs));
 	uint32_t k;
 
@@ -1226,6 +1277,9 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		if (i == 0 || b->segs[i].owner != b->segs[i - 1].owner)
 			a.first[out->nstreams++] = i;
 	a.first[out->nstreams] = b->nsegs;
+	for (i = 0; i < out->nstreams; i++)
+		if (a.first[i + 1] - a.first[i] > a.most)
+			a.most = a.first[i + 1] - a.first[i];
 	for (f = 0; f < out->nforks; f++)
 		byc[f] = f;
 	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);

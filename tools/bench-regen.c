@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,6 +289,13 @@ static int measure(const char *path, unsigned int jobs, unsigned int reps)
 	uint64_t blocks = 0;
 	unsigned int rep;
 
+	/*
+	 * glibc raises its mmap threshold as large blocks are freed, so a
+	 * second repetition would keep blocks of up to 32 MiB on the heap and
+	 * copy them as they grow: fixed at its first value, each repetition
+	 * allocates as a single run (pathregen's) does.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	for (rep = 0; rep < reps; rep++) {
 		struct pr_trace t;
 		double t0 = now(), t1, t2;
@@ -465,6 +473,8 @@ int main(int argc, char **argv)
 		blocks += t.blocks;
 		bits += r.bits;
 		sim_truth_free(&t, &p);
+		/* the next run goes on from here: stamps grow through the file, as a recording's */
+		ro.clock_start = r.clock;
 		sim_kmod_run_free(&r);
 		if (err) {
 			fprintf(stderr, "bench-regen: run: %s\n", pt_strerror(err));

@@ -26,6 +26,8 @@
 
 #define PAGE_SIZE_MIN 32u
 #define PAGE_SIZE_MAX (1u << 20)
+/* Page bytes summed before they are released (tracefile_release). */
+#define RELEASE_BYTES (1u << 20)
 #define NAME_MAX_LEN 4096u
 #define RELEASE_MAX_LEN 4096u
 
@@ -262,7 +264,7 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 	struct tf_pages *grown;
 	struct tf_page *pg;
 	uint32_t i, complete = 0;
-	uint64_t at;
+	uint64_t at, rel;
 
 	if (used < 0 && cut)
 		return fail(tf, -PT_ETRUNC, off, "the file ends inside %s's header", what);
@@ -307,9 +309,14 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 		}
 		complete = i;
 	}
-	for (i = 0, at = used; i < complete; i++) {
+	for (i = 0, at = used, rel = used; i < complete; i++) {
 		struct pt_page_sum e;
 
+		/* summed: a mapped file's pages may leave memory, a MiB at a time */
+		if (at - rel >= RELEASE_BYTES) {
+			tracefile_release(tf, p + rel, at - rel);
+			rel = at;
+		}
 		pg[i].data = p + at;
 		if (ps->have && i < ps->c.nr_pages) {
 			page_sum(ps, i, &e);
@@ -320,6 +327,7 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 		}
 		at += pg[i].len;
 	}
+	tracefile_release(tf, p + rel, at - rel);
 	grown = realloc(tf->pages, (tf->npages + 1) * sizeof(*grown));
 	if (!grown) {
 		free(pg);
