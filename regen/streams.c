@@ -28,13 +28,17 @@
 struct segment {
 	uint64_t owner;
 	uint64_t stamp;
+	uint64_t bit0, bit1;	/* its bits in the store */
 	uint32_t cpu;
 	uint32_t seq;		/* creation order: ties in stamp keep recording order */
 	uint32_t store;		/* its (owner, CPU) store */
-	uint32_t enters;	/* ENTERs so far (adapting words forget at some) */
-	uint64_t bit0, bit1;	/* its bits in the store */
-	size_t m0, m1;		/* its markers there */
-	size_t r0, r1;		/* its resets there, after the one at its start (r0 - 1) */
+	/*
+	 * Its markers there, and its resets after the one at its start (r0 -
+	 * 1): a store holds fewer than 2^32 of each (more would overflow its
+	 * stream).
+	 */
+	uint32_t m0, m1;
+	uint32_t r0, r1;
 };
 
 /* A loss that may have hidden other owners' segments (see streams.h). */
@@ -85,6 +89,7 @@ struct cpu_cut {
 	uint32_t cpu;
 	int open;		/* segment seg is open */
 	size_t seg;
+	uint32_t enters;	/* its ENTERs so far (adapting words forget at some) */
 	size_t first_pending;	/* its losses from here may wait for hi */
 	int unowned_run;
 };
@@ -691,8 +696,8 @@ static void close_segment(struct regen_streams_builder *b, size_t seg)
 	st->nmarkers = place_pending(st->markers + sg->m0, st->markers + st->nmarkers, st->nbits) -
 		       st->markers;
 	st->nresets = place_resets(st->resets, sg->r0, st->nresets, st->nbits);
-	sg->m1 = st->nmarkers;
-	sg->r1 = st->nresets;
+	sg->m1 = (uint32_t)st->nmarkers;
+	sg->r1 = (uint32_t)st->nresets;
 	sg->bit1 = st->nbits;
 }
 
@@ -706,8 +711,10 @@ static int open_segment(struct regen_streams_builder *b, struct cpu_cut *c, cons
 	if (si == UINT32_MAX || !new_segment(b))
 		return -PT_ENOMEM;
 	st = &b->stores[si];
-	if (b->nsegs > UINT32_MAX || new_reset(st, st->nbits))	/* adapting words forget */
-		return b->nsegs > UINT32_MAX ? -PT_EOVERFLOW : -PT_ENOMEM;
+	if (b->nsegs > UINT32_MAX || st->nresets >= UINT32_MAX)
+		return -PT_EOVERFLOW;
+	if (new_reset(st, st->nbits))	/* adapting words forget */
+		return -PT_ENOMEM;
 	sg = &b->segs[b->nsegs - 1];
 	memset(sg, 0, sizeof(*sg));
 	sg->owner = body[0];
@@ -716,21 +723,25 @@ static int open_segment(struct regen_streams_builder *b, struct cpu_cut *c, cons
 	sg->seq = (uint32_t)(b->nsegs - 1);
 	sg->store = si;
 	sg->bit0 = sg->bit1 = st->nbits;
-	sg->m0 = sg->m1 = st->nmarkers;
-	sg->r0 = sg->r1 = st->nresets;
+	sg->m0 = sg->m1 = (uint32_t)st->nmarkers;
+	sg->r0 = sg->r1 = (uint32_t)st->nresets;
 	c->open = 1;
+	c->enters = 0;
 	c->seg = b->nsegs - 1;
 	return 0;
 }
 
-/* Record r (body body) of the open segment sg into its store. */
-static int cut_record(struct regen_streams_builder *b, struct segment *sg, const struct tr_rec *r,
-		      const uint64_t *body)
+/* Record r (body body) of the open segment sg of c into its store. */
+static int cut_record(struct regen_streams_builder *b, struct cpu_cut *c, struct segment *sg,
+		      const struct tr_rec *r, const uint64_t *body)
 {
 	struct store *st = &b->stores[sg->store];
 	uint64_t pos = st->nbits;
 	struct regen_marker *m = NULL;
 
+	/* a store of 2^32 markers or resets is a stream that has too many */
+	if (st->nmarkers >= UINT32_MAX || st->nresets >= UINT32_MAX)
+		return -PT_EOVERFLOW;
 	switch (r->type) {
 	case PT_REC_BITS:
 		if (r->arg != PT_BITS_PARTIAL)
@@ -747,7 +758,7 @@ static int cut_record(struct regen_streams_builder *b, struct segment *sg, const
 		m->func = r->arg;
 		enter_value(m, body[0]);
 		/* adapting words forget at the first, then every PT_CTX_SWAP_ENTERS-th */
-		if (sg->enters++ % PT_CTX_SWAP_ENTERS == 0)
+		if (c->enters++ % PT_CTX_SWAP_ENTERS == 0)
 			return new_reset(st, pos + r->pending);
 		break;
 	case PT_REC_BLOCK:
@@ -843,7 +854,7 @@ static int take(struct regen_streams_builder *b, const struct tr_records *rs, co
 		if (r->type != PT_REC_LOSS)
 			return 0;
 	} else {
-		err = cut_record(b, open, r, body);
+		err = cut_record(b, c, open, r, body);
 		if (err)
 			return err;
 	}
