@@ -41,6 +41,14 @@ struct segment {
 	uint32_t r0, r1;
 };
 
+/* One owner's segments in order: segs[ix[0]], segs[ix[1]], ... */
+struct seg_view {
+	const struct segment *segs;
+	const uint32_t *ix;
+};
+
+#define SEG(v, j) ((v).segs[(v).ix[j]])
+
 /* A loss that may have hidden other owners' segments (see streams.h). */
 struct loss_event {
 	uint32_t cpu;
@@ -95,8 +103,9 @@ struct cpu_cut {
 };
 
 struct regen_streams_builder {
-	struct segment *segs;
+	struct segment *segs;		/* in creation order */
 	size_t nsegs, capsegs;
+	uint32_t *order;		/* segs by owner, then stamp (sort_segments) */
 	struct loss_event *losses;
 	size_t nlosses, caplosses;
 	struct store *stores;
@@ -173,7 +182,7 @@ static int by_owner(const void *a, const void *b)
 }
 
 /*
- * Sorts b->segs by (owner, stamp, CPU, recording order): owners through a
+ * b->order: b->segs by (owner, stamp, CPU, recording order): owners through a
  * hash table (few distinct), each owner's segments by sort_runs. Returns 0
  * or -PT_ENOMEM.
  */
@@ -185,8 +194,10 @@ static int sort_segments(struct regen_streams_builder *b)
 	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
 	int err = -PT_ENOMEM;
 
-	if (n < 2)
-		return 0;
+	if (n < 2) {
+		b->order = calloc(n + 1, sizeof(*b->order));
+		return b->order ? 0 : -PT_ENOMEM;
+	}
 	/* every owner has a store: they bound the owners */
 	while (cap < 2 * (size_t)b->nstores)
 		cap *= 2;
@@ -232,22 +243,9 @@ static int sort_segments(struct regen_streams_builder *b)
 	start[0] = 0;
 	for (i = 0; i < nown; i++)
 		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
-	/* segs[i] = old segs[idx[i]], in place: each cycle of the permutation in turn */
-	for (i = 0; i < n; i++) {
-		struct segment t;
-		size_t j = i, k;
-
-		if (idx[i] == i)
-			continue;
-		t = b->segs[i];
-		while ((k = idx[j]) != i) {
-			b->segs[j] = b->segs[k];
-			idx[j] = (uint32_t)j;
-			j = k;
-		}
-		b->segs[j] = t;
-		idx[j] = (uint32_t)j;
-	}
+	/* the order, not the segments, moves: they are read through it */
+	b->order = idx;
+	idx = NULL;
 	err = 0;
 out:
 	free(slots);
@@ -304,7 +302,7 @@ static int is_interrupt_owner_of(uint64_t owner, uint32_t cpu)
  * boundary j (between segments j-1 and j; j = 0 before the first, j = n
  * after the last) is hit when stamp[j-1] < hi and stamp[j] > lo.
  */
-static void mark_boundaries(const struct segment *s, size_t n, const struct loss_event *le,
+static void mark_boundaries(struct seg_view s, size_t n, const struct loss_event *le,
 			    uint64_t owner, struct boundary_loss *bl)
 {
 	size_t lo = 0, hi = n, j;
@@ -313,7 +311,7 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (s[mid].stamp > le->lo)
+			if (SEG(s, mid).stamp > le->lo)
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -329,7 +327,7 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 			lo++;
 	}
 	for (j = lo; j <= n; j++) {
-		if (j > 0 && le->hi_known && s[j - 1].stamp >= le->hi)
+		if (j > 0 && le->hi_known && SEG(s, j - 1).stamp >= le->hi)
 			break;
 		/* The kind shown is one that cuts, if any does. */
 		if (!bl[j].set || (le->kind != PT_LOSS_MISSED && !bl[j].cut)) {
@@ -489,9 +487,9 @@ static int by_child(const void *a, const void *b, void *forks)
  * child. Returns how many.
  */
 static uint32_t child_starts(const struct regen_streams *out, const uint32_t *byc,
-			     const struct segment *s, size_t n, struct child_start *cs)
+			     struct seg_view s, size_t n, struct child_start *cs)
 {
-	uint64_t owner = s[0].owner;
+	uint64_t owner = SEG(s, 0).owner;
 	uint32_t lo = 0, hi = out->nforks, k = 0;
 
 	while (lo < hi) {
@@ -508,7 +506,7 @@ static uint32_t child_starts(const struct regen_streams *out, const uint32_t *by
 		while (a < z) {
 			size_t mid = a + (z - a) / 2;
 
-			if (s[mid].stamp > out->forks[byc[lo]].stamp)
+			if (SEG(s, mid).stamp > out->forks[byc[lo]].stamp)
 				z = mid;
 			else
 				a = mid + 1;
@@ -983,13 +981,13 @@ static void copied(struct store *st, size_t m0, size_t m1)
  * copy in order, and its stores freed.
  */
 static int assemble(struct regen_streams_builder *b, const struct regen_streams *out,
-		    const struct segment *s, size_t n, const struct boundary_loss *bl,
+		    struct seg_view s, size_t n, const struct boundary_loss *bl,
 		    const struct child_start *cs, uint32_t ncs, struct regen_stream *st,
 		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
 		    uint64_t **resets_out)
 {
 	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
-	struct store *one = &b->stores[s[0].store];
+	struct store *one = &b->stores[SEG(s, 0).store];
 	struct regen_marker *m;
 	size_t j, k, nr = 0;
 	uint32_t c = 0;
@@ -1000,10 +998,10 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		in_place &= !bl[j].set;
 		if (j == n)
 			break;
-		nbits += s[j].bit1 - s[j].bit0;
-		nmarkers += s[j].m1 - s[j].m0;
-		nresets += 1 + s[j].r1 - s[j].r0;
-		in_place &= s[j].store == s[0].store && (!j || s[j].seq > s[j - 1].seq);
+		nbits += SEG(s, j).bit1 - SEG(s, j).bit0;
+		nmarkers += SEG(s, j).m1 - SEG(s, j).m0;
+		nresets += 1 + SEG(s, j).r1 - SEG(s, j).r0;
+		in_place &= SEG(s, j).store == SEG(s, 0).store && (!j || SEG(s, j).seq > SEG(s, j - 1).seq);
 	}
 	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || nresets > UINT32_MAX)
 		return -PT_EOVERFLOW;
@@ -1011,7 +1009,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	*segs_out = seg_starts;
 	if (!seg_starts)
 		return -PT_ENOMEM;
-	st->owner = s[0].owner;
+	st->owner = SEG(s, 0).owner;
 	st->seg_starts = seg_starts;
 	st->nseg_starts = (uint32_t)n;
 	st->forks = out->forks;
@@ -1022,7 +1020,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	if (in_place) {
 		/* the store is the stream: its positions are the stream's */
 		for (j = 0; j < n; j++)
-			seg_starts[j] = s[j].bit0;
+			seg_starts[j] = SEG(s, j).bit0;
 		st->bits = *bits_out = one->bits;
 		st->markers = *markers_out = one->markers;
 		st->resets = *resets_out = one->resets;
@@ -1051,26 +1049,26 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 			break;
 		/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
 		for (; c < ncs && cs[c].seg == j; c++) {
-			marker_at(m, pos, REGEN_M_FORKED, &s[j]);
+			marker_at(m, pos, REGEN_M_FORKED, &SEG(s, j));
 			m->arg = cs[c].fork;
 			m++->value = out->forks[cs[c].fork].parent;
 		}
-		from = &b->stores[s[j].store];
+		from = &b->stores[SEG(s, j).store];
 		seg_starts[j] = pos;	/* witness words by context end here */
 		resets[nr++] = pos;	/* and adapting words forget */
-		for (k = s[j].r0; k < s[j].r1; k++)
-			resets[nr++] = from->resets[k] - s[j].bit0 + pos;
-		for (k = s[j].m0; k < s[j].m1; k++) {
+		for (k = SEG(s, j).r0; k < SEG(s, j).r1; k++)
+			resets[nr++] = from->resets[k] - SEG(s, j).bit0 + pos;
+		for (k = SEG(s, j).m0; k < SEG(s, j).m1; k++) {
 			*m = from->markers[k];
-			m++->pos += pos - s[j].bit0;
+			m++->pos += pos - SEG(s, j).bit0;
 		}
-		copied(&b->stores[s[j].store], s[j].m0, s[j].m1);
-		copy_bits(bits, pos, from->bits, s[j].bit0, s[j].bit1 - s[j].bit0);
-		pos += s[j].bit1 - s[j].bit0;
+		copied(&b->stores[SEG(s, j).store], SEG(s, j).m0, SEG(s, j).m1);
+		copy_bits(bits, pos, from->bits, SEG(s, j).bit0, SEG(s, j).bit1 - SEG(s, j).bit0);
+		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
 	/* what this owner recorded is in its stream now */
 	for (j = 0; j < n; j++)
-		store_free(&b->stores[s[j].store]);
+		store_free(&b->stores[SEG(s, j).store]);
 	return 0;
 }
 
@@ -1144,6 +1142,7 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b->store_hash);
 	free(b->cpus);
 	free(b->segs);
+	free(b->order);
 	free(b->losses);
 	free(b->forks);
 	free(b->fork_cpu);
@@ -1167,14 +1166,14 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 {
 	struct regen_streams_builder *b = a->b;
 	struct regen_streams *out = a->out;
-	const struct segment *s = &b->segs[a->first[k]];
+	struct seg_view s = { b->segs, b->order + a->first[k] };
 	size_t n = a->first[k + 1] - a->first[k], l;
 	uint32_t ncs;
 
 	memset(bl, 0, (n + 1) * sizeof(*bl));
 	for (l = 0; l < b->nlosses; l++)
-		if (affects(&b->losses[l], s[0].owner))
-			mark_boundaries(s, n, &b->losses[l], s[0].owner, bl);
+		if (affects(&b->losses[l], SEG(s, 0).owner))
+			mark_boundaries(s, n, &b->losses[l], SEG(s, 0).owner, bl);
 	ncs = child_starts(out, a->byc, s, n, cs);
 	return assemble(b, out, s, n, bl, cs, ncs, &out->streams[k], &out->bits_store[k],
 			&out->marker_store[k], &out->seg_store[k], &out->reset_store[k]);
@@ -1265,7 +1264,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	if (err)
 		goto out;
 	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[i].owner != b->segs[i - 1].owner)
+		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
 			nstreams++;
 	if (nstreams > UINT32_MAX - 1) {
 		err = -PT_EOVERFLOW;
@@ -1285,7 +1284,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		goto out;
 	}
 	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[i].owner != b->segs[i - 1].owner)
+		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
 			a.first[out->nstreams++] = i;
 	a.first[out->nstreams] = b->nsegs;
 	for (i = 0; i < out->nstreams; i++)

@@ -17,8 +17,11 @@
  *                threads taking the streams largest first (each thread
  *                but the first with engine state of its own,
  *                pr_model_engine_copy, as pathregen -j gives its threads);
- *   end to end   pr_trace_load (read, pages, streams, model) + the engine.
- * trace_bytes is the file's size. JOBS defaults to 1. The child is
+ *   end to end   pr_trace_load (read, pages, streams, model) + the engine,
+ *                the load on JOBS threads too (struct pr_trace.jobs).
+ * trace_bytes is the file's size. JOBS defaults to 1. The simulated runs
+ * that make up the trace continue one another's clock, so stamps grow
+ * through the file as a recording's do. The child is
  * "bench-regen -X TRACE.BIN -j JOBS -r REPS", which prints "blocks
  * engine_s end_to_end_s" (run it under perf to profile the pipeline alone).
  *
