@@ -934,10 +934,7 @@ static void store_free(struct store *st)
 	free(st->markers);
 	free(st->resets);
 	free(st->left);
-	st->bits = NULL;
-	st->markers = NULL;
-	st->resets = NULL;
-	st->left = NULL;
+	memset(st, 0, sizeof(*st));	/* nothing of it is read again */
 }
 
 /*
