@@ -76,9 +76,10 @@ static void usage(FILE *fp)
 		"                   segment stamps spread over the blocks between them\n"
 		"  --streams        list the streams (one per task, interrupt context, CPU) by ID\n"
 		"  --stream ID      regenerate only stream ID\n"
-		"  -j, --jobs N     threads regenerating streams (default: the online CPUs); the\n"
-		"                   output is the same for any N (text, --stats, --edges and\n"
-		"                   --blocks use them; the other outputs one)\n"
+		"  -j, --jobs N     threads loading and regenerating streams (default: the online\n"
+		"                   CPUs); the output is the same for any N (loading uses them\n"
+		"                   always; text, --stats, --edges and --blocks to regenerate,\n"
+		"                   the other outputs one)\n"
 		"  --line BYTES     din: cache line size whose every touched line gets a reference (64)\n"
 		"  --json           the execution as JSON\n"
 		"  --dot [--func NAME]  each executed function's CFG for Graphviz: blocks and edges\n"
@@ -862,6 +863,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	pr_trace_init(&r.t, diag, NULL);
+	r.t.jobs = r.o.jobs;	/* the pages decoded and cut on threads too */
 	err = load(&r);
 	if (!err && r.o.list_streams)
 		list_streams(stdout, r.o.trace, &r.t);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,27 +164,14 @@ static void report_records(struct pr_trace *t)
 
 /*
  * The LOSS section counts every record a full ring buffer refused and every
- * probe hit the kernel skipped; LOSS records place them in the streams. A
- * count the records do not account for was lost somewhere unknown: say so.
+ * probe hit the kernel skipped; LOSS records (located: their counts) place
+ * them in the streams. A count the records do not account for was lost
+ * somewhere unknown: say so.
  */
-static void report_unlocated_losses(struct pr_trace *t)
+static void report_unlocated_losses(struct pr_trace *t, uint64_t dropped, uint64_t missed)
 {
-	const struct tr_records *rs = &t->rs;
-	uint64_t dropped = 0, missed = 0;
-	size_t i;
-
 	if (!t->tf.has_loss)
 		return;
-	for (i = 0; i < rs->n; i++) {
-		const struct tr_rec *r = &rs->recs[i];
-
-		if (r->type != PT_REC_LOSS || r->synthetic || !r->nwords)
-			continue;
-		if (r->arg == PT_LOSS_OVERRUN)
-			dropped += tr_body(rs, r)[0];
-		else if (r->arg == PT_LOSS_MISSED)
-			missed += tr_body(rs, r)[0];
-	}
 	t->located_dropped = dropped;
 	t->located_missed = missed;
 	if (t->tf.dropped > dropped) {
@@ -199,17 +187,232 @@ static void report_unlocated_losses(struct pr_trace *t)
 	}
 }
 
+/*
+ * The records as they are decoded, a window at a time: cut into the
+ * streams (b), and the few the profiles read kept (kept: COUNTERS, PATHS,
+ * and the ENTERs of edges-mode functions, whose counts they are).
+ */
+struct cut {
+	struct regen_streams_builder *b;
+	struct tr_records kept;
+	uint32_t *edges;		/* func_ids of edges-mode plans */
+	uint32_t nedges;
+	uint64_t dropped, missed;	/* what LOSS records located */
+	int err;			/* the builder's: it stopped the decoding */
+};
+
+/* The func_ids whose plans are edges mode (edge_counts.h: their ENTERs count activations). */
+static int edges_funcs(struct cut *c, const struct tracefile *tf)
+{
+	uint32_t i;
+	uint16_t mode;
+
+	c->edges = malloc((tf->nfuncs + 1) * sizeof(*c->edges));
+	if (!c->edges)
+		return -PT_ENOMEM;
+	for (i = 0; i < tf->nfuncs; i++) {
+		const struct tf_function *fn = &tf->funcs[i];
+
+		if (fn->plan_len < offsetof(struct pt_plan, mode) + sizeof(mode))
+			continue;
+		memcpy(&mode, fn->plan + offsetof(struct pt_plan, mode), sizeof(mode));
+		if (mode == PT_MODE_EDGES)
+			c->edges[c->nedges++] = fn->func_id;
+	}
+	return 0;
+}
+
+static int kept(const struct cut *c, const struct tr_rec *r)
+{
+	uint32_t i;
+
+	if (r->type == PT_REC_COUNTERS || r->type == PT_REC_PATHS)
+		return 1;
+	for (i = 0; r->type == PT_REC_ENTER && i < c->nedges; i++)
+		if (c->edges[i] == r->arg)
+			return 1;
+	return 0;
+}
+
+static int cut_window(void *ctx, const struct tr_records *rs, size_t first, size_t n)
+{
+	struct cut *c = ctx;
+	size_t i;
+	int err;
+
+	for (i = first; i < first + n; i++) {
+		const struct tr_rec *r = &rs->recs[i];
+
+		if (r->type == PT_REC_LOSS && !r->synthetic && r->nwords) {
+			if (r->arg == PT_LOSS_OVERRUN)
+				c->dropped += tr_body(rs, r)[0];
+			else if (r->arg == PT_LOSS_MISSED)
+				c->missed += tr_body(rs, r)[0];
+		}
+		if (kept(c, r) && tr_records_copy(&c->kept, rs, r))
+			return -PT_ENOMEM;
+	}
+	err = regen_streams_add(c->b, rs, first, n);
+	if (err)
+		c->err = err;
+	return err;
+}
+
+/*
+ * With two threads or more the windows go from the decoding thread (the
+ * caller's) to a cutting thread through two buffers, so that decoding one
+ * window and cutting the one before run at once.
+ */
+struct relay {
+	struct cut *c;
+	struct tr_records win[2];	/* recs, words, n, nwords: a window's copy */
+	int full[2];
+	unsigned int head, tail;	/* the next to fill, the next to cut */
+	int done;			/* no more windows */
+	int err;			/* the cutter's: it stopped */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+};
+
+/* tr_take_fn of the decoding thread: a copy of the window for the cutter. */
+static int relay_window(void *ctx, const struct tr_records *rs, size_t first, size_t n)
+{
+	struct relay *r = ctx;
+	struct tr_records *w;
+	uint64_t lo, hi;
+	size_t i;
+	int err;
+
+	pthread_mutex_lock(&r->mu);
+	while (r->full[r->head] && !r->err)
+		pthread_cond_wait(&r->cv, &r->mu);
+	err = r->err;
+	pthread_mutex_unlock(&r->mu);
+	if (err)
+		return err;
+	w = &r->win[r->head];
+	/* a range's bodies lie in order (those of records kept back among them) */
+	lo = rs->recs[first].body;
+	hi = rs->recs[first + n - 1].body + rs->recs[first + n - 1].nwords;
+	w->n = 0;
+	w->nwords = 0;
+	if (n > w->cap) {
+		free(w->recs);
+		w->recs = malloc(n * sizeof(*w->recs));
+		w->cap = w->recs ? n : 0;
+	}
+	if (hi - lo > w->capw) {
+		free(w->words);
+		w->words = malloc((hi - lo) * sizeof(*w->words));
+		w->capw = w->words ? hi - lo : 0;
+	}
+	if (!w->recs || (hi > lo && !w->words))
+		return -PT_ENOMEM;
+	memcpy(w->recs, rs->recs + first, n * sizeof(*w->recs));
+	for (i = 0; i < n; i++)
+		w->recs[i].body -= lo;
+	if (hi > lo)
+		memcpy(w->words, rs->words + lo, (hi - lo) * sizeof(*w->words));
+	w->n = n;
+	w->nwords = hi - lo;
+	pthread_mutex_lock(&r->mu);
+	r->full[r->head] = 1;
+	r->head ^= 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
+/* The cutting thread: each window in turn into the streams. */
+static void *relay_cut(void *arg)
+{
+	struct relay *r = arg;
+	int err = 0;
+
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		while (!r->full[r->tail] && !r->done)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->full[r->tail]) {
+			pthread_mutex_unlock(&r->mu);
+			return NULL;
+		}
+		pthread_mutex_unlock(&r->mu);
+		err = cut_window(r->c, &r->win[r->tail], 0, r->win[r->tail].n);
+		pthread_mutex_lock(&r->mu);
+		r->full[r->tail] = 0;
+		r->tail ^= 1;
+		if (err)
+			r->err = err;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->mu);
+		if (err)
+			return NULL;
+	}
+}
+
+/* The pages decoded into c: on this thread alone, or relayed to a cutting thread. */
+static int decode(struct pr_trace *t, struct cut *c)
+{
+	struct relay r = { .c = c };
+	pthread_t th;
+	int err;
+
+	if (t->jobs < 2)
+		return tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
+	pthread_mutex_init(&r.mu, NULL);
+	pthread_cond_init(&r.cv, NULL);
+	if (pthread_create(&th, NULL, relay_cut, &r)) {
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
+	} else {
+		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, relay_window, &r);
+		pthread_mutex_lock(&r.mu);
+		r.done = 1;
+		pthread_cond_broadcast(&r.cv);
+		pthread_mutex_unlock(&r.mu);
+		pthread_join(th, NULL);
+		/* the cutter's error first: the decoder may have stopped on it */
+		if (r.err)
+			err = r.err;
+	}
+	pthread_mutex_destroy(&r.mu);
+	pthread_cond_destroy(&r.cv);
+	free(r.win[0].recs);
+	free(r.win[0].words);
+	free(r.win[1].recs);
+	free(r.win[1].words);
+	return err;
+}
+
 int pr_trace_streams(struct pr_trace *t)
 {
-	int err = tr_decode_tracefile(&t->rs, &t->tf);
+	struct cut c = { .err = 0 };
+	int err = regen_streams_begin(&c.b, t->jobs);
 
-	if (err == -PT_ENOMEM)
+	if (err)
 		return err;
-	if (err) {
+	err = edges_funcs(&c, &t->tf);
+	if (!err)
+		err = decode(t, &c);
+	/* the records left are those kept: the window's arrays are freed */
+	free(t->rs.recs);
+	free(t->rs.words);
+	t->rs.recs = c.kept.recs;
+	t->rs.n = c.kept.n;
+	t->rs.cap = c.kept.cap;
+	t->rs.words = c.kept.words;
+	t->rs.nwords = c.kept.nwords;
+	t->rs.capw = c.kept.capw;
+	free(c.edges);
+	if (err == -PT_ENOMEM) {
+		regen_streams_abort(c.b);
+		return err;
+	}
+	if (err && !c.err) {
 		tell(t, "pages", "%s", pt_strerror(err));
 		mark_bad(t, err);
 	}
-	err = regen_streams_build(&t->rs, &t->ss);
+	err = regen_streams_finish(c.b, &t->ss);
 	if (err == -PT_ENOMEM)
 		return err;
 	if (err) {
@@ -218,15 +421,16 @@ int pr_trace_streams(struct pr_trace *t)
 		return err;
 	}
 	report_records(t);
-	report_unlocated_losses(t);
+	report_unlocated_losses(t, c.dropped, c.missed);
 	return 0;
 }
 
-int pr_trace_load(const char *path, struct pr_trace *t, int model)
+int pr_trace_load(const char *path, struct pr_trace *t, int model, unsigned int jobs)
 {
 	int err;
 
 	pr_trace_init(t, NULL, NULL);
+	t->jobs = jobs;
 	err = pr_trace_read(t, path);
 	if (!err && !t->err)
 		err = pr_trace_streams(t);

@@ -34,6 +34,13 @@ struct pr_trace {
 	int bad;			/* a problem was told: the input or a function is bad */
 	int err;			/* the first problem's PT_E* of the file, pages or model, or 0 */
 	int forks_resolved;		/* regen_forks_resolve ran (pr_trace_walk) */
+	/*
+	 * Threads pr_trace_streams may use (0, 1: the caller's alone): one
+	 * decodes the pages while another cuts the records into streams, then
+	 * all assemble the owners' streams. The streams are the same for any.
+	 */
+	unsigned int jobs;
+	size_t window;			/* records decoded before they are cut (0: 65536) */
 };
 
 /* Zeroes t and sets its diag callback (NULL: quiet). */
@@ -66,12 +73,12 @@ int pr_trace_streams(struct pr_trace *t);
 
 /*
  * The three steps, quiet: reads path into t; model: also every function's
- * model. Returns 0; the first problem of the file or the pages (-PT_EIO
+ * model; jobs: t->jobs. Returns 0; the first problem of the file or the pages (-PT_EIO
  * with errno, -PT_EFORMAT, -PT_ETRUNC, -PT_EVERSION), the stream builder's
  * error, -PT_ENOMEM; -PT_EFORMAT when the model cannot be loaded (a
  * function left out is no error here). Free t with pr_trace_free either way.
  */
-int pr_trace_load(const char *path, struct pr_trace *t, int model);
+int pr_trace_load(const char *path, struct pr_trace *t, int model, unsigned int jobs);
 
 /* Stream i as the writers see it (out_stream: its first marker's CPU and stamp). */
 struct out_stream pr_trace_stream(const struct pr_trace *t, uint32_t i);
@@ -96,6 +103,7 @@ struct pr_walk {
 	 * the one thread's byte for byte.
 	 */
 	unsigned int jobs;
+	size_t window;			/* records decoded before they are cut (0: 65536) */
 };
 
 /*

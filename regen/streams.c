@@ -3,8 +3,11 @@
  * streams - per-owner stream assembly from decoded ring-buffer records
  * (docs/runtime.md; the rules are in streams.h and FORMAT.md).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 
 #include <pathtrace/error.h>
 
@@ -13,16 +16,38 @@
 #define STAMP_MIN 0
 #define STAMP_MAX UINT64_MAX
 #define MAX_STREAM_BITS (1ull << 40)
+/* Markers of a store copied into a stream before their memory is released. */
+#define CHUNK_MARKERS 16384u
 
+/*
+ * A segment: an owner's stretch on one CPU, from its OWNER record to the
+ * CPU's next OWNER or a loss that ends it. Its bits, markers and resets are
+ * cut into its (owner, CPU) store as its records arrive, positions counted
+ * in that store.
+ */
 struct segment {
 	uint64_t owner;
 	uint64_t stamp;
+	uint64_t bit0, bit1;	/* its bits in the store */
 	uint32_t cpu;
 	uint32_t seq;		/* creation order: ties in stamp keep recording order */
-	size_t first, end;	/* range in the CPU-ordered index array */
-	/* what its records hold, counted as they are cut (assemble sizes the stream by them) */
-	uint64_t nbits, nmarkers, nenters;
+	uint32_t store;		/* its (owner, CPU) store */
+	/*
+	 * Its markers there, and its resets after the one at its start (r0 -
+	 * 1): a store holds fewer than 2^32 of each (more would overflow its
+	 * stream).
+	 */
+	uint32_t m0, m1;
+	uint32_t r0, r1;
 };
+
+/* One owner's segments in order: segs[ix[0]], segs[ix[1]], ... */
+struct seg_view {
+	const struct segment *segs;
+	const uint32_t *ix;
+};
+
+#define SEG(v, j) ((v).segs[(v).ix[j]])
 
 /* A loss that may have hidden other owners' segments (see streams.h). */
 struct loss_event {
@@ -52,72 +77,50 @@ struct boundary_loss {
 	int cut;		/* a loss other than MISSED: it may cut an activation */
 };
 
-/* A FORK record: its fork (regen_streams.forks) and where it sits. */
-struct fork_rec {
-	size_t at;		/* index in the CPU-ordered index array */
+
+/* What one owner recorded on one CPU, its segments one after another. */
+struct store {
+	uint64_t owner;
+	uint32_t cpu;
+	uint64_t *bits;		/* capw words, zero beyond nbits */
+	uint64_t nbits;
+	size_t capw;
+	struct regen_marker *markers;
+	size_t nmarkers, capm;
+	uint64_t *resets;
+	size_t nresets, capr;
+	uint32_t *left;		/* per CHUNK_MARKERS markers: not yet copied (copies only) */
 };
 
-struct builder {
-	const struct tr_records *rs;
-	struct fork_rec *fork_at;	/* per fork of out->forks, ascending */
-	size_t *order;		/* record indices, by (cpu, recording order) */
-	struct segment *segs;
+/* A CPU as the cutter stands on it. */
+struct cpu_cut {
+	uint32_t cpu;
+	int open;		/* segment seg is open */
+	size_t seg;
+	uint32_t enters;	/* its ENTERs so far (adapting words forget at some) */
+	size_t first_pending;	/* its losses from here may wait for hi */
+	int unowned_run;
+};
+
+struct regen_streams_builder {
+	struct segment *segs;		/* in creation order */
 	size_t nsegs, capsegs;
+	uint32_t *order;		/* segs by owner, then stamp (sort_segments) */
 	struct loss_event *losses;
 	size_t nlosses, caplosses;
+	struct store *stores;
+	uint32_t nstores, capstores;
+	uint32_t *store_hash;	/* store index + 1, open addressing by (owner, CPU) */
+	uint32_t hash_cap;
+	struct cpu_cut *cpus;
+	uint32_t ncpus, capcpus, last_cpu;
+	struct regen_fork *forks;
+	uint32_t *fork_cpu;	/* per fork: its CPU */
+	uint32_t nforks, capforks;
+	uint64_t unowned_records, unowned_bits, counters_records, loss_records;
+	int err;		/* the first error: the rest is not cut */
+	unsigned int jobs;	/* threads assembling the streams at the end */
 };
-
-/* A run of consecutive records of one CPU (records come page by page). */
-struct run {
-	uint32_t cpu;
-	size_t first, n;
-};
-
-static int by_cpu_then_position(const void *a, const void *b)
-{
-	const struct run *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return x->first < y->first ? -1 : x->first > y->first;
-}
-
-/*
- * Record indices grouped by CPU, each CPU's in recording order: sorts the
- * runs of equal CPU (about one per page), not the records. Returns 0 or
- * -PT_ENOMEM.
- */
-static int order_by_cpu(const struct tr_records *rs, size_t *order)
-{
-	struct run *runs = NULL;
-	size_t nruns = 0, cap = 0, i, k, o = 0;
-
-	for (i = 0; i < rs->n; i++) {
-		if (nruns && runs[nruns - 1].cpu == rs->recs[i].cpu) {
-			runs[nruns - 1].n++;
-			continue;
-		}
-		if (nruns == cap) {
-			struct run *g;
-
-			cap = cap ? cap * 2 : 64;
-			g = realloc(runs, cap * sizeof(*g));
-			if (!g) {
-				free(runs);
-				return -PT_ENOMEM;
-			}
-			runs = g;
-		}
-		runs[nruns++] = (struct run){ .cpu = rs->recs[i].cpu, .first = i, .n = 1 };
-	}
-	if (nruns > 1)
-		qsort(runs, nruns, sizeof(*runs), by_cpu_then_position);
-	for (k = 0; k < nruns; k++)
-		for (i = 0; i < runs[k].n; i++)
-			order[o++] = runs[k].first + i;
-	free(runs);
-	return 0;
-}
 
 /* Within one owner: by stamp, then CPU, then recording order. */
 static int seg_before(const struct segment *x, const struct segment *y)
@@ -179,29 +182,30 @@ static int by_owner(const void *a, const void *b)
 }
 
 /*
- * Sorts b->segs by (owner, stamp, CPU, recording order): owners through a
+ * b->order: b->segs by (owner, stamp, CPU, recording order): owners through a
  * hash table (few distinct), each owner's segments by sort_runs. Returns 0
  * or -PT_ENOMEM.
  */
-static int sort_segments(struct builder *b)
+static int sort_segments(struct regen_streams_builder *b)
 {
 	size_t n = b->nsegs, cap = 16, i, nown = 0;
 	struct owner_slot *slots;
 	struct owner_rank *ranks = NULL;
 	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
-	struct segment *sorted = NULL;
 	int err = -PT_ENOMEM;
 
-	if (n < 2)
-		return 0;
-	while (cap < 2 * n)
+	if (n < 2) {
+		b->order = calloc(n + 1, sizeof(*b->order));
+		return b->order ? 0 : -PT_ENOMEM;
+	}
+	/* every owner has a store: they bound the owners */
+	while (cap < 2 * (size_t)b->nstores)
 		cap *= 2;
 	slots = calloc(cap, sizeof(*slots));
 	sid = malloc(n * sizeof(*sid));
 	idx = malloc(n * sizeof(*idx));
 	tmp = malloc(n * sizeof(*tmp));
-	sorted = malloc(n * sizeof(*sorted));
-	if (!slots || !sid || !idx || !tmp || !sorted)
+	if (!slots || !sid || !idx || !tmp)
 		goto out;
 	for (i = 0; i < n; i++) {
 		uint64_t o = b->segs[i].owner;
@@ -239,12 +243,9 @@ static int sort_segments(struct builder *b)
 	start[0] = 0;
 	for (i = 0; i < nown; i++)
 		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
-	for (i = 0; i < n; i++)
-		sorted[i] = b->segs[idx[i]];
-	free(b->segs);
-	b->segs = sorted;
-	b->capsegs = n;
-	sorted = NULL;
+	/* the order, not the segments, moves: they are read through it */
+	b->order = idx;
+	idx = NULL;
 	err = 0;
 out:
 	free(slots);
@@ -254,11 +255,10 @@ out:
 	free(start);
 	free(idx);
 	free(tmp);
-	free(sorted);
 	return err;
 }
 
-static struct segment *new_segment(struct builder *b)
+static struct segment *new_segment(struct regen_streams_builder *b)
 {
 	if (b->nsegs == b->capsegs) {
 		size_t cap = b->capsegs ? b->capsegs * 2 : 64;
@@ -272,7 +272,7 @@ static struct segment *new_segment(struct builder *b)
 	return &b->segs[b->nsegs++];
 }
 
-static struct loss_event *new_loss(struct builder *b)
+static struct loss_event *new_loss(struct regen_streams_builder *b)
 {
 	if (b->nlosses == b->caplosses) {
 		size_t cap = b->caplosses ? b->caplosses * 2 : 16;
@@ -295,182 +295,6 @@ static int is_interrupt_owner_of(uint64_t owner, uint32_t cpu)
 	       PT_OWNER_ID(owner) == cpu;
 }
 
-/* Record r joins segment sg: its bits, or a marker (profiles' records are neither). */
-static void seg_count(struct segment *sg, const struct tr_rec *r)
-{
-	if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
-		sg->nbits += r->arg;
-	else if (r->type != PT_REC_COUNTERS && r->type != PT_REC_PATHS)
-		sg->nmarkers++;
-	sg->nenters += r->type == PT_REC_ENTER;
-}
-
-/* A FORK record (body: child, stamp) of parent's segment at index at. */
-static int new_fork(struct builder *b, struct regen_streams *out, uint64_t parent,
-		    const uint64_t *body, size_t at)
-{
-	struct regen_fork *f;
-
-	if (out->nforks == UINT32_MAX)
-		return -PT_EOVERFLOW;
-	if (out->nforks == out->capforks) {
-		uint32_t cap = out->capforks ? out->capforks * 2 : 16;
-		struct regen_fork *g = realloc(out->forks, cap * sizeof(*g));
-		struct fork_rec *h = realloc(b->fork_at, cap * sizeof(*h));
-
-		if (g)
-			out->forks = g;
-		if (h)
-			b->fork_at = h;
-		if (!g || !h)
-			return -PT_ENOMEM;
-		out->capforks = cap;
-	}
-	f = &out->forks[out->nforks];
-	memset(f, 0, sizeof(*f));
-	f->parent = parent;
-	f->child = body[0];
-	f->stamp = body[1];
-	f->parent_stream = UINT32_MAX;
-	b->fork_at[out->nforks++].at = at;
-	return 0;
-}
-
-/* The fork of the FORK record at index at (b->fork_at ascends). */
-static uint32_t fork_of(const struct builder *b, const struct regen_streams *out, size_t at)
-{
-	uint32_t lo = 0, hi = out->nforks;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (b->fork_at[mid].at < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* Pass 1: cut every CPU's records into segments and collect loss events and forks. */
-static int cut_segments(struct builder *b, struct regen_streams *out)
-{
-	const struct tr_records *rs = b->rs;
-	size_t i = 0;
-	int err;
-
-	while (i < rs->n) {
-		uint32_t cpu = rs->recs[b->order[i]].cpu;
-		struct segment *open = NULL;
-		size_t first_pending = b->nlosses;	/* losses on this CPU waiting for hi */
-		int unowned_run = 0;
-
-		for (; i < rs->n && rs->recs[b->order[i]].cpu == cpu; i++) {
-			const struct tr_rec *r = &rs->recs[b->order[i]];
-			const uint64_t *body = tr_body(rs, r);
-			struct loss_event *le;
-			size_t k;
-
-			if (r->type == PT_REC_OWNER) {
-				if (open)
-					open->end = i;
-				for (k = first_pending; k < b->nlosses; k++)
-					if (b->losses[k].cpu == cpu && !b->losses[k].hi_known) {
-						b->losses[k].hi = body[1];
-						b->losses[k].hi_known = 1;
-					}
-				first_pending = b->nlosses;
-				open = new_segment(b);
-				if (!open)
-					return -PT_ENOMEM;
-				open->owner = body[0];
-				open->stamp = body[1];
-				open->cpu = cpu;
-				open->seq = b->nsegs - 1;
-				open->first = i + 1;
-				open->end = i + 1;
-				open->nbits = open->nmarkers = open->nenters = 0;
-				unowned_run = 0;
-				continue;
-			}
-			if (r->type == PT_REC_COUNTERS || r->type == PT_REC_PATHS) {
-				/* profiles' records: counted, not part of a stream */
-				out->counters_records++;
-				if (open)
-					open->end = i + 1;
-				continue;
-			}
-			if (r->type == PT_REC_FORK && open) {
-				err = new_fork(b, out, open->owner, body, i);
-				if (err)
-					return err;
-			}
-			if (r->type == PT_REC_LOSS)
-				out->loss_records++;
-			if (!open) {
-				/* A MISSED interval is nobody's, wherever it sits. */
-				out->unowned_records += !missed_with_interval(r);
-				if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
-					out->unowned_bits += r->arg;
-				/* A run of unowned records is itself a loss of unknown owner. */
-				if (!unowned_run && r->type != PT_REC_LOSS) {
-					le = new_loss(b);
-					if (!le)
-						return -PT_ENOMEM;
-					le->cpu = cpu;
-					le->kind = TR_LOSS_CORRUPT;
-					le->count = 1;
-					le->lo = STAMP_MIN;
-					le->hi = STAMP_MAX;
-				}
-				unowned_run |= !missed_with_interval(r);
-				if (r->type != PT_REC_LOSS)
-					continue;
-			} else {
-				open->end = i + 1;
-				seg_count(open, r);
-			}
-			if (r->type != PT_REC_LOSS || r->arg == PT_LOSS_STATE)
-				continue;
-			if (missed_with_interval(r)) {
-				/*
-				 * Whole interrupt executions of (since, until] on
-				 * any CPU may be absent; where the record sits
-				 * says nothing (pathtrace_abi.h, pt_rec_loss).
-				 */
-				le = new_loss(b);
-				if (!le)
-					return -PT_ENOMEM;
-				le->cpu = cpu;
-				le->kind = PT_LOSS_MISSED;
-				le->count = body[0];
-				le->lo = body[2];
-				le->hi = body[3];
-				le->hi_known = 1;
-				le->any_cpu = 1;
-				continue;
-			}
-			/* OVERRUN, MISSED or CORRUPT: other owners may have lost segments. */
-			le = new_loss(b);
-			if (!le)
-				return -PT_ENOMEM;
-			le->cpu = cpu;
-			le->kind = r->arg;
-			le->count = body[0];
-			le->lo = open ? open->stamp : STAMP_MIN;
-			le->hi = STAMP_MAX;
-			le->has_open_owner = open != NULL;
-			le->open_owner = open ? open->owner : 0;
-			if (r->arg != PT_LOSS_MISSED) {
-				/* Records up to the next OWNER cannot be attributed. */
-				open = NULL;
-				unowned_run = 1;
-			}
-		}
-	}
-	return 0;
-}
-
 /*
  * Marks, in one owner's segments [s, s + n), the boundaries where a loss
  * event may hide a segment: a hidden segment's stamp lies strictly between
@@ -478,7 +302,7 @@ static int cut_segments(struct builder *b, struct regen_streams *out)
  * boundary j (between segments j-1 and j; j = 0 before the first, j = n
  * after the last) is hit when stamp[j-1] < hi and stamp[j] > lo.
  */
-static void mark_boundaries(const struct segment *s, size_t n, const struct loss_event *le,
+static void mark_boundaries(struct seg_view s, size_t n, const struct loss_event *le,
 			    uint64_t owner, struct boundary_loss *bl)
 {
 	size_t lo = 0, hi = n, j;
@@ -487,7 +311,7 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
 
-			if (s[mid].stamp > le->lo)
+			if (SEG(s, mid).stamp > le->lo)
 				hi = mid;
 			else
 				lo = mid + 1;
@@ -503,7 +327,7 @@ static void mark_boundaries(const struct segment *s, size_t n, const struct loss
 			lo++;
 	}
 	for (j = lo; j <= n; j++) {
-		if (j > 0 && le->hi_known && s[j - 1].stamp >= le->hi)
+		if (j > 0 && le->hi_known && SEG(s, j - 1).stamp >= le->hi)
 			break;
 		/* The kind shown is one that cuts, if any does. */
 		if (!bl[j].set || (le->kind != PT_LOSS_MISSED && !bl[j].cut)) {
@@ -663,9 +487,9 @@ static int by_child(const void *a, const void *b, void *forks)
  * child. Returns how many.
  */
 static uint32_t child_starts(const struct regen_streams *out, const uint32_t *byc,
-			     const struct segment *s, size_t n, struct child_start *cs)
+			     struct seg_view s, size_t n, struct child_start *cs)
 {
-	uint64_t owner = s[0].owner;
+	uint64_t owner = SEG(s, 0).owner;
 	uint32_t lo = 0, hi = out->nforks, k = 0;
 
 	while (lo < hi) {
@@ -682,7 +506,7 @@ static uint32_t child_starts(const struct regen_streams *out, const uint32_t *by
 		while (a < z) {
 			size_t mid = a + (z - a) / 2;
 
-			if (s[mid].stamp > out->forks[byc[lo]].stamp)
+			if (SEG(s, mid).stamp > out->forks[byc[lo]].stamp)
 				z = mid;
 			else
 				a = mid + 1;
@@ -693,184 +517,783 @@ static uint32_t child_starts(const struct regen_streams *out, const uint32_t *by
 	return k;
 }
 
-/* Pass 3: one owner's bitstring and markers from its segments [s, s + n). */
-static int assemble(struct builder *b, const struct regen_streams *out, const struct segment *s,
-		    size_t n, const struct boundary_loss *bl, const struct child_start *cs,
-		    uint32_t ncs, struct regen_stream *st, uint64_t **bits_out,
-		    struct regen_marker **markers_out, uint64_t **segs_out, uint64_t **resets_out)
-{
-	uint64_t *seg_starts, *resets;
-	const struct tr_records *rs = b->rs;
-	uint64_t nbits = 0, nmarkers = 0, nenters = 0, pos = 0;
-	struct regen_marker *m, *seg_m;
-	uint64_t *bits;
-	size_t j, i, nresets = 0, seg_resets;
-	uint32_t enters, c = 0;
 
-	nmarkers += ncs;
+/* Room for n more of size bytes in *p (cap in elements). Returns 0 or -PT_ENOMEM. */
+static int reserve(void **p, size_t *cap, size_t used, size_t n, size_t size)
+{
+	size_t want = used + n, c = *cap ? *cap : 16;
+	void *g;
+
+	if (want <= *cap)
+		return 0;
+	while (c < want)
+		c *= 2;
+	g = realloc(*p, c * size);
+	if (!g)
+		return -PT_ENOMEM;
+	*p = g;
+	*cap = c;
+	return 0;
+}
+
+static size_t store_hash(uint64_t owner, uint32_t cpu, uint32_t cap)
+{
+	return (size_t)(((owner ^ ((uint64_t)cpu << 48)) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* The store of (owner, cpu), made at its first segment; UINT32_MAX without memory. */
+static uint32_t store_of(struct regen_streams_builder *b, uint64_t owner, uint32_t cpu)
+{
+	struct store *st;
+	size_t h, i, cap;
+
+	if (2 * (b->nstores + 1) > b->hash_cap) {
+		uint32_t ncap = b->hash_cap ? 2 * b->hash_cap : 64, *t = calloc(ncap, sizeof(*t));
+
+		if (!t)
+			return UINT32_MAX;
+		for (i = 0; i < b->nstores; i++) {
+			h = store_hash(b->stores[i].owner, b->stores[i].cpu, ncap);
+			while (t[h])
+				h = (h + 1) & (ncap - 1);
+			t[h] = (uint32_t)i + 1;
+		}
+		free(b->store_hash);
+		b->store_hash = t;
+		b->hash_cap = ncap;
+	}
+	h = store_hash(owner, cpu, b->hash_cap);
+	for (; b->store_hash[h]; h = (h + 1) & (b->hash_cap - 1)) {
+		st = &b->stores[b->store_hash[h] - 1];
+		if (st->owner == owner && st->cpu == cpu)
+			return b->store_hash[h] - 1;
+	}
+	cap = b->capstores;
+	if (b->nstores == UINT32_MAX - 1 ||
+	    reserve((void **)&b->stores, &cap, b->nstores, 1, sizeof(*b->stores)))
+		return UINT32_MAX;
+	b->capstores = (uint32_t)cap;
+	st = &b->stores[b->nstores];
+	memset(st, 0, sizeof(*st));
+	st->owner = owner;
+	st->cpu = cpu;
+	/* never NULL: a stream of no bits, markers or resets still points somewhere */
+	st->bits = calloc(2, sizeof(*st->bits));
+	st->capw = 2;
+	st->markers = malloc(sizeof(*st->markers));
+	st->capm = 1;
+	st->resets = malloc(4 * sizeof(*st->resets));
+	st->capr = 4;
+	if (!st->bits || !st->markers || !st->resets) {
+		free(st->bits);
+		free(st->markers);
+		free(st->resets);
+		return UINT32_MAX;
+	}
+	b->store_hash[h] = b->nstores + 1;
+	return b->nstores++;
+}
+
+/* Where the cutter stands on cpu; NULL without memory. */
+static struct cpu_cut *cpu_cut(struct regen_streams_builder *b, uint32_t cpu)
+{
+	size_t cap = b->capcpus;
+	uint32_t i;
+
+	if (b->last_cpu < b->ncpus && b->cpus[b->last_cpu].cpu == cpu)
+		return &b->cpus[b->last_cpu];
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].cpu == cpu) {
+			b->last_cpu = i;
+			return &b->cpus[i];
+		}
+	if (reserve((void **)&b->cpus, &cap, b->ncpus, 1, sizeof(*b->cpus)))
+		return NULL;
+	b->capcpus = (uint32_t)cap;
+	memset(&b->cpus[b->ncpus], 0, sizeof(b->cpus[0]));
+	b->cpus[b->ncpus].cpu = cpu;
+	b->last_cpu = b->ncpus;
+	return &b->cpus[b->ncpus++];
+}
+
+/* A marker of sg at pos in its store: a zeroed slot to fill, or NULL without memory. */
+static struct regen_marker *new_marker(struct regen_streams_builder *b, const struct segment *sg,
+				       uint64_t pos, uint32_t type)
+{
+	struct store *st = &b->stores[sg->store];
+	struct regen_marker *m;
+
+	if (reserve((void **)&st->markers, &st->capm, st->nmarkers, 1, sizeof(*st->markers)))
+		return NULL;
+	m = &st->markers[st->nmarkers++];
+	marker_at(m, pos, type, sg);
+	return m;
+}
+
+static int new_reset(struct store *st, uint64_t pos)
+{
+	if (reserve((void **)&st->resets, &st->capr, st->nresets, 1, sizeof(*st->resets)))
+		return -PT_ENOMEM;
+	st->resets[st->nresets++] = pos;
+	return 0;
+}
+
+/* nbits bits of src appended to st's bits. */
+static int add_bits(struct store *st, const uint64_t *src, uint32_t nbits)
+{
+	size_t need = (st->nbits + nbits) / 64 + 2, old = st->capw;
+
+	if (reserve((void **)&st->bits, &st->capw, need, 0, sizeof(*st->bits)))
+		return -PT_ENOMEM;
+	memset(st->bits + old, 0, (st->capw - old) * sizeof(*st->bits));
+	put_bits(st->bits, st->nbits, src, nbits);
+	st->nbits += nbits;
+	return 0;
+}
+
+/* A FORK record (body: child, stamp) of parent's open segment on cpu. */
+static int new_fork(struct regen_streams_builder *b, uint64_t parent, uint32_t cpu,
+		    const uint64_t *body)
+{
+	struct regen_fork *f;
+
+	if (b->nforks == UINT32_MAX)
+		return -PT_EOVERFLOW;
+	if (b->nforks == b->capforks) {
+		uint32_t cap = b->capforks ? b->capforks * 2 : 16;
+		struct regen_fork *g = realloc(b->forks, cap * sizeof(*g));
+		uint32_t *h = realloc(b->fork_cpu, cap * sizeof(*h));
+
+		if (g)
+			b->forks = g;
+		if (h)
+			b->fork_cpu = h;
+		if (!g || !h)
+			return -PT_ENOMEM;
+		b->capforks = cap;
+	}
+	f = &b->forks[b->nforks];
+	memset(f, 0, sizeof(*f));
+	f->parent = parent;
+	f->child = body[0];
+	f->stamp = body[1];
+	f->parent_stream = UINT32_MAX;
+	b->fork_cpu[b->nforks++] = cpu;
+	return 0;
+}
+
+/*
+ * Segment seg is over: its markers and resets placed in bit order
+ * (place_pending, place_resets), its bits end where its store's do.
+ */
+static void close_segment(struct regen_streams_builder *b, size_t seg)
+{
+	struct segment *sg = &b->segs[seg];
+	struct store *st = &b->stores[sg->store];
+
+	st->nmarkers = place_pending(st->markers + sg->m0, st->markers + st->nmarkers, st->nbits) -
+		       st->markers;
+	st->nresets = place_resets(st->resets, sg->r0, st->nresets, st->nbits);
+	sg->m1 = (uint32_t)st->nmarkers;
+	sg->r1 = (uint32_t)st->nresets;
+	sg->bit1 = st->nbits;
+}
+
+/* cpu's OWNER record (body: owner, stamp) opens a segment. */
+static int open_segment(struct regen_streams_builder *b, struct cpu_cut *c, const uint64_t *body)
+{
+	uint32_t si = store_of(b, body[0], c->cpu);
+	struct segment *sg;
+	struct store *st;
+
+	if (si == UINT32_MAX || !new_segment(b))
+		return -PT_ENOMEM;
+	st = &b->stores[si];
+	if (b->nsegs > UINT32_MAX || st->nresets >= UINT32_MAX)
+		return -PT_EOVERFLOW;
+	if (new_reset(st, st->nbits))	/* adapting words forget */
+		return -PT_ENOMEM;
+	sg = &b->segs[b->nsegs - 1];
+	memset(sg, 0, sizeof(*sg));
+	sg->owner = body[0];
+	sg->stamp = body[1];
+	sg->cpu = c->cpu;
+	sg->seq = (uint32_t)(b->nsegs - 1);
+	sg->store = si;
+	sg->bit0 = sg->bit1 = st->nbits;
+	sg->m0 = sg->m1 = (uint32_t)st->nmarkers;
+	sg->r0 = sg->r1 = (uint32_t)st->nresets;
+	c->open = 1;
+	c->enters = 0;
+	c->seg = b->nsegs - 1;
+	return 0;
+}
+
+/* Record r (body body) of the open segment sg of c into its store. */
+static int cut_record(struct regen_streams_builder *b, struct cpu_cut *c, struct segment *sg,
+		      const struct tr_rec *r, const uint64_t *body)
+{
+	struct store *st = &b->stores[sg->store];
+	uint64_t pos = st->nbits;
+	struct regen_marker *m = NULL;
+
+	/* a store of 2^32 markers or resets is a stream that has too many */
+	if (st->nmarkers >= UINT32_MAX || st->nresets >= UINT32_MAX)
+		return -PT_EOVERFLOW;
+	switch (r->type) {
+	case PT_REC_BITS:
+		if (r->arg != PT_BITS_PARTIAL)
+			return add_bits(st, body, r->arg);
+		m = new_marker(b, sg, pos, REGEN_M_PARTIAL);
+		if (m)
+			m->value = body[0];
+		break;
+	case PT_REC_ENTER:
+		/* pending: its place among bits its segment writes later */
+		m = new_marker(b, sg, pos + r->pending, REGEN_M_ENTER);
+		if (!m)
+			break;
+		m->func = r->arg;
+		enter_value(m, body[0]);
+		/* adapting words forget at the first, then every PT_CTX_SWAP_ENTERS-th */
+		if (c->enters++ % PT_CTX_SWAP_ENTERS == 0)
+			return new_reset(st, pos + r->pending);
+		break;
+	case PT_REC_BLOCK:
+		m = new_marker(b, sg, pos + r->pending, REGEN_M_BLOCK);
+		if (m) {
+			m->func = r->arg;
+			m->arg = (uint32_t)body[0];
+		}
+		break;
+	case PT_REC_FORK:
+		m = new_marker(b, sg, pos + r->pending, REGEN_M_FORK);
+		if (m) {
+			m->arg = b->nforks - 1;	/* the fork just made of it */
+			m->value = body[0];
+		}
+		break;
+	case PT_REC_EXEC:
+		m = new_marker(b, sg, pos + r->pending, REGEN_M_EXEC);
+		if (m)
+			m->value = body[0];
+		break;
+	case PT_REC_LOSS:
+		if (missed_with_interval(r))
+			return 0;	/* not this owner's: boundaries only */
+		m = new_marker(b, sg, pos, REGEN_M_LOSS);
+		if (m) {
+			m->arg = r->arg;
+			m->func = (uint32_t)body[1];
+			m->value = body[0];
+		}
+		break;
+	default:
+		return 0;
+	}
+	return m ? 0 : -PT_ENOMEM;
+}
+
+/* One record, after every earlier record of its CPU. */
+static int take(struct regen_streams_builder *b, const struct tr_records *rs, const struct tr_rec *r)
+{
+	const uint64_t *body = tr_body(rs, r);
+	struct cpu_cut *c = cpu_cut(b, r->cpu);
+	struct segment *open;
+	struct loss_event *le;
+	uint32_t cpu = r->cpu;
+	size_t k;
+	int err;
+
+	if (!c)
+		return -PT_ENOMEM;
+	if (r->type == PT_REC_OWNER) {
+		if (c->open)
+			close_segment(b, c->seg);
+		for (k = c->first_pending; k < b->nlosses; k++)
+			if (b->losses[k].cpu == cpu && !b->losses[k].hi_known) {
+				b->losses[k].hi = body[1];
+				b->losses[k].hi_known = 1;
+			}
+		c->first_pending = b->nlosses;
+		c->unowned_run = 0;
+		return open_segment(b, c, body);
+	}
+	if (r->type == PT_REC_COUNTERS || r->type == PT_REC_PATHS) {
+		/* profiles' records: counted, not part of a stream */
+		b->counters_records++;
+		return 0;
+	}
+	open = c->open ? &b->segs[c->seg] : NULL;
+	if (r->type == PT_REC_FORK && open) {
+		err = new_fork(b, open->owner, cpu, body);
+		if (err)
+			return err;
+	}
+	if (r->type == PT_REC_LOSS)
+		b->loss_records++;
+	if (!open) {
+		/* A MISSED interval is nobody's, wherever it sits. */
+		b->unowned_records += !missed_with_interval(r);
+		if (r->type == PT_REC_BITS && r->arg != PT_BITS_PARTIAL)
+			b->unowned_bits += r->arg;
+		/* A run of unowned records is itself a loss of unknown owner. */
+		if (!c->unowned_run && r->type != PT_REC_LOSS) {
+			le = new_loss(b);
+			if (!le)
+				return -PT_ENOMEM;
+			le->cpu = cpu;
+			le->kind = TR_LOSS_CORRUPT;
+			le->count = 1;
+			le->lo = STAMP_MIN;
+			le->hi = STAMP_MAX;
+		}
+		c->unowned_run |= !missed_with_interval(r);
+		if (r->type != PT_REC_LOSS)
+			return 0;
+	} else {
+		err = cut_record(b, c, open, r, body);
+		if (err)
+			return err;
+	}
+	if (r->type != PT_REC_LOSS || r->arg == PT_LOSS_STATE)
+		return 0;
+	le = new_loss(b);
+	if (!le)
+		return -PT_ENOMEM;
+	le->cpu = cpu;
+	if (missed_with_interval(r)) {
+		/*
+		 * Whole interrupt executions of (since, until] on any CPU may
+		 * be absent; where the record sits says nothing
+		 * (pathtrace_abi.h, pt_rec_loss).
+		 */
+		le->kind = PT_LOSS_MISSED;
+		le->count = body[0];
+		le->lo = body[2];
+		le->hi = body[3];
+		le->hi_known = 1;
+		le->any_cpu = 1;
+		return 0;
+	}
+	/* OVERRUN, MISSED or CORRUPT: other owners may have lost segments. */
+	le->kind = r->arg;
+	le->count = body[0];
+	le->lo = open ? open->stamp : STAMP_MIN;
+	le->hi = STAMP_MAX;
+	le->has_open_owner = open != NULL;
+	le->open_owner = open ? open->owner : 0;
+	if (r->arg != PT_LOSS_MISSED) {
+		/* Records up to the next OWNER cannot be attributed. */
+		if (open)
+			close_segment(b, c->seg);
+		c->open = 0;
+		c->unowned_run = 1;
+	}
+	return 0;
+}
+
+int regen_streams_begin(struct regen_streams_builder **b, unsigned int jobs)
+{
+	*b = calloc(1, sizeof(**b));
+	if (!*b)
+		return -PT_ENOMEM;
+	(*b)->jobs = jobs;
+	return 0;
+}
+
+int regen_streams_add(struct regen_streams_builder *b, const struct tr_records *rs, size_t first,
+		      size_t n)
+{
+	size_t i;
+
+	for (i = first; !b->err && i < first + n; i++)
+		b->err = take(b, rs, &rs->recs[i]);
+	return b->err;
+}
+
+/* n bits of src from bit spos to dst from bit dpos (dst zero there; src one word beyond). */
+static void copy_bits(uint64_t *dst, uint64_t dpos, const uint64_t *src, uint64_t spos, uint64_t n)
+{
+	uint64_t done, v;
+
+	for (done = 0; done < n; done += 64) {
+		uint64_t p = spos + done;
+		uint32_t sh = p % 64;
+
+		v = src[p / 64] >> sh;
+		if (sh)
+			v |= src[p / 64 + 1] << (64 - sh);
+		put_bits(dst, dpos + done, &v, n - done < 64 ? (uint32_t)(n - done) : 64);
+	}
+}
+
+static void store_free(struct store *st)
+{
+	free(st->bits);
+	free(st->markers);
+	free(st->resets);
+	free(st->left);
+	memset(st, 0, sizeof(*st));	/* nothing of it is read again */
+}
+
+/*
+ * Markers [m0, m1) of st are in their stream now: each CHUNK_MARKERS of
+ * them all copied leave resident memory (the whole pages among them; their
+ * bytes are never read again, and free comes after). Only memory: without
+ * room to count, nothing is released.
+ */
+static void copied(struct store *st, size_t m0, size_t m1)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t c, n = st->nmarkers / CHUNK_MARKERS + 1, end;
+
+	if (!st->left) {
+		st->left = malloc(n * sizeof(*st->left));
+		if (!st->left)
+			return;
+		for (c = 0; c < n; c++)
+			st->left[c] = (uint32_t)(st->nmarkers - c * CHUNK_MARKERS < CHUNK_MARKERS ?
+						 st->nmarkers - c * CHUNK_MARKERS : CHUNK_MARKERS);
+	}
+	for (; m0 < m1; m0 = end) {
+		c = m0 / CHUNK_MARKERS;
+		end = (c + 1) * CHUNK_MARKERS < m1 ? (c + 1) * CHUNK_MARKERS : m1;
+		st->left[c] -= (uint32_t)(end - m0);
+		if (st->left[c] || page & (page - 1))
+			continue;
+		lo = ((uintptr_t)(st->markers + c * CHUNK_MARKERS) + page - 1) & ~(page - 1);
+		/* the chunk's own markers only: the last may be short */
+		hi = (uintptr_t)(st->markers + ((c + 1) * CHUNK_MARKERS < st->nmarkers ?
+						(c + 1) * CHUNK_MARKERS : st->nmarkers)) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+}
+
+/*
+ * One owner's stream from its segments [s, s + n) (sorted), the losses at
+ * their boundaries bl and the forked children's starts cs: its own store's
+ * arrays when it has one store, in order, and nothing to insert; else a
+ * copy in order, and its stores freed.
+ */
+static int assemble(struct regen_streams_builder *b, const struct regen_streams *out,
+		    struct seg_view s, size_t n, const struct boundary_loss *bl,
+		    const struct child_start *cs, uint32_t ncs, struct regen_stream *st,
+		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
+		    uint64_t **resets_out)
+{
+	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
+	struct store *one = &b->stores[SEG(s, 0).store];
+	struct regen_marker *m;
+	size_t j, k, nr = 0;
+	uint32_t c = 0;
+	int in_place = !ncs;
+
 	for (j = 0; j <= n; j++) {
 		nmarkers += bl[j].set;
+		in_place &= !bl[j].set;
 		if (j == n)
 			break;
-		nbits += s[j].nbits;
-		nmarkers += s[j].nmarkers;
-		nenters += s[j].nenters;
+		nbits += SEG(s, j).bit1 - SEG(s, j).bit0;
+		nmarkers += SEG(s, j).m1 - SEG(s, j).m0;
+		nresets += 1 + SEG(s, j).r1 - SEG(s, j).r0;
+		in_place &= SEG(s, j).store == SEG(s, 0).store && (!j || SEG(s, j).seq > SEG(s, j - 1).seq);
 	}
-	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || n + nenters > UINT32_MAX)
+	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || nresets > UINT32_MAX)
 		return -PT_EOVERFLOW;
-	bits = calloc(nbits / 64 + 1, sizeof(*bits));
-	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
-	resets = calloc(2 * n + nenters / PT_CTX_SWAP_ENTERS + 1, sizeof(*resets));
-	*bits_out = bits;
-	*markers_out = m;
 	*segs_out = seg_starts;
-	*resets_out = resets;
-	if (!bits || !m || !seg_starts || !resets)
+	if (!seg_starts)
 		return -PT_ENOMEM;
-	st->owner = s[0].owner;
-	st->bits = bits;
-	st->markers = m;
+	st->owner = SEG(s, 0).owner;
 	st->seg_starts = seg_starts;
 	st->nseg_starts = (uint32_t)n;
-	st->resets = resets;
 	st->forks = out->forks;
 	st->nforks = out->nforks;
+	st->nbits = nbits;
+	st->nmarkers = (uint32_t)nmarkers;
+	st->nresets = (uint32_t)nresets;
+	if (in_place) {
+		/* the store is the stream: its positions are the stream's */
+		for (j = 0; j < n; j++)
+			seg_starts[j] = SEG(s, j).bit0;
+		st->bits = *bits_out = one->bits;
+		st->markers = *markers_out = one->markers;
+		st->resets = *resets_out = one->resets;
+		one->bits = NULL;
+		one->markers = NULL;
+		one->resets = NULL;
+		return 0;
+	}
+	bits = calloc(nbits / 64 + 1, sizeof(*bits));
+	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
+	resets = calloc(nresets + 1, sizeof(*resets));
+	*bits_out = bits;
+	*markers_out = m;
+	*resets_out = resets;
+	if (!bits || !m || !resets)
+		return -PT_ENOMEM;
+	st->bits = bits;
+	st->markers = m;
+	st->resets = resets;
 	for (j = 0; j <= n; j++) {
+		const struct store *from;
+
 		if (bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
 		/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
 		for (; c < ncs && cs[c].seg == j; c++) {
-			marker_at(m, pos, REGEN_M_FORKED, &s[j]);
+			marker_at(m, pos, REGEN_M_FORKED, &SEG(s, j));
 			m->arg = cs[c].fork;
 			m++->value = out->forks[cs[c].fork].parent;
 		}
+		from = &b->stores[SEG(s, j).store];
 		seg_starts[j] = pos;	/* witness words by context end here */
-		resets[nresets++] = pos;	/* and adapting words forget */
-		seg_resets = nresets;
-		enters = 0;
-		seg_m = m;
-		for (i = s[j].first; i < s[j].end; i++) {
-			const struct tr_rec *r = &rs->recs[b->order[i]];
-			const uint64_t *body = tr_body(rs, r);
-
-			switch (r->type) {
-			case PT_REC_BITS:
-				if (r->arg == PT_BITS_PARTIAL) {
-					marker_at(m, pos, REGEN_M_PARTIAL, &s[j]);
-					m++->value = body[0];
-				} else {
-					put_bits(bits, pos, body, r->arg);
-					pos += r->arg;
-				}
-				break;
-			case PT_REC_ENTER:
-				/* pending: its place among bits its segment writes later */
-				marker_at(m, pos + r->pending, REGEN_M_ENTER, &s[j]);
-				m->func = r->arg;
-				enter_value(m++, body[0]);
-				/* adapting words forget at the first, then every PT_CTX_SWAP_ENTERS-th */
-				if (enters++ % PT_CTX_SWAP_ENTERS == 0)
-					resets[nresets++] = pos + r->pending;
-				break;
-			case PT_REC_BLOCK:
-				marker_at(m, pos + r->pending, REGEN_M_BLOCK, &s[j]);
-				m->func = r->arg;
-				m++->arg = (uint32_t)body[0];
-				break;
-			case PT_REC_FORK:
-				marker_at(m, pos + r->pending, REGEN_M_FORK, &s[j]);
-				m->arg = fork_of(b, out, i);
-				m++->value = body[0];
-				break;
-			case PT_REC_EXEC:
-				marker_at(m, pos + r->pending, REGEN_M_EXEC, &s[j]);
-				m++->value = body[0];
-				break;
-			case PT_REC_LOSS:
-				if (missed_with_interval(r))
-					break;	/* not this owner's: boundaries only */
-				marker_at(m, pos, REGEN_M_LOSS, &s[j]);
-				m->arg = r->arg;
-				m->func = (uint32_t)body[1];
-				m++->value = body[0];
-				break;
-			default:
-				break;
-			}
+		resets[nr++] = pos;	/* and adapting words forget */
+		for (k = SEG(s, j).r0; k < SEG(s, j).r1; k++)
+			resets[nr++] = from->resets[k] - SEG(s, j).bit0 + pos;
+		for (k = SEG(s, j).m0; k < SEG(s, j).m1; k++) {
+			*m = from->markers[k];
+			m++->pos += pos - SEG(s, j).bit0;
 		}
-		m = place_pending(seg_m, m, pos);
-		nresets = place_resets(resets, seg_resets, nresets, pos);
+		copied(&b->stores[SEG(s, j).store], SEG(s, j).m0, SEG(s, j).m1);
+		copy_bits(bits, pos, from->bits, SEG(s, j).bit0, SEG(s, j).bit1 - SEG(s, j).bit0);
+		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
-	st->nbits = pos;
-	st->nmarkers = m - *markers_out;
-	st->nresets = (uint32_t)nresets;
+	/* what this owner recorded is in its stream now */
+	for (j = 0; j < n; j++)
+		store_free(&b->stores[SEG(s, j).store]);
 	return 0;
 }
 
-int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
+/* Each CPU's forks in recording order, CPU by CPU (FORK markers renumbered). */
+static int order_forks(struct regen_streams_builder *b)
 {
-	struct builder b = { .rs = rs };
-	struct boundary_loss *bl = NULL;
-	struct child_start *cs = NULL;
+	uint32_t *to, *from, f, i, k, n = b->nforks;
+	struct regen_fork *sorted;
+	size_t j;
+
+	for (f = 1; f < n; f++)
+		if (b->fork_cpu[f] < b->fork_cpu[f - 1])
+			break;
+	if (f >= n)
+		return 0;
+	to = malloc(n * sizeof(*to));
+	from = malloc(n * sizeof(*from));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!to || !from || !sorted) {
+		free(to);
+		free(from);
+		free(sorted);
+		return -PT_ENOMEM;
+	}
+	for (f = 0; f < n; f++)
+		from[f] = f;
+	/* stable: insertion by CPU keeps each CPU's recording order (forks are few) */
+	for (f = 1; f < n; f++) {
+		uint32_t t = from[f];
+
+		for (k = f; k > 0 && b->fork_cpu[from[k - 1]] > b->fork_cpu[t]; k--)
+			from[k] = from[k - 1];
+		from[k] = t;
+	}
+	for (f = 0; f < n; f++) {
+		sorted[f] = b->forks[from[f]];
+		to[from[f]] = f;
+	}
+	for (i = 0; i < b->nstores; i++)
+		for (j = 0; j < b->stores[i].nmarkers; j++)
+			if (b->stores[i].markers[j].type == REGEN_M_FORK)
+				b->stores[i].markers[j].arg = to[b->stores[i].markers[j].arg];
+	free(b->forks);
+	b->forks = sorted;
+	free(to);
+	free(from);
+	return 0;
+}
+
+/* Each CPU's losses in recording order, CPU by CPU (which shows at a boundary). */
+static void order_losses(struct regen_streams_builder *b)
+{
+	size_t i, k;
+
+	for (i = 1; i < b->nlosses; i++) {
+		struct loss_event t = b->losses[i];
+
+		for (k = i; k > 0 && b->losses[k - 1].cpu > t.cpu; k--)
+			b->losses[k] = b->losses[k - 1];
+		b->losses[k] = t;
+	}
+}
+
+static void builder_free(struct regen_streams_builder *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->nstores; i++)
+		store_free(&b->stores[i]);
+	free(b->stores);
+	free(b->store_hash);
+	free(b->cpus);
+	free(b->segs);
+	free(b->order);
+	free(b->losses);
+	free(b->forks);
+	free(b->fork_cpu);
+	free(b);
+}
+
+/* The owners' streams being assembled, by one thread or several. */
+struct assembly {
+	struct regen_streams_builder *b;
+	struct regen_streams *out;
+	const uint32_t *byc;		/* forks by child (child_starts) */
+	size_t *first;			/* per stream: its first segment; [nstreams]: nsegs */
+	size_t most;			/* segments of the stream that has most */
+	uint32_t next;			/* streams taken (atomic) */
+	int *err;			/* per stream */
+};
+
+/* Stream k: its boundaries' losses, its forked starts, then assemble. */
+static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss *bl,
+			   struct child_start *cs)
+{
+	struct regen_streams_builder *b = a->b;
+	struct regen_streams *out = a->out;
+	struct seg_view s = { b->segs, b->order + a->first[k] };
+	size_t n = a->first[k + 1] - a->first[k], l;
+	uint32_t ncs;
+
+	memset(bl, 0, (n + 1) * sizeof(*bl));
+	for (l = 0; l < b->nlosses; l++)
+		if (affects(&b->losses[l], SEG(s, 0).owner))
+			mark_boundaries(s, n, &b->losses[l], SEG(s, 0).owner, bl);
+	ncs = child_starts(out, a->byc, s, n, cs);
+	return assemble(b, out, s, n, bl, cs, ncs, &out->streams[k], &out->bits_store[k],
+			&out->marker_store[k], &out->seg_store[k], &out->reset_store[k]);
+}
+
+static void *assembler(void *arg)
+{
+	struct assembly *a = arg;
+	struct boundary_loss *bl = calloc(a->most + 1, sizeof(*bl));
+	struct child_start *cs = malloc((a->out->nforks ? a->out->nforks : 1) * sizeof(*cs));
+	uint32_t k;
+
+	while ((k = __atomic_fetch_add(&a->next, 1, __ATOMIC_RELAXED)) < a->out->nstreams) {
+		a->err[k] = bl && cs ? assemble_stream(a, k, bl, cs) : -PT_ENOMEM;
+		if (a->err[k])
+			break;	/* the others finish theirs; the first failure is returned */
+	}
+	free(bl);
+	free(cs);
+	return NULL;
+}
+
+/* The streams (out->nstreams, one per owner) on jobs threads. Returns 0 or the first stream's error. */
+static int assemble_all(struct assembly *a, unsigned int jobs)
+{
+	pthread_t *th = NULL;
+	unsigned int t, started = 0;
+	uint32_t k, total = a->out->nstreams;
+
+	if (jobs > a->out->nstreams)
+		jobs = a->out->nstreams;
+	if (jobs > 1)
+		th = calloc(jobs - 1, sizeof(*th));
+	for (t = 0; th && t + 1 < jobs; t++)
+		if (!pthread_create(&th[started], NULL, assembler, a))
+			started++;
+	assembler(a);
+	for (t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	free(th);
+	/*
+	 * Streams are taken in order, so any not taken come after one that
+	 * failed: as one thread would have, keep the streams up to the first
+	 * failure and free those after it.
+	 */
+	for (k = 0; k < total && !a->err[k]; k++)
+		;
+	if (k == total)
+		return 0;
+	a->out->nstreams = k + 1;
+	for (k++; k < total; k++) {
+		free(a->out->bits_store[k]);
+		free(a->out->marker_store[k]);
+		free(a->out->seg_store[k]);
+		free(a->out->reset_store[k]);
+		a->out->bits_store[k] = NULL;
+		a->out->marker_store[k] = NULL;
+		a->out->seg_store[k] = NULL;
+		a->out->reset_store[k] = NULL;
+	}
+	return a->err[a->out->nstreams - 1];
+}
+
+int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out)
+{
+	struct assembly a = { .b = b, .out = out };
 	uint32_t *byc = NULL, f;
-	size_t i, j, nstreams = 0;
-	int err = 0;
+	size_t i, nstreams = 0;
+	int err = b->err;
 
 	memset(out, 0, sizeof(*out));
-	if (rs->n) {
-		b.order = malloc(rs->n * sizeof(*b.order));
-		if (!b.order)
-			return -PT_ENOMEM;
-	}
-	err = order_by_cpu(rs, b.order);
+	for (i = 0; i < b->ncpus; i++)
+		if (b->cpus[i].open)
+			close_segment(b, b->cpus[i].seg);
+	out->unowned_records = b->unowned_records;
+	out->unowned_bits = b->unowned_bits;
+	out->counters_records = b->counters_records;
+	out->loss_records = b->loss_records;
 	if (!err)
-		err = cut_segments(&b, out);
+		err = order_forks(b);
+	out->forks = b->forks;
+	out->nforks = out->capforks = b->nforks;
+	b->forks = NULL;
 	if (err)
 		goto out;
-	err = sort_segments(&b);
+	order_losses(b);
+	err = sort_segments(b);
 	if (err)
 		goto out;
-	for (i = 0; i < b.nsegs; i++)
-		if (i == 0 || b.segs[i].owner != b.segs[i - 1].owner)
+	for (i = 0; i < b->nsegs; i++)
+		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
 			nstreams++;
+	if (nstreams > UINT32_MAX - 1) {
+		err = -PT_EOVERFLOW;
+		goto out;
+	}
 	out->streams = calloc(nstreams ? nstreams : 1, sizeof(*out->streams));
 	out->bits_store = calloc(nstreams ? nstreams : 1, sizeof(*out->bits_store));
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
-	bl = calloc(b.nsegs + 1, sizeof(*bl));
+	a.first = malloc((nstreams + 1) * sizeof(*a.first));
+	a.err = calloc(nstreams + 1, sizeof(*a.err));
 	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
-	cs = malloc((out->nforks ? out->nforks : 1) * sizeof(*cs));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
-	    !out->reset_store || !bl || !byc || !cs) {
+	    !out->reset_store || !a.first || !a.err || !byc) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < b->nsegs; i++)
+		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
+			a.first[out->nstreams++] = i;
+	a.first[out->nstreams] = b->nsegs;
+	for (i = 0; i < out->nstreams; i++)
+		if (a.first[i + 1] - a.first[i] > a.most)
+			a.most = a.first[i + 1] - a.first[i];
 	for (f = 0; f < out->nforks; f++)
 		byc[f] = f;
 	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);
-	for (i = 0; i < b.nsegs; i = j) {
-		size_t n, k;
-		uint32_t ncs;
-
-		for (j = i; j < b.nsegs && b.segs[j].owner == b.segs[i].owner; j++)
-			;
-		n = j - i;
-		memset(bl, 0, (n + 1) * sizeof(*bl));
-		for (k = 0; k < b.nlosses; k++)
-			if (affects(&b.losses[k], b.segs[i].owner))
-				mark_boundaries(&b.segs[i], n, &b.losses[k], b.segs[i].owner, bl);
-		ncs = child_starts(out, byc, &b.segs[i], n, cs);
-		err = assemble(&b, out, &b.segs[i], n, bl, cs, ncs, &out->streams[out->nstreams],
-			       &out->bits_store[out->nstreams], &out->marker_store[out->nstreams],
-			       &out->seg_store[out->nstreams], &out->reset_store[out->nstreams]);
-		out->nstreams++;
-		if (err)
-			goto out;
-	}
+	a.byc = byc;
+	err = assemble_all(&a, b->jobs);
+	if (err)
+		goto out;
 	/* which stream each fork's parent is */
 	for (f = 0; f < out->nforks; f++) {
 		const struct regen_stream *ps = regen_streams_find(out, out->forks[f].parent);
@@ -879,13 +1302,29 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
 	}
 out:
 	free(byc);
-	free(cs);
-	free(b.fork_at);
-	free(bl);
-	free(b.order);
-	free(b.segs);
-	free(b.losses);
+	free(a.first);
+	free(a.err);
+	builder_free(b);
 	return err;
+}
+
+void regen_streams_abort(struct regen_streams_builder *b)
+{
+	if (b)
+		builder_free(b);
+}
+
+int regen_streams_build(const struct tr_records *rs, struct regen_streams *out)
+{
+	struct regen_streams_builder *b;
+	int err = regen_streams_begin(&b, 1);
+
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		return err;
+	}
+	regen_streams_add(b, rs, 0, rs->n);
+	return regen_streams_finish(b, out);
 }
 
 void regen_streams_free(struct regen_streams *s)

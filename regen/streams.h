@@ -59,6 +59,26 @@ struct regen_streams {
  */
 int regen_streams_build(const struct tr_records *rs, struct regen_streams *out);
 
+/*
+ * The same in steps, for records that come a few at a time (the pages as
+ * they are decoded): each record is cut into its owner's store when it is
+ * added, so the records can be dropped after regen_streams_add. Records of
+ * one CPU must come in recording order; CPUs may interleave. What the
+ * streams hold is the same as regen_streams_build's of every record.
+ * begin (jobs: threads finish may assemble the owners' streams on, 0 or 1:
+ * the caller's alone) returns 0 or -PT_ENOMEM; add returns 0 or the first error
+ * (-PT_ENOMEM, -PT_EOVERFLOW), after which nothing more is cut; finish
+ * returns that error or its own as regen_streams_build does, and frees b.
+ * abort frees b without streams.
+ */
+struct regen_streams_builder;
+
+int regen_streams_begin(struct regen_streams_builder **b, unsigned int jobs);
+int regen_streams_add(struct regen_streams_builder *b, const struct tr_records *rs, size_t first,
+		      size_t n);
+int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out);
+void regen_streams_abort(struct regen_streams_builder *b);
+
 void regen_streams_free(struct regen_streams *s);
 
 /*

@@ -757,7 +757,7 @@ static int regen_time(const char *path, struct timing *tm)
 		uint32_t i;
 		int err;
 
-		err = pr_trace_load(path, &l, 1);
+		err = pr_trace_load(path, &l, 1, 1);
 		for (i = 0; !err && i < l.ss.nstreams; i++)
 			regen_stream(&l.m.fs, &l.ss.streams[i], count_blocks, &cnt);
 		t = now() - t;
@@ -842,7 +842,7 @@ int main(int argc, char **argv)
 	}
 	memset(&c, 0, sizeof(c));
 	memset(&e, 0, sizeof(e));
-	err = pr_trace_load(path, &l, 1);
+	err = pr_trace_load(path, &l, 1, 1);
 	if (!err)
 		err = code_build(&c, &l.m);
 	if (!err)

@@ -342,6 +342,7 @@ struct sim_kmod_run {
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
 	uint64_t implicit_enters;	/* ENTER actions that wrote none (implicit entries) */
 	uint64_t nested_enters;		/* ENTERs that named a traced frame (PT_PLAN_FRAMED) */
+	uint64_t clock;			/* the clock after the last record */
 	int nomem;
 };
 
@@ -358,6 +359,9 @@ struct sim_kmod_opts {
 					 * next record written on that CPU (docs/runtime.md) */
 	int keep_segments;		/* no other owner between activations: a task's segment
 					 * goes on until a migration, an interrupt or a drop */
+	uint64_t clock_start;		/* the clock (stamps, record times) before the first
+					 * record: a run that continues another starts at its
+					 * sim_kmod_run.clock */
 };
 
 /*

@@ -417,6 +417,7 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 	x.o = o;
 	x.rng = rng;
 	x.r = r;
+	x.clock = o->clock_start;
 	err = setup(&x);
 	for (a = 0; a < o->activations && !r->nomem && !err; a++) {
 		struct sim_run_opts ro = { .max_depth = o->max_depth ? o->max_depth : 6,
@@ -446,6 +447,7 @@ int sim_kmod_execute(const struct sim_program *p, const struct sim_kmod_opts *o,
 	}
 	for (c = 0; x.cpu && c < SIM_MAX_CPUS; c++)
 		add_counts(r, &x.cpu[c].coder.counts);
+	r->clock = x.clock;
 	teardown(&x);
 	return err ? err : r->nomem ? -PT_ENOMEM : 0;
 }

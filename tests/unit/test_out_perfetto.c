@@ -361,7 +361,7 @@ static void test_pathregen_writes_it(void)
 	{
 		struct pr_trace l;
 
-		CU_ASSERT_EQUAL(pr_trace_load(c.path, &l, 0), 0);
+		CU_ASSERT_EQUAL(pr_trace_load(c.path, &l, 0, 1), 0);
 		CU_ASSERT_EQUAL(r.ntracks, l.ss.nstreams);	/* a track per stream */
 		pr_trace_free(&l);
 	}

@@ -141,7 +141,7 @@ static void test_simulated_verify(void)
 
 	CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 13 + 5, 3, PT_MODE_TRACE,
 					   PT_ENC_WITNESS, PT_PLAN_VERIFY), 0);
-	CU_ASSERT_EQUAL_FATAL(pr_trace_load(c.path, &t, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(c.path, &t, 1, 1), 0);
 	CU_ASSERT_EQUAL(t.bad, 0);
 	CU_ASSERT(t.ss.nstreams > 0);
 	for (i = 0; i < t.ss.nstreams; i++)
@@ -199,7 +199,7 @@ static void test_truncated(void)
 	fclose(out);
 
 	/* quiet and whole: refused with the file's error */
-	CU_ASSERT(pr_trace_load(path, &t, 1) < 0);
+	CU_ASSERT(pr_trace_load(path, &t, 1, 1) < 0);
 	pr_trace_free(&t);
 	/* step by step: told, marked bad, what came before kept */
 	pr_trace_init(&t, collect, &told);
@@ -265,6 +265,7 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 	struct told told = { .n = 0 };
 	struct out_writer w = { .ops = &out_text_ops };
 	struct out_writer *ws[1] = { &w };
+	struct tr_records all = { 0 };
 	struct pr_trace t;
 	size_t i;
 
@@ -282,8 +283,11 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 		}
 	}
 	fclose(w.fp);
-	for (i = 0; i < t.rs.n; i++)
-		o->cpus |= 1ull << (t.rs.recs[i].cpu & 63);
+	/* the pipeline keeps no records it cut into streams: the CPUs' from the pages again */
+	if (!tr_decode_tracefile(&all, &t.tf))
+		for (i = 0; i < all.n; i++)
+			o->cpus |= 1ull << (all.recs[i].cpu & 63);
+	tr_records_free(&all);
 	o->pages = t.rs.pages;
 	o->told = told.n;
 	o->bad = t.bad;
@@ -356,13 +360,14 @@ static uint8_t *fixture_summed(size_t *n)
 	return b;
 }
 
-/* A simulated run of several CPUs (tests/oracle) as trace.bin, into memory. */
-static uint8_t *simulated(uint64_t *rng, uint16_t mode, uint16_t encoding, size_t *n)
+/* A simulated run of several CPUs (tests/oracle), activations per task, as trace.bin in memory. */
+static uint8_t *simulated_runs(uint64_t *rng, uint16_t mode, uint16_t encoding,
+			       uint32_t activations, size_t *n)
 {
 	struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 6, .closed = 1 };
 	struct sim_lower_opts lo = { .mode = mode, .encoding = encoding };
-	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = 40, .max_steps = 80,
-				    .migrate_pct = 20, .irq_pct = 10 };
+	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = activations,
+				    .max_steps = 80, .migrate_pct = 20, .irq_pct = 10 };
 	struct rt_run x;
 	uint8_t *b;
 	FILE *f;
@@ -380,6 +385,12 @@ static uint8_t *simulated(uint64_t *rng, uint16_t mode, uint16_t encoding, size_
 	rt_run_free(&x);
 	*n = len;
 	return b;
+}
+
+/* A simulated trace of 40 activations (simulated_runs). */
+static uint8_t *simulated(uint64_t *rng, uint16_t mode, uint16_t encoding, size_t *n)
+{
+	return simulated_runs(rng, mode, encoding, 40, n);
 }
 
 /*
@@ -471,7 +482,7 @@ static char *walk_output(const char *path, const struct out_writer_ops *ops, uns
 	char *buf = NULL;
 	size_t len = 0;
 
-	CU_ASSERT_EQUAL_FATAL(pr_trace_load(path, t, 1), 0);
+	CU_ASSERT_EQUAL_FATAL(pr_trace_load(path, t, 1, jobs), 0);
 	CU_ASSERT_FATAL(t->ss.nstreams >= 2);	/* 3 tasks */
 	w.m = &t->m;
 	w.records = &t->rs;
@@ -526,6 +537,159 @@ static void test_jobs_same_output(void)
 	}
 }
 
+/* Whether streams a and b hold the same: owners, bits, markers, segments, resets, forks. */
+static int same_streams(const struct regen_streams *a, const struct regen_streams *b)
+{
+	uint32_t i;
+
+	if (a->nstreams != b->nstreams || a->nforks != b->nforks ||
+	    a->unowned_records != b->unowned_records || a->unowned_bits != b->unowned_bits ||
+	    a->counters_records != b->counters_records || a->loss_records != b->loss_records)
+		return 0;
+	for (i = 0; i < a->nforks; i++)
+		if (a->forks[i].parent != b->forks[i].parent ||
+		    a->forks[i].child != b->forks[i].child ||
+		    a->forks[i].stamp != b->forks[i].stamp ||
+		    a->forks[i].parent_stream != b->forks[i].parent_stream)
+			return 0;
+	for (i = 0; i < a->nstreams; i++) {
+		const struct regen_stream *x = &a->streams[i], *y = &b->streams[i];
+		uint64_t k;
+
+		if (x->owner != y->owner || x->nbits != y->nbits || x->nmarkers != y->nmarkers ||
+		    x->nseg_starts != y->nseg_starts || x->nresets != y->nresets ||
+		    memcmp(x->markers, y->markers, x->nmarkers * sizeof(*x->markers)) ||
+		    memcmp(x->seg_starts, y->seg_starts, x->nseg_starts * sizeof(*x->seg_starts)) ||
+		    memcmp(x->resets, y->resets, x->nresets * sizeof(*x->resets)))
+			return 0;
+		for (k = 0; k < x->nbits; k++)
+			if (((x->bits[k / 64] ^ y->bits[k / 64]) >> (k % 64)) & 1)
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * The streams of b (n bytes) cut a few records at a time, on one thread or
+ * two, against those of every record decoded first (regen_streams_build).
+ * Returns whether all are the same.
+ */
+static int windows_same(const uint8_t *b, size_t n)
+{
+	static const size_t windows[] = { 1, 2, 7, 100, 0 };
+	struct tracefile tf;
+	struct tr_records rs = { 0 };
+	struct regen_streams want;
+	unsigned int w, jobs;
+	int same = 1;
+
+	tracefile_parse(b, n, &tf);
+	CU_ASSERT_EQUAL_FATAL(tr_decode_tracefile(&rs, &tf), 0);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
+	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++)
+		for (jobs = 1; jobs <= 2; jobs++) {
+			struct pr_trace t;
+
+			pr_trace_init(&t, NULL, NULL);
+			t.jobs = jobs;
+			t.window = windows[w];
+			CU_ASSERT_EQUAL_FATAL(pr_trace_parse(&t, "trace", b, n), 0);
+			pr_trace_streams(&t);
+			if (!same_streams(&want, &t.ss)) {
+				fprintf(stderr, "\nwindow %zu, %u threads: other streams\n", windows[w],
+					jobs);
+				same = 0;
+			}
+			/* what the profiles read is kept, their counts too */
+			CU_ASSERT_EQUAL(t.rs.pages, rs.pages);
+			CU_ASSERT_EQUAL(t.rs.bad_records, rs.bad_records);
+			CU_ASSERT_EQUAL(t.rs.record_bytes, rs.record_bytes);
+			pr_trace_free(&t);
+		}
+	regen_streams_free(&want);
+	tr_records_free(&rs);
+	tracefile_free(&tf);
+	return same;
+}
+
+/*
+ * Two, then three pages in a row of one CPU corrupt (their losses merge
+ * into one, across windows too), at random places: windows_same. Returns
+ * whether all are.
+ */
+static int adjacent_pages_same(uint8_t *b, size_t n, uint64_t *rng)
+{
+	struct tracefile tf;
+	size_t *at = NULL, nat = 0;
+	unsigned int k, j, run, same = 1, tried = 0;
+	uint32_t i, p, cpu;
+
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, n, &tf), 0);
+	for (i = 0; i < tf.npages; i++)
+		nat += tf.pages[i].nr_pages;
+	at = malloc((nat + 1) * sizeof(*at));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	for (k = 0; k < 8; k++) {
+		/* one CPU's pages in file order (its sections may be apart) */
+		cpu = xorshift(rng) % 2;
+		nat = 0;
+		for (i = 0; i < tf.npages; i++)
+			for (p = 0; tf.pages[i].cpu == cpu && p < tf.pages[i].nr_pages; p++)
+				at[nat++] = (size_t)(tf.pages[i].page[p].data - tf.buf) + 20;
+		for (run = 2; run <= 3 && nat >= run; run++) {
+			size_t first = xorshift(rng) % (nat - run + 1);
+
+			/* a byte of each page's data: it fails its checksum */
+			for (j = 0; j < run; j++)
+				b[at[first + j]] ^= 0x5a;
+			same &= windows_same(b, n);
+			tried++;
+			for (j = 0; j < run; j++)
+				b[at[first + j]] ^= 0x5a;
+		}
+	}
+	free(at);
+	tracefile_free(&tf);
+	CU_ASSERT(tried > 0);
+	return same;
+}
+
+/*
+ * The pages decoded a window at a time (tr_decode_tracefile_each) and cut
+ * as they come (regen_streams_add), relayed to a second thread with -j 2:
+ * the same streams as every record decoded, then cut, for windows of one
+ * record up, on simulated traces of two CPUs, whole, with bits flipped
+ * (corrupt pages and records: losses, merged ones too) and cut short.
+ */
+static void test_windows(void)
+{
+	static const uint16_t modes[3][2] = {
+		{ PT_MODE_TRACE, PT_ENC_WITNESS }, { PT_MODE_TRACE, PT_ENC_BITS },
+		{ PT_MODE_PATHS, PT_ENC_PATH },
+	};
+	uint64_t rng = unit_seed() * 0x9e3779b97f4a7c15ull + 11;
+	unsigned int i, k, differ = 0;
+
+	for (i = 0; i < 3; i++) {
+		size_t n;
+		/* enough activations for several pages per CPU */
+		uint8_t *b = simulated_runs(&rng, modes[i][0], modes[i][1], 1500, &n);
+
+		differ += !windows_same(b, n);
+		for (k = 0; k < 20; k++) {
+			uint64_t bit = xorshift(&rng) % (n * 8);
+
+			b[bit / 8] ^= 1u << (bit % 8);
+			differ += !windows_same(b, n);
+			b[bit / 8] ^= 1u << (bit % 8);
+			differ += !windows_same(b, xorshift(&rng) % n);
+		}
+		differ += !adjacent_pages_same(b, n, &rng);
+		free(b);
+	}
+	CU_ASSERT_EQUAL(differ, 0);
+}
+
 UNIT_SUITE(pipeline,
 	   { "the fixture step by step: told, streams, text output", test_fixture_steps },
 	   { "a simulated verify-mode run: every block equal to its record; hooks",
@@ -535,4 +699,6 @@ UNIT_SUITE(pipeline,
 	     test_bit_flips },
 	   { "cut at random: every whole page before the cut regenerates, then a gap",
 	     test_truncations },
-	   { "two threads: every writer's output as one thread's", test_jobs_same_output })
+	   { "two threads: every writer's output as one thread's", test_jobs_same_output },
+	   { "pages decoded and cut a window at a time, on one thread or two: the same streams",
+	     test_windows })

@@ -4,8 +4,10 @@
  * section giving its error and offset, truncation at every byte giving an
  * error with a valid prefix, and CFG blobs both ways.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
@@ -632,6 +634,75 @@ static void test_checksums(void)
 	free(b);
 }
 
+/* Every page's bytes, as read through tf (each page's stored length). */
+static int same_pages(const struct tracefile *a, const struct tracefile *b)
+{
+	uint32_t i, p;
+
+	if (a->npages != b->npages)
+		return 0;
+	for (i = 0; i < a->npages; i++) {
+		if (a->pages[i].nr_pages != b->pages[i].nr_pages || a->pages[i].cpu != b->pages[i].cpu)
+			return 0;
+		for (p = 0; p < a->pages[i].nr_pages; p++)
+			if (a->pages[i].page[p].len != b->pages[i].page[p].len ||
+			    a->pages[i].page[p].bad != b->pages[i].page[p].bad ||
+			    memcmp(a->pages[i].page[p].data, b->pages[i].page[p].data,
+				   a->pages[i].page[p].len))
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * tracefile_read maps a regular file (read-only, mapped set) and reads it
+ * as tracefile_parse reads its bytes; what tracefile_release gives back
+ * reads the same again (from the file); an empty file and a directory are
+ * told as before.
+ */
+static void test_read_mapped(void)
+{
+	char path[] = "/tmp/pt-unit-mapped-XXXXXX";
+	struct tracefile byparse, mapped, empty;
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+	int fd = mkstemp(path);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(write(fd, b, size), (ssize_t)size);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &byparse), 0);
+	CU_ASSERT_EQUAL_FATAL(tracefile_read(path, &mapped), 0);
+	CU_ASSERT(mapped.mapped);
+	CU_ASSERT(!byparse.mapped);
+	CU_ASSERT_EQUAL(mapped.size, size);
+	CU_ASSERT_EQUAL(mapped.nfuncs, byparse.nfuncs);
+	CU_ASSERT(same_pages(&mapped, &byparse));
+	/* given back (the first page at least: the mapping starts on one), read again from the file */
+	CU_ASSERT(size >= 4096);
+	tracefile_release(&mapped, mapped.buf, mapped.size);
+	CU_ASSERT(!memcmp(mapped.buf, b, size));
+	CU_ASSERT(same_pages(&mapped, &byparse));
+	check_sample_function(&mapped.funcs[0]);
+	/* a copy: nothing given back, nothing changed */
+	tracefile_release(&byparse, byparse.buf, byparse.size);
+	CU_ASSERT(!memcmp(byparse.buf, b, size));
+	tracefile_free(&mapped);
+	tracefile_free(&byparse);
+	/* an empty file is not mapped: told as a truncated header */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL(tracefile_read(path, &empty), -PT_ETRUNC);
+	CU_ASSERT(!empty.mapped);
+	tracefile_free(&empty);
+	CU_ASSERT_EQUAL(tracefile_read("/tmp", &empty), -PT_EIO);
+	tracefile_free(&empty);
+	unlink(path);
+	free(b);
+}
+
 UNIT_SUITE(tracefile,
 	   { "round trip of every section", test_round_trip },
 	   { "malformed file header", test_malformed_header },
@@ -643,4 +714,5 @@ UNIT_SUITE(tracefile,
 	   { "a function's recorded CFG and its block names", test_function_cfg },
 	   { "growth rules: older and newer struct sizes", test_growth_rules },
 	   { "checksums: a bad page is a gap in its place, a bad section skipped",
-	     test_checksums })
+	     test_checksums },
+	   { "a file read is mapped, and what is given back reads the same", test_read_mapped })

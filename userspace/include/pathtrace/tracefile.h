@@ -80,8 +80,9 @@ uint32_t tf_page_stored_len(const void *page, uint32_t page_size);
 
 
 struct tracefile {
-	uint8_t *buf;			/* the file's bytes (owned) */
+	uint8_t *buf;			/* the file's bytes (owned; read-only when mapped) */
 	size_t size;
+	int mapped;			/* tracefile_read mapped the file (mmap) */
 	uint16_t major, minor;
 
 	int has_system;
@@ -130,8 +131,19 @@ struct tracefile {
  */
 int tracefile_parse(const void *data, size_t size, struct tracefile *tf);
 
-/* Reads path and parses it: as tracefile_parse, plus -PT_EIO (errno set). */
+/*
+ * Reads path and parses it: as tracefile_parse, plus -PT_EIO (errno set).
+ * A regular file is mapped read-only (mapped set), not copied: it must not
+ * shrink while tf holds it.
+ */
 int tracefile_read(const char *path, struct tracefile *tf);
+
+/*
+ * Tells the kernel the len bytes at p (inside tf->buf) are not needed now:
+ * a mapped file's whole pages among them leave resident memory (they are
+ * clean: reading them again reads the file). Nothing for a copy.
+ */
+void tracefile_release(const struct tracefile *tf, const void *p, size_t len);
 
 void tracefile_free(struct tracefile *tf);
 
@@ -297,6 +309,26 @@ int tr_decode_page(struct tr_records *rs, uint32_t cpu, const void *page, uint32
  * Returns 0, -PT_EINVAL, -PT_ENOMEM.
  */
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf);
+
+/* Appends a copy of src's record r (and its body) to dst. Returns 0 or -PT_ENOMEM. */
+int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const struct tr_rec *r);
+
+/*
+ * Records [first, first + n) of rs, handed over (tr_decode_tracefile_each).
+ * Returns 0 or a negative PT_E*, which stops the decoding.
+ */
+typedef int (*tr_take_fn)(void *ctx, const struct tr_records *rs, size_t first, size_t n);
+
+/*
+ * As tr_decode_tracefile, but the records go to take a window at a time
+ * (about window records, 0: 65536, then the rest) and leave rs: each
+ * CPU's records reach take in recording order, CPUs interleaved (each
+ * CPU's last record waits for the next window: a loss may merge into it);
+ * at the end rs holds none, only its counts. Memory follows the window,
+ * not the file. Returns 0, -PT_EINVAL, -PT_ENOMEM, or take's error.
+ */
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
+			     tr_take_fn take, void *ctx);
 
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */
 int tr_check_record(const void *payload, size_t len);

@@ -613,17 +613,108 @@ static uint64_t last_ts(const struct tr_records *rs, uint32_t cpu, int *any)
 	return r ? r->ts : 0;
 }
 
-int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
+int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const struct tr_rec *r)
+{
+	struct tr_rec *c;
+
+	if (grow(dst, r->nwords))
+		return -PT_ENOMEM;
+	c = &dst->recs[dst->n++];
+	*c = *r;
+	c->body = dst->nwords;
+	if (r->nwords)
+		memcpy(dst->words + dst->nwords, tr_body(src, r), r->nwords * 8u);
+	dst->nwords += r->nwords;
+	if (r->cpu + 1 > dst->max_cpu)
+		dst->max_cpu = r->cpu + 1;
+	return 0;
+}
+
+/* Records decoded before the window goes to tr_decode_tracefile_each's take (window 0). */
+#define WINDOW_RECORDS 65536u
+/* Page bytes read before they are released (tracefile_release). */
+#define RELEASE_BYTES (1u << 20)
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Hands rs's records to take, but each CPU's last (a later loss may merge
+ * into it, and its stamp stands for the CPU's), which stay as the window's
+ * first records, bodies and all. Returns 0, take's error, -PT_ENOMEM.
+ */
+static int hand_over(struct tr_records *rs, tr_take_fn take, void *ctx)
+{
+	size_t *keep, nkeep = 0, i, from = 0, nw = 0;
+	uint64_t *words;
+	uint32_t c;
+	int err = 0;
+
+	keep = malloc((rs->cpu_last_n + 1) * sizeof(*keep));
+	if (!keep)
+		return -PT_ENOMEM;
+	for (c = 0; c < rs->cpu_last_n; c++)
+		if (rs->cpu_last[c])
+			keep[nkeep++] = rs->cpu_last[c] - 1;
+	qsort(keep, nkeep, sizeof(*keep), by_index);
+	for (i = 0; i <= nkeep && !err; i++) {
+		size_t to = i < nkeep ? keep[i] : rs->n;
+
+		if (to > from)
+			err = take(ctx, rs, from, to - from);
+		from = to + 1;
+	}
+	for (i = 0; i < nkeep; i++)
+		nw += rs->recs[keep[i]].nwords;
+	words = malloc((nw ? nw : 1) * sizeof(*words));
+	if (!err && !words)
+		err = -PT_ENOMEM;
+	if (err) {
+		free(keep);
+		free(words);
+		return err;
+	}
+	nw = 0;
+	for (i = 0; i < nkeep; i++) {
+		struct tr_rec *r = &rs->recs[keep[i]];
+
+		memcpy(words + nw, tr_body(rs, r), r->nwords * 8u);
+		r->body = nw;
+		nw += r->nwords;
+		rs->recs[i] = *r;
+		rs->cpu_last[r->cpu] = i + 1;
+	}
+	memcpy(rs->words, words, nw * 8u);
+	rs->n = nkeep;
+	rs->nwords = nw;
+	free(keep);
+	free(words);
+	return 0;
+}
+
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
+			     tr_take_fn take, void *ctx)
 {
 	uint32_t i, p, cpu;
 	int err;
 
 	for (i = 0; i < tf->npages; i++) {
 		const struct tf_pages *s = &tf->pages[i];
+		const uint8_t *done = s->data;	/* pages before it are read */
 
 		/* a trimmed page holds what the decoder reads of it: header, data, count */
 		for (p = 0; p < s->nr_pages; p++) {
 			const struct tf_page *pg = &s->page[p];
+
+			/* read: a mapped file's pages may leave memory, a MiB at a time */
+			if (pg->data - done >= RELEASE_BYTES) {
+				tracefile_release(tf, done, pg->data - done);
+				done = pg->data;
+			}
 
 			if (pg->bad) {
 				/* its bytes are not what was recorded, its stamp neither */
@@ -633,26 +724,43 @@ int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
 			} else {
 				err = tr_decode_page(rs, s->cpu, pg->data, s->page_size);
 			}
+			if (!err && take && rs->n >= (window ? window : WINDOW_RECORDS))
+				err = hand_over(rs, take, ctx);
 			if (err)
 				return err;
 		}
 		rs->stored_bytes += s->bytes;
+		tracefile_release(tf, done, s->data + s->bytes - done);
 	}
-	if (tf->complete)
-		return 0;
-	/* cut short: whatever each CPU recorded after its last page here is lost */
-	for (cpu = 0; cpu < rs->max_cpu; cpu++) {
-		int any;
-		uint64_t ts = last_ts(rs, cpu, &any);
+	if (!tf->complete) {
+		/* cut short: whatever each CPU recorded after its last page here is lost */
+		for (cpu = 0; cpu < rs->max_cpu; cpu++) {
+			int any;
+			uint64_t ts = last_ts(rs, cpu, &any);
 
-		if (any) {
-			err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
-			if (err)
-				return err;
-			rs->cut_cpus++;
+			if (any) {
+				err = append_loss(rs, cpu, ts, TR_LOSS_CORRUPT, 1);
+				if (err)
+					return err;
+				rs->cut_cpus++;
+			}
 		}
 	}
+	if (!take || !rs->n)
+		return 0;
+	err = take(ctx, rs, 0, rs->n);
+	if (err)
+		return err;
+	rs->n = 0;
+	rs->nwords = 0;
+	if (rs->cpu_last)
+		memset(rs->cpu_last, 0, rs->cpu_last_n * sizeof(*rs->cpu_last));
 	return 0;
+}
+
+int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
+{
+	return tr_decode_tracefile_each(rs, tf, 0, NULL, NULL);
 }
 
 void tr_records_free(struct tr_records *rs)

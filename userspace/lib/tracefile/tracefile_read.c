@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include <xxhash.h>
 
@@ -23,6 +26,8 @@
 
 #define PAGE_SIZE_MIN 32u
 #define PAGE_SIZE_MAX (1u << 20)
+/* Page bytes summed before they are released (tracefile_release). */
+#define RELEASE_BYTES (1u << 20)
 #define NAME_MAX_LEN 4096u
 #define RELEASE_MAX_LEN 4096u
 
@@ -259,7 +264,7 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 	struct tf_pages *grown;
 	struct tf_page *pg;
 	uint32_t i, complete = 0;
-	uint64_t at;
+	uint64_t at, rel;
 
 	if (used < 0 && cut)
 		return fail(tf, -PT_ETRUNC, off, "the file ends inside %s's header", what);
@@ -304,9 +309,14 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 		}
 		complete = i;
 	}
-	for (i = 0, at = used; i < complete; i++) {
+	for (i = 0, at = used, rel = used; i < complete; i++) {
 		struct pt_page_sum e;
 
+		/* summed: a mapped file's pages may leave memory, a MiB at a time */
+		if (at - rel >= RELEASE_BYTES) {
+			tracefile_release(tf, p + rel, at - rel);
+			rel = at;
+		}
 		pg[i].data = p + at;
 		if (ps->have && i < ps->c.nr_pages) {
 			page_sum(ps, i, &e);
@@ -317,6 +327,7 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 		}
 		at += pg[i].len;
 	}
+	tracefile_release(tf, p + rel, at - rel);
 	grown = realloc(tf->pages, (tf->npages + 1) * sizeof(*grown));
 	if (!grown) {
 		free(pg);
@@ -530,23 +541,19 @@ int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
 	return parse_owned(tf);
 }
 
-int tracefile_read(const char *path, struct tracefile *tf)
+/* Reads f to its end into a buffer tf owns (a pipe, or a file that cannot be mapped). */
+static int read_all(FILE *f, struct tracefile *tf)
 {
-	FILE *f = fopen(path, "rb");
 	uint8_t *buf = NULL, *grown;
 	size_t n = 0, cap = 0, got;
 	int err;
 
-	memset(tf, 0, sizeof(*tf));
-	if (!f)
-		return fail(tf, -PT_EIO, 0, "%s", strerror(errno));
 	for (;;) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 1 << 16;
 			grown = realloc(buf, cap);
 			if (!grown) {
 				free(buf);
-				fclose(f);
 				return fail(tf, -PT_ENOMEM, n, "out of memory");
 			}
 			buf = grown;
@@ -559,14 +566,56 @@ int tracefile_read(const char *path, struct tracefile *tf)
 	if (ferror(f)) {
 		err = errno;
 		free(buf);
-		fclose(f);
 		errno = err;
 		return fail(tf, -PT_EIO, n, "%s", strerror(err));
 	}
-	fclose(f);
 	tf->buf = buf;		/* no second copy: tf owns the bytes read */
 	tf->size = n;
-	return parse_owned(tf);
+	return 0;
+}
+
+int tracefile_read(const char *path, struct tracefile *tf)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	void *map;
+	int err;
+
+	memset(tf, 0, sizeof(*tf));
+	if (!f)
+		return fail(tf, -PT_EIO, 0, "%s", strerror(errno));
+	/*
+	 * A regular file is mapped read-only, not copied: its pages are clean,
+	 * so the kernel can drop them (tracefile_release) and read them again.
+	 */
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (map != MAP_FAILED) {
+			fclose(f);
+			tf->buf = map;
+			tf->size = (size_t)st.st_size;
+			tf->mapped = 1;
+			err = parse_owned(tf);
+			/* the checksums read every byte: what the decoder reads comes back */
+			tracefile_release(tf, tf->buf, tf->size);
+			return err;
+		}
+	}
+	err = read_all(f, tf);
+	fclose(f);
+	return err ? err : parse_owned(tf);
+}
+
+void tracefile_release(const struct tracefile *tf, const void *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(page - 1);
+
+	if (!tf->mapped || page & (page - 1) || hi <= lo)
+		return;
+	/* advice only: a range it does not take stays resident, nothing else changes */
+	madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void tracefile_free(struct tracefile *tf)
@@ -575,7 +624,10 @@ void tracefile_free(struct tracefile *tf)
 
 	for (i = 0; i < tf->npages; i++)
 		free(tf->pages[i].page);
-	free(tf->buf);
+	if (tf->mapped)
+		munmap(tf->buf, tf->size);
+	else
+		free(tf->buf);
 	free(tf->release);
 	free(tf->funcs);
 	free(tf->pages);
