@@ -431,7 +431,8 @@ static void test_gaps_after_branches(void)
 	uint64_t seed = unit_seed(), jumps = 0, goto_only = 0, checked = 0;
 	unsigned int i;
 
-	for (i = 0; i < 8; i++)
+	/* 8 programs, and more until one has a gap after a block of just a jump */
+	for (i = 0; i < 8 || (!goto_only && i < 64); i++)
 		check_gaps(seed * 23 + i, &jumps, &goto_only, &checked);
 	printf("\nchampsim: %llu gaps after a jump, %llu of them after a block of just the jump; "
 	       "%llu taken branches followed by their target\n", (unsigned long long)jumps,
