@@ -664,6 +664,43 @@ static void test_flags_live_orc(void)
 }
 
 /*
+ * The ORC layouts of the two kernels: a call frame's type bits are 0 in
+ * 6.1's (type:2, ORC_TYPE_CALL 0) and 2 from 6.4 on (type:3,
+ * ORC_TYPE_CALL 2). Either way the pushes are accepted and every entry of
+ * the copy keeps the type; where the site's entry has another type than
+ * the function's first (6.4's REGS, 3), a push is refused.
+ */
+static void test_orc_layouts(void)
+{
+	static const uint8_t call_type[2] = { 0, 2 };
+	struct fixture f;
+	uint32_t t, k;
+
+	for (t = 0; t < 2; t++) {
+		setup(&f, flags_src, "flags", ORC_SP);
+		f.cp.orc[0].orc[5] = call_type[t];
+		CU_ASSERT_EQUAL_FATAL(instrument(&f, 1), 0);
+		CU_ASSERT(f.cp.nflags_saved > 0);
+		CU_ASSERT(f.cp.norc > 1);
+		for (k = 0; k < f.cp.norc; k++)
+			CU_ASSERT_EQUAL(f.cp.orc[k].orc[5] & 7, call_type[t]);
+		teardown(&f);
+	}
+	setup(&f, flags_src, "flags", ORC_SP);
+	f.cp.orc = realloc(f.cp.orc, 2 * sizeof(*f.cp.orc));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f.cp.orc);
+	f.cp.orc[0].orc[5] = 2;
+	f.cp.orc[1] = f.cp.orc[0];
+	f.cp.orc[1].ip = f.in.addr + 1;
+	f.cp.orc[1].orc[5] = 3;
+	f.cp.norc = 2;
+	CU_ASSERT_EQUAL(instrument(&f, 1), -PT_EREFUSED);
+	CU_ASSERT(f.cp.refusal && (!strcmp(f.cp.refusal, "inline-flags-live") ||
+				   !strcmp(f.cp.refusal, "inline-no-register")));
+	teardown(&f);
+}
+
+/*
  * A CFA on another register where a sequence must push (the flags live, or
  * no register dead): refused, whether the increment is a fall-through's or
  * a stub's (each edge counted alone), the flags' sites as inline-flags-live;
@@ -926,6 +963,8 @@ UNIT_SUITE(inline_counters,
 	     test_flags_live_orc },
 	   { "a push where the CFA is on another register: inline-flags-live, inline-no-register",
 	     test_push_refused },
+	   { "6.1's and 6.4's ORC layouts: a call frame's type as the function's first entry's",
+	     test_orc_layouts },
 	   { "key sites and a static call move with their instructions, jump edges through stubs",
 	     test_keys_calls },
 	   { "a probe plan's sites as calls before their instructions; the address table",

@@ -397,12 +397,35 @@ static const uint8_t *orc_at(const struct inline_copy *cp, uint64_t a)
 	return o;
 }
 
-/* An sp-based CFA moves by 8 a push (depth of them); a bp-based one does not. 0, or -1 refused. */
-static int orc_pushed(const uint8_t *o, uint32_t depth, uint8_t *out)
+/*
+ * The type bits of a call frame's ORC entry in cp's kernel: those of the
+ * entry in effect at the function's first instruction, a call frame in
+ * every layout: 6.1's (type:2, signal:1, end:1; ORC_TYPE_CALL 0) and
+ * 6.4's on (type:3, signal:1; ORC_TYPE_CALL 2). The signal bit is among
+ * them in 6.1's, and clear there. -1: that entry's CFA is neither sp- nor
+ * bp-based, so it is no call frame (nothing is pushed then).
+ */
+static int orc_call_type(const struct inline_copy *cp)
 {
+	const uint8_t *o = orc_at(cp, cp->addr);
+
+	if (!o || ((o[4] & 0xf) != ORC_REG_SP && (o[4] & 0xf) != ORC_REG_BP))
+		return -1;
+	return o[5] & 7;
+}
+
+/*
+ * The entry o of cp with depth pushes: an sp-based CFA moves by 8 a push;
+ * a bp-based one does not. 0, or -1 refused (no entry, or not a call
+ * frame's).
+ */
+static int orc_pushed(const struct inline_copy *cp, const uint8_t *o, uint32_t depth,
+		      uint8_t *out)
+{
+	int type = orc_call_type(cp);
 	int16_t sp;
 
-	if (!o || (o[5] & 3) != 0)	/* no entry, or not ORC_TYPE_CALL */
+	if (!o || type < 0 || (o[5] & 7) != type)
 		return -1;
 	memcpy(out, o, KORC_ENTRY);
 	if ((o[4] & 0xf) == ORC_REG_BP)
@@ -478,7 +501,7 @@ static int orc_depth(struct out *o, const struct inline_copy *cp, const uint8_t 
 {
 	uint8_t e[KORC_ENTRY];
 
-	if (orc_pushed(st, depth, e))
+	if (orc_pushed(cp, st, depth, e))
 		return -PT_EINVAL;	/* checked by the caller before */
 	return out_orc(o, cp->addr + o->at, depth ? e : st);
 }
@@ -571,7 +594,7 @@ static int check_push(struct inline_copy *cp, const struct cfg_input *in, const 
 {
 	uint8_t tmp[KORC_ENTRY];
 
-	if (!seq_depth(x) || !orc_pushed(orc_at(cp, a), seq_depth(x), tmp))
+	if (!seq_depth(x) || !orc_pushed(cp, orc_at(cp, a), seq_depth(x), tmp))
 		return 0;
 	if (x->save)
 		return refuse(cp, "inline-flags-live", "%s+0x%" PRIx64 ": the flags are live "
