@@ -176,17 +176,18 @@ module:
 check-unit: $(O)/unit-tests $(PROGS)
 	PT_UNIT_KERNEL=$$(tools/kernels release "$$(tools/kernels image default)") $(O)/unit-tests
 
-# The whole VM suite on the default kernel (Debian's 6.1) and, beside it
-# (each VM is one single-threaded TCG: two fit the two cores), the tests
+# The whole VM suite on the default kernel (Debian's 6.1) and the tests
 # marked "# vm-kernels: all" on every other series (6.12): docs/kernels.md.
+# Two VMs at a time (each is one single-threaded TCG: two fit the two
+# cores), the longest tests first.
+VM_JOBS ?= 2
 check-vm: all
 	@set -e; others=; for s in $$(tools/kernels series | tail -n +2); do \
 		k=$$(tools/kernels image $$s) || { echo "make: no $$s kernel image: run tools/install-deps" >&2; exit 1; }; \
-		others="$$others $$k"; \
+		others="$$others -m $$k"; \
 	done; \
-	( rc=0; for k in $$others; do echo "tests/vm/run-all -e -k $$k"; \
-		tests/vm/run-all -e -k $$k || rc=1; done; exit $$rc ) & pid=$$!; \
-	rc=0; tests/vm/run-all || rc=1; wait $$pid || rc=1; exit $$rc
+	echo "tests/vm/run-all -j $(VM_JOBS)$$others"; \
+	tests/vm/run-all -j $(VM_JOBS) $$others
 
 checkpatch:
 	O=$(O) tools/checkpatch

@@ -2,6 +2,7 @@
 # mode)"): the edges plans are code in the copies, no probe is placed, and
 # the same workload gives the same edge counts (pathregen --edges) as the
 # same plans on kprobes; dmesg clean; disable removes the module.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 . /pt/lib/inline.sh
