@@ -10,9 +10,11 @@
  * register) pt_inline_fast returns false, and pt_inline_hit saves every
  * register as a struct pt_regs whose ip is its return address (the site's
  * instruction in the copy) and whose sp is the site's, and calls
- * pt_inline_site_hit(return address, regs). Every register and the flags
- * are restored: to the copy, the call changed nothing. The kernel keeps an
- * 8-byte aligned stack, so no realignment is needed.
+ * pt_inline_site_hit(return address, regs). Both return with interrupts
+ * off; the popfq that restores the site's flags turns them back on. Every
+ * register and the flags are restored: to the copy, the call changed
+ * nothing. The kernel keeps an 8-byte aligned stack, so no realignment is
+ * needed.
  */
 #include <linux/linkage.h>
 #include <asm/nospec-branch.h>

@@ -154,10 +154,24 @@ static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned lo
 NOKPROBE_SYMBOL(pt_inline_run);
 
 /*
+ * A hit's interrupts stay off until pt_inline_hit's popfq restores the
+ * site's flags, IF among them: like the entry code before its iret, a hit
+ * only says they come back on (for CONFIG_TRACE_IRQFLAGS) if the site had
+ * them on. Under QEMU's TCG an sti ends a translation block as the popfq
+ * does, and one such per hit is enough.
+ */
+static __always_inline void pt_inline_irqs_back(unsigned long site_flags)
+{
+	if (!irqs_disabled_flags(site_flags))
+		trace_hardirqs_on();
+}
+
+/*
  * Called by pt_inline_hit with where the site's call returns and the site's
  * flags, before any struct pt_regs exists: runs a site whose actions read
  * no register but the flags and returns true, or returns false for one
- * that needs them all (pt_inline_site_hit then runs it).
+ * that needs them all (pt_inline_site_hit then runs it). Returns with
+ * interrupts off (pt_inline_irqs_back).
  */
 bool notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
 {
@@ -171,12 +185,15 @@ bool notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
 		done = false;
 	else if (pp)
 		pt_inline_run(pp, NULL, rflags);
-	local_irq_restore(flags);
+	pt_inline_irqs_back(flags);
 	return done;
 }
 NOKPROBE_SYMBOL(pt_inline_fast);
 
-/* Called by pt_inline_hit with the site's registers; @ret: where its call returns. */
+/*
+ * Called by pt_inline_hit with the site's registers; @ret: where its call
+ * returns. Returns with interrupts off (pt_inline_irqs_back).
+ */
 void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 {
 	unsigned long flags;
@@ -192,6 +209,6 @@ void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 	pp = pt_ranges_site(ret);
 	if (pp)
 		pt_inline_run(pp, regs, regs->flags);
-	local_irq_restore(flags);
+	pt_inline_irqs_back(regs->flags);
 }
 NOKPROBE_SYMBOL(pt_inline_site_hit);
