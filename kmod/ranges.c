@@ -108,7 +108,11 @@ static struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned long a
 	return &h->slot[i];
 }
 
-/* @addr's entry, with @val (a probe or an address); a new key is published last. */
+/*
+ * @addr's entry, with @val: the site's probe (sites' hash) or the
+ * original's address (places'), both a word, stored through the union's
+ * orig. A new key is published last.
+ */
 static void pt_hash_put(struct pt_copy_hash *h, unsigned long addr, unsigned long val)
 {
 	struct pt_copy_addr *e = pt_hash_slot(h, addr);
