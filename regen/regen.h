@@ -205,24 +205,6 @@ uint64_t regen_read_bits(struct regen_bitreader *br, unsigned int n);
 /* Sets the context to (func, row), as the module did at bit position pos. */
 void regen_ctx_set(struct regen_bitreader *br, uint32_t func, uint32_t row, uint64_t pos);
 
-/* The context row for func's next word at br->pos, or REGEN_CTX_NONE. */
-uint32_t regen_ctx_row(const struct regen_bitreader *br, uint32_t func);
-
-struct regen_func;
-
-
-/*
- * The context row for f's next word at br->pos: br's when it is f's, else
- * (PT_PLAN_CTX_RESTORE) f's own; or REGEN_CTX_NONE.
- */
-uint32_t regen_ctx_row_of(const struct regen_func *f, const struct regen_bitreader *br);
-
-/* The first position at or after pos where a segment of the stream starts, or UINT64_MAX. */
-uint64_t regen_seg_limit(struct regen_bitreader *br, uint64_t pos);
-
-/* The first reset (regen_stream.resets) at or after pos, or UINT64_MAX. */
-uint64_t regen_reset_limit(struct regen_bitreader *br, uint64_t pos);
-
 /* 1 when a segment of the stream starts at br->pos (its first bits are there), else 0. */
 int regen_at_seg_start(const struct regen_bitreader *br);
 
