@@ -8,7 +8,7 @@
 #   make check-vm        VM end-to-end tests (QEMU): all on Debian's 6.1, the
 #                        ones marked "# vm-kernels: all" on 6.12 too
 #   make checkpatch      the kernel's checkpatch.pl over kmod/ and tests/target/
-#   make install         tools, man pages, bash completion (PREFIX, DESTDIR) and the module
+#   make install         tools, man pages, bash completion (PREFIX, DESTDIR) and the modules
 #   make check-build     CFLAGS=..., a second make doing nothing, make install
 #   make check-fuzz      libFuzzer over the trace.bin reader and regenerator (FUZZ_TIME s)
 #   make check           all of them
@@ -223,8 +223,9 @@ check-readme:
 check: check-unit checkpatch check-readme check-build check-fuzz check-vm
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [KRELEASE=]: the tools, their man
-# pages and bash completion under PREFIX, the module under
-# /lib/modules/KRELEASE/extra (KRELEASE: the release KDIR was built for).
+# pages and bash completion under PREFIX, the module and the inline copies'
+# template (enable's default, docs/inline.md) under /lib/modules/KRELEASE/extra
+# (KRELEASE: the release KDIR was built for).
 PREFIX ?= /usr/local
 KRELEASE ?= $(or $(patsubst /lib/modules/%/build,%,$(filter /lib/modules/%/build,$(KDIR))),\
 	$(patsubst linux-headers-%,%,$(filter linux-headers-%,$(notdir $(KDIR)))),\
@@ -242,7 +243,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pathtracectl
 	install -m 644 completion/pathtrace.bash \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/pathregen
-	install -m 644 kmod/pathtrace.ko $(DESTDIR)/lib/modules/$(KRELEASE)/extra/
+	install -m 644 kmod/pathtrace.ko kmod/inline/pathtrace_inline.ko \
+		$(DESTDIR)/lib/modules/$(KRELEASE)/extra/
 	@if [ -z "$(DESTDIR)" ] && command -v depmod >/dev/null; then depmod -a $(KRELEASE); fi
 
 clean:

@@ -16,7 +16,7 @@ _pathtracectl()
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $prev in
-	--elf|--weights|--ppp-paths|-o|--output)
+	--elf|--weights|--ppp-paths|--inline-module|-o|--output)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	--moddir)
@@ -44,7 +44,7 @@ _pathregen()
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	case $prev in
 	--format)
-		COMPREPLY=($(compgen -W "text din champsim" -- "$cur"))
+		COMPREPLY=($(compgen -W "text din champsim perfetto" -- "$cur"))
 		return ;;
 	--replan)
 		COMPREPLY=($(compgen -W "heuristic profile" -- "$cur"))

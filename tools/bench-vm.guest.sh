@@ -263,6 +263,8 @@ pt_run() {
 	name=$1
 	shift
 	pair_untraced $name
+	# a mode without --inline measures kprobes (enable's default is copies)
+	case " $* " in *" --inline "*) ;; *) set -- --probes "$@" ;; esac
 	t0=$(now_ms)
 	pathtracectl enable "$@" $pt_funcs >/tmp/en.$name 2>&1 || true
 	t1=$(now_ms)
@@ -311,7 +313,7 @@ pt_run() {
 # repeat), probe_hits (status: every repeat's), probe_n and probe_opt
 # (the plan's probes and how many are jump-optimized).
 probe_cost_run() {
-	pathtracectl enable --mode edges $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
+	pathtracectl enable --probes --mode edges $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
 	pathtracectl record -o /tmp/$1.bin -- taskset -c 1 $UB/pt-probe-loop $3 $PROBE_CALLS >/tmp/rec.$1 2>&1 ||
 		{ cat /tmp/rec.$1; die "$1: record: failed"; }
 	pathtracectl status >/tmp/st.$1 || die "$1: status: failed"
@@ -489,7 +491,7 @@ for mode in "$@"; do
 		# match (fs, tmpfs, TCP, mm), verify off, timed from the
 		# command's start to its exit; nothing is recorded.
 		t0=$(now_ms)
-		pathtracectl enable $ENABLE_GLOBS >/tmp/en.enable 2>&1 ||
+		pathtracectl enable --probes $ENABLE_GLOBS >/tmp/en.enable 2>&1 ||
 			say "enable: exit $? (some globs matched nothing enabled)"
 		t1=$(now_ms)
 		grep "^enable: " /tmp/en.enable | sed 's/^/# /'

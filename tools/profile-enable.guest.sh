@@ -11,7 +11,7 @@ echo enable_kprobe >> $T/set_graph_function
 echo function_graph > $T/current_tracer
 echo 1 > $T/options/funcgraph-tail
 start=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
-pathtracectl enable "$@" > /tmp/en.out 2>&1
+pathtracectl enable --probes "$@" > /tmp/en.out 2>&1
 end=$(awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime)
 echo 0 > $T/tracing_on
 sed -n 's/^enable: \([0-9]*\) enabled.*/functions=\1/p; s/^enable: \([0-9]*\) probes placed.*/probes=\1/p' /tmp/en.out

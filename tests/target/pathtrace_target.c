@@ -173,6 +173,20 @@ static PT_TARGET long pt_target_early(long n)
 	return n + 100;
 }
 
+/*
+ * notrace: no __fentry__ call, so livepatch cannot redirect it and an
+ * inline copy of it is refused (inline-no-fentry); kprobes still probe it
+ * (t-inline-default.sh: what the copy refuses goes on kprobes).
+ */
+static notrace PT_TARGET long pt_target_notrace(long n)
+{
+	long i, s = 0;
+
+	for (i = 0; i < n; i++)
+		s += (i & 1) ? i : -i;
+	return s;
+}
+
 /* Error paths that are never taken: a BUG (noreturn) and a WARN_ON_ONCE. */
 /*
  * The noreturn error path: a call to a __noreturn function ends the path
@@ -249,6 +263,7 @@ static const struct pt_target_fn pt_target_fns[] = {
 	{ "untraced", pt_target_untraced },
 	{ "outer", pt_target_outer },
 	{ "early", pt_target_early },
+	{ "notrace", pt_target_notrace },
 	{ "bug", pt_target_bug },
 	{ "storm", pt_target_storm },
 };

@@ -26,7 +26,7 @@ counts() {
 sh /tmp/workload.sh 1
 
 for how in probes inline; do
-	o=; [ $how = inline ] && o=--inline
+	o=--probes; [ $how = inline ] && o=--inline
 	pathtracectl enable $o --mode edges --moddir /pt $TARGET $KERNEL >/tmp/en.$how 2>&1
 	echo "enable ($how): $?"
 	cat /tmp/en.$how

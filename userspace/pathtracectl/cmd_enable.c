@@ -9,9 +9,14 @@
  * module functions included): find it and its .cold part in
  * /proc/kallsyms, read its live bytes from /proc/kcore, recover the CFG,
  * build the plan, store code + CFG + plan for `record` (funcstore), and
- * hand the plan to pathtrace.ko (PT_IOC_ADD_PLAN), which registers the
- * probes. A function that is refused (CFG, plan or kernel) is reported
- * with its reason; the others go ahead. --weights FILE plans from the
+ * hand the plan to pathtrace.ko (PT_IOC_ADD_PLAN). By default the
+ * functions run as copies in a generated livepatch module, each plan as
+ * code in its copy, and kprobes carry the plans of what the copy refuses
+ * (or every plan, when no copy can be made here: enable says why);
+ * --inline makes copies only, --probes only kprobes (mechanism,
+ * docs/inline.md "Which mechanism carries a function"). A function that
+ * is refused (CFG, plan or kernel) is reported with its reason; the
+ * others go ahead. --weights FILE plans from the
  * measured edge counts of an earlier run (`pathregen --edges` of a trace
  * of the same functions) instead of the Section 5 heuristic; a function
  * the profile does not hold, or whose code changed, keeps the heuristic.
@@ -106,6 +111,9 @@ struct enabler {
 	int inline_counts;		/* --inline in edges mode: the counters are code in them */
 	int inline_calls;		/* --inline in other modes: the sites are calls in them */
 	int inline_code;		/* either: plans for the originals, carried by the copies */
+	int inline_fallback;		/* what the copy refuses goes on kprobes (the default) */
+	uint32_t nfallback;		/* functions it put there */
+	int copies_live;		/* the copies of an earlier enable run */
 	const char *inline_ko;		/* the template module */
 	int user_fd;			/* the user file being enabled (docs/user.md), or 0 */
 	uint64_t user_delta;		/* its virtual address - file offset */
@@ -299,6 +307,7 @@ struct target {
 	uint8_t *ewit;		/* the entry witnesses its installed plan assumed, or NULL */
 	/* its installed plan's part of the summary: probes, quiet calls, implicit entries */
 	uint32_t nprobes, nquiet, nimplicit;
+	uint32_t plan_probes;	/* its plan's probes, should kprobes carry it */
 	uint32_t nblocks;
 	uint32_t func_id;
 	struct cfg_input in;	/* addresses and lengths; code points into code */
@@ -833,7 +842,8 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 			print_loud_calls(e, &c, ewit);
 		if (t->state != T_INSTALLED)
 			e->ninstalled++;
-		t->nprobes = e->inline_code ? 0 : pl.hdr.nr_sites + pl.hdr.nr_verify;
+		t->plan_probes = pl.hdr.nr_sites + pl.hdr.nr_verify;
+		t->nprobes = e->inline_code ? 0 : t->plan_probes;
 		e->nprobes += t->nprobes;
 		progress(e, 0);
 		free(t->ewit);
@@ -978,6 +988,21 @@ static int install_all(struct enabler *e)
 	return err;
 }
 
+/*
+ * Whether s is a live copy of an earlier enable, or the original of one:
+ * the copy runs instead of it, so neither can take a plan of its own
+ * until disable --all removes the copies (docs/inline.md, "Which
+ * mechanism carries a function").
+ */
+static int copied(const struct enabler *e, const struct ksym *s)
+{
+	if (!e->copies_live)
+		return 0;
+	if (s->module && !strcmp(s->module, INLINE_MODULE))
+		return 1;
+	return ksyms_find(klive_ksyms(e->k), s->name, INLINE_MODULE) != -PT_ENOENT;
+}
+
 /* First pass over what pattern names. Returns 0, or 1 when it names nothing. */
 static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 {
@@ -997,6 +1022,8 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 			printf("%s: already enabled\n", s->name);
 			continue;
 		}
+		if (copied(e, s) && s->module && !strcmp(s->module, INLINE_MODULE))
+			continue;	/* its original's line says it */
 		if (e->ntargets == e->cap) {
 			uint32_t cap = e->cap ? 2 * e->cap : 64;
 			struct target *nt = realloc(e->targets, cap * sizeof(*nt));
@@ -1016,8 +1043,15 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
 		if (e->done)
 			e->done[e->ndone++] = s->addr;
-		if (!e->inline_mode || e->inline_code)
+		if (copied(e, s)) {
+			printf("%s: refused: copy-live (its inline copy runs instead of it, with "
+			       "no plan: pathtracectl disable --all, then enable it again)\n",
+			       s->name);
+			t->state = T_REFUSED;
+			count_refusal(e, "copy-live");
+		} else if (!e->inline_mode || e->inline_code) {
 			survey(e, t);
+		}
 	}
 	if (!matched) {
 		ctl_err(pattern, "no such function in /proc/kallsyms");
@@ -1285,6 +1319,10 @@ static int report(const struct enabler *e, char **pats, int npats)
 	printf("\nenable: %u probes placed in %.1f s; %u calls into untraced code planned as "
 	       "quiet; %u call sites enter their traced callee without an ENTER record\n",
 	       e->nprobes, ctl_now_s() - e->t0, e->nquiet, e->nimplicit);
+	if (e->nfallback)
+		printf("enable: %u %s\n", e->nfallback, e->nfallback == 1 ?
+		       "function on kprobes, its copy refused" :
+		       "functions on kprobes, their copies refused");
 	if (e->ppp_funcs)
 		printf("enable: PPP in %u functions: %llu interesting paths in %llu counters "
 		       "(%s a CPU), Ball-Larus numbering: %.0f paths (%s a CPU as arrays)\n",
@@ -1302,7 +1340,7 @@ static int report(const struct enabler *e, char **pats, int npats)
  */
 enum {
 	OFF_QUIET_CALLS = 1, OFF_IMPLICIT_ENTRIES = 2, ON_WHY_LOUD = 4, OFF_FRAMED_CALLS = 8,
-	ON_IMPLICIT_ENTRIES = 16, ON_INLINE = 32, ON_INLINE_PROBES = 64
+	ON_IMPLICIT_ENTRIES = 16, ON_INLINE = 32, ON_INLINE_PROBES = 64, ON_PROBES = 128
 };
 
 static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir,
@@ -1331,6 +1369,8 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		} else if (ctl_is(&ca, "--inline-module")) {
 			*inline_ko = v;
 			*off |= ON_INLINE;
+		} else if (ctl_is(&ca, "--probes")) {
+			*off |= ON_PROBES;
 		} else if (ctl_is(&ca, "--loud-calls")) {
 			*off |= OFF_QUIET_CALLS;
 		} else if (ctl_is(&ca, "--explicit-entries")) {
@@ -1393,6 +1433,10 @@ static int parse(int argc, char **argv, struct plan_opts *o, const char **moddir
 		argv[1 + nfuncs++] = argv[ca.i];
 	if (!nfuncs)
 		return ctl_usage_err("enable", "no function named");
+	if ((*off & ON_PROBES) && (*off & ON_INLINE)) {
+		ctl_err("enable", "--probes and --inline contradict each other");
+		return 2;
+	}
 	if ((*off & OFF_IMPLICIT_ENTRIES) && (*off & ON_IMPLICIT_ENTRIES)) {
 		ctl_err("enable", "--explicit-entries and --implicit-entries contradict each other");
 		return 2;
@@ -1512,12 +1556,31 @@ static const char *template_path(const char *ko, char *def, size_t len)
 }
 
 /*
- * --inline: the planned targets' copies carry their plans as code, an edges
- * plan's counters (docs/inline.md, "Counters (edges mode)") or another
- * plan's sites as calls ("Sites as calls"); once they run, each plan goes
- * to pathtrace.ko with PT_ADD_INLINE or PT_ADD_INLINE_SITES, which places
- * no probe. A target the copy refuses loses its plan. Returns 0, or 1 when
- * the copies could not be made.
+ * A target the copy refused, by default: its plan, made for the original,
+ * goes on kprobes as it is (docs/inline.md, "Which mechanism carries a
+ * function"). Returns 0, or 1 (reported).
+ */
+static int probes_instead(struct enabler *e, struct target *t, const char *name,
+			  const char *refusal)
+{
+	if (add_plan(e, name, t->blob, t->blob_len, NULL))
+		return 1;
+	printf("%s: enabled as %u on kprobes: %u probes (not copied: %s)\n", name, t->func_id,
+	       t->plan_probes, refusal);
+	t->nprobes = t->plan_probes;
+	e->nprobes += t->nprobes;
+	e->nfallback++;
+	return 0;
+}
+
+/*
+ * --inline and the default: the planned targets' copies carry their plans
+ * as code, an edges plan's counters (docs/inline.md, "Counters (edges
+ * mode)") or another plan's sites as calls ("Sites as calls"); once they
+ * run, each plan goes to pathtrace.ko with PT_ADD_INLINE or
+ * PT_ADD_INLINE_SITES, which places no probe. A target the copy refuses
+ * loses its plan with --inline, and goes on kprobes by default. Returns 0,
+ * or 1 when the copies could not be made and nothing took their place.
  */
 static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 {
@@ -1562,7 +1625,11 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 
 		if (!it[i].refusal && !add_plan(e, names[i], t->blob, t->blob_len, &it[i]))
 			continue;
-		if (it[i].refusal) {
+		if (it[i].refusal && e->inline_fallback) {
+			if (!probes_instead(e, t, names[i], it[i].refusal))
+				continue;
+			count_refusal(e, "kernel");
+		} else if (it[i].refusal) {
 			funcstore_remove(t->func_id);
 			count_refusal(e, it[i].refusal);
 		} else {
@@ -1571,6 +1638,9 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 		t->state = T_REFUSED;
 		e->ninstalled--;
 	}
+	/* by default kprobes took the place of copies that could not be made */
+	if (e->inline_fallback)
+		ret = 0;
 out:
 	for (i = 0; names && i < n; i++) {
 		free(names[i]);
@@ -1612,6 +1682,61 @@ static int inline_targets(struct enabler *e, const struct klive_paths *p, const 
 	}
 	free(it);
 	return ret;
+}
+
+/*
+ * Which mechanism carries the kernel functions (docs/inline.md, "Which
+ * mechanism carries a function"): kprobes with --probes; copies alone
+ * with --inline (--inline-probes: kprobes on the copies); by default
+ * copies, with kprobes for what the copy refuses, unless no copy can be
+ * made here, which enable then says. Returns 0, or 1 (reported).
+ */
+static int mechanism(struct enabler *e, int off, int nuser)
+{
+	const char *why = NULL;
+	char def[300], what[400];
+	const char *ko;
+
+	e->copies_live = inline_loaded();
+	if (off & ON_PROBES)
+		return 0;
+	if (off & ON_INLINE) {
+		if (e->copies_live) {
+			ctl_err("enable --inline", "inline copies are live (" INLINE_MODULE "): one "
+				"set at a time (docs/inline.md); pathtracectl disable --all first");
+			return 1;
+		}
+		if ((off & ON_INLINE_PROBES) && e->nloaded) {
+			ctl_err("enable --inline-probes", "%d plans are loaded: probes on copies and "
+				"on originals do not mix (docs/inline.md); pathtracectl disable --all "
+				"first", e->nloaded);
+			return 1;
+		}
+		e->inline_mode = 1;
+		return 0;
+	}
+	ko = template_path(e->inline_ko, def, sizeof(def));
+	if (nuser) {
+		why = "user functions are named (docs/user.md)";
+	} else if (e->o.flags & PT_PLAN_PROFILE) {
+		why = "path profiles are counted there (docs/inline.md, \"Sites as calls\")";
+	} else if (e->copies_live) {
+		why = "the copies of an earlier enable are live, one set at a time; disable --all "
+		      "ends them";
+	} else if (access("/sys/kernel/livepatch", F_OK)) {
+		why = "this kernel has no livepatch (/sys/kernel/livepatch)";
+	} else if (access(ko, R_OK)) {
+		snprintf(what, sizeof(what), "no inline template at %s (make install puts it "
+			 "there; --inline-module, $PATHTRACE_INLINE_MODULE)", ko);
+		why = what;
+	}
+	if (why) {
+		printf("enable: kprobes carry the plans: %s\n", why);
+		return 0;
+	}
+	e->inline_mode = 1;
+	e->inline_fallback = 1;
+	return 0;
 }
 
 static int cmd_enable(int argc, char **argv)
@@ -1685,25 +1810,16 @@ static int cmd_enable(int argc, char **argv)
 	if (err)	/* the kernel then refuses probes on them: reported per function */
 		ctl_err("static calls", "%s: probes may land on static-call sites",
 			pt_strerror(err));
-	e.inline_mode = !!(off & ON_INLINE);
-	if (e.inline_mode && e.nloaded) {
-		ctl_err("enable --inline", "%d plans are loaded: copies and probe plans do not mix "
-			"(docs/inline.md); pathtracectl disable --all first", e.nloaded);
-		ret = 1;
-		goto out_klive;
-	}
-	if (!e.inline_mode && inline_loaded()) {
-		ctl_err("enable", "inline copies are live (" INLINE_MODULE "): copies and probe plans "
-			"do not mix (docs/inline.md); pathtracectl disable --all first");
+	e.inline_ko = inline_ko;
+	for (a = first; a < argc; a++)
+		nuser += user_pattern(argv[a], upath, sizeof(upath), &ufunc);
+	if (mechanism(&e, off, nuser)) {
 		ret = 1;
 		goto out_klive;
 	}
 	e.inline_counts = e.inline_mode && e.o.mode == PT_MODE_EDGES;
 	e.inline_calls = e.inline_mode && !e.inline_counts && !(off & ON_INLINE_PROBES);
 	e.inline_code = e.inline_counts || e.inline_calls;
-	e.inline_ko = inline_ko;
-	for (a = first; a < argc; a++)
-		nuser += user_pattern(argv[a], upath, sizeof(upath), &ufunc);
 	/* kernel functions are traced system-wide (docs/user.md, "One process: --pid") */
 	if (e.user_pid && !nuser) {
 		ctl_err("enable", "--pid selects the process of user functions (BINARY:FUNC); "
@@ -1783,11 +1899,13 @@ static const struct ctl_opt enable_opts[] = {
 	  "numbers (paths), path counts (path-profile) or edge counts (edges)" },
 	{ "--encoding", 0, "witness|bits", "--mode trace: witness words or one bit per branch" },
 	{ "--verify", 0, NULL, "also record every executed block, for pathregen --verify" },
-	{ "--inline", 0, NULL, "run the functions as copies in a generated livepatch module, "
-	  "their plans as code in the copies: counters, or calls at the sites (docs/inline.md)" },
+	{ "--inline", 0, NULL, "copies only: refuse what cannot run as a copy (by default "
+	  "the functions run as copies in a generated livepatch module, their plans as code in "
+	  "the copies, and kprobes carry what the copy refuses: docs/inline.md)" },
+	{ "--probes", 0, NULL, "kprobes carry every plan, no copy is made" },
 	{ "--inline-probes", 0, NULL, "--inline with the copies unchanged and the plans on "
 	  "kprobes placed on them" },
-	{ "--inline-module", 0, "KO", "--inline: the template module (default "
+	{ "--inline-module", 0, "KO", "the copies' template module (default "
 	  "$PATHTRACE_INLINE_MODULE, else /lib/modules/RELEASE/extra/pathtrace_inline.ko)" },
 	{ "--loud-calls", 0, NULL, "every call a call vertex, none proven quiet" },
 	{ "--explicit-entries", 0, NULL, "an ENTER record at every entry (default of framed "
