@@ -99,6 +99,8 @@ struct out_writer {
 	int hits_replan;
 	int hits_calls_quiet;	/* --calls-quiet: every call planned as a quiet one */
 	int hits_calls_framed;	/* --calls-framed: witness plans' calls framed (PT_PLAN_FRAMED) */
+	/* --inline-sites: sites as inline copies run them, costs PLAN_COSTS_EDGES */
+	int hits_inline_sites;
 	int perfetto_blocks;	/* --format perfetto --blocks: every block an instant event */
 };
 

@@ -8,7 +8,10 @@
  * spanning tree best for these very counts, with the plan's ENTER probes
  * added. A plan above the bound pays for blocking at calls and for sites
  * chosen by cost; a bound above a target says no spanning tree reaches it
- * with these probes.
+ * with these probes. --inline-sites counts sites as an inline copy runs
+ * them instead (docs/inline.md, "Placement for copies": a site whose
+ * actions all apply on one edge of its Jcc runs with that edge only, no
+ * site is a probe), the bound with PLAN_COSTS_EDGES, and replans for copies.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -105,6 +108,28 @@ static void add_site(struct hits_func *hf, const struct cfg *c, uint32_t i, uint
 	hf->why_hits[k] += n;
 }
 
+/*
+ * How often a site in block b of c runs: the block's count, or with
+ * --inline-sites for a site whose actions all apply on one edge of its
+ * Jcc (when, plan_site_edge) that edge's.
+ */
+static uint64_t site_runs(const struct out_writer *w, const struct cfg *c, const uint64_t *edge,
+			  const uint64_t *block, uint32_t b, uint8_t when)
+{
+	const struct cfg_block *bl;
+	uint32_t k;
+
+	if (b >= c->nblocks)
+		return 0;
+	bl = &c->blocks[b];
+	if (!w->hits_inline_sites || when == PT_WHEN_ALWAYS)
+		return block[b];
+	for (k = bl->first_succ; k < bl->first_succ + bl->nsucc; k++)
+		if (c->edges[k].kind == (when == PT_WHEN_TAKEN ? CFG_E_TAKEN : CFG_E_FALL))
+			return edge[k];
+	return block[b];
+}
+
 /* The insn of c at addr, or UINT32_MAX. */
 static uint32_t insn_at(const struct cfg *c, uint64_t addr)
 {
@@ -130,7 +155,8 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 	int paths = f->mode == PT_MODE_PATHS;
 	struct plan_opts po = { .mode = paths ? PT_MODE_PATHS : PT_MODE_TRACE,
 				.func_id = f->func_id,
-				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL };
+				.weight = w->hits_replan == OUT_REPLAN_PROFILE ? edge : NULL,
+				.costs = w->hits_inline_sites ? PLAN_COSTS_EDGES : PLAN_COSTS_KPROBES };
 	struct cfg c = f->cfg;
 	struct cfg_block *bl = malloc(((size_t)f->cfg.nblocks + 1) * sizeof(*bl));
 	struct cfg_insn *in = malloc(((size_t)f->cfg.ninsns + 1) * sizeof(*in));
@@ -175,8 +201,10 @@ static int replan_hits(const struct out_writer *w, const struct pr_func *f,
 	}
 	for (s = 0; !err && s < pl.hdr.nr_sites; s++) {
 		i = pl.site_insn[s];
-		add_site(hf, &c, i, block[f->cfg.insns[i].block], i == 0,
-			 pl.sites[s].cond != PT_COND_NONE, pl.sites[s].flags & PT_SITE_OPTIMIZABLE);
+		add_site(hf, &c, i, site_runs(w, &c, edge, block, f->cfg.insns[i].block,
+					      plan_site_edge(&pl.sites[s], pl.actions)),
+			 i == 0, !w->hits_inline_sites && pl.sites[s].cond != PT_COND_NONE,
+			 w->hits_inline_sites || (pl.sites[s].flags & PT_SITE_OPTIMIZABLE));
 	}
 	plan_free(&pl);
 	free(bl);
@@ -229,12 +257,15 @@ static int func_hits(const struct out_writer *w, const struct out_counts *h, uin
 			for (k = site->first_action; k < site->first_action + site->nr_actions; k++)
 				enter |= k < pv.hdr.nr_actions && pv.actions[k].op == PT_OP_ENTER;
 			b = cfg_block_at(&f->cfg, addr);
-			add_site(hf, &f->cfg, insn_at(&f->cfg, addr), b < f->cfg.nblocks ? block[b] : 0,
-				 enter, site->cond != PT_COND_NONE, site->flags & PT_SITE_OPTIMIZABLE);
+			add_site(hf, &f->cfg, insn_at(&f->cfg, addr),
+				 site_runs(w, &f->cfg, edge, block, b, plan_site_edge(site, pv.actions)),
+				 enter, !w->hits_inline_sites && site->cond != PT_COND_NONE,
+				 w->hits_inline_sites || (site->flags & PT_SITE_OPTIMIZABLE));
 		}
 		plan_view_free(&pv);
 	}
-	err = chord_bound(&f->cfg, &f->g, edge, block, &hf->cb);
+	err = chord_bound(&f->cfg, &f->g, edge, block,
+			  w->hits_inline_sites ? PLAN_COSTS_EDGES : PLAN_COSTS_KPROBES, &hf->cb);
 	if (err == -PT_ENOMEM)
 		return err;
 	hf->bound_ok = !err;
@@ -293,9 +324,15 @@ static int hits_close(struct out_writer *w)
 	}
 	if (!err) {
 		qsort(hf, n, sizeof(*hf), by_hits);
-		fprintf(w->fp, "probe hits: each plan site fires as often as its block runs; "
-			"bound: the plan's ENTER probes plus the chords of the spanning tree "
-			"best for these counts\n");
+		if (w->hits_inline_sites)
+			fprintf(w->fp, "site hits as inline copies run them: each site as often as "
+				"its block runs, or the one edge its actions apply on; bound: the "
+				"plan's ENTER sites plus the chords of the spanning tree best for "
+				"these counts, each run with its edge\n");
+		else
+			fprintf(w->fp, "probe hits: each plan site fires as often as its block runs; "
+				"bound: the plan's ENTER probes plus the chords of the spanning tree "
+				"best for these counts\n");
 		fprintf(w->fp, "%-32s %6s %12s %10s %7s %7s %7s %7s\n", "function", "sites",
 			"blocks", "hits", "/block", "int3-jcc", "opt%", "bound");
 		shown = w->top && w->top < n ? w->top : n;

@@ -62,6 +62,9 @@ static void usage(FILE *fp)
 		"                   counts), with every call planned as quiet, or the witness\n"
 		"                   plans' calls framed, if asked: what a placement change would\n"
 		"                   fire on this execution\n"
+		"  --hits --inline-sites [--replan ...]  the same with each site run as an inline\n"
+		"                   copy runs it (on the one edge its actions apply on, if any),\n"
+		"                   the bound for code on edges, and replans made for copies\n"
 		"  --words [--replan heuristic|profile]  witness words read, per function and in\n"
 		"                   all: their bits beside the entropy of each context row's reads,\n"
 		"                   what words adapting within a segment would take (each row's\n"
@@ -130,6 +133,7 @@ struct options {
 	int replan;			/* --replan (hits): OUT_REPLAN_* */
 	int calls_quiet;		/* --calls-quiet (hits --replan) */
 	int calls_framed;		/* --calls-framed (hits --replan) */
+	int inline_sites;		/* --inline-sites (hits) */
 	int line_set;			/* --line given */
 	int blocks;			/* --blocks: the block profile, or perfetto's blocks */
 	uint32_t jobs;			/* -j: threads regenerating streams */
@@ -304,6 +308,9 @@ static int setting_option(int c, const char *arg, struct options *o, char **argv
 	case 'Z':
 		o->calls_framed = 1;
 		return 0;
+	case 'A':
+		o->inline_sites = 1;
+		return 0;
 	case 'o':
 		o->out = arg;
 		return 0;
@@ -357,6 +364,10 @@ static int check_output_options(const struct options *o)
 	}
 	if (o->calls_quiet && !o->replan) {
 		err_msg("--calls-quiet", "only with --replan");
+		return -1;
+	}
+	if (o->inline_sites && o->ops != &out_hits_ops) {
+		err_msg("--inline-sites", "only with --hits");
 		return -1;
 	}
 	if (o->calls_framed && (o->ops != &out_hits_ops || !o->replan || o->calls_quiet)) {
@@ -432,6 +443,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "replan", required_argument, NULL, 'R' },
 		{ "calls-quiet", no_argument, NULL, 'K' },
 		{ "calls-framed", no_argument, NULL, 'Z' },
+		{ "inline-sites", no_argument, NULL, 'A' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
@@ -714,6 +726,7 @@ static void set_writers(struct run *r)
 		out->hits_replan = o->replan;
 		out->hits_calls_quiet = o->calls_quiet;
 		out->hits_calls_framed = o->calls_framed;
+		out->hits_inline_sites = o->inline_sites;
 		out->perfetto_blocks = o->blocks && o->ops == &out_perfetto_ops;
 		out->trace_name = o->trace;
 		out->have_loss_section = r->t.tf.has_loss;

@@ -646,8 +646,12 @@ for mode in "$@"; do
 	bits=${bits:-0}
 	# What the chords of the spanning tree best for this run's counts,
 	# each at its cheapest site, take with the plans' ENTER probes
-	# (pathregen --hits, chord_bound.h): placement's floor for these probes.
-	hits_bound=$(pathregen --hits /tmp/$mode.bin 2>/dev/null |
+	# (pathregen --hits, chord_bound.h): placement's floor for these probes;
+	# for copies, whose sites run only with their edges, the floor of code
+	# on edges (--inline-sites).
+	sites=
+	case $mode in *-inline | *-inline-verify) sites=--inline-sites ;; esac
+	hits_bound=$(pathregen --hits $sites /tmp/$mode.bin 2>/dev/null |
 		sed -n 's/.* bound_per_block=\([0-9.]*\).*/\1/p')
 	[ -n "$hits_bound" ] && hits_bound=$(div "$hits_bound" 1 %.2f) || hits_bound=n/a
 	t1=$(now_ms)

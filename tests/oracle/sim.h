@@ -340,6 +340,11 @@ struct sim_kmod_run {
 	uint64_t path_words;		/* path numbers written as their word */
 	uint64_t path_escapes;		/* ... as their range's escape and the number */
 	uint64_t site_hits;		/* handler runs at plan sites: the module's probe hits */
+	/*
+	 * the calls an inline copy's sites would make: a site whose actions
+	 * all apply on one edge of its Jcc (plan_site_edge) only with it
+	 */
+	uint64_t inline_site_hits;
 	uint64_t implicit_enters;	/* ENTER actions that wrote none (implicit entries) */
 	uint64_t nested_enters;		/* ENTERs that named a traced frame (PT_PLAN_FRAMED) */
 	uint64_t clock;			/* the clock after the last record */

@@ -258,7 +258,10 @@ static void run_insn(struct exec *x, const struct sim_func *f, uint32_t i, uint3
 		return;
 	cpu = handler_cpu(x);
 	if (site) {
+		uint8_t on = plan_site_edge(site, pl->actions);
+
 		x->r->site_hits++;
+		x->r->inline_site_hits += on == PT_WHEN_ALWAYS || (on == PT_WHEN_TAKEN) == taken;
 		/* plan.c lets ENTER only lead its site */
 		if (pl->actions[site->first_action].op == PT_OP_ENTER) {
 			run_enter(x, cpu, f, ret_addr, frame);

@@ -30,7 +30,7 @@ static void test_call_diamond(void)
 
 	fx_call_diamond(&c);
 	CU_ASSERT_EQUAL_FATAL(cfg_to_graph(&c, &g), 0);
-	CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, edge, block, &cb), 0);
+	CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, edge, block, PLAN_COSTS_KPROBES, &cb), 0);
 	CU_ASSERT_EQUAL(cb.chords, 2);
 	CU_ASSERT_EQUAL(cb.sites, 2);
 	CU_ASSERT_EQUAL(cb.hits, 170);
@@ -48,7 +48,7 @@ static void test_call_diamond(void)
 	{
 		static const uint64_t e2[4] = { 100, 0, 0, 100 }, b2[3] = { 100, 0, 100 };
 
-		CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, e2, b2, &cb), 0);
+		CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, e2, b2, PLAN_COSTS_KPROBES, &cb), 0);
 		CU_ASSERT_EQUAL(cb.chords, 2);
 		CU_ASSERT_EQUAL(cb.hits, 100);
 	}
@@ -60,11 +60,22 @@ static void test_call_diamond(void)
 	{
 		static const uint64_t e3[4] = { 1, 99, 99, 100 }, b3[3] = { 100, 99, 100 };
 
-		CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, e3, b3, &cb), 0);
+		CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, e3, b3, PLAN_COSTS_KPROBES, &cb), 0);
 		CU_ASSERT_EQUAL(cb.hits, 199);	/* edge 2 (99) and edge 3 (100) */
 		CU_ASSERT_EQUAL(cb.branch_hits, 0);
+		/*
+		 * Code on edges (an inline copy): the branch's taken edge
+		 * costs its own 1 run, so the tree keeps edges 1 and 3 and
+		 * the chords are edge 0 (1, at the Jcc, on its taken edge
+		 * only) and edge 2 (99): 100, where probes need 199.
+		 */
+		CU_ASSERT_EQUAL_FATAL(chord_bound(&c, &g, e3, b3, PLAN_COSTS_EDGES, &cb), 0);
+		CU_ASSERT_EQUAL(cb.chords, 2);
+		CU_ASSERT_EQUAL(cb.sites, 2);
+		CU_ASSERT_EQUAL(cb.hits, 100);
+		CU_ASSERT_EQUAL(cb.branch_hits, 1);
 	}
-	CU_ASSERT_EQUAL(chord_bound(&c, &g, NULL, block, &cb), -PT_EINVAL);
+	CU_ASSERT_EQUAL(chord_bound(&c, &g, NULL, block, PLAN_COSTS_KPROBES, &cb), -PT_EINVAL);
 	graph_free(&g);
 	fx_cfg_free(&c);
 }

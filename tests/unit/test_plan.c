@@ -902,6 +902,45 @@ static void test_mode_opts(void)
 	fx_cfg_free(&c);
 }
 
+/*
+ * plan_opts.costs on the call diamond, B0's taken edge rare (1 of 100
+ * runs): for kprobes its site, an int3 at the Jcc firing on every run of
+ * B0, is the dearest, so the tree keeps it; for code on edges it costs its
+ * own single run, so it is a chord and its one site applies on the taken
+ * edge only (plan_site_edge), where an inline copy runs it.
+ */
+static void test_costs(void)
+{
+	static const uint64_t w[4] = { 1, 99, 99, 100 };
+	struct plan_opts o = { .mode = PT_MODE_EDGES, .func_id = 1, .weight = w };
+	struct plan pl;
+	struct cfg c;
+	uint32_t s, branch = 0;
+
+	fx_call_diamond(&c);
+	CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+	CU_ASSERT(pl.in_tree[0]);
+	CU_ASSERT(!pl.in_tree[1] || !pl.in_tree[2]);
+	CU_ASSERT(!pl.in_tree[3] || !pl.in_tree[2]);
+	plan_free(&pl);
+
+	o.costs = PLAN_COSTS_EDGES;
+	CU_ASSERT_EQUAL_FATAL(plan_build(&c, &o, &pl), 0);
+	CU_ASSERT(!pl.in_tree[0]);
+	CU_ASSERT(pl.in_tree[1]);
+	CU_ASSERT(!pl.in_tree[2]);
+	CU_ASSERT(pl.in_tree[3]);
+	for (s = 0; s < pl.hdr.nr_sites; s++) {
+		if (pl.sites[s].cond == PT_COND_NONE)
+			continue;
+		branch++;
+		CU_ASSERT_EQUAL(plan_site_edge(&pl.sites[s], pl.actions), PT_WHEN_TAKEN);
+	}
+	CU_ASSERT_EQUAL(branch, 1);
+	plan_free(&pl);
+	fx_cfg_free(&c);
+}
+
 UNIT_SUITE(plan,
 	   { "paths mode: executed probes decode to the walk", test_paths_mode },
 	   { "edges mode: counters equal true counts", test_edges_mode },
@@ -913,4 +952,6 @@ UNIT_SUITE(plan,
 	   { "blob round trip", test_blob_round_trip },
 	   { "blob validation errors", test_blob_validation },
 	   { "PPP: the second register counts the interesting paths", test_ppp_plan },
-	   { "each mode's options and their defaults", test_mode_opts })
+	   { "each mode's options and their defaults", test_mode_opts },
+	   { "costs: kprobes keep a rare branch edge in the tree, code on edges counts it",
+	     test_costs })

@@ -634,15 +634,8 @@ static int site_cmp(const void *a, const void *b)
  */
 static enum inline_edge site_edge(const struct plan *pl, const struct pt_site *ps)
 {
-	uint32_t j;
-	uint8_t when;
+	uint8_t when = plan_site_edge(ps, pl->actions);
 
-	if (ps->cond == PT_COND_NONE || !ps->nr_actions)
-		return INLINE_AT;
-	when = pl->actions[ps->first_action].when;
-	for (j = 1; j < ps->nr_actions; j++)
-		if (pl->actions[ps->first_action + j].when != when)
-			return INLINE_AT;
 	return when == PT_WHEN_TAKEN ? INLINE_TAKEN :
 	       when == PT_WHEN_NOT_TAKEN ? INLINE_FALL : INLINE_AT;
 }
@@ -1820,6 +1813,9 @@ static int cmd_enable(int argc, char **argv)
 	e.inline_counts = e.inline_mode && e.o.mode == PT_MODE_EDGES;
 	e.inline_calls = e.inline_mode && !e.inline_counts && !(off & ON_INLINE_PROBES);
 	e.inline_code = e.inline_counts || e.inline_calls;
+	/* plans for code on edges (docs/inline.md, "Placement for copies") */
+	if (e.inline_code)
+		e.o.costs = PLAN_COSTS_EDGES;
 	/* kernel functions are traced system-wide (docs/user.md, "One process: --pid") */
 	if (e.user_pid && !nuser) {
 		ctl_err("enable", "--pid selects the process of user functions (BINARY:FUNC); "

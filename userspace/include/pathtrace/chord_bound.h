@@ -17,6 +17,10 @@
  * every trace set: witness_prune.c drops chords Trace(Ewit) does not need
  * (a tree breaks every undirected cycle, tracing needs only diamonds and
  * directed cycles broken), and a plan can go below it.
+ *
+ * With PLAN_COSTS_EDGES (code in an inline copy, plan.h) a chord's site
+ * runs only with its edge, so each chord costs its edge's count wherever
+ * probesite.h places it: the floor that edge instrumentation reaches.
  */
 #ifndef PATHTRACE_CHORD_BOUND_H
 #define PATHTRACE_CHORD_BOUND_H
@@ -25,9 +29,10 @@
 
 #include <pathtrace/cfg.h>
 #include <pathtrace/graph.h>
+#include <pathtrace/plan.h>
 
 struct chord_bound {
-	uint64_t hits;		/* probe hits of the chords' sites, each site once */
+	uint64_t hits;		/* hits of the chords' sites (kprobes: each site once) */
 	uint64_t branch_hits;	/* of them at conditional jumps (int3 probes) */
 	uint64_t optimizable_hits;	/* of them at sites whose window qualifies for a jump */
 	uint32_t chords;	/* chords of the tree */
@@ -37,11 +42,11 @@ struct chord_bound {
 
 /*
  * The bound for one function: c its CFG, g = cfg_to_graph(c), edge_count
- * (c->nedges) and block_count (c->nblocks) a measured execution's counts.
- * Returns 0; -PT_EINVAL for a NULL argument or a graph that is not c's;
- * -PT_ENOMEM.
+ * (c->nedges) and block_count (c->nblocks) a measured execution's counts,
+ * costs what a site costs. Returns 0; -PT_EINVAL for a NULL argument or a
+ * graph that is not c's; -PT_ENOMEM.
  */
 int chord_bound(const struct cfg *c, const struct graph *g, const uint64_t *edge_count,
-		const uint64_t *block_count, struct chord_bound *out);
+		const uint64_t *block_count, enum plan_costs costs, struct chord_bound *out);
 
 #endif

@@ -75,6 +75,26 @@ enum plan_path_numbers {
 	PLAN_PATH_NUMBERS_FULL_WIDTH,	/* every number in its full width */
 };
 
+/*
+ * What a site costs the placement (plan_opts.costs). Sites sit where
+ * probesite.h puts them either way; the spanning tree keeps the dearest
+ * edges by these costs.
+ */
+enum plan_costs {
+	/*
+	 * kprobes: a probe fires whenever its instruction runs (a branch
+	 * site with either edge), an int3 weighs PROBESITE_INT3_FACTOR
+	 * jump-optimized probes
+	 */
+	PLAN_COSTS_KPROBES = 0,
+	/*
+	 * Code in an inline copy (docs/inline.md, "Placement for copies"):
+	 * a site runs only on the edges its actions apply to, every
+	 * instruction alike, so an edge's site costs the edge's weight
+	 */
+	PLAN_COSTS_EDGES,
+};
+
 /* PT_MODE_TRACE: the witness or bits encoding. */
 struct plan_trace_opts {
 	uint16_t encoding;	/* PT_ENC_WITNESS (0: the default) or PT_ENC_BITS */
@@ -127,6 +147,7 @@ struct plan_opts {
 	uint32_t nimplicit;
 	struct plan_trace_opts trace;	/* PT_MODE_TRACE */
 	struct plan_paths_opts paths;	/* PT_MODE_PATHS */
+	enum plan_costs costs;
 };
 
 #define PLAN_PATH_CODES_K 64
@@ -212,6 +233,14 @@ struct plan_view {
 	struct pt_path_code *path_codes;	/* hdr.nr_path_codes */
 	struct pt_path_range *path_ranges;	/* hdr.nr_path_ranges */
 };
+
+/*
+ * The one edge of its conditional jump that every action of site s
+ * (actions: the plan's) applies on, PT_WHEN_TAKEN or PT_WHEN_NOT_TAKEN,
+ * else PT_WHEN_ALWAYS: where inline code runs the site (docs/inline.md,
+ * "Sites as calls"), and how often.
+ */
+uint8_t plan_site_edge(const struct pt_site *s, const struct pt_action *actions);
 
 /* 1 if m[0..n) (sorted by ret) has the implicit entry (ret, caller_id), else 0. */
 int plan_implicit_has(const struct pt_implicit *m, uint32_t n, uint64_t ret, uint32_t caller_id);

@@ -9,7 +9,7 @@
 #include <pathtrace/spantree.h>
 
 int chord_bound(const struct cfg *c, const struct graph *g, const uint64_t *edge_count,
-		const uint64_t *block_count, struct chord_bound *out)
+		const uint64_t *block_count, enum plan_costs costs, struct chord_bound *out)
 {
 	struct probesite *site;
 	uint64_t *hits;
@@ -38,6 +38,8 @@ int chord_bound(const struct cfg *c, const struct graph *g, const uint64_t *edge
 
 		if (site[e].how == PROBESITE_NONE)
 			hits[e] = PROBESITE_COST_NONE;
+		else if (costs == PLAN_COSTS_EDGES)
+			hits[e] = edge_count[e];
 		else if (site[e].how == PROBESITE_BRANCH && ce->src < c->nblocks)
 			hits[e] = block_count[ce->src];
 		else
@@ -55,6 +57,14 @@ int chord_bound(const struct cfg *c, const struct graph *g, const uint64_t *edge
 		out->chords++;
 		if (site[e].how == PROBESITE_NONE || i >= c->ninsns) {
 			out->unobservable++;
+			continue;
+		}
+		if (costs == PLAN_COSTS_EDGES) {
+			/* its own site, run with its edge */
+			out->sites++;
+			out->hits += edge_count[e];
+			if (site[e].how == PROBESITE_BRANCH)
+				out->branch_hits += edge_count[e];
 			continue;
 		}
 		if (seen[i])

@@ -263,6 +263,14 @@ static int plan_path_codes(struct plan *pl, const struct plan_opts *o)
 	return 0;
 }
 
+/* A site's cost under PLAN_COSTS_EDGES: its edge's (or block's) weight, 1 at least. */
+static uint64_t edge_cost(uint64_t weight)
+{
+	if (!weight)
+		return 1;
+	return weight > PROBESITE_COST_NONE / 16 ? PROBESITE_COST_NONE / 16 : weight;
+}
+
 static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 		      const uint64_t *cost, const struct plan_opts *o)
 {
@@ -282,8 +290,9 @@ static int plan_paths(struct plan *pl, struct entries *es, const struct cfg *c,
 	 */
 	for (v = 0; v < pl->g.nv; v++)
 		call_cost[v] = v >= c->nblocks ? 1 :
-			       !probesite_in_block(c, v, pl->weight, &site) ? site.cost :
-			       PROBESITE_COST_NONE;
+			       probesite_in_block(c, v, pl->weight, &site) ? PROBESITE_COST_NONE :
+			       o->costs == PLAN_COSTS_EDGES ?
+			       edge_cost(probesite_block_freq(c, pl->weight, v)) : site.cost;
 	err = pathnum_build(p, &pl->g, cost, call_cost);
 	free(call_cost);
 	if (err)
@@ -857,7 +866,8 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 	if (err)
 		goto out;
 	for (e = 0; e < c->nedges; e++)
-		cost[e] = pl->edge_site[e].cost;
+		cost[e] = o->costs == PLAN_COSTS_EDGES && pl->edge_site[e].how != PROBESITE_NONE ?
+			  edge_cost(pl->weight[e]) : pl->edge_site[e].cost;
 
 	pl->hdr.size = sizeof(pl->hdr);
 	pl->hdr.abi_major = PT_ABI_MAJOR;
@@ -950,6 +960,20 @@ out:
 	free(ctx_weight);
 	free(framed);
 	return err;
+}
+
+uint8_t plan_site_edge(const struct pt_site *s, const struct pt_action *actions)
+{
+	uint32_t j;
+	uint8_t when;
+
+	if (s->cond == PT_COND_NONE || !s->nr_actions)
+		return PT_WHEN_ALWAYS;
+	when = actions[s->first_action].when;
+	for (j = 1; j < s->nr_actions; j++)
+		if (actions[s->first_action + j].when != when)
+			return PT_WHEN_ALWAYS;
+	return when;
 }
 
 void plan_free(struct plan *pl)
