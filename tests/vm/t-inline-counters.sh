@@ -17,9 +17,18 @@ done
 wait
 W
 
-# The counts of each function and edge, without func ids (the runs number them alike anyway).
+# The counts of each function and edge, without func ids (the runs number them
+# alike anyway) and without what the counters were: the copies' plans count
+# other chords (docs/inline.md, "Placement for copies"), from which the same
+# edge counts must follow.
 counts() {
-	pathregen --edges "$1" | sed 's/(func [0-9]*)//' | sort
+	pathregen --edges "$1" | sed 's/(func [0-9]*)//; s/ (edges mode: .*)$//' | sort
+}
+
+# increments FILE: every increment the plans' counters made
+increments() {
+	pathregen --edges "$1" | sed -n 's/.* \([0-9]*\) increments, .*/\1/p' |
+		awk '{ n += $1 } END { print n + 0 }'
 }
 
 # once untraced first: a debugfs file's first open takes a path of its own
@@ -32,6 +41,7 @@ for how in probes inline; do
 	cat /tmp/en.$how
 	check "$how: record" pathtracectl record -o /tmp/$how.bin -- sh /tmp/workload.sh 25
 	counts /tmp/$how.bin >/tmp/counts.$how
+	echo "FIGURE $how increments=$(increments /tmp/$how.bin)"
 	if [ $how = inline ]; then
 		check "inline: every function counts in its copy" \
 			grep -q "inline: 7 functions run as copies" /tmp/en.inline
@@ -65,8 +75,8 @@ grep pt_target_ /tmp/counts.inline >/tmp/target.inline
 check "the test module's functions: inline counts equal probe counts, edge for edge" \
 	diff /tmp/target.probes /tmp/target.inline
 for k in $KERNEL; do
-	grep "^$k : " /tmp/counts.probes | sed 's/(edges mode.*//' >/tmp/act.probes
-	grep "^$k : " /tmp/counts.inline | sed 's/(edges mode.*//' >/tmp/act.inline
+	grep "^$k : " /tmp/counts.probes >/tmp/act.probes
+	grep "^$k : " /tmp/counts.inline >/tmp/act.inline
 	check "$k: the same activations in both runs" sh -c \
 		'[ -s /tmp/act.probes ] && diff /tmp/act.probes /tmp/act.inline'
 done

@@ -20,17 +20,23 @@ done
 wait
 W
 
+# en OUT ARGS...: pathtracectl enable ARGS into OUT, shown; its exit status in rc
+en() {
+	o=$1
+	shift
+	pathtracectl enable "$@" >$o 2>&1
+	rc=$?
+	echo "enable $*: $rc"
+	cat $o
+}
+
 # carrier FUNC: the mechanism pathtracectl list names for FUNC's plan
 carrier() {
 	pathtracectl list | awk -v f="$1" '$0 ~ f { print $NF }'
 }
 
 # --- the default: copies, and kprobes for what the copy refuses
-pathtracectl enable --verify --moddir /pt pt_target_nested pt_target_inner pt_target_notrace \
-	$KERNEL >/tmp/en.out 2>&1
-rc=$?
-echo "enable: $rc"
-cat /tmp/en.out
+en /tmp/en.out --verify --moddir /pt pt_target_nested pt_target_inner pt_target_notrace $KERNEL
 check "enable exits 0" test $rc -eq 0
 check "four functions run as copies" grep -q "^inline: 4 functions run as copies" /tmp/en.out
 check "the copy refuses pt_target_notrace (no __fentry__)" \
@@ -56,10 +62,7 @@ check "copies and kprobes in one trace: regeneration equals the every-block reco
 expect_out "the trace holds pt_target_notrace's activations" "pt_target_notrace" pathregen /tmp/d.bin
 
 # --- copies live: a plain enable puts a function without a copy on kprobes
-pathtracectl enable --verify --moddir /pt pt_target_early >/tmp/en2.out 2>&1
-rc=$?
-echo "enable pt_target_early: $rc"
-cat /tmp/en2.out
+en /tmp/en2.out --verify --moddir /pt pt_target_early
 check "with copies live, a plain enable exits 0" test $rc -eq 0
 check "... says kprobes carry it, and why" \
 	grep -q "^enable: kprobes carry the plans: the copies of an earlier enable are live" /tmp/en2.out
@@ -70,10 +73,7 @@ check "... regeneration equals the every-block records" pathregen --verify /tmp/
 # --- ... and refuses a function whose copy runs without a plan
 check "disable one copied function" pathtracectl disable ksys_read
 check "its copy stays while other plans remain" grep -q "ksys_read.*\[pathtrace_inline\]" /proc/kallsyms
-pathtracectl enable --moddir /pt ksys_read >/tmp/en3.out 2>&1
-rc=$?
-echo "enable ksys_read: $rc"
-cat /tmp/en3.out
+en /tmp/en3.out --moddir /pt ksys_read
 check "enabling it again exits 1" test $rc -eq 1
 check "... refused: copy-live" grep -q "^ksys_read: refused: copy-live" /tmp/en3.out
 expect_fail "a second --inline is refused while copies are live" \
@@ -87,21 +87,20 @@ check "--probes enables" pathtracectl enable --probes --moddir /pt pt_target_nes
 check "--probes: kprobes carry the plan" test "$(carrier pt_target_nested)" = probes
 check "--probes: no copy is made" test ! -e /sys/module/pathtrace_inline
 check "disable" pathtracectl disable --all
-pathtracectl enable --mode path-profile --moddir /pt pt_target_nested >/tmp/en5.out 2>&1
-cat /tmp/en5.out
+en /tmp/en5.out --mode path-profile --moddir /pt pt_target_nested
 check "a path profile: kprobes, and enable says why" \
 	grep -q "^enable: kprobes carry the plans: path profiles" /tmp/en5.out
 check "... no copy is made" test ! -e /sys/module/pathtrace_inline
 check "disable" pathtracectl disable --all
-PATHTRACE_INLINE_MODULE=/nonexistent.ko pathtracectl enable --moddir /pt pt_target_nested \
-	>/tmp/en6.out 2>&1
-cat /tmp/en6.out
+template=$PATHTRACE_INLINE_MODULE
+PATHTRACE_INLINE_MODULE=/nonexistent.ko	# exported by lib/inline.sh
+en /tmp/en6.out --moddir /pt pt_target_nested
+PATHTRACE_INLINE_MODULE=$template
 check "no template: kprobes, and enable says where it looked" \
 	grep -q "^enable: kprobes carry the plans: no inline template at /nonexistent.ko" /tmp/en6.out
 check "... kprobes carry the plan" test "$(carrier pt_target_nested)" = probes
 check "disable" pathtracectl disable --all
-pathtracectl enable --probes --inline pt_target_nested >/tmp/en7.out 2>&1
-rc=$?
+en /tmp/en7.out --probes --inline pt_target_nested
 check "--probes and --inline contradict each other (exit 2)" test $rc -eq 2
 
 finish
