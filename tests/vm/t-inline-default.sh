@@ -6,6 +6,7 @@
 # function without a copy on kprobes (0 differences again) and refuses one
 # whose copy runs without a plan; a second --inline is refused. --probes, a
 # path profile and a missing template go on kprobes, and enable says why.
+# vm-kernels: all
 . /pt/lib/check.sh
 
 . /pt/lib/inline.sh
