@@ -541,27 +541,37 @@ static size_t store_hash(uint64_t owner, uint32_t cpu, uint32_t cap)
 	return (size_t)(((owner ^ ((uint64_t)cpu << 48)) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
+/* b's table of stores, of room for twice n of them. Returns 0 or -PT_ENOMEM. */
+static int store_table(struct regen_streams_builder *b, size_t n)
+{
+	uint32_t ncap = b->hash_cap ? b->hash_cap : 64, *t;
+	size_t h, i;
+
+	while (ncap < 2 * n)
+		ncap *= 2;
+	t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -PT_ENOMEM;
+	for (i = 0; i < b->nstores; i++) {
+		h = store_hash(b->stores[i].owner, b->stores[i].cpu, ncap);
+		while (t[h])
+			h = (h + 1) & (ncap - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	free(b->store_hash);
+	b->store_hash = t;
+	b->hash_cap = ncap;
+	return 0;
+}
+
 /* The store of (owner, cpu), made at its first segment; UINT32_MAX without memory. */
 static uint32_t store_of(struct regen_streams_builder *b, uint64_t owner, uint32_t cpu)
 {
 	struct store *st;
-	size_t h, i, cap;
+	size_t h, cap;
 
-	if (2 * (b->nstores + 1) > b->hash_cap) {
-		uint32_t ncap = b->hash_cap ? 2 * b->hash_cap : 64, *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return UINT32_MAX;
-		for (i = 0; i < b->nstores; i++) {
-			h = store_hash(b->stores[i].owner, b->stores[i].cpu, ncap);
-			while (t[h])
-				h = (h + 1) & (ncap - 1);
-			t[h] = (uint32_t)i + 1;
-		}
-		free(b->store_hash);
-		b->store_hash = t;
-		b->hash_cap = ncap;
-	}
+	if (2 * (b->nstores + 1) > b->hash_cap && store_table(b, b->nstores + 1))
+		return UINT32_MAX;
 	h = store_hash(owner, cpu, b->hash_cap);
 	for (; b->store_hash[h]; h = (h + 1) & (b->hash_cap - 1)) {
 		st = &b->stores[b->store_hash[h] - 1];
@@ -1144,6 +1154,94 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b->forks);
 	free(b->fork_cpu);
 	free(b);
+}
+
+int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams_builder *from)
+{
+	size_t segs = into->nsegs, losses = into->nlosses, cap, i, j;
+	uint32_t stores = into->nstores, forks = into->nforks, k;
+	int err = into->err ? into->err : from->err;
+
+	for (i = 0; i < from->ncpus && !err; i++)
+		for (j = 0; j < into->ncpus; j++)
+			if (from->cpus[i].cpu == into->cpus[j].cpu)
+				err = -PT_EINVAL;
+	if (!err && ((uint64_t)segs + from->nsegs > UINT32_MAX ||
+		     (uint64_t)stores + from->nstores >= UINT32_MAX ||
+		     (uint64_t)forks + from->nforks > UINT32_MAX))
+		err = -PT_EOVERFLOW;
+	if (err)
+		goto out;
+	err = -PT_ENOMEM;
+	cap = into->capsegs;
+	if (reserve((void **)&into->segs, &cap, segs, from->nsegs, sizeof(*into->segs)))
+		goto out;
+	into->capsegs = cap;
+	cap = into->caplosses;
+	if (reserve((void **)&into->losses, &cap, losses, from->nlosses, sizeof(*into->losses)))
+		goto out;
+	into->caplosses = cap;
+	cap = into->capstores;
+	if (reserve((void **)&into->stores, &cap, stores, from->nstores, sizeof(*into->stores)))
+		goto out;
+	into->capstores = (uint32_t)cap;
+	cap = into->capforks;
+	if (reserve((void **)&into->forks, &cap, forks, from->nforks, sizeof(*into->forks)))
+		goto out;
+	cap = into->capforks;
+	if (reserve((void **)&into->fork_cpu, &cap, forks, from->nforks, sizeof(*into->fork_cpu)))
+		goto out;
+	into->capforks = (uint32_t)cap;
+	cap = into->capcpus;
+	if (reserve((void **)&into->cpus, &cap, into->ncpus, from->ncpus, sizeof(*into->cpus)))
+		goto out;
+	into->capcpus = (uint32_t)cap;
+	/* the stores' table before they move: nothing fails after it */
+	into->nstores += from->nstores;
+	memcpy(into->stores + stores, from->stores, from->nstores * sizeof(*from->stores));
+	if (store_table(into, into->nstores)) {
+		into->nstores = stores;
+		goto out;
+	}
+	from->nstores = 0;	/* into's now */
+	/* from's parts numbered after into's */
+	for (k = stores; forks && k < into->nstores; k++)
+		for (j = 0; j < into->stores[k].nmarkers; j++)
+			if (into->stores[k].markers[j].type == REGEN_M_FORK)
+				into->stores[k].markers[j].arg += forks;
+	for (i = 0; i < from->nsegs; i++) {
+		struct segment *sg = &into->segs[segs + i];
+
+		*sg = from->segs[i];
+		sg->seq += (uint32_t)segs;
+		sg->store += stores;
+	}
+	into->nsegs += from->nsegs;
+	memcpy(into->losses + losses, from->losses, from->nlosses * sizeof(*from->losses));
+	into->nlosses += from->nlosses;
+	if (from->nforks) {
+		memcpy(into->forks + forks, from->forks, from->nforks * sizeof(*from->forks));
+		memcpy(into->fork_cpu + forks, from->fork_cpu, from->nforks * sizeof(*from->fork_cpu));
+	}
+	into->nforks += from->nforks;
+	for (i = 0; i < from->ncpus; i++) {
+		struct cpu_cut *c = &into->cpus[into->ncpus++];
+
+		*c = from->cpus[i];
+		c->seg += segs;
+		c->first_pending += losses;
+	}
+	into->unowned_records += from->unowned_records;
+	into->unowned_bits += from->unowned_bits;
+	into->counters_records += from->counters_records;
+	into->loss_records += from->loss_records;
+	builder_free(from);
+	return 0;
+out:
+	if (!into->err)
+		into->err = err;
+	builder_free(from);
+	return err;
 }
 
 /* The owners' streams being assembled, by one thread or several. */
