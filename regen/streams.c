@@ -105,7 +105,9 @@ struct cpu_cut {
 struct regen_streams_builder {
 	struct segment *segs;		/* in creation order */
 	size_t nsegs, capsegs;
-	uint32_t *order;		/* segs by owner, then stamp (sort_segments) */
+	uint32_t *order;		/* segs by owner (group_segments), then stamp (sort_runs) */
+	size_t *first;			/* per owner: its first in order; [nowners]: nsegs */
+	size_t nowners;
 	struct loss_event *losses;
 	size_t nlosses, caplosses;
 	struct store *stores;
@@ -182,21 +184,27 @@ static int by_owner(const void *a, const void *b)
 }
 
 /*
- * b->order: b->segs by (owner, stamp, CPU, recording order): owners through a
- * hash table (few distinct), each owner's segments by sort_runs. Returns 0
- * or -PT_ENOMEM.
+ * b->order: b->segs by owner, each owner's in creation order from
+ * b->first[owner] (owners by number, through a hash table: few distinct);
+ * sort_runs then puts each owner's in order (assemble_stream, on the
+ * thread that assembles it). Returns 0 or -PT_ENOMEM.
  */
-static int sort_segments(struct regen_streams_builder *b)
+static int group_segments(struct regen_streams_builder *b)
 {
 	size_t n = b->nsegs, cap = 16, i, nown = 0;
 	struct owner_slot *slots;
 	struct owner_rank *ranks = NULL;
-	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
+	uint32_t *sid = NULL, *rank = NULL, *idx = NULL;
+	size_t *start = NULL;
 	int err = -PT_ENOMEM;
 
 	if (n < 2) {
 		b->order = calloc(n + 1, sizeof(*b->order));
-		return b->order ? 0 : -PT_ENOMEM;
+		b->first = calloc(2, sizeof(*b->first));
+		b->nowners = n;
+		if (b->first)
+			b->first[1] = n;
+		return b->order && b->first ? 0 : -PT_ENOMEM;
 	}
 	/* every owner has a store: they bound the owners */
 	while (cap < 2 * (size_t)b->nstores)
@@ -204,8 +212,7 @@ static int sort_segments(struct regen_streams_builder *b)
 	slots = calloc(cap, sizeof(*slots));
 	sid = malloc(n * sizeof(*sid));
 	idx = malloc(n * sizeof(*idx));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!slots || !sid || !idx || !tmp)
+	if (!slots || !sid || !idx)
 		goto out;
 	for (i = 0; i < n; i++) {
 		uint64_t o = b->segs[i].owner;
@@ -241,11 +248,12 @@ static int sort_segments(struct regen_streams_builder *b)
 	for (i = nown; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
-	for (i = 0; i < nown; i++)
-		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
 	/* the order, not the segments, moves: they are read through it */
 	b->order = idx;
+	b->first = start;
+	b->nowners = nown;
 	idx = NULL;
+	start = NULL;
 	err = 0;
 out:
 	free(slots);
@@ -254,7 +262,6 @@ out:
 	free(rank);
 	free(start);
 	free(idx);
-	free(tmp);
 	return err;
 }
 
@@ -1150,6 +1157,7 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b->cpus);
 	free(b->segs);
 	free(b->order);
+	free(b->first);
 	free(b->losses);
 	free(b->forks);
 	free(b->fork_cpu);
@@ -1249,15 +1257,19 @@ struct assembly {
 	struct regen_streams_builder *b;
 	struct regen_streams *out;
 	const uint32_t *byc;		/* forks by child (child_starts) */
-	size_t *first;			/* per stream: its first segment; [nstreams]: nsegs */
+	const size_t *first;		/* per stream: its first segment; [nstreams]: nsegs */
 	size_t most;			/* segments of the stream that has most */
 	uint32_t next;			/* streams taken (atomic) */
 	int *err;			/* per stream */
 };
 
-/* Stream k: its boundaries' losses, its forked starts, then assemble. */
+/*
+ * Stream k: its segments in order (by stamp, then CPU, then recording
+ * order: sort_runs), its boundaries' losses, its forked starts, then
+ * assemble.
+ */
 static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss *bl,
-			   struct child_start *cs)
+			   struct child_start *cs, uint32_t *tmp)
 {
 	struct regen_streams_builder *b = a->b;
 	struct regen_streams *out = a->out;
@@ -1265,6 +1277,7 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 	size_t n = a->first[k + 1] - a->first[k], l;
 	uint32_t ncs;
 
+	sort_runs(b->segs, b->order + a->first[k], tmp, n);
 	memset(bl, 0, (n + 1) * sizeof(*bl));
 	for (l = 0; l < b->nlosses; l++)
 		if (affects(&b->losses[l], SEG(s, 0).owner))
@@ -1279,15 +1292,16 @@ static void *assembler(void *arg)
 	struct assembly *a = arg;
 	struct boundary_loss *bl = calloc(a->most + 1, sizeof(*bl));
 	struct child_start *cs = malloc((a->out->nforks ? a->out->nforks : 1) * sizeof(*cs));
-	uint32_t k;
+	uint32_t *tmp = malloc((a->most + 1) * sizeof(*tmp)), k;
 
 	while ((k = __atomic_fetch_add(&a->next, 1, __ATOMIC_RELAXED)) < a->out->nstreams) {
-		a->err[k] = bl && cs ? assemble_stream(a, k, bl, cs) : -PT_ENOMEM;
+		a->err[k] = bl && cs && tmp ? assemble_stream(a, k, bl, cs, tmp) : -PT_ENOMEM;
 		if (a->err[k])
 			break;	/* the others finish theirs; the first failure is returned */
 	}
 	free(bl);
 	free(cs);
+	free(tmp);
 	return NULL;
 }
 
@@ -1355,12 +1369,10 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	if (err)
 		goto out;
 	order_losses(b);
-	err = sort_segments(b);
+	err = group_segments(b);
 	if (err)
 		goto out;
-	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
-			nstreams++;
+	nstreams = b->nowners;
 	if (nstreams > UINT32_MAX - 1) {
 		err = -PT_EOVERFLOW;
 		goto out;
@@ -1370,7 +1382,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
-	a.first = malloc((nstreams + 1) * sizeof(*a.first));
+	a.first = b->first;
 	a.err = calloc(nstreams + 1, sizeof(*a.err));
 	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
@@ -1378,10 +1390,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		err = -PT_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
-			a.first[out->nstreams++] = i;
-	a.first[out->nstreams] = b->nsegs;
+	out->nstreams = (uint32_t)nstreams;
 	for (i = 0; i < out->nstreams; i++)
 		if (a.first[i + 1] - a.first[i] > a.most)
 			a.most = a.first[i + 1] - a.first[i];
@@ -1400,7 +1409,6 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	}
 out:
 	free(byc);
-	free(a.first);
 	free(a.err);
 	builder_free(b);
 	return err;
