@@ -992,31 +992,37 @@ static void copied(struct store *st, size_t m0, size_t m1)
  * One owner's stream from its segments [s, s + n) (sorted), the losses at
  * their boundaries bl and the forked children's starts cs: its own store's
  * arrays when it has one store, in order, and nothing to insert; else a
- * copy in order, and its stores freed.
+ * copy in order, and its stores (own[0, nown): every one of the owner's)
+ * freed. Its sizes are its stores': a store holds its owner's segments on
+ * one CPU one after another, each segment's bits, markers and resets (its
+ * first one at its start) and nothing else.
  */
 static int assemble(struct regen_streams_builder *b, const struct regen_streams *out,
 		    struct seg_view s, size_t n, const struct boundary_loss *bl,
-		    const struct child_start *cs, uint32_t ncs, struct regen_stream *st,
-		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
-		    uint64_t **resets_out)
+		    const struct child_start *cs, uint32_t ncs, const uint32_t *own, uint32_t nown,
+		    struct regen_stream *st, uint64_t **bits_out, struct regen_marker **markers_out,
+		    uint64_t **segs_out, uint64_t **resets_out)
 {
 	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
-	struct store *one = &b->stores[SEG(s, 0).store];
+	struct store *one = &b->stores[own[0]];
 	struct regen_marker *m;
 	size_t j, k, nr = 0;
 	uint32_t c = 0;
-	int in_place = !ncs;
+	int in_place = !ncs && nown == 1;
 
 	for (j = 0; j <= n; j++) {
 		nmarkers += bl[j].set;
 		in_place &= !bl[j].set;
-		if (j == n)
-			break;
-		nbits += SEG(s, j).bit1 - SEG(s, j).bit0;
-		nmarkers += SEG(s, j).m1 - SEG(s, j).m0;
-		nresets += 1 + SEG(s, j).r1 - SEG(s, j).r0;
-		in_place &= SEG(s, j).store == SEG(s, 0).store && (!j || SEG(s, j).seq > SEG(s, j - 1).seq);
 	}
+	for (c = 0; c < nown; c++) {
+		nbits += b->stores[own[c]].nbits;
+		nmarkers += b->stores[own[c]].nmarkers;
+		nresets += b->stores[own[c]].nresets;
+	}
+	c = 0;
+	/* one store: the stream when its segments are in recording order */
+	for (j = 1; in_place && j < n; j++)
+		in_place = SEG(s, j).seq > SEG(s, j - 1).seq;
 	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || nresets > UINT32_MAX)
 		return -PT_EOVERFLOW;
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
@@ -1081,8 +1087,8 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
 	/* what this owner recorded is in its stream now */
-	for (j = 0; j < n; j++)
-		store_free(&b->stores[SEG(s, j).store]);
+	for (c = 0; c < nown; c++)
+		store_free(&b->stores[own[c]]);
 	return 0;
 }
 
@@ -1258,6 +1264,8 @@ struct assembly {
 	struct regen_streams *out;
 	const uint32_t *byc;		/* forks by child (child_starts) */
 	const size_t *first;		/* per stream: its first segment; [nstreams]: nsegs */
+	uint32_t *stores;		/* the stores by owner: stream k's from store_first[k] */
+	uint32_t *store_first;		/* [nstreams]: nstores */
 	size_t most;			/* segments of the stream that has most */
 	uint32_t next;			/* streams taken (atomic) */
 	int *err;			/* per stream */
@@ -1283,8 +1291,10 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 		if (affects(&b->losses[l], SEG(s, 0).owner))
 			mark_boundaries(s, n, &b->losses[l], SEG(s, 0).owner, bl);
 	ncs = child_starts(out, a->byc, s, n, cs);
-	return assemble(b, out, s, n, bl, cs, ncs, &out->streams[k], &out->bits_store[k],
-			&out->marker_store[k], &out->seg_store[k], &out->reset_store[k]);
+	return assemble(b, out, s, n, bl, cs, ncs, a->stores + a->store_first[k],
+			a->store_first[k + 1] - a->store_first[k], &out->streams[k],
+			&out->bits_store[k], &out->marker_store[k], &out->seg_store[k],
+			&out->reset_store[k]);
 }
 
 static void *assembler(void *arg)
@@ -1346,6 +1356,41 @@ static int assemble_all(struct assembly *a, unsigned int jobs)
 	return a->err[a->out->nstreams - 1];
 }
 
+static int by_store_owner(const void *x, const void *y, void *stores)
+{
+	const struct store *st = stores;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+
+	if (st[i].owner != st[j].owner)
+		return st[i].owner < st[j].owner ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* a->stores and a->store_first: each stream's stores (every owner has one). Returns 0 or -PT_ENOMEM. */
+static int stores_by_owner(struct assembly *a)
+{
+	struct regen_streams_builder *b = a->b;
+	uint32_t i, k, n = b->nstores;
+
+	a->stores = malloc((n + 1) * sizeof(*a->stores));
+	a->store_first = malloc((a->out->nstreams + 1) * sizeof(*a->store_first));
+	if (!a->stores || !a->store_first)
+		return -PT_ENOMEM;
+	for (i = 0; i < n; i++)
+		a->stores[i] = i;
+	qsort_r(a->stores, n, sizeof(*a->stores), by_store_owner, b->stores);
+	/* the streams and the stores both by owner */
+	for (i = 0, k = 0; k < a->out->nstreams; k++) {
+		uint64_t owner = b->segs[b->order[a->first[k]]].owner;
+
+		while (i < n && b->stores[a->stores[i]].owner < owner)
+			i++;
+		a->store_first[k] = i;
+	}
+	a->store_first[a->out->nstreams] = n;
+	return 0;
+}
+
 int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out)
 {
 	struct assembly a = { .b = b, .out = out };
@@ -1398,6 +1443,9 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		byc[f] = f;
 	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);
 	a.byc = byc;
+	err = stores_by_owner(&a);
+	if (err)
+		goto out;
 	err = assemble_all(&a, b->jobs);
 	if (err)
 		goto out;
@@ -1410,6 +1458,8 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 out:
 	free(byc);
 	free(a.err);
+	free(a.stores);
+	free(a.store_first);
 	builder_free(b);
 	return err;
 }
