@@ -471,7 +471,7 @@ static unsigned int plan_lanes(const struct tracefile *tf, unsigned int jobs, st
 	return n;
 }
 
-/* Whether r's CPU comes before s's, or (the same CPU) r came first. */
+/* qsort_r order of indexes of recs: by CPU, then (one CPU's) by index. */
 static int by_cpu(const void *a, const void *b, void *recs)
 {
 	const struct tr_rec *r = recs;
