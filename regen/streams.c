@@ -990,7 +990,7 @@ static void copied(struct store *st, size_t m0, size_t m1)
 
 /*
  * One owner's stream from its segments [s, s + n) (sorted), the losses at
- * their boundaries bl and the forked children's starts cs: its own store's
+ * their boundaries bl (NULL: none) and the forked children's starts cs: its own store's
  * arrays when it has one store, in order, and nothing to insert; else a
  * copy in order, and its stores (own[0, nown): every one of the owner's)
  * freed. Its sizes are its stores': a store holds its owner's segments on
@@ -1010,7 +1010,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	uint32_t c = 0;
 	int in_place = !ncs && nown == 1;
 
-	for (j = 0; j <= n; j++) {
+	for (j = 0; bl && j <= n; j++) {
 		nmarkers += bl[j].set;
 		in_place &= !bl[j].set;
 	}
@@ -1063,7 +1063,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	for (j = 0; j <= n; j++) {
 		const struct store *from;
 
-		if (bl[j].set)
+		if (bl && bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
@@ -1170,6 +1170,28 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b);
 }
 
+/*
+ * n bytes from src to dst, a MiB at a time, each MiB's whole pages of src
+ * leaving resident memory once copied (src is never read again and is
+ * freed after), so that a large array moved is not held twice.
+ */
+static void move_out(void *dst, void *src, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t done, step;
+
+	for (done = 0; done < n; done += step) {
+		step = n - done < (1u << 20) ? n - done : (1u << 20);
+		memcpy((char *)dst + done, (char *)src + done, step);
+		if (page & (page - 1))
+			continue;
+		lo = ((uintptr_t)src + done + page - 1) & ~(page - 1);
+		hi = ((uintptr_t)src + done + step) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+}
+
 int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams_builder *from)
 {
 	size_t segs = into->nsegs, losses = into->nlosses, cap, i, j;
@@ -1223,12 +1245,10 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		for (j = 0; j < into->stores[k].nmarkers; j++)
 			if (into->stores[k].markers[j].type == REGEN_M_FORK)
 				into->stores[k].markers[j].arg += forks;
+	move_out(into->segs + segs, from->segs, from->nsegs * sizeof(*from->segs));
 	for (i = 0; i < from->nsegs; i++) {
-		struct segment *sg = &into->segs[segs + i];
-
-		*sg = from->segs[i];
-		sg->seq += (uint32_t)segs;
-		sg->store += stores;
+		into->segs[segs + i].seq += (uint32_t)segs;
+		into->segs[segs + i].store += stores;
 	}
 	into->nsegs += from->nsegs;
 	memcpy(into->losses + losses, from->losses, from->nlosses * sizeof(*from->losses));
@@ -1284,14 +1304,19 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 	struct seg_view s = { b->segs, b->order + a->first[k] };
 	size_t n = a->first[k + 1] - a->first[k], l;
 	uint32_t ncs;
+	int hit = 0;
 
 	sort_runs(b->segs, b->order + a->first[k], tmp, n);
-	memset(bl, 0, (n + 1) * sizeof(*bl));
 	for (l = 0; l < b->nlosses; l++)
-		if (affects(&b->losses[l], SEG(s, 0).owner))
+		if (affects(&b->losses[l], SEG(s, 0).owner)) {
+			/* bl is touched only for a stream a loss may touch */
+			if (!hit)
+				memset(bl, 0, (n + 1) * sizeof(*bl));
+			hit = 1;
 			mark_boundaries(s, n, &b->losses[l], SEG(s, 0).owner, bl);
+		}
 	ncs = child_starts(out, a->byc, s, n, cs);
-	return assemble(b, out, s, n, bl, cs, ncs, a->stores + a->store_first[k],
+	return assemble(b, out, s, n, hit ? bl : NULL, cs, ncs, a->stores + a->store_first[k],
 			a->store_first[k + 1] - a->store_first[k], &out->streams[k],
 			&out->bits_store[k], &out->marker_store[k], &out->seg_store[k],
 			&out->reset_store[k]);
