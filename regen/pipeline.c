@@ -351,21 +351,45 @@ static void *relay_cut(void *arg)
 	}
 }
 
-/* The pages decoded into c: on this thread alone, or relayed to a cutting thread. */
-static int decode(struct pr_trace *t, struct cut *c)
+/*
+ * A thread's share of the pages: its CPUs' (every CPU's when it is the
+ * only one), decoded in file order with decoding state of its own (rs)
+ * and cut into a stream builder of its own (c), which pr_trace_streams
+ * merges; the windows relayed to a cutting thread of its own when there
+ * are threads to spare.
+ */
+struct lane {
+	const struct pr_trace *t;
+	uint8_t *cpus;			/* cpus[c]: CPU c is this lane's (NULL: every CPU) */
+	uint32_t ncpus;
+	struct tr_records *rs;		/* the first lane's is t->rs */
+	struct tr_records own;
+	struct cut c;
+	int relay;
+	int err;			/* the decoder's or its cutter's */
+	int started;			/* on a thread of its own (th) */
+	pthread_t th;
+};
+
+/* l's pages decoded into l->c: on this thread alone, or relayed to a cutting thread. */
+static int lane_decode(struct lane *l)
 {
-	struct relay r = { .c = c };
+	const struct pr_trace *t = l->t;
+	struct relay r = { .c = &l->c };
 	pthread_t th;
 	int err;
 
-	if (t->jobs < 2)
-		return tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
+	if (!l->relay)
+		return tr_decode_tracefile_cpus(l->rs, &t->tf, l->cpus, l->ncpus, t->window,
+						cut_window, &l->c);
 	pthread_mutex_init(&r.mu, NULL);
 	pthread_cond_init(&r.cv, NULL);
 	if (pthread_create(&th, NULL, relay_cut, &r)) {
-		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, cut_window, c);
+		err = tr_decode_tracefile_cpus(l->rs, &t->tf, l->cpus, l->ncpus, t->window,
+					       cut_window, &l->c);
 	} else {
-		err = tr_decode_tracefile_each(&t->rs, &t->tf, t->window, relay_window, &r);
+		err = tr_decode_tracefile_cpus(l->rs, &t->tf, l->cpus, l->ncpus, t->window,
+					       relay_window, &r);
 		pthread_mutex_lock(&r.mu);
 		r.done = 1;
 		pthread_cond_broadcast(&r.cv);
@@ -381,6 +405,179 @@ static int decode(struct pr_trace *t, struct cut *c)
 	free(r.win[0].words);
 	free(r.win[1].recs);
 	free(r.win[1].words);
+	return err;
+}
+
+static void *lane_run(void *arg)
+{
+	struct lane *l = arg;
+
+	l->err = lane_decode(l);
+	return NULL;
+}
+
+/*
+ * How many lanes the pages go to (at most jobs, at most one per CPU with
+ * pages) and which CPUs each decodes: the CPUs by their bytes, largest
+ * first, each to the lane with fewest bytes so far. Each lane's cpus set
+ * (but for one lane alone: every CPU). Returns how many, or 0 without
+ * memory.
+ */
+static unsigned int plan_lanes(const struct tracefile *tf, unsigned int jobs, struct lane *lanes)
+{
+	uint64_t *bytes, *load;
+	uint32_t ncpus = 0, present = 0, c, best, i;
+	unsigned int n, k, low;
+
+	for (i = 0; i < tf->npages; i++)
+		if (tf->pages[i].cpu + 1 > ncpus)
+			ncpus = tf->pages[i].cpu + 1;
+	bytes = calloc(ncpus + 1, sizeof(*bytes));
+	load = calloc(jobs + 1, sizeof(*load));
+	if (!bytes || !load) {
+		free(bytes);
+		free(load);
+		return 0;
+	}
+	/* a section of no pages still makes its CPU one to decode */
+	for (i = 0; i < tf->npages; i++)
+		bytes[tf->pages[i].cpu] += tf->pages[i].bytes + 1;
+	for (c = 0; c < ncpus; c++)
+		present += bytes[c] > 0;
+	n = jobs < present ? jobs : present;
+	if (n < 2)
+		n = 1;	/* every CPU (or none) on one lane: cpus NULL */
+	for (k = 0; n > 1 && k < n; k++) {
+		lanes[k].ncpus = ncpus;
+		lanes[k].cpus = calloc(ncpus, 1);
+		if (!lanes[k].cpus)
+			n = 0;
+	}
+	while (n > 1) {
+		for (best = 0, c = 1; c < ncpus; c++)
+			if (bytes[c] > bytes[best])
+				best = c;
+		if (!bytes[best])
+			break;
+		for (low = 0, k = 1; k < n; k++)
+			if (load[k] < load[low])
+				low = k;
+		lanes[low].cpus[best] = 1;
+		load[low] += bytes[best];
+		bytes[best] = 0;
+	}
+	free(bytes);
+	free(load);
+	return n;
+}
+
+/* qsort_r order of indexes of recs: by CPU, then (one CPU's) by index. */
+static int by_cpu(const void *a, const void *b, void *recs)
+{
+	const struct tr_rec *r = recs;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	if (r[x].cpu != r[y].cpu)
+		return r[x].cpu < r[y].cpu ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The records the lanes kept, into kept: each CPU's in recording order,
+ * CPU by CPU, whatever lane decoded it. Returns 0 or -PT_ENOMEM.
+ */
+static int kept_by_cpu(struct lane *lanes, unsigned int n, struct tr_records *kept)
+{
+	struct tr_records all = { .n = 0 };
+	size_t *ix, i;
+	unsigned int k;
+	int err = 0;
+
+	memset(kept, 0, sizeof(*kept));
+	for (k = 0; k < n && !err; k++)
+		for (i = 0; i < lanes[k].c.kept.n && !err; i++)
+			err = tr_records_copy(&all, &lanes[k].c.kept, &lanes[k].c.kept.recs[i]);
+	ix = malloc((all.n + 1) * sizeof(*ix));
+	if (!ix)
+		err = -PT_ENOMEM;
+	for (i = 0; !err && i < all.n; i++)
+		ix[i] = i;
+	if (!err)
+		qsort_r(ix, all.n, sizeof(*ix), by_cpu, all.recs);
+	for (i = 0; !err && i < all.n; i++)
+		err = tr_records_copy(kept, &all, &all.recs[ix[i]]);
+	free(ix);
+	free(all.recs);
+	free(all.words);
+	return err;
+}
+
+/*
+ * The pages decoded and cut into c on the lanes, each CPU's pages by one,
+ * their builders merged into c's and their counts summed into t->rs.
+ * Returns 0, -PT_ENOMEM, the decoder's error (a lane's, the first), or
+ * the builder's (c->err, as the lane that met it).
+ */
+static int decode(struct pr_trace *t, struct cut *c)
+{
+	unsigned int jobs = t->jobs ? t->jobs : 1, n, k;
+	struct lane *lanes = calloc(jobs, sizeof(*lanes));
+	int err = 0;
+
+	n = lanes ? plan_lanes(&t->tf, jobs, lanes) : 0;
+	for (k = 0; k < n; k++) {
+		struct lane *l = &lanes[k];
+
+		l->t = t;
+		l->rs = k ? &l->own : &t->rs;
+		l->c.edges = c->edges;
+		l->c.nedges = c->nedges;
+		/* a cutting thread each, when there are threads for it */
+		l->relay = jobs >= 2 * n;
+		if (k)
+			l->err = regen_streams_begin(&l->c.b, 1);
+		else
+			l->c.b = c->b;
+	}
+	for (k = 1; k < n; k++)
+		if (!lanes[k].err && lanes[k].c.b)
+			lanes[k].started = !pthread_create(&lanes[k].th, NULL, lane_run, &lanes[k]);
+	if (n)
+		lanes[0].err = lane_decode(&lanes[0]);
+	for (k = 1; k < n; k++) {
+		if (lanes[k].started)
+			pthread_join(lanes[k].th, NULL);
+		else if (!lanes[k].err)
+			lanes[k].err = lane_decode(&lanes[k]);
+	}
+	if (!n)
+		err = -PT_ENOMEM;
+	for (k = 0; k < n; k++) {
+		struct lane *l = &lanes[k];
+
+		c->dropped += l->c.dropped;
+		c->missed += l->c.missed;
+		if (!c->err)
+			c->err = l->c.err;
+		if (!err || l->err == -PT_ENOMEM)
+			err = l->err;
+		if (k) {
+			tr_records_add_counts(&t->rs, &l->own);
+			tr_records_free(&l->own);
+			/* the builder's error (c->err) stays in c's builder */
+			if (l->c.b && regen_streams_merge(c->b, l->c.b) == -PT_ENOMEM)
+				err = -PT_ENOMEM;
+		}
+	}
+	/* what the lanes kept before an error too: the streams before it are used */
+	if (err != -PT_ENOMEM && kept_by_cpu(lanes, n, &c->kept))
+		err = -PT_ENOMEM;
+	for (k = 0; lanes && k < jobs; k++) {
+		free(lanes[k].c.kept.recs);
+		free(lanes[k].c.kept.words);
+		free(lanes[k].cpus);
+	}
+	free(lanes);
 	return err;
 }
 

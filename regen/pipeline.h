@@ -35,9 +35,13 @@ struct pr_trace {
 	int err;			/* the first problem's PT_E* of the file, pages or model, or 0 */
 	int forks_resolved;		/* regen_forks_resolve ran (pr_trace_walk) */
 	/*
-	 * Threads pr_trace_streams may use (0, 1: the caller's alone): one
-	 * decodes the pages while another cuts the records into streams, then
-	 * all assemble the owners' streams. The streams are the same for any.
+	 * Threads pr_trace_streams may use (0, 1: the caller's alone): the
+	 * CPUs with pages shared out among up to jobs of them, each decoding
+	 * its CPUs' pages and cutting their records into a stream builder of
+	 * its own (a CPU's pages in order, by one thread), the builders then
+	 * merged; a thread to spare per CPU (one CPU and -j 2) cuts while
+	 * another decodes. Then all assemble the owners' streams. The streams,
+	 * the records kept and the counts are the same for any.
 	 */
 	unsigned int jobs;
 	size_t window;			/* records decoded before they are cut (0: 65536) */

@@ -105,7 +105,9 @@ struct cpu_cut {
 struct regen_streams_builder {
 	struct segment *segs;		/* in creation order */
 	size_t nsegs, capsegs;
-	uint32_t *order;		/* segs by owner, then stamp (sort_segments) */
+	uint32_t *order;		/* segs by owner (group_segments), then stamp (sort_runs) */
+	size_t *first;			/* per owner: its first in order; [nowners]: nsegs */
+	size_t nowners;
 	struct loss_event *losses;
 	size_t nlosses, caplosses;
 	struct store *stores;
@@ -182,21 +184,27 @@ static int by_owner(const void *a, const void *b)
 }
 
 /*
- * b->order: b->segs by (owner, stamp, CPU, recording order): owners through a
- * hash table (few distinct), each owner's segments by sort_runs. Returns 0
- * or -PT_ENOMEM.
+ * b->order: b->segs by owner, each owner's in creation order from
+ * b->first[owner] (owners by number, through a hash table: few distinct);
+ * sort_runs then puts each owner's in order (assemble_stream, on the
+ * thread that assembles it). Returns 0 or -PT_ENOMEM.
  */
-static int sort_segments(struct regen_streams_builder *b)
+static int group_segments(struct regen_streams_builder *b)
 {
 	size_t n = b->nsegs, cap = 16, i, nown = 0;
 	struct owner_slot *slots;
 	struct owner_rank *ranks = NULL;
-	uint32_t *sid = NULL, *rank = NULL, *start = NULL, *idx = NULL, *tmp = NULL;
+	uint32_t *sid = NULL, *rank = NULL, *idx = NULL;
+	size_t *start = NULL;
 	int err = -PT_ENOMEM;
 
 	if (n < 2) {
 		b->order = calloc(n + 1, sizeof(*b->order));
-		return b->order ? 0 : -PT_ENOMEM;
+		b->first = calloc(2, sizeof(*b->first));
+		b->nowners = n;
+		if (b->first)
+			b->first[1] = n;
+		return b->order && b->first ? 0 : -PT_ENOMEM;
 	}
 	/* every owner has a store: they bound the owners */
 	while (cap < 2 * (size_t)b->nstores)
@@ -204,8 +212,7 @@ static int sort_segments(struct regen_streams_builder *b)
 	slots = calloc(cap, sizeof(*slots));
 	sid = malloc(n * sizeof(*sid));
 	idx = malloc(n * sizeof(*idx));
-	tmp = malloc(n * sizeof(*tmp));
-	if (!slots || !sid || !idx || !tmp)
+	if (!slots || !sid || !idx)
 		goto out;
 	for (i = 0; i < n; i++) {
 		uint64_t o = b->segs[i].owner;
@@ -241,11 +248,12 @@ static int sort_segments(struct regen_streams_builder *b)
 	for (i = nown; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
-	for (i = 0; i < nown; i++)
-		sort_runs(b->segs, idx + start[i], tmp + start[i], start[i + 1] - start[i]);
 	/* the order, not the segments, moves: they are read through it */
 	b->order = idx;
+	b->first = start;
+	b->nowners = nown;
 	idx = NULL;
+	start = NULL;
 	err = 0;
 out:
 	free(slots);
@@ -254,7 +262,6 @@ out:
 	free(rank);
 	free(start);
 	free(idx);
-	free(tmp);
 	return err;
 }
 
@@ -541,27 +548,37 @@ static size_t store_hash(uint64_t owner, uint32_t cpu, uint32_t cap)
 	return (size_t)(((owner ^ ((uint64_t)cpu << 48)) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 }
 
+/* b's table of stores, of room for twice n of them. Returns 0 or -PT_ENOMEM. */
+static int store_table(struct regen_streams_builder *b, size_t n)
+{
+	uint32_t ncap = b->hash_cap ? b->hash_cap : 64, *t;
+	size_t h, i;
+
+	while (ncap < 2 * n)
+		ncap *= 2;
+	t = calloc(ncap, sizeof(*t));
+	if (!t)
+		return -PT_ENOMEM;
+	for (i = 0; i < b->nstores; i++) {
+		h = store_hash(b->stores[i].owner, b->stores[i].cpu, ncap);
+		while (t[h])
+			h = (h + 1) & (ncap - 1);
+		t[h] = (uint32_t)i + 1;
+	}
+	free(b->store_hash);
+	b->store_hash = t;
+	b->hash_cap = ncap;
+	return 0;
+}
+
 /* The store of (owner, cpu), made at its first segment; UINT32_MAX without memory. */
 static uint32_t store_of(struct regen_streams_builder *b, uint64_t owner, uint32_t cpu)
 {
 	struct store *st;
-	size_t h, i, cap;
+	size_t h, cap;
 
-	if (2 * (b->nstores + 1) > b->hash_cap) {
-		uint32_t ncap = b->hash_cap ? 2 * b->hash_cap : 64, *t = calloc(ncap, sizeof(*t));
-
-		if (!t)
-			return UINT32_MAX;
-		for (i = 0; i < b->nstores; i++) {
-			h = store_hash(b->stores[i].owner, b->stores[i].cpu, ncap);
-			while (t[h])
-				h = (h + 1) & (ncap - 1);
-			t[h] = (uint32_t)i + 1;
-		}
-		free(b->store_hash);
-		b->store_hash = t;
-		b->hash_cap = ncap;
-	}
+	if (2 * (b->nstores + 1) > b->hash_cap && store_table(b, b->nstores + 1))
+		return UINT32_MAX;
 	h = store_hash(owner, cpu, b->hash_cap);
 	for (; b->store_hash[h]; h = (h + 1) & (b->hash_cap - 1)) {
 		st = &b->stores[b->store_hash[h] - 1];
@@ -973,33 +990,39 @@ static void copied(struct store *st, size_t m0, size_t m1)
 
 /*
  * One owner's stream from its segments [s, s + n) (sorted), the losses at
- * their boundaries bl and the forked children's starts cs: its own store's
+ * their boundaries bl (NULL: none) and the forked children's starts cs: its own store's
  * arrays when it has one store, in order, and nothing to insert; else a
- * copy in order, and its stores freed.
+ * copy in order, and its stores (own[0, nown): every one of the owner's)
+ * freed. Its sizes are its stores': a store holds its owner's segments on
+ * one CPU one after another, each segment's bits, markers and resets (its
+ * first one at its start) and nothing else.
  */
 static int assemble(struct regen_streams_builder *b, const struct regen_streams *out,
 		    struct seg_view s, size_t n, const struct boundary_loss *bl,
-		    const struct child_start *cs, uint32_t ncs, struct regen_stream *st,
-		    uint64_t **bits_out, struct regen_marker **markers_out, uint64_t **segs_out,
-		    uint64_t **resets_out)
+		    const struct child_start *cs, uint32_t ncs, const uint32_t *own, uint32_t nown,
+		    struct regen_stream *st, uint64_t **bits_out, struct regen_marker **markers_out,
+		    uint64_t **segs_out, uint64_t **resets_out)
 {
 	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
-	struct store *one = &b->stores[SEG(s, 0).store];
+	struct store *one = &b->stores[own[0]];
 	struct regen_marker *m;
 	size_t j, k, nr = 0;
 	uint32_t c = 0;
-	int in_place = !ncs;
+	int in_place = !ncs && nown == 1;
 
-	for (j = 0; j <= n; j++) {
+	for (j = 0; bl && j <= n; j++) {
 		nmarkers += bl[j].set;
 		in_place &= !bl[j].set;
-		if (j == n)
-			break;
-		nbits += SEG(s, j).bit1 - SEG(s, j).bit0;
-		nmarkers += SEG(s, j).m1 - SEG(s, j).m0;
-		nresets += 1 + SEG(s, j).r1 - SEG(s, j).r0;
-		in_place &= SEG(s, j).store == SEG(s, 0).store && (!j || SEG(s, j).seq > SEG(s, j - 1).seq);
 	}
+	for (c = 0; c < nown; c++) {
+		nbits += b->stores[own[c]].nbits;
+		nmarkers += b->stores[own[c]].nmarkers;
+		nresets += b->stores[own[c]].nresets;
+	}
+	c = 0;
+	/* one store: the stream when its segments are in recording order */
+	for (j = 1; in_place && j < n; j++)
+		in_place = SEG(s, j).seq > SEG(s, j - 1).seq;
 	if (nbits > MAX_STREAM_BITS || nmarkers > UINT32_MAX || nresets > UINT32_MAX)
 		return -PT_EOVERFLOW;
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
@@ -1040,7 +1063,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	for (j = 0; j <= n; j++) {
 		const struct store *from;
 
-		if (bl[j].set)
+		if (bl && bl[j].set)
 			boundary_marker(m++, pos, &bl[j]);
 		if (j == n)
 			break;
@@ -1064,8 +1087,8 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
 	/* what this owner recorded is in its stream now */
-	for (j = 0; j < n; j++)
-		store_free(&b->stores[SEG(s, j).store]);
+	for (c = 0; c < nown; c++)
+		store_free(&b->stores[own[c]]);
 	return 0;
 }
 
@@ -1140,10 +1163,119 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b->cpus);
 	free(b->segs);
 	free(b->order);
+	free(b->first);
 	free(b->losses);
 	free(b->forks);
 	free(b->fork_cpu);
 	free(b);
+}
+
+/*
+ * n bytes from src to dst, a MiB at a time, each MiB's whole pages of src
+ * leaving resident memory once copied (src is never read again and is
+ * freed after), so that a large array moved is not held twice.
+ */
+static void move_out(void *dst, void *src, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo, hi;
+	size_t done, step;
+
+	for (done = 0; done < n; done += step) {
+		step = n - done < (1u << 20) ? n - done : (1u << 20);
+		memcpy((char *)dst + done, (char *)src + done, step);
+		if (page & (page - 1))
+			continue;
+		lo = ((uintptr_t)src + done + page - 1) & ~(page - 1);
+		hi = ((uintptr_t)src + done + step) & ~(page - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	}
+}
+
+int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams_builder *from)
+{
+	size_t segs = into->nsegs, losses = into->nlosses, cap, i, j;
+	uint32_t stores = into->nstores, forks = into->nforks, k;
+	int err = into->err ? into->err : from->err;
+
+	for (i = 0; i < from->ncpus && !err; i++)
+		for (j = 0; j < into->ncpus; j++)
+			if (from->cpus[i].cpu == into->cpus[j].cpu)
+				err = -PT_EINVAL;
+	if (!err && ((uint64_t)segs + from->nsegs > UINT32_MAX ||
+		     (uint64_t)stores + from->nstores >= UINT32_MAX ||
+		     (uint64_t)forks + from->nforks > UINT32_MAX))
+		err = -PT_EOVERFLOW;
+	if (err)
+		goto out;
+	err = -PT_ENOMEM;
+	cap = into->capsegs;
+	if (reserve((void **)&into->segs, &cap, segs, from->nsegs, sizeof(*into->segs)))
+		goto out;
+	into->capsegs = cap;
+	cap = into->caplosses;
+	if (reserve((void **)&into->losses, &cap, losses, from->nlosses, sizeof(*into->losses)))
+		goto out;
+	into->caplosses = cap;
+	cap = into->capstores;
+	if (reserve((void **)&into->stores, &cap, stores, from->nstores, sizeof(*into->stores)))
+		goto out;
+	into->capstores = (uint32_t)cap;
+	cap = into->capforks;
+	if (reserve((void **)&into->forks, &cap, forks, from->nforks, sizeof(*into->forks)))
+		goto out;
+	cap = into->capforks;
+	if (reserve((void **)&into->fork_cpu, &cap, forks, from->nforks, sizeof(*into->fork_cpu)))
+		goto out;
+	into->capforks = (uint32_t)cap;
+	cap = into->capcpus;
+	if (reserve((void **)&into->cpus, &cap, into->ncpus, from->ncpus, sizeof(*into->cpus)))
+		goto out;
+	into->capcpus = (uint32_t)cap;
+	/* the stores' table before they move: nothing fails after it */
+	into->nstores += from->nstores;
+	memcpy(into->stores + stores, from->stores, from->nstores * sizeof(*from->stores));
+	if (store_table(into, into->nstores)) {
+		into->nstores = stores;
+		goto out;
+	}
+	from->nstores = 0;	/* into's now */
+	/* from's parts numbered after into's */
+	for (k = stores; forks && k < into->nstores; k++)
+		for (j = 0; j < into->stores[k].nmarkers; j++)
+			if (into->stores[k].markers[j].type == REGEN_M_FORK)
+				into->stores[k].markers[j].arg += forks;
+	move_out(into->segs + segs, from->segs, from->nsegs * sizeof(*from->segs));
+	for (i = 0; i < from->nsegs; i++) {
+		into->segs[segs + i].seq += (uint32_t)segs;
+		into->segs[segs + i].store += stores;
+	}
+	into->nsegs += from->nsegs;
+	memcpy(into->losses + losses, from->losses, from->nlosses * sizeof(*from->losses));
+	into->nlosses += from->nlosses;
+	if (from->nforks) {
+		memcpy(into->forks + forks, from->forks, from->nforks * sizeof(*from->forks));
+		memcpy(into->fork_cpu + forks, from->fork_cpu, from->nforks * sizeof(*from->fork_cpu));
+	}
+	into->nforks += from->nforks;
+	for (i = 0; i < from->ncpus; i++) {
+		struct cpu_cut *c = &into->cpus[into->ncpus++];
+
+		*c = from->cpus[i];
+		c->seg += segs;
+		c->first_pending += losses;
+	}
+	into->unowned_records += from->unowned_records;
+	into->unowned_bits += from->unowned_bits;
+	into->counters_records += from->counters_records;
+	into->loss_records += from->loss_records;
+	builder_free(from);
+	return 0;
+out:
+	if (!into->err)
+		into->err = err;
+	builder_free(from);
+	return err;
 }
 
 /* The owners' streams being assembled, by one thread or several. */
@@ -1151,29 +1283,43 @@ struct assembly {
 	struct regen_streams_builder *b;
 	struct regen_streams *out;
 	const uint32_t *byc;		/* forks by child (child_starts) */
-	size_t *first;			/* per stream: its first segment; [nstreams]: nsegs */
+	const size_t *first;		/* per stream: its first segment; [nstreams]: nsegs */
+	uint32_t *stores;		/* the stores by owner: stream k's from store_first[k] */
+	uint32_t *store_first;		/* [nstreams]: nstores */
 	size_t most;			/* segments of the stream that has most */
 	uint32_t next;			/* streams taken (atomic) */
 	int *err;			/* per stream */
 };
 
-/* Stream k: its boundaries' losses, its forked starts, then assemble. */
+/*
+ * Stream k: its segments in order (by stamp, then CPU, then recording
+ * order: sort_runs), its boundaries' losses, its forked starts, then
+ * assemble.
+ */
 static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss *bl,
-			   struct child_start *cs)
+			   struct child_start *cs, uint32_t *tmp)
 {
 	struct regen_streams_builder *b = a->b;
 	struct regen_streams *out = a->out;
 	struct seg_view s = { b->segs, b->order + a->first[k] };
 	size_t n = a->first[k + 1] - a->first[k], l;
 	uint32_t ncs;
+	int hit = 0;
 
-	memset(bl, 0, (n + 1) * sizeof(*bl));
+	sort_runs(b->segs, b->order + a->first[k], tmp, n);
 	for (l = 0; l < b->nlosses; l++)
-		if (affects(&b->losses[l], SEG(s, 0).owner))
+		if (affects(&b->losses[l], SEG(s, 0).owner)) {
+			/* bl is touched only for a stream a loss may touch */
+			if (!hit)
+				memset(bl, 0, (n + 1) * sizeof(*bl));
+			hit = 1;
 			mark_boundaries(s, n, &b->losses[l], SEG(s, 0).owner, bl);
+		}
 	ncs = child_starts(out, a->byc, s, n, cs);
-	return assemble(b, out, s, n, bl, cs, ncs, &out->streams[k], &out->bits_store[k],
-			&out->marker_store[k], &out->seg_store[k], &out->reset_store[k]);
+	return assemble(b, out, s, n, hit ? bl : NULL, cs, ncs, a->stores + a->store_first[k],
+			a->store_first[k + 1] - a->store_first[k], &out->streams[k],
+			&out->bits_store[k], &out->marker_store[k], &out->seg_store[k],
+			&out->reset_store[k]);
 }
 
 static void *assembler(void *arg)
@@ -1181,15 +1327,16 @@ static void *assembler(void *arg)
 	struct assembly *a = arg;
 	struct boundary_loss *bl = calloc(a->most + 1, sizeof(*bl));
 	struct child_start *cs = malloc((a->out->nforks ? a->out->nforks : 1) * sizeof(*cs));
-	uint32_t k;
+	uint32_t *tmp = malloc((a->most + 1) * sizeof(*tmp)), k;
 
 	while ((k = __atomic_fetch_add(&a->next, 1, __ATOMIC_RELAXED)) < a->out->nstreams) {
-		a->err[k] = bl && cs ? assemble_stream(a, k, bl, cs) : -PT_ENOMEM;
+		a->err[k] = bl && cs && tmp ? assemble_stream(a, k, bl, cs, tmp) : -PT_ENOMEM;
 		if (a->err[k])
 			break;	/* the others finish theirs; the first failure is returned */
 	}
 	free(bl);
 	free(cs);
+	free(tmp);
 	return NULL;
 }
 
@@ -1234,6 +1381,41 @@ static int assemble_all(struct assembly *a, unsigned int jobs)
 	return a->err[a->out->nstreams - 1];
 }
 
+static int by_store_owner(const void *x, const void *y, void *stores)
+{
+	const struct store *st = stores;
+	uint32_t i = *(const uint32_t *)x, j = *(const uint32_t *)y;
+
+	if (st[i].owner != st[j].owner)
+		return st[i].owner < st[j].owner ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* a->stores and a->store_first: each stream's stores (every owner has one). Returns 0 or -PT_ENOMEM. */
+static int stores_by_owner(struct assembly *a)
+{
+	struct regen_streams_builder *b = a->b;
+	uint32_t i, k, n = b->nstores;
+
+	a->stores = malloc((n + 1) * sizeof(*a->stores));
+	a->store_first = malloc((a->out->nstreams + 1) * sizeof(*a->store_first));
+	if (!a->stores || !a->store_first)
+		return -PT_ENOMEM;
+	for (i = 0; i < n; i++)
+		a->stores[i] = i;
+	qsort_r(a->stores, n, sizeof(*a->stores), by_store_owner, b->stores);
+	/* the streams and the stores both by owner */
+	for (i = 0, k = 0; k < a->out->nstreams; k++) {
+		uint64_t owner = b->segs[b->order[a->first[k]]].owner;
+
+		while (i < n && b->stores[a->stores[i]].owner < owner)
+			i++;
+		a->store_first[k] = i;
+	}
+	a->store_first[a->out->nstreams] = n;
+	return 0;
+}
+
 int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out)
 {
 	struct assembly a = { .b = b, .out = out };
@@ -1257,12 +1439,10 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	if (err)
 		goto out;
 	order_losses(b);
-	err = sort_segments(b);
+	err = group_segments(b);
 	if (err)
 		goto out;
-	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
-			nstreams++;
+	nstreams = b->nowners;
 	if (nstreams > UINT32_MAX - 1) {
 		err = -PT_EOVERFLOW;
 		goto out;
@@ -1272,7 +1452,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
-	a.first = malloc((nstreams + 1) * sizeof(*a.first));
+	a.first = b->first;
 	a.err = calloc(nstreams + 1, sizeof(*a.err));
 	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
@@ -1280,10 +1460,7 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		err = -PT_ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < b->nsegs; i++)
-		if (i == 0 || b->segs[b->order[i]].owner != b->segs[b->order[i - 1]].owner)
-			a.first[out->nstreams++] = i;
-	a.first[out->nstreams] = b->nsegs;
+	out->nstreams = (uint32_t)nstreams;
 	for (i = 0; i < out->nstreams; i++)
 		if (a.first[i + 1] - a.first[i] > a.most)
 			a.most = a.first[i + 1] - a.first[i];
@@ -1291,6 +1468,9 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 		byc[f] = f;
 	qsort_r(byc, out->nforks, sizeof(*byc), by_child, out->forks);
 	a.byc = byc;
+	err = stores_by_owner(&a);
+	if (err)
+		goto out;
 	err = assemble_all(&a, b->jobs);
 	if (err)
 		goto out;
@@ -1302,8 +1482,9 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	}
 out:
 	free(byc);
-	free(a.first);
 	free(a.err);
+	free(a.stores);
+	free(a.store_first);
 	builder_free(b);
 	return err;
 }

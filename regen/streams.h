@@ -79,6 +79,16 @@ int regen_streams_add(struct regen_streams_builder *b, const struct tr_records *
 int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *out);
 void regen_streams_abort(struct regen_streams_builder *b);
 
+/*
+ * Moves what from was given into into and frees from, when their records
+ * were of different CPUs (each CPU's with one builder), so that several
+ * threads can cut their CPUs' records at once: into then holds what one
+ * builder given both's records would, and may take more records. Returns
+ * 0; the first error of either (then into keeps it, as add's); -PT_EINVAL
+ * for a CPU both were given records of; -PT_ENOMEM, -PT_EOVERFLOW.
+ */
+int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams_builder *from);
+
 void regen_streams_free(struct regen_streams *s);
 
 /*

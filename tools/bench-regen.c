@@ -5,10 +5,11 @@
  * real x86 code through cfg_build and plan_build, run by its executor with
  * the module back end executing the plans).
  *
- *   bench-regen [-n BLOCKS] [-j JOBS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]
+ *   bench-regen [-n BLOCKS] [-j JOBS] [-c CPUS] [-m witness|bits|paths] [-s SEED] [-r REPS]
+ *               [-k] [-e]
  *
  * prints one line:
- *   mode=regen blocks= jobs= engine_blocks_per_s= end_to_end_blocks_per_s=
+ *   mode=regen blocks= jobs= cpus= engine_blocks_per_s= end_to_end_blocks_per_s=
  *   peak_rss_kb= trace_bytes=
  * measured in a child process that runs pathregen's pipeline on the
  * compact trace.bin and nothing else (so peak_rss_kb, from wait4's
@@ -19,7 +20,12 @@
  *                pr_model_engine_copy, as pathregen -j gives its threads);
  *   end to end   pr_trace_load (read, pages, streams, model) + the engine,
  *                the load on JOBS threads too (struct pr_trace.jobs).
- * trace_bytes is the file's size. JOBS defaults to 1. The simulated runs
+ * trace_bytes is the file's size. JOBS defaults to 1. The recording has
+ * CPUS CPUs (1 to MAX_CPUS, default 2, as this host and bench-vm's guest),
+ * a ring buffer each: each activation starts on a random one and its task
+ * migrates to another at 1% of its probe hits, so a task's stream is
+ * segments on every CPU; with JOBS >= 2 pathregen decodes different
+ * CPUs' pages on different threads. The simulated runs
  * that make up the trace continue one another's clock, so stamps grow
  * through the file as a recording's do. The child is
  * "bench-regen -X TRACE.BIN -j JOBS -r REPS", which prints "blocks
@@ -54,7 +60,7 @@
 #include "pipeline.h"
 
 #define PAGE 4096u
-#define MAX_CPUS 2
+#define MAX_CPUS 8	/* the simulator's SIM_MAX_CPUS */
 
 struct pagebuf {
 	uint8_t *data;
@@ -93,15 +99,17 @@ static int page_add(struct pagebuf *b, const struct sim_rec *rec)
 	return rbpage_add(&b->pg, rec->ts, rec->payload, rec->len) ? -PT_EINVAL : 0;
 }
 
-static int write_trace_to(struct tf_writer *w, const struct sim_program *p, struct pagebuf *pb);
+static int write_trace_to(struct tf_writer *w, const struct sim_program *p, struct pagebuf *pb,
+			  uint32_t ncpus);
 
-static int write_trace(const char *path, const struct sim_program *p, struct pagebuf *pb)
+static int write_trace(const char *path, const struct sim_program *p, struct pagebuf *pb,
+		       uint32_t ncpus)
 {
 	struct tf_writer w;
 
 	if (tfw_open(&w, path))
 		return -PT_EIO;
-	return write_trace_to(&w, p, pb);
+	return write_trace_to(&w, p, pb, ncpus);
 }
 
 /*
@@ -122,7 +130,7 @@ static int all_decodable(const struct sim_program *p)
 	if (!f)
 		return 0;
 	tfw_init(&w, f);
-	if (!write_trace_to(&w, p, none)) {
+	if (!write_trace_to(&w, p, none, 1)) {
 		fflush(f);
 		memset(&tf, 0, sizeof(tf));
 		if (!tracefile_parse(buf, len, &tf))
@@ -135,12 +143,14 @@ static int all_decodable(const struct sim_program *p)
 	return bad == 0;
 }
 
-static int write_trace_to(struct tf_writer *w0, const struct sim_program *p, struct pagebuf *pb)
+/* The program's functions, then each of ncpus CPUs' pages. */
+static int write_trace_to(struct tf_writer *w0, const struct sim_program *p, struct pagebuf *pb,
+			  uint32_t ncpus)
 {
 	struct tf_writer w = *w0;
 	uint32_t i;
 
-	tfw_system(&w, MAX_CPUS, PAGE, "synthetic", 0);
+	tfw_system(&w, ncpus, PAGE, "synthetic", 0);
 	for (i = 0; i < p->nfuncs; i++) {
 		const struct sim_func *sf = &p->funcs[i];
 		struct tf_function fn = {
@@ -153,13 +163,13 @@ static int write_trace_to(struct tf_writer *w0, const struct sim_program *p, str
 		if (sf->traced)
 			tfw_function(&w, &fn);
 	}
-	for (i = 0; i < MAX_CPUS; i++) {
+	for (i = 0; i < ncpus; i++) {
 		if (pb[i].open)
 			rbpage_pad(&pb[i].pg);
 		if (pb[i].npages)
 			tfw_pages(&w, i, PAGE, (uint32_t)pb[i].npages, pb[i].data, NULL);
 	}
-	tfw_loss(&w, MAX_CPUS, 0, 0);
+	tfw_loss(&w, ncpus, 0, 0);
 	return tfw_close(&w);
 }
 
@@ -372,7 +382,7 @@ static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
 int main(int argc, char **argv)
 {
 	uint64_t target = 10000000, seed = 1, rng, m_blocks = 0;
-	unsigned int reps = 3, rep, keep = 0, i, jobs = 1, every_block = 0;
+	unsigned int reps = 3, rep, keep = 0, i, jobs = 1, every_block = 0, cpus = 2;
 	const char *measure_path = NULL;
 	double m_engine = 0, m_e2e = 0;
 	long rss_kb = 0;
@@ -380,8 +390,8 @@ int main(int argc, char **argv)
 	struct sim_gen_opts go = { .nfuncs = 8, .max_stmts = 24 };
 	struct sim_lower_opts so = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
 				     .plan_flags = PT_PLAN_VERIFY };
-	struct sim_kmod_opts ro = { .nr_cpus = 1, .ntasks = 4, .activations = 2000,
-				    .max_steps = 400 };
+	struct sim_kmod_opts ro = { .nr_cpus = 2, .ntasks = 4, .activations = 2000,
+				    .max_steps = 400, .migrate_pct = 1 };
 	struct sim_program p;
 	struct pagebuf compact[MAX_CPUS] = { 0 }, every[MAX_CPUS] = { 0 };
 	char cpath[] = "/tmp/bench-regen-compact-XXXXXX", vpath[] = "/tmp/bench-regen-verify-XXXXXX";
@@ -390,12 +400,19 @@ int main(int argc, char **argv)
 	       t_rec = 1e30, t0;
 	int c, fd, err;
 
-	while ((c = getopt(argc, argv, "n:m:s:r:kj:eX:")) != -1) {
+	while ((c = getopt(argc, argv, "n:m:s:r:kj:c:eX:")) != -1) {
 		switch (c) {
 		case 'j':
 			jobs = (unsigned int)atoi(optarg);
 			if (jobs < 1 || jobs > 1024) {
 				fprintf(stderr, "bench-regen: -j: 1 to 1024 threads\n");
+				return 2;
+			}
+			break;
+		case 'c':
+			cpus = (unsigned int)atoi(optarg);
+			if (cpus < 1 || cpus > MAX_CPUS) {
+				fprintf(stderr, "bench-regen: -c: 1 to %u CPUs\n", MAX_CPUS);
 				return 2;
 			}
 			break;
@@ -421,7 +438,7 @@ int main(int argc, char **argv)
 			keep = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-j JOBS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n");
+			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-j JOBS] [-c CPUS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n");
 			return 2;
 		}
 	}
@@ -438,6 +455,7 @@ int main(int argc, char **argv)
 		reps = 1;
 	if (measure_path)
 		return measure(measure_path, jobs, reps);
+	ro.nr_cpus = cpus;
 	rng = seed;
 	t0 = now();
 	for (i = 0; i < 1000; i++) {
@@ -490,7 +508,8 @@ int main(int argc, char **argv)
 	fd = mkstemp(vpath);
 	if (fd >= 0)
 		close(fd);
-	if (write_trace(cpath, &p, compact) || (every_block && write_trace(vpath, &p, every))) {
+	if (write_trace(cpath, &p, compact, cpus) ||
+	    (every_block && write_trace(vpath, &p, every, cpus))) {
 		fprintf(stderr, "bench-regen: cannot write the traces\n");
 		return 1;
 	}
@@ -505,9 +524,9 @@ int main(int argc, char **argv)
 		unlink(vpath);
 		return 1;
 	}
-	printf("mode=regen blocks=%" PRIu64 " jobs=%u engine_blocks_per_s=%.0f"
+	printf("mode=regen blocks=%" PRIu64 " jobs=%u cpus=%u engine_blocks_per_s=%.0f"
 	       " end_to_end_blocks_per_s=%.0f peak_rss_kb=%ld trace_bytes=%" PRIu64 "\n",
-	       m_blocks, jobs, m_engine > 0 ? (double)m_blocks / m_engine : 0.0,
+	       m_blocks, jobs, cpus, m_engine > 0 ? (double)m_blocks / m_engine : 0.0,
 	       m_e2e > 0 ? (double)m_blocks / m_e2e : 0.0, rss_kb, file_size(cpath));
 	if (!every_block) {
 		/* a stream's unproven tail is not regenerated (regen.h): a few blocks per stream */

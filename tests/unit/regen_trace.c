@@ -365,3 +365,35 @@ uint64_t rt_truth_insns(const struct rt_case *c)
 			n += pr_model_func(&c->m, c->t.ev[i].func)->cfg.blocks[c->t.ev[i].block].ninsn;
 	return n;
 }
+
+/* Whether streams a and b hold the same: owners, bits, markers, segments, resets, forks. */
+int rt_same_streams(const struct regen_streams *a, const struct regen_streams *b)
+{
+	uint32_t i;
+
+	if (a->nstreams != b->nstreams || a->nforks != b->nforks ||
+	    a->unowned_records != b->unowned_records || a->unowned_bits != b->unowned_bits ||
+	    a->counters_records != b->counters_records || a->loss_records != b->loss_records)
+		return 0;
+	for (i = 0; i < a->nforks; i++)
+		if (a->forks[i].parent != b->forks[i].parent ||
+		    a->forks[i].child != b->forks[i].child ||
+		    a->forks[i].stamp != b->forks[i].stamp ||
+		    a->forks[i].parent_stream != b->forks[i].parent_stream)
+			return 0;
+	for (i = 0; i < a->nstreams; i++) {
+		const struct regen_stream *x = &a->streams[i], *y = &b->streams[i];
+		uint64_t k;
+
+		if (x->owner != y->owner || x->nbits != y->nbits || x->nmarkers != y->nmarkers ||
+		    x->nseg_starts != y->nseg_starts || x->nresets != y->nresets ||
+		    memcmp(x->markers, y->markers, x->nmarkers * sizeof(*x->markers)) ||
+		    memcmp(x->seg_starts, y->seg_starts, x->nseg_starts * sizeof(*x->seg_starts)) ||
+		    memcmp(x->resets, y->resets, x->nresets * sizeof(*x->resets)))
+			return 0;
+		for (k = 0; k < x->nbits; k++)
+			if (((x->bits[k / 64] ^ y->bits[k / 64]) >> (k % 64)) & 1)
+				return 0;
+	}
+	return 1;
+}

@@ -13,6 +13,7 @@
 
 #include "out.h"
 #include "sim.h"
+#include "streams.h"
 
 #define RT_PAGE 4096u
 
@@ -47,6 +48,9 @@ int rt_regen(const char *path, struct rt_result *res, struct out_writer *const *
 	     unsigned int nextra, struct pr_model *keep_model);
 
 void rt_result_free(struct rt_result *res);
+
+/* Whether streams a and b hold the same: owners, bits, markers, segments, resets, forks. */
+int rt_same_streams(const struct regen_streams *a, const struct regen_streams *b);
 
 #endif
 

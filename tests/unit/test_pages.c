@@ -13,6 +13,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "rbpage.h"
+#include "tf_sample.h"
 #include "unit.h"
 
 #define PS 4096u
@@ -641,6 +642,85 @@ static void test_backward_lengths(void)
 	}
 }
 
+/* Whether a's records of cpu are b's (all its records), in order. */
+static int same_cpu_records(const struct tr_records *a, const struct tr_records *b, uint32_t cpu)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < a->n; i++) {
+		const struct tr_rec *x = &a->recs[i], *y = &b->recs[j];
+
+		if (x->cpu != cpu)
+			continue;
+		if (j == b->n || y->cpu != cpu || x->type != y->type || x->arg != y->arg ||
+		    x->ts != y->ts || x->nwords != y->nwords || x->pending != y->pending ||
+		    x->synthetic != y->synthetic ||
+		    memcmp(tr_body(a, x), tr_body(b, y), 8u * x->nwords))
+			return 0;
+		j++;
+	}
+	return j == b->n;
+}
+
+/*
+ * Each CPU's sections decoded alone (tr_decode_tracefile_cpus, as one of
+ * several threads does; the sample's CPU 0 has two sections around CPU
+ * 1's): that CPU's records of the whole file's decoding, in order, and the
+ * counts summed (tr_records_add_counts) the whole's; whole and cut at
+ * every few bytes (each CPU's records then end in a loss).
+ */
+static void test_decode_cpus(void)
+{
+	size_t size, cut;
+	uint8_t *b = sample_bytes(&size);
+	unsigned int tried = 0, cut_short = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	for (cut = size; cut > 64; cut = cut > 37 ? cut - 37 : 0) {
+		struct tr_records all = { 0 }, part[2] = { { 0 } }, sum = { 0 };
+		struct tracefile tf;
+		uint8_t cpus[2];
+		uint32_t c;
+
+		tracefile_parse(b, cut, &tf);
+		if (!tf.npages) {
+			tracefile_free(&tf);
+			break;
+		}
+		CU_ASSERT_EQUAL_FATAL(tr_decode_tracefile(&all, &tf), 0);
+		for (c = 0; c < 2; c++) {
+			cpus[c] = 1;
+			cpus[!c] = 0;
+			CU_ASSERT_EQUAL_FATAL(tr_decode_tracefile_cpus(&part[c], &tf, cpus, 2, 0, NULL,
+								       NULL), 0);
+			CU_ASSERT(same_cpu_records(&all, &part[c], c));
+			tr_records_add_counts(&sum, &part[c]);
+		}
+		CU_ASSERT_EQUAL(sum.n, 0);	/* counts only */
+		CU_ASSERT_EQUAL(part[0].n + part[1].n, all.n);
+		CU_ASSERT_EQUAL(sum.max_cpu, all.max_cpu);
+		CU_ASSERT_EQUAL(sum.pages, all.pages);
+		CU_ASSERT_EQUAL(sum.cut_cpus, all.cut_cpus);
+		CU_ASSERT_EQUAL(sum.page_bytes, all.page_bytes);
+		CU_ASSERT_EQUAL(sum.stored_bytes, all.stored_bytes);
+		CU_ASSERT_EQUAL(sum.committed_bytes, all.committed_bytes);
+		CU_ASSERT_EQUAL(sum.record_bytes, all.record_bytes);
+		CU_ASSERT_EQUAL(sum.records_read, all.records_read);
+		CU_ASSERT_EQUAL(sum.enter_bytes, all.enter_bytes);
+		CU_ASSERT_EQUAL(sum.bad_records + sum.bad_pages + sum.bad_events,
+				all.bad_records + all.bad_pages + all.bad_events);
+		cut_short += !tf.complete && all.cut_cpus == 2;
+		tried++;
+		tr_records_free(&all);
+		tr_records_free(&part[0]);
+		tr_records_free(&part[1]);
+		tracefile_free(&tf);
+	}
+	CU_ASSERT(tried > 10);
+	CU_ASSERT(cut_short > 0);
+	free(b);
+}
+
 UNIT_SUITE(pages,
 	   { "records and timestamps (TIME_EXTEND, type_len 0, padding)", test_records_and_timestamps },
 	   { "ENTER_AT: its return address fills its slot, which a coded ENTER names; forgotten at a loss",
@@ -656,4 +736,6 @@ UNIT_SUITE(pages,
 	   { "event beyond commit: prefix kept, loss", test_event_beyond_commit },
 	   { "invalid records: loss, unknown types skipped", test_bad_records },
 	   { "random pages round trip", test_random_pages },
-	   { "length fields that read as negative: cut, no hang", test_backward_lengths })
+	   { "length fields that read as negative: cut, no hang", test_backward_lengths },
+	   { "each CPU's sections decoded alone: its records of the whole, the counts summed",
+	     test_decode_cpus })

@@ -9,9 +9,11 @@
  * block with the every-block records of the run: no difference. A walk
  * of one stream calls its hooks once, and a hook stops the walk. A
  * truncated file is told and the prefix kept, or refused when quiet.
- * Streams walked on two threads (pr_walk.jobs) give every writer's output
- * byte for byte as one thread does, on simulated multi-owner runs of each
- * encoding.
+ * Streams loaded and walked on two to four threads (pr_trace.jobs,
+ * pr_walk.jobs: each CPU's pages decoded by one thread) give every
+ * writer's output byte for byte as one thread does, on simulated
+ * multi-owner runs of each encoding and of two and four CPUs, and the same
+ * output and diagnostics on flipped bits and cut files.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -255,12 +257,14 @@ struct regen_mem {
 	char *text;
 	size_t len;
 	unsigned int told;
+	char said[2048];	/* what was told */
 	int bad;
 	uint64_t cpus;		/* bit c: CPU c has records */
 	uint32_t pages;		/* pages read */
 };
 
-static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
+/* As pathregen -j jobs (pages and streams on jobs threads) regenerates b. */
+static void regen_mem_jobs(const uint8_t *b, size_t n, unsigned int jobs, struct regen_mem *o)
 {
 	struct told told = { .n = 0 };
 	struct out_writer w = { .ops = &out_text_ops };
@@ -271,6 +275,7 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 
 	memset(o, 0, sizeof(*o));
 	pr_trace_init(&t, collect, &told);
+	t.jobs = jobs;
 	w.fp = open_memstream(&o->text, &o->len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(w.fp);
 	/* pathregen's load and regenerate, quiet but for what is told */
@@ -290,8 +295,38 @@ static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
 	tr_records_free(&all);
 	o->pages = t.rs.pages;
 	o->told = told.n;
+	memcpy(o->said, told.text, sizeof(o->said));
 	o->bad = t.bad;
 	pr_trace_free(&t);
+}
+
+static void regen_mem(const uint8_t *b, size_t n, struct regen_mem *o)
+{
+	regen_mem_jobs(b, n, 1, o);
+}
+
+/* Whether two regenerations said the same and wrote the same. */
+static int same_regen(const struct regen_mem *a, const struct regen_mem *b)
+{
+	return a->len == b->len && !memcmp(a->text, b->text, a->len) && a->told == b->told &&
+	       a->bad == b->bad && a->pages == b->pages && !strcmp(a->said, b->said);
+}
+
+/*
+ * b regenerated on 2 to 4 threads (jobs, by k) as on one (one): the same
+ * output and the same told, whatever the threads' timing. Returns whether.
+ */
+static int same_any_jobs(const uint8_t *b, size_t n, const struct regen_mem *one, unsigned int k)
+{
+	struct regen_mem more;
+	int same;
+
+	regen_mem_jobs(b, n, 2 + k % 3, &more);
+	same = same_regen(one, &more);
+	if (!same)
+		fprintf(stderr, "\n-j %u differs from -j 1 (told: %s)\n", 2 + k % 3, more.said);
+	free(more.text);
+	return same;
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -304,10 +339,11 @@ static uint64_t xorshift(uint64_t *s)
 
 /*
  * Flips random bits of b, one at a time: pathregen's output stays the
- * same, or it says something and exits 1. Returns the silent changes.
+ * same, or it says something and exits 1; on 2 to 4 threads as on one
+ * (*jobs_differ counts those that are not). Returns the silent changes.
  */
 static unsigned int flip_bits(const uint8_t *b, size_t n, unsigned int flips, uint64_t *rng,
-			      unsigned int *noticed, int quiet)
+			      unsigned int *noticed, int quiet, unsigned int *jobs_differ)
 {
 	struct regen_mem base, got;
 	uint8_t *c = malloc(n);
@@ -324,6 +360,8 @@ static unsigned int flip_bits(const uint8_t *b, size_t n, unsigned int flips, ui
 
 		c[bit / 8] ^= 1u << (bit % 8);
 		regen_mem(c, n, &got);
+		if (jobs_differ && k % 4 == 0)
+			*jobs_differ += !same_any_jobs(c, n, &got, k / 4);
 		if (got.told && got.bad)
 			++*noticed;
 		else if (got.len != base.len || memcmp(got.text, base.text, base.len)) {
@@ -360,13 +398,16 @@ static uint8_t *fixture_summed(size_t *n)
 	return b;
 }
 
-/* A simulated run of several CPUs (tests/oracle), activations per task, as trace.bin in memory. */
+/*
+ * A simulated run of cpus CPUs (tests/oracle; tasks migrate, interrupts
+ * run), activations per task, as trace.bin in memory.
+ */
 static uint8_t *simulated_runs(uint64_t *rng, uint16_t mode, uint16_t encoding,
-			       uint32_t activations, size_t *n)
+			       uint32_t activations, uint32_t cpus, size_t *n)
 {
 	struct sim_gen_opts go = { .nfuncs = 4, .max_stmts = 6, .closed = 1 };
 	struct sim_lower_opts lo = { .mode = mode, .encoding = encoding };
-	struct sim_kmod_opts ko = { .nr_cpus = 2, .ntasks = 3, .activations = activations,
+	struct sim_kmod_opts ko = { .nr_cpus = cpus, .ntasks = 3, .activations = activations,
 				    .max_steps = 80, .migrate_pct = 20, .irq_pct = 10 };
 	struct rt_run x;
 	uint8_t *b;
@@ -390,12 +431,14 @@ static uint8_t *simulated_runs(uint64_t *rng, uint16_t mode, uint16_t encoding,
 /* A simulated trace of 40 activations (simulated_runs). */
 static uint8_t *simulated(uint64_t *rng, uint16_t mode, uint16_t encoding, size_t *n)
 {
-	return simulated_runs(rng, mode, encoding, 40, n);
+	return simulated_runs(rng, mode, encoding, 40, 2, n);
 }
 
 /*
  * Issue 39: no bit flip of a real trace (the VM fixture with checksums)
  * or of simulated ones changes pathregen's output silently: 10,000 flips.
+ * A quarter of them regenerated on 2 to 4 threads too: the same output
+ * and the same told (corrupt pages, bad records) as on one.
  */
 static void test_bit_flips(void)
 {
@@ -404,29 +447,30 @@ static void test_bit_flips(void)
 		{ PT_MODE_TRACE, PT_ENC_BITS },
 	};
 	uint64_t rng = unit_seed() * 2654435761u + 1;
-	unsigned int silent = 0, noticed = 0, stripped = 0, i;
+	unsigned int silent = 0, noticed = 0, stripped = 0, jobs_differ = 0, i;
 	size_t n;
 	uint8_t *b = fixture_summed(&n);
 
-	silent += flip_bits(b, n, 4000, &rng, &noticed, 0);
+	silent += flip_bits(b, n, 4000, &rng, &noticed, 0, &jobs_differ);
 	/* the oracle has teeth: without its checksums (2.0) some flips pass silently */
 	n = tf_strip_checksums(b, n);
-	CU_ASSERT(flip_bits(b, n, 1000, &rng, &stripped, 1) > 0);
+	CU_ASSERT(flip_bits(b, n, 1000, &rng, &stripped, 1, NULL) > 0);
 	free(b);
 	for (i = 0; i < 3; i++) {
 		b = simulated(&rng, modes[i][0], modes[i][1], &n);
-		silent += flip_bits(b, n, 2000, &rng, &noticed, 0);
+		silent += flip_bits(b, n, 2000, &rng, &noticed, 0, &jobs_differ);
 		free(b);
 	}
 	CU_ASSERT_EQUAL(silent, 0);
 	CU_ASSERT(noticed > 1000);	/* most flips land in page bytes and are told */
+	CU_ASSERT_EQUAL(jobs_differ, 0);
 }
 
 /*
  * Cut at random offsets, a trace regenerates exactly what the whole trace
  * regenerates from its pages before the cut, each CPU's records then
  * ending in a gap (tf_rewrite: that prefix, a page failing its sum per
- * CPU); told, exit 1.
+ * CPU); told, exit 1; on 2 to 4 threads the same as on one.
  */
 static void cut_at_random(const uint8_t *b, size_t n, unsigned int cuts, uint64_t *rng)
 {
@@ -441,6 +485,7 @@ static void cut_at_random(const uint8_t *b, size_t n, unsigned int cuts, uint64_
 
 		regen_mem(b, cut, &got);
 		CU_ASSERT(got.told > 0 && got.bad);
+		CU_ASSERT(same_any_jobs(b, cut, &got, k));
 		ref = tf_rewrite(&full, cut, got.cpus, &rn);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
 		regen_mem(ref, rn, &want);
@@ -501,93 +546,111 @@ static char *walk_output(const char *path, const struct out_writer_ops *ops, uns
 	return buf;
 }
 
+static const struct out_writer_ops *const writers[] = {
+	&out_text_ops, &out_stats_ops, &out_edges_ops, &out_blocks_ops, &out_paths_ops,
+	&out_json_ops, &out_perfetto_ops, &out_subpaths_ops, &out_words_ops, &verify_ops,
+};
+
+/* Every writer's output of the trace at path on 1 and on jobs threads: the same. */
+static void same_output(const char *path, unsigned int jobs, const char *what)
+{
+	unsigned int k;
+
+	for (k = 0; k < sizeof(writers) / sizeof(writers[0]); k++) {
+		char *one = walk_output(path, writers[k], 1);
+		char *more = walk_output(path, writers[k], jobs);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(more);
+		CU_ASSERT(strlen(one) > 0);
+		if (strcmp(one, more))
+			fprintf(stderr, "\n%s, %s: -j %u differs\n", writers[k]->name, what, jobs);
+		CU_ASSERT_STRING_EQUAL(one, more);
+		free(one);
+		free(more);
+	}
+}
+
 static void test_jobs_same_output(void)
 {
-	static const struct out_writer_ops *const writers[] = {
-		&out_text_ops, &out_stats_ops, &out_edges_ops, &out_blocks_ops, &out_paths_ops,
-		&out_json_ops, &out_perfetto_ops, &out_subpaths_ops, &out_words_ops, &verify_ops,
-	};
 	static const struct { uint16_t mode, enc; uint32_t flags; } cases[] = {
 		{ PT_MODE_TRACE, PT_ENC_WITNESS, PT_PLAN_VERIFY },
 		{ PT_MODE_TRACE, PT_ENC_WITNESS, 0 },
 		{ PT_MODE_TRACE, PT_ENC_BITS, 0 },
 		{ PT_MODE_PATHS, PT_ENC_PATH, 0 },
 	};
-	unsigned int i, k;
+	uint64_t rng = unit_seed() * 0x2545f4914f6cdd1dull + 5;
+	unsigned int i;
+	char what[32];
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rt_case c;
 
 		CU_ASSERT_EQUAL_FATAL(rt_case_make(&c, unit_seed() * 31 + i, 4, cases[i].mode,
 						   cases[i].enc, cases[i].flags), 0);
-		for (k = 0; k < sizeof(writers) / sizeof(writers[0]); k++) {
-			char *one = walk_output(c.path, writers[k], 1);
-			char *two = walk_output(c.path, writers[k], 2);
-
-			CU_ASSERT_PTR_NOT_NULL_FATAL(one);
-			CU_ASSERT_PTR_NOT_NULL_FATAL(two);
-			CU_ASSERT(strlen(one) > 0);
-			if (strcmp(one, two))
-				fprintf(stderr, "\n%s, case %u: -j 2 differs\n", writers[k]->name, i);
-			CU_ASSERT_STRING_EQUAL(one, two);
-			free(one);
-			free(two);
-		}
+		snprintf(what, sizeof(what), "case %u", i);
+		same_output(c.path, 2, what);
 		rt_case_free(&c);
+	}
+	/* recordings of 2 and 4 CPUs, tasks migrating: each CPU's pages on a thread */
+	for (i = 0; i < 3; i++) {
+		char path[] = "/tmp/pt-pipeline-XXXXXX";
+		int fd = mkstemp(path);
+		size_t n;
+		uint8_t *b = simulated_runs(&rng, PT_MODE_TRACE, i == 2 ? PT_ENC_BITS : PT_ENC_WITNESS,
+					    300, 2 + 2 * (i > 0), &n);
+		FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		CU_ASSERT_EQUAL(fwrite(b, 1, n, f), n);
+		fclose(f);
+		snprintf(what, sizeof(what), "%u CPUs", 2 + 2 * (i > 0));
+		same_output(path, 2 + i, what);
+		unlink(path);
+		free(b);
 	}
 }
 
-/* Whether streams a and b hold the same: owners, bits, markers, segments, resets, forks. */
-static int same_streams(const struct regen_streams *a, const struct regen_streams *b)
+/* Whether the pipeline's records (t: kept ones) count what the decoder's (rs) do. */
+static int same_counts(const struct tr_records *t, const struct tr_records *rs)
 {
-	uint32_t i;
-
-	if (a->nstreams != b->nstreams || a->nforks != b->nforks ||
-	    a->unowned_records != b->unowned_records || a->unowned_bits != b->unowned_bits ||
-	    a->counters_records != b->counters_records || a->loss_records != b->loss_records)
-		return 0;
-	for (i = 0; i < a->nforks; i++)
-		if (a->forks[i].parent != b->forks[i].parent ||
-		    a->forks[i].child != b->forks[i].child ||
-		    a->forks[i].stamp != b->forks[i].stamp ||
-		    a->forks[i].parent_stream != b->forks[i].parent_stream)
-			return 0;
-	for (i = 0; i < a->nstreams; i++) {
-		const struct regen_stream *x = &a->streams[i], *y = &b->streams[i];
-		uint64_t k;
-
-		if (x->owner != y->owner || x->nbits != y->nbits || x->nmarkers != y->nmarkers ||
-		    x->nseg_starts != y->nseg_starts || x->nresets != y->nresets ||
-		    memcmp(x->markers, y->markers, x->nmarkers * sizeof(*x->markers)) ||
-		    memcmp(x->seg_starts, y->seg_starts, x->nseg_starts * sizeof(*x->seg_starts)) ||
-		    memcmp(x->resets, y->resets, x->nresets * sizeof(*x->resets)))
-			return 0;
-		for (k = 0; k < x->nbits; k++)
-			if (((x->bits[k / 64] ^ y->bits[k / 64]) >> (k % 64)) & 1)
-				return 0;
-	}
-	return 1;
+	return t->max_cpu == rs->max_cpu && t->pages == rs->pages &&
+	       t->bad_pages == rs->bad_pages && t->bad_events == rs->bad_events &&
+	       t->bad_records == rs->bad_records && t->unknown_records == rs->unknown_records &&
+	       t->missed_pages == rs->missed_pages && t->sum_pages == rs->sum_pages &&
+	       t->cut_cpus == rs->cut_cpus && t->page_bytes == rs->page_bytes &&
+	       t->stored_bytes == rs->stored_bytes && t->committed_bytes == rs->committed_bytes &&
+	       t->record_bytes == rs->record_bytes && t->records_read == rs->records_read &&
+	       t->header_bytes == rs->header_bytes && t->enter_bytes == rs->enter_bytes &&
+	       t->seg_coded == rs->seg_coded && t->seg_owner_bits == rs->seg_owner_bits &&
+	       t->seg_delta_bits == rs->seg_delta_bits && t->seg_len_bits == rs->seg_len_bits &&
+	       t->enter_codes == rs->enter_codes && t->enter_kind_bits == rs->enter_kind_bits &&
+	       t->enter_func_bits == rs->enter_func_bits &&
+	       t->enter_ret_bits == rs->enter_ret_bits && t->enter_adv_bits == rs->enter_adv_bits;
 }
 
 /*
- * The streams of b (n bytes) cut a few records at a time, on one thread or
- * two, against those of every record decoded first (regen_streams_build).
- * Returns whether all are the same.
+ * The streams of b (n bytes) cut a few records at a time, on one to four
+ * threads (more threads than CPUs, fewer, as many), against those of every
+ * record decoded first (regen_streams_build); the records' counts as the
+ * decoder's, the kept records as one thread's. Returns whether all are the
+ * same.
  */
 static int windows_same(const uint8_t *b, size_t n)
 {
 	static const size_t windows[] = { 1, 2, 7, 100, 0 };
 	struct tracefile tf;
-	struct tr_records rs = { 0 };
+	struct tr_records rs = { 0 }, kept = { 0 };
 	struct regen_streams want;
 	unsigned int w, jobs;
+	size_t i;
 	int same = 1;
 
 	tracefile_parse(b, n, &tf);
 	CU_ASSERT_EQUAL_FATAL(tr_decode_tracefile(&rs, &tf), 0);
 	CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
 	for (w = 0; w < sizeof(windows) / sizeof(windows[0]); w++)
-		for (jobs = 1; jobs <= 2; jobs++) {
+		for (jobs = 1; jobs <= 4; jobs++) {
 			struct pr_trace t;
 
 			pr_trace_init(&t, NULL, NULL);
@@ -595,18 +658,30 @@ static int windows_same(const uint8_t *b, size_t n)
 			t.window = windows[w];
 			CU_ASSERT_EQUAL_FATAL(pr_trace_parse(&t, "trace", b, n), 0);
 			pr_trace_streams(&t);
-			if (!same_streams(&want, &t.ss)) {
+			if (!rt_same_streams(&want, &t.ss)) {
 				fprintf(stderr, "\nwindow %zu, %u threads: other streams\n", windows[w],
 					jobs);
 				same = 0;
 			}
 			/* what the profiles read is kept, their counts too */
-			CU_ASSERT_EQUAL(t.rs.pages, rs.pages);
-			CU_ASSERT_EQUAL(t.rs.bad_records, rs.bad_records);
-			CU_ASSERT_EQUAL(t.rs.record_bytes, rs.record_bytes);
+			CU_ASSERT(same_counts(&t.rs, &rs));
+			if (!w && jobs == 1)
+				for (i = 0; i < t.rs.n; i++)
+					CU_ASSERT_EQUAL(tr_records_copy(&kept, &t.rs, &t.rs.recs[i]), 0);
+			CU_ASSERT_EQUAL(t.rs.n, kept.n);
+			CU_ASSERT_EQUAL(t.rs.nwords, kept.nwords);
+			for (i = 0; i < t.rs.n && i < kept.n; i++)
+				CU_ASSERT(t.rs.recs[i].cpu == kept.recs[i].cpu &&
+					  t.rs.recs[i].type == kept.recs[i].type &&
+					  t.rs.recs[i].arg == kept.recs[i].arg &&
+					  t.rs.recs[i].body == kept.recs[i].body &&
+					  t.rs.recs[i].ts == kept.recs[i].ts);
+			if (t.rs.nwords == kept.nwords && t.rs.nwords)
+				CU_ASSERT(!memcmp(t.rs.words, kept.words, 8 * kept.nwords));
 			pr_trace_free(&t);
 		}
 	regen_streams_free(&want);
+	tr_records_free(&kept);
 	tr_records_free(&rs);
 	tracefile_free(&tf);
 	return same;
@@ -656,10 +731,13 @@ static int adjacent_pages_same(uint8_t *b, size_t n, uint64_t *rng)
 
 /*
  * The pages decoded a window at a time (tr_decode_tracefile_each) and cut
- * as they come (regen_streams_add), relayed to a second thread with -j 2:
- * the same streams as every record decoded, then cut, for windows of one
- * record up, on simulated traces of two CPUs, whole, with bits flipped
- * (corrupt pages and records: losses, merged ones too) and cut short.
+ * as they come (regen_streams_add); with -j 2 and more each CPU's pages
+ * decoded and cut by one of the threads, the threads' builders merged, or
+ * (a thread to spare) relayed to a cutting thread: the same streams as
+ * every record decoded, then cut, for windows of one record up, on
+ * simulated traces of two and four CPUs (tasks migrating), whole, with
+ * bits flipped (corrupt pages and records: losses, merged ones too) and
+ * cut short.
  */
 static void test_windows(void)
 {
@@ -673,7 +751,7 @@ static void test_windows(void)
 	for (i = 0; i < 3; i++) {
 		size_t n;
 		/* enough activations for several pages per CPU */
-		uint8_t *b = simulated_runs(&rng, modes[i][0], modes[i][1], 1500, &n);
+		uint8_t *b = simulated_runs(&rng, modes[i][0], modes[i][1], 1500, 2 + 2 * (i == 1), &n);
 
 		differ += !windows_same(b, n);
 		for (k = 0; k < 20; k++) {
@@ -699,6 +777,6 @@ UNIT_SUITE(pipeline,
 	     test_bit_flips },
 	   { "cut at random: every whole page before the cut regenerates, then a gap",
 	     test_truncations },
-	   { "two threads: every writer's output as one thread's", test_jobs_same_output },
-	   { "pages decoded and cut a window at a time, on one thread or two: the same streams",
+	   { "two to four threads: every writer's output as one thread's", test_jobs_same_output },
+	   { "pages decoded and cut a window at a time, on one to four threads: the same streams",
 	     test_windows })

@@ -12,6 +12,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "rbpage.h"
+#include "regen_trace.h"
 #include "streams.h"
 #include "tf_sample.h"
 #include "unit.h"
@@ -474,10 +475,82 @@ static void test_random_streams(void)
 	}
 }
 
+/*
+ * Each CPU's records cut by a builder of its own, then merged (either
+ * into the other), as pathregen's threads do: the streams one builder of
+ * every record makes, on random owners with ENTERs, FORKs (renumbered in
+ * the merge) and losses on both CPUs, a CPU's last records cut after the
+ * merge. Two builders given the same CPU's records are refused.
+ */
+static void test_merge(void)
+{
+	static struct rec_writer w;
+	unsigned int seed = unit_seed() * 7 + 1, round, step, forks = 0;
+
+	for (round = 0; round < 60; round++) {
+		struct regen_streams_builder *b[NCPU];
+		struct tr_records rs;
+		struct regen_streams want, got;
+		uint64_t stamp = 1;
+		size_t i;
+
+		rw_init(&w);
+		for (step = 0; step < 120; step++) {
+			uint32_t cpu = rand_r(&seed) % NCPU, o = rand_r(&seed) % 4, what = rand_r(&seed) % 16;
+			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
+			uint64_t fork[3] = { TASK(o + 1), stamp, 0 };
+
+			if (what < 3)
+				owner(&w, cpu, TASK(o + 1), stamp++);
+			else if (what < 10)
+				bits(&w, cpu, rand_r(&seed) % 64 + 1, v);
+			else if (what < 12)
+				rw_add(&w, cpu, PT_REC_ENTER_AT, o + 3, 0x81001000 + 16 * o, 0, 1);
+			else if (what < 14)
+				rw_addv(&w, cpu, PT_REC_FORK, 0, fork, 3);
+			else if (what < 15)
+				rw_add(&w, cpu, PT_REC_BLOCK, o + 3, v & 0xffff, 0, 1);
+			else
+				rw_add4(&w, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, v % 9 + 1);
+		}
+		rw_decode(&w, &rs, round & 2);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[0], 1), 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[1], 2), 0);
+		/* CPU 1's second half after the merge: the merged builder goes on with it */
+		for (i = 0; i < rs.n; i++)
+			if (rs.recs[i].cpu == 0 || i < rs.n / 2)
+				CU_ASSERT_EQUAL(regen_streams_add(b[rs.recs[i].cpu], &rs, i, 1), 0);
+		CU_ASSERT_EQUAL(regen_streams_merge(b[round & 1], b[!(round & 1)]), 0);
+		for (i = rs.n / 2; i < rs.n; i++)
+			if (rs.recs[i].cpu == 1)
+				CU_ASSERT_EQUAL(regen_streams_add(b[round & 1], &rs, i, 1), 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_finish(b[round & 1], &got), 0);
+		CU_ASSERT(rt_same_streams(&want, &got));
+		forks += want.nforks;
+		regen_streams_free(&want);
+		regen_streams_free(&got);
+		/* CPU 0's records given to both: refused, and the builder keeps the error */
+		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[0], 1), 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[1], 1), 0);
+		for (i = 0; i < rs.n; i++)
+			if (rs.recs[i].cpu == 0) {
+				regen_streams_add(b[0], &rs, i, 1);
+				regen_streams_add(b[1], &rs, i, 1);
+			}
+		CU_ASSERT_EQUAL(regen_streams_merge(b[0], b[1]), -PT_EINVAL);
+		CU_ASSERT_EQUAL(regen_streams_finish(b[0], &got), -PT_EINVAL);
+		regen_streams_free(&got);
+		tr_records_free(&rs);
+	}
+	CU_ASSERT(forks > 60);	/* the renumbering was tried */
+}
+
 UNIT_SUITE(streams,
 	   { "sample trace: three owners", test_sample_streams },
 	   { "migration mid-function, late flush, decode order", test_migration },
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
 	   { "unowned prefix: counted, a gap for the others", test_unowned_prefix },
 	   { "missed probe hits with their interval", test_missed_interval },
-	   { "random owners across CPUs, stamps in or out of order", test_random_streams })
+	   { "random owners across CPUs, stamps in or out of order", test_random_streams },
+	   { "each CPU cut by a builder of its own, merged: as one builder", test_merge })

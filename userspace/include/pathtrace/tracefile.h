@@ -330,6 +330,20 @@ typedef int (*tr_take_fn)(void *ctx, const struct tr_records *rs, size_t first, 
 int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
 			     tr_take_fn take, void *ctx);
 
+/*
+ * As tr_decode_tracefile_each, of the sections of the CPUs cpus marks
+ * (cpus[c] non-zero for c < ncpus; NULL: every CPU) and no other: what
+ * one of several threads decodes, each with a tr_records of its own, the
+ * CPUs shared out among them (a CPU's pages must be read in order, by
+ * one). Each thread releases the pages it read (tracefile_release).
+ * tr_records_add_counts then sums their diagnostics into one.
+ */
+int tr_decode_tracefile_cpus(struct tr_records *rs, const struct tracefile *tf, const uint8_t *cpus,
+			     uint32_t ncpus, size_t window, tr_take_fn take, void *ctx);
+
+/* Adds src's diagnostics (its counts, max_cpu) to dst's. */
+void tr_records_add_counts(struct tr_records *dst, const struct tr_records *src);
+
 /* Checks one record payload (len bytes, 8-aligned or not): 0 or -PT_EFORMAT. */
 int tr_check_record(const void *payload, size_t len);
 

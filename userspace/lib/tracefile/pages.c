@@ -696,8 +696,8 @@ static int hand_over(struct tr_records *rs, tr_take_fn take, void *ctx)
 	return 0;
 }
 
-int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
-			     tr_take_fn take, void *ctx)
+int tr_decode_tracefile_cpus(struct tr_records *rs, const struct tracefile *tf, const uint8_t *cpus,
+			     uint32_t ncpus, size_t window, tr_take_fn take, void *ctx)
 {
 	uint32_t i, p, cpu;
 	int err;
@@ -705,6 +705,9 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 	for (i = 0; i < tf->npages; i++) {
 		const struct tf_pages *s = &tf->pages[i];
 		const uint8_t *done = s->data;	/* pages before it are read */
+
+		if (cpus && (s->cpu >= ncpus || !cpus[s->cpu]))
+			continue;	/* another thread's */
 
 		/* a trimmed page holds what the decoder reads of it: header, data, count */
 		for (p = 0; p < s->nr_pages; p++) {
@@ -756,6 +759,42 @@ int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, 
 	if (rs->cpu_last)
 		memset(rs->cpu_last, 0, rs->cpu_last_n * sizeof(*rs->cpu_last));
 	return 0;
+}
+
+int tr_decode_tracefile_each(struct tr_records *rs, const struct tracefile *tf, size_t window,
+			     tr_take_fn take, void *ctx)
+{
+	return tr_decode_tracefile_cpus(rs, tf, NULL, 0, window, take, ctx);
+}
+
+void tr_records_add_counts(struct tr_records *dst, const struct tr_records *src)
+{
+	if (src->max_cpu > dst->max_cpu)
+		dst->max_cpu = src->max_cpu;
+	dst->pages += src->pages;
+	dst->bad_pages += src->bad_pages;
+	dst->bad_events += src->bad_events;
+	dst->bad_records += src->bad_records;
+	dst->unknown_records += src->unknown_records;
+	dst->missed_pages += src->missed_pages;
+	dst->sum_pages += src->sum_pages;
+	dst->cut_cpus += src->cut_cpus;
+	dst->page_bytes += src->page_bytes;
+	dst->stored_bytes += src->stored_bytes;
+	dst->committed_bytes += src->committed_bytes;
+	dst->record_bytes += src->record_bytes;
+	dst->records_read += src->records_read;
+	dst->header_bytes += src->header_bytes;
+	dst->enter_bytes += src->enter_bytes;
+	dst->seg_coded += src->seg_coded;
+	dst->seg_owner_bits += src->seg_owner_bits;
+	dst->seg_delta_bits += src->seg_delta_bits;
+	dst->seg_len_bits += src->seg_len_bits;
+	dst->enter_codes += src->enter_codes;
+	dst->enter_kind_bits += src->enter_kind_bits;
+	dst->enter_func_bits += src->enter_func_bits;
+	dst->enter_ret_bits += src->enter_ret_bits;
+	dst->enter_adv_bits += src->enter_adv_bits;
 }
 
 int tr_decode_tracefile(struct tr_records *rs, const struct tracefile *tf)
