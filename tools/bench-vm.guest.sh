@@ -118,6 +118,25 @@ workload_ok() {
 	[ ! -e /tmp/workload.failed ] || die "$1: workload: $(sort -u /tmp/workload.failed)"
 }
 
+# A mode's time and its untraced pair's are each the median of REPS runs
+# of the workload (a -verify mode's own run: one, its time is no target):
+# under TCG one run of the same workload moves by up to a third within a
+# boot, and one slow run made a pair's ratio.
+REPS=3
+# /tmp/reps.sh N SCRIPT ROUNDS MSFILE: SCRIPT ROUNDS MSFILE.one N times,
+# the median of their times into MSFILE, each into MSFILE.all
+cat >/tmp/reps.sh <<'EOW'
+n=$1 script=$2 rounds=$3 msfile=$4
+: >$msfile.all
+k=0
+while [ $k -lt $n ]; do
+	sh $script $rounds $msfile.one || exit $?
+	cat $msfile.one >>$msfile.all
+	k=$((k + 1))
+done
+sort -n $msfile.all | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' >$msfile
+EOW
+
 insmod /pt/pathtrace.ko || die "insmod pathtrace.ko: failed"
 ip link set lo up || die "lo: cannot bring it up"
 page=$(pathtracectl version | sed -n 's/.*cpus, \([0-9]*\)-byte pages.*/\1/p')
@@ -251,9 +270,11 @@ inline_refused() {
 # more than the differences the inline modes are measured by.
 pair_untraced() {
 	rm -f /tmp/workload.failed
-	sh $pt_workload "$pt_rounds" /tmp/ms.pair.$1 || die "$1: untraced workload: exit $?"
+	sh /tmp/reps.sh $REPS $pt_workload "$pt_rounds" /tmp/ms.pair.$1 ||
+		die "$1: untraced workload: exit $?"
 	workload_ok $1
 	base_ms=$(cat /tmp/ms.pair.$1)
+	say "$1: untraced runs $(tr '\n' ' ' </tmp/ms.pair.$1.all)ms"
 }
 
 # A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
@@ -283,9 +304,11 @@ pt_run() {
 	grep -v ": enabled as\|: planned as" /tmp/en.$name | sed "s/^/# $name: /" || true
 	say "$name: enable took $((t1 - t0)) ms"
 	rm -f /tmp/workload.failed
+	reps=$REPS
+	case $name in *-verify) reps=1 ;; esac
 	# In the background only to learn the recorder's pid (recorder_blocks).
 	pathtracectl record ${rec_args:-} -o /tmp/$name.bin \
-		-- sh $pt_workload "$pt_rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
+		-- sh /tmp/reps.sh $reps $pt_workload "$pt_rounds" /tmp/ms.$name >/tmp/rec.$name 2>&1 &
 	recorder=$!
 	wait $recorder || { cat /tmp/rec.$name; die "$name: record: failed"; }
 	workload_ok $name
@@ -296,6 +319,7 @@ pt_run() {
 	say "$name: $(grep 'record:' /tmp/rec.$name | sed 's/^pathtracectl: //')"
 	say "$name: disable took $((t1 - t0)) ms"
 	ms=$(cat /tmp/ms.$name)
+	say "$name: traced runs $(tr '\n' ' ' </tmp/ms.$name.all)ms"
 	# trace_bytes: every byte of page data in trace.bin (each page up to the
 	# end of its data, as record reports it); dropped/missed: record's totals,
 	# which it also writes into trace.bin's LOSS section.
@@ -548,9 +572,13 @@ for mode in "$@"; do
 		echo function_graph >$T/current_tracer
 		echo >$T/trace
 		echo 1 >$T/tracing_on
-		workload ftrace-graph "$rounds" /tmp/ms.ftrace
+		rm -f /tmp/workload.failed
+		sh /tmp/reps.sh $REPS /tmp/workload.sh "$rounds" /tmp/ms.ftrace ||
+			die "ftrace-graph: workload: exit $?"
+		workload_ok ftrace-graph
 		echo 0 >$T/tracing_on
 		ms=$(cat /tmp/ms.ftrace)
+		say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
 		overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 		# Drain every CPU's buffer through trace_pipe_raw (binary pages,
 		# like pathtrace's): it blocks when empty, so read until the
