@@ -982,18 +982,26 @@ static int install_all(struct enabler *e)
 }
 
 /*
- * Whether s is a live copy of an earlier enable, or the original of one:
- * the copy runs instead of it, so neither can take a plan of its own
- * until disable --all removes the copies (docs/inline.md, "Which
- * mechanism carries a function").
+ * Whether text symbol i is a live copy of an earlier enable, or the
+ * original of one (livepatch lists it as OBJECT/NAME,SYMPOS, the position
+ * the copy was made with): the copy runs instead of it, so neither can
+ * take a plan of its own until disable --all removes the copies
+ * (docs/inline.md, "Which mechanism carries a function").
  */
-static int copied(const struct enabler *e, const struct ksym *s)
+static int copied(const struct enabler *e, uint32_t i)
 {
+	const struct ksyms *ks = klive_ksyms(e->k);
+	const struct ksym *s = ksyms_get(ks, i);
+	char path[PATH_MAX];
+	uint32_t same;
+
 	if (!e->copies_live)
 		return 0;
 	if (s->module && !strcmp(s->module, INLINE_MODULE))
 		return 1;
-	return ksyms_find(klive_ksyms(e->k), s->name, INLINE_MODULE) != -PT_ENOENT;
+	snprintf(path, sizeof(path), "/sys/kernel/livepatch/" INLINE_MODULE "/%s/%s,%u",
+		 s->module ? s->module : "vmlinux", s->name, ksyms_name_pos(ks, i, &same));
+	return !access(path, F_OK);
 }
 
 /* First pass over what pattern names. Returns 0, or 1 when it names nothing. */
@@ -1015,8 +1023,8 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 			printf("%s: already enabled\n", s->name);
 			continue;
 		}
-		if (copied(e, s) && s->module && !strcmp(s->module, INLINE_MODULE))
-			continue;	/* its original's line says it */
+		if (e->copies_live && s->module && !strcmp(s->module, INLINE_MODULE))
+			continue;	/* a copy: its original's line says it */
 		if (e->ntargets == e->cap) {
 			uint32_t cap = e->cap ? 2 * e->cap : 64;
 			struct target *nt = realloc(e->targets, cap * sizeof(*nt));
@@ -1036,7 +1044,7 @@ static int collect(struct enabler *e, const char *pattern, uint32_t pi)
 		e->done = realloc(e->done, (e->ndone + 1) * sizeof(*e->done));
 		if (e->done)
 			e->done[e->ndone++] = s->addr;
-		if (copied(e, s)) {
+		if (copied(e, i)) {
 			printf("%s: refused: copy-live (its inline copy runs instead of it, with "
 			       "no plan: pathtracectl disable --all, then enable it again)\n",
 			       s->name);
