@@ -938,6 +938,9 @@ static void test_costs(void)
 	}
 	CU_ASSERT_EQUAL(branch, 1);
 	plan_free(&pl);
+	o.costs = PLAN_COSTS_EDGES + 1;
+	CU_ASSERT_EQUAL(plan_build(&c, &o, &pl), -PT_EINVAL);
+	plan_free(&pl);
 	fx_cfg_free(&c);
 }
 

@@ -837,8 +837,9 @@ int plan_build(const struct cfg *c, const struct plan_opts *o, struct plan *pl)
 		return refuse(pl, -PT_EINVAL, "trace mode needs the witness or bits encoding");
 	if (o->trace.words > PLAN_WORDS_BY_ROW ||
 	    o->trace.adapting_words > PLAN_ADAPTING_NEVER ||
-	    o->paths.numbers > PLAN_PATH_NUMBERS_FULL_WIDTH)
-		return refuse(pl, -PT_EINVAL, "unknown words, adapting words or path numbers option");
+	    o->paths.numbers > PLAN_PATH_NUMBERS_FULL_WIDTH || o->costs > PLAN_COSTS_EDGES)
+		return refuse(pl, -PT_EINVAL, "unknown words, adapting words, path numbers or costs "
+			      "option");
 	err = cfg_to_graph(c, &pl->g);
 	if (err)
 		return refuse(pl, err, "cfg_to_graph: %s", pt_strerror(err));
