@@ -12,14 +12,17 @@
  * another owner's stream. A page fault in kernel mode on the task stack is
  * the same owner (copy_to_user under a traced call) and is walked through.
  * Walks only while a framed plan is installed: they cost a few
- * microseconds under TCG (tools/experiments/unwind-at-enter).
+ * microseconds under TCG (tools/experiments/unwind-at-enter), counted and
+ * timed for pathtracectl status (PT_IOC_STATS frame_walks, frame_walk_ns).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #include <asm/stacktrace.h>
 #include <asm/unwind.h>
 
@@ -29,6 +32,13 @@
 #define PT_FRAMES_MAX 64
 
 static atomic_t pt_framed_plans = ATOMIC_INIT(0);
+
+/* Walks since START and their time, per CPU (pathtracectl status). */
+struct pt_frames_count {
+	u64 walks;
+	u64 ns;
+};
+static DEFINE_PER_CPU(struct pt_frames_count, pt_frames_counts);
 
 /* Before f's probes are registered: ENTERs name frames from now on. */
 void pt_frames_installing(const struct pt_func *f)
@@ -50,6 +60,30 @@ bool pt_frames_wanted(void)
 }
 NOKPROBE_SYMBOL(pt_frames_wanted);
 
+/* Before arming (nothing walks): the counts start again. */
+void pt_frames_reset(void)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu)
+		*per_cpu_ptr(&pt_frames_counts, cpu) = (struct pt_frames_count){ 0 };
+}
+
+/* The walks since START and their time, summed over the CPUs. */
+void pt_frames_totals(u64 *walks, u64 *ns)
+{
+	unsigned int cpu;
+
+	*walks = 0;
+	*ns = 0;
+	for_each_possible_cpu(cpu) {
+		const struct pt_frames_count *c = per_cpu_ptr(&pt_frames_counts, cpu);
+
+		*walks += READ_ONCE(c->walks);
+		*ns += READ_ONCE(c->ns);
+	}
+}
+
 /*
  * The ENTER's return address (pathtrace_abi.h PT_ENTER_FRAME) for a probe
  * at a function's entry whose caller is not traced: the innermost traced
@@ -57,7 +91,7 @@ NOKPROBE_SYMBOL(pt_frames_wanted);
  * PT_ENTER_FRAME_UNKNOWN when the unwinder failed or the stack is deeper
  * than PT_FRAMES_MAX.
  */
-u32 pt_frames_walk(struct pt_regs *regs)
+static u32 pt_frames_unwind(struct pt_regs *regs)
 {
 	struct unwind_state st;
 	enum stack_type start;
@@ -86,5 +120,18 @@ u32 pt_frames_walk(struct pt_regs *regs)
 			return PT_ENTER_FRAME(addr);
 	}
 	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : 0;
+}
+NOKPROBE_SYMBOL(pt_frames_unwind);
+
+/* pt_frames_unwind, counted and timed (pathtracectl status). */
+u32 pt_frames_walk(struct pt_regs *regs)
+{
+	u64 t0 = ktime_get_mono_fast_ns();
+	u32 frame = pt_frames_unwind(regs);
+
+	/* single instructions: an interrupt's or NMI's walk cannot split them */
+	this_cpu_add(pt_frames_counts.ns, ktime_get_mono_fast_ns() - t0);
+	this_cpu_inc(pt_frames_counts.walks);
+	return frame;
 }
 NOKPROBE_SYMBOL(pt_frames_walk);

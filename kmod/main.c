@@ -301,6 +301,7 @@ static long pt_ioctl_start(void)
 	}
 	pt_stream_reset();
 	pt_missed_reset(&pt_funcs);
+	pt_frames_reset();
 	/* inline counters count from their module's load on: from here only */
 	list_for_each_entry(f, &pt_funcs, node)
 		pt_counts_reset_inline(f);
@@ -460,6 +461,7 @@ static long pt_ioctl_stats(void __user *uarg)
 	s.tracing = pt_armed;
 	pt_stream_totals(&s.records, &s.dropped);
 	s.missed = pt_missed_total();
+	pt_frames_totals(&s.frame_walks, &s.frame_walk_ns);
 	if (copy_to_user(uarg, &s, sizeof(s)))
 		return -EFAULT;
 	return 0;

@@ -277,6 +277,8 @@ void pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
 u32 pt_frames_walk(struct pt_regs *regs);
+void pt_frames_reset(void);
+void pt_frames_totals(u64 *walks, u64 *ns);
 
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_forget(const struct pt_func *f);

@@ -10,7 +10,7 @@
 # witness-profiled-verify paths-profiled paths-profiled-verify edges-inline
 # witness-inline witness-inline-verify paths-inline paths-inline-verify
 # witness-profiled-inline witness-profiled-inline-verify ftrace-graph
-# user-untraced user-witness user-witness-verify probe-cost enable
+# user-untraced user-witness user-witness-verify probe-cost call-cost enable
 # enable-inline, in the order given. "untraced" must come first (time_ratio divides by it),
 # user-untraced before the user-witness modes (theirs divides by it), edges
 # before witness-profiled and paths-profiled (their profile). After the last one the untraced workload runs again
@@ -330,14 +330,22 @@ pt_run() {
 	grep -q "(cpu0 [1-9][0-9]*, cpu1 [1-9]" /tmp/rec.$name || say "$name: WARNING: not every CPU wrote pages"
 	set -- $(awk 'NR > 2 { p += $3; o += $4; h += $5 } END { printf "%d %d %d\n", p, o, h }' /tmp/st.$name)
 	probes=$1 optimized=$2 hits=$3
+	# the stacks ENTERs unwound (framed plans) and their mean time
+	set -- $(sed -n '1s/.* \([0-9]*\) frame walks (\([0-9.]*\) us each)$/\1 \2/p' /tmp/st.$name)
+	[ $# = 2 ] || die "$name: status: no frame walks: $(head -n 1 /tmp/st.$name)"
+	frame_walks=$1
+	frame_walk_ms=$(awk -v n=$1 -v us=$2 -v r=$reps 'BEGIN { printf "%.0f\n", n * us / 1000 / r }')
 }
 
-# probe_cost_run NAME TARGET LOOP: the loop (pt-probe-loop LOOP, on CPU 1)
-# recorded under an edges plan on TARGET alone; sets traced_ns (the fastest
-# repeat), probe_hits (status: every repeat's), probe_n and probe_opt
-# (the plan's probes and how many are jump-optimized).
+# probe_cost_run NAME TARGET LOOP [ENABLE-OPTIONS...]: the loop (pt-probe-loop
+# LOOP, on CPU 1) recorded under a plan on TARGET alone (by default an edges
+# plan on kprobes); sets traced_ns (the fastest repeat), probe_hits (status:
+# every repeat's), probe_n and probe_opt (the plan's probes and how many are
+# jump-optimized).
 probe_cost_run() {
-	pathtracectl enable --probes --mode edges $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
+	pc_opts="--probes --mode edges"
+	[ $# -le 3 ] || pc_opts=$(shift 3; echo "$@")
+	pathtracectl enable $pc_opts $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
 	pathtracectl record -o /tmp/$1.bin -- taskset -c 1 $UB/pt-probe-loop $3 $PROBE_CALLS >/tmp/rec.$1 2>&1 ||
 		{ cat /tmp/rec.$1; die "$1: record: failed"; }
 	pathtracectl status >/tmp/st.$1 || die "$1: status: failed"
@@ -421,6 +429,35 @@ for mode in "$@"; do
 			"kprobe_hits=$khits kprobes=$kprobes kprobes_optimized=$kopt kprobe_ns_per_hit=$kns" \
 			"kernel_unoptimized_ns=$int3_traced kprobe_unoptimized_hits=$int3_hits kprobe_unoptimized_ns_per_hit=$ins" \
 			"uprobe_to_kprobe=$(div "$uns" "$kns" %.1f) uprobe_to_unoptimized_kprobe=$(div "$uns" "$ins" %.1f)"
+		continue
+		;;
+	call-cost)
+		# What each mechanism adds to one call of a kernel function
+		# (from_kuid_munged under getuid(2), as in probe-cost): its
+		# copy reached through livepatch (an edges plan: the redirect
+		# and one increment; a witness plan: the redirect and an ENTER
+		# site's call), kprobes with the same plans, and function_graph
+		# on it alone; ns a call = (traced - untraced) / calls.
+		kernel_ns=$(taskset -c 1 $UB/pt-probe-loop kernel $PROBE_CALLS | sed -n 's/.* best_ns=//p')
+		[ -n "$kernel_ns" ] || die "$mode: pt-probe-loop: no untraced time"
+		line="mode=call-cost function=$PROBE_KERNEL calls=$PROBE_CALLS repeats=3 loop_ns=$kernel_ns"
+		for how in copy-edges:"--inline --mode edges" copy-witness:--inline \
+			kprobe-edges:"--probes --mode edges" kprobe-witness:--probes; do
+			probe_cost_run call-${how%%:*} $PROBE_KERNEL kernel ${how#*:}
+			line="$line $(echo ${how%%:*} | tr - _)_ns_per_call=$(per_hit $traced_ns $kernel_ns $((PROBE_CALLS * 3)))"
+		done
+		[ -d $T ] || die "$mode: $T: no tracefs"
+		echo 0 >$T/tracing_on
+		echo nop >$T/current_tracer
+		echo $PROBE_KERNEL >$T/set_ftrace_filter
+		echo function_graph >$T/current_tracer
+		echo 1 >$T/tracing_on
+		fgraph_ns=$(taskset -c 1 $UB/pt-probe-loop kernel $PROBE_CALLS | sed -n 's/.* best_ns=//p')
+		echo 0 >$T/tracing_on
+		echo nop >$T/current_tracer
+		: >$T/set_ftrace_filter
+		[ -n "$fgraph_ns" ] || die "$mode: pt-probe-loop under function_graph: no time"
+		echo "$line fgraph_ns_per_call=$(per_hit $fgraph_ns $kernel_ns $((PROBE_CALLS * 3)))"
 		continue
 		;;
 	witness) args= ;;
@@ -695,7 +732,7 @@ for mode in "$@"; do
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)" \
-		"differences=$diff$verified"
+		"frame_walks=$frame_walks frame_walk_ms=$frame_walk_ms differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
 	[ $mode != witness ] || bring_back $mode
 	if [ $mode = edges ]; then

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 5
+#define PT_ABI_MINOR 6
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -498,7 +498,9 @@ struct pt_stats {
 	__u64 dropped;		/* out: records the full ring buffer refused since START */
 	__u64 missed;		/* out: probe hits the kernel skipped since START,
 				 * all placed by LOSS(MISSED) records */
-	__u64 reserved[2];
+	__u64 frame_walks;	/* out: stacks an ENTER unwound since START (framed
+				 * plans: the traced frame an untraced caller runs under) */
+	__u64 frame_walk_ns;	/* out: the time those walks took, summed */
 };
 
 /*

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pathtracectl status: whether tracing is armed, records written and lost
- * since the last start, and per function: probes, how many the kernel
+ * since the last start, the stacks ENTERs unwound (framed plans: docs/runtime.md,
+ * "Framed calls") and their time each, and per function: probes, how many the kernel
  * jump-optimized, handler hits, hits the kernel skipped (misses: each one
  * is a LOSS record in the stream), record bytes written, the bytes of its
  * counters on one CPU (edges counters, path counts), its mode and what
@@ -39,9 +40,11 @@ static int cmd_status(int argc, char **argv)
 		return 1;
 	}
 	printf("tracing: %s; %u functions; since start: %" PRIu64 " records, %" PRIu64
-	       " dropped (buffer full), %" PRIu64 " probe hits missed\n",
+	       " dropped (buffer full), %" PRIu64 " probe hits missed, %" PRIu64
+	       " frame walks (%.1f us each)\n",
 	       s.tracing ? "on" : "off", s.nr_funcs, (uint64_t)s.records, (uint64_t)s.dropped,
-	       (uint64_t)s.missed);
+	       (uint64_t)s.missed, (uint64_t)s.frame_walks,
+	       s.frame_walks ? (double)s.frame_walk_ns / s.frame_walks / 1000 : 0.0);
 	n = loaded_carriers(fd, "status", &lc) ? -1 : loaded_list(fd, "status", &f);
 	if (n < 0) {
 		close(fd);
