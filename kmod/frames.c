@@ -89,23 +89,44 @@ void pt_frames_totals(u64 *walks, u64 *ns)
  * at a function's entry whose caller is not traced: the innermost traced
  * frame's, 0 when there is none (written as an untraced caller's), or
  * PT_ENTER_FRAME_UNKNOWN when the unwinder failed or the stack is deeper
- * than PT_FRAMES_MAX.
+ * than PT_FRAMES_MAX. @ret is the return address at regs->sp, or 0 when
+ * it could not be read.
+ *
+ * At a function's entry the caller's frame needs no unwinding: it is the
+ * return address, the stack above it and the registers as they are. The
+ * walk starts there, one ORC lookup (the probed function's, in a copy a
+ * module's table) fewer. Its ip is the call instruction's last byte, where
+ * a step from the entry looks its ORC entry up (ret - 1: the unwinder reads
+ * a starting frame's ip as it stands, and a call's own for a return address).
  */
-static u32 pt_frames_unwind(struct pt_regs *regs)
+static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
 {
 	struct unwind_state st;
+	struct pt_regs caller;
 	enum stack_type start;
-	unsigned int n = 0;
+	unsigned int n = 1;	/* the first frame looked at: the caller's caller */
+	bool traced;
 
+	if (ret) {
+		/* a copy's address no call of its original returns to: unknown */
+		if (!pt_ranges_caller(ret, &traced))
+			return PT_ENTER_FRAME_UNKNOWN;
+		caller = *regs;
+		caller.ip = ret - 1;
+		caller.sp = regs->sp + sizeof(long);
+		regs = &caller;
+	}
+	/* steps past the frame of @regs */
 	unwind_start(&st, current, regs, NULL);
 	start = st.stack_info.type;
+	/* from the probe's own registers: past the caller's too (the ENTER saw its return address) */
+	if (!ret && !unwind_done(&st))
+		unwind_next_frame(&st);
 	for (; !unwind_done(&st); unwind_next_frame(&st), n++) {
 		unsigned long addr = unwind_get_return_address(&st);
 		struct pt_regs *entry;
-		bool partial, traced;
+		bool partial;
 
-		if (n == 0)
-			continue;	/* the probed function itself */
 		if (n > PT_FRAMES_MAX)
 			return PT_ENTER_FRAME_UNKNOWN;
 		if (st.stack_info.type != start)
@@ -124,10 +145,10 @@ static u32 pt_frames_unwind(struct pt_regs *regs)
 NOKPROBE_SYMBOL(pt_frames_unwind);
 
 /* pt_frames_unwind, counted and timed (pathtracectl status). */
-u32 pt_frames_walk(struct pt_regs *regs)
+u32 pt_frames_walk(struct pt_regs *regs, unsigned long ret)
 {
 	u64 t0 = ktime_get_mono_fast_ns();
-	u32 frame = pt_frames_unwind(regs);
+	u32 frame = pt_frames_unwind(regs, ret);
 
 	/* single instructions: an interrupt's or NMI's walk cannot split them */
 	this_cpu_add(pt_frames_counts.ns, ktime_get_mono_fast_ns() - t0);

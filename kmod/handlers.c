@@ -29,20 +29,20 @@
 static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
 			    struct pt_coder_func_cpu *fc, struct pt_regs *regs)
 {
-	unsigned long ret_addr;
+	unsigned long ret, ret_addr;
 	bool traced;
 	u32 ret_lo = 0;
 
-	if (copy_from_kernel_nofault(&ret_addr, (void *)regs->sp, sizeof(ret_addr)))
-		ret_addr = 0;
+	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
+		ret = 0;
 	/* a call from an inline copy: the trace names the original's */
-	ret_addr = pt_ranges_caller(ret_addr, &traced);
+	ret_addr = pt_ranges_caller(ret, &traced);
 	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
 		return;
 	if (ret_addr >> 32 == 0xffffffffu && traced)
 		ret_lo = (u32)ret_addr;
 	else if (pt_frames_wanted())
-		ret_lo = pt_frames_walk(regs);
+		ret_lo = pt_frames_walk(regs, ret);
 	pt_coder_enter(c, &f->coder, fc, ret_lo);
 }
 

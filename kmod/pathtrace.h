@@ -276,7 +276,7 @@ void pt_counts_flush_paths(struct pt_func *f);
 void pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
-u32 pt_frames_walk(struct pt_regs *regs);
+u32 pt_frames_walk(struct pt_regs *regs, unsigned long ret);
 void pt_frames_reset(void);
 void pt_frames_totals(u64 *walks, u64 *ns);
 
