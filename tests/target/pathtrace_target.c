@@ -187,6 +187,19 @@ static notrace PT_TARGET long pt_target_notrace(long n)
 	return s;
 }
 
+/*
+ * A direct call to pt_target_notrace between two branches: with implicit
+ * entries its plan takes the callee as traced (an entered call, no ENTER),
+ * until the copy refuses the callee (t-inline-default.sh).
+ */
+static PT_TARGET long pt_target_notrace_caller(long n)
+{
+	long s = n & 1 ? 1 : 2;
+
+	s += pt_target_notrace(n);
+	return s > 100 ? s - 100 : s;
+}
+
 /* Error paths that are never taken: a BUG (noreturn) and a WARN_ON_ONCE. */
 /*
  * The noreturn error path: a call to a __noreturn function ends the path
@@ -264,6 +277,7 @@ static const struct pt_target_fn pt_target_fns[] = {
 	{ "outer", pt_target_outer },
 	{ "early", pt_target_early },
 	{ "notrace", pt_target_notrace },
+	{ "notrace_caller", pt_target_notrace_caller },
 	{ "bug", pt_target_bug },
 	{ "storm", pt_target_storm },
 };

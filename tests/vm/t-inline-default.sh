@@ -6,6 +6,8 @@
 # function without a copy on kprobes (0 differences again) and refuses one
 # whose copy runs without a plan; a second --inline is refused. --probes, a
 # path profile and a missing template go on kprobes, and enable says why.
+# With --inline alone, a plan that took a refused copy's function as traced
+# is made again without it.
 # vm-kernels: all
 . /pt/lib/check.sh
 
@@ -103,5 +105,26 @@ check "... kprobes carry the plan" test "$(carrier pt_target_nested)" = probes
 check "disable" pathtracectl disable --all
 en /tmp/en7.out --probes --inline pt_target_nested
 check "--probes and --inline contradict each other (exit 2)" test $rc -eq 2
+
+# --- --inline: a plan that took a callee as traced is made again when the copy refuses the callee
+en /tmp/en8.out --inline --implicit-entries --verify --moddir /pt pt_target_notrace_caller pt_target_notrace
+check "--inline --implicit-entries: the caller's plan enters its callee without an ENTER" \
+	grep -q "^pt_target_notrace_caller: planned as [0-9]*: .*1 calls entered without an ENTER" /tmp/en8.out
+check "... the copy refuses the callee, and nothing carries it" \
+	grep -q "^enable: 1 enabled, 1 refused: inline-no-fentry 1" /tmp/en8.out
+check "... the caller is planned again without it" \
+	grep -q "^pt_target_notrace_caller: re-planned: a function its plan assumed traced was refused" /tmp/en8.out
+check "... and enable counts no entered call" \
+	grep -q "; 0 call sites enter their traced callee without an ENTER record$" /tmp/en8.out
+cat >/tmp/wl2.sh <<W
+for c in 1 2; do
+	taskset \$c sh -c 'i=0; while [ \$i -lt 20 ]; do echo "notrace_caller \$i" > $R; i=\$((i + 1)); done' &
+done
+wait
+W
+check "record the caller alone" pathtracectl record -o /tmp/d8.bin -- sh /tmp/wl2.sh
+check "... regeneration equals the every-block records" pathregen --verify /tmp/d8.bin
+check "... without a gap" sh -c "pathregen --stats /tmp/d8.bin | grep -q '^gaps *0 '"
+check "disable" pathtracectl disable --all
 
 finish

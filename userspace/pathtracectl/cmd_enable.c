@@ -467,6 +467,10 @@ static void del_plan(struct enabler *e, uint32_t func_id)
 {
 	struct pt_del_arg d;
 
+	if (e->inline_code) {	/* the module has none yet: inline_code_targets adds them */
+		funcstore_remove(func_id);
+		return;
+	}
 	memset(&d, 0, sizeof(d));
 	d.size = sizeof(d);
 	d.func_id = func_id;
@@ -1583,6 +1587,85 @@ static int probes_instead(struct enabler *e, struct target *t, const char *name,
  * loses its plan with --inline, and goes on kprobes by default. Returns 0,
  * or 1 when the copies could not be made and nothing took their place.
  */
+/* A refused target's quiet calls and implicit entries leave the summary. */
+static void uncount(struct enabler *e, struct target *t)
+{
+	e->nquiet -= t->nquiet;
+	e->nimplicit -= t->nimplicit;
+	t->nquiet = t->nimplicit = 0;
+}
+
+/* The copies to make: each planned target's (it[j] for target idx[j]). Returns how many. */
+static uint32_t copy_inputs(const struct enabler *e, struct inline_target *it, uint32_t *idx)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < e->ntargets; i++) {
+		const struct target *t = &e->targets[i];
+
+		if (t->state != T_INSTALLED || !t->blob)
+			continue;
+		memset(&it[n], 0, sizeof(it[n]));
+		it[n].sym = t->sym;
+		it[n].edge_counter = t->edge_counter;
+		it[n].nedges = t->nedges;
+		it[n].entry_counter = t->nedges;
+		it[n].ncounters = t->nedges + 1;
+		it[n].sites = t->sites;
+		it[n].nsites = t->nsites;
+		idx[n++] = i;
+	}
+	return n;
+}
+
+/*
+ * --inline in the trace modes: a plan may take a callee as traced (an
+ * entered call, an entry witness) whose copy is refused later, with no
+ * kprobe to carry the callee's plan instead. So the copies are tried
+ * first, with nothing loaded: what they refuse is refused, the plans are
+ * made again without it (install_all), and the copies tried again until
+ * they refuse nothing (the set only shrinks). Returns 0, or 1 (reported).
+ */
+static int inline_settle(struct enabler *e)
+{
+	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
+	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
+	int refused = 1, ret = 1;
+	uint32_t j, n;
+
+	if (!it || !idx)
+		goto out;
+	while (refused > 0) {
+		n = copy_inputs(e, it, idx);
+		refused = inline_refusals(e->k, &e->sc, it, n);
+		if (refused < 0)
+			goto out;
+		for (j = 0; j < n; j++) {
+			struct target *t = &e->targets[idx[j]];
+
+			if (!it[j].refusal)
+				continue;
+			funcstore_remove(t->func_id);
+			count_refusal(e, it[j].refusal);
+			uncount(e, t);
+			t->state = T_REFUSED;
+			e->ninstalled--;
+		}
+		if (refused && install_all(e)) {
+			ret = 1;
+			goto out_reported;
+		}
+	}
+	ret = 0;
+out:
+	if (ret)
+		ctl_err("enable --inline", "out of memory");
+out_reported:
+	free(it);
+	free(idx);
+	return ret;
+}
+
 static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
@@ -1596,24 +1679,13 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 		ctl_err("enable --inline", "out of memory");
 		goto out;
 	}
-	for (i = 0; i < e->ntargets; i++) {
-		struct target *t = &e->targets[i];
-
-		if (t->state != T_INSTALLED || !t->blob)
-			continue;
-		it[n].sym = t->sym;
-		it[n].edge_counter = t->edge_counter;
-		it[n].nedges = t->nedges;
-		it[n].entry_counter = t->nedges;
-		it[n].ncounters = t->nedges + 1;
-		it[n].sites = t->sites;
-		it[n].nsites = t->nsites;
-		names[n] = strdup(ksyms_get(klive_ksyms(e->k), t->sym)->name);
-		if (!names[n]) {
+	n = copy_inputs(e, it, idx);
+	for (i = 0; i < n; i++) {
+		names[i] = strdup(ksyms_get(klive_ksyms(e->k), it[i].sym)->name);
+		if (!names[i]) {
 			ctl_err("enable --inline", "out of memory");
 			goto out;
 		}
-		idx[n++] = i;
 	}
 	if (!n) {
 		ret = 0;
@@ -1633,6 +1705,7 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 		} else if (it[i].refusal) {
 			funcstore_remove(t->func_id);
 			count_refusal(e, it[i].refusal);
+			uncount(e, t);
 		} else {
 			count_refusal(e, "kernel");
 		}
@@ -1860,6 +1933,9 @@ static int cmd_enable(int argc, char **argv)
 		ctl_err("quiet calls", "%s", pt_strerror(err));
 		ret = 1;
 	} else if (install_all(&e)) {
+		ret = 1;
+	} else if (e.inline_code && !e.inline_fallback && e.o.mode == PT_MODE_TRACE &&
+		   inline_settle(&e)) {
 		ret = 1;
 	} else if (e.inline_code && inline_code_targets(&e, &p)) {
 		ret = 1;

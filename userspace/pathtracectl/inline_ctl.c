@@ -282,7 +282,8 @@ static int blacklisted(uint64_t a, uint64_t len)
 struct work {
 	struct inline_copy *cp;	/* per target */
 	struct cfg *orig;	/* per target: the original's CFG */
-	uint32_t *idx;		/* accepted targets, in copy order */
+	struct inline_copy *acc;	/* the accepted copies, linked, in copy order */
+	uint32_t *idx;		/* their targets */
 	uint32_t nidx;
 };
 
@@ -570,16 +571,96 @@ static int add_copies_calls(struct klive *k, struct static_calls *sc, const stru
 	return err;
 }
 
+/* Frees what build() made of n targets (w itself is the caller's). */
+static void work_free(struct work *w, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (w->cp) {
+			free((char *)w->cp[i].name);
+			inline_copy_free(&w->cp[i]);
+		}
+		if (w->orig)
+			cfg_free(&w->orig[i]);
+	}
+	free(w->cp);
+	free(w->orig);
+	free(w->idx);
+	free(w->acc);
+}
+
+/*
+ * The copies of the n targets, or their refusals (printed, in t[i].refusal):
+ * w->acc holds the accepted ones, linked (calls between copies stay in the
+ * copies; a jump into another's middle refuses), w->idx their targets.
+ * Returns 0, or -PT_ENOMEM.
+ */
+static int build(struct klive *k, struct static_calls *sc, struct inline_target *t, uint32_t n,
+		 struct work *w)
+{
+	struct inline_env env;
+	uint32_t i, bad;
+	int err = 0;
+
+	w->cp = calloc(n + 1, sizeof(*w->cp));
+	w->orig = calloc(n + 1, sizeof(*w->orig));
+	w->idx = calloc(n + 1, sizeof(*w->idx));
+	w->acc = calloc(n + 1, sizeof(*w->acc));
+	if (!w->cp || !w->orig || !w->idx || !w->acc)
+		return -PT_ENOMEM;
+	/* keys must be vmlinux's: a module's could go away under the copies' entries */
+	env.sc = sc;
+	env.keys_lo = ksyms_addr(klive_ksyms(k), "_text");
+	env.keys_hi = ksyms_addr(klive_ksyms(k), "_end");
+	if (!env.keys_lo || env.keys_hi <= env.keys_lo)
+		env.keys_lo = env.keys_hi = 0;	/* unknown: every key refused */
+	for (i = 0; i < n && !err; i++)
+		err = copy_one(k, &env, &t[i], &w->cp[i], &w->orig[i]);
+	if (err)
+		return err;
+	refuse_over_piece(t, w->cp, n);
+	do {
+		w->nidx = 0;
+		for (i = 0; i < n; i++)
+			if (!t[i].refusal) {
+				w->idx[w->nidx] = i;
+				w->acc[w->nidx++] = w->cp[i];
+			}
+		bad = inline_link(w->acc, w->nidx);
+		if (bad) {
+			i = w->idx[bad - 1];
+			refuse(&t[i], w->acc[bad - 1].name, w->acc[bad - 1].refusal,
+			       w->acc[bad - 1].detail);
+		}
+		for (i = 0; i < w->nidx; i++)	/* the links live in the relocations */
+			w->cp[w->idx[i]] = w->acc[i];
+	} while (bad);
+	return 0;
+}
+
+int inline_refusals(struct klive *k, struct static_calls *sc, struct inline_target *t,
+		    uint32_t n)
+{
+	struct work w = { 0 };
+	uint32_t i;
+	int ret = -PT_ENOMEM;
+
+	if (!build(k, sc, t, n, &w))
+		for (ret = 0, i = 0; i < n; i++)
+			ret += t[i].refusal != NULL;
+	work_free(&w, n);
+	return ret;
+}
+
 int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
 		  struct static_calls *sc, struct inline_target *t, uint32_t n)
 {
 	struct work w = { 0 };
-	struct inline_env env;
-	struct inline_copy *acc = NULL;
 	char path[4200], why[400];
 	/* the phases' ends: start, copied, written, switched over, read back, added */
 	double mark[6];
-	uint32_t i, bad;
+	uint32_t i;
 	int err = 0, ret = 1;
 
 	mark[0] = ctl_now_s();
@@ -588,47 +669,16 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 			"pathtracectl disable --all first");
 		return 1;
 	}
-	w.cp = calloc(n + 1, sizeof(*w.cp));
-	w.orig = calloc(n + 1, sizeof(*w.orig));
-	w.idx = calloc(n + 1, sizeof(*w.idx));
-	acc = calloc(n + 1, sizeof(*acc));
-	if (!w.cp || !w.orig || !w.idx || !acc)
-		goto nomem;
-	/* keys must be vmlinux's: a module's could go away under the copies' entries */
-	env.sc = sc;
-	env.keys_lo = ksyms_addr(klive_ksyms(*k), "_text");
-	env.keys_hi = ksyms_addr(klive_ksyms(*k), "_end");
-	if (!env.keys_lo || env.keys_hi <= env.keys_lo)
-		env.keys_lo = env.keys_hi = 0;	/* unknown: every key refused */
-	for (i = 0; i < n && !err; i++)
-		err = copy_one(*k, &env, &t[i], &w.cp[i], &w.orig[i]);
-	if (err)
+	if (build(*k, sc, t, n, &w))
 		goto nomem;
 	mark[1] = ctl_now_s();
-	refuse_over_piece(t, w.cp, n);
-	/* calls between copies stay in the copies; a jump into another's middle refuses */
-	do {
-		w.nidx = 0;
-		for (i = 0; i < n; i++)
-			if (!t[i].refusal) {
-				w.idx[w.nidx] = i;
-				acc[w.nidx++] = w.cp[i];
-			}
-		bad = inline_link(acc, w.nidx);
-		if (bad) {
-			i = w.idx[bad - 1];
-			refuse(&t[i], acc[bad - 1].name, acc[bad - 1].refusal, acc[bad - 1].detail);
-		}
-		for (i = 0; i < w.nidx; i++)	/* the links live in the relocations */
-			w.cp[w.idx[i]] = acc[i];
-	} while (bad);
 	if (!w.nidx) {
 		ret = 0;
 		goto out;
 	}
 	snprintf(path, sizeof(path), "%s/inline.ko", funcstore_dir());
 	mkdir(funcstore_dir(), 0700);
-	err = inline_module_write(template, path, acc, w.nidx, why, sizeof(why));
+	err = inline_module_write(template, path, w.acc, w.nidx, why, sizeof(why));
 	if (err) {
 		ctl_err("enable --inline", "cannot write the module: %s", why);
 		goto out;
@@ -664,7 +714,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 	       "%.1f, loaded and switched over %.1f, kernel read back %.1f, checked and added %.1f)\n",
 	       w.nidx, INLINE_MODULE, mark[5] - mark[0], mark[1] - mark[0], mark[2] - mark[1],
 	       mark[3] - mark[2], mark[4] - mark[3], mark[5] - mark[4]);
-	print_sequences(acc, w.nidx);
+	print_sequences(w.acc, w.nidx);
 	ret = 0;
 	goto out;
 nomem:
@@ -674,17 +724,6 @@ out:
 		for (i = 0; i < n; i++)
 			if (!t[i].refusal)
 				t[i].refusal = "inline-module";
-	for (i = 0; i < n; i++) {
-		if (w.cp) {
-			free((char *)w.cp[i].name);
-			inline_copy_free(&w.cp[i]);
-		}
-		if (w.orig)
-			cfg_free(&w.orig[i]);
-	}
-	free(w.cp);
-	free(w.orig);
-	free(w.idx);
-	free(acc);
+	work_free(&w, n);
 	return ret;
 }

@@ -55,6 +55,14 @@ struct inline_target {
 int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
 		  struct static_calls *sc, struct inline_target *t, uint32_t n);
 
+/*
+ * What inline_enable would refuse of the n targets, found as it finds it
+ * (each refusal printed and in t[i].refusal), with nothing written or
+ * loaded. Returns how many it refused, or -PT_ENOMEM.
+ */
+int inline_refusals(struct klive *k, struct static_calls *sc, struct inline_target *t,
+		    uint32_t n);
+
 /* 1 when the generated module is loaded. */
 int inline_loaded(void);
 
