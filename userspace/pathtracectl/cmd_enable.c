@@ -307,6 +307,8 @@ struct target {
 	uint8_t *ewit;		/* the entry witnesses its installed plan assumed, or NULL */
 	/* its installed plan's part of the summary: probes, quiet calls, implicit entries */
 	uint32_t nprobes, nquiet, nimplicit;
+	/* calls its plan takes a traced function at: witnessed, entered, its implicit entries */
+	uint32_t nassumed;
 	uint32_t plan_probes;	/* its plan's probes, should kprobes carry it */
 	uint32_t nblocks;
 	uint32_t func_id;
@@ -826,6 +828,7 @@ static int install_target(struct enabler *e, struct target *t, const uint8_t *cl
 		if (pl.hdr.nr_implicit)
 			printf("; entered without ENTER from %u call sites", pl.hdr.nr_implicit);
 		t->nimplicit = pl.hdr.nr_implicit;
+		t->nassumed = nw + nentered + pl.hdr.nr_implicit;
 		t->nquiet = nquiet;
 		e->nimplicit += t->nimplicit;
 		e->nquiet += t->nquiet;
@@ -1619,10 +1622,10 @@ static uint32_t copy_inputs(const struct enabler *e, struct inline_target *it, u
 }
 
 /*
- * --inline in the trace modes: a plan may take a callee as traced (an
- * entered call, an entry witness) whose copy is refused later, with no
- * kprobe to carry the callee's plan instead. So the copies are tried
- * first, with nothing loaded: what they refuse is refused, the plans are
+ * --inline in the trace modes: a plan may take another function as traced
+ * (an entered call, an entry witness, an implicit entry from its caller)
+ * whose copy is refused later, with no kprobe to carry its plan instead.
+ * So where a plan does, the copies are tried first, with nothing loaded: what they refuse is refused, the plans are
  * made again without it (install_all), and the copies tried again until
  * they refuse nothing (the set only shrinks). Returns 0, or 1 (reported).
  */
@@ -1630,11 +1633,14 @@ static int inline_settle(struct enabler *e)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
-	int refused = 1, ret = 1;
+	int refused = 0, ret = 1;
 	uint32_t j, n;
 
 	if (!it || !idx)
 		goto out;
+	/* plans that take no other function as traced hold whatever the copies refuse */
+	for (j = 0; j < e->ntargets; j++)
+		refused |= e->targets[j].state == T_INSTALLED && e->targets[j].nassumed;
 	while (refused > 0) {
 		n = copy_inputs(e, it, idx);
 		refused = inline_refusals(e->k, &e->sc, it, n);
