@@ -1581,15 +1581,6 @@ static int probes_instead(struct enabler *e, struct target *t, const char *name,
 	return 0;
 }
 
-/*
- * --inline and the default: the planned targets' copies carry their plans
- * as code, an edges plan's counters (docs/inline.md, "Counters (edges
- * mode)") or another plan's sites as calls ("Sites as calls"); once they
- * run, each plan goes to pathtrace.ko with PT_ADD_INLINE or
- * PT_ADD_INLINE_SITES, which places no probe. A target the copy refuses
- * loses its plan with --inline, and goes on kprobes by default. Returns 0,
- * or 1 when the copies could not be made and nothing took their place.
- */
 /* A refused target's quiet calls and implicit entries leave the summary. */
 static void uncount(struct enabler *e, struct target *t)
 {
@@ -1625,9 +1616,10 @@ static uint32_t copy_inputs(const struct enabler *e, struct inline_target *it, u
  * --inline in the trace modes: a plan may take another function as traced
  * (an entered call, an entry witness, an implicit entry from its caller)
  * whose copy is refused later, with no kprobe to carry its plan instead.
- * So where a plan does, the copies are tried first, with nothing loaded: what they refuse is refused, the plans are
- * made again without it (install_all), and the copies tried again until
- * they refuse nothing (the set only shrinks). Returns 0, or 1 (reported).
+ * So where a plan does, the copies are tried first, with nothing loaded:
+ * what they refuse is refused, the plans are made again without it
+ * (install_all), and the copies tried again until they refuse nothing
+ * (the set only shrinks). Returns 0, or 1 (reported).
  */
 static int inline_settle(struct enabler *e)
 {
@@ -1657,10 +1649,8 @@ static int inline_settle(struct enabler *e)
 			t->state = T_REFUSED;
 			e->ninstalled--;
 		}
-		if (refused && install_all(e)) {
-			ret = 1;
+		if (refused && install_all(e))
 			goto out_reported;
-		}
 	}
 	ret = 0;
 out:
@@ -1672,6 +1662,15 @@ out_reported:
 	return ret;
 }
 
+/*
+ * --inline and the default: the planned targets' copies carry their plans
+ * as code, an edges plan's counters (docs/inline.md, "Counters (edges
+ * mode)") or another plan's sites as calls ("Sites as calls"); once they
+ * run, each plan goes to pathtrace.ko with PT_ADD_INLINE or
+ * PT_ADD_INLINE_SITES, which places no probe. A target the copy refuses
+ * loses its plan with --inline, and goes on kprobes by default. Returns 0,
+ * or 1 when the copies could not be made and nothing took their place.
+ */
 static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
