@@ -19,8 +19,8 @@
 
 #include <linux/atomic.h>
 #include <linux/kprobes.h>
-#include <linux/ptrace.h>
 #include <linux/percpu.h>
+#include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <asm/stacktrace.h>
