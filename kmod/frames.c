@@ -89,8 +89,8 @@ void pt_frames_totals(u64 *walks, u64 *ns)
  * at a function's entry whose caller is not traced: the innermost traced
  * frame's, 0 when there is none (written as an untraced caller's), or
  * PT_ENTER_FRAME_UNKNOWN when the unwinder failed or the stack is deeper
- * than PT_FRAMES_MAX. @ret is the return address at regs->sp, or 0 when
- * it could not be read.
+ * than PT_FRAMES_MAX. @ret is the return address at regs->sp, which the
+ * caller found untraced, or 0 when it could not be read.
  *
  * At a function's entry the caller's frame needs no unwinding: it is the
  * return address, the stack above it and the registers as they are. The
@@ -108,9 +108,6 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
 	bool traced;
 
 	if (ret) {
-		/* a copy's address no call of its original returns to: unknown */
-		if (!pt_ranges_caller(ret, &traced))
-			return PT_ENTER_FRAME_UNKNOWN;
 		caller = *regs;
 		caller.ip = ret - 1;
 		caller.sp = regs->sp + sizeof(long);
