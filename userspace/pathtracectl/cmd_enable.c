@@ -1625,14 +1625,16 @@ static int inline_settle(struct enabler *e)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
-	int refused = 0, ret = 1;
+	int refused, ret = 1;
 	uint32_t j, n;
 
 	if (!it || !idx)
 		goto out;
 	/* plans that take no other function as traced hold whatever the copies refuse */
 	for (j = 0; j < e->ntargets; j++)
-		refused |= e->targets[j].state == T_INSTALLED && e->targets[j].nassumed;
+		if (e->targets[j].state == T_INSTALLED && e->targets[j].nassumed)
+			break;
+	refused = j < e->ntargets;
 	while (refused > 0) {
 		n = copy_inputs(e, it, idx);
 		refused = inline_refusals(e->k, &e->sc, it, n);
