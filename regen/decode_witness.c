@@ -37,6 +37,7 @@
  * lie ahead.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <pathtrace/encoding.h>
 #include <pathtrace/error.h>
@@ -67,6 +68,15 @@ struct regen_word_lookup {
 	 */
 	uint32_t *out;		/* nv */
 	uint8_t *plain;		/* ne */
+	/*
+	 * The framed calls (encoding.call_framed), sorted by return address
+	 * then vertex, and for each, which vertices reach it emission-free
+	 * (reach_to): nv bytes each.
+	 */
+	uint32_t nframed;
+	uint64_t *framed_ret;
+	uint32_t *framed_v;
+	uint8_t *framed_reach;
 };
 
 /* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
@@ -122,6 +132,87 @@ static void lookup_fill(struct lookup_row *lr, const uint8_t *nbits, const uint6
 	*at += 1ull << width;
 }
 
+/* Whether traversing e emits, or enters a vertex that does (or whose ENTER comes first). */
+static int emits_on(const struct encoding *enc, const struct graph *g, uint32_t e)
+{
+	uint32_t d = g->edges[e].dst;
+
+	return enc->edge_nbits[e] || (enc->vertex_nbits && enc->vertex_nbits[d]) ||
+	       (enc->enter_code && enc->enter_code[d]) ||
+	       (enc->call_entered && enc->call_entered[d]);
+}
+
+/*
+ * reach[x] = 1 for each vertex x from which framed call w is reached
+ * emission-free (w too): a walk that reads nothing gets there. stack: nv
+ * entries.
+ */
+static void reach_to(const struct encoding *enc, const struct graph *g, uint32_t w,
+		     uint8_t *reach, uint32_t *stack)
+{
+	uint32_t sp = 0, j;
+
+	memset(reach, 0, g->nv);
+	reach[w] = 1;
+	stack[sp++] = w;
+	while (sp) {
+		uint32_t x = stack[--sp];
+
+		for (j = g->in_start[x]; j < g->in_start[x + 1]; j++) {
+			uint32_t e = g->in_edges[j], u = g->edges[e].src;
+
+			if (!reach[u] && u != g->exit && !emits_on(enc, g, e)) {
+				reach[u] = 1;
+				stack[sp++] = u;
+			}
+		}
+	}
+}
+
+/* Framed call vertices by return address (arg: call_ret_addr), then vertex. */
+static int by_ret(const void *a, const void *b, void *arg)
+{
+	const uint64_t *ret = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	if (ret[x] != ret[y])
+		return ret[x] < ret[y] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * l's framed-call tables for g under enc, whose call vertices return to
+ * ret (NULL: none). Returns 0 or -PT_ENOMEM.
+ */
+static int framed_build(struct regen_word_lookup *l, const struct graph *g,
+			const struct encoding *enc, const uint64_t *ret)
+{
+	uint32_t *stack, v, n = 0, i;
+
+	for (v = 0; enc->call_framed && ret && v < g->nv; v++)
+		n += enc->call_framed[v] && ret[v];
+	if (!n)
+		return 0;
+	l->framed_v = malloc(n * sizeof(*l->framed_v));
+	l->framed_ret = malloc(n * sizeof(*l->framed_ret));
+	l->framed_reach = malloc((size_t)n * g->nv);
+	stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
+	if (!l->framed_v || !l->framed_ret || !l->framed_reach || !stack) {
+		free(stack);
+		return -PT_ENOMEM;
+	}
+	for (v = 0; v < g->nv; v++)
+		if (enc->call_framed[v] && ret[v])
+			l->framed_v[l->nframed++] = v;
+	qsort_r(l->framed_v, n, sizeof(*l->framed_v), by_ret, (void *)ret);
+	for (i = 0; i < n; i++) {
+		l->framed_ret[i] = ret[l->framed_v[i]];
+		reach_to(enc, g, l->framed_v[i], l->framed_reach + (size_t)i * g->nv, stack);
+	}
+	free(stack);
+	return 0;
+}
+
 /* l->out and l->plain for g under enc. Returns 0 or -PT_ENOMEM. */
 static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 		      const struct encoding *enc)
@@ -151,7 +242,7 @@ static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 }
 
 int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
-			    struct regen_word_lookup **out)
+			    const uint64_t *call_ret_addr, struct regen_word_lookup **out)
 {
 	struct regen_word_lookup *l = calloc(1, sizeof(*l));
 	uint32_t nctx = enc->ctx_start ? enc->nctx_rows : 0, r;
@@ -161,7 +252,7 @@ int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
 	*out = l;
 	if (!l)
 		return -PT_ENOMEM;
-	if (fast_build(l, g, enc))
+	if (fast_build(l, g, enc) || framed_build(l, g, enc, call_ret_addr))
 		return -PT_ENOMEM;
 	for (r = 0; r < enc->npred + nctx; r++) {
 		uint32_t width = r < enc->npred ?
@@ -195,6 +286,9 @@ void regen_word_lookup_free(struct regen_word_lookup *l)
 	free(l->store);
 	free(l->out);
 	free(l->plain);
+	free(l->framed_v);
+	free(l->framed_ret);
+	free(l->framed_reach);
 	free(l);
 }
 
@@ -434,79 +528,49 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	return code;
 }
 
-/* Whether traversing e emits, or enters a vertex that does (or whose ENTER comes first). */
-static int emits_on(const struct encoding *enc, const struct graph *g, uint32_t e)
-{
-	uint32_t d = g->edges[e].dst;
-
-	return enc->edge_nbits[e] || (enc->vertex_nbits && enc->vertex_nbits[d]) ||
-	       (enc->enter_code && enc->enter_code[d]) ||
-	       (enc->call_entered && enc->call_entered[d]);
-}
-
 /*
  * The framed call an ENTER names (its return address, or its frame: the
- * innermost traced one), or GRAPH_NONE.
+ * innermost traced one): its index in f's framed tables, or -1.
  */
-static uint32_t framed_call(const struct regen_func *f, const struct encoding *enc,
-			    const struct regen_marker *m)
+static int32_t framed_call(const struct regen_func *f, const struct encoding *enc,
+			   const struct regen_marker *m)
 {
-	uint32_t w;
+	const struct regen_word_lookup *l = f->lookup;
+	uint32_t lo = 0, hi = l->nframed;
 
-	if (!enc->call_framed || !f->call_ret_addr || !m->value ||
+	if (!enc->call_framed || !m->value ||
 	    (m->arg != REGEN_ENTER_RET && m->arg != REGEN_ENTER_NESTED))
-		return GRAPH_NONE;
-	for (w = 0; w < f->g->nv; w++)
-		if (enc->call_framed[w] && f->call_ret_addr[w] == m->value)
-			return w;
-	return GRAPH_NONE;
+		return -1;
+	while (lo < hi) {	/* the first of equal return addresses */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (l->framed_ret[mid] < m->value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->nframed && l->framed_ret[lo] == m->value ? (int32_t)lo : -1;
 }
 
 /*
- * v's out-edge on the emission-free walk from v to w (framed call), or
+ * v's out-edge on the emission-free walk from v to framed call i, or
  * GRAPH_NONE. Unique when there is one: Trace(Ewit) allows no two
- * emission-free paths between two vertices. Returns -PT_ENOMEM as
- * GRAPH_NONE - 1.
+ * emission-free paths between two vertices.
  */
-static uint32_t toward(const struct encoding *enc, const struct graph *g, uint32_t v, uint32_t w)
+static uint32_t toward(const struct regen_func *f, const struct encoding *enc, uint32_t v,
+		       int32_t i)
 {
-	uint8_t *seen = calloc(g->nv + 1, 1);
-	uint32_t *stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
-	uint32_t k, found = GRAPH_NONE;
+	const struct graph *g = f->g;
+	const uint8_t *reach = f->lookup->framed_reach + (size_t)i * g->nv;
+	uint32_t k;
 
-	if (!seen || !stack) {
-		free(seen);
-		free(stack);
-		return GRAPH_NONE - 1;
+	for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
+		uint32_t e = g->out_edges[k];
+
+		if (!emits_on(enc, g, e) && reach[g->edges[e].dst])
+			return e;
 	}
-	for (k = g->out_start[v]; k < g->out_start[v + 1] && found == GRAPH_NONE; k++) {
-		uint32_t e = g->out_edges[k], sp = 0;
-
-		if (emits_on(enc, g, e) || seen[g->edges[e].dst])
-			continue;
-		/* each vertex is pushed once: seen when pushed */
-		seen[g->edges[e].dst] = 1;
-		stack[sp++] = g->edges[e].dst;
-		while (sp) {
-			uint32_t x = stack[--sp], j;
-
-			if (x == w) {
-				found = e;
-				break;
-			}
-			for (j = g->out_start[x]; x != g->exit && j < g->out_start[x + 1]; j++) {
-				uint32_t d = g->edges[g->out_edges[j]].dst;
-
-				if (!emits_on(enc, g, g->out_edges[j]) && !seen[d]) {
-					seen[d] = 1;
-					stack[sp++] = d;
-				}
-			}
-		}
-	}
-	free(seen);
-	free(stack);
-	return found;
+	return GRAPH_NONE;
 }
 
 static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
@@ -537,12 +601,14 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
 	if (deg >= 2 && !code && f->framed && br->enter) {
-		uint32_t w = framed_call(f, enc, br->enter);
+		int32_t i;
 
-		if (w != GRAPH_NONE) {
-			e = toward(enc, g, v, w);
-			if (e == GRAPH_NONE - 1)
-				return -PT_ENOMEM;
+		if (!f->lookup)
+			return -PT_EINVAL;	/* regen_func.lookup */
+		i = framed_call(f, enc, br->enter);
+
+		if (i >= 0) {
+			e = toward(f, enc, v, i);
 			if (e == GRAPH_NONE)
 				return -PT_EMISMATCH;	/* that call is not just ahead */
 			state[0] = 0;

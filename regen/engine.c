@@ -60,6 +60,20 @@ struct frame {
 	uint64_t state[REGEN_STATE_WORDS];
 };
 
+/*
+ * The engine's tables of a set of functions (regen_index_build): built
+ * once, read by every walk over them.
+ */
+struct regen_index {
+	const struct regen_func **index;	/* sorted by func_id */
+	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
+	uint32_t maxid;
+	uint64_t *rets;		/* every traced call site's return address, sorted */
+	size_t nrets;
+	struct regen_call_slot *calls;	/* br_call_vertex's hash: calls_mask + 1 slots */
+	uint64_t calls_mask;
+};
+
 struct engine {
 	const struct regen_funcs *fs;
 	const struct regen_stream *s;
@@ -76,13 +90,9 @@ struct engine {
 	 * contiguous with it.
 	 */
 	const struct regen_marker *orphaned;
-	uint64_t *rets;		/* every traced call site's return address, sorted */
-	size_t nrets;
-	struct regen_call_slot *calls;	/* br_call_vertex's hash: br.calls_mask + 1 slots */
+	const struct regen_index *ix;	/* fs->index, or own */
+	struct regen_index *own;	/* built for this walk when fs has none */
 	int64_t partial;
-	const struct regen_func **index;	/* sorted by func_id */
-	const struct regen_func **byid;		/* indexed by func_id (ids up to maxid), or NULL */
-	uint32_t maxid;
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
 	struct regen_inherited *snap;	/* a fork's user activations (REGEN_EV_FORK) */
 	uint32_t snapcap;
@@ -123,17 +133,18 @@ static int by_id(const void *a, const void *b)
 
 static const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
 {
+	const struct regen_index *ix = en->ix;
 	uint32_t lo = 0, hi = en->fs->nfuncs;
 
-	if (en->byid)
-		return func_id <= en->maxid ? en->byid[func_id] : NULL;
+	if (ix->byid)
+		return func_id <= ix->maxid ? ix->byid[func_id] : NULL;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (en->index[mid]->func_id == func_id)
-			return en->index[mid];
-		if (en->index[mid]->func_id < func_id)
+		if (ix->index[mid]->func_id == func_id)
+			return ix->index[mid];
+		if (ix->index[mid]->func_id < func_id)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -807,7 +818,7 @@ static int step(struct engine *en)
 		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
 		en->depth--;
 		if (!en->depth && fr->ret && fr->kind == REGEN_ENTER_RET &&
-		    bsearch(&fr->ret, en->rets, en->nrets, sizeof(*en->rets), by_addr))
+		    bsearch(&fr->ret, en->ix->rets, en->ix->nrets, sizeof(*en->ix->rets), by_addr))
 			en->orphaned = fr->enter;
 		if (en->depth) {	/* the caller stands at its call vertex */
 			struct frame *up = &en->stack[en->depth - 1];
@@ -936,47 +947,92 @@ static int step(struct engine *en)
 }
 
 /*
- * en->rets: the return addresses of every traced function's call vertices;
- * en->calls: its direct calls, for br_call_vertex (the first vertex of
+ * ix->rets: the return addresses of every traced function's call vertices;
+ * ix->calls: their direct calls, for br_call_vertex (the first vertex of
  * each). Returns 0 or -PT_ENOMEM.
  */
-static int collect_calls(struct engine *en)
+static int collect_calls(const struct regen_funcs *fs, struct regen_index *ix)
 {
+	struct regen_bitreader br = { 0 };
 	size_t n = 0, i;
 	uint32_t v;
 
-	for (i = 0; i < en->fs->nfuncs; i++)
-		if (en->fs->funcs[i].call_ret_addr)
-			n += en->fs->funcs[i].g->nv;
-	en->rets = malloc((n ? n : 1) * sizeof(*en->rets));
-	if (!en->rets)
+	for (i = 0; i < fs->nfuncs; i++)
+		if (fs->funcs[i].call_ret_addr)
+			n += fs->funcs[i].g->nv;
+	ix->rets = malloc((n ? n : 1) * sizeof(*ix->rets));
+	if (!ix->rets)
 		return -PT_ENOMEM;
-	for (en->br.calls_mask = 15; en->br.calls_mask < 2 * n;
-	     en->br.calls_mask = en->br.calls_mask * 2 + 1)
+	for (ix->calls_mask = 15; ix->calls_mask < 2 * n; ix->calls_mask = ix->calls_mask * 2 + 1)
 		;
-	en->calls = calloc(en->br.calls_mask + 1, sizeof(*en->calls));
-	if (!en->calls)
+	ix->calls = calloc(ix->calls_mask + 1, sizeof(*ix->calls));
+	if (!ix->calls)
 		return -PT_ENOMEM;
-	en->br.calls = en->calls;
-	for (i = 0; i < en->fs->nfuncs; i++) {
-		const struct regen_func *f = &en->fs->funcs[i];
+	br.calls = ix->calls;
+	br.calls_mask = ix->calls_mask;
+	for (i = 0; i < fs->nfuncs; i++) {
+		const struct regen_func *f = &fs->funcs[i];
 
 		for (v = 0; f->call_ret_addr && v < f->g->nv; v++) {
 			uint64_t ret = f->call_ret_addr[v], k;
 
 			if (ret)
-				en->rets[en->nrets++] = ret;
+				ix->rets[ix->nrets++] = ret;
 			if (!f->call_callee || !(f->g->vflags[v] & GRAPH_V_CALL) ||
-			    br_call_vertex(&en->br, f, f->call_callee[v], ret) != GRAPH_NONE)
+			    br_call_vertex(&br, f, f->call_callee[v], ret) != GRAPH_NONE)
 				continue;	/* the first vertex of a call is its */
-			k = br_call_hash(f, f->call_callee[v], ret) & en->br.calls_mask;
-			while (en->calls[k].f)
-				k = (k + 1) & en->br.calls_mask;
-			en->calls[k] = (struct regen_call_slot){ ret, f, f->call_callee[v], v };
+			k = br_call_hash(f, f->call_callee[v], ret) & ix->calls_mask;
+			while (ix->calls[k].f)
+				k = (k + 1) & ix->calls_mask;
+			ix->calls[k] = (struct regen_call_slot){ ret, f, f->call_callee[v], v };
 		}
 	}
-	qsort(en->rets, en->nrets, sizeof(*en->rets), by_addr);
+	qsort(ix->rets, ix->nrets, sizeof(*ix->rets), by_addr);
 	return 0;
+}
+
+void regen_index_free(struct regen_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->index);
+	free(ix->byid);
+	free(ix->rets);
+	free(ix->calls);
+	free(ix);
+}
+
+int regen_index_build(const struct regen_funcs *fs, struct regen_index **out)
+{
+	struct regen_index *ix = calloc(1, sizeof(*ix));
+	uint32_t i;
+
+	*out = NULL;
+	if (!ix)
+		return -PT_ENOMEM;
+	ix->index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*ix->index));
+	if (!ix->index)
+		goto nomem;
+	for (i = 0; i < fs->nfuncs; i++)
+		ix->index[i] = &fs->funcs[i];
+	qsort(ix->index, fs->nfuncs, sizeof(*ix->index), by_id);
+	/* func_ids are dense in practice: a table by id, when it is small */
+	for (i = 0; i < fs->nfuncs; i++)
+		ix->maxid = fs->funcs[i].func_id > ix->maxid ? fs->funcs[i].func_id : ix->maxid;
+	if (fs->nfuncs && ix->maxid <= 4 * fs->nfuncs + 1024) {
+		ix->byid = calloc((size_t)ix->maxid + 1, sizeof(*ix->byid));
+		if (!ix->byid)
+			goto nomem;
+		for (i = fs->nfuncs; i-- > 0;)	/* the first of equal ids, as regen_find */
+			ix->byid[fs->funcs[i].func_id] = &fs->funcs[i];
+	}
+	if (collect_calls(fs, ix))
+		goto nomem;
+	*out = ix;
+	return 0;
+nomem:
+	regen_index_free(ix);
+	return -PT_ENOMEM;
 }
 
 /*
@@ -989,10 +1045,16 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 		 regen_event_fn fn, void *ctx)
 {
 	struct engine en;
-	uint32_t i;
 	int rc = 0, done = 0;
 
 	memset(&en, 0, sizeof(en));
+	en.ix = fs->index;
+	if (!en.ix) {
+		rc = regen_index_build(fs, &en.own);
+		if (rc)
+			return rc;
+		en.ix = en.own;
+	}
 	en.fs = fs;
 	en.s = s;
 	en.fn = fn;
@@ -1005,25 +1067,8 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.resets = s->resets;
 	en.br.nresets = s->nresets;
 	en.br.walk = __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
-	en.index = malloc(((size_t)fs->nfuncs + 1) * sizeof(*en.index));
-	if (!en.index)
-		return -PT_ENOMEM;
-	for (i = 0; i < fs->nfuncs; i++)
-		en.index[i] = &fs->funcs[i];
-	qsort(en.index, fs->nfuncs, sizeof(*en.index), by_id);
-	/* func_ids are dense in practice: a table by id, when it is small */
-	for (i = 0; i < fs->nfuncs; i++)
-		en.maxid = fs->funcs[i].func_id > en.maxid ? fs->funcs[i].func_id : en.maxid;
-	if (fs->nfuncs && en.maxid <= 4 * fs->nfuncs + 1024) {
-		en.byid = calloc((size_t)en.maxid + 1, sizeof(*en.byid));
-		if (!en.byid) {
-			free(en.index);
-			return -PT_ENOMEM;
-		}
-		for (i = fs->nfuncs; i-- > 0;)	/* the first of equal ids, as regen_find */
-			en.byid[fs->funcs[i].func_id] = &fs->funcs[i];
-	}
-	rc = collect_calls(&en);
+	en.br.calls = en.ix->calls;
+	en.br.calls_mask = en.ix->calls_mask;
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);
@@ -1031,10 +1076,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 			rc = step(&en);
 	}
 	free(en.stack);
-	free(en.index);
-	free(en.byid);
-	free(en.rets);
-	free(en.calls);
 	free(en.snap);
+	regen_index_free(en.own);
 	return rc;
 }

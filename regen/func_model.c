@@ -334,7 +334,8 @@ int pr_model_finish(struct pr_model *m)
 		m->fs.ctx_swap |= f->ctx_swap != NULL;
 	}
 	m->fs.funcs = m->rfuncs;
-	return 0;
+	regen_index_free(m->fs.index);
+	return regen_index_build(&m->fs, &m->fs.index);
 }
 
 int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
@@ -371,7 +372,7 @@ int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
 				return -PT_ENOMEM;
 		}
 	}
-	return 0;
+	return regen_index_build(fs, &fs->index);
 }
 
 void pr_model_engine_free(struct regen_funcs *fs)
@@ -386,6 +387,7 @@ void pr_model_engine_free(struct regen_funcs *fs)
 		free(rf[i].ctx_saved);
 	}
 	free(rf);
+	regen_index_free(fs->index);
 	memset(fs, 0, sizeof(*fs));
 }
 
@@ -397,6 +399,7 @@ void pr_model_free(struct pr_model *m)
 		pr_func_free(&m->funcs[i]);
 	free(m->funcs);
 	free(m->rfuncs);
+	regen_index_free(m->fs.index);
 	free(m->by_id);
 	memset(m, 0, sizeof(*m));
 }

@@ -63,7 +63,7 @@ struct pr_model {
 	struct pr_func *funcs;
 	uint32_t nfuncs;
 	struct regen_func *rfuncs;	/* nfuncs, for the engine */
-	struct regen_funcs fs;
+	struct regen_funcs fs;		/* fs.index owned */
 	uint32_t *by_id;		/* func_id -> index + 1 (0: none), when ids are small */
 	uint32_t by_id_len;
 };

@@ -334,7 +334,7 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 		}
 	}
 	if (f->encoding == PT_ENC_WITNESS) {
-		err = regen_word_lookup_build(&f->g, enc, &f->lookup);
+		err = regen_word_lookup_build(&f->g, enc, f->call_ret_addr, &f->lookup);
 		if (!err)
 			err = regen_witness_free_edges(&f->g, enc, &f->free_edge);
 		if (err) {

@@ -311,9 +311,13 @@ struct regen_word_reads {
 struct regen_word_lookup;
 struct encoding;
 
-/* Builds the lookup of enc (made for g) into *out. Returns 0 or -PT_ENOMEM. */
+/*
+ * Builds the lookup of enc (made for g, whose call vertices return to
+ * call_ret_addr, or NULL) into *out. A witness function's decoder
+ * (regen_func.lookup) needs it. Returns 0 or -PT_ENOMEM.
+ */
 int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
-			    struct regen_word_lookup **out);
+			    const uint64_t *call_ret_addr, struct regen_word_lookup **out);
 void regen_word_lookup_free(struct regen_word_lookup *l);
 
 /*
@@ -373,7 +377,10 @@ struct regen_func {
 	 * walks emission-free to the call an ENTER at its position names.
 	 */
 	int framed;
-	/* witness: its encoding's word lookup, or NULL (words read a bit at a time) */
+	/*
+	 * witness: its encoding's word lookup, or NULL (words read a bit at a
+	 * time); a framed function needs it (its framed calls' tables).
+	 */
 	const struct regen_word_lookup *lookup;
 	/*
 	 * Per vertex, or NULL: the out-edge the decoder takes there whatever
@@ -502,6 +509,8 @@ extern const struct regen_decoder_ops regen_decode_bits_ops;
 /* Returns 0 to go on, non-zero to stop the engine (returned by regen_stream). */
 typedef int (*regen_event_fn)(void *ctx, const struct regen_event *ev);
 
+struct regen_index;
+
 struct regen_funcs {
 	const struct regen_func *funcs;	/* indexed by lookup, not by func_id */
 	uint32_t nfuncs;
@@ -511,7 +520,22 @@ struct regen_funcs {
 	 * bits it skipped moved the module's.
 	 */
 	int ctx_swap;
+	/*
+	 * The engine's tables of these functions (regen_index_build), built
+	 * once for every stream walked over them; NULL: each regen_stream
+	 * builds its own.
+	 */
+	struct regen_index *index;
 };
+
+/*
+ * The engine's tables of fs's functions (by func_id; their call sites by
+ * return address and by callee), for fs->index. They point into
+ * fs->funcs, so they serve that array only, and are read-only: threads
+ * may share them. Returns 0 or -PT_ENOMEM (*out NULL).
+ */
+int regen_index_build(const struct regen_funcs *fs, struct regen_index **out);
+void regen_index_free(struct regen_index *ix);
 
 /* The function with func_id, or NULL. */
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id);

@@ -35,6 +35,7 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 		n++;
 	}
 	*arr = rf;
+	memset(fs, 0, sizeof(*fs));	/* no index: each walk builds its own */
 	fs->funcs = rf;
 	fs->nfuncs = n;
 	/* the witness decoder's tables, as pathregen binds them (pr_bind.c) */
@@ -46,7 +47,7 @@ int simc_funcs(const struct sim_program *p, const struct regen_decoder_ops *ops,
 
 		if (!enc->pred_row || !enc->edge_nbits)
 			continue;	/* refused: no tables, never run */
-		err = regen_word_lookup_build(rf[i].g, enc, &lk);
+		err = regen_word_lookup_build(rf[i].g, enc, rf[i].call_ret_addr, &lk);
 
 		rf[i].lookup = lk;
 		if (!err)

@@ -38,7 +38,7 @@ static struct encoding enc[NFUNC];
 static uint64_t ret[NFUNC][4];
 static uint32_t callee[NFUNC][4];
 static struct regen_func rf[NFUNC];
-static const struct regen_funcs fs = { rf, NFUNC, 0 };
+static const struct regen_funcs fs = { .funcs = rf, .nfuncs = NFUNC };
 
 static void setup(void)
 {

@@ -30,7 +30,7 @@ enum { ID_F = 1, ID_G = 2, ID_H = 3, ID_K = 4, ID_P14 = 5, ID_E = 6, NFUNC = 6 }
 
 static struct tfunc tf[NFUNC];
 static struct regen_func rf[NFUNC];
-static struct regen_funcs fs = { rf, NFUNC, 0 };
+static struct regen_funcs fs = { .funcs = rf, .nfuncs = NFUNC };
 
 static void setup(void)
 {
@@ -523,7 +523,7 @@ static void test_before_call(void)
 	all[NFUNC] = (struct regen_func){ .func_id = ID_X, .name = "x", .g = &gx,
 					  .call_ret_addr = ret, .call_callee = callee,
 					  .ops = &pre_ops };
-	fs = (struct regen_funcs){ all, NFUNC + 1, 0 };
+	fs = (struct regen_funcs){ .funcs = all, .nfuncs = NFUNC + 1 };
 	/* X's 2 bits, two children, then (after X returned) G at top level */
 	memset(&s, 0, sizeof(s));
 	sim_stream_marker(&s, REGEN_M_ENTER, ID_X, 0, 0x99);
@@ -615,7 +615,7 @@ static void test_tail_calls(void)
 	struct graph g[5];
 	struct encoding enc[5];
 	struct regen_func trf[5];
-	struct regen_funcs tfs = { trf, 5, 0 };
+	struct regen_funcs tfs = { .funcs = trf, .nfuncs = 5 };
 	uint64_t pret[3] = { R, 0, 0 };
 	uint32_t pcallee[3] = { TV, UINT32_MAX, UINT32_MAX };
 	uint32_t vtail[4] = { REGEN_TAIL_NONE, REGEN_TAIL_NONE, REGEN_TAIL_NONE, TD };
