@@ -60,14 +60,17 @@ struct regen_word_lookup {
 	struct lookup_row *ctx;		/* nctx_rows: the context rows */
 	struct lookup_entry *store;
 	/*
-	 * The walk's common case in two loads (witness_next_edge): per
+	 * The walk's common cases in two loads (witness_next_edge): per
 	 * vertex, its only out-edge (< ne), ne + its predicate row, or
 	 * GRAPH_NONE (no out-edge, or a predicate without a row); per edge,
-	 * 1 when it is plain: it emits nothing and leads to a vertex that
-	 * emits nothing and is no entry witness.
+	 * what traversing it takes (need): 0 when it is plain (it emits
+	 * nothing and leads to a vertex that emits nothing and is no entry
+	 * witness), else the one code it uses up, which must be pending
+	 * (it emits, or leads to a vertex that does, and nothing else is
+	 * read there), else NEED_READ.
 	 */
 	uint32_t *out;		/* nv */
-	uint8_t *plain;		/* ne */
+	uint32_t *need;		/* ne */
 	/*
 	 * The framed calls (encoding.call_framed), sorted by return address
 	 * then vertex, and for each, which vertices reach it emission-free
@@ -213,15 +216,33 @@ static int framed_build(struct regen_word_lookup *l, const struct graph *g,
 	return 0;
 }
 
-/* l->out and l->plain for g under enc. Returns 0 or -PT_ENOMEM. */
+/* regen_word_lookup.need: more than using up a pending code (witness_next_edge reads). */
+#define NEED_READ UINT32_MAX
+
+/* What traversing e takes: regen_word_lookup.need. */
+static uint32_t edge_need(const struct graph *g, const struct encoding *enc, uint32_t e)
+{
+	uint32_t d = g->edges[e].dst, c = NEED_READ;
+	int at_d = enc->vertex_nbits && enc->vertex_nbits[d];
+
+	if (enc->edge_nbits[e] && !at_d)
+		c = enc->edge_code[e];
+	else if (!enc->edge_nbits[e] && at_d)
+		c = enc->vertex_code[d];
+	else if (!enc->edge_nbits[e] && !(enc->enter_code && enc->enter_code[d]))
+		return 0;
+	return c ? c : NEED_READ;
+}
+
+/* l->out and l->need for g under enc. Returns 0 or -PT_ENOMEM. */
 static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 		      const struct encoding *enc)
 {
 	uint32_t v, e;
 
 	l->out = malloc(((size_t)g->nv + 1) * sizeof(*l->out));
-	l->plain = malloc((size_t)g->ne + 1);
-	if (!l->out || !l->plain)
+	l->need = malloc(((size_t)g->ne + 1) * sizeof(*l->need));
+	if (!l->out || !l->need)
 		return -PT_ENOMEM;
 	for (v = 0; v < g->nv; v++) {
 		uint32_t deg = g->out_start[v + 1] - g->out_start[v];
@@ -232,12 +253,8 @@ static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 		else if (deg >= 2 && enc->pred_row[v] != GRAPH_NONE)
 			l->out[v] = g->ne + enc->pred_row[v];
 	}
-	for (e = 0; e < g->ne; e++) {
-		uint32_t d = g->edges[e].dst;
-
-		l->plain[e] = !enc->edge_nbits[e] && !(enc->vertex_nbits && enc->vertex_nbits[d]) &&
-			      !(enc->enter_code && enc->enter_code[d]);
-	}
+	for (e = 0; e < g->ne; e++)
+		l->need[e] = edge_need(g, enc, e);
 	return 0;
 }
 
@@ -285,7 +302,7 @@ void regen_word_lookup_free(struct regen_word_lookup *l)
 	free(l->ctx);
 	free(l->store);
 	free(l->out);
-	free(l->plain);
+	free(l->need);
 	free(l->framed_v);
 	free(l->framed_ret);
 	free(l->framed_reach);
@@ -583,9 +600,10 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 
 	(void)partial;
 	/*
-	 * The common case by the lookup's tables: the only out-edge, or the
-	 * pending code's at a predicate, when that edge is plain (nothing to
-	 * read or check); the code stays pending. Otherwise as below.
+	 * The common cases by the lookup's tables: the only out-edge, or the
+	 * pending code's at a predicate, when that edge reads nothing: it is
+	 * plain (the code stays pending) or it uses up the pending code.
+	 * Otherwise as below.
 	 */
 	if (f->lookup) {
 		uint32_t x = f->lookup->out[v];
@@ -595,8 +613,16 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 			e = x;
 		else if (x != GRAPH_NONE && code && code <= enc->nwit)
 			e = enc->next[(size_t)(x - g->ne) * (enc->nwit + 1) + code];
-		if (e != GRAPH_NONE && f->lookup->plain[e])
-			return e;
+		if (e != GRAPH_NONE) {
+			uint32_t need = f->lookup->need[e];
+
+			if (!need)
+				return e;
+			if (need == code) {
+				state[0] = 0;
+				return e;
+			}
+		}
 	}
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
