@@ -55,22 +55,31 @@ struct lookup_row {
 	uint32_t width;
 };
 
+/*
+ * An edge the walk may take and what traversing it takes (need): 0 when
+ * it is plain (it emits nothing and leads to a vertex that emits nothing
+ * and is no entry witness), else the one code it uses up, which must be
+ * pending (it emits, or leads to a vertex that does, and nothing else is
+ * read there), else NEED_READ.
+ */
+struct lookup_step {
+	uint32_t edge;
+	uint32_t need;
+};
+
 struct regen_word_lookup {
 	struct lookup_row *pred;	/* npred: the predicates' rows */
 	struct lookup_row *ctx;		/* nctx_rows: the context rows */
 	struct lookup_entry *store;
 	/*
-	 * The walk's common cases in two loads (witness_next_edge): per
-	 * vertex, its only out-edge (< ne), ne + its predicate row, or
-	 * GRAPH_NONE (no out-edge, or a predicate without a row); per edge,
-	 * what traversing it takes (need): 0 when it is plain (it emits
-	 * nothing and leads to a vertex that emits nothing and is no entry
-	 * witness), else the one code it uses up, which must be pending
-	 * (it emits, or leads to a vertex that does, and nothing else is
-	 * read there), else NEED_READ.
+	 * The walk's common cases in one or two loads (witness_next_edge):
+	 * per vertex, its only out-edge, or (edge ne + its predicate row)
+	 * the row's steps by pending code, or GRAPH_NONE (no out-edge, or a
+	 * predicate without a row); per predicate row and code 0..nwit,
+	 * encoding.next's edge (GRAPH_NONE: none) and its need.
 	 */
-	uint32_t *out;		/* nv */
-	uint32_t *need;		/* ne */
+	struct lookup_step *out;	/* nv */
+	struct lookup_step *next;	/* npred * (nwit + 1) */
 	/*
 	 * The framed calls (encoding.call_framed), sorted by return address
 	 * then vertex, and for each, which vertices reach it emission-free
@@ -234,27 +243,34 @@ static uint32_t edge_need(const struct graph *g, const struct encoding *enc, uin
 	return c ? c : NEED_READ;
 }
 
-/* l->out and l->need for g under enc. Returns 0 or -PT_ENOMEM. */
+/* The step over edge e (GRAPH_NONE: none). */
+static struct lookup_step step_over(const struct graph *g, const struct encoding *enc, uint32_t e)
+{
+	return (struct lookup_step){ e, e == GRAPH_NONE ? NEED_READ : edge_need(g, enc, e) };
+}
+
+/* l->out and l->next for g under enc. Returns 0 or -PT_ENOMEM. */
 static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 		      const struct encoding *enc)
 {
-	uint32_t v, e;
+	size_t n = (size_t)enc->npred * (enc->nwit + 1), i;
+	uint32_t v;
 
 	l->out = malloc(((size_t)g->nv + 1) * sizeof(*l->out));
-	l->need = malloc(((size_t)g->ne + 1) * sizeof(*l->need));
-	if (!l->out || !l->need)
+	l->next = malloc((n + 1) * sizeof(*l->next));
+	if (!l->out || !l->next)
 		return -PT_ENOMEM;
 	for (v = 0; v < g->nv; v++) {
 		uint32_t deg = g->out_start[v + 1] - g->out_start[v];
 
-		l->out[v] = GRAPH_NONE;
+		l->out[v] = step_over(g, enc, GRAPH_NONE);
 		if (deg == 1)
-			l->out[v] = g->out_edges[g->out_start[v]];
+			l->out[v] = step_over(g, enc, g->out_edges[g->out_start[v]]);
 		else if (deg >= 2 && enc->pred_row[v] != GRAPH_NONE)
-			l->out[v] = g->ne + enc->pred_row[v];
+			l->out[v] = (struct lookup_step){ g->ne + enc->pred_row[v], NEED_READ };
 	}
-	for (e = 0; e < g->ne; e++)
-		l->need[e] = edge_need(g, enc, e);
+	for (i = 0; i < n; i++)
+		l->next[i] = step_over(g, enc, enc->next[i]);
 	return 0;
 }
 
@@ -302,7 +318,7 @@ void regen_word_lookup_free(struct regen_word_lookup *l)
 	free(l->ctx);
 	free(l->store);
 	free(l->out);
-	free(l->need);
+	free(l->next);
 	free(l->framed_v);
 	free(l->framed_ret);
 	free(l->framed_reach);
@@ -606,22 +622,15 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	 * Otherwise as below.
 	 */
 	if (f->lookup) {
-		uint32_t x = f->lookup->out[v];
+		const struct lookup_step *st = &f->lookup->out[v];
 
-		e = GRAPH_NONE;
-		if (x < g->ne)
-			e = x;
-		else if (x != GRAPH_NONE && code && code <= enc->nwit)
-			e = enc->next[(size_t)(x - g->ne) * (enc->nwit + 1) + code];
-		if (e != GRAPH_NONE) {
-			uint32_t need = f->lookup->need[e];
-
-			if (!need)
-				return e;
-			if (need == code) {
-				state[0] = 0;
-				return e;
-			}
+		if (st->edge >= g->ne && st->edge != GRAPH_NONE && code && code <= enc->nwit)
+			st = &f->lookup->next[(size_t)(st->edge - g->ne) * (enc->nwit + 1) + code];
+		if (!st->need)
+			return st->edge;
+		if (st->need == code) {
+			state[0] = 0;
+			return st->edge;
 		}
 	}
 	if (deg == 0)
