@@ -641,7 +641,6 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 		if (!f->lookup)
 			return -PT_EINVAL;	/* regen_func.lookup */
 		i = framed_call(f, enc, br->enter);
-
 		if (i >= 0) {
 			e = toward(f, enc, v, i);
 			if (e == GRAPH_NONE)
