@@ -83,12 +83,12 @@ struct regen_word_lookup {
 	/*
 	 * The framed calls (encoding.call_framed), sorted by return address
 	 * then vertex, and for each, which vertices reach it emission-free
-	 * (reach_to): nv bytes each.
+	 * (reach_to): a bit per vertex, reach_words(g) words each.
 	 */
 	uint32_t nframed;
 	uint64_t *framed_ret;
 	uint32_t *framed_v;
-	uint8_t *framed_reach;
+	uint64_t *framed_reach;
 };
 
 /* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
@@ -154,18 +154,29 @@ static int emits_on(const struct encoding *enc, const struct graph *g, uint32_t 
 	       (enc->call_entered && enc->call_entered[d]);
 }
 
+/* A framed call's reach (regen_word_lookup.framed_reach): its words, and its bit of x. */
+static size_t reach_words(const struct graph *g)
+{
+	return ((size_t)g->nv + 63) / 64;
+}
+
+static int reach_has(const uint64_t *reach, uint32_t x)
+{
+	return reach[x >> 6] >> (x & 63) & 1;
+}
+
 /*
- * reach[x] = 1 for each vertex x from which framed call w is reached
- * emission-free (w too): a walk that reads nothing gets there. stack: nv
- * entries.
+ * Sets x's bit in reach for each vertex x from which framed call w is
+ * reached emission-free (w too): a walk that reads nothing gets there.
+ * stack: nv entries.
  */
 static void reach_to(const struct encoding *enc, const struct graph *g, uint32_t w,
-		     uint8_t *reach, uint32_t *stack)
+		     uint64_t *reach, uint32_t *stack)
 {
 	uint32_t sp = 0, j;
 
-	memset(reach, 0, g->nv);
-	reach[w] = 1;
+	memset(reach, 0, reach_words(g) * sizeof(*reach));
+	reach[w >> 6] |= 1ull << (w & 63);
 	stack[sp++] = w;
 	while (sp) {
 		uint32_t x = stack[--sp];
@@ -173,8 +184,8 @@ static void reach_to(const struct encoding *enc, const struct graph *g, uint32_t
 		for (j = g->in_start[x]; j < g->in_start[x + 1]; j++) {
 			uint32_t e = g->in_edges[j], u = g->edges[e].src;
 
-			if (!reach[u] && u != g->exit && !emits_on(enc, g, e)) {
-				reach[u] = 1;
+			if (!reach_has(reach, u) && u != g->exit && !emits_on(enc, g, e)) {
+				reach[u >> 6] |= 1ull << (u & 63);
 				stack[sp++] = u;
 			}
 		}
@@ -207,7 +218,7 @@ static int framed_build(struct regen_word_lookup *l, const struct graph *g,
 		return 0;
 	l->framed_v = malloc(n * sizeof(*l->framed_v));
 	l->framed_ret = malloc(n * sizeof(*l->framed_ret));
-	l->framed_reach = malloc((size_t)n * g->nv);
+	l->framed_reach = malloc(n * reach_words(g) * sizeof(*l->framed_reach));
 	stack = malloc(((size_t)g->nv + 1) * sizeof(*stack));
 	if (!l->framed_v || !l->framed_ret || !l->framed_reach || !stack) {
 		free(stack);
@@ -219,7 +230,7 @@ static int framed_build(struct regen_word_lookup *l, const struct graph *g,
 	qsort_r(l->framed_v, n, sizeof(*l->framed_v), by_ret, (void *)ret);
 	for (i = 0; i < n; i++) {
 		l->framed_ret[i] = ret[l->framed_v[i]];
-		reach_to(enc, g, l->framed_v[i], l->framed_reach + (size_t)i * g->nv, stack);
+		reach_to(enc, g, l->framed_v[i], l->framed_reach + i * reach_words(g), stack);
 	}
 	free(stack);
 	return 0;
@@ -594,13 +605,13 @@ static uint32_t toward(const struct regen_func *f, const struct encoding *enc, u
 		       int32_t i)
 {
 	const struct graph *g = f->g;
-	const uint8_t *reach = f->lookup->framed_reach + (size_t)i * g->nv;
+	const uint64_t *reach = f->lookup->framed_reach + (size_t)i * reach_words(g);
 	uint32_t k;
 
 	for (k = g->out_start[v]; k < g->out_start[v + 1]; k++) {
 		uint32_t e = g->out_edges[k];
 
-		if (!emits_on(enc, g, e) && reach[g->edges[e].dst])
+		if (!emits_on(enc, g, e) && reach_has(reach, g->edges[e].dst))
 			return e;
 	}
 	return GRAPH_NONE;
