@@ -154,7 +154,7 @@ static int emits_on(const struct encoding *enc, const struct graph *g, uint32_t 
 	       (enc->call_entered && enc->call_entered[d]);
 }
 
-/* A framed call's reach (regen_word_lookup.framed_reach): its words, and its bit of x. */
+/* A framed call's reach (regen_word_lookup.framed_reach): its words, and x's bit in it. */
 static size_t reach_words(const struct graph *g)
 {
 	return ((size_t)g->nv + 63) / 64;
@@ -163,6 +163,11 @@ static size_t reach_words(const struct graph *g)
 static int reach_has(const uint64_t *reach, uint32_t x)
 {
 	return reach[x >> 6] >> (x & 63) & 1;
+}
+
+static void reach_add(uint64_t *reach, uint32_t x)
+{
+	reach[x >> 6] |= 1ull << (x & 63);
 }
 
 /*
@@ -176,7 +181,7 @@ static void reach_to(const struct encoding *enc, const struct graph *g, uint32_t
 	uint32_t sp = 0, j;
 
 	memset(reach, 0, reach_words(g) * sizeof(*reach));
-	reach[w >> 6] |= 1ull << (w & 63);
+	reach_add(reach, w);
 	stack[sp++] = w;
 	while (sp) {
 		uint32_t x = stack[--sp];
@@ -185,7 +190,7 @@ static void reach_to(const struct encoding *enc, const struct graph *g, uint32_t
 			uint32_t e = g->in_edges[j], u = g->edges[e].src;
 
 			if (!reach_has(reach, u) && u != g->exit && !emits_on(enc, g, e)) {
-				reach[u >> 6] |= 1ull << (u & 63);
+				reach_add(reach, u);
 				stack[sp++] = u;
 			}
 		}
