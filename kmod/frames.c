@@ -14,15 +14,25 @@
  * Walks only while a framed plan is installed: they cost a few
  * microseconds under TCG (tools/experiments/unwind-at-enter), counted and
  * timed for pathtracectl status (PT_IOC_STATS frame_walks, frame_walk_ns).
+ *
+ * Most ENTERs need no walk: inline copies built with PT_ADD_INLINE_FRAMES
+ * keep the innermost call in flight in pt_inline_frame (docs/inline.md,
+ * "Frames the copies keep"), and the frame is that call's return address.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/export.h>
 #include <linux/kprobes.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
+#include <linux/preempt.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/string.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <asm/stacktrace.h>
 #include <asm/unwind.h>
 
@@ -33,25 +43,81 @@
 
 static atomic_t pt_framed_plans = ATOMIC_INIT(0);
 
-/* Walks since START and their time, per CPU (pathtracectl status). */
+/*
+ * The innermost call in flight from a copy that keeps frames: the stack
+ * pointer at its call instruction (its return address is the word below),
+ * or 0. The copy stores it right before each call that returns and zeroes
+ * it where the call returns; every ENTER of a copy's site and every context
+ * switch zeroes it. So while it is not 0 on this CPU, the call that stored
+ * it is in flight and no traced activation has begun since: whatever runs
+ * below that call on the same stack runs under it.
+ */
+DEFINE_PER_CPU(unsigned long, pt_inline_frame);
+EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_frame);
+
+/*
+ * Traced kernel functions whose code does not keep pt_inline_frame (probe
+ * plans, copies without PT_ADD_INLINE_FRAMES): a kept frame would skip
+ * theirs, so none is trusted while there is one.
+ */
+static atomic_t pt_frames_unkept = ATOMIC_INIT(0);
+
+static bool check_frames;
+module_param(check_frames, bool, 0644);
+MODULE_PARM_DESC(check_frames, "walk the stack for every kept frame too and warn where they differ");
+
+static struct tracepoint *pt_switch_tp;
+
+/* Walks since START and their time, frames named without one, per CPU (pathtracectl status). */
 struct pt_frames_count {
 	u64 walks;
 	u64 ns;
+	u64 kept;
 };
 static DEFINE_PER_CPU(struct pt_frames_count, pt_frames_counts);
 
-/* Before f's probes are registered: ENTERs name frames from now on. */
+static bool pt_frames_keeps(const struct pt_func *f)
+{
+	return f->keeps_frames || (f->plan->flags & PT_PLAN_USER);
+}
+
+/* Before f's code is traced: ENTERs name frames from now on. */
 void pt_frames_installing(const struct pt_func *f)
 {
 	if (f->plan->flags & PT_PLAN_FRAMED)
 		atomic_inc(&pt_framed_plans);
+	if (!pt_frames_keeps(f))
+		atomic_inc(&pt_frames_unkept);
 }
 
-/* After f's probes are gone (or failed to register). */
+/* After f's code is untraced (or failed to be traced). */
 void pt_frames_removed(const struct pt_func *f)
 {
 	if (f->plan->flags & PT_PLAN_FRAMED)
 		atomic_dec(&pt_framed_plans);
+	if (!pt_frames_keeps(f))
+		atomic_dec(&pt_frames_unkept);
+}
+
+/*
+ * An activation of traced code begins (a copy's ENTER site, run or not):
+ * the calls in flight lie outside it. Interrupts off.
+ */
+void pt_frames_entered(void)
+{
+	this_cpu_write(pt_inline_frame, 0);
+}
+NOKPROBE_SYMBOL(pt_frames_entered);
+
+/*
+ * A context switch: the next task's calls are not the last one's, and a
+ * task that comes back (here or on another CPU) walks until its copies
+ * store a call again.
+ */
+static void notrace pt_frames_switch(void *data, bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state)
+{
+	this_cpu_write(pt_inline_frame, 0);
 }
 
 bool pt_frames_wanted(void)
@@ -70,17 +136,19 @@ void pt_frames_reset(void)
 }
 
 /* The walks since START and their time, summed over the CPUs. */
-void pt_frames_totals(u64 *walks, u64 *ns)
+void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept)
 {
 	unsigned int cpu;
 
 	*walks = 0;
 	*ns = 0;
+	*kept = 0;
 	for_each_possible_cpu(cpu) {
 		const struct pt_frames_count *c = per_cpu_ptr(&pt_frames_counts, cpu);
 
 		*walks += READ_ONCE(c->walks);
 		*ns += READ_ONCE(c->ns);
+		*kept += READ_ONCE(c->kept);
 	}
 }
 
@@ -141,15 +209,95 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
 }
 NOKPROBE_SYMBOL(pt_frames_unwind);
 
-/* pt_frames_unwind, counted and timed (pathtracectl status). */
-u32 pt_frames_walk(struct pt_regs *regs, unsigned long ret)
+/*
+ * The frame pt_frames_unwind would find, from the call pt_inline_frame
+ * keeps, if it can be trusted here: no traced code that keeps no frame, a
+ * task's own context (an interrupt's or exception's handler on another
+ * stack, or one that counts as its own owner, walks: what it interrupted
+ * is not its frame), and the ENTER below the call on current's task stack
+ * (a call stored by another task, or left by one that has since switched
+ * out, is not there: the switch zeroed it). False: walk.
+ */
+static bool pt_frames_kept(const struct pt_regs *regs, u32 *frame)
 {
-	u64 t0 = ktime_get_mono_fast_ns();
-	u32 frame = pt_frames_unwind(regs, ret);
+	unsigned long sp = this_cpu_read(pt_inline_frame);
+	unsigned long base = (unsigned long)task_stack_page(current);
+	unsigned long ret, addr;
+	bool traced;
 
+	if (!sp || atomic_read(&pt_frames_unkept) ||
+	    (preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))
+		return false;
+	if (regs->sp < base || sp > base + THREAD_SIZE || regs->sp >= sp)
+		return false;
+	ret = *(unsigned long *)(sp - sizeof(long));
+	addr = pt_ranges_caller(ret, &traced);
+	if (addr >> 32 != 0xffffffffu || !traced)
+		return false;
+	*frame = PT_ENTER_FRAME(addr);
+	return true;
+}
+NOKPROBE_SYMBOL(pt_frames_kept);
+
+/* check_frames: the walk's answer beside the kept one; a difference is a bug. */
+static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
+{
+	u32 walked = pt_frames_unwind(regs, ret);
+
+	if (walked != kept)
+		pr_warn_ratelimited("ENTER at %pS: kept frame %#x, the walk finds %#x\n",
+				    (void *)regs->ip, kept, walked);
+}
+NOKPROBE_SYMBOL(pt_frames_check);
+
+/*
+ * The ENTER's frame (pt_frames_unwind) for an ENTER at @regs whose caller
+ * (@ret) is not traced: the kept call's, or walked, counted and timed
+ * (pathtracectl status). Interrupts off.
+ */
+u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
+{
+	u64 t0;
+	u32 frame;
+
+	if (pt_frames_kept(regs, &frame)) {
+		this_cpu_inc(pt_frames_counts.kept);
+		if (unlikely(READ_ONCE(check_frames)))
+			pt_frames_check(regs, ret, frame);
+		return frame;
+	}
+	t0 = ktime_get_mono_fast_ns();
+	frame = pt_frames_unwind(regs, ret);
 	/* single instructions: an interrupt's or NMI's walk cannot split them */
 	this_cpu_add(pt_frames_counts.ns, ktime_get_mono_fast_ns() - t0);
 	this_cpu_inc(pt_frames_counts.walks);
 	return frame;
 }
-NOKPROBE_SYMBOL(pt_frames_walk);
+NOKPROBE_SYMBOL(pt_frames_find);
+
+static void pt_frames_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_switch"))
+		pt_switch_tp = tp;
+}
+
+/*
+ * The context-switch probe (found by name, as task_events.c finds its
+ * tracepoints). Returns 0, -ENOENT or tracepoint_probe_register's error.
+ */
+int pt_frames_init(void)
+{
+	for_each_kernel_tracepoint(pt_frames_find_tp, NULL);
+	if (!pt_switch_tp) {
+		pr_err("no sched_switch tracepoint\n");
+		return -ENOENT;
+	}
+	return tracepoint_probe_register(pt_switch_tp, pt_frames_switch, NULL);
+}
+
+/* After it no probe runs. */
+void pt_frames_exit(void)
+{
+	tracepoint_probe_unregister(pt_switch_tp, pt_frames_switch, NULL);
+	tracepoint_synchronize_unregister();
+}

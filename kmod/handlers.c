@@ -43,7 +43,7 @@ static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
 		ret_lo = (u32)ret_addr;
 	else if (pt_frames_wanted())
 		/* ret_addr 0: a copy's address no call of its original returns to */
-		ret_lo = ret && !ret_addr ? PT_ENTER_FRAME_UNKNOWN : pt_frames_walk(regs, ret);
+		ret_lo = ret && !ret_addr ? PT_ENTER_FRAME_UNKNOWN : pt_frames_find(regs, ret);
 	pt_coder_enter(c, &f->coder, fc, ret_lo);
 }
 

@@ -209,6 +209,11 @@ void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
 	pp = pt_ranges_site(ret);
 	if (pp)
 		pt_inline_run(pp, regs, regs->flags);
+	/*
+	 * An ENTER (or a profile's site) has run or been skipped: the frame a
+	 * copy keeps is not this activation's (frames.c), traced or not yet.
+	 */
+	pt_frames_entered();
 	pt_inline_irqs_back(regs->flags);
 }
 NOKPROBE_SYMBOL(pt_inline_site_hit);

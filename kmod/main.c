@@ -123,8 +123,10 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_copy_arg(&a, sizeof(a), uarg);
 	if (err)
 		return err;
-	if ((a.flags & ~(PT_ADD_INLINE | PT_ADD_INLINE_SITES)) || a.reserved0 ||
-	    a.user_pid < 0 || (a.flags & PT_ADD_INLINE && a.flags & PT_ADD_INLINE_SITES) ||
+	if ((a.flags & ~(PT_ADD_INLINE | PT_ADD_INLINE_SITES | PT_ADD_INLINE_FRAMES)) ||
+	    a.reserved0 || a.user_pid < 0 ||
+	    (a.flags & PT_ADD_INLINE && a.flags & PT_ADD_INLINE_SITES) ||
+	    (a.flags & PT_ADD_INLINE_FRAMES && !(a.flags & PT_ADD_INLINE_SITES)) ||
 	    (!(a.flags & PT_ADD_INLINE) && a.inline_counters) ||
 	    (!(a.flags & PT_ADD_INLINE_SITES) &&
 	     (a.inline_copy || a.inline_copy_len || a.inline_map_len || a.inline_map)))
@@ -142,6 +144,7 @@ static long pt_ioctl_add_plan(void __user *uarg)
 		err = pt_inline_sites_attach(f, &a);
 	if (err)
 		goto fail;
+	f->keeps_frames = a.flags & PT_ADD_INLINE_FRAMES;
 	if (pt_find(f->func_id)) {
 		err = -EEXIST;
 		goto fail;
@@ -156,19 +159,25 @@ static long pt_ioctl_add_plan(void __user *uarg)
 			goto fail;
 		}
 	}
+	/*
+	 * A framed plan's calls are told apart by the frames ENTERs name; a
+	 * frame kept by the copies is trusted only while no traced code keeps
+	 * none, so f counts before its code is traced.
+	 */
+	pt_frames_installing(f);
 	/* its code counts as traced before any handler can see a call from it */
 	err = pt_ranges_rebuild(&pt_funcs, f);
-	if (err)
-		goto fail;
-	/* kprobes counts a probe's misses from its registration on. */
-	f->missed_since = ktime_get_mono_fast_ns();
-	/* a framed plan's calls are told apart by the frames ENTERs name */
-	pt_frames_installing(f);
-	err = pt_probes_register(f);
 	if (err) {
 		pt_frames_removed(f);
+		goto fail;
+	}
+	/* kprobes counts a probe's misses from its registration on. */
+	f->missed_since = ktime_get_mono_fast_ns();
+	err = pt_probes_register(f);
+	if (err) {
 		pt_ranges_forget(f);
 		pt_ranges_rebuild(&pt_funcs, NULL);	/* a stale range is harmless */
+		pt_frames_removed(f);
 		if (f->copy_end)
 			synchronize_rcu();	/* no site's call still runs f's probes */
 		goto fail;
@@ -190,16 +199,17 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
-	for (i = 0; i < n; i++) {
-		pt_frames_removed(victims[i]);
+	for (i = 0; i < n; i++)
 		pt_ranges_forget(victims[i]);
-	}
 	/*
 	 * Off pt_funcs and silent: their code is untraced from now on. Without
 	 * memory the old table stays (a range of removed code only makes
-	 * ENTERs keep their return address).
+	 * ENTERs keep their return address, and they stay counted in
+	 * frames.c: code traced that keeps no frame).
 	 */
-	pt_ranges_rebuild(&pt_funcs, NULL);
+	if (!pt_ranges_rebuild(&pt_funcs, NULL))
+		for (i = 0; i < n; i++)
+			pt_frames_removed(victims[i]);
 	/* an inline copy's site calls find their probes in ranges.c's hash */
 	for (i = 0; i < n; i++)
 		if (victims[i]->copy_end) {
@@ -447,22 +457,25 @@ static long pt_ioctl_subpaths_read(void __user *uarg)
 	return 0;
 }
 
+/* Writes as much of struct pt_stats as the caller's size says it has room for. */
 static long pt_ioctl_stats(void __user *uarg)
 {
 	struct pt_stats s;
+	u32 usize;
 	int err;
 
 	err = pt_copy_arg(&s, sizeof(s), uarg);
 	if (err)
 		return err;
+	usize = min_t(u32, s.size, sizeof(s));
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.nr_funcs = pt_nr_funcs;
 	s.tracing = pt_armed;
 	pt_stream_totals(&s.records, &s.dropped);
 	s.missed = pt_missed_total();
-	pt_frames_totals(&s.frame_walks, &s.frame_walk_ns);
-	if (copy_to_user(uarg, &s, sizeof(s)))
+	pt_frames_totals(&s.frame_walks, &s.frame_walk_ns, &s.frames_kept);
+	if (copy_to_user(uarg, &s, usize))
 		return -EFAULT;
 	return 0;
 }
@@ -628,9 +641,12 @@ static int __init pt_init(void)
 	err = pt_task_events_init();
 	if (err)
 		goto out_stream;
-	err = register_module_notifier(&pt_module_nb);
+	err = pt_frames_init();
 	if (err)
 		goto out_task_events;
+	err = register_module_notifier(&pt_module_nb);
+	if (err)
+		goto out_frames;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -641,6 +657,8 @@ static int __init pt_init(void)
 
 out_notifier:
 	unregister_module_notifier(&pt_module_nb);
+out_frames:
+	pt_frames_exit();
 out_task_events:
 	pt_task_events_exit();
 out_stream:
@@ -660,6 +678,7 @@ static void __exit pt_exit(void)
 	pt_ranges_free();
 	pt_osp_exit();
 	mutex_unlock(&pt_ctl_mutex);
+	pt_frames_exit();
 	pt_task_events_exit();
 	pt_stream_exit();
 	pr_info("unloaded\n");

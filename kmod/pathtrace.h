@@ -130,6 +130,7 @@ struct pt_func {
 	u32 nr_inline_rets;
 	struct pt_inline_site *inline_sites;	/* sorted by copy address */
 	u32 nr_inline_sites;
+	bool keeps_frames;		/* PT_ADD_INLINE_FRAMES: its copy keeps pt_inline_frame */
 };
 
 /* An address in an inline copy a call returns to, and the original's it stands for. */
@@ -276,9 +277,12 @@ void pt_counts_flush_paths(struct pt_func *f);
 void pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
-u32 pt_frames_walk(struct pt_regs *regs, unsigned long ret);
+u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
+void pt_frames_entered(void);
 void pt_frames_reset(void);
-void pt_frames_totals(u64 *walks, u64 *ns);
+void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept);
+int pt_frames_init(void);
+void pt_frames_exit(void);
 
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_forget(const struct pt_func *f);

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 6
+#define PT_ABI_MINOR 7
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -366,6 +366,15 @@ struct pt_verify_site {
 #define PT_ADD_INLINE_SITES	(1u << 1)
 #define PT_INLINE_ADDR_SITE	(1u << 0)
 
+/*
+ * PT_ADD_INLINE_FRAMES (ABI 2.7), with PT_ADD_INLINE_SITES: the copy keeps
+ * pathtrace.ko's per-CPU pt_inline_frame at its calls (docs/inline.md,
+ * "Frames the copies keep"): it stores its stack pointer there right before
+ * each call that returns and zeroes it where the call returns, so an ENTER
+ * from untraced code below the call names its frame without unwinding.
+ */
+#define PT_ADD_INLINE_FRAMES	(1u << 2)
+
 struct pt_inline_addr {
 	__u64 copy;
 	__u64 orig;
@@ -501,6 +510,9 @@ struct pt_stats {
 	__u64 frame_walks;	/* out: stacks an ENTER unwound since START (framed
 				 * plans: the traced frame an untraced caller runs under) */
 	__u64 frame_walk_ns;	/* out: the time those walks took, summed */
+	__u64 frames_kept;	/* out (ABI 2.7): frames ENTERs named since START from
+				 * the copies' kept calls (PT_ADD_INLINE_FRAMES), unwinding
+				 * nothing; not in frame_walks */
 };
 
 /*
@@ -1016,7 +1028,7 @@ _Static_assert(sizeof(struct pt_del_arg) == 16, "pt_del_arg");
 _Static_assert(sizeof(struct pt_config) == 32, "pt_config");
 _Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");
 _Static_assert(sizeof(struct pt_func_stats) == 56, "pt_func_stats");
-_Static_assert(sizeof(struct pt_stats) == 56, "pt_stats");
+_Static_assert(sizeof(struct pt_stats) == 64, "pt_stats");
 _Static_assert(sizeof(struct pt_func_info) == 200, "pt_func_info");
 _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");

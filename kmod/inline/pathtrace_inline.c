@@ -55,6 +55,9 @@ asm(".pushsection .pt_inline_counters, \"a\"\n"
  */
 static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
 
+/* What the copies keep their calls in (kmod/frames.c): imported the same way. */
+static unsigned long __percpu *const pt_inline_frame_ref __used = &pt_inline_frame;
+
 static unsigned long pt_nr_pieces(void)
 {
 	return DIV_ROUND_UP(pt_inline_counter_bytes, PT_INLINE_PIECE_BYTES);

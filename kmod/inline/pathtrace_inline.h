@@ -24,15 +24,21 @@ extern const struct pt_inline_entry pt_inline_table[];
 extern void __percpu *pt_inline_pieces[];
 extern const unsigned long pt_inline_counter_bytes;
 
+/* What the copies' sites call: pathtrace.ko's (kmod/inline_hit.S). */
+void pt_inline_hit(void);
+
+/*
+ * Where the copies keep the stack pointer of their innermost call in
+ * flight (PT_ADD_INLINE_FRAMES): pathtrace.ko's (kmod/frames.c).
+ */
+DECLARE_PER_CPU(unsigned long, pt_inline_frame);
+
 /*
  * The len bytes of per-CPU counters at off in the copies' counter space
  * (pieces of PT_INLINE_PIECE_BYTES, pathtrace_abi.h), NULL when they are
  * not all inside it and in one piece. pathtrace.ko calls it through
  * symbol_get(PT_INLINE_COUNTERS_SYM).
  */
-/* What the copies' sites call: pathtrace.ko's (kmod/inline_hit.S). */
-void pt_inline_hit(void);
-
 #define PT_INLINE_COUNTERS_SYM "pt_inline_counters"
 typedef void __percpu *(*pt_inline_counters_fn)(unsigned long off, unsigned long len);
 void __percpu *pt_inline_counters(unsigned long off, unsigned long len);

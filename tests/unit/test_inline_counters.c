@@ -91,6 +91,23 @@ static const char dead_src[] =
 	"	ret\n"
 	"	.size dead, .-dead\n";
 
+/*
+ * Calls that return (direct, indirect), one of them a site's instruction,
+ * and a branch to the instruction after a call.
+ */
+static const char calls_src[] =
+	"	.text\n	.globl calls\n	.type calls, @function\ncalls:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	push %rbx\n"
+	"	mov %rdi, %rbx\n"
+	"	test %edi, %edi\n"
+	"	je 1f\n"
+	"	.byte 0xe8\n	.long 0x1000\n"	/* call to outside the function */
+	"1:	call *%rbx\n"
+	"	pop %rbx\n"
+	"	ret\n"
+	"	.size calls, .-calls\n";
+
 struct fixture {
 	struct elfobj *o;
 	struct cfg_input in;
@@ -956,6 +973,96 @@ static void test_sites(void)
 	teardown(&f);
 }
 
+/*
+ * The frames copies keep (docs/inline.md, "Frames the copies keep"): right
+ * before each call that returns, after a site's call there, `mov %rsp,
+ * %gs:pt_inline_frame(%rip)`; where it returns, before anything else, `movq
+ * $0, %gs:pt_inline_frame(%rip)`; both a PC32 against pt_inline_frame
+ * (INLINE_FRAME) with the addend of their field's distance from the end. The
+ * call's return address stands for the next instruction, a branch to that
+ * instruction lands past the clear (before the site's call and the store
+ * of the call there), and the site's call returns to the store.
+ */
+static void test_kept_calls(void)
+{
+	struct fixture f;
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	struct inline_site site;
+	uint32_t i, k, p, ncalls = 0, *opos;
+	const struct inline_reloc *r;
+
+	setup(&f, calls_src, "calls", ORC_SP);
+	for (i = 0; i < f.c.ninsns && f.c.insns[i].kind != CFG_I_CALL_INDIRECT; i++)
+		;
+	CU_ASSERT_FATAL(i < f.c.ninsns);
+	site = (struct inline_site){ f.c.insns[i].addr, INLINE_AT };
+	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, &site, 1), 0);
+	CU_ASSERT_EQUAL(f.cp.nkept_calls, 2);
+	opos = calloc(f.c.ninsns + 1, sizeof(*opos));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(opos);
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	for (p = 0, i = 0; p < f.cp.len && i < f.c.ninsns;) {
+		const struct cfg_insn *ci = &f.c.insns[i];
+		int call = ci->kind == CFG_I_CALL || ci->kind == CFG_I_CALL_INDIRECT;
+
+		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
+			CU_ASSERT_EQUAL(ci->addr, site.addr);
+			p += 5;
+			continue;
+		}
+		if (call) {	/* the store: gs, RIP-relative, from rsp */
+			CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f.cp.code + p,
+									     f.cp.len - p, &zi, ops)));
+			CU_ASSERT(zi.mnemonic == ZYDIS_MNEMONIC_MOV && zi.length == 8 &&
+				  ops[0].mem.segment == ZYDIS_REGISTER_GS &&
+				  ops[0].mem.base == ZYDIS_REGISTER_RIP &&
+				  ops[1].reg.value == ZYDIS_REGISTER_RSP);
+			r = reloc_at(&f.cp, p + 4, INLINE_FRAME);
+			CU_ASSERT(r && r->type == R_X86_64_PC32 && r->addend == -4);
+			p += zi.length;
+		}
+		CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f.cp.code + p,
+								     f.cp.len - p, &zi, ops)));
+		opos[i] = p;
+		p += zi.length;
+		if (call) {	/* the clear where it returns: gs, RIP-relative, 0 */
+			ncalls++;
+			CU_ASSERT_FATAL(ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, f.cp.code + p,
+									     f.cp.len - p, &zi, ops)));
+			CU_ASSERT(zi.mnemonic == ZYDIS_MNEMONIC_MOV && zi.length == 12 &&
+				  ops[0].mem.segment == ZYDIS_REGISTER_GS &&
+				  ops[0].mem.base == ZYDIS_REGISTER_RIP &&
+				  ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE && !ops[1].imm.value.u);
+			r = reloc_at(&f.cp, p + 4, INLINE_FRAME);
+			CU_ASSERT(r && r->type == R_X86_64_PC32 && r->addend == -8);
+			/* the return address stands for the next instruction */
+			for (k = 0; k < f.cp.naddrs && (f.cp.addrs[k].copy != opos[i] + ci->len ||
+							f.cp.addrs[k].site); k++)
+				;
+			CU_ASSERT(k < f.cp.naddrs && f.cp.addrs[k].orig == f.c.insns[i + 1].addr);
+			p += zi.length;
+		}
+		i++;
+	}
+	CU_ASSERT_EQUAL(i, f.c.ninsns);
+	CU_ASSERT_EQUAL(ncalls, 2);
+	for (i = 0; i < f.c.ninsns; i++) {
+		if (f.c.insns[i].kind == CFG_I_JCC)	/* past the clear, to the site's call */
+			CU_ASSERT(rel_target(&f.cp, opos[i], 6) == opos[i + 2] - 8 - 5);
+		if (f.c.insns[i].addr != site.addr)
+			continue;
+		/* the site's call returns to the store */
+		for (k = 0; k < f.cp.naddrs && !f.cp.addrs[k].site; k++)
+			;
+		CU_ASSERT(k < f.cp.naddrs && f.cp.addrs[k].copy == opos[i] - 8 &&
+			  f.cp.addrs[k].orig == site.addr);
+	}
+	free(opos);
+	teardown(&f);
+}
+
 UNIT_SUITE(inline_counters,
 	   { "the copy is the original's stream; every path counts each edge once",
 	     test_stream_and_paths },
@@ -968,4 +1075,6 @@ UNIT_SUITE(inline_counters,
 	   { "key sites and a static call move with their instructions, jump edges through stubs",
 	     test_keys_calls },
 	   { "a probe plan's sites as calls before their instructions; the address table",
-	     test_sites })
+	     test_sites },
+	   { "a call that returns keeps its frame: a store before it, a clear where it returns",
+	     test_kept_calls })

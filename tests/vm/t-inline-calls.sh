@@ -4,12 +4,16 @@
 # with --verify regenerate with 0 differences on both CPUs, calls between
 # copies name the originals' return addresses (vfs_read calls pipe_read), a
 # stack taken inside a copy unwinds through the inserted calls, and disable
-# removes plans, livepatch and module.
+# removes plans, livepatch and module. The copies keep their calls' frames
+# (docs/inline.md, "Frames the copies keep"): ENTERs under them walk no
+# stack, and with check_frames pathtrace.ko walks it anyway and warns where
+# the kept frame differs.
 # vm-kernels: all
 . /pt/lib/check.sh
 
 . /pt/lib/inline.sh
 KERNEL="vfs_read ksys_read pipe_read"
+echo Y >/sys/module/pathtrace/parameters/check_frames
 
 write_workload
 
@@ -34,6 +38,11 @@ for m in witness paths bits; do
 	check "$m: no kprobe registered" sh -c \
 		'! grep -q pathtrace /sys/kernel/debug/kprobes/list 2>/dev/null'
 	check "$m: record" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 20
+	pathtracectl status >/tmp/st.$m
+	head -n 1 /tmp/st.$m
+	# witness plans are framed (paths and bits plans name no frame)
+	[ $m != witness ] || check "$m: ENTERs named frames the copies kept" \
+		grep -q '[1-9][0-9]* frames kept, ' /tmp/st.$m
 	pathregen --verify /tmp/$m.bin >/tmp/v.$m 2>&1
 	echo "pathregen --verify ($m): $?"; tail -4 /tmp/v.$m
 	check "$m: regeneration equals the every-block records" pathregen --verify /tmp/$m.bin
@@ -58,5 +67,6 @@ for m in witness paths bits; do
 	check "$m: disable removes the copies" pathtracectl disable --all
 	check "$m: module gone" test ! -e /sys/module/pathtrace_inline
 done
+check "every kept frame is the one the walk finds" sh -c '! dmesg | grep "kept frame"'
 
 finish

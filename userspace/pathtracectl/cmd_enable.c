@@ -224,7 +224,8 @@ static int add_plan(struct enabler *e, const char *name, const void *blob, size_
 	a.user_off_delta = e->user_delta;
 	a.user_pid = e->user_fd ? e->user_pid : 0;
 	if (it && it->sites) {
-		a.flags = PT_ADD_INLINE_SITES;
+		/* inline_sites_insert keeps every call's frame */
+		a.flags = PT_ADD_INLINE_SITES | PT_ADD_INLINE_FRAMES;
 		a.inline_copy = it->copy_addr;
 		a.inline_copy_len = it->copy_len;
 		a.inline_map = (uintptr_t)it->map;

@@ -34,6 +34,11 @@
 #define INLINE_COUNTER_DISP (UINT32_MAX - 2)
 /* inline_reloc.copy: a PLT32 against pathtrace.ko's pt_inline_hit (a site's call) */
 #define INLINE_HIT (UINT32_MAX - 3)
+/*
+ * inline_reloc.copy: a PC32 against pathtrace.ko's per-CPU pt_inline_frame
+ * (a %gs:-relative operand of a kept call's store or clear)
+ */
+#define INLINE_FRAME (UINT32_MAX - 4)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -111,6 +116,7 @@ struct inline_copy {
 	uint32_t nsequences;	/* increments inserted (inline_counters_insert) */
 	uint32_t nflags_saved;	/* of those, inside pushf/popf */
 	uint32_t nregs_saved;	/* of those, with their register pushed (none dead) */
+	uint32_t nkept_calls;	/* calls that keep pt_inline_frame (inline_sites_insert) */
 	struct inline_addr *addrs;	/* after inserting code: sorted by copy (sites after
 					 * the other entry at the same offset) */
 	uint32_t naddrs;
@@ -203,7 +209,11 @@ struct inline_site {
  * says (before its instruction, after the endbr and __fentry__ site for
  * one at them; or on one edge of its Jcc), so pathtrace.ko runs the site's
  * actions where a kprobe would have, or only where they apply. cp->addrs gets what the module translates
- * copy addresses with. Branches, relocations and table entries move as
+ * copy addresses with. Each call that returns (not a static-call site) keeps
+ * its frame (docs/inline.md, "Frames the copies keep"): `mov %rsp,
+ * %gs:pt_inline_frame(%rip)` right before it and `movq $0,
+ * %gs:pt_inline_frame(%rip)` where it returns (INLINE_FRAME relocations;
+ * cp->nkept_calls counts them). Branches, relocations and table entries move as
  * for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
  * "inline-site" (a site not at an instruction, two at one, one on an edge
  * of what is not a Jcc) and what

@@ -50,6 +50,8 @@
 #define SAVE_LEN 1		/* pushf, popf */
 #define JMP_LEN 5
 #define CALL_LEN 5		/* e8 rel32: call pt_inline_hit */
+#define KEEP_LEN 8		/* 65 REX.W 89 /r, RIP-relative: mov %rsp, %gs:pt_inline_frame(%rip) */
+#define CLEAR_LEN 12		/* 65 REX.W c7 /0, RIP-relative, imm32: movq $0, %gs:pt_inline_frame(%rip) */
 #define JCC_LEN 6
 #define FLAGS_INC (ZYDIS_CPUFLAG_OF | ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_ZF | \
 		   ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_PF)
@@ -99,6 +101,7 @@ struct lay {
 	uint32_t *flags_live;		/* live status flags before each instruction */
 	uint32_t *regs_live;		/* live general registers before each instruction */
 	uint32_t scratch_ok;		/* registers a sequence may use unsaved where dead */
+	uint8_t *keep;			/* per instruction: a call that keeps its frame */
 	struct stub *stubs;
 	uint32_t nstubs;
 	uint32_t len;
@@ -564,6 +567,48 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	return err;
 }
 
+/*
+ * A kept call's frame at o->at (docs/inline.md, "Frames the copies keep"):
+ * before the call, mov %rsp, %gs:pt_inline_frame(%rip); where it returns,
+ * movq $0, %gs:pt_inline_frame(%rip). Neither moves the stack pointer or
+ * writes the flags or a register.
+ */
+static int emit_frame(struct out *o, int store)
+{
+	uint8_t *p = o->code + o->at;
+
+	p[0] = 0x65;				/* %gs: */
+	p[1] = 0x48;				/* REX.W */
+	p[2] = store ? 0x89 : 0xc7;		/* mov r64 to r/m64; mov imm32 to r/m64 */
+	p[3] = store ? 0x25 : 0x05;		/* ModRM 00 reg 101: RIP + disp32; reg rsp or /0 */
+	/* the field (zero) before the end of the instruction: 4 bytes, or 8 with the immediate 0 */
+	if (out_reloc(o, o->at + 4, R_X86_64_PC32, 0, store ? -4 : -8, INLINE_FRAME))
+		return -PT_ENOMEM;
+	o->at += store ? KEEP_LEN : CLEAR_LEN;
+	return 0;
+}
+
+/*
+ * The calls that keep their frame: every call that returns (to the next
+ * instruction), but a static-call site, whose live bytes may be a nop or
+ * a jmp that never clears what the store before it kept.
+ */
+static uint32_t keep_calls(struct lay *l)
+{
+	const struct cfg *c = l->c;
+	uint32_t i, n = 0;
+
+	for (i = 0; i + 1 < l->n; i++) {
+		const struct cfg_insn *ci = &c->insns[i];
+
+		l->keep[i] = (ci->kind == CFG_I_CALL || ci->kind == CFG_I_CALL_INDIRECT) &&
+			     !(ci->flags & CFG_IF_STATIC_CALL) &&
+			     c->insns[i + 1].addr == ci->addr + ci->len;
+		n += l->keep[i];
+	}
+	return n;
+}
+
 /* Sorts by ip, the later written first among equal ips (insertion sort: nearly sorted). */
 static void orc_sort(struct korc_entry *v, uint32_t n)
 {
@@ -638,11 +683,15 @@ static int layout(struct lay *l, const struct inline_copy *cp)
 		int inside = ci->target && ci->target - cp->addr < cp->len;
 
 		l->ft_start[i] = at;
+		if (i && l->keep[i - 1])
+			at += CLEAR_LEN;	/* where the kept call returns */
 		for (k = 0; k < l->nft[i]; k++)
 			at += seq_len(&l->ft[i][k]);
 		l->tgt[i] = at;
 		if (l->nall[i])
 			at += seq_len(&l->all[i]);
+		if (l->keep[i])
+			at += KEEP_LEN;
 		l->pos[i] = at;
 		l->nlen[i] = ci->len;
 		if (ci->kind == CFG_I_JCC)
@@ -673,6 +722,7 @@ static void lay_free(struct lay *l)
 	free(l->nlen);
 	free(l->flags_live);
 	free(l->regs_live);
+	free(l->keep);
 	free(l->stubs);
 }
 
@@ -1029,22 +1079,25 @@ static int fill_addrs(const struct lay *l, struct inline_copy *cp)
 
 	free(cp->addrs);
 	cp->naddrs = 0;
-	cp->addrs = calloc(6 * (size_t)l->n + l->nstubs + 2, sizeof(*cp->addrs));
+	cp->addrs = calloc(7 * (size_t)l->n + l->nstubs + 2, sizeof(*cp->addrs));
 	if (!cp->addrs)
 		return -PT_ENOMEM;
 	for (i = 0; i < l->n; i++) {
 		uint64_t a = l->c->insns[i].addr;
 
-		add_addr(cp, l->ft_start[i], a, 0);
-		for (k = 0, at = l->ft_start[i]; k < l->nft[i]; k++) {
+		add_addr(cp, l->ft_start[i], a, 0);	/* also where a kept call returns */
+		at = l->ft_start[i] + (i && l->keep[i - 1] ? CLEAR_LEN : 0);
+		for (k = 0; k < l->nft[i]; k++) {
 			at += seq_len(&l->ft[i][k]);
 			if (l->ft[i][k].call)	/* a site on the fall-through into i */
 				add_addr(cp, at, l->ft[i][k].site, 1);
 		}
 		add_addr(cp, l->tgt[i], a, 0);
+		if (l->keep[i])	/* the kept call's store */
+			add_addr(cp, l->pos[i] - KEEP_LEN, a, 0);
 		add_addr(cp, l->pos[i], a, 0);
-		if (l->nall[i] && l->all[i].call)
-			add_addr(cp, l->pos[i], l->all[i].site, 1);
+		if (l->nall[i] && l->all[i].call)	/* before the kept call's store, if any */
+			add_addr(cp, l->tgt[i] + seq_len(&l->all[i]), l->all[i].site, 1);
 	}
 	for (k = 0; k < l->nstubs; k++)	/* a site on a Jcc's taken side */
 		if (l->stubs[k].x.call)
@@ -1056,12 +1109,12 @@ static int fill_addrs(const struct lay *l, struct inline_copy *cp)
 
 static int insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 		  const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters,
-		  const struct inline_site *sites, uint32_t nsites)
+		  const struct inline_site *sites, uint32_t nsites, int keep_frames)
 {
 	struct lay l = { .c = c, .n = c->ninsns };
 	struct out o = { 0 };
 	ZydisDecoder dec;
-	uint32_t i, e, k, nseq = 0, nsave = 0, npush = 0, written;
+	uint32_t i, e, k, nseq = 0, nsave = 0, npush = 0, nkept = 0, written;
 	int err = -PT_ENOMEM;
 
 	if (!cp->code || cp->refusal || c->cold_addr)
@@ -1076,9 +1129,10 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 	l.nlen = calloc(l.n + 1, sizeof(*l.nlen));
 	l.flags_live = calloc(l.n + 1, sizeof(*l.flags_live));
 	l.regs_live = calloc(l.n + 1, sizeof(*l.regs_live));
+	l.keep = calloc(l.n + 1, sizeof(*l.keep));
 	l.stubs = calloc(c->nedges + 1, sizeof(*l.stubs));
 	if (!l.ft || !l.all || !l.nft || !l.nall || !l.ft_start || !l.tgt || !l.pos || !l.nlen ||
-	    !l.flags_live || !l.regs_live || !l.stubs)
+	    !l.flags_live || !l.regs_live || !l.keep || !l.stubs)
 		goto out;
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	err = liveness(in, c, l.flags_live, l.regs_live, &written);
@@ -1117,6 +1171,8 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 		}
 		l.ft[i][l.nft[i]++] = incr_at(&l, entry_counter, i);
 	}
+	if (keep_frames)
+		nkept = keep_calls(&l);
 	err = check_saves(&l, cp, in);
 	if (!err)
 		err = check_movable(&l, cp, in, &dec);
@@ -1129,6 +1185,8 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 		goto out;
 	err = remap_tables(&l, cp, &o);
 	for (i = 0; !err && i < l.n; i++) {
+		if (i && l.keep[i - 1])
+			err = emit_frame(&o, 0);
 		for (k = 0; !err && k < l.nft[i]; k++) {
 			err = emit_inc(&o, cp, &l.ft[i][k], c->insns[i].addr);
 			nseq += !l.ft[i][k].call;
@@ -1141,6 +1199,8 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 			nsave += l.all[i].save;
 			npush += l.all[i].push;
 		}
+		if (!err && l.keep[i])
+			err = emit_frame(&o, 1);
 		if (!err)
 			err = emit_insn(&o, &l, cp, &dec, i);
 		if (!err && o.at != l.pos[i] + l.nlen[i])
@@ -1203,6 +1263,7 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 	cp->nsequences = nseq;
 	cp->nflags_saved = nsave;
 	cp->nregs_saved = npush;
+	cp->nkept_calls = nkept;
 	o.code = NULL;
 	o.relocs = NULL;
 	o.orc = NULL;
@@ -1218,11 +1279,11 @@ out:
 int inline_counters_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 			   const uint32_t *edge_counter, uint32_t entry_counter, uint32_t ncounters)
 {
-	return insert(in, c, cp, edge_counter, entry_counter, ncounters, NULL, 0);
+	return insert(in, c, cp, edge_counter, entry_counter, ncounters, NULL, 0, 0);
 }
 
 int inline_sites_insert(const struct cfg_input *in, const struct cfg *c, struct inline_copy *cp,
 			const struct inline_site *sites, uint32_t nsites)
 {
-	return insert(in, c, cp, NULL, INLINE_NONE, 0, sites, nsites);
+	return insert(in, c, cp, NULL, INLINE_NONE, 0, sites, nsites, 1);
 }

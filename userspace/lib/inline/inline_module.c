@@ -385,6 +385,18 @@ static int64_t template_sym(const struct out *o, size_t symtab, const char *name
 	return -1;
 }
 
+/* The index of the template's undefined global name (an import), or -1. */
+static int64_t template_import(const struct out *o, size_t symtab, uint32_t first_global,
+			       const char *name)
+{
+	int64_t i = template_sym(o, symtab, name);
+
+	if (i < 0 || ((const Elf64_Sym *)o->s[symtab].buf)[i].st_shndx != SHN_UNDEF ||
+	    (uint32_t)i < first_global)
+		return -1;
+	return i;
+}
+
 /*
  * The copies' counter space (kmod/inline/pathtrace_inline.c): its bytes in
  * pt_inline_counter_bytes, a slot per piece from pt_inline_pieces (which
@@ -415,28 +427,32 @@ static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_co
 }
 
 /*
- * The sites' calls (INLINE_HIT), against the template's undefined
- * pt_inline_hit (hit: its index in the template, -1 if it has none), once
- * its index is final (moved up by the nlocals new locals): the module
- * loader resolves it in pathtrace.ko.
+ * The references to pathtrace.ko: the sites' calls (INLINE_HIT) against
+ * the template's undefined pt_inline_hit, the kept calls' stores and
+ * clears (INLINE_FRAME) against its undefined pt_inline_frame (imp: their
+ * indices in the template, -1 where it has none), once those are final
+ * (moved up by the nlocals new locals): the module loader resolves them
+ * in pathtrace.ko.
  */
-static int hit_relocs(struct out *o, int64_t hit, const struct inline_copy *cps, uint32_t n,
-		      uint32_t nlocals)
+static int import_relocs(struct out *o, const int64_t imp[2], const struct inline_copy *cps,
+			 uint32_t n, uint32_t nlocals)
 {
+	static const char *const names[2] = { "pt_inline_hit", "pt_inline_frame" };
 	int64_t text = find(o, ".text.pt_inline");
 	uint32_t i, k;
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < cps[i].nrelocs; k++) {
 			const struct inline_reloc *r = &cps[i].relocs[k];
+			int which = r->copy == INLINE_HIT ? 0 : r->copy == INLINE_FRAME ? 1 : -1;
 
-			if (r->copy != INLINE_HIT)
+			if (which < 0)
 				continue;
-			if (hit < 0)
-				return fail(o, -PT_EFORMAT, "the template does not import "
-					    "pt_inline_hit");
+			if (imp[which] < 0)
+				return fail(o, -PT_EFORMAT, "the template does not import %s",
+					    names[which]);
 			if (text < 0 || add_rela(o, (size_t)text, inline_module_offset(cps, i) +
-						 r->off, (uint32_t)hit + nlocals, r->type,
+						 r->off, (uint32_t)imp[which] + nlocals, r->type,
 						 r->addend))
 				return -PT_ENOMEM;
 		}
@@ -530,8 +546,8 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 					return -PT_ENOMEM;
 				continue;
 			}
-			if (r->copy == INLINE_HIT)
-				continue;	/* against the template's import: hit_relocs() */
+			if (r->copy == INLINE_HIT || r->copy == INLINE_FRAME)
+				continue;	/* against the template's imports: import_relocs() */
 			if (r->copy == INLINE_COUNTER_DISP) {
 				/* the counter's place in the piece */
 				put32(o->s[text].buf + at + r->off, r->addend +
@@ -629,7 +645,7 @@ int inline_module_write(const char *template_path, const char *out_path,
 	int64_t symtab;
 	uint32_t first_global, nsyms, i, k;
 	Elf64_Sym *old;
-	int64_t hit;
+	int64_t imp[2];
 	int ret;
 
 	err[0] = 0;
@@ -650,10 +666,8 @@ int inline_module_write(const char *template_path, const char *out_path,
 	}
 	first_global = (uint32_t)o.s[symtab].sh.sh_info;
 	nsyms = (uint32_t)(o.s[symtab].size / sizeof(Elf64_Sym));
-	hit = template_sym(&o, (size_t)symtab, "pt_inline_hit");
-	if (hit >= 0 && (((const Elf64_Sym *)o.s[symtab].buf)[hit].st_shndx != SHN_UNDEF ||
-			 (uint32_t)hit < first_global))
-		hit = -1;	/* not an import */
+	imp[0] = template_import(&o, (size_t)symtab, first_global, "pt_inline_hit");
+	imp[1] = template_import(&o, (size_t)symtab, first_global, "pt_inline_frame");
 	ret = add_copies(&o, (size_t)symtab, cps, n, &sy, first_global);
 	if (ret)
 		goto out;
@@ -682,7 +696,7 @@ int inline_module_write(const char *template_path, const char *out_path,
 	o.s[symtab].buf = (uint8_t *)old;
 	o.s[symtab].size = (nsyms + sy.n) * sizeof(*old);
 	o.s[symtab].sh.sh_info = first_global + sy.n;
-	ret = hit_relocs(&o, hit, cps, n, sy.n);
+	ret = import_relocs(&o, imp, cps, n, sy.n);
 	if (ret)
 		goto out;
 	ret = -PT_ENOMEM;
