@@ -17,7 +17,9 @@
  *
  * Most ENTERs need no walk: inline copies built with PT_ADD_INLINE_FRAMES
  * keep the innermost call in flight in pt_inline_frame (docs/inline.md,
- * "Frames the copies keep"), and the frame is that call's return address.
+ * "Frames the copies keep"), and the frame is that call's return address;
+ * and they count their activations in pt_inline_depth, so an ENTER that is
+ * the only one in flight knows it runs under no traced frame.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,6 +56,25 @@ static atomic_t pt_framed_plans = ATOMIC_INIT(0);
  */
 DEFINE_PER_CPU(unsigned long, pt_inline_frame);
 EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_frame);
+
+/*
+ * The copies' activations in flight on this CPU: each copy counts itself
+ * up after its __fentry__ site and down on every way out; a context switch
+ * zeroes it. Interrupts count up and down alike, so in a task's context it
+ * is the task's activations begun since it came to this CPU, less those it
+ * had before that have ended here since. pt_inline_depth_known says when
+ * it holds every traced one: set where a walk found no traced frame below
+ * the one activation counted; cleared at a switch, and by a copy whose
+ * count-down goes below 0 (one that began before the switch has ended: it
+ * was an outer frame of all the counted ones, and was not counted). While
+ * it is set, a count of 1 at an ENTER says no other traced activation is
+ * in flight: copies without a plan left over from before may be, and are
+ * untraced code to the walk too.
+ */
+DEFINE_PER_CPU(int, pt_inline_depth);
+EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_depth);
+DEFINE_PER_CPU(bool, pt_inline_depth_known);
+EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_depth_known);
 
 /*
  * Traced kernel functions whose code does not keep pt_inline_frame (probe
@@ -118,6 +139,8 @@ static void notrace pt_frames_switch(void *data, bool preempt, struct task_struc
 				     struct task_struct *next, unsigned int prev_state)
 {
 	this_cpu_write(pt_inline_frame, 0);
+	this_cpu_write(pt_inline_depth, 0);
+	this_cpu_write(pt_inline_depth_known, false);
 }
 
 bool pt_frames_wanted(void)
@@ -210,13 +233,27 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
 NOKPROBE_SYMBOL(pt_frames_unwind);
 
 /*
+ * Whether what the copies keep can be trusted for an ENTER at @regs: no
+ * traced code that keeps nothing, and a task's own context on its task
+ * stack (an interrupt's or exception's handler on another stack, or one
+ * that counts as its own owner, walks: what it interrupted is not its
+ * frame).
+ */
+static bool pt_frames_task(const struct pt_regs *regs)
+{
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	return !atomic_read(&pt_frames_unkept) &&
+	       !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
+	       regs->sp >= base && regs->sp < base + THREAD_SIZE;
+}
+NOKPROBE_SYMBOL(pt_frames_task);
+
+/*
  * The frame pt_frames_unwind would find, from the call pt_inline_frame
- * keeps, if it can be trusted here: no traced code that keeps no frame, a
- * task's own context (an interrupt's or exception's handler on another
- * stack, or one that counts as its own owner, walks: what it interrupted
- * is not its frame), and the ENTER below the call on current's task stack
- * (a call stored by another task, or left by one that has since switched
- * out, is not there: the switch zeroed it). False: walk.
+ * keeps: the ENTER below the call on current's task stack (a call stored
+ * by another task, or left by one that has since switched out, is not
+ * there: the switch zeroed it). False: look further.
  */
 static bool pt_frames_kept(const struct pt_regs *regs, u32 *frame)
 {
@@ -225,10 +262,7 @@ static bool pt_frames_kept(const struct pt_regs *regs, u32 *frame)
 	unsigned long ret, addr;
 	bool traced;
 
-	if (!sp || atomic_read(&pt_frames_unkept) ||
-	    (preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)))
-		return false;
-	if (regs->sp < base || sp > base + THREAD_SIZE || regs->sp >= sp)
+	if (!sp || sp > base + THREAD_SIZE || regs->sp >= sp)
 		return false;
 	ret = *(unsigned long *)(sp - sizeof(long));
 	addr = pt_ranges_caller(ret, &traced);
@@ -238,6 +272,19 @@ static bool pt_frames_kept(const struct pt_regs *regs, u32 *frame)
 	return true;
 }
 NOKPROBE_SYMBOL(pt_frames_kept);
+
+/*
+ * No traced frame below (*frame 0): the copies' count knows this
+ * activation is the only one in flight (pt_inline_depth).
+ */
+static bool pt_frames_alone(u32 *frame)
+{
+	if (!this_cpu_read(pt_inline_depth_known) || this_cpu_read(pt_inline_depth) != 1)
+		return false;
+	*frame = 0;
+	return true;
+}
+NOKPROBE_SYMBOL(pt_frames_alone);
 
 /* check_frames: the walk's answer beside the kept one; a difference is a bug. */
 static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
@@ -257,10 +304,11 @@ NOKPROBE_SYMBOL(pt_frames_check);
  */
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {
+	bool task = pt_frames_task(regs);
 	u64 t0;
 	u32 frame;
 
-	if (pt_frames_kept(regs, &frame)) {
+	if (task && (pt_frames_kept(regs, &frame) || pt_frames_alone(&frame))) {
 		this_cpu_inc(pt_frames_counts.kept);
 		if (unlikely(READ_ONCE(check_frames)))
 			pt_frames_check(regs, ret, frame);
@@ -268,6 +316,9 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 	}
 	t0 = ktime_get_mono_fast_ns();
 	frame = pt_frames_unwind(regs, ret);
+	/* no traced frame below the one activation counted: the count holds them all */
+	if (task && !frame && this_cpu_read(pt_inline_depth) == 1)
+		this_cpu_write(pt_inline_depth_known, true);
 	/* single instructions: an interrupt's or NMI's walk cannot split them */
 	this_cpu_add(pt_frames_counts.ns, ktime_get_mono_fast_ns() - t0);
 	this_cpu_inc(pt_frames_counts.walks);

@@ -371,7 +371,9 @@ struct pt_verify_site {
  * pathtrace.ko's per-CPU pt_inline_frame at its calls (docs/inline.md,
  * "Frames the copies keep"): it stores its stack pointer there right before
  * each call that returns and zeroes it where the call returns, so an ENTER
- * from untraced code below the call names its frame without unwinding.
+ * from untraced code below the call names its frame without unwinding; and
+ * it counts its activation in pt_inline_depth (up at its entry, down on
+ * every way out), so an ENTER alone in flight knows it runs under none.
  */
 #define PT_ADD_INLINE_FRAMES	(1u << 2)
 
@@ -511,8 +513,8 @@ struct pt_stats {
 				 * plans: the traced frame an untraced caller runs under) */
 	__u64 frame_walk_ns;	/* out: the time those walks took, summed */
 	__u64 frames_kept;	/* out (ABI 2.7): frames ENTERs named since START from
-				 * the copies' kept calls (PT_ADD_INLINE_FRAMES), unwinding
-				 * nothing; not in frame_walks */
+				 * what the copies keep (PT_ADD_INLINE_FRAMES: their calls,
+				 * their count), unwinding nothing; not in frame_walks */
 };
 
 /*

@@ -55,8 +55,10 @@ asm(".pushsection .pt_inline_counters, \"a\"\n"
  */
 static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
 
-/* What the copies keep their calls in (kmod/frames.c): imported the same way. */
+/* What the copies keep their calls and count their activations in (kmod/frames.c): imported the same way. */
 static unsigned long __percpu *const pt_inline_frame_ref __used = &pt_inline_frame;
+static int __percpu *const pt_inline_depth_ref __used = &pt_inline_depth;
+static bool __percpu *const pt_inline_depth_known_ref __used = &pt_inline_depth_known;
 
 static unsigned long pt_nr_pieces(void)
 {

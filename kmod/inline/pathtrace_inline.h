@@ -34,6 +34,13 @@ void pt_inline_hit(void);
 DECLARE_PER_CPU(unsigned long, pt_inline_frame);
 
 /*
+ * The copies' activations in flight on each CPU, and whether the count
+ * holds every traced one: pathtrace.ko's (kmod/frames.c).
+ */
+DECLARE_PER_CPU(int, pt_inline_depth);
+DECLARE_PER_CPU(bool, pt_inline_depth_known);
+
+/*
  * The len bytes of per-CPU counters at off in the copies' counter space
  * (pieces of PT_INLINE_PIECE_BYTES, pathtrace_abi.h), NULL when they are
  * not all inside it and in one piece. pathtrace.ko calls it through

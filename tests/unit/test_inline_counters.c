@@ -108,6 +108,19 @@ static const char calls_src[] =
 	"	ret\n"
 	"	.size calls, .-calls\n";
 
+/* A conditional tail call: the jne's taken side leaves the function. */
+static const char tail_src[] =
+	"	.text\n	.globl tail\n	.type tail, @function\ntail:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	test %edi, %edi\n"
+	"	{disp32} jne other\n"	/* rel32, as the kernel's are */
+	"	xor %eax, %eax\n"
+	"	ret\n"
+	"	.size tail, .-tail\n"
+	"	.globl other\n	.type other, @function\nother:\n"
+	"	ret\n"
+	"	.size other, .-other\n";
+
 struct fixture {
 	struct elfobj *o;
 	struct cfg_input in;
@@ -281,6 +294,43 @@ static uint32_t rel_target(const struct inline_copy *cp, uint32_t p, uint32_t le
 
 	memcpy(&d, cp->code + p + len - 4, 4);
 	return p + len + (uint32_t)d;
+}
+
+/*
+ * The activations' count at p: +1 for incl %gs:pt_inline_depth(%rip)
+ * (an INLINE_DEPTH PC32, addend -4; 7 bytes), -1 for decl, jns over a
+ * movb $0 to %gs:pt_inline_depth_known(%rip) (INLINE_DEPTH_KNOWN, addend
+ * -5; 17 bytes), 0 for anything else.
+ */
+static int depth_at(const struct inline_copy *cp, uint32_t p)
+{
+	const struct inline_reloc *r;
+
+	if (p + 7 > cp->len || cp->code[p] != 0x65 || cp->code[p + 1] != 0xff ||
+	    (cp->code[p + 2] != 0x05 && cp->code[p + 2] != 0x0d))
+		return 0;
+	r = reloc_at(cp, p + 3, INLINE_DEPTH);
+	if (!r || r->type != R_X86_64_PC32 || r->addend != -4)
+		return 0;
+	if (cp->code[p + 2] == 0x05)
+		return 1;
+	if (p + 17 > cp->len || memcmp(cp->code + p + 7, "\x79\x08\x65\xc6\x05", 5) ||
+	    cp->code[p + 16] != 0)
+		return 0;
+	r = reloc_at(cp, p + 12, INLINE_DEPTH_KNOWN);
+	return r && r->type == R_X86_64_PC32 && r->addend == -5 ? -1 : 0;
+}
+
+/* The bytes of the count's sequence at p (depth_at not 0). */
+static uint32_t depth_len(const struct inline_copy *cp, uint32_t p)
+{
+	return depth_at(cp, p) > 0 ? 7 : 17;
+}
+
+/* 17 when the activations' count goes down right before p (a way out), else 0. */
+static uint32_t dec_before(const struct inline_copy *cp, uint32_t p)
+{
+	return p >= 17 && depth_at(cp, p - 17) < 0 ? 17 : 0;
 }
 
 /* Linear decode of the copy and the stream check. Returns 0 when it is the original's. */
@@ -889,6 +939,10 @@ static void test_sites(void)
 	for (p = 0, i = 0; p < f.cp.len;) {
 		ZydisDecodedInstruction zn;
 
+		if (depth_at(&f.cp, p)) {	/* the activations' count: test_kept_calls */
+			p += depth_len(&f.cp, p);
+			continue;
+		}
 		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
 			if (i < f.c.ninsns)
 				site_before[i]++;
@@ -930,7 +984,7 @@ static void test_sites(void)
 		if (sites[k].edge == INLINE_FALL || f.c.insns[j].kind == CFG_I_FENTRY)
 			j++;
 		CU_ASSERT_EQUAL(site_before[j], 1);
-		CU_ASSERT(f.cp.code[opos[j] - 5] == 0xe8);
+		CU_ASSERT(f.cp.code[opos[j] - 5 - dec_before(&f.cp, opos[j])] == 0xe8);
 	}
 	/* branches: past the calls, to the original target's instruction */
 	for (i = 0; i < f.c.ninsns; i++) {
@@ -944,8 +998,9 @@ static void test_sites(void)
 		for (j = 0; j < f.c.ninsns && f.c.insns[j].addr != f.c.insns[i].target; j++)
 			;
 		CU_ASSERT_FATAL(j < f.c.ninsns);
-		CU_ASSERT(t == opos[j] || (t + 5 == opos[j] && site_before[j] &&
-					   f.c.insns[j - 1].kind != CFG_I_JCC));
+		p = dec_before(&f.cp, opos[j]);
+		CU_ASSERT(t + p == opos[j] || (t + 5 + p == opos[j] && site_before[j] &&
+					       f.c.insns[j - 1].kind != CFG_I_JCC));
 	}
 	/* the table: each instruction's place, each site's return */
 	for (i = 0; i < f.c.ninsns; i++) {
@@ -990,7 +1045,7 @@ static void test_kept_calls(void)
 	ZydisDecodedInstruction zi;
 	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 	struct inline_site site;
-	uint32_t i, k, p, ncalls = 0, *opos;
+	uint32_t i, k, p, ncalls = 0, ndepth = 0, *opos;
 	const struct inline_reloc *r;
 
 	setup(&f, calls_src, "calls", ORC_SP);
@@ -1007,6 +1062,11 @@ static void test_kept_calls(void)
 		const struct cfg_insn *ci = &f.c.insns[i];
 		int call = ci->kind == CFG_I_CALL || ci->kind == CFG_I_CALL_INDIRECT;
 
+		if (depth_at(&f.cp, p)) {	/* up at the entry, down at the ret: below */
+			ndepth++;
+			p += depth_len(&f.cp, p);
+			continue;
+		}
 		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
 			CU_ASSERT_EQUAL(ci->addr, site.addr);
 			p += 5;
@@ -1048,6 +1108,12 @@ static void test_kept_calls(void)
 	}
 	CU_ASSERT_EQUAL(i, f.c.ninsns);
 	CU_ASSERT_EQUAL(ncalls, 2);
+	/* the activation counts itself after the __fentry__ site and uncounts at its ret */
+	CU_ASSERT_EQUAL(ndepth, 2);
+	CU_ASSERT_EQUAL(f.c.insns[0].kind, CFG_I_FENTRY);
+	CU_ASSERT_EQUAL(depth_at(&f.cp, opos[1] - 7), 1);
+	CU_ASSERT_EQUAL(f.c.insns[f.c.ninsns - 1].kind, CFG_I_RET);
+	CU_ASSERT_EQUAL(dec_before(&f.cp, opos[f.c.ninsns - 1]), 17);
 	for (i = 0; i < f.c.ninsns; i++) {
 		if (f.c.insns[i].kind == CFG_I_JCC)	/* past the clear, to the site's call */
 			CU_ASSERT(rel_target(&f.cp, opos[i], 6) == opos[i + 2] - 8 - 5);
@@ -1060,6 +1126,47 @@ static void test_kept_calls(void)
 			  f.cp.addrs[k].orig == site.addr);
 	}
 	free(opos);
+	teardown(&f);
+}
+
+/*
+ * A conditional tail call uncounts its activation on the way out: the jne
+ * goes to a stub, `decl %gs:pt_inline_depth(%rip)` (and its jns over the
+ * clear of pt_inline_depth_known) then a jmp that carries
+ * the jne's relocation to the outside target; the fall-through path
+ * uncounts before its ret, once.
+ */
+static void test_depth_tail(void)
+{
+	struct fixture f;
+	uint32_t i, p, jcc = UINT32_MAX, ret = UINT32_MAX, t;
+	const struct inline_reloc *r;
+
+	setup(&f, tail_src, "tail", ORC_SP);
+	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, NULL, 0), 0);
+	for (i = 0, p = 0; i < f.c.ninsns; i++)
+		if (f.c.insns[i].kind == CFG_I_JCC)
+			jcc = i;
+	CU_ASSERT_FATAL(jcc != UINT32_MAX && (f.c.insns[jcc].flags & CFG_IF_LEAVES));
+	/* the copy from the start: nop5, incl, test, jne rel32 to the stub */
+	CU_ASSERT_EQUAL(depth_at(&f.cp, 5), 1);
+	p = 5 + 7 + 2;
+	CU_ASSERT_FATAL(f.cp.code[p] == 0x0f && f.cp.code[p + 1] == 0x85);
+	t = rel_target(&f.cp, p, 6);
+	CU_ASSERT_FATAL(t + 22 <= f.cp.len);
+	CU_ASSERT_EQUAL(depth_at(&f.cp, t), -1);
+	t += 10;	/* past the decl, to the jmp */
+	CU_ASSERT_EQUAL(f.cp.code[t + 7], 0xe9);
+	for (i = 0, r = NULL; i < f.cp.nrelocs; i++)	/* the jne's, on the jmp */
+		if (f.cp.relocs[i].off == t + 8)
+			r = &f.cp.relocs[i];
+	CU_ASSERT(r && r->addend == -4 && r->target == f.in.addr + f.in.len);
+	/* the fall-through: xor, decl, ret */
+	for (p += 6, i = 0; p < t; p++)
+		if (f.cp.code[p] == 0xc3)
+			ret = p;
+	CU_ASSERT_FATAL(ret != UINT32_MAX);
+	CU_ASSERT_EQUAL(dec_before(&f.cp, ret), 17);
 	teardown(&f);
 }
 
@@ -1077,4 +1184,6 @@ UNIT_SUITE(inline_counters,
 	   { "a probe plan's sites as calls before their instructions; the address table",
 	     test_sites },
 	   { "a call that returns keeps its frame: a store before it, a clear where it returns",
-	     test_kept_calls })
+	     test_kept_calls },
+	   { "a conditional tail call uncounts its activation in a stub on the taken side",
+	     test_depth_tail })

@@ -39,6 +39,13 @@
  * (a %gs:-relative operand of a kept call's store or clear)
  */
 #define INLINE_FRAME (UINT32_MAX - 4)
+/*
+ * inline_reloc.copy: a PC32 against pathtrace.ko's per-CPU pt_inline_depth
+ * (the activations' count), or pt_inline_depth_known (cleared where the
+ * count goes below 0)
+ */
+#define INLINE_DEPTH (UINT32_MAX - 5)
+#define INLINE_DEPTH_KNOWN (UINT32_MAX - 6)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -213,8 +220,12 @@ struct inline_site {
  * its frame (docs/inline.md, "Frames the copies keep"): `mov %rsp,
  * %gs:pt_inline_frame(%rip)` right before it and `movq $0,
  * %gs:pt_inline_frame(%rip)` where it returns (INLINE_FRAME relocations;
- * cp->nkept_calls counts them). Branches, relocations and table entries move as
- * for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
+ * cp->nkept_calls counts them), and the activation counts itself: `incl
+ * %gs:pt_inline_depth(%rip)` after the __fentry__ site, `decl` before each
+ * way out, clearing pt_inline_depth_known where it goes below 0
+ * (INLINE_DEPTH and INLINE_DEPTH_KNOWN relocations; pushf/popf where the
+ * flags are live).
+ * Branches, relocations and table entries move as for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
  * "inline-site" (a site not at an instruction, two at one, one on an edge
  * of what is not a Jcc) and what
  * inline_counters_insert refuses for moving code. Returns 0,

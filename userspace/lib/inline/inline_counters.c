@@ -52,6 +52,10 @@
 #define CALL_LEN 5		/* e8 rel32: call pt_inline_hit */
 #define KEEP_LEN 8		/* 65 REX.W 89 /r, RIP-relative: mov %rsp, %gs:pt_inline_frame(%rip) */
 #define CLEAR_LEN 12		/* 65 REX.W c7 /0, RIP-relative, imm32: movq $0, %gs:pt_inline_frame(%rip) */
+#define DEPTH_LEN 7		/* 65 ff /0 or /1, RIP-relative: incl or decl %gs:pt_inline_depth(%rip) */
+#define KNOWN_LEN 10		/* jns +8; 65 c6 /0, RIP-relative, imm8: movb $0, %gs:pt_inline_depth_known(%rip) */
+#define DEPTH_INC 1
+#define DEPTH_DEC 2
 #define JCC_LEN 6
 #define FLAGS_INC (ZYDIS_CPUFLAG_OF | ZYDIS_CPUFLAG_SF | ZYDIS_CPUFLAG_ZF | \
 		   ZYDIS_CPUFLAG_AF | ZYDIS_CPUFLAG_PF)
@@ -78,6 +82,7 @@ struct incr {
 	uint8_t reg;
 	uint8_t push;
 	uint8_t call;		/* not an increment: `call pt_inline_hit` (a plan's site) */
+	uint8_t depth;		/* not an increment: DEPTH_INC or DEPTH_DEC of pt_inline_depth */
 	uint64_t site;		/* the call's: the site's address in the plan */
 };
 
@@ -86,7 +91,9 @@ struct stub {
 	uint32_t insn;
 	uint64_t target;	/* original address: inside, or outside the function */
 	uint8_t fixup;
+	uint8_t has_x;		/* x is there (a leaving Jcc's stub may hold only its dec) */
 	struct incr x;
+	struct incr dec;	/* depth DEPTH_DEC after x: the Jcc's taken side leaves */
 	uint32_t pos;		/* in the new code */
 };
 
@@ -102,6 +109,9 @@ struct lay {
 	uint32_t *regs_live;		/* live general registers before each instruction */
 	uint32_t scratch_ok;		/* registers a sequence may use unsaved where dead */
 	uint8_t *keep;			/* per instruction: a call that keeps its frame */
+	struct incr inc;		/* the activation's count up (depth 0: none)... */
+	uint32_t inc_at;		/* ...on the fall-through into this instruction */
+	struct incr *dec;		/* per instruction: the count down before it (depth 0: none) */
 	struct stub *stubs;
 	uint32_t nstubs;
 	uint32_t len;
@@ -349,14 +359,14 @@ static int place(struct lay *l, struct inline_copy *cp, const struct cfg_input *
 				      "static-call Jcc: an update would bypass its stub", in->name,
 				      li->addr - in->addr);
 
-		*st = (struct stub){ .insn = last, .target = li->target,
+		*st = (struct stub){ .insn = last, .target = li->target, .has_x = 1,
 				     .x = incr_at(l, counter, dst_insn(l, e)) };
 		return 0;
 	}
 	if (ed->kind == CFG_E_FIXUP) {
 		struct stub *st = &l->stubs[l->nstubs++];
 
-		*st = (struct stub){ .insn = last, .target = li->target, .fixup = 1,
+		*st = (struct stub){ .insn = last, .target = li->target, .fixup = 1, .has_x = 1,
 				     .x = incr_at(l, counter, dst_insn(l, e)) };
 		return 0;
 	}
@@ -379,6 +389,9 @@ static uint32_t seq_len(const struct incr *x)
 {
 	if (x->call)
 		return CALL_LEN;
+	if (x->depth)
+		return DEPTH_LEN + (x->depth == DEPTH_DEC ? KNOWN_LEN : 0) +
+		       (x->save ? 2 * SAVE_LEN : 0);
 	return MOV_LEN + INC_LEN + ((x->reg & 7) == REG_RSP) + (x->save ? 2 * SAVE_LEN : 0) +
 	       (x->push ? 2 * push_len(x) : 0);
 }
@@ -387,6 +400,12 @@ static uint32_t seq_len(const struct incr *x)
 static uint32_t seq_depth(const struct incr *x)
 {
 	return x->save + x->push;
+}
+
+/* A stub's sequences: its x (if any), then its dec (if any). */
+static uint32_t stub_len(const struct stub *st)
+{
+	return (st->has_x ? seq_len(&st->x) : 0) + (st->dec.depth ? seq_len(&st->dec) : 0);
 }
 
 /* The ORC entry in effect at original address a (NULL: none). */
@@ -514,6 +533,10 @@ static int orc_depth(struct out *o, const struct inline_copy *cp, const uint8_t 
  * ORC entries): [pushf] [push %r] mov piece(%rip), %r; incq
  * %gs:counter(%r) [pop %r] [popf]. The piece's address and the counter's
  * place in it are the module's to fill (INLINE_COUNTER_PIECE and _DISP).
+ * A site's call instead: call pt_inline_hit. The activations' count
+ * instead: [pushf] incl %gs:pt_inline_depth(%rip) [popf], or [pushf] decl
+ * %gs:pt_inline_depth(%rip); jns 1f; movb $0,
+ * %gs:pt_inline_depth_known(%rip); 1: [popf].
  */
 static int emit_inc(struct out *o, const struct inline_copy *cp, const struct incr *x, uint64_t a)
 {
@@ -538,24 +561,46 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	}
 	if (err)
 		return err;
-	/* mov piece(%rip), %r: REX.W (+R), 8b, ModRM 00 r 101 */
-	o->code[o->at] = (uint8_t)(0x48 | (x->reg >= 8 ? 4 : 0));
-	o->code[o->at + 1] = 0x8b;
-	o->code[o->at + 2] = (uint8_t)(((x->reg & 7) << 3) | 5);
-	if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_COUNTER_PIECE))
-		return -PT_ENOMEM;
-	o->at += MOV_LEN;
-	/* incq %gs:disp32(%r): 65, REX.W (+B), ff, ModRM 10 000 r [SIB 00 100 100] */
-	o->code[o->at++] = 0x65;
-	o->code[o->at++] = (uint8_t)(0x48 | (x->reg >= 8 ? 1 : 0));
-	o->code[o->at++] = 0xff;
-	o->code[o->at++] = (uint8_t)(0x80 | (x->reg & 7));
-	if ((x->reg & 7) == REG_RSP)
-		o->code[o->at++] = 0x24;
-	put32(o->code + o->at, (int64_t)x->counter * 8);
-	if (out_reloc(o, o->at, 0, 0, (int64_t)x->counter * 8, INLINE_COUNTER_DISP))
-		return -PT_ENOMEM;
-	o->at += 4;
+	if (x->depth) {
+		/* incl or decl %gs:pt_inline_depth(%rip): 65, ff, ModRM 00 /0 or /1 101 */
+		o->code[o->at] = 0x65;
+		o->code[o->at + 1] = 0xff;
+		o->code[o->at + 2] = x->depth == DEPTH_INC ? 0x05 : 0x0d;
+		if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_DEPTH))
+			return -PT_ENOMEM;
+		o->at += DEPTH_LEN;
+		if (x->depth == DEPTH_DEC) {
+			/* below 0: one uncounted has ended, the count holds no longer */
+			o->code[o->at] = 0x79;			/* jns past the movb */
+			o->code[o->at + 1] = KNOWN_LEN - 2;
+			o->code[o->at + 2] = 0x65;		/* movb $0, %gs:known(%rip) */
+			o->code[o->at + 3] = 0xc6;
+			o->code[o->at + 4] = 0x05;
+			/* the field, then the immediate 0: the end is 5 bytes past the field */
+			if (out_reloc(o, o->at + 5, R_X86_64_PC32, 0, -5, INLINE_DEPTH_KNOWN))
+				return -PT_ENOMEM;
+			o->at += KNOWN_LEN;
+		}
+	} else {
+		/* mov piece(%rip), %r: REX.W (+R), 8b, ModRM 00 r 101 */
+		o->code[o->at] = (uint8_t)(0x48 | (x->reg >= 8 ? 4 : 0));
+		o->code[o->at + 1] = 0x8b;
+		o->code[o->at + 2] = (uint8_t)(((x->reg & 7) << 3) | 5);
+		if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_COUNTER_PIECE))
+			return -PT_ENOMEM;
+		o->at += MOV_LEN;
+		/* incq %gs:disp32(%r): 65, REX.W (+B), ff, ModRM 10 000 r [SIB 00 100 100] */
+		o->code[o->at++] = 0x65;
+		o->code[o->at++] = (uint8_t)(0x48 | (x->reg >= 8 ? 1 : 0));
+		o->code[o->at++] = 0xff;
+		o->code[o->at++] = (uint8_t)(0x80 | (x->reg & 7));
+		if ((x->reg & 7) == REG_RSP)
+			o->code[o->at++] = 0x24;
+		put32(o->code + o->at, (int64_t)x->counter * 8);
+		if (out_reloc(o, o->at, 0, 0, (int64_t)x->counter * 8, INLINE_COUNTER_DISP))
+			return -PT_ENOMEM;
+		o->at += 4;
+	}
 	if (x->push) {
 		push_pop(o, x, 0x58);
 		err = orc_depth(o, cp, st, --depth);
@@ -663,12 +708,20 @@ static int check_saves(const struct lay *l, struct inline_copy *cp, const struct
 			err = check_push(cp, in, &l->ft[i][k], a);
 		if (!err && l->nall[i])
 			err = check_push(cp, in, &l->all[i], a);
+		if (!err && l->dec[i].depth)
+			err = check_push(cp, in, &l->dec[i], a);
+		if (!err && i == l->inc_at)
+			err = check_push(cp, in, &l->inc, a);
 	}
 	for (i = 0; !err && i < l->nstubs; i++) {
 		const struct stub *st = &l->stubs[i];
+		uint64_t a = st->target - cp->addr < cp->len ? st->target :
+			     l->c->insns[st->insn].addr;
 
-		err = check_push(cp, in, &st->x, st->target - cp->addr < cp->len ? st->target :
-				 l->c->insns[st->insn].addr);
+		if (st->has_x)
+			err = check_push(cp, in, &st->x, a);
+		if (!err && st->dec.depth)
+			err = check_push(cp, in, &st->dec, a);
 	}
 	return err;
 }
@@ -685,11 +738,15 @@ static int layout(struct lay *l, const struct inline_copy *cp)
 		l->ft_start[i] = at;
 		if (i && l->keep[i - 1])
 			at += CLEAR_LEN;	/* where the kept call returns */
+		if (i == l->inc_at)
+			at += seq_len(&l->inc);
 		for (k = 0; k < l->nft[i]; k++)
 			at += seq_len(&l->ft[i][k]);
 		l->tgt[i] = at;
 		if (l->nall[i])
 			at += seq_len(&l->all[i]);
+		if (l->dec[i].depth)
+			at += seq_len(&l->dec[i]);
 		if (l->keep[i])
 			at += KEEP_LEN;
 		l->pos[i] = at;
@@ -704,7 +761,7 @@ static int layout(struct lay *l, const struct inline_copy *cp)
 		struct stub *st = &l->stubs[i];
 
 		st->pos = at;
-		at += seq_len(&st->x) + JMP_LEN;
+		at += stub_len(st) + JMP_LEN;
 	}
 	l->len = at;
 	return 0;
@@ -723,6 +780,7 @@ static void lay_free(struct lay *l)
 	free(l->flags_live);
 	free(l->regs_live);
 	free(l->keep);
+	free(l->dec);
 	free(l->stubs);
 }
 
@@ -1028,7 +1086,7 @@ static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_i
 				      "of what is not a Jcc", in->name, sites[k].addr - in->addr);
 		if (sites[k].edge == INLINE_TAKEN) {
 			l->stubs[l->nstubs++] = (struct stub){ .insn = i, .target = ci->target,
-							       .x = x };
+							       .has_x = 1, .x = x };
 			continue;
 		}
 		if (sites[k].edge == INLINE_FALL) {
@@ -1045,6 +1103,47 @@ static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_i
 				      "instruction", in->name, sites[k].addr - in->addr);
 		l->all[i] = x;
 		l->nall[i] = 1;
+	}
+	return 0;
+}
+
+/*
+ * The activations' count (docs/inline.md, "Frames the copies keep"): up
+ * after the __fentry__ site, on the entry's fall-through (a branch back to
+ * the first instruction lands after it); down before every way out, a ret
+ * or a tail call, and on the taken side of a Jcc that leaves the function
+ * (its stub, after a site's call there). The flags are saved where live.
+ * Returns 0 or refuses ("inline-edge": no place).
+ */
+static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_input *in)
+{
+	const struct cfg *c = l->c;
+	uint32_t i, k, body = first_body_insn(in, c);
+
+	if (!body || body == l->n)
+		return refuse(cp, "inline-edge", "%s: no place for its activation count", in->name);
+	l->inc = (struct incr){ .depth = DEPTH_INC, .save = !!(l->flags_live[body] & FLAGS_INC) };
+	l->inc_at = body;
+	for (i = 0; i < l->n; i++) {
+		const struct cfg_insn *ci = &c->insns[i];
+		struct incr dec = { .depth = DEPTH_DEC, .save = !!(l->flags_live[i] & FLAGS_INC) };
+		struct stub *st = NULL;
+
+		if (ci->kind == CFG_I_RET || ci->kind == CFG_I_TAIL_CALL) {
+			l->dec[i] = dec;
+			continue;
+		}
+		if (ci->kind != CFG_I_JCC || !(ci->flags & CFG_IF_LEAVES))
+			continue;
+		for (k = 0; k < l->nstubs && !st; k++)
+			if (l->stubs[k].insn == i && !l->stubs[k].fixup)
+				st = &l->stubs[k];
+		if (!st) {
+			st = &l->stubs[l->nstubs++];
+			*st = (struct stub){ .insn = i, .target = ci->target };
+		}
+		/* flags are dead where a function begins */
+		st->dec = (struct incr){ .depth = DEPTH_DEC };
 	}
 	return 0;
 }
@@ -1086,7 +1185,8 @@ static int fill_addrs(const struct lay *l, struct inline_copy *cp)
 		uint64_t a = l->c->insns[i].addr;
 
 		add_addr(cp, l->ft_start[i], a, 0);	/* also where a kept call returns */
-		at = l->ft_start[i] + (i && l->keep[i - 1] ? CLEAR_LEN : 0);
+		at = l->ft_start[i] + (i && l->keep[i - 1] ? CLEAR_LEN : 0) +
+		     (i == l->inc_at ? seq_len(&l->inc) : 0);
 		for (k = 0; k < l->nft[i]; k++) {
 			at += seq_len(&l->ft[i][k]);
 			if (l->ft[i][k].call)	/* a site on the fall-through into i */
@@ -1096,11 +1196,11 @@ static int fill_addrs(const struct lay *l, struct inline_copy *cp)
 		if (l->keep[i])	/* the kept call's store */
 			add_addr(cp, l->pos[i] - KEEP_LEN, a, 0);
 		add_addr(cp, l->pos[i], a, 0);
-		if (l->nall[i] && l->all[i].call)	/* before the kept call's store, if any */
+		if (l->nall[i] && l->all[i].call)	/* before a dec or a kept call's store */
 			add_addr(cp, l->tgt[i] + seq_len(&l->all[i]), l->all[i].site, 1);
 	}
 	for (k = 0; k < l->nstubs; k++)	/* a site on a Jcc's taken side */
-		if (l->stubs[k].x.call)
+		if (l->stubs[k].has_x && l->stubs[k].x.call)
 			add_addr(cp, l->stubs[k].pos + CALL_LEN, l->stubs[k].x.site, 1);
 	add_addr(cp, l->len, cp->addr + cp->orig_len, 0);	/* after a last call */
 	qsort(cp->addrs, cp->naddrs, sizeof(*cp->addrs), addr_cmp);
@@ -1130,9 +1230,11 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 	l.flags_live = calloc(l.n + 1, sizeof(*l.flags_live));
 	l.regs_live = calloc(l.n + 1, sizeof(*l.regs_live));
 	l.keep = calloc(l.n + 1, sizeof(*l.keep));
+	l.dec = calloc(l.n + 1, sizeof(*l.dec));
+	l.inc_at = UINT32_MAX;
 	l.stubs = calloc(c->nedges + 1, sizeof(*l.stubs));
 	if (!l.ft || !l.all || !l.nft || !l.nall || !l.ft_start || !l.tgt || !l.pos || !l.nlen ||
-	    !l.flags_live || !l.regs_live || !l.keep || !l.stubs)
+	    !l.flags_live || !l.regs_live || !l.keep || !l.dec || !l.stubs)
 		goto out;
 	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 	err = liveness(in, c, l.flags_live, l.regs_live, &written);
@@ -1171,8 +1273,12 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 		}
 		l.ft[i][l.nft[i]++] = incr_at(&l, entry_counter, i);
 	}
-	if (keep_frames)
+	if (keep_frames) {
 		nkept = keep_calls(&l);
+		err = place_depth(&l, cp, in);
+		if (err)
+			goto out;
+	}
 	err = check_saves(&l, cp, in);
 	if (!err)
 		err = check_movable(&l, cp, in, &dec);
@@ -1187,6 +1293,8 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 	for (i = 0; !err && i < l.n; i++) {
 		if (i && l.keep[i - 1])
 			err = emit_frame(&o, 0);
+		if (!err && i == l.inc_at)
+			err = emit_inc(&o, cp, &l.inc, c->insns[i].addr);
 		for (k = 0; !err && k < l.nft[i]; k++) {
 			err = emit_inc(&o, cp, &l.ft[i][k], c->insns[i].addr);
 			nseq += !l.ft[i][k].call;
@@ -1199,6 +1307,8 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 			nsave += l.all[i].save;
 			npush += l.all[i].push;
 		}
+		if (!err && l.dec[i].depth)
+			err = emit_inc(&o, cp, &l.dec[i], c->insns[i].addr);
 		if (!err && l.keep[i])
 			err = emit_frame(&o, 1);
 		if (!err)
@@ -1216,13 +1326,16 @@ static int insert(const struct cfg_input *in, const struct cfg *c, struct inline
 
 		if (state)
 			err = out_orc(&o, cp->addr + o.at, state);
-		if (!err)
+		if (!err && st->has_x) {
 			err = emit_inc(&o, cp, &st->x,
 				       st->target - cp->addr < cp->len ? st->target :
 				       c->insns[st->insn].addr);
-		nseq += !st->x.call;
-		nsave += st->x.save;
-		npush += st->x.push;
+			nseq += !st->x.call;
+			nsave += st->x.save;
+			npush += st->x.push;
+		}
+		if (!err && st->dec.depth)
+			err = emit_inc(&o, cp, &st->dec, c->insns[st->insn].addr);
 		if (err)
 			break;
 		o.code[o.at++] = 0xe9;

@@ -426,31 +426,50 @@ static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_co
 	return ps;
 }
 
+/* What the copies import from pathtrace.ko, by inline_reloc.copy: IMPORTS names and kinds. */
+#define IMPORTS 4
+static const char *const import_names[IMPORTS] = {
+	"pt_inline_hit", "pt_inline_frame", "pt_inline_depth", "pt_inline_depth_known"
+};
+static const uint32_t import_kinds[IMPORTS] = {
+	INLINE_HIT, INLINE_FRAME, INLINE_DEPTH, INLINE_DEPTH_KNOWN
+};
+
+/* Which import a relocation of kind copy is against, or -1. */
+static int import_of(uint32_t copy)
+{
+	int k;
+
+	for (k = 0; k < IMPORTS; k++)
+		if (import_kinds[k] == copy)
+			return k;
+	return -1;
+}
+
 /*
- * The references to pathtrace.ko: the sites' calls (INLINE_HIT) against
- * the template's undefined pt_inline_hit, the kept calls' stores and
- * clears (INLINE_FRAME) against its undefined pt_inline_frame (imp: their
- * indices in the template, -1 where it has none), once those are final
- * (moved up by the nlocals new locals): the module loader resolves them
- * in pathtrace.ko.
+ * The references to pathtrace.ko: the sites' calls (INLINE_HIT), the kept
+ * calls' stores and clears (INLINE_FRAME) and the activations' count
+ * (INLINE_DEPTH, INLINE_DEPTH_KNOWN), against the template's undefined symbols of those names
+ * (imp: their indices in the template, -1 where it has none), once those
+ * are final (moved up by the nlocals new locals): the module loader
+ * resolves them in pathtrace.ko.
  */
-static int import_relocs(struct out *o, const int64_t imp[2], const struct inline_copy *cps,
+static int import_relocs(struct out *o, const int64_t imp[IMPORTS], const struct inline_copy *cps,
 			 uint32_t n, uint32_t nlocals)
 {
-	static const char *const names[2] = { "pt_inline_hit", "pt_inline_frame" };
 	int64_t text = find(o, ".text.pt_inline");
 	uint32_t i, k;
 
 	for (i = 0; i < n; i++)
 		for (k = 0; k < cps[i].nrelocs; k++) {
 			const struct inline_reloc *r = &cps[i].relocs[k];
-			int which = r->copy == INLINE_HIT ? 0 : r->copy == INLINE_FRAME ? 1 : -1;
+			int which = import_of(r->copy);
 
 			if (which < 0)
 				continue;
 			if (imp[which] < 0)
 				return fail(o, -PT_EFORMAT, "the template does not import %s",
-					    names[which]);
+					    import_names[which]);
 			if (text < 0 || add_rela(o, (size_t)text, inline_module_offset(cps, i) +
 						 r->off, (uint32_t)imp[which] + nlocals, r->type,
 						 r->addend))
@@ -546,7 +565,7 @@ static int add_copies(struct out *o, size_t symtab, const struct inline_copy *cp
 					return -PT_ENOMEM;
 				continue;
 			}
-			if (r->copy == INLINE_HIT || r->copy == INLINE_FRAME)
+			if (import_of(r->copy) >= 0)
 				continue;	/* against the template's imports: import_relocs() */
 			if (r->copy == INLINE_COUNTER_DISP) {
 				/* the counter's place in the piece */
@@ -645,7 +664,7 @@ int inline_module_write(const char *template_path, const char *out_path,
 	int64_t symtab;
 	uint32_t first_global, nsyms, i, k;
 	Elf64_Sym *old;
-	int64_t imp[2];
+	int64_t imp[IMPORTS];
 	int ret;
 
 	err[0] = 0;
@@ -666,8 +685,8 @@ int inline_module_write(const char *template_path, const char *out_path,
 	}
 	first_global = (uint32_t)o.s[symtab].sh.sh_info;
 	nsyms = (uint32_t)(o.s[symtab].size / sizeof(Elf64_Sym));
-	imp[0] = template_import(&o, (size_t)symtab, first_global, "pt_inline_hit");
-	imp[1] = template_import(&o, (size_t)symtab, first_global, "pt_inline_frame");
+	for (i = 0; i < IMPORTS; i++)
+		imp[i] = template_import(&o, (size_t)symtab, first_global, import_names[i]);
 	ret = add_copies(&o, (size_t)symtab, cps, n, &sy, first_global);
 	if (ret)
 		goto out;
