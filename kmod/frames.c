@@ -32,6 +32,7 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
+#include <linux/smp.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
@@ -88,6 +89,8 @@ module_param(check_frames, bool, 0644);
 MODULE_PARM_DESC(check_frames, "walk the stack for every kept frame too and warn where they differ");
 
 static struct tracepoint *pt_switch_tp;
+/* Installed plans whose copies keep frames (PT_ADD_INLINE_FRAMES); under pt_ctl_mutex. */
+static unsigned int pt_frames_keepers;
 
 /* Walks since START and their time, frames named without one, per CPU (pathtracectl status). */
 struct pt_frames_count {
@@ -102,22 +105,62 @@ static bool pt_frames_keeps(const struct pt_func *f)
 	return f->keeps_frames || (f->plan->flags & PT_PLAN_USER);
 }
 
-/* Before f's code is traced: ENTERs name frames from now on. */
-void pt_frames_installing(const struct pt_func *f)
+/* What the copies keep on this CPU, forgotten (the switch probe's work; an IPI's at its start). */
+static void pt_frames_forget(void *unused)
 {
+	this_cpu_write(pt_inline_frame, 0);
+	this_cpu_write(pt_inline_depth, 0);
+	this_cpu_write(pt_inline_depth_known, false);
+}
+
+/*
+ * A context switch: the next task's calls are not the last one's, and a
+ * task that comes back (here or on another CPU) walks until its copies
+ * store a call again; its count starts again.
+ */
+static void notrace pt_frames_switch(void *data, bool preempt, struct task_struct *prev,
+				     struct task_struct *next, unsigned int prev_state)
+{
+	pt_frames_forget(NULL);
+}
+
+/*
+ * Before f's code is traced: ENTERs name frames from now on. The first
+ * plan whose copy keeps frames attaches the context-switch probe (only
+ * then: every switch pays for it), then forgets on every CPU what the
+ * copies kept without it. Under pt_ctl_mutex. Returns 0 or
+ * tracepoint_probe_register's error.
+ */
+int pt_frames_installing(const struct pt_func *f)
+{
+	int err;
+
+	if (f->keeps_frames && !pt_frames_keepers) {
+		err = tracepoint_probe_register(pt_switch_tp, pt_frames_switch, NULL);
+		if (err)
+			return err;
+		on_each_cpu(pt_frames_forget, NULL, 1);
+	}
+	pt_frames_keepers += f->keeps_frames;
 	if (f->plan->flags & PT_PLAN_FRAMED)
 		atomic_inc(&pt_framed_plans);
 	if (!pt_frames_keeps(f))
 		atomic_inc(&pt_frames_unkept);
+	return 0;
 }
 
-/* After f's code is untraced (or failed to be traced). */
+/* After f's code is untraced (or failed to be traced). Under pt_ctl_mutex. */
 void pt_frames_removed(const struct pt_func *f)
 {
 	if (f->plan->flags & PT_PLAN_FRAMED)
 		atomic_dec(&pt_framed_plans);
 	if (!pt_frames_keeps(f))
 		atomic_dec(&pt_frames_unkept);
+	pt_frames_keepers -= f->keeps_frames;
+	if (f->keeps_frames && !pt_frames_keepers) {
+		tracepoint_probe_unregister(pt_switch_tp, pt_frames_switch, NULL);
+		tracepoint_synchronize_unregister();
+	}
 }
 
 /*
@@ -130,18 +173,6 @@ void pt_frames_entered(void)
 }
 NOKPROBE_SYMBOL(pt_frames_entered);
 
-/*
- * A context switch: the next task's calls are not the last one's, and a
- * task that comes back (here or on another CPU) walks until its copies
- * store a call again.
- */
-static void notrace pt_frames_switch(void *data, bool preempt, struct task_struct *prev,
-				     struct task_struct *next, unsigned int prev_state)
-{
-	this_cpu_write(pt_inline_frame, 0);
-	this_cpu_write(pt_inline_depth, 0);
-	this_cpu_write(pt_inline_depth_known, false);
-}
 
 bool pt_frames_wanted(void)
 {
@@ -333,8 +364,9 @@ static void pt_frames_find_tp(struct tracepoint *tp, void *priv)
 }
 
 /*
- * The context-switch probe (found by name, as task_events.c finds its
- * tracepoints). Returns 0, -ENOENT or tracepoint_probe_register's error.
+ * The context-switch tracepoint, found by name as task_events.c finds its
+ * own (its probe is attached while plans keep frames). Returns 0 or
+ * -ENOENT.
  */
 int pt_frames_init(void)
 {
@@ -343,12 +375,15 @@ int pt_frames_init(void)
 		pr_err("no sched_switch tracepoint\n");
 		return -ENOENT;
 	}
-	return tracepoint_probe_register(pt_switch_tp, pt_frames_switch, NULL);
+	return 0;
 }
 
-/* After it no probe runs. */
+/* At unload, every plan gone: a probe left attached (a plan kept counted) goes too. */
 void pt_frames_exit(void)
 {
+	if (!pt_frames_keepers)
+		return;
+	pt_frames_keepers = 0;
 	tracepoint_probe_unregister(pt_switch_tp, pt_frames_switch, NULL);
 	tracepoint_synchronize_unregister();
 }

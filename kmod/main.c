@@ -164,7 +164,9 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	 * frame kept by the copies is trusted only while no traced code keeps
 	 * none, so f counts before its code is traced.
 	 */
-	pt_frames_installing(f);
+	err = pt_frames_installing(f);
+	if (err)
+		goto fail;
 	/* its code counts as traced before any handler can see a call from it */
 	err = pt_ranges_rebuild(&pt_funcs, f);
 	if (err) {
@@ -646,7 +648,7 @@ static int __init pt_init(void)
 		goto out_task_events;
 	err = register_module_notifier(&pt_module_nb);
 	if (err)
-		goto out_frames;
+		goto out_task_events;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -657,8 +659,6 @@ static int __init pt_init(void)
 
 out_notifier:
 	unregister_module_notifier(&pt_module_nb);
-out_frames:
-	pt_frames_exit();
 out_task_events:
 	pt_task_events_exit();
 out_stream:
@@ -677,8 +677,8 @@ static void __exit pt_exit(void)
 	pt_remove_all();
 	pt_ranges_free();
 	pt_osp_exit();
-	mutex_unlock(&pt_ctl_mutex);
 	pt_frames_exit();
+	mutex_unlock(&pt_ctl_mutex);
 	pt_task_events_exit();
 	pt_stream_exit();
 	pr_info("unloaded\n");

@@ -274,7 +274,7 @@ void pt_counts_reset_inline(struct pt_func *f);
 void pt_counts_flush_paths(struct pt_func *f);
 
 /* frames.c */
-void pt_frames_installing(const struct pt_func *f);
+int pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
