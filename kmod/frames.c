@@ -86,7 +86,7 @@ static atomic_t pt_frames_unkept = ATOMIC_INIT(0);
 
 static bool check_frames;
 module_param(check_frames, bool, 0644);
-MODULE_PARM_DESC(check_frames, "walk the stack for every kept frame too and warn where they differ");
+MODULE_PARM_DESC(check_frames, "walk the stack for every frame named without a walk too, and warn where they differ");
 
 static struct tracepoint *pt_switch_tp;
 /* Installed plans whose copies keep frames (PT_ADD_INLINE_FRAMES); under pt_ctl_mutex. */
@@ -172,7 +172,6 @@ void pt_frames_entered(void)
 	this_cpu_write(pt_inline_frame, 0);
 }
 NOKPROBE_SYMBOL(pt_frames_entered);
-
 
 bool pt_frames_wanted(void)
 {
@@ -317,7 +316,7 @@ static bool pt_frames_alone(u32 *frame)
 }
 NOKPROBE_SYMBOL(pt_frames_alone);
 
-/* check_frames: the walk's answer beside the kept one; a difference is a bug. */
+/* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
 static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
 {
 	u32 walked = pt_frames_unwind(regs, ret);
@@ -330,8 +329,9 @@ NOKPROBE_SYMBOL(pt_frames_check);
 
 /*
  * The ENTER's frame (pt_frames_unwind) for an ENTER at @regs whose caller
- * (@ret) is not traced: the kept call's, or walked, counted and timed
- * (pathtracectl status). Interrupts off.
+ * (@ret) is not traced: the kept call's, none where the copies' count says
+ * so (both counted as kept), or walked, counted and timed (pathtracectl
+ * status). Interrupts off.
  */
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {

@@ -528,6 +528,59 @@ static int orc_depth(struct out *o, const struct inline_copy *cp, const uint8_t 
 	return out_orc(o, cp->addr + o->at, depth ? e : st);
 }
 
+/* mov piece(%rip), %r; incq %gs:counter(%r) at o->at. Returns 0 or -PT_ENOMEM. */
+static int emit_counter(struct out *o, const struct incr *x)
+{
+	/* mov piece(%rip), %r: REX.W (+R), 8b, ModRM 00 r 101 */
+	o->code[o->at] = (uint8_t)(0x48 | (x->reg >= 8 ? 4 : 0));
+	o->code[o->at + 1] = 0x8b;
+	o->code[o->at + 2] = (uint8_t)(((x->reg & 7) << 3) | 5);
+	if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_COUNTER_PIECE))
+		return -PT_ENOMEM;
+	o->at += MOV_LEN;
+	/* incq %gs:disp32(%r): 65, REX.W (+B), ff, ModRM 10 000 r [SIB 00 100 100] */
+	o->code[o->at++] = 0x65;
+	o->code[o->at++] = (uint8_t)(0x48 | (x->reg >= 8 ? 1 : 0));
+	o->code[o->at++] = 0xff;
+	o->code[o->at++] = (uint8_t)(0x80 | (x->reg & 7));
+	if ((x->reg & 7) == REG_RSP)
+		o->code[o->at++] = 0x24;
+	put32(o->code + o->at, (int64_t)x->counter * 8);
+	if (out_reloc(o, o->at, 0, 0, (int64_t)x->counter * 8, INLINE_COUNTER_DISP))
+		return -PT_ENOMEM;
+	o->at += 4;
+	return 0;
+}
+
+/*
+ * The activations' count at o->at: incl %gs:pt_inline_depth(%rip), or decl
+ * it and, where it goes below 0, movb $0, %gs:pt_inline_depth_known(%rip).
+ * Returns 0 or -PT_ENOMEM.
+ */
+static int emit_depth(struct out *o, uint8_t depth)
+{
+	/* 65, ff, ModRM 00 /0 (inc) or /1 (dec) 101 */
+	o->code[o->at] = 0x65;
+	o->code[o->at + 1] = 0xff;
+	o->code[o->at + 2] = depth == DEPTH_INC ? 0x05 : 0x0d;
+	if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_DEPTH))
+		return -PT_ENOMEM;
+	o->at += DEPTH_LEN;
+	if (depth == DEPTH_INC)
+		return 0;
+	/* below 0: one that was not counted has ended, the count holds no longer */
+	o->code[o->at] = 0x79;			/* jns past the movb */
+	o->code[o->at + 1] = KNOWN_LEN - 2;
+	o->code[o->at + 2] = 0x65;		/* movb $0, %gs:known(%rip): 65, c6, ModRM 00 /0 101 */
+	o->code[o->at + 3] = 0xc6;
+	o->code[o->at + 4] = 0x05;
+	/* the field, then the immediate 0: the end is 5 bytes past the field */
+	if (out_reloc(o, o->at + 5, R_X86_64_PC32, 0, -5, INLINE_DEPTH_KNOWN))
+		return -PT_ENOMEM;
+	o->at += KNOWN_LEN;
+	return 0;
+}
+
 /*
  * One increment at o->at, the CFA state at orig address a (for the pushes'
  * ORC entries): [pushf] [push %r] mov piece(%rip), %r; incq
@@ -561,46 +614,8 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	}
 	if (err)
 		return err;
-	if (x->depth) {
-		/* incl or decl %gs:pt_inline_depth(%rip): 65, ff, ModRM 00 /0 or /1 101 */
-		o->code[o->at] = 0x65;
-		o->code[o->at + 1] = 0xff;
-		o->code[o->at + 2] = x->depth == DEPTH_INC ? 0x05 : 0x0d;
-		if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_DEPTH))
-			return -PT_ENOMEM;
-		o->at += DEPTH_LEN;
-		if (x->depth == DEPTH_DEC) {
-			/* below 0: one uncounted has ended, the count holds no longer */
-			o->code[o->at] = 0x79;			/* jns past the movb */
-			o->code[o->at + 1] = KNOWN_LEN - 2;
-			o->code[o->at + 2] = 0x65;		/* movb $0, %gs:known(%rip) */
-			o->code[o->at + 3] = 0xc6;
-			o->code[o->at + 4] = 0x05;
-			/* the field, then the immediate 0: the end is 5 bytes past the field */
-			if (out_reloc(o, o->at + 5, R_X86_64_PC32, 0, -5, INLINE_DEPTH_KNOWN))
-				return -PT_ENOMEM;
-			o->at += KNOWN_LEN;
-		}
-	} else {
-		/* mov piece(%rip), %r: REX.W (+R), 8b, ModRM 00 r 101 */
-		o->code[o->at] = (uint8_t)(0x48 | (x->reg >= 8 ? 4 : 0));
-		o->code[o->at + 1] = 0x8b;
-		o->code[o->at + 2] = (uint8_t)(((x->reg & 7) << 3) | 5);
-		if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_COUNTER_PIECE))
-			return -PT_ENOMEM;
-		o->at += MOV_LEN;
-		/* incq %gs:disp32(%r): 65, REX.W (+B), ff, ModRM 10 000 r [SIB 00 100 100] */
-		o->code[o->at++] = 0x65;
-		o->code[o->at++] = (uint8_t)(0x48 | (x->reg >= 8 ? 1 : 0));
-		o->code[o->at++] = 0xff;
-		o->code[o->at++] = (uint8_t)(0x80 | (x->reg & 7));
-		if ((x->reg & 7) == REG_RSP)
-			o->code[o->at++] = 0x24;
-		put32(o->code + o->at, (int64_t)x->counter * 8);
-		if (out_reloc(o, o->at, 0, 0, (int64_t)x->counter * 8, INLINE_COUNTER_DISP))
-			return -PT_ENOMEM;
-		o->at += 4;
-	}
+	if (x->depth ? emit_depth(o, x->depth) : emit_counter(o, x))
+		return -PT_ENOMEM;
 	if (x->push) {
 		push_pop(o, x, 0x58);
 		err = orc_depth(o, cp, st, --depth);
