@@ -449,10 +449,10 @@ static int import_of(uint32_t copy)
 /*
  * The references to pathtrace.ko: the sites' calls (INLINE_HIT), the kept
  * calls' stores and clears (INLINE_FRAME) and the activations' count
- * (INLINE_DEPTH, INLINE_DEPTH_KNOWN), against the template's undefined symbols of those names
- * (imp: their indices in the template, -1 where it has none), once those
- * are final (moved up by the nlocals new locals): the module loader
- * resolves them in pathtrace.ko.
+ * (INLINE_DEPTH, INLINE_DEPTH_KNOWN), against the template's undefined
+ * symbols of those names (imp: their indices in the template, -1 where it
+ * has none), once those are final (moved up by the nlocals new locals):
+ * the module loader resolves them in pathtrace.ko.
  */
 static int import_relocs(struct out *o, const int64_t imp[IMPORTS], const struct inline_copy *cps,
 			 uint32_t n, uint32_t nlocals)
