@@ -78,6 +78,24 @@ static int rela(struct rd *r, const char *name, int i, const char **sym, GElf_Sy
 	return 0;
 }
 
+/* Opens the module written at path for reading. Returns 0 or -1. */
+static int rd_open(struct rd *r, const char *path)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	r->fd = open(path, O_RDONLY);
+	if (r->fd < 0)
+		return -1;
+	r->e = elf_begin(r->fd, ELF_C_READ, NULL);
+	if (!r->e || elf_getshdrstrndx(r->e, &r->shstrndx)) {
+		if (r->e)
+			elf_end(r->e);
+		close(r->fd);
+		return -1;
+	}
+	return 0;
+}
+
 static void test_written_module(void)
 {
 	static uint8_t a_code[8] = { 0xe8, 0, 0, 0, 0, 0x8b, 0x07, 0xc3 };
@@ -121,12 +139,7 @@ static void test_written_module(void)
 			-PT_EIO);
 	CU_ASSERT_EQUAL_FATAL(inline_module_write(tpath, out, cps, 2, err, sizeof(err)), 0);
 
-	CU_ASSERT_EQUAL_FATAL(elf_version(EV_CURRENT) == EV_NONE, 0);
-	r.fd = open(out, O_RDONLY);
-	CU_ASSERT_FATAL(r.fd >= 0);
-	r.e = elf_begin(r.fd, ELF_C_READ, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r.e);
-	CU_ASSERT_EQUAL_FATAL(elf_getshdrstrndx(r.e, &r.shstrndx), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_open(&r, out), 0);
 	/* the code: fa at 0, fb at 16 (an int3 at least after each) */
 	CU_ASSERT_PTR_NOT_NULL_FATAL(sec(&r, ".text.pt_inline", &sh));
 	CU_ASSERT_EQUAL(sh.sh_flags, SHF_ALLOC | SHF_EXECINSTR);
@@ -296,12 +309,7 @@ static void test_imports(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg_asm_object("inline_imp4", src));
 	snprintf(tpath, sizeof(tpath), "%s/inline_imp4.o", cfg_asm_dir());
 	CU_ASSERT_EQUAL_FATAL(inline_module_write(tpath, out, &cp, 1, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(elf_version(EV_CURRENT) == EV_NONE, 0);
-	r.fd = open(out, O_RDONLY);
-	CU_ASSERT_FATAL(r.fd >= 0);
-	r.e = elf_begin(r.fd, ELF_C_READ, NULL);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(r.e);
-	CU_ASSERT_EQUAL_FATAL(elf_getshdrstrndx(r.e, &r.shstrndx), 0);
+	CU_ASSERT_EQUAL_FATAL(rd_open(&r, out), 0);
 	CU_ASSERT_EQUAL_FATAL(rela(&r, ".text.pt_inline", -1, &name, &gs, &type, &addend, &off), 4);
 	for (i = 0; i < 4; i++) {
 		rela(&r, ".text.pt_inline", i, &name, &gs, &type, &addend, &off);
