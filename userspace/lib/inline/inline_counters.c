@@ -1133,7 +1133,7 @@ static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_i
 static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_input *in)
 {
 	const struct cfg *c = l->c;
-	uint32_t i, k, body = first_body_insn(in, c);
+	uint32_t i, body = first_body_insn(in, c);
 
 	if (!body || body == l->n)
 		return refuse(cp, "inline-edge", "%s: no place for its activation count", in->name);
@@ -1142,7 +1142,8 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 	for (i = 0; i < l->n; i++) {
 		const struct cfg_insn *ci = &c->insns[i];
 		struct incr dec = { .depth = DEPTH_DEC, .save = !!(l->flags_live[i] & FLAGS_INC) };
-		struct stub *st = NULL;
+		const struct stub *found;
+		struct stub *st;
 
 		if (ci->kind == CFG_I_RET || ci->kind == CFG_I_TAIL_CALL) {
 			l->dec[i] = dec;
@@ -1150,10 +1151,10 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 		}
 		if (ci->kind != CFG_I_JCC || !(ci->flags & CFG_IF_LEAVES))
 			continue;
-		for (k = 0; k < l->nstubs && !st; k++)
-			if (l->stubs[k].insn == i && !l->stubs[k].fixup)
-				st = &l->stubs[k];
-		if (!st) {
+		found = stub_of(l, i, 0);	/* a site's on the taken side, or a stub of its own */
+		if (found) {
+			st = &l->stubs[found - l->stubs];
+		} else {
 			st = &l->stubs[l->nstubs++];
 			*st = (struct stub){ .insn = i, .target = ci->target };
 		}
