@@ -105,12 +105,27 @@ static bool pt_frames_keeps(const struct pt_func *f)
 	return f->keeps_frames || (f->plan->flags & PT_PLAN_USER);
 }
 
-/* What the copies keep on this CPU, forgotten (the switch probe's work; an IPI's at its start). */
-static void pt_frames_forget(void *unused)
+/*
+ * The task whose activations pt_inline_frame and pt_inline_depth describe
+ * on this CPU: the one a switch switches to. Between the sched_switch
+ * tracepoint and the switch itself the last task still runs (its copies
+ * may too): what it names or calibrates there is not the next one's.
+ */
+static DEFINE_PER_CPU(struct task_struct *, pt_frames_owner);
+
+/* What the copies keep on this CPU, forgotten: @owner's count starts again. */
+static void pt_frames_forget(struct task_struct *owner)
 {
 	this_cpu_write(pt_inline_frame, 0);
 	this_cpu_write(pt_inline_depth, 0);
 	this_cpu_write(pt_inline_depth_known, false);
+	this_cpu_write(pt_frames_owner, owner);
+}
+
+/* An IPI's at the start: the count starts again from the task it interrupted. */
+static void pt_frames_forget_here(void *unused)
+{
+	pt_frames_forget(current);
 }
 
 /*
@@ -121,7 +136,7 @@ static void pt_frames_forget(void *unused)
 static void notrace pt_frames_switch(void *data, bool preempt, struct task_struct *prev,
 				     struct task_struct *next, unsigned int prev_state)
 {
-	pt_frames_forget(NULL);
+	pt_frames_forget(next);
 }
 
 /*
@@ -139,7 +154,7 @@ int pt_frames_installing(const struct pt_func *f)
 		err = tracepoint_probe_register(pt_switch_tp, pt_frames_switch, NULL);
 		if (err)
 			return err;
-		on_each_cpu(pt_frames_forget, NULL, 1);
+		on_each_cpu(pt_frames_forget_here, NULL, 1);
 	}
 	pt_frames_keepers += f->keeps_frames;
 	if (f->plan->flags & PT_PLAN_FRAMED)
@@ -206,12 +221,23 @@ void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept)
 }
 
 /*
+ * Whether @addr lies where modules' code does: a copy's (traced or not),
+ * or any other module's, BPF's or a trampoline's.
+ */
+static bool pt_frames_module_text(unsigned long addr)
+{
+	return addr >= MODULES_VADDR && addr < MODULES_END;
+}
+
+/*
  * The ENTER's return address (pathtrace_abi.h PT_ENTER_FRAME) for a probe
  * at a function's entry whose caller is not traced: the innermost traced
  * frame's, 0 when there is none (written as an untraced caller's), or
  * PT_ENTER_FRAME_UNKNOWN when the unwinder failed or the stack is deeper
  * than PT_FRAMES_MAX. @ret is the return address at regs->sp, which the
- * caller found untraced, or 0 when it could not be read.
+ * caller found untraced, or 0 when it could not be read. *@no_module: the
+ * answer is 0, and no return address it passed (@ret's included) lies in
+ * module space, where a copy is.
  *
  * At a function's entry the caller's frame needs no unwinding: it is the
  * return address, the stack above it and the registers as they are. The
@@ -220,14 +246,15 @@ void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept)
  * a step from the entry looks its ORC entry up (ret - 1: the unwinder reads
  * a starting frame's ip as it stands, and a call's own for a return address).
  */
-static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
+static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret, bool *no_module)
 {
 	struct unwind_state st;
 	struct pt_regs caller;
 	enum stack_type start;
 	unsigned int n = 1;	/* the first frame looked at: the caller's caller */
-	bool traced;
+	bool traced, module = pt_frames_module_text(ret);
 
+	*no_module = false;
 	if (ret) {
 		caller = *regs;
 		caller.ip = ret - 1;
@@ -248,17 +275,22 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret)
 		if (n > PT_FRAMES_MAX)
 			return PT_ENTER_FRAME_UNKNOWN;
 		if (st.stack_info.type != start)
-			return 0;
+			goto none;
 		entry = unwind_get_entry_regs(&st, &partial);
 		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
-			return 0;
+			goto none;
+		module |= pt_frames_module_text(addr);
 		addr = pt_ranges_caller(addr, &traced);	/* a copy's: the original's */
 		if (!addr)
 			return PT_ENTER_FRAME_UNKNOWN;
 		if (addr >> 32 == 0xffffffffu && traced)
 			return PT_ENTER_FRAME(addr);
 	}
-	return unwind_error(&st) ? PT_ENTER_FRAME_UNKNOWN : 0;
+	if (unwind_error(&st))
+		return PT_ENTER_FRAME_UNKNOWN;
+none:
+	*no_module = !module;
+	return 0;
 }
 NOKPROBE_SYMBOL(pt_frames_unwind);
 
@@ -267,13 +299,13 @@ NOKPROBE_SYMBOL(pt_frames_unwind);
  * traced code that keeps nothing, and a task's own context on its task
  * stack (an interrupt's or exception's handler on another stack, or one
  * that counts as its own owner, walks: what it interrupted is not its
- * frame).
+ * frame), of the task the count is of (pt_frames_owner).
  */
 static bool pt_frames_task(const struct pt_regs *regs)
 {
 	unsigned long base = (unsigned long)task_stack_page(current);
 
-	return !atomic_read(&pt_frames_unkept) &&
+	return !atomic_read(&pt_frames_unkept) && this_cpu_read(pt_frames_owner) == current &&
 	       !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
 	       regs->sp >= base && regs->sp < base + THREAD_SIZE;
 }
@@ -319,7 +351,8 @@ NOKPROBE_SYMBOL(pt_frames_alone);
 /* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
 static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
 {
-	u32 walked = pt_frames_unwind(regs, ret);
+	bool no_module;
+	u32 walked = pt_frames_unwind(regs, ret, &no_module);
 
 	if (walked != kept)
 		pr_warn_ratelimited("ENTER at %pS: kept frame %#x, the walk finds %#x\n",
@@ -335,7 +368,7 @@ NOKPROBE_SYMBOL(pt_frames_check);
  */
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {
-	bool task = pt_frames_task(regs);
+	bool task = pt_frames_task(regs), no_module;
 	u64 t0;
 	u32 frame;
 
@@ -346,10 +379,17 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 		return frame;
 	}
 	t0 = ktime_get_mono_fast_ns();
-	frame = pt_frames_unwind(regs, ret);
-	/* no traced frame below the one activation counted: the count holds them all */
-	if (task && !frame && this_cpu_read(pt_inline_depth) == 1)
+	frame = pt_frames_unwind(regs, ret, &no_module);
+	/*
+	 * No traced frame below, and no copy's: this activation is the only
+	 * one in flight, and the count starts again from it. (The count of
+	 * 1 alone says as much: what it did not count, a copy begun before
+	 * the switch, would take it below 0 when it ends.)
+	 */
+	if (task && !frame && (no_module || this_cpu_read(pt_inline_depth) == 1)) {
+		this_cpu_write(pt_inline_depth, 1);
 		this_cpu_write(pt_inline_depth_known, true);
+	}
 	/* single instructions: an interrupt's or NMI's walk cannot split them */
 	this_cpu_add(pt_frames_counts.ns, ktime_get_mono_fast_ns() - t0);
 	this_cpu_inc(pt_frames_counts.walks);
