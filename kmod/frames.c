@@ -18,8 +18,9 @@
  * Most ENTERs need no walk: inline copies built with PT_ADD_INLINE_FRAMES
  * keep the innermost call in flight in pt_inline_frame (docs/inline.md,
  * "Frames the copies keep"), and the frame is that call's return address;
- * and they count their activations in pt_inline_depth, so an ENTER that is
- * the only one in flight knows it runs under no traced frame.
+ * each activation puts back, as it ends, the call its caller kept; and they
+ * count their activations in pt_inline_depth, so an ENTER that is the only
+ * one in flight knows it runs under no traced frame.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,12 +52,28 @@ static atomic_t pt_framed_plans = ATOMIC_INIT(0);
  * pointer at its call instruction (its return address is the word below),
  * or 0. The copy stores it right before each call that returns and zeroes
  * it where the call returns; every ENTER of a copy's site and every context
- * switch zeroes it. So while it is not 0 on this CPU, the call that stored
- * it is in flight and no traced activation has begun since: whatever runs
- * below that call on the same stack runs under it.
+ * switch zeroes it, and an activation that ends puts back what it held as
+ * the activation began (pt_inline_frames_saved). So while it is not 0 on
+ * this CPU, the call that stored it is in flight and every traced
+ * activation begun since has ended: whatever runs below that call on the
+ * same stack runs under it.
  */
 DEFINE_PER_CPU(unsigned long, pt_inline_frame);
 EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_frame);
+
+/*
+ * What pt_inline_frame held as each activation in flight began, by its
+ * depth (pt_inline_depth with it, 1 to PT_INLINE_FRAMES_SAVED: slot d - 1):
+ * each copy saves it before counting itself up and puts it back after
+ * counting itself down, so when an activation ends its caller's kept call
+ * is kept again. Between the two nothing else at that depth begins: the
+ * activations that do are nested in it, and a switch starts the count
+ * again from 0 (an activation begun before it ends at 0 or below, where no
+ * slot is). An interrupt's activations save and put back what the task's
+ * code had, the word and the slots above the task's own.
+ */
+DEFINE_PER_CPU(unsigned long [PT_INLINE_FRAMES_SAVED], pt_inline_frames_saved);
+EXPORT_PER_CPU_SYMBOL_GPL(pt_inline_frames_saved);
 
 /*
  * The copies' activations in flight on this CPU: each copy counts itself
@@ -387,6 +404,8 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 	 * the switch, would take it below 0 when it ends.)
 	 */
 	if (task && !frame && (no_module || this_cpu_read(pt_inline_depth) == 1)) {
+		/* what it puts back as it ends: what it began with, still the word */
+		this_cpu_write(pt_inline_frames_saved[0], this_cpu_read(pt_inline_frame));
 		this_cpu_write(pt_inline_depth, 1);
 		this_cpu_write(pt_inline_depth_known, true);
 	}

@@ -59,6 +59,7 @@ static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
 static unsigned long __percpu *const pt_inline_frame_ref __used = &pt_inline_frame;
 static int __percpu *const pt_inline_depth_ref __used = &pt_inline_depth;
 static bool __percpu *const pt_inline_depth_known_ref __used = &pt_inline_depth_known;
+static unsigned long __percpu *const pt_inline_frames_saved_ref __used = pt_inline_frames_saved;
 
 static unsigned long pt_nr_pieces(void)
 {

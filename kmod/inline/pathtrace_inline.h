@@ -40,6 +40,9 @@ DECLARE_PER_CPU(unsigned long, pt_inline_frame);
 DECLARE_PER_CPU(int, pt_inline_depth);
 DECLARE_PER_CPU(bool, pt_inline_depth_known);
 
+/* What the word held as each activation in flight began, by depth: pathtrace.ko's too. */
+DECLARE_PER_CPU(unsigned long [PT_INLINE_FRAMES_SAVED], pt_inline_frames_saved);
+
 /*
  * The len bytes of per-CPU counters at off in the copies' counter space
  * (pieces of PT_INLINE_PIECE_BYTES, pathtrace_abi.h), NULL when they are

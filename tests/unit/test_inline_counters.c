@@ -36,6 +36,8 @@
 #include <pathtrace/inline.h>
 #include <pathtrace/static_calls.h>
 
+#include "pathtrace_abi.h"
+
 #include "cfg_asm.h"
 #include "unit.h"
 
@@ -296,41 +298,186 @@ static uint32_t rel_target(const struct inline_copy *cp, uint32_t p, uint32_t le
 	return p + len + (uint32_t)d;
 }
 
+/* Whether operand op is %gs:-relative and RIP-relative with a PC32 of kind at its disp. */
+static int gs_rip(const struct inline_copy *cp, uint32_t at, const ZydisDecodedInstruction *zi,
+		  const ZydisDecodedOperand *op, uint32_t kind)
+{
+	const struct inline_reloc *r = reloc_at(cp, at + zi->raw.disp.offset, kind);
+
+	return op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.segment == ZYDIS_REGISTER_GS &&
+	       op->mem.base == ZYDIS_REGISTER_RIP && r && r->type == R_X86_64_PC32 &&
+	       r->addend == -(int64_t)(zi->length - zi->raw.disp.offset);
+}
+
 /*
- * The activations' count at p: +1 for incl %gs:pt_inline_depth(%rip)
- * (an INLINE_DEPTH PC32, addend -4; 7 bytes), -1 for decl, jns over a
- * movb $0 to %gs:pt_inline_depth_known(%rip) (INLINE_DEPTH_KNOWN, addend
- * -5; 17 bytes), 0 for anything else.
+ * Whether operand op is %gs:pt_inline_frames_saved(,%reg,8): no base, a
+ * 32S with addend 0 (INLINE_FRAMES_SAVED) at its disp.
  */
+static int gs_saved(const struct inline_copy *cp, uint32_t at, const ZydisDecodedInstruction *zi,
+		    const ZydisDecodedOperand *op, ZydisRegister reg)
+{
+	const struct inline_reloc *r = reloc_at(cp, at + zi->raw.disp.offset, INLINE_FRAMES_SAVED);
+
+	return op->type == ZYDIS_OPERAND_TYPE_MEMORY && op->mem.segment == ZYDIS_REGISTER_GS &&
+	       op->mem.base == ZYDIS_REGISTER_NONE && op->mem.index == reg &&
+	       op->mem.scale == 8 && r && r->type == R_X86_64_32S && r->addend == 0;
+}
+
+/* The activation's count's sequence, decoded (count_at). */
+struct count_seq {
+	int dir;		/* +1 up, -1 down */
+	uint32_t len;		/* its bytes, saves included */
+	int save;		/* pushf/popf around it */
+	int pushed;		/* the register pushed and popped around it, or -1 */
+	ZydisRegister reg;	/* the slot's index register (64-bit) */
+	uint32_t push_end;	/* up: where the word's push ends (the CFA 8 further) */
+	uint32_t pop_end;	/* up: where its pop ends */
+};
+
+/*
+ * The activations' count at p (docs/inline.md, "Frames the copies keep"),
+ * or 0: [pushf] [push %r]; up: the slot's index (movl
+ * %gs:pt_inline_depth(%rip), %r32, INLINE_DEPTH; cmpl $N - 1, %r32; ja
+ * past the save), push %gs:pt_inline_frame(%rip) (INLINE_FRAME), pop
+ * %gs:pt_inline_frames_saved(,%r,8), incl %gs:pt_inline_depth(%rip); down:
+ * decl %gs:pt_inline_depth(%rip), jns over movb $0 to
+ * pt_inline_depth_known(%rip) (INLINE_DEPTH_KNOWN), the index, movq
+ * saved(,%r,8), %r, movq %r, %gs:pt_inline_frame(%rip); [pop %r] [popf].
+ */
+static int count_at(const struct inline_copy *cp, uint32_t p, struct count_seq *q)
+{
+	ZydisDecoder dec;
+	ZydisDecodedInstruction zi;
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t at = p, n, skip_to = 0;
+	int step;
+
+#define NEXT() (at < cp->len && ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, cp->code + at, \
+							  cp->len - at, &zi, ops)))
+	ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+	memset(q, 0, sizeof(*q));
+	q->save = at < cp->len && cp->code[at] == 0x9c;
+	at += q->save;
+	q->pushed = push_pop_at(cp, at, 0x50, &n);
+	if (q->pushed >= 0)
+		at += n;
+	if (!NEXT())
+		return 0;
+	q->dir = zi.mnemonic == ZYDIS_MNEMONIC_DEC ? -1 : 1;
+	for (step = q->dir > 0 ? 0 : -3; step < 6; step++) {
+		if (!NEXT())
+			return 0;
+		switch (step) {
+		case -3:	/* decl %gs:pt_inline_depth(%rip) */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_DEC || !gs_rip(cp, at, &zi, &ops[0], INLINE_DEPTH))
+				return 0;
+			break;
+		case -2:	/* jns over the movb */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_JNS || zi.length != 2 || cp->code[at + 1] != 8)
+				return 0;
+			break;
+		case -1:	/* movb $0, %gs:pt_inline_depth_known(%rip) */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_MOV || zi.length != 8 || ops[1].imm.value.u ||
+			    !gs_rip(cp, at, &zi, &ops[0], INLINE_DEPTH_KNOWN))
+				return 0;
+			break;
+		case 0:		/* movl %gs:pt_inline_depth(%rip), %r32 */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_MOV || ops[0].size != 32 ||
+			    ops[0].type != ZYDIS_OPERAND_TYPE_REGISTER ||
+			    !gs_rip(cp, at, &zi, &ops[1], INLINE_DEPTH))
+				return 0;
+			q->reg = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64,
+								  ops[0].reg.value);
+			break;
+		case 1:		/* cmpl $N - 1, %r32 */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_CMP || ops[1].imm.value.u !=
+			    PT_INLINE_FRAMES_SAVED - 1 || ZydisRegisterGetLargestEnclosing(
+				    ZYDIS_MACHINE_MODE_LONG_64, ops[0].reg.value) != q->reg)
+				return 0;
+			break;
+		case 2:		/* ja past the slot's move */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_JNBE || zi.length != 2)
+				return 0;
+			skip_to = at + 2 + cp->code[at + 1];
+			break;
+		case 3:		/* up: push the word; down: movq saved(,%r,8), %r */
+			if (q->dir > 0 ? zi.mnemonic != ZYDIS_MNEMONIC_PUSH ||
+					 !gs_rip(cp, at, &zi, &ops[0], INLINE_FRAME) :
+					 zi.mnemonic != ZYDIS_MNEMONIC_MOV ||
+					 ops[0].reg.value != q->reg ||
+					 !gs_saved(cp, at, &zi, &ops[1], q->reg))
+				return 0;
+			q->push_end = at + zi.length;
+			break;
+		case 4:		/* up: pop it into the slot; down: movq %r, the word */
+			if (q->dir > 0 ? zi.mnemonic != ZYDIS_MNEMONIC_POP ||
+					 !gs_saved(cp, at, &zi, &ops[0], q->reg) :
+					 zi.mnemonic != ZYDIS_MNEMONIC_MOV ||
+					 ops[1].reg.value != q->reg ||
+					 !gs_rip(cp, at, &zi, &ops[0], INLINE_FRAME))
+				return 0;
+			q->pop_end = at + zi.length;
+			if (skip_to != q->pop_end)
+				return 0;
+			if (q->dir < 0)
+				step = 6;	/* done */
+			break;
+		case 5:		/* up: incl %gs:pt_inline_depth(%rip) */
+			if (zi.mnemonic != ZYDIS_MNEMONIC_INC || !gs_rip(cp, at, &zi, &ops[0], INLINE_DEPTH))
+				return 0;
+			break;
+		}
+		at += zi.length;
+	}
+#undef NEXT
+	if (q->pushed >= 0) {
+		if (push_pop_at(cp, at, 0x58, &n) != q->pushed ||
+		    q->pushed != (int)(q->reg - ZYDIS_REGISTER_RAX))
+			return 0;
+		at += n;
+	}
+	if (q->save) {
+		if (at >= cp->len || cp->code[at] != 0x9d)
+			return 0;
+		at++;
+	}
+	q->len = at - p;
+	return q->dir;
+}
+
+/* The activations' count at p: +1 up, -1 down, 0 none. */
 static int depth_at(const struct inline_copy *cp, uint32_t p)
 {
-	const struct inline_reloc *r;
+	struct count_seq q;
 
-	if (p + 7 > cp->len || cp->code[p] != 0x65 || cp->code[p + 1] != 0xff ||
-	    (cp->code[p + 2] != 0x05 && cp->code[p + 2] != 0x0d))
-		return 0;
-	r = reloc_at(cp, p + 3, INLINE_DEPTH);
-	if (!r || r->type != R_X86_64_PC32 || r->addend != -4)
-		return 0;
-	if (cp->code[p + 2] == 0x05)
-		return 1;
-	if (p + 17 > cp->len || memcmp(cp->code + p + 7, "\x79\x08\x65\xc6\x05", 5) ||
-	    cp->code[p + 16] != 0)
-		return 0;
-	r = reloc_at(cp, p + 12, INLINE_DEPTH_KNOWN);
-	return r && r->type == R_X86_64_PC32 && r->addend == -5 ? -1 : 0;
+	return count_at(cp, p, &q);
 }
 
 /* The bytes of the count's sequence at p (depth_at not 0). */
 static uint32_t depth_len(const struct inline_copy *cp, uint32_t p)
 {
-	return depth_at(cp, p) > 0 ? 7 : 17;
+	struct count_seq q;
+
+	count_at(cp, p, &q);
+	return q.len;
 }
 
-/* 17 when the activations' count goes down right before p (a way out), else 0. */
+/* The length of the count's sequence (dir) that ends right at p, else 0. */
+static uint32_t count_before(const struct inline_copy *cp, uint32_t p, int dir)
+{
+	struct count_seq q;
+	uint32_t n;
+
+	for (n = 1; n <= p && n < 96; n++)
+		if (count_at(cp, p - n, &q) == dir && q.len == n)
+			return n;
+	return 0;
+}
+
+/* The bytes of the count going down right before p (a way out), else 0. */
 static uint32_t dec_before(const struct inline_copy *cp, uint32_t p)
 {
-	return p >= 17 && depth_at(cp, p - 17) < 0 ? 17 : 0;
+	return count_before(cp, p, -1);
 }
 
 /* Linear decode of the copy and the stream check. Returns 0 when it is the original's. */
@@ -1029,6 +1176,34 @@ static void test_sites(void)
 }
 
 /*
+ * The count up right before the first body instruction (at body) and down
+ * right before the ret (at ret), each with the slot of its depth: the up's
+ * push of the word moves the CFA by 8 until its pop (an sp-based ORC), and
+ * both use the one register they save where it is not dead.
+ */
+static void check_counts(const struct inline_copy *cp, uint32_t body, uint32_t ret)
+{
+	struct count_seq up, down;
+	uint32_t n = count_before(cp, body, 1), m = count_before(cp, ret, -1);
+	int16_t base;
+	uint8_t reg;
+	int saves;
+
+	CU_ASSERT_FATAL(n && m);
+	count_at(cp, body - n, &up);
+	count_at(cp, ret - m, &down);
+	base = orc_sp_at(cp, body - n, &reg);
+	CU_ASSERT_EQUAL(reg, ORC_SP);
+	saves = up.save + (up.pushed >= 0);
+	CU_ASSERT_EQUAL(orc_sp_at(cp, up.push_end - 1, &reg), base + 8 * saves);
+	CU_ASSERT_EQUAL(orc_sp_at(cp, up.push_end, &reg), base + 8 * (saves + 1));
+	CU_ASSERT_EQUAL(orc_sp_at(cp, up.pop_end, &reg), base + 8 * saves);
+	CU_ASSERT_EQUAL(orc_sp_at(cp, body, &reg), base);
+	CU_ASSERT_EQUAL(orc_sp_at(cp, ret, &reg), orc_sp_at(cp, ret - m, &reg));
+	CU_ASSERT(down.reg != ZYDIS_REGISTER_RAX || down.pushed >= 0);	/* rax: the return value */
+}
+
+/*
  * The frames copies keep (docs/inline.md, "Frames the copies keep"): right
  * before each call that returns, after a site's call there, `mov %rsp,
  * %gs:pt_inline_frame(%rip)`; where it returns, before anything else, `movq
@@ -1111,9 +1286,8 @@ static void test_kept_calls(void)
 	/* the activation counts itself after the __fentry__ site and uncounts at its ret */
 	CU_ASSERT_EQUAL(ndepth, 2);
 	CU_ASSERT_EQUAL(f.c.insns[0].kind, CFG_I_FENTRY);
-	CU_ASSERT_EQUAL(depth_at(&f.cp, opos[1] - 7), 1);
+	check_counts(&f.cp, opos[1], opos[f.c.ninsns - 1]);
 	CU_ASSERT_EQUAL(f.c.insns[f.c.ninsns - 1].kind, CFG_I_RET);
-	CU_ASSERT_EQUAL(dec_before(&f.cp, opos[f.c.ninsns - 1]), 17);
 	for (i = 0; i < f.c.ninsns; i++) {
 		if (f.c.insns[i].kind == CFG_I_JCC)	/* past the clear, to the site's call */
 			CU_ASSERT(rel_target(&f.cp, opos[i], 6) == opos[i + 2] - 8 - 5);
@@ -1141,6 +1315,7 @@ static void test_depth_tail(void)
 	struct fixture f;
 	uint32_t i, p, jcc = UINT32_MAX, ret = UINT32_MAX, t;
 	const struct inline_reloc *r;
+	struct count_seq q;
 
 	setup(&f, tail_src, "tail", ORC_SP);
 	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, NULL, 0), 0);
@@ -1148,25 +1323,26 @@ static void test_depth_tail(void)
 		if (f.c.insns[i].kind == CFG_I_JCC)
 			jcc = i;
 	CU_ASSERT_FATAL(jcc != UINT32_MAX && (f.c.insns[jcc].flags & CFG_IF_LEAVES));
-	/* the copy from the start: nop5, incl, test, jne rel32 to the stub */
-	CU_ASSERT_EQUAL(depth_at(&f.cp, 5), 1);
-	p = 5 + 7 + 2;
+	/* the copy from the start: nop5, the count up, test, jne rel32 to the stub */
+	CU_ASSERT_EQUAL_FATAL(depth_at(&f.cp, 5), 1);
+	p = 5 + depth_len(&f.cp, 5) + 2;
 	CU_ASSERT_FATAL(f.cp.code[p] == 0x0f && f.cp.code[p + 1] == 0x85);
 	t = rel_target(&f.cp, p, 6);
-	CU_ASSERT_FATAL(t + 22 <= f.cp.len);
-	CU_ASSERT_EQUAL(depth_at(&f.cp, t), -1);
-	t += 10;	/* past the decl, to the jmp */
-	CU_ASSERT_EQUAL(f.cp.code[t + 7], 0xe9);
+	/* the stub: the count down (everything live on the way out: a register pushed) */
+	CU_ASSERT_EQUAL_FATAL(count_at(&f.cp, t, &q), -1);
+	CU_ASSERT(q.pushed >= 0);
+	t += q.len;	/* past it, to the jmp */
+	CU_ASSERT_FATAL(t + 5 <= f.cp.len);
+	CU_ASSERT_EQUAL(f.cp.code[t], 0xe9);
 	for (i = 0, r = NULL; i < f.cp.nrelocs; i++)	/* the jne's, on the jmp */
-		if (f.cp.relocs[i].off == t + 8)
+		if (f.cp.relocs[i].off == t + 1)
 			r = &f.cp.relocs[i];
 	CU_ASSERT(r && r->addend == -4 && r->target == f.in.addr + f.in.len);
-	/* the fall-through: xor, decl, ret */
+	/* the fall-through: xor, the count down, ret */
 	for (p += 6, i = 0; p < t; p++)
-		if (f.cp.code[p] == 0xc3)
+		if (f.cp.code[p] == 0xc3 && dec_before(&f.cp, p))
 			ret = p;
 	CU_ASSERT_FATAL(ret != UINT32_MAX);
-	CU_ASSERT_EQUAL(dec_before(&f.cp, ret), 17);
 	teardown(&f);
 }
 

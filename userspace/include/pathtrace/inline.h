@@ -46,6 +46,13 @@
  */
 #define INLINE_DEPTH (UINT32_MAX - 5)
 #define INLINE_DEPTH_KNOWN (UINT32_MAX - 6)
+/*
+ * inline_reloc.copy: a 32S against pathtrace.ko's per-CPU
+ * pt_inline_frames_saved (the disp32 of a %gs:-relative operand indexed by
+ * the activation's depth: a per-CPU symbol is an offset into the per-CPU
+ * area, within 2 GB of 0)
+ */
+#define INLINE_FRAMES_SAVED (UINT32_MAX - 7)
 
 /* The module's name: the template's (kmod/inline/pathtrace_inline.c), and its livepatch's. */
 #define INLINE_MODULE "pathtrace_inline"
@@ -53,7 +60,7 @@
 /* A reference from the copy to outside the function. */
 struct inline_reloc {
 	uint32_t off;		/* of its 4-byte field, from the function's start */
-	uint32_t type;		/* R_X86_64_PC32 or R_X86_64_PLT32 */
+	uint32_t type;		/* R_X86_64_PC32, R_X86_64_PLT32 or R_X86_64_32S */
 	uint64_t target;	/* the absolute address it points at */
 	int64_t addend;		/* S + A - P: minus the bytes from the field to the insn's end */
 	uint32_t copy;		/* INLINE_NONE, or the copy whose start target is (inline_link) */
@@ -223,8 +230,10 @@ struct inline_site {
  * cp->nkept_calls counts them), and the activation counts itself: `incl
  * %gs:pt_inline_depth(%rip)` after the __fentry__ site, `decl` before each
  * way out, clearing pt_inline_depth_known where it goes below 0
- * (INLINE_DEPTH and INLINE_DEPTH_KNOWN relocations; pushf/popf where the
- * flags are live).
+ * (INLINE_DEPTH and INLINE_DEPTH_KNOWN relocations), saving
+ * pt_inline_frame in its depth's slot of pt_inline_frames_saved before the
+ * incl and putting it back after each decl (INLINE_FRAMES_SAVED; a dead
+ * register, else one pushed; pushf/popf where the flags are live).
  * Branches, relocations and table entries move as for inline_counters_insert. Refuses (-PT_EREFUSED, cp->refusal set)
  * "inline-site" (a site not at an instruction, two at one, one on an edge
  * of what is not a Jcc) and what

@@ -42,6 +42,7 @@
 
 #include <pathtrace/error.h>
 #include <pathtrace/inline.h>
+#include "pathtrace_abi.h"
 
 #include "inline_refuse.h"
 
@@ -54,6 +55,10 @@
 #define CLEAR_LEN 12		/* 65 REX.W c7 /0, RIP-relative, imm32: movq $0, %gs:pt_inline_frame(%rip) */
 #define DEPTH_LEN 7		/* 65 ff /0 or /1, RIP-relative: incl or decl %gs:pt_inline_depth(%rip) */
 #define KNOWN_LEN 10		/* jns +8; 65 c6 /0, RIP-relative, imm8: movb $0, %gs:pt_inline_depth_known(%rip) */
+/* movl %gs:pt_inline_depth(%rip), %r32; cmpl $N - 1, %r32; ja (+1 each for REX with r8-r15) */
+#define SLOT_INDEX_LEN 12
+#define SLOT_SAVE_LEN 15	/* push %gs:pt_inline_frame(%rip); pop %gs:saved(,%r,8) (+1: REX.X) */
+#define SLOT_PUT_LEN 17		/* movq %gs:saved(,%r,8), %r; movq %r, %gs:pt_inline_frame(%rip) */
 #define DEPTH_INC 1
 #define DEPTH_DEC 2
 #define JCC_LEN 6
@@ -385,21 +390,30 @@ static uint32_t push_len(const struct incr *x)
 	return x->reg >= 8 ? 2 : 1;
 }
 
+/* The slot's part of a count's sequence: its index, then the save or the put back. */
+static uint32_t slot_len(const struct incr *x)
+{
+	uint32_t rex = x->reg >= 8;
+
+	return SLOT_INDEX_LEN + 2 * rex +
+	       (x->depth == DEPTH_INC ? SLOT_SAVE_LEN + rex : SLOT_PUT_LEN);
+}
+
 static uint32_t seq_len(const struct incr *x)
 {
+	uint32_t saves = (x->save ? 2 * SAVE_LEN : 0) + (x->push ? 2 * push_len(x) : 0);
+
 	if (x->call)
 		return CALL_LEN;
 	if (x->depth)
-		return DEPTH_LEN + (x->depth == DEPTH_DEC ? KNOWN_LEN : 0) +
-		       (x->save ? 2 * SAVE_LEN : 0);
-	return MOV_LEN + INC_LEN + ((x->reg & 7) == REG_RSP) + (x->save ? 2 * SAVE_LEN : 0) +
-	       (x->push ? 2 * push_len(x) : 0);
+		return DEPTH_LEN + (x->depth == DEPTH_DEC ? KNOWN_LEN : 0) + slot_len(x) + saves;
+	return MOV_LEN + INC_LEN + ((x->reg & 7) == REG_RSP) + saves;
 }
 
-/* What a sequence pushes: the flags, the register. */
+/* What a sequence pushes at most: the flags, the register, the word a count's saves. */
 static uint32_t seq_depth(const struct incr *x)
 {
-	return x->save + x->push;
+	return x->save + x->push + (x->depth == DEPTH_INC);
 }
 
 /* A stub's sequences: its x (if any), then its dec (if any). */
@@ -553,20 +567,83 @@ static int emit_counter(struct out *o, const struct incr *x)
 }
 
 /*
- * The activations' count at o->at: incl %gs:pt_inline_depth(%rip), or decl
- * it and, where it goes below 0, movb $0, %gs:pt_inline_depth_known(%rip).
- * Returns 0 or -PT_ENOMEM.
+ * The slot of the activation's depth in %r (x->reg): movl
+ * %gs:pt_inline_depth(%rip), %r32, the count without this activation; cmpl
+ * $PT_INLINE_FRAMES_SAVED - 1, %r32; ja past the slot's move (skip bytes):
+ * a count outside 0..N - 1 (below 0 after a switch) has no slot. Returns
+ * 0 or -PT_ENOMEM.
  */
-static int emit_depth(struct out *o, uint8_t depth)
+static int emit_slot_index(struct out *o, const struct incr *x, uint8_t skip)
 {
+	uint8_t r = x->reg & 7;
+
+	o->code[o->at++] = 0x65;
+	if (x->reg >= 8)
+		o->code[o->at++] = 0x44;	/* REX.R */
+	o->code[o->at++] = 0x8b;		/* mov r/m32 to r32, ModRM 00 r 101 */
+	o->code[o->at++] = (uint8_t)(0x05 | r << 3);
+	if (out_reloc(o, o->at, R_X86_64_PC32, 0, -4, INLINE_DEPTH))
+		return -PT_ENOMEM;
+	o->at += 4;
+	if (x->reg >= 8)
+		o->code[o->at++] = 0x41;	/* REX.B */
+	o->code[o->at++] = 0x83;		/* cmp imm8, ModRM 11 111 r */
+	o->code[o->at++] = (uint8_t)(0xf8 | r);
+	o->code[o->at++] = PT_INLINE_FRAMES_SAVED - 1;
+	o->code[o->at++] = 0x77;		/* ja rel8 */
+	o->code[o->at++] = skip;
+	return 0;
+}
+
+/*
+ * The activations' count at o->at (docs/inline.md, "Frames the copies
+ * keep"), the CFA state st with depth pushes before it. Up: the word
+ * saved in the activation's slot (push %gs:pt_inline_frame(%rip); pop
+ * %gs:pt_inline_frames_saved(,%r,8), with the push's ORC entry), then incl
+ * %gs:pt_inline_depth(%rip). Down: decl %gs:pt_inline_depth(%rip); jns 1f;
+ * movb $0, %gs:pt_inline_depth_known(%rip); 1: and the word put back from
+ * the slot (movq %gs:pt_inline_frames_saved(,%r,8), %r; movq %r,
+ * %gs:pt_inline_frame(%rip)). Returns 0, -PT_ENOMEM or -PT_EINVAL.
+ */
+static int emit_depth(struct out *o, const struct inline_copy *cp, const struct incr *x,
+		      const uint8_t *st, uint32_t depth)
+{
+	uint8_t r = x->reg & 7, rex = x->reg >= 8;
+	int err;
+
+	if (x->depth == DEPTH_INC) {
+		if (emit_slot_index(o, x, (uint8_t)(SLOT_SAVE_LEN + rex)))
+			return -PT_ENOMEM;
+		o->code[o->at++] = 0x65;	/* push r/m64: ff /6, ModRM 00 110 101 */
+		o->code[o->at++] = 0xff;
+		o->code[o->at++] = 0x35;
+		if (out_reloc(o, o->at, R_X86_64_PC32, 0, -4, INLINE_FRAME))
+			return -PT_ENOMEM;
+		o->at += 4;
+		err = orc_depth(o, cp, st, depth + 1);
+		if (err)
+			return err;
+		o->code[o->at++] = 0x65;	/* pop r/m64: 8f /0, ModRM 00 000 100, SIB 11 r 101 */
+		if (rex)
+			o->code[o->at++] = 0x42;	/* REX.X */
+		o->code[o->at++] = 0x8f;
+		o->code[o->at++] = 0x04;
+		o->code[o->at++] = (uint8_t)(0xc5 | r << 3);
+		if (out_reloc(o, o->at, R_X86_64_32S, 0, 0, INLINE_FRAMES_SAVED))
+			return -PT_ENOMEM;
+		o->at += 4;
+		err = orc_depth(o, cp, st, depth);
+		if (err)
+			return err;
+	}
 	/* 65, ff, ModRM 00 /0 (inc) or /1 (dec) 101 */
 	o->code[o->at] = 0x65;
 	o->code[o->at + 1] = 0xff;
-	o->code[o->at + 2] = depth == DEPTH_INC ? 0x05 : 0x0d;
+	o->code[o->at + 2] = x->depth == DEPTH_INC ? 0x05 : 0x0d;
 	if (out_reloc(o, o->at + 3, R_X86_64_PC32, 0, -4, INLINE_DEPTH))
 		return -PT_ENOMEM;
 	o->at += DEPTH_LEN;
-	if (depth == DEPTH_INC)
+	if (x->depth == DEPTH_INC)
 		return 0;
 	/* below 0: one that was not counted has ended, the count holds no longer */
 	o->code[o->at] = 0x79;			/* jns past the movb */
@@ -578,6 +655,23 @@ static int emit_depth(struct out *o, uint8_t depth)
 	if (out_reloc(o, o->at + 5, R_X86_64_PC32, 0, -5, INLINE_DEPTH_KNOWN))
 		return -PT_ENOMEM;
 	o->at += KNOWN_LEN;
+	if (emit_slot_index(o, x, SLOT_PUT_LEN))
+		return -PT_ENOMEM;
+	o->code[o->at++] = 0x65;		/* mov r/m64 to r64: REX.W (+R +X), 8b, ModRM 00 r 100 */
+	o->code[o->at++] = (uint8_t)(0x48 | (rex ? 0x06 : 0));
+	o->code[o->at++] = 0x8b;
+	o->code[o->at++] = (uint8_t)(0x04 | r << 3);
+	o->code[o->at++] = (uint8_t)(0xc5 | r << 3);	/* SIB 11 r 101: disp32 + 8 r */
+	if (out_reloc(o, o->at, R_X86_64_32S, 0, 0, INLINE_FRAMES_SAVED))
+		return -PT_ENOMEM;
+	o->at += 4;
+	o->code[o->at++] = 0x65;		/* mov r64 to r/m64: REX.W (+R), 89, ModRM 00 r 101 */
+	o->code[o->at++] = (uint8_t)(0x48 | (rex ? 0x04 : 0));
+	o->code[o->at++] = 0x89;
+	o->code[o->at++] = (uint8_t)(0x05 | r << 3);
+	if (out_reloc(o, o->at, R_X86_64_PC32, 0, -4, INLINE_FRAME))
+		return -PT_ENOMEM;
+	o->at += 4;
 	return 0;
 }
 
@@ -587,9 +681,7 @@ static int emit_depth(struct out *o, uint8_t depth)
  * %gs:counter(%r) [pop %r] [popf]. The piece's address and the counter's
  * place in it are the module's to fill (INLINE_COUNTER_PIECE and _DISP).
  * A site's call instead: call pt_inline_hit. The activations' count
- * instead: [pushf] incl %gs:pt_inline_depth(%rip) [popf], or [pushf] decl
- * %gs:pt_inline_depth(%rip); jns 1f; movb $0,
- * %gs:pt_inline_depth_known(%rip); 1: [popf].
+ * instead, up or down with its slot (emit_depth), inside the same saves.
  */
 static int emit_inc(struct out *o, const struct inline_copy *cp, const struct incr *x, uint64_t a)
 {
@@ -614,8 +706,12 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	}
 	if (err)
 		return err;
-	if (x->depth ? emit_depth(o, x->depth) : emit_counter(o, x))
-		return -PT_ENOMEM;
+	if (x->depth)
+		err = emit_depth(o, cp, x, st, depth);
+	else if (emit_counter(o, x))
+		err = -PT_ENOMEM;
+	if (err)
+		return err;
 	if (x->push) {
 		push_pop(o, x, 0x58);
 		err = orc_depth(o, cp, st, --depth);
@@ -1123,6 +1219,20 @@ static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_i
 }
 
 /*
+ * The count's sequence (DEPTH_INC or DEPTH_DEC) before instruction insn
+ * (l->n: on the way out): a register as an increment's, the flags saved
+ * where any it writes is live (the cmpl writes the carry too).
+ */
+static struct incr depth_at(const struct lay *l, uint8_t depth, uint32_t insn)
+{
+	struct incr x = incr_at(l, 0, insn);
+
+	x.depth = depth;
+	x.save = insn < l->n && (l->flags_live[insn] & FLAGS_ALL);
+	return x;
+}
+
+/*
  * The activations' count (docs/inline.md, "Frames the copies keep"): up
  * after the __fentry__ site, on the entry's fall-through (a branch back to
  * the first instruction lands after it); down before every way out, a ret
@@ -1137,11 +1247,11 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 
 	if (!body || body == l->n)
 		return refuse(cp, "inline-edge", "%s: no place for its activation count", in->name);
-	l->inc = (struct incr){ .depth = DEPTH_INC, .save = !!(l->flags_live[body] & FLAGS_INC) };
+	l->inc = depth_at(l, DEPTH_INC, body);
 	l->inc_at = body;
 	for (i = 0; i < l->n; i++) {
 		const struct cfg_insn *ci = &c->insns[i];
-		struct incr dec = { .depth = DEPTH_DEC, .save = !!(l->flags_live[i] & FLAGS_INC) };
+		struct incr dec = depth_at(l, DEPTH_DEC, i);
 		const struct stub *found;
 		struct stub *st;
 
@@ -1158,8 +1268,9 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 			st = &l->stubs[l->nstubs++];
 			*st = (struct stub){ .insn = i, .target = ci->target };
 		}
-		/* flags are dead where a function begins */
-		st->dec = (struct incr){ .depth = DEPTH_DEC };
+		/* flags are dead where a function begins; the registers, as on every way out */
+		st->dec = depth_at(l, DEPTH_DEC, l->n);
+		st->dec.save = 0;
 	}
 	return 0;
 }
