@@ -269,7 +269,7 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret, bool *no_mo
 	struct pt_regs caller;
 	enum stack_type start;
 	unsigned int n = 1;	/* the first frame looked at: the caller's caller */
-	bool traced, module = pt_frames_module_text(ret);
+	bool traced, module = !ret || pt_frames_module_text(ret);	/* unread: could be a copy's */
 
 	*no_module = false;
 	if (ret) {
