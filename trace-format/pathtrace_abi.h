@@ -374,10 +374,11 @@ struct pt_verify_site {
  * from untraced code below the call names its frame without unwinding; and
  * it counts its activation in pt_inline_depth (up at its entry, down on
  * every way out), so an ENTER alone in flight knows it runs under none.
- * Since ABI 2.8 an activation at depth d (1 to PT_INLINE_FRAMES_SAVED, the
- * count with it) also saves pt_inline_frame as it begins in slot d - 1 of
+ * An activation at depth d (1 to PT_INLINE_FRAMES_SAVED, the count with
+ * it) also saves pt_inline_frame as it begins in slot d - 1 of
  * pathtrace.ko's per-CPU pt_inline_frames_saved and puts it back on every
- * way out, so the call its caller's frame keeps is kept again once it ends.
+ * way out (ABI 2.8), so the call its caller's frame keeps is kept again
+ * once it ends.
  */
 #define PT_ADD_INLINE_FRAMES	(1u << 2)
 #define PT_INLINE_FRAMES_SAVED	32
