@@ -1251,12 +1251,11 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 	l->inc_at = body;
 	for (i = 0; i < l->n; i++) {
 		const struct cfg_insn *ci = &c->insns[i];
-		struct incr dec = depth_at(l, DEPTH_DEC, i);
 		const struct stub *found;
 		struct stub *st;
 
 		if (ci->kind == CFG_I_RET || ci->kind == CFG_I_TAIL_CALL) {
-			l->dec[i] = dec;
+			l->dec[i] = depth_at(l, DEPTH_DEC, i);
 			continue;
 		}
 		if (ci->kind != CFG_I_JCC || !(ci->flags & CFG_IF_LEAVES))
@@ -1268,9 +1267,8 @@ static int place_depth(struct lay *l, struct inline_copy *cp, const struct cfg_i
 			st = &l->stubs[l->nstubs++];
 			*st = (struct stub){ .insn = i, .target = ci->target };
 		}
-		/* flags are dead where a function begins; the registers, as on every way out */
+		/* on the way out: every register live, the flags dead (a function begins there) */
 		st->dec = depth_at(l, DEPTH_DEC, l->n);
-		st->dec.save = 0;
 	}
 	return 0;
 }
