@@ -47,7 +47,8 @@ static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
 	pt_coder_enter(c, &f->coder, fc, ret_lo);
 }
 
-static void pt_run_action(struct pt_coder *c, struct pt_func *f,
+/* Inlined: a call per action is a cost every hit pays. */
+static __always_inline void pt_run_action(struct pt_coder *c, struct pt_func *f,
 			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
 			  struct pt_regs *regs)
 {

@@ -169,46 +169,41 @@ static __always_inline void pt_inline_irqs_back(unsigned long site_flags)
 /*
  * Called by pt_inline_hit with where the site's call returns and the site's
  * flags, before any struct pt_regs exists: runs a site whose actions read
- * no register but the flags and returns true, or returns false for one
- * that needs them all (pt_inline_site_hit then runs it). Returns with
- * interrupts off (pt_inline_irqs_back).
+ * no register but the flags and returns NULL (as for no site), or returns
+ * the probe of one that needs them all, which pt_inline_site_hit then runs.
+ * Returns with interrupts off: for the probe, until pt_inline_site_hit is
+ * done with it (removal frees a probe only after an RCU grace period).
  */
-bool notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
+struct pt_probe *notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
 {
 	unsigned long flags;
 	struct pt_probe *pp;
-	bool done = true;
 
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
 	if (pp && !pp->flags_only)
-		done = false;
-	else if (pp)
+		return pp;
+	if (pp)
 		pt_inline_run(pp, NULL, rflags);
 	pt_inline_irqs_back(flags);
-	return done;
+	return NULL;
 }
 NOKPROBE_SYMBOL(pt_inline_fast);
 
 /*
- * Called by pt_inline_hit with the site's registers; @ret: where its call
- * returns. Returns with interrupts off (pt_inline_irqs_back).
+ * Called by pt_inline_hit with the probe pt_inline_fast returned, interrupts
+ * still off since, and the site's registers. Returns with interrupts off
+ * (pt_inline_irqs_back).
  */
-void notrace pt_inline_site_hit(unsigned long ret, struct pt_regs *regs)
+void notrace pt_inline_site_hit(struct pt_probe *pp, struct pt_regs *regs)
 {
-	unsigned long flags;
-	struct pt_probe *pp;
-
 	BUILD_BUG_ON(offsetof(struct pt_regs, flags) != PT_HIT_FLAGS ||
 		     offsetof(struct pt_regs, sp) != PT_HIT_SP ||
 		     offsetof(struct pt_regs, ip) != PT_HIT_IP ||
 		     offsetof(struct pt_regs, r15) != PT_HIT_R15 ||
 		     offsetof(struct pt_regs, di) != PT_HIT_DI ||
 		     sizeof(struct pt_regs) != PT_HIT_REGS);
-	local_irq_save(flags);
-	pp = pt_ranges_site(ret);
-	if (pp)
-		pt_inline_run(pp, regs, regs->flags);
+	pt_inline_run(pp, regs, regs->flags);
 	/*
 	 * An ENTER (or a profile's site) has run or been skipped: the frame a
 	 * copy keeps is not this activation's (frames.c), traced or not yet.

@@ -215,8 +215,8 @@ void pt_func_free(struct pt_func *f);
 /* inline_sites.c */
 int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a);
 void pt_inline_sites_free(struct pt_func *f);
-bool pt_inline_fast(unsigned long ret, unsigned long rflags);
-void pt_inline_site_hit(unsigned long ret, struct pt_regs *regs);
+struct pt_probe *pt_inline_fast(unsigned long ret, unsigned long rflags);
+void pt_inline_site_hit(struct pt_probe *pp, struct pt_regs *regs);
 
 /* probes.c */
 int pt_probes_build(struct pt_func *f);

@@ -129,7 +129,7 @@ static u64 pt_current_owner(struct kprobe *p, unsigned int cpu)
  * (*gen; 0 for others): a task that left this CPU and came back is not the
  * same run of that owner here.
  */
-u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen)
+static __always_inline u64 pt_owner_gen(struct kprobe *p, unsigned int cpu, u64 *gen)
 {
 	u64 owner = pt_current_owner(p, cpu);
 
@@ -138,15 +138,19 @@ u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen)
 	return owner;
 }
 
+/* pt_owner_gen, to handlers outside this file. */
+u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen)
+{
+	return pt_owner_gen(p, cpu, gen);
+}
+
 /*
  * Only an NMI can run a handler while this CPU's flush IPI holds the
  * state: what it would record or count is lost, and counted as a buffer
  * drop. Returns true then; interrupts are off.
  */
-bool pt_stream_busy(void)
+static __always_inline bool pt_busy(struct pt_cpu *cs)
 {
-	struct pt_cpu *cs = pt_this_cpu();
-
 	if (unlikely(READ_ONCE(cs->busy))) {
 		pt_coder_forget(&cs->coder);
 		cs->busy_dropped++;
@@ -160,6 +164,12 @@ bool pt_stream_busy(void)
 	return false;
 }
 
+/* pt_busy for this CPU's stream, to handlers outside this file. */
+bool pt_stream_busy(void)
+{
+	return pt_busy(pt_this_cpu());
+}
+
 /*
  * Called first by every handler that records (interrupts off): this CPU's
  * coder, with a new segment open when the owner differs from the one that
@@ -170,12 +180,13 @@ bool pt_stream_busy(void)
  */
 struct pt_coder *pt_stream_enter_handler(struct kprobe *p, unsigned int cpu)
 {
-	struct pt_coder *c = &pt_this_cpu()->coder;
+	struct pt_cpu *cs = pt_this_cpu();
+	struct pt_coder *c = &cs->coder;
 	u64 owner, gen;
 
-	if (pt_stream_busy())
+	if (pt_busy(cs))
 		return NULL;
-	owner = pt_stream_owner(p, cpu, &gen);
+	owner = pt_owner_gen(p, cpu, &gen);
 	if (unlikely(!pt_coder_owns(c, owner, gen)))
 		pt_coder_open(c, owner, gen, ktime_get_mono_fast_ns());
 	return c;
