@@ -22,36 +22,48 @@ static const struct pt_path_range *pt_path_range_at(const struct pt_coder_func *
 	return (const void *)((const u8 *)f->path_ranges + (size_t)i * f->path_range_size);
 }
 
-void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
+/* pt_coder_bits once the word is full: keep it, and write them all when none is left. */
+static void pt_coder_bits_spill(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v,
+				unsigned int n, unsigned int room)
 {
-	unsigned int room;
 	u64 *w;
 
-	if (!n)
-		return;
-	c->counts.bits += n;
-	if (n < 64)
-		v &= (1ull << n) - 1;
-	w = &c->words[c->nwords];
-	room = 64 - c->nbits;		/* 1..64: nbits never stays at 64 */
-	*w |= v << c->nbits;
-	if (n < room) {
-		c->nbits += n;
-		return;
-	}
-	/* The word is full: keep it, and write them all when none is left. */
 	c->nwords++;
 	c->nbits = 0;
 	if (c->nwords == c->bits_words) {
 		pt_coder_flush_bits(c, fc);
 		w = &c->words[0];
 	} else {
-		w++;
+		w = &c->words[c->nwords];
 	}
 	if (n > room) {
 		*w = v >> room;		/* room < n <= 64, so room <= 63 */
 		c->nbits = n - room;
 	}
+}
+
+/* Small enough to be inlined into this file's callers: most bits go into a word with room. */
+static inline void pt_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc,
+				    u64 v, unsigned int n)
+{
+	unsigned int room;
+
+	if (!n)
+		return;
+	c->counts.bits += n;
+	if (n < 64)
+		v &= (1ull << n) - 1;
+	room = 64 - c->nbits;		/* 1..64: nbits never stays at 64 */
+	c->words[c->nwords] |= v << c->nbits;
+	if (n < room)
+		c->nbits += n;
+	else
+		pt_coder_bits_spill(c, fc, v, n, room);
+}
+
+void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
+{
+	pt_bits(c, fc, v, n);
 }
 
 /* Adapting words: every row's last code is forgotten (a new generation). */
@@ -104,10 +116,20 @@ void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_ctx_save(c, f, fc);
 }
 
-/* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
+/*
+ * f's word for code in context row, or NULL (binary search: sorted by
+ * (row, code); in the row's words alone with ctx_row_start).
+ */
 static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
 {
 	u32 lo = 0, hi = f->nr_ctx_words;
+
+	if (f->ctx_row_start) {
+		if (row >= f->nr_ctx_rows)
+			return NULL;
+		lo = f->ctx_row_start[row];
+		hi = f->ctx_row_start[row + 1];
+	}
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
@@ -170,9 +192,9 @@ void pt_coder_word(struct pt_coder *c, const struct pt_coder_func *f,
 	}
 	if (w) {
 		c->counts.ctx_words++;
-		pt_coder_bits(c, fc, w->value, w->nbits);
+		pt_bits(c, fc, w->value, w->nbits);
 	} else {
-		pt_coder_bits(c, fc, value, nbits);
+		pt_bits(c, fc, value, nbits);
 	}
 }
 
@@ -228,24 +250,35 @@ void pt_coder_path_emit(struct pt_coder *c, const struct pt_coder_func *f,
 	if (n < 64)
 		id &= (1ull << n) - 1;
 	if (!f->nr_path_ranges || !(c->seg_bits || pt_coder_pending(c))) {
-		pt_coder_bits(c, fc, id, n);
+		pt_bits(c, fc, id, n);
 		return;
 	}
 	p = pt_path_code(f, id);
 	if (p) {
 		c->counts.path_words++;
-		pt_coder_bits(c, fc, p->value, p->nbits);
+		pt_bits(c, fc, p->value, p->nbits);
 		return;
 	}
 	r = pt_path_range(f, id);
 	c->counts.path_escapes++;
-	pt_coder_bits(c, fc, r->esc_value, r->esc_nbits);
-	pt_coder_bits(c, fc, id, n);
+	pt_bits(c, fc, r->esc_value, r->esc_nbits);
+	pt_bits(c, fc, id, n);
 }
 
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f)
 {
 	return f->nr_ctx_words ? pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
+}
+
+void pt_coder_ctx_starts(const struct pt_coder_func *f, u32 *start)
+{
+	u32 rows = pt_coder_ctx_rows(f), r = 0, i;
+
+	for (i = 0; i < f->nr_ctx_words; i++)
+		for (; r < rows && r <= pt_ctx_word_at(f, i)->row; r++)
+			start[r] = i;
+	for (; r <= rows; r++)
+		start[r] = f->nr_ctx_words;
 }
 
 void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top)
