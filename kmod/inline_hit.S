@@ -59,6 +59,7 @@ SYM_FUNC_START(pt_inline_hit)
 	call	pt_inline_fast
 	testq	%rax, %rax
 	jnz	.Lregs
+.Lout:
 	popq	%r11
 	popq	%r10
 	popq	%r9
@@ -106,15 +107,5 @@ SYM_FUNC_START(pt_inline_hit)
 	movq	PT_HIT_BX(%rsp), %rbx
 	/* the others come back from above */
 	addq	$PT_HIT_REGS, %rsp
-	popq	%r11
-	popq	%r10
-	popq	%r9
-	popq	%r8
-	popq	%rax
-	popq	%rcx
-	popq	%rdx
-	popq	%rsi
-	popq	%rdi
-	popfq
-	RET
+	jmp	.Lout
 SYM_FUNC_END(pt_inline_hit)
