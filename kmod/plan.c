@@ -443,8 +443,10 @@ static int pt_check_ctx(struct pt_func *f)
 }
 
 /*
- * Rows of context words the coder's search is given an index of: a plan's
- * rows are its predicates, and a function of more runs unindexed.
+ * The most rows of context words the coder's search is given an index of
+ * (a row stands for where the function's next word is read; the swap rows'
+ * bound, PT_CTX_SWAP_ROWS_MAX, is far below it); a plan with more runs
+ * unindexed rather than have its row numbers size an allocation.
  */
 #define PT_CTX_INDEX_ROWS_MAX	65536
 

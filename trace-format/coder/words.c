@@ -42,9 +42,8 @@ static void pt_coder_bits_spill(struct pt_coder *c, struct pt_coder_func_cpu *fc
 	}
 }
 
-/* Small enough to be inlined into this file's callers: most bits go into a word with room. */
-static inline void pt_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc,
-				    u64 v, unsigned int n)
+/* Inlined into this file's callers: most bits go into a word with room. */
+static inline void pt_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
 {
 	unsigned int room;
 
