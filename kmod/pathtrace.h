@@ -112,8 +112,6 @@ struct pt_func {
 	u32 nr_implicit, implicit_size;
 	/* what the stream coder reads: the word tables, into plan */
 	struct pt_coder_func coder;
-	/* where each row begins among the context words (coder.ctx_row_start) */
-	u32 *ctx_row_start;
 	/* PT_PLAN_CTX_SWAP: per row its top code, and per CPU its last */
 	u32 *ctx_top;
 	struct pt_ctx_last __percpu *ctx_last;

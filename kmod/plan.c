@@ -368,7 +368,6 @@ void pt_func_free(struct pt_func *f)
 	free_percpu(f->profile);
 	free_percpu(f->ctx_last);
 	kfree(f->ctx_top);
-	kfree(f->ctx_row_start);
 	free_percpu(f->pcpu);
 	pt_inline_sites_free(f);
 	kvfree(f->probes);
@@ -439,30 +438,6 @@ static int pt_check_ctx(struct pt_func *f)
 			return err;
 		prev = w;
 	}
-	return 0;
-}
-
-/*
- * The most rows of context words the coder's search is given an index of
- * (a row stands for where the function's next word is read; the swap rows'
- * bound, PT_CTX_SWAP_ROWS_MAX, is far below it); a plan with more runs
- * unindexed rather than have its row numbers size an allocation.
- */
-#define PT_CTX_INDEX_ROWS_MAX	65536
-
-/* Where each row's context words begin (the coder's search then reads one row). */
-static int pt_ctx_index_alloc(struct pt_func *f)
-{
-	u32 rows = pt_coder_ctx_rows(&f->coder);
-
-	if (!rows || rows > PT_CTX_INDEX_ROWS_MAX)
-		return 0;
-	f->ctx_row_start = kcalloc(rows + 1, sizeof(*f->ctx_row_start), GFP_KERNEL);
-	if (!f->ctx_row_start)
-		return -ENOMEM;
-	f->coder.nr_ctx_rows = rows;
-	pt_coder_ctx_starts(&f->coder, f->ctx_row_start);
-	f->coder.ctx_row_start = f->ctx_row_start;
 	return 0;
 }
 
@@ -632,8 +607,6 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
 		err = pt_check_ctx(f);
 	if (!err)
 		err = pt_check_path_codes(f);
-	if (!err)
-		err = pt_ctx_index_alloc(f);
 	if (!err)
 		err = pt_ctx_swap_alloc(f);
 	if (err)

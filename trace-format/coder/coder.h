@@ -54,9 +54,7 @@ struct pt_ctx_last {
 /*
  * What the coder reads of a function's plan: its id, flags and the tables
  * of its words (arrays of the plan blob, elements of the given sizes:
- * pathtrace_abi.h's growth rule). ctx_row_start: where each row below
- * nr_ctx_rows begins among ctx_words, so that a word's search reads one
- * row, or NULL (it reads them all). ctx_top: per row below nr_ctx_rows the
+ * pathtrace_abi.h's growth rule). ctx_top: per row below nr_ctx_rows the
  * code that trades words (PT_PLAN_CTX_SWAP; pt_coder_ctx_tops), or NULL.
  */
 struct pt_coder_func {
@@ -66,7 +64,6 @@ struct pt_coder_func {
 	const struct pt_ctx_word *ctx_words;	/* sorted by (row, code) */
 	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
 	u32 nr_ctx_rows;
-	const u32 *ctx_row_start;	/* nr_ctx_rows + 1, or NULL: pt_coder_ctx_starts */
 	const u32 *ctx_top;
 	const struct pt_path_code *path_codes;	/* sorted by path */
 	const struct pt_path_range *path_ranges;	/* sorted by lo */
@@ -286,12 +283,5 @@ static inline void pt_coder_path_set(struct pt_coder *c, u64 v)
  */
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f);
 void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top);
-
-/*
- * Where each of f's rows begins among its context words, into
- * start[rows + 1] (rows: pt_coder_ctx_rows; start[rows] is nr_ctx_words),
- * for ctx_row_start.
- */
-void pt_coder_ctx_starts(const struct pt_coder_func *f, u32 *start);
 
 #endif

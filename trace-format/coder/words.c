@@ -115,20 +115,10 @@ void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_ctx_save(c, f, fc);
 }
 
-/*
- * f's word for code in context row, or NULL (binary search: sorted by
- * (row, code); in the row's words alone with ctx_row_start).
- */
+/* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
 static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
 {
 	u32 lo = 0, hi = f->nr_ctx_words;
-
-	if (f->ctx_row_start) {
-		if (row >= f->nr_ctx_rows)
-			return NULL;
-		lo = f->ctx_row_start[row];
-		hi = f->ctx_row_start[row + 1];
-	}
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
@@ -267,17 +257,6 @@ void pt_coder_path_emit(struct pt_coder *c, const struct pt_coder_func *f,
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f)
 {
 	return f->nr_ctx_words ? pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
-}
-
-void pt_coder_ctx_starts(const struct pt_coder_func *f, u32 *start)
-{
-	u32 rows = pt_coder_ctx_rows(f), r = 0, i;
-
-	for (i = 0; i < f->nr_ctx_words; i++)
-		for (; r < rows && r <= pt_ctx_word_at(f, i)->row; r++)
-			start[r] = i;
-	for (; r <= rows; r++)
-		start[r] = f->nr_ctx_words;
 }
 
 void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top)
