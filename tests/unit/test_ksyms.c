@@ -277,6 +277,30 @@ static void test_kallsyms_and_kcore(void)
 	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_ENOENT);	/* kptr_restrict */
 	write_file(path, "garbage\n");
 	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	write_file(path, "ffffffff81000000 t a\nffffffff81000010 t\n");	/* no name */
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	write_file(path, "ffffffff81000000 tt a\n");	/* a type is one letter */
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	write_file(path, "1ffffffff81000000 t a\n");	/* 17 digits */
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	write_file(path, "ffffffff81000000 t a\n\nffffffff81000010 t b\n");	/* an empty line */
+	CU_ASSERT_EQUAL(ksyms_load(path, &ks), -PT_EFORMAT);
+	/* Tabs or spaces between fields, a module, and a last line without its newline. */
+	write_file(path, "ffffffff81000000\tT\tfirst\n"
+			 "FFFFFFFFC0001000 t  in_mod\t[some_mod]\n"
+			 "ffffffffc0001040 t last\t[some_mod]");
+	CU_ASSERT_EQUAL_FATAL(ksyms_load(path, &ks), 0);
+	CU_ASSERT_EQUAL(ksyms_count(ks), 3);
+	CU_ASSERT_EQUAL(ksyms_find(ks, "first", NULL), 0);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 0)->type, 'T');
+	CU_ASSERT_EQUAL(ksyms_find(ks, "in_mod", "some_mod"), 1);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 1)->addr, 0xffffffffc0001000ull);
+	CU_ASSERT_EQUAL(ksyms_get(ks, 1)->size, 0x40);
+	CU_ASSERT_EQUAL(ksyms_find(ks, "in_mod", NULL), -PT_ENOENT);	/* not vmlinux's */
+	CU_ASSERT_EQUAL(ksyms_find(ks, "last", "some_mod"), 2);
+	CU_ASSERT_STRING_EQUAL(ksyms_get(ks, 2)->module, "some_mod");
+	CU_ASSERT_EQUAL(ksyms_addr(ks, "last"), 0);	/* ksyms_addr: vmlinux only */
+	ksyms_free(ks);
 	CU_ASSERT_EQUAL(ksyms_load("/nonexistent/kallsyms", &ks), -PT_EIO);
 
 	snprintf(kc, sizeof(kc), "%s/kcore.m", d);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* ksyms - /proc/kallsyms: text symbols with upper-bound sizes, .cold pairs. */
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/ksyms.h>
@@ -13,9 +15,11 @@ struct ksyms {
 	size_t nall;
 	struct ksym *text;	/* text symbols, sorted by address */
 	uint32_t ntext;
-	uint32_t *by_name;	/* text indices sorted by (name, module) */
-	char **strs;		/* owned strings (names, module names) */
-	size_t nstrs;
+	uint32_t *bucket;	/* text symbols by name: each bucket's first, or KSYMS_NONE */
+	uint32_t *next;		/* the next text symbol in the same bucket, address order */
+	uint32_t mask;		/* buckets - 1 (a power of two) */
+	char *file;		/* the file as read, each field NUL-terminated in place:
+				 * every name and module string points into it */
 };
 
 static int cmp_addr(const void *x, const void *y)
@@ -25,26 +29,11 @@ static int cmp_addr(const void *x, const void *y)
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
 }
 
-static const struct ksyms *sort_ks;
-
 static int modcmp(const char *a, const char *b)
 {
-	if (!a || !b)	/* vmlinux (NULL) sorts first */
+	if (!a || !b)	/* vmlinux (NULL) is equal only to itself */
 		return (a != NULL) - (b != NULL);
 	return strcmp(a, b);
-}
-
-static int cmp_name(const void *x, const void *y)
-{
-	const struct ksym *a = &sort_ks->text[*(const uint32_t *)x];
-	const struct ksym *b = &sort_ks->text[*(const uint32_t *)y];
-	int r = strcmp(a->name, b->name);
-
-	if (!r)
-		r = modcmp(a->module, b->module);
-	if (!r)	/* same name and module: address order (text[] is sorted by address) */
-		r = *(const uint32_t *)x < *(const uint32_t *)y ? -1 : 1;
-	return r;
 }
 
 /* Text symbols; weak functions are W/w (tail calls name them too). */
@@ -53,74 +42,164 @@ static int is_text(char t)
 	return t == 't' || t == 'T' || t == 'W' || t == 'w';
 }
 
-/* Range of by_name entries with name (and module, if any_module is 0). */
-static void name_range(const struct ksyms *ks, const char *name, const char *module,
-		       int any_module, uint32_t *lo, uint32_t *hi)
+static uint32_t *name_bucket(const struct ksyms *ks, const char *name)
 {
-	uint32_t l = 0, h = ks->ntext;
-
-	while (l < h) {
-		uint32_t m = l + (h - l) / 2;
-		const struct ksym *s = &ks->text[ks->by_name[m]];
-		int r = strcmp(s->name, name);
-
-		if (!r && !any_module)
-			r = modcmp(s->module, module);
-		if (r < 0)
-			l = m + 1;
-		else
-			h = m;
-	}
-	*lo = l;
-	while (l < ks->ntext) {
-		const struct ksym *s = &ks->text[ks->by_name[l]];
-
-		if (strcmp(s->name, name) || (!any_module && modcmp(s->module, module)))
-			break;
-		l++;
-	}
-	*hi = l;
+	return &ks->bucket[XXH3_64bits(name, strlen(name)) & ks->mask];
 }
 
-/* Position of text index t among by_name[lo, hi). */
-static uint32_t ks_rank(const struct ksyms *ks, uint32_t lo, uint32_t hi, uint32_t t)
+/*
+ * The first text symbol named name in module (NULL: vmlinux) at or after t
+ * in its bucket's chain, or KSYMS_NONE. Chains are in address order, so
+ * from the bucket's head on this gives the name's symbols in address order.
+ */
+static uint32_t named_from(const struct ksyms *ks, uint32_t t, const char *name,
+			   const char *module)
 {
-	uint32_t k;
+	for (; t != KSYMS_NONE; t = ks->next[t])
+		if (!strcmp(ks->text[t].name, name) && !modcmp(ks->text[t].module, module))
+			return t;
+	return KSYMS_NONE;
+}
 
-	for (k = lo; k < hi; k++)
-		if (ks->by_name[k] == t)
-			return k - lo;
+/* How many text symbols are named name in module; *rank: how many of them lie below t. */
+static uint32_t named_count(const struct ksyms *ks, const char *name, const char *module,
+			    uint32_t t, uint32_t *rank)
+{
+	uint32_t n = 0, u;
+
+	*rank = 0;
+	for (u = named_from(ks, *name_bucket(ks, name), name, module); u != KSYMS_NONE;
+	     u = named_from(ks, ks->next[u], name, module), n++)
+		*rank += u < t;
+	return n;
+}
+
+/* The k-th (from 0) text symbol named name in module, in address order, or KSYMS_NONE. */
+static uint32_t named_kth(const struct ksyms *ks, const char *name, const char *module,
+			  uint32_t k)
+{
+	uint32_t u = named_from(ks, *name_bucket(ks, name), name, module);
+
+	while (k-- && u != KSYMS_NONE)
+		u = named_from(ks, ks->next[u], name, module);
+	return u;
+}
+
+/* Chains the text symbols into buckets by name. Returns 0 or -PT_ENOMEM. */
+static int hash_names(struct ksyms *ks)
+{
+	uint32_t nb = 1024, t;
+
+	while (nb < 2 * ks->ntext)
+		nb *= 2;
+	ks->mask = nb - 1;
+	ks->bucket = malloc(nb * sizeof(*ks->bucket));
+	ks->next = malloc((ks->ntext + 1) * sizeof(*ks->next));
+	if (!ks->bucket || !ks->next)
+		return -PT_ENOMEM;
+	memset(ks->bucket, 0xff, nb * sizeof(*ks->bucket));	/* KSYMS_NONE */
+	for (t = ks->ntext; t-- > 0;) {	/* from the top: each chain ends up in address order */
+		uint32_t *b = name_bucket(ks, ks->text[t].name);
+
+		ks->next[t] = *b;
+		*b = t;
+	}
 	return 0;
 }
 
-static char *keep(struct ksyms *ks, const char *s, size_t *cap)
+/*
+ * Reads all of f into a NUL-terminated buffer (/proc/kallsyms has no size
+ * to ask for). Returns it, or NULL with *err set (-PT_EIO, -PT_ENOMEM).
+ */
+static char *read_all(FILE *f, size_t *len, int *err)
 {
-	char *d;
+	size_t cap = 1 << 20, n = 0, got;
+	char *buf = malloc(cap + 1), *nb;
 
-	if (ks->nstrs == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		char **n = realloc(ks->strs, nc * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		ks->strs = n;
-		*cap = nc;
+	*err = -PT_ENOMEM;
+	if (!buf)
+		return NULL;
+	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n < cap)
+			continue;
+		nb = realloc(buf, 2 * cap + 1);
+		if (!nb)
+			goto fail;
+		buf = nb;
+		cap *= 2;
 	}
-	d = strdup(s);
-	if (d)
-		ks->strs[ks->nstrs++] = d;
-	return d;
+	if (ferror(f)) {
+		*err = -PT_EIO;
+		goto fail;
+	}
+	buf[n] = 0;
+	*len = n;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+static char *skip_blanks(char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Ends the field at p (a blank, the line's NUL or its end) and returns what follows. */
+static char *field_end(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	if (*p)
+		*p++ = 0;
+	return p;
+}
+
+/*
+ * One line of kallsyms, NUL-terminated in place: "ADDR TYPE NAME" and
+ * optionally "\t[MODULE]". Fills s (name and module pointing into the
+ * line). Returns 0, or -PT_EFORMAT.
+ */
+static int parse_line(char *line, struct ksym *s)
+{
+	char *p = skip_blanks(line), *q;
+	uint64_t addr = 0;
+	int digits = 0;
+
+	for (; isxdigit((unsigned char)*p) && digits <= 16; p++, digits++)
+		addr = addr << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' :
+					       (tolower((unsigned char)*p) - 'a' + 10));
+	if (!digits || digits > 16 || (*p != ' ' && *p != '\t'))
+		return -PT_EFORMAT;
+	p = skip_blanks(p);
+	if (!*p || (p[1] != ' ' && p[1] != '\t'))
+		return -PT_EFORMAT;
+	*s = (struct ksym){ .addr = addr, .type = *p, .cold = KSYMS_NONE };
+	p = skip_blanks(p + 1);
+	if (!*p)
+		return -PT_EFORMAT;
+	s->name = p;
+	p = skip_blanks(field_end(p));
+	if (*p != '[')
+		return 0;
+	s->module = ++p;
+	q = strchr(p, ']');
+	if (q)
+		*q = 0;
+	return 0;
 }
 
 int ksyms_load(const char *path, struct ksyms **out)
 {
 	struct ksyms *ks;
-	size_t cap = 0, scap = 0, i, nonzero = 0;
-	char line[1024], name[512], mod[256];
-	const char *lastmod = NULL;
+	size_t cap = 0, len = 0, i, nonzero = 0;
+	char name[512], *line, *end, *nl;
 	FILE *f;
 	int err = -PT_ENOMEM;
-	uint32_t t, lo, hi;
+	uint32_t t;
 
 	*out = NULL;
 	f = fopen(path, "r");
@@ -129,19 +208,17 @@ int ksyms_load(const char *path, struct ksyms **out)
 	ks = calloc(1, sizeof(*ks));
 	if (!ks)
 		goto out;
-	while (fgets(line, sizeof(line), f)) {
-		uint64_t addr;
-		char type;
-		int n;
-
-		mod[0] = 0;
-		n = sscanf(line, "%" SCNx64 " %c %511s [%255[^]]]", &addr, &type, name, mod);
-		if (n < 3) {
-			err = -PT_EFORMAT;
-			goto out;
-		}
+	ks->file = read_all(f, &len, &err);
+	if (!ks->file)
+		goto out;
+	err = -PT_ENOMEM;
+	for (line = ks->file, end = ks->file + len; line < end; line = nl + 1) {
+		nl = memchr(line, '\n', (size_t)(end - line));
+		if (!nl)
+			nl = end;	/* the last line, unterminated: the buffer's NUL ends it */
+		*nl = 0;
 		if (ks->nall == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
+			size_t nc = cap ? cap * 2 : 65536;
 			struct ksym *a = realloc(ks->all, nc * sizeof(*a));
 
 			if (!a)
@@ -149,24 +226,12 @@ int ksyms_load(const char *path, struct ksyms **out)
 			ks->all = a;
 			cap = nc;
 		}
-		ks->all[ks->nall] = (struct ksym){ .addr = addr, .type = type, .cold = KSYMS_NONE };
-		ks->all[ks->nall].name = keep(ks, name, &scap);
-		if (!ks->all[ks->nall].name)
+		if (parse_line(line, &ks->all[ks->nall])) {
+			err = -PT_EFORMAT;
 			goto out;
-		if (mod[0]) {
-			/* Module symbols come grouped: share the module string. */
-			if (!lastmod || strcmp(lastmod, mod))
-				lastmod = keep(ks, mod, &scap);
-			if (!lastmod)
-				goto out;
-			ks->all[ks->nall].module = lastmod;
 		}
-		nonzero += addr != 0;
+		nonzero += ks->all[ks->nall].addr != 0;
 		ks->nall++;
-	}
-	if (ferror(f)) {
-		err = -PT_EIO;
-		goto out;
 	}
 	if (ks->nall && !nonzero) {
 		err = -PT_ENOENT;
@@ -182,17 +247,13 @@ int ksyms_load(const char *path, struct ksyms **out)
 		ks->all[i].size = j < ks->nall ? ks->all[j].addr - ks->all[i].addr : 0;
 	}
 	ks->text = malloc((ks->nall + 1) * sizeof(*ks->text));
-	ks->by_name = malloc((ks->nall + 1) * sizeof(*ks->by_name));
-	if (!ks->text || !ks->by_name)
+	if (!ks->text)
 		goto out;
 	for (i = 0; i < ks->nall; i++)
 		if (is_text(ks->all[i].type))
 			ks->text[ks->ntext++] = ks->all[i];
-	for (t = 0; t < ks->ntext; t++)
-		ks->by_name[t] = t;
-	sort_ks = ks;
-	qsort(ks->by_name, ks->ntext, sizeof(*ks->by_name), cmp_name);
-	sort_ks = NULL;
+	if (hash_names(ks))
+		goto out;
 	/*
 	 * Pair f with f.cold of the same module: unique names, or else the
 	 * k-th f with the k-th f.cold in address (link) order when the counts
@@ -203,22 +264,24 @@ int ksyms_load(const char *path, struct ksyms **out)
 	for (t = 0; t < ks->ntext; t++) {
 		struct ksym *s = &ks->text[t];
 		size_t n = strlen(s->name);
-		uint32_t clo, chi, k;
+		uint32_t nf, nc, rank, f, k;
 
 		if (n < 6 || n - 5 >= sizeof(name) || strcmp(s->name + n - 5, ".cold"))
 			continue;
 		memcpy(name, s->name, n - 5);
 		name[n - 5] = 0;
-		name_range(ks, name, s->module, 0, &lo, &hi);
-		name_range(ks, s->name, s->module, 0, &clo, &chi);
-		if (hi - lo == chi - clo &&
-		    ks->text[ks->by_name[lo + (ks_rank(ks, clo, chi, t))]].cold == KSYMS_NONE) {
-			ks->text[ks->by_name[lo + ks_rank(ks, clo, chi, t)]].cold = t;
-		} else if (chi - clo == 1) {
+		nf = named_count(ks, name, s->module, 0, &k);
+		nc = named_count(ks, s->name, s->module, t, &rank);
+		f = named_kth(ks, name, s->module, rank);
+		if (nf == nc && ks->text[f].cold == KSYMS_NONE) {
+			ks->text[f].cold = t;
+		} else if (nc == 1) {
 			/* One f.cold for several f: each gets it; only its owner reaches it. */
-			for (k = lo; k < hi; k++)
-				if (ks->text[ks->by_name[k]].cold == KSYMS_NONE)
-					ks->text[ks->by_name[k]].cold = t;
+			for (k = 0; k < nf; k++) {
+				f = named_kth(ks, name, s->module, k);
+				if (ks->text[f].cold == KSYMS_NONE)
+					ks->text[f].cold = t;
+			}
 		}
 	}
 	*out = ks;
@@ -232,16 +295,13 @@ out:
 
 void ksyms_free(struct ksyms *ks)
 {
-	size_t i;
-
 	if (!ks)
 		return;
-	for (i = 0; i < ks->nstrs; i++)
-		free(ks->strs[i]);
-	free(ks->strs);
+	free(ks->file);
 	free(ks->all);
 	free(ks->text);
-	free(ks->by_name);
+	free(ks->bucket);
+	free(ks->next);
 	free(ks);
 }
 
@@ -257,31 +317,30 @@ const struct ksym *ksyms_get(const struct ksyms *ks, uint32_t i)
 
 int64_t ksyms_find(const struct ksyms *ks, const char *name, const char *module)
 {
-	uint32_t lo, hi;
+	uint32_t t = named_from(ks, *name_bucket(ks, name), name, module);
 
-	name_range(ks, name, module, 0, &lo, &hi);
-	if (lo == hi)
+	if (t == KSYMS_NONE)
 		return -PT_ENOENT;
-	if (hi - lo > 1)
+	if (named_from(ks, ks->next[t], name, module) != KSYMS_NONE)
 		return -PT_EINVAL;
-	return ks->by_name[lo];
+	return t;
 }
 
 uint32_t ksyms_name_pos(const struct ksyms *ks, uint32_t i, uint32_t *same)
 {
-	uint32_t lo, hi;
+	uint32_t rank;
 
-	name_range(ks, ks->text[i].name, ks->text[i].module, 0, &lo, &hi);
-	*same = hi - lo;
-	return ks_rank(ks, lo, hi, i) + 1;
+	*same = named_count(ks, ks->text[i].name, ks->text[i].module, i, &rank);
+	return rank + 1;
 }
 
 uint64_t ksyms_addr(const struct ksyms *ks, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < ks->nall; i++)
-		if (!ks->all[i].module && !strcmp(ks->all[i].name, name))
+	for (i = 0; i < ks->nall; i++)	/* the first byte before strcmp: most differ there */
+		if (ks->all[i].name[0] == name[0] && !ks->all[i].module &&
+		    !strcmp(ks->all[i].name, name))
 			return ks->all[i].addr;
 	return 0;
 }
