@@ -217,6 +217,41 @@ static void test_module(void)
 	CU_ASSERT_EQUAL(klive_input(k, "f", NULL, &in, &tag, detail, sizeof(detail)), -PT_ENOENT);
 	CU_ASSERT_EQUAL(klive_input(k, "nosuch", "fake_mod", &in, &tag, detail, sizeof(detail)),
 			-PT_ENOENT);
+
+	/*
+	 * Loaded after klive_open (as enable's copies are): its functions come
+	 * from its .ko and /sys/module's section addresses, where kallsyms
+	 * names them, and its CFGs are the same.
+	 */
+	CU_ASSERT_EQUAL_FATAL(sh("cd %s && grep -v fake_mod kallsyms.m > kallsyms.m0%s%s", d, "",
+				 ""), 0);
+	{
+		struct klive *k0;
+		struct klive_paths p0 = p;
+		char ko[600], ks0[600];
+		uint32_t j, named = 0;
+
+		snprintf(ks0, sizeof(ks0), "%s/kallsyms.m0", d);
+		snprintf(ko, sizeof(ko), "%s/lib/kernel/fake-mod.ko", d);
+		p0.kallsyms = ks0;
+		CU_ASSERT_EQUAL_FATAL(klive_open(&p0, &k0), 0);
+		CU_ASSERT_EQUAL(ksyms_find(klive_ksyms(k0), "f", "fake_mod"), -PT_ENOENT);
+		CU_ASSERT_EQUAL_FATAL(klive_module_loaded(k0, "fake_mod", ko), 0);
+		for (j = 0; j < ksyms_count(klive_ksyms(k)); j++) {
+			const struct ksym *s = ksyms_get(klive_ksyms(k), j);
+			int64_t at = ksyms_find(klive_ksyms(k0), s->name, s->module);
+
+			if (!s->module)
+				continue;
+			CU_ASSERT_FATAL(at >= 0);
+			CU_ASSERT_EQUAL(ksyms_get(klive_ksyms(k0), at)->addr, s->addr);
+			named++;
+		}
+		CU_ASSERT(named >= 3);	/* f, f.cold, g */
+		check_cfg(k0, "fake_mod");
+		CU_ASSERT_EQUAL(klive_module_loaded(k0, "fake_mod", ko), -PT_EINVAL);
+		klive_close(k0);
+	}
 	klive_close(k);
 
 	/* Without modules.dep the module's tables are unknown: refused, with a reason. */

@@ -1674,7 +1674,7 @@ out_reported:
  * loses its plan with --inline, and goes on kprobes by default. Returns 0,
  * or 1 when the copies could not be made and nothing took their place.
  */
-static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
+static int inline_code_targets(struct enabler *e)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	uint32_t *idx = calloc(e->ntargets + 1, sizeof(*idx));
@@ -1699,8 +1699,7 @@ static int inline_code_targets(struct enabler *e, const struct klive_paths *p)
 		ret = 0;
 		goto out;
 	}
-	ret = inline_enable(&e->k, p, template_path(e->inline_ko, def, sizeof(def)), &e->sc, it,
-			    n);
+	ret = inline_enable(e->k, template_path(e->inline_ko, def, sizeof(def)), &e->sc, it, n);
 	for (i = 0; i < n; i++) {
 		struct target *t = &e->targets[idx[i]];
 
@@ -1734,7 +1733,7 @@ out:
 	return ret;
 }
 
-static int inline_targets(struct enabler *e, const struct klive_paths *p, const char *ko)
+static int inline_targets(struct enabler *e, const char *ko)
 {
 	struct inline_target *it = calloc(e->ntargets + 1, sizeof(*it));
 	char def[300];
@@ -1748,7 +1747,7 @@ static int inline_targets(struct enabler *e, const struct klive_paths *p, const 
 	ko = template_path(ko, def, sizeof(def));
 	for (i = 0; i < e->ntargets; i++)
 		it[i].sym = e->targets[i].sym;
-	ret = inline_enable(&e->k, p, ko, &e->sc, it, e->ntargets);
+	ret = inline_enable(e->k, ko, &e->sc, it, e->ntargets);
 	for (i = 0; i < e->ntargets; i++) {
 		struct target *t = &e->targets[i];
 
@@ -1927,7 +1926,7 @@ static int cmd_enable(int argc, char **argv)
 	for (a = first; a < argc; a++)
 		if (!user_pattern(argv[a], upath, sizeof(upath), &ufunc))
 			ret |= collect(&e, argv[a], (uint32_t)(a - first));
-	if (e.inline_mode && !e.inline_code && inline_targets(&e, &p, inline_ko))
+	if (e.inline_mode && !e.inline_code && inline_targets(&e, inline_ko))
 		ret = 1;
 	/*
 	 * A framed plan's direct calls to traced functions are framed too
@@ -1945,7 +1944,7 @@ static int cmd_enable(int argc, char **argv)
 	} else if (e.inline_code && !e.inline_fallback && e.o.mode == PT_MODE_TRACE &&
 		   inline_settle(&e)) {
 		ret = 1;
-	} else if (e.inline_code && inline_code_targets(&e, &p)) {
+	} else if (e.inline_code && inline_code_targets(&e)) {
 		ret = 1;
 	}
 	e.next_id += e.ntargets;

@@ -653,8 +653,8 @@ int inline_refusals(struct klive *k, struct static_calls *sc, struct inline_targ
 	return ret;
 }
 
-int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
-		  struct static_calls *sc, struct inline_target *t, uint32_t n)
+int inline_enable(struct klive *k, const char *template, struct static_calls *sc,
+		  struct inline_target *t, uint32_t n)
 {
 	struct work w = { 0 };
 	char path[4200], why[400];
@@ -669,7 +669,7 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 			"pathtracectl disable --all first");
 		return 1;
 	}
-	if (build(*k, sc, t, n, &w))
+	if (build(k, sc, t, n, &w))
 		goto nomem;
 	mark[1] = ctl_now_s();
 	if (!w.nidx) {
@@ -687,20 +687,17 @@ int inline_enable(struct klive **k, const struct klive_paths *p, const char *tem
 	if (load(path))
 		goto out;
 	mark[3] = ctl_now_s();
-	/* the copies are kallsyms symbols now: read the kernel again */
-	klive_close(*k);
-	err = klive_open(p, k);
-	if (!err)
-		err = klive_module_file(*k, INLINE_MODULE, path);
+	/* the copies are the kernel's symbols now, where the module's sections lie */
+	err = klive_module_loaded(k, INLINE_MODULE, path);
 	mark[4] = ctl_now_s();
 	if (err) {
 		ctl_err("enable --inline", "reading the copies back: %s", pt_strerror(err));
 		inline_remove(INLINE_WAIT_S);
 		goto out;
 	}
-	err = check_copies(*k, t, &w, why, sizeof(why));
+	err = check_copies(k, t, &w, why, sizeof(why));
 	if (!err) {
-		err = add_copies_calls(*k, sc, t, &w);
+		err = add_copies_calls(k, sc, t, &w);
 		if (err)
 			snprintf(why, sizeof(why), "out of memory");
 	}

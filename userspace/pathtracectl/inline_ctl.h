@@ -41,9 +41,9 @@ struct inline_target {
 };
 
 /*
- * Copies the n targets (their symbols in *k), writes the module from
- * template, loads it, waits for livepatch's transition, then reopens *k
- * (with p) so that the copies are its symbols and checks each copy's CFG
+ * Copies the n targets (their symbols in k), writes the module from
+ * template, loads it, waits for livepatch's transition, then adds the
+ * copies to k's symbols (klive_module_loaded) and checks each copy's CFG
  * against its original's (a copy carrying counters: its loaded bytes
  * against the module's). Targets that cannot be copied are refused (one
  * line each on stdout); when the module cannot be loaded or the
@@ -52,8 +52,8 @@ struct inline_target {
  * .static_call_sites entries name). Returns 0, or 1 for an error
  * already reported (the module is not loaded then).
  */
-int inline_enable(struct klive **k, const struct klive_paths *p, const char *template,
-		  struct static_calls *sc, struct inline_target *t, uint32_t n);
+int inline_enable(struct klive *k, const char *template, struct static_calls *sc,
+		  struct inline_target *t, uint32_t n);
 
 /*
  * What inline_enable would refuse of the n targets, found as it finds it

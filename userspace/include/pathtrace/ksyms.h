@@ -52,6 +52,14 @@ struct ksyms;
 int ksyms_load(const char *path, struct ksyms **out);
 void ksyms_free(struct ksyms *ks);
 
+/*
+ * Adds n symbols of module (address, type and name of each; the strings
+ * are copied), as kallsyms lists a module loaded since ksyms_load: the
+ * indices of ksyms_get may change. Returns 0, or -PT_ENOMEM: then ks can
+ * only be freed.
+ */
+int ksyms_add(struct ksyms *ks, const char *module, const struct ksym *syms, uint32_t n);
+
 /* Text symbols (t/T, and W/w: weak functions), sorted by address. */
 uint32_t ksyms_count(const struct ksyms *ks);
 const struct ksym *ksyms_get(const struct ksyms *ks, uint32_t i);
@@ -126,6 +134,17 @@ int klive_input_sym(struct klive *k, uint32_t i, struct cfg_input *in, const cha
  * what reading the tables returns.
  */
 int klive_module_file(struct klive *k, const char *module, const char *path);
+
+/*
+ * Module was loaded from path since klive_open: makes path its file (as
+ * klive_module_file) and adds its functions to klive_ksyms(k) where
+ * /sys/module/<module>/sections puts them, as kallsyms would list them,
+ * without reading kallsyms again (ksyms_add: text indices may change).
+ * Returns 0; -PT_EINVAL if klive_ksyms(k) has the module's symbols
+ * already; -PT_ENOENT if a function's section is not among the loaded
+ * module's; what klive_module_file and ksyms_add return.
+ */
+int klive_module_loaded(struct klive *k, const char *module, const char *path);
 
 /* One ORC unwind entry (arch/x86/include/asm/orc_types.h), its bytes as the kernel holds them. */
 #define KORC_ENTRY 6

@@ -20,6 +20,8 @@ struct ksyms {
 	uint32_t mask;		/* buckets - 1 (a power of two) */
 	char *file;		/* the file as read, each field NUL-terminated in place:
 				 * every name and module string points into it */
+	char **added;		/* the strings of symbols ksyms_add added, one block each */
+	uint32_t nadded;
 };
 
 static int cmp_addr(const void *x, const void *y)
@@ -192,14 +194,78 @@ static int parse_line(char *line, struct ksym *s)
 	return 0;
 }
 
+/*
+ * Sorts all symbols by address, sizes them, and indexes the text symbols:
+ * by address, by name, and f with its f.cold. Returns 0 or -PT_ENOMEM.
+ */
+static int index_syms(struct ksyms *ks)
+{
+	char name[512];
+	size_t i;
+	uint32_t t;
+
+	qsort(ks->all, ks->nall, sizeof(*ks->all), cmp_addr);
+	/* Size: up to the next symbol at a higher address (an upper bound). */
+	for (i = 0; i < ks->nall; i++) {
+		size_t j = i + 1;
+
+		while (j < ks->nall && ks->all[j].addr == ks->all[i].addr)
+			j++;
+		ks->all[i].size = j < ks->nall ? ks->all[j].addr - ks->all[i].addr : 0;
+	}
+	free(ks->text);
+	free(ks->bucket);
+	free(ks->next);
+	ks->bucket = ks->next = NULL;
+	ks->ntext = 0;
+	ks->text = malloc((ks->nall + 1) * sizeof(*ks->text));
+	if (!ks->text)
+		return -PT_ENOMEM;
+	for (i = 0; i < ks->nall; i++)
+		if (is_text(ks->all[i].type))
+			ks->text[ks->ntext++] = ks->all[i];
+	if (hash_names(ks))
+		return -PT_ENOMEM;
+	/*
+	 * Pair f with f.cold of the same module: unique names, or else the
+	 * k-th f with the k-th f.cold in address (link) order when the counts
+	 * match, or the one f.cold to every f. A wrong pair can only make a
+	 * jump land outside both parts, a refusal, never a wrong CFG: the
+	 * parts' ranges are disjoint and only reachable code enters a CFG.
+	 */
+	for (t = 0; t < ks->ntext; t++) {
+		struct ksym *s = &ks->text[t];
+		size_t n = strlen(s->name);
+		uint32_t nf, nc, rank, f, k;
+
+		if (n < 6 || n - 5 >= sizeof(name) || strcmp(s->name + n - 5, ".cold"))
+			continue;
+		memcpy(name, s->name, n - 5);
+		name[n - 5] = 0;
+		nf = named_count(ks, name, s->module, 0, &k);
+		nc = named_count(ks, s->name, s->module, t, &rank);
+		f = named_kth(ks, name, s->module, rank);
+		if (nf == nc && ks->text[f].cold == KSYMS_NONE) {
+			ks->text[f].cold = t;
+		} else if (nc == 1) {
+			/* One f.cold for several f: each gets it; only its owner reaches it. */
+			for (k = 0; k < nf; k++) {
+				f = named_kth(ks, name, s->module, k);
+				if (ks->text[f].cold == KSYMS_NONE)
+					ks->text[f].cold = t;
+			}
+		}
+	}
+	return 0;
+}
+
 int ksyms_load(const char *path, struct ksyms **out)
 {
 	struct ksyms *ks;
-	size_t cap = 0, len = 0, i, nonzero = 0;
-	char name[512], *line, *end, *nl;
+	size_t cap = 0, len = 0, nonzero = 0;
+	char *line, *end, *nl;
 	FILE *f;
 	int err = -PT_ENOMEM;
-	uint32_t t;
 
 	*out = NULL;
 	f = fopen(path, "r");
@@ -237,53 +303,9 @@ int ksyms_load(const char *path, struct ksyms **out)
 		err = -PT_ENOENT;
 		goto out;
 	}
-	qsort(ks->all, ks->nall, sizeof(*ks->all), cmp_addr);
-	/* Size: up to the next symbol at a higher address (an upper bound). */
-	for (i = 0; i < ks->nall; i++) {
-		size_t j = i + 1;
-
-		while (j < ks->nall && ks->all[j].addr == ks->all[i].addr)
-			j++;
-		ks->all[i].size = j < ks->nall ? ks->all[j].addr - ks->all[i].addr : 0;
-	}
-	ks->text = malloc((ks->nall + 1) * sizeof(*ks->text));
-	if (!ks->text)
+	err = -PT_ENOMEM;
+	if (index_syms(ks))
 		goto out;
-	for (i = 0; i < ks->nall; i++)
-		if (is_text(ks->all[i].type))
-			ks->text[ks->ntext++] = ks->all[i];
-	if (hash_names(ks))
-		goto out;
-	/*
-	 * Pair f with f.cold of the same module: unique names, or else the
-	 * k-th f with the k-th f.cold in address (link) order when the counts
-	 * match, or the one f.cold to every f. A wrong pair can only make a
-	 * jump land outside both parts, a refusal, never a wrong CFG: the
-	 * parts' ranges are disjoint and only reachable code enters a CFG.
-	 */
-	for (t = 0; t < ks->ntext; t++) {
-		struct ksym *s = &ks->text[t];
-		size_t n = strlen(s->name);
-		uint32_t nf, nc, rank, f, k;
-
-		if (n < 6 || n - 5 >= sizeof(name) || strcmp(s->name + n - 5, ".cold"))
-			continue;
-		memcpy(name, s->name, n - 5);
-		name[n - 5] = 0;
-		nf = named_count(ks, name, s->module, 0, &k);
-		nc = named_count(ks, s->name, s->module, t, &rank);
-		f = named_kth(ks, name, s->module, rank);
-		if (nf == nc && ks->text[f].cold == KSYMS_NONE) {
-			ks->text[f].cold = t;
-		} else if (nc == 1) {
-			/* One f.cold for several f: each gets it; only its owner reaches it. */
-			for (k = 0; k < nf; k++) {
-				f = named_kth(ks, name, s->module, k);
-				if (ks->text[f].cold == KSYMS_NONE)
-					ks->text[f].cold = t;
-			}
-		}
-	}
 	*out = ks;
 	err = 0;
 out:
@@ -298,11 +320,45 @@ void ksyms_free(struct ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->file);
+	while (ks->nadded)
+		free(ks->added[--ks->nadded]);
+	free(ks->added);
 	free(ks->all);
 	free(ks->text);
 	free(ks->bucket);
 	free(ks->next);
 	free(ks);
+}
+
+int ksyms_add(struct ksyms *ks, const char *module, const struct ksym *syms, uint32_t n)
+{
+	size_t bytes = strlen(module) + 1, k;
+	char *block, *p, **added;
+	struct ksym *all;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		bytes += strlen(syms[i].name) + 1;
+	block = malloc(bytes);
+	added = realloc(ks->added, (ks->nadded + 1) * sizeof(*added));
+	all = realloc(ks->all, (ks->nall + n + 1) * sizeof(*all));
+	if (added)
+		ks->added = added;
+	if (all)
+		ks->all = all;
+	if (!block || !added || !all) {
+		free(block);
+		return -PT_ENOMEM;
+	}
+	ks->added[ks->nadded++] = block;
+	p = stpcpy(block, module) + 1;
+	for (i = 0; i < n; i++) {
+		k = ks->nall++;
+		ks->all[k] = (struct ksym){ .addr = syms[i].addr, .type = syms[i].type,
+					    .name = p, .module = block, .cold = KSYMS_NONE };
+		p = stpcpy(p, syms[i].name) + 1;
+	}
+	return index_syms(ks);
 }
 
 uint32_t ksyms_count(const struct ksyms *ks)

@@ -329,6 +329,43 @@ int klive_module_file(struct klive *k, const char *module, const char *path)
 	return m->why[0] ? -PT_ENOENT : 0;
 }
 
+int klive_module_loaded(struct klive *k, const char *module, const char *path)
+{
+	struct ksym *syms = NULL;
+	struct kmod *m;
+	uint32_t i, n = 0;
+	int err;
+
+	for (i = 0; i < ksyms_count(k->ks); i++)
+		if (ksyms_get(k->ks, i)->module && !strcmp(ksyms_get(k->ks, i)->module, module))
+			return -PT_EINVAL;	/* known already */
+	err = klive_module_file(k, module, path);
+	if (err)
+		return err;
+	for (m = k->mods; strcmp(m->name, module); m = m->next)
+		;
+	syms = calloc(elfobj_nfuncs(m->ko) + 1, sizeof(*syms));
+	if (!syms)
+		return -PT_ENOMEM;
+	for (i = 0; i < elfobj_nfuncs(m->ko); i++) {
+		const struct elfobj_func *fn = elfobj_func(m->ko, i);
+		uint64_t at;
+
+		/* the loader frees .init sections after init, and kallsyms forgets them */
+		if (!strncmp(fn->section, ".init", 5))
+			continue;
+		err = section_addr(k, module, fn->section, &at);
+		if (err)
+			goto out;
+		syms[n++] = (struct ksym){ .addr = at + (uint32_t)fn->addr, .type = 't',
+					   .name = fn->name };
+	}
+	err = ksyms_add(k->ks, module, syms, n);
+out:
+	free(syms);
+	return err;
+}
+
 /*
  * Reads one object's ORC tables (orc_types.h) from kcore: n ips, each an
  * s32 relative to its own slot in .orc_unwind_ip, and n entries of
