@@ -357,6 +357,26 @@ static uint32_t word_code(const struct row_words *rw, unsigned int n, uint64_t v
 	return lo < rw->end && rw->nbits[lo] == n && rw->value[lo] == v ? rw->code[lo] : 0;
 }
 
+/*
+ * The code of the word the next bits begin with, by the row's lookup lk, or
+ * 0 when it cannot tell (no lookup, fewer bits left than its width, or no
+ * word of at most its width there): read_code then reads word by word.
+ */
+static inline uint32_t lookup_code(struct regen_bitreader *br, const struct lookup_row *lk)
+{
+	uint64_t w = br->pos >> 6, off = br->pos & 63, v;
+	const struct lookup_entry *e;
+
+	if (!lk->ent || br->pos > br->nbits || br->nbits - br->pos < lk->width)
+		return 0;
+	v = br->bits[w] >> off;
+	if (off + lk->width > 64)
+		v |= br->bits[w + 1] << (64 - off);
+	e = &lk->ent[v & ((1ull << lk->width) - 1)];
+	br->pos += e->nbits;	/* 0 where no word is */
+	return e->code;
+}
+
 /* The next code read from the bits with a row's words: 1..nemit, or 0 (no word; eof at the end). */
 static inline uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
 {
@@ -366,20 +386,9 @@ static inline uint64_t read_code(struct regen_bitreader *br, const struct row_wo
 
 	if (rw->first == rw->end)
 		return 0;
-	/* the lookup, when the stream holds its width of bits and they begin with a word */
-	if (rw->lk && rw->lk->ent && br->pos <= br->nbits && br->nbits - br->pos >= rw->lk->width) {
-		uint64_t w = br->pos >> 6, off = br->pos & 63;
-		const struct lookup_entry *e;
-
-		v = br->bits[w] >> off;
-		if (off + rw->lk->width > 64)
-			v |= br->bits[w + 1] << (64 - off);
-		e = &rw->lk->ent[v & ((1ull << rw->lk->width) - 1)];
-		if (e->code) {
-			br->pos += e->nbits;
-			return e->code;
-		}
-	}
+	c = rw->lk ? lookup_code(br, rw->lk) : 0;
+	if (c)
+		return c;
 	n = rw->nbits[rw->first];
 	width = rw->nbits[rw->end - 1];
 	v = br_read(br, n);
@@ -545,6 +554,7 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 static inline uint64_t next_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, int *bad)
 {
+	const struct lookup_row *lk = NULL;
 	struct row_words rw;
 	uint32_t crow;
 	uint64_t code, from;
@@ -561,9 +571,15 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 		*bad = 1;
 		return 0;
 	}
-	rw = crow != ENC_CTX_NONE ? ctx_words(f, enc, crow) : pred_words(f, enc, row);
+	/* the row's lookup first: the row's words only when it cannot tell */
+	if (f->lookup)
+		lk = crow != ENC_CTX_NONE ? &f->lookup->ctx[crow] : &f->lookup->pred[row];
 	from = br->pos;
-	code = read_code(br, &rw);
+	code = lk ? lookup_code(br, lk) : 0;
+	if (!code) {
+		rw = crow != ENC_CTX_NONE ? ctx_words(f, enc, crow) : pred_words(f, enc, row);
+		code = read_code(br, &rw);
+	}
 	if (code && crow != ENC_CTX_NONE)
 		code = swap_code(f, enc, br, crow, code, from);
 	*bad = code == 0 || code > enc->nemit;
@@ -667,6 +683,7 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	}
 	if (deg >= 2) {
 		int bad = 0;
+		size_t i;
 
 		if (!code) {
 			code = next_code(f, enc, br, enc->pred_row[v], &bad);
@@ -675,7 +692,17 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 		}
 		if (bad || code == 0 || code > enc->nwit)
 			return -PT_EFORMAT;
-		e = enc->next[(size_t)enc->pred_row[v] * (enc->nwit + 1) + code];
+		i = (size_t)enc->pred_row[v] * (enc->nwit + 1) + code;
+		/* the code just read, by the lookup's steps as a pending one above */
+		if (f->lookup && !f->lookup->next[i].need) {
+			state[0] = code;
+			return f->lookup->next[i].edge;
+		}
+		if (f->lookup && f->lookup->next[i].need == code) {
+			state[0] = 0;
+			return f->lookup->next[i].edge;
+		}
+		e = enc->next[i];
 		if (e == GRAPH_NONE)
 			return -PT_EFORMAT;	/* that witness is not ahead of v */
 	} else {
