@@ -103,6 +103,11 @@ struct engine {
 	 */
 	uint32_t replaced;
 	const struct regen_marker *exec_m;
+	/*
+	 * The BLOCK event, its fields that never change set once: a block's
+	 * event fills in only what differs (emit_block).
+	 */
+	struct regen_event blk;
 };
 
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
@@ -169,6 +174,18 @@ static int emit(struct engine *en, uint32_t type, const struct regen_func *f, ui
 	return en->fn(en->ctx, &ev);
 }
 
+/* REGEN_EV_BLOCK: f's block v, entered by edge (GRAPH_NONE: the entry), at the top of the stack. */
+static inline int emit_block(struct engine *en, const struct regen_func *f, uint32_t v,
+			     uint32_t edge)
+{
+	en->blk.func = f->func_id;
+	en->blk.block = v;
+	en->blk.depth = en->depth - 1;
+	en->blk.pos = en->br.pos;
+	en->blk.edge = edge;
+	return en->fn(en->ctx, &en->blk);
+}
+
 /* Drops every activation; the engine resyncs at the next ENTER. */
 static int gap(struct engine *en, int reason, const struct regen_marker *m)
 {
@@ -230,7 +247,7 @@ static int enter(struct engine *en, const struct regen_marker *m)
 		f->ops->begin(f, fr->state);
 	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);
 	if (!rc && fr->v != f->g->exit)
-		rc = emit(en, REGEN_EV_BLOCK, f, fr->v, GRAPH_NONE, en->depth - 1, 0, NULL);
+		rc = emit_block(en, f, fr->v, GRAPH_NONE);
 	return rc;
 }
 
@@ -804,7 +821,7 @@ static int step(struct engine *en)
 			fr->open = 0;
 			if (fr->v == g->exit)
 				return 0;
-			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
+			rc = emit_block(en, f, fr->v, fe);
 			if (rc)
 				return rc;
 		}
@@ -923,7 +940,7 @@ static int step(struct engine *en)
 		fr->open = 0;
 		if (fr->v == g->exit)
 			return 0;
-		rc = emit(en, REGEN_EV_BLOCK, f, fr->v, (uint32_t)e, en->depth - 1, 0, NULL);
+		rc = emit_block(en, f, fr->v, (uint32_t)e);
 		if (rc || !quiet(en))
 			return rc;
 		/*
@@ -936,7 +953,7 @@ static int step(struct engine *en)
 			fr->last_edge = fe;
 			if (fr->v == g->exit)
 				return 0;
-			rc = emit(en, REGEN_EV_BLOCK, f, fr->v, fe, en->depth - 1, 0, NULL);
+			rc = emit_block(en, f, fr->v, fe);
 			if (rc)
 				return rc;
 		}
@@ -1069,6 +1086,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.walk = __atomic_add_fetch(&walks, 1, __ATOMIC_RELAXED);
 	en.br.calls = en.ix->calls;
 	en.br.calls_mask = en.ix->calls_mask;
+	en.blk.type = REGEN_EV_BLOCK;
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);
