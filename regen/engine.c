@@ -664,7 +664,13 @@ static int scan_markers(struct engine *en, int *rc)
 /* scan_markers, when a marker lies at or before the position. */
 static inline int scan(struct engine *en, int *rc)
 {
-	if (en->mi >= en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos)
+	const struct regen_marker *m;
+
+	if (en->mi >= en->s->nmarkers)
+		return 0;
+	m = &en->s->markers[en->mi];
+	/* the common case at a call vertex: an ENTER at the position, which waits */
+	if (m->pos > en->br.pos || (m->type == REGEN_M_ENTER && m->pos == en->br.pos))
 		return 0;
 	return scan_markers(en, rc);
 }
