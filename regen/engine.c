@@ -788,6 +788,15 @@ static inline int crossed(struct engine *en, int *rc)
 	return 0;
 }
 
+/* Bits remain, and the first marker not consumed is an ENTER at the position. */
+static inline int enter_waits(const struct engine *en)
+{
+	const struct regen_stream *s = en->s;
+
+	return en->br.pos < s->nbits && en->mi < s->nmarkers &&
+	       s->markers[en->mi].pos == en->br.pos && s->markers[en->mi].type == REGEN_M_ENTER;
+}
+
 /* No marker waits at or before the position, and bits remain. */
 static inline int quiet(const struct engine *en)
 {
@@ -947,8 +956,20 @@ static int step(struct engine *en)
 		if (fr->v == g->exit)
 			return 0;
 		rc = emit_block(en, f, fr->v, (uint32_t)e);
-		if (rc || !quiet(en))
+		if (rc)
 			return rc;
+		if (!quiet(en)) {
+			/*
+			 * An ENTER waits at the position (for a call ahead, walked
+			 * to emission-free) and this is no call vertex: the next
+			 * step would consume nothing and ask the decoder with that
+			 * ENTER. Done here; anything else is the next step's.
+			 */
+			if (!enter_waits(en) || (g->vflags[fr->v] & GRAPH_V_CALL))
+				return 0;
+			en->br.enter = &en->s->markers[en->mi];
+			continue;
+		}
 		/*
 		 * No marker at or before the position and bits remain: the next
 		 * step would do no more than take free edges and, short of a call
