@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Witness decoder (1994 paper, Fig. 15), table-driven: the model is a
- * struct encoding; state[0] holds the pending witness code (0: none).
+ * struct encoding; state[0] holds the pending witness code (0: none),
+ * state[1] and state[2] the framed call last named (framed_call_of).
  *
  * Fig. 15 reads the next witness ahead; in a multiprocedure stream the
  * bits after an activation's last witness belong to someone else, so a
@@ -618,6 +619,23 @@ static int32_t framed_call(const struct regen_func *f, const struct encoding *en
 }
 
 /*
+ * framed_call of m, remembered in state[1] and state[2] (bit 63 set, then
+ * m's arg, then the index) for the ENTER's value and arg, all it depends
+ * on: the walk toward a named call asks at each predicate on its way.
+ */
+static int32_t framed_call_of(const struct regen_func *f, const struct encoding *enc,
+			      uint64_t *state, const struct regen_marker *m)
+{
+	uint64_t key = 1ull << 63 | (uint64_t)(m->arg & 0x7fffffffu) << 32;
+
+	if (state[1] != m->value || (state[2] & ~0xffffffffull) != key) {
+		state[1] = m->value;
+		state[2] = key | (uint32_t)framed_call(f, enc, m);
+	}
+	return (int32_t)(uint32_t)state[2];
+}
+
+/*
  * v's out-edge on the emission-free walk from v to framed call i, or
  * GRAPH_NONE. Unique when there is one: Trace(Ewit) allows no two
  * emission-free paths between two vertices.
@@ -672,7 +690,7 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 
 		if (!f->lookup)
 			return -PT_EINVAL;	/* regen_func.lookup */
-		i = framed_call(f, enc, br->enter);
+		i = framed_call_of(f, enc, state, br->enter);
 		if (i >= 0) {
 			e = toward(f, enc, v, i);
 			if (e == GRAPH_NONE)
