@@ -104,8 +104,9 @@ struct engine {
 	uint32_t replaced;
 	const struct regen_marker *exec_m;
 	/*
-	 * The BLOCK event, its fields that never change set once: a block's
-	 * event fills in only what differs (emit_block).
+	 * The BLOCK event, its fields that never change set once, its
+	 * function and depth the innermost activation's (blocks_of): a
+	 * block's event fills in only what differs (emit_block).
 	 */
 	struct regen_event blk;
 };
@@ -174,13 +175,17 @@ static int emit(struct engine *en, uint32_t type, const struct regen_func *f, ui
 	return en->fn(en->ctx, &ev);
 }
 
-/* REGEN_EV_BLOCK: f's block v, entered by edge (GRAPH_NONE: the entry), at the top of the stack. */
-static inline int emit_block(struct engine *en, const struct regen_func *f, uint32_t v,
-			     uint32_t edge)
+/* The block events that follow are of f's activation, at the top of the stack. */
+static inline void blocks_of(struct engine *en, const struct regen_func *f)
 {
 	en->blk.func = f->func_id;
-	en->blk.block = v;
 	en->blk.depth = en->depth - 1;
+}
+
+/* REGEN_EV_BLOCK: block v, entered by edge (GRAPH_NONE: the entry), of blocks_of's activation. */
+static inline int emit_block(struct engine *en, uint32_t v, uint32_t edge)
+{
+	en->blk.block = v;
 	en->blk.pos = en->br.pos;
 	en->blk.edge = edge;
 	return en->fn(en->ctx, &en->blk);
@@ -246,8 +251,9 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
 	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);
+	blocks_of(en, f);
 	if (!rc && fr->v != f->g->exit)
-		rc = emit_block(en, f, fr->v, GRAPH_NONE);
+		rc = emit_block(en, fr->v, GRAPH_NONE);
 	return rc;
 }
 
@@ -821,6 +827,7 @@ static int step(struct engine *en)
 	 * tail call's ENTER due, or the callee is untraced and nothing is
 	 * read before it), as the call vertex's step would find no ENTER.
 	 */
+	blocks_of(en, f);
 	if (f->free_edge && quiet(en)) {
 		uint32_t fe = f->free_edge[fr->v];
 
@@ -836,7 +843,7 @@ static int step(struct engine *en)
 			fr->open = 0;
 			if (fr->v == g->exit)
 				return 0;
-			rc = emit_block(en, f, fr->v, fe);
+			rc = emit_block(en, fr->v, fe);
 			if (rc)
 				return rc;
 		}
@@ -955,7 +962,7 @@ static int step(struct engine *en)
 		fr->open = 0;
 		if (fr->v == g->exit)
 			return 0;
-		rc = emit_block(en, f, fr->v, (uint32_t)e);
+		rc = emit_block(en, fr->v, (uint32_t)e);
 		if (rc)
 			return rc;
 		if (!quiet(en)) {
@@ -980,7 +987,7 @@ static int step(struct engine *en)
 			fr->last_edge = fe;
 			if (fr->v == g->exit)
 				return 0;
-			rc = emit_block(en, f, fr->v, fe);
+			rc = emit_block(en, fr->v, fe);
 			if (rc)
 				return rc;
 		}
