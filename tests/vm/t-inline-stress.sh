@@ -17,7 +17,8 @@
 # The sleepers sit under copies of the callers of pipe_read and do_wait.
 # dmesg stays clean throughout (vm-run rejects WARNING, BUG, Oops).
 # 6.1 only for now: on 6.12 a livepatch transition takes over a minute under
-# TCG (an enable of these 7 functions 80 s), 100 cycles hours.
+# TCG (an enable of these 7 functions 80 s), 100 cycles hours: with the walks
+# keeping both CPUs busy it waits for a CPU to go idle (docs/inline.md).
 # vm-timeout: 3600
 . /pt/lib/check.sh
 
