@@ -378,8 +378,8 @@ static inline uint32_t lookup_code(struct regen_bitreader *br, const struct look
 	return e->code;
 }
 
-/* The next code read from the bits with a row's words: 1..nemit, or 0 (no word; eof at the end). */
-static inline uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
+/* The next code read word by word with a row's words: 1..nemit, or 0 (no word; eof at the end). */
+static inline uint64_t read_words(struct regen_bitreader *br, const struct row_words *rw)
 {
 	unsigned int n, width;
 	uint32_t c;
@@ -387,9 +387,6 @@ static inline uint64_t read_code(struct regen_bitreader *br, const struct row_wo
 
 	if (rw->first == rw->end)
 		return 0;
-	c = rw->lk ? lookup_code(br, rw->lk) : 0;
-	if (c)
-		return c;
 	n = rw->nbits[rw->first];
 	width = rw->nbits[rw->end - 1];
 	v = br_read(br, n);
@@ -402,6 +399,14 @@ static inline uint64_t read_code(struct regen_bitreader *br, const struct row_wo
 		v |= br_read(br, 1) << n++;
 	}
 	return 0;
+}
+
+/* The next code read from the bits with a row's words: its lookup first, then word by word. */
+static inline uint64_t read_code(struct regen_bitreader *br, const struct row_words *rw)
+{
+	uint32_t c = rw->lk && rw->first != rw->end ? lookup_code(br, rw->lk) : 0;
+
+	return c ? c : read_words(br, rw);
 }
 
 /* Reads the one word that can come here (no predicate since the last): its code, or 0. */
@@ -579,7 +584,7 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	code = lk ? lookup_code(br, lk) : 0;
 	if (!code) {
 		rw = crow != ENC_CTX_NONE ? ctx_words(f, enc, crow) : pred_words(f, enc, row);
-		code = read_code(br, &rw);
+		code = read_words(br, &rw);
 	}
 	if (code && crow != ENC_CTX_NONE)
 		code = swap_code(f, enc, br, crow, code, from);
@@ -656,6 +661,24 @@ static uint32_t toward(const struct regen_func *f, const struct encoding *enc, u
 	return GRAPH_NONE;
 }
 
+/*
+ * Lookup step st with the pending code: its edge when it reads nothing,
+ * keeping the code (st->need 0) or using it up (st->need the code), else
+ * GRAPH_NONE (the edge emits something the code does not account for).
+ */
+static inline uint32_t take_step(const struct lookup_step *st, uint64_t code, uint64_t *state)
+{
+	if (!st->need) {
+		state[0] = code;
+		return st->edge;
+	}
+	if (st->need == code) {
+		state[0] = 0;
+		return st->edge;
+	}
+	return GRAPH_NONE;
+}
+
 static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 				 struct regen_bitreader *br, uint32_t v, int64_t *partial)
 {
@@ -676,12 +699,9 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 
 		if (st->edge >= g->ne && st->edge != GRAPH_NONE && code && code <= enc->nwit)
 			st = &f->lookup->next[(size_t)(st->edge - g->ne) * (enc->nwit + 1) + code];
-		if (!st->need)
-			return st->edge;
-		if (st->need == code) {
-			state[0] = 0;
-			return st->edge;
-		}
+		e = take_step(st, code, state);
+		if (e != GRAPH_NONE)
+			return e;
 	}
 	if (deg == 0)
 		return -PT_EFORMAT;	/* a dead end that is not EXIT */
@@ -712,14 +732,9 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 			return -PT_EFORMAT;
 		i = (size_t)enc->pred_row[v] * (enc->nwit + 1) + code;
 		/* the code just read, by the lookup's steps as a pending one above */
-		if (f->lookup && !f->lookup->next[i].need) {
-			state[0] = code;
-			return f->lookup->next[i].edge;
-		}
-		if (f->lookup && f->lookup->next[i].need == code) {
-			state[0] = 0;
-			return f->lookup->next[i].edge;
-		}
+		e = f->lookup ? take_step(&f->lookup->next[i], code, state) : GRAPH_NONE;
+		if (e != GRAPH_NONE)
+			return e;
 		e = enc->next[i];
 		if (e == GRAPH_NONE)
 			return -PT_EFORMAT;	/* that witness is not ahead of v */
