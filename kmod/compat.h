@@ -16,12 +16,24 @@
  *   PT_HAVE_RB_ALLOC_READ_PAGE_OUT ring_buffer_alloc_read_page returns an
  *                                  errno and the page through a pointer
  *                                  (6.12.113)
+ *   PT_HAVE_PCPU_HOT_PREEMPT_COUNT the preempt count is pcpu_hot's (6.2)
  */
 #ifndef PATHTRACE_COMPAT_H
 #define PATHTRACE_COMPAT_H
 
 #include <linux/err.h>
+#include <linux/preempt.h>
 #include <linux/ring_buffer.h>
+
+/* The per-CPU address of the preempt count (an offset from %gs's base). */
+static inline unsigned long pt_preempt_count_pcpu(void)
+{
+#ifdef PT_HAVE_PCPU_HOT_PREEMPT_COUNT
+	return (unsigned long)&pcpu_hot.preempt_count;
+#else
+	return (unsigned long)&__preempt_count;
+#endif
+}
 
 /* Commits the event just reserved on this CPU (ring_buffer_lock_reserve). */
 static inline void pt_rb_unlock_commit(struct trace_buffer *buffer,

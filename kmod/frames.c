@@ -105,7 +105,7 @@ static bool check_frames;
 module_param(check_frames, bool, 0644);
 MODULE_PARM_DESC(check_frames, "walk the stack for every frame named without a walk too, and warn where they differ");
 
-static struct tracepoint *pt_switch_tp;
+struct tracepoint *pt_sched_switch_tp;
 /* Installed plans whose copies keep frames (PT_ADD_INLINE_FRAMES); under pt_ctl_mutex. */
 static unsigned int pt_frames_keepers;
 
@@ -168,7 +168,7 @@ int pt_frames_installing(const struct pt_func *f)
 	int err;
 
 	if (f->keeps_frames && !pt_frames_keepers) {
-		err = tracepoint_probe_register(pt_switch_tp, pt_frames_switch, NULL);
+		err = tracepoint_probe_register(pt_sched_switch_tp, pt_frames_switch, NULL);
 		if (err)
 			return err;
 		on_each_cpu(pt_frames_forget_here, NULL, 1);
@@ -190,7 +190,7 @@ void pt_frames_removed(const struct pt_func *f)
 		atomic_dec(&pt_frames_unkept);
 	pt_frames_keepers -= f->keeps_frames;
 	if (f->keeps_frames && !pt_frames_keepers) {
-		tracepoint_probe_unregister(pt_switch_tp, pt_frames_switch, NULL);
+		tracepoint_probe_unregister(pt_sched_switch_tp, pt_frames_switch, NULL);
 		tracepoint_synchronize_unregister();
 	}
 }
@@ -419,7 +419,7 @@ NOKPROBE_SYMBOL(pt_frames_find);
 static void pt_frames_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_switch"))
-		pt_switch_tp = tp;
+		pt_sched_switch_tp = tp;
 }
 
 /*
@@ -430,7 +430,7 @@ static void pt_frames_find_tp(struct tracepoint *tp, void *priv)
 int pt_frames_init(void)
 {
 	for_each_kernel_tracepoint(pt_frames_find_tp, NULL);
-	if (!pt_switch_tp) {
+	if (!pt_sched_switch_tp) {
 		pr_err("no sched_switch tracepoint\n");
 		return -ENOENT;
 	}
@@ -443,6 +443,6 @@ void pt_frames_exit(void)
 	if (!pt_frames_keepers)
 		return;
 	pt_frames_keepers = 0;
-	tracepoint_probe_unregister(pt_switch_tp, pt_frames_switch, NULL);
+	tracepoint_probe_unregister(pt_sched_switch_tp, pt_frames_switch, NULL);
 	tracepoint_synchronize_unregister();
 }

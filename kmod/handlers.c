@@ -112,42 +112,21 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 }
 
 /*
- * A hit of probe @pp with the probed code's @regs and flags @rflags: @p is
- * the kprobe it came through, NULL for a user plan's uprobe (the owner is
- * then the current task) or an inline copy's site. @regs may be NULL when
- * @pp is flags_only. Runs with preemption off.
+ * Probe @pp's actions on coder @c, with the probed code's @regs (NULL when
+ * @pp is flags_only) and flags @rflags. Interrupts off.
  */
-static void pt_probe_run(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs,
-			 unsigned long rflags)
+static __always_inline void pt_probe_record(struct pt_coder *c, struct pt_probe *pp,
+					    struct pt_regs *regs, unsigned long rflags)
 {
 	struct pt_func *f = pp->func;
 	const struct pt_site *s = pp->site;
-	const struct pt_action *a;
 	struct pt_coder_func_cpu *fc;
-	unsigned long flags;
-	struct pt_coder *c;
+	const struct pt_action *a;
 	bool taken = false;
-	u32 i;
+	u32 i = 0;
 
-	if (!READ_ONCE(pt_armed))
-		return;
-	if (f->counts_only) {
-		pt_count_only(f, s, rflags);
-		return;
-	}
-	if (f->profile) {
-		pt_profile_hit(f, p, s, regs);
-		return;
-	}
-	local_irq_save(flags);
-	c = pt_stream_enter_handler(p, smp_processor_id());
 	this_cpu_ptr(f->pcpu)->hits++;
 	fc = &this_cpu_ptr(f->pcpu)->coder;
-	if (unlikely(!c)) {
-		local_irq_restore(flags);
-		return;
-	}
-	i = 0;
 	if (s) {
 		taken = pt_site_taken(s, rflags);
 		/* plan.c lets ENTER only lead its site. */
@@ -164,6 +143,37 @@ static void pt_probe_run(struct pt_probe *pp, struct kprobe *p, struct pt_regs *
 		if (pt_applies(a, taken))
 			pt_run_action(c, f, fc, a, regs);
 	}
+}
+
+/*
+ * A hit of probe @pp with the probed code's @regs and flags @rflags: @p is
+ * the kprobe it came through, NULL for a user plan's uprobe (the owner is
+ * then the current task) or an inline copy's site. @regs may be NULL when
+ * @pp is flags_only. Runs with preemption off.
+ */
+static void pt_probe_run(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs,
+			 unsigned long rflags)
+{
+	struct pt_func *f = pp->func;
+	unsigned long flags;
+	struct pt_coder *c;
+
+	if (!READ_ONCE(pt_armed))
+		return;
+	if (f->counts_only) {
+		pt_count_only(f, pp->site, rflags);
+		return;
+	}
+	if (f->profile) {
+		pt_profile_hit(f, p, pp->site, regs);
+		return;
+	}
+	local_irq_save(flags);
+	c = pt_stage_enter(p);
+	if (likely(c))
+		pt_probe_record(c, pp, regs, rflags);
+	else
+		this_cpu_ptr(f->pcpu)->hits++;
 	local_irq_restore(flags);
 }
 NOKPROBE_SYMBOL(pt_probe_run);
@@ -184,6 +194,16 @@ void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags)
 	pt_probe_run(pp, NULL, NULL, rflags);
 }
 NOKPROBE_SYMBOL(pt_probe_hit_flags);
+
+/*
+ * A staged hit of a flags_only probe, on coder @c (stage.c runs them, the
+ * stream held; interrupts off). Staged while armed, so run without the test.
+ */
+void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
+{
+	pt_probe_record(c, pp, NULL, rflags);
+}
+NOKPROBE_SYMBOL(pt_probe_record_flags);
 
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * inline_hit.S - where a site of an inline copy calls (docs/inline.md,
- * "Sites as calls"): `call pt_inline_hit` before the site's instruction.
+ * "Sites as calls"): `call pt_inline_hit` before the site's instruction,
+ * or `call pt_inline_stage` (below) for a site that needs only the flags.
  *
  * First it saves the flags and the registers a C call may change, and
  * calls pt_inline_fast(return address, flags): a site whose actions read
@@ -17,7 +18,9 @@
  * 8-byte aligned stack, so no realignment is needed.
  */
 #include <linux/linkage.h>
+#include <asm/asm.h>
 #include <asm/nospec-branch.h>
+#include <asm/percpu.h>
 #include <asm/segment.h>
 
 #include "inline_hit.h"
@@ -109,3 +112,44 @@ SYM_FUNC_START(pt_inline_hit)
 	addq	$PT_HIT_REGS, %rsp
 	jmp	.Lout
 SYM_FUNC_END(pt_inline_hit)
+_ASM_NOKPROBE(pt_inline_hit)
+
+/*
+ * pt_inline_stage - where a copy calls at a site whose actions read no
+ * register but the flags (docs/inline.md, "The stage"): in a task's
+ * context (no NMI, hardirq or softirq bit in the preempt count) with this
+ * CPU's stage open and not full, the call's return address and the site's
+ * flags become the stage's next entry (stage.c runs them); otherwise it
+ * goes on as pt_inline_hit, which runs the site and opens the stage.
+ * Interrupts are off from the test to the popfq, so no handler on this CPU
+ * runs the stage between the read of its next entry and the store of the
+ * one after; an NMI never runs it. Every register and the flags are kept.
+ */
+SYM_FUNC_START(pt_inline_stage)
+	pushfq
+	pushq	%rax
+	pushq	%rcx
+	cli
+	movq	pt_stage_preempt_count(%rip), %rax
+	testl	$PT_STAGE_NOT_TASK, %gs:(%rax)
+	jnz	.Lhit
+	movq	PER_CPU_VAR(pt_stage + PT_STAGE_NEXT), %rcx
+	cmpq	PER_CPU_VAR(pt_stage + PT_STAGE_END), %rcx
+	jae	.Lhit				/* full, or closed (both NULL) */
+	movq	24(%rsp), %rax			/* the return address: names the site */
+	movq	%rax, (%rcx)
+	movq	16(%rsp), %rax			/* the site's flags */
+	movq	%rax, 8(%rcx)
+	addq	$PT_STAGE_ENTRY_BYTES, %rcx
+	movq	%rcx, PER_CPU_VAR(pt_stage + PT_STAGE_NEXT)
+	popq	%rcx
+	popq	%rax
+	popfq
+	RET
+.Lhit:
+	popq	%rcx
+	popq	%rax
+	popfq
+	jmp	pt_inline_hit
+SYM_FUNC_END(pt_inline_stage)
+_ASM_NOKPROBE(pt_inline_stage)

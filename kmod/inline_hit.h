@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * inline_hit.h - the struct pt_regs pt_inline_hit (inline_hit.S) builds on
- * its stack: x86-64's layout, which inline_sites.c checks at build time.
+ * inline_hit.h - what inline_hit.S shares with C, checked at build time:
+ * the struct pt_regs pt_inline_hit builds on its stack (x86-64's layout;
+ * inline_sites.c) and the per-CPU stage pt_inline_stage appends to
+ * (stage.c).
  */
 #ifndef PT_INLINE_HIT_H
 #define PT_INLINE_HIT_H
@@ -28,5 +30,13 @@
 #define PT_HIT_SP	152
 #define PT_HIT_SS	160
 #define PT_HIT_REGS	168
+
+/* struct pt_stage: where the next entry goes, and where the stage ends (NULL: closed). */
+#define PT_STAGE_NEXT	0
+#define PT_STAGE_END	8
+#define PT_STAGE_ENTRY_BYTES	16
+#define PT_STAGE_ENTRIES	128
+/* Preempt count bits of a context that is not a task's: NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET. */
+#define PT_STAGE_NOT_TASK	0x00ff0100
 
 #endif

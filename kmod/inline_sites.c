@@ -38,6 +38,8 @@
 
 /* The thunk the copies call (inline_hit.S): the generated module imports it. */
 EXPORT_SYMBOL_GPL(pt_inline_hit);
+/* and the one the sites that need only the flags call (stage.c) */
+EXPORT_SYMBOL_GPL(pt_inline_stage);
 
 static DEFINE_PER_CPU(unsigned int, pt_inline_nesting);
 
@@ -71,9 +73,29 @@ static bool pt_probe_flags_only(const struct pt_func *f, const struct pt_probe *
 }
 
 /*
+ * The thunk the call that returns to @ret calls: 1 for pt_inline_stage, 0
+ * for pt_inline_hit, -EINVAL for anything else (a site's call is e8 rel32
+ * right before where it returns).
+ */
+static int pt_site_staged(unsigned long ret)
+{
+	u8 insn[5];
+	s32 rel;
+
+	if (copy_from_kernel_nofault(insn, (void *)(ret - sizeof(insn)), sizeof(insn)) ||
+	    insn[0] != 0xe8)
+		return -EINVAL;
+	memcpy(&rel, insn + 1, sizeof(rel));
+	if (ret + rel == (unsigned long)pt_inline_stage)
+		return 1;
+	return ret + rel == (unsigned long)pt_inline_hit ? 0 : -EINVAL;
+}
+
+/*
  * Takes the copy and its address table from @a (PT_ADD_INLINE_SITES) for
  * f, whose probes are built: every entry inside the copy, sorted, each
- * site's address one of f's probes, every probe a site's. Returns 0,
+ * site's address one of f's probes, every probe a site's, each site's call
+ * one to a thunk, to pt_inline_stage only for a flags_only probe. Returns 0,
  * -EINVAL, -EFAULT or -ENOMEM; pt_inline_sites_free undoes it either way.
  */
 int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
@@ -81,6 +103,7 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 	const struct pt_inline_addr __user *um = u64_to_user_ptr(a->inline_map);
 	struct pt_inline_addr e;
 	u32 i, nr = 0, ns = 0;
+	int staged;
 
 	if (f->plan->flags & (PT_PLAN_USER | PT_PLAN_PROFILE) || f->counts_only ||
 	    a->inline_copy < PT_KERNEL_TEXT_MIN || !a->inline_copy_len ||
@@ -106,6 +129,10 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 			if (!pp)
 				return -EINVAL;
 			pp->flags_only = pt_probe_flags_only(f, pp);
+			staged = pt_site_staged(e.copy);
+			if (staged < 0 || (staged && !pp->flags_only))
+				return -EINVAL;
+			f->nr_staged += staged;
 			f->inline_sites[ns++] = (struct pt_inline_site){ e.copy, pp };
 		} else {
 			f->inline_rets[nr++] = (struct pt_inline_ret){ e.copy, e.orig };

@@ -167,9 +167,15 @@ static long pt_ioctl_add_plan(void __user *uarg)
 	err = pt_frames_installing(f);
 	if (err)
 		goto fail;
+	err = pt_stage_installing(f);
+	if (err) {
+		pt_frames_removed(f);
+		goto fail;
+	}
 	/* its code counts as traced before any handler can see a call from it */
 	err = pt_ranges_rebuild(&pt_funcs, f);
 	if (err) {
+		pt_stage_removed(f);
 		pt_frames_removed(f);
 		goto fail;
 	}
@@ -182,6 +188,7 @@ static long pt_ioctl_add_plan(void __user *uarg)
 		pt_frames_removed(f);
 		if (f->copy_end)
 			synchronize_rcu();	/* no site's call still runs f's probes */
+		pt_stage_removed(f);
 		goto fail;
 	}
 	pt_implicit_installed(&pt_funcs, f);
@@ -201,6 +208,8 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	for (i = 0; i < n; i++)
 		pt_implicit_removed(victims[i]);
 	pt_probes_unregister(victims, n);
+	/* what their copies staged is written while their sites are found */
+	pt_stage_drain_all();
 	for (i = 0; i < n; i++)
 		pt_ranges_forget(victims[i]);
 	/*
@@ -218,6 +227,13 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 			synchronize_rcu();
 			break;
 		}
+	/*
+	 * What was staged since names no site now and is dropped, as a hit
+	 * after removal: none stays to be read against code loaded later.
+	 */
+	pt_stage_drain_all();
+	for (i = 0; i < n; i++)
+		pt_stage_removed(victims[i]);
 	for (i = 0; i < n; i++) {
 		/* Their last misses and counts go into the trace before they do. */
 		if (pt_armed) {
@@ -314,6 +330,7 @@ static long pt_ioctl_start(void)
 	pt_stream_reset();
 	pt_missed_reset(&pt_funcs);
 	pt_frames_reset();
+	pt_stage_reset();
 	/* inline counters count from their module's load on: from here only */
 	list_for_each_entry(f, &pt_funcs, node)
 		pt_counts_reset_inline(f);
@@ -330,6 +347,7 @@ static void pt_flush(void)
 {
 	struct pt_func *f;
 
+	pt_stage_drain_all();
 	pt_stream_flush_all();
 	list_for_each_entry(f, &pt_funcs, node) {
 		pt_counts_flush_counters(f);
@@ -477,6 +495,7 @@ static long pt_ioctl_stats(void __user *uarg)
 	pt_stream_totals(&s.records, &s.dropped);
 	s.missed = pt_missed_total();
 	pt_frames_totals(&s.frame_walks, &s.frame_walk_ns, &s.frames_kept);
+	s.hits_staged = pt_stage_total();
 	if (copy_to_user(uarg, &s, usize))
 		return -EFAULT;
 	return 0;
@@ -646,6 +665,7 @@ static int __init pt_init(void)
 	err = pt_frames_init();
 	if (err)
 		goto out_task_events;
+	pt_stage_init();
 	err = register_module_notifier(&pt_module_nb);
 	if (err)
 		goto out_task_events;

@@ -18,6 +18,7 @@
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
  *   inline_sites.c, inline_hit.S  sites as calls in an inline copy
+ *   stage.c     the per-CPU stage of those sites that need only the flags
  */
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
@@ -130,6 +131,7 @@ struct pt_func {
 	u32 nr_inline_rets;
 	struct pt_inline_site *inline_sites;	/* sorted by copy address */
 	u32 nr_inline_sites;
+	u32 nr_staged;			/* sites whose calls go to pt_inline_stage (stage.c) */
 	bool keeps_frames;		/* PT_ADD_INLINE_FRAMES: its copy keeps pt_inline_frame */
 };
 
@@ -245,6 +247,7 @@ void pt_task_events_exit(void);
 /* handlers.c */
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
 void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags);
+void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* stream.c */
@@ -262,7 +265,8 @@ void pt_stream_totals(u64 *records, u64 *dropped);
 
 bool pt_stream_busy(void);
 u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen);
-struct pt_coder *pt_stream_enter_handler(struct kprobe *p, unsigned int cpu);
+struct pt_coder *pt_stream_enter_owner(u64 owner, u64 gen);
+struct pt_coder *pt_stream_held_coder(u64 owner, u64 gen);
 void pt_stream_hold(void);
 void pt_stream_release(void);
 bool pt_stream_write(struct pt_func *f, u16 type, u32 arg, const void *body,
@@ -282,6 +286,8 @@ void pt_frames_entered(void);
 void pt_frames_reset(void);
 void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept);
 int pt_frames_init(void);
+/* The context-switch tracepoint (frames.c finds it; stage.c attaches to it too). */
+extern struct tracepoint *pt_sched_switch_tp;
 void pt_frames_exit(void);
 
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
@@ -300,6 +306,15 @@ size_t pt_profile_bytes(const struct pt_func *f);
 long pt_profile_read(struct pt_func *f, struct pt_paths_read *r);
 void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s,
 		    struct pt_regs *regs);
+
+/* stage.c */
+struct pt_coder *pt_stage_enter(struct kprobe *p);
+void pt_stage_drain_all(void);
+int pt_stage_installing(const struct pt_func *f);
+void pt_stage_removed(const struct pt_func *f);
+void pt_stage_reset(void);
+u64 pt_stage_total(void);
+void pt_stage_init(void);
 
 /* missed.c */
 void pt_missed_reset(struct list_head *funcs);

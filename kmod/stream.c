@@ -171,23 +171,32 @@ bool pt_stream_busy(void)
 }
 
 /*
- * Called first by every handler that records (interrupts off): this CPU's
- * coder, with a new segment open when the owner differs from the one that
- * wrote last on this CPU. A task that left this CPU and came back with no
- * other owner writing here in between must still open a new segment, or
- * its records would join the old one and sort before what it wrote
- * elsewhere meanwhile. NULL: the flush IPI holds the state.
+ * The coder of a handler that records for @owner (@gen; pt_stream_owner),
+ * interrupts off (stage.c's pt_stage_enter): this CPU's, with a new segment
+ * open when the owner differs from the one that wrote last on this CPU. A
+ * task that left this CPU and came back with no other owner writing here
+ * in between must still open a new segment, or its records would join the
+ * old one and sort before what it wrote elsewhere meanwhile. NULL: the
+ * flush IPI holds the state.
  */
-struct pt_coder *pt_stream_enter_handler(struct kprobe *p, unsigned int cpu)
+struct pt_coder *pt_stream_enter_owner(u64 owner, u64 gen)
 {
 	struct pt_cpu *cs = pt_this_cpu();
 	struct pt_coder *c = &cs->coder;
-	u64 owner, gen;
 
 	if (pt_busy(cs))
 		return NULL;
-	owner = pt_owner_gen(p, cpu, &gen);
 	if (unlikely(!pt_coder_owns(c, owner, gen)))
+		pt_coder_open(c, owner, gen, ktime_get_mono_fast_ns());
+	return c;
+}
+
+/* This CPU's coder for @owner (@gen), the stream held (pt_stream_hold): stage.c's run. */
+struct pt_coder *pt_stream_held_coder(u64 owner, u64 gen)
+{
+	struct pt_coder *c = &pt_this_cpu()->coder;
+
+	if (!pt_coder_owns(c, owner, gen))
 		pt_coder_open(c, owner, gen, ktime_get_mono_fast_ns());
 	return c;
 }

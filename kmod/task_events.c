@@ -70,7 +70,7 @@ static bool pt_task_events_wanted(void)
 static struct pt_coder *pt_task_event_begin(unsigned long *flags)
 {
 	local_irq_save(*flags);
-	return pt_stream_enter_handler(NULL, smp_processor_id());
+	return pt_stage_enter(NULL);
 }
 
 /* Runs in the parent, in kernel_clone, preemption off (the tracepoint's). */

@@ -50,10 +50,12 @@ asm(".pushsection .pt_inline_counters, \"a\"\n"
 
 /*
  * What the copies' sites call (pathtrace.ko's inline_hit.S; docs/inline.md,
- * "Sites as calls"): referenced here so that every generated module imports
- * it, with its symbol version, and holds pathtrace.ko while it is loaded.
+ * "Sites as calls", "The stage"): referenced here so that every generated
+ * module imports them, with their symbol versions, and holds pathtrace.ko
+ * while it is loaded.
  */
 static void (*const pt_inline_hit_ref)(void) __used = pt_inline_hit;
+static void (*const pt_inline_stage_ref)(void) __used = pt_inline_stage;
 
 /* What the copies keep their calls and count their activations in (kmod/frames.c): imported the same way. */
 static unsigned long __percpu *const pt_inline_frame_ref __used = &pt_inline_frame;

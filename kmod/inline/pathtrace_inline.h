@@ -26,6 +26,7 @@ extern const unsigned long pt_inline_counter_bytes;
 
 /* What the copies' sites call: pathtrace.ko's (kmod/inline_hit.S). */
 void pt_inline_hit(void);
+void pt_inline_stage(void);
 
 /*
  * Where the copies keep the stack pointer of their innermost call in

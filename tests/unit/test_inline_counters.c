@@ -1052,9 +1052,21 @@ static void test_keys_calls(void)
 }
 
 /*
+ * Whether the call at p is a site's: 1 to pt_inline_stage (an INLINE_STAGE
+ * relocation), 0 to pt_inline_hit (INLINE_HIT), else -1.
+ */
+static int site_call_at(const struct inline_copy *cp, uint32_t p)
+{
+	if (reloc_at(cp, p + 1, INLINE_STAGE))
+		return 1;
+	return reloc_at(cp, p + 1, INLINE_HIT) ? 0 : -1;
+}
+
+/*
  * A probe plan's sites as calls: the copy decoded linearly is the
  * original's instructions in order with a `call pt_inline_hit` (an
- * INLINE_HIT relocation) right before each site's instruction (a site at
+ * INLINE_HIT relocation; `call pt_inline_stage`, INLINE_STAGE, for a
+ * staged site) right before each site's instruction (a site at
  * the __fentry__ site: before the first instruction after it), a site on a
  * Jcc's fall-through right after the Jcc, one on its taken side in a stub
  * (the call, then a jmp to the target's place); branches reach their
@@ -1071,11 +1083,17 @@ static void test_sites(void)
 
 	setup(&f, loop_src, "loop", ORC_SP);
 	for (i = 0; i < f.c.ninsns && nsites < 16; i++) {
+		/* every other one staged */
 		if (f.c.insns[i].kind == CFG_I_JCC)	/* the first on its taken side, then fall */
-			sites[nsites++] = (struct inline_site){ f.c.insns[i].addr,
-								njcc++ ? INLINE_FALL : INLINE_TAKEN };
+			sites[nsites] = (struct inline_site){ f.c.insns[i].addr,
+							      njcc++ ? INLINE_FALL : INLINE_TAKEN,
+							      nsites % 2 };
 		else if (i % 2 == 0)	/* the __fentry__ site among them */
-			sites[nsites++] = (struct inline_site){ f.c.insns[i].addr, INLINE_AT };
+			sites[nsites] = (struct inline_site){ f.c.insns[i].addr, INLINE_AT,
+							      nsites % 2 };
+		else
+			continue;
+		nsites++;
 	}
 	CU_ASSERT_FATAL(njcc >= 2);
 	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, sites, nsites), 0);
@@ -1090,7 +1108,7 @@ static void test_sites(void)
 			p += depth_len(&f.cp, p);
 			continue;
 		}
-		if (f.cp.code[p] == 0xe8 && reloc_at(&f.cp, p + 1, INLINE_HIT)) {
+		if (f.cp.code[p] == 0xe8 && site_call_at(&f.cp, p) >= 0) {
 			if (i < f.c.ninsns)
 				site_before[i]++;
 			else	/* a stub: the call, then a jmp */
@@ -1125,13 +1143,14 @@ static void test_sites(void)
 		if (sites[k].edge == INLINE_TAKEN) {
 			uint32_t t = rel_target(&f.cp, opos[j], 6);
 
-			CU_ASSERT(f.cp.code[t] == 0xe8 && reloc_at(&f.cp, t + 1, INLINE_HIT));
+			CU_ASSERT(f.cp.code[t] == 0xe8 && site_call_at(&f.cp, t) == sites[k].staged);
 			continue;
 		}
 		if (sites[k].edge == INLINE_FALL || f.c.insns[j].kind == CFG_I_FENTRY)
 			j++;
 		CU_ASSERT_EQUAL(site_before[j], 1);
-		CU_ASSERT(f.cp.code[opos[j] - 5 - dec_before(&f.cp, opos[j])] == 0xe8);
+		p = opos[j] - 5 - dec_before(&f.cp, opos[j]);
+		CU_ASSERT(f.cp.code[p] == 0xe8 && site_call_at(&f.cp, p) == sites[k].staged);
 	}
 	/* branches: past the calls, to the original target's instruction */
 	for (i = 0; i < f.c.ninsns; i++) {
@@ -1227,7 +1246,7 @@ static void test_kept_calls(void)
 	for (i = 0; i < f.c.ninsns && f.c.insns[i].kind != CFG_I_CALL_INDIRECT; i++)
 		;
 	CU_ASSERT_FATAL(i < f.c.ninsns);
-	site = (struct inline_site){ f.c.insns[i].addr, INLINE_AT };
+	site = (struct inline_site){ f.c.insns[i].addr, INLINE_AT, 0 };
 	CU_ASSERT_EQUAL_FATAL(inline_sites_insert(&f.in, &f.c, &f.cp, &site, 1), 0);
 	CU_ASSERT_EQUAL(f.cp.nkept_calls, 2);
 	opos = calloc(f.c.ninsns + 1, sizeof(*opos));

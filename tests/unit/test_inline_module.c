@@ -265,7 +265,7 @@ static void test_written_module(void)
 }
 
 /*
- * The references into pathtrace.ko: a site's call (INLINE_HIT), a kept
+ * The references into pathtrace.ko: a site's call (INLINE_HIT, INLINE_STAGE), a kept
  * call's store (INLINE_FRAME), the activations' count (INLINE_DEPTH,
  * INLINE_DEPTH_KNOWN) and the words they save (INLINE_FRAMES_SAVED, an
  * absolute 32S) become relocations against the template's undefined
@@ -274,20 +274,21 @@ static void test_written_module(void)
  */
 static void test_imports(void)
 {
-	static const char *const want[5] = {
+	static const char *const want[6] = {
 		"pt_inline_hit", "pt_inline_frame", "pt_inline_depth", "pt_inline_depth_known",
-		"pt_inline_frames_saved"
+		"pt_inline_frames_saved", "pt_inline_stage"
 	};
-	static uint8_t code[40];
-	struct inline_reloc rs[5] = {
+	static uint8_t code[48];
+	struct inline_reloc rs[6] = {
 		{ 1, R_X86_64_PLT32, 0, -4, INLINE_HIT },
 		{ 9, R_X86_64_PC32, 0, -4, INLINE_FRAME },
 		{ 17, R_X86_64_PC32, 0, -4, INLINE_DEPTH },
 		{ 25, R_X86_64_PC32, 0, -5, INLINE_DEPTH_KNOWN },
 		{ 33, R_X86_64_32S, 0, 0, INLINE_FRAMES_SAVED },
+		{ 41, R_X86_64_PLT32, 0, -4, INLINE_STAGE },
 	};
 	struct inline_copy cp = { .name = "fa", .addr = 0xffffffff81000000ull, .len = sizeof(code),
-				  .code = code, .relocs = rs, .nrelocs = 5 };
+				  .code = code, .relocs = rs, .nrelocs = 6 };
 	char src[2048], tpath[512], out[512], err[200];
 	const char *name;
 	struct rd r;
@@ -299,22 +300,22 @@ static void test_imports(void)
 
 	memset(code, 0x90, sizeof(code));
 	/* the template without pt_inline_frames_saved: refused, named */
-	snprintf(src, sizeof(src), "%s\t.data\n\t.quad %s, %s, %s, %s\n", tmpl, want[0], want[1],
-		 want[2], want[3]);
+	snprintf(src, sizeof(src), "%s\t.data\n\t.quad %s, %s, %s, %s, %s\n", tmpl, want[0],
+		 want[1], want[2], want[3], want[5]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg_asm_object("inline_imp4", src));
 	snprintf(tpath, sizeof(tpath), "%s/inline_imp4.o", cfg_asm_dir());
 	snprintf(out, sizeof(out), "%s/inline_imp.ko", cfg_asm_dir());
 	CU_ASSERT_EQUAL(inline_module_write(tpath, out, &cp, 1, err, sizeof(err)), -PT_EFORMAT);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not import pt_inline_frames_saved"));
-	/* with all five */
-	snprintf(src, sizeof(src), "%s\t.data\n\t.quad %s, %s, %s, %s, %s\n", tmpl, want[0],
-		 want[1], want[2], want[3], want[4]);
+	/* with all six */
+	snprintf(src, sizeof(src), "%s\t.data\n\t.quad %s, %s, %s, %s, %s, %s\n", tmpl, want[0],
+		 want[1], want[2], want[3], want[4], want[5]);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg_asm_object("inline_imp5", src));
 	snprintf(tpath, sizeof(tpath), "%s/inline_imp5.o", cfg_asm_dir());
 	CU_ASSERT_EQUAL_FATAL(inline_module_write(tpath, out, &cp, 1, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL_FATAL(rd_open(&r, out), 0);
-	CU_ASSERT_EQUAL_FATAL(rela(&r, ".text.pt_inline", -1, &name, &gs, &type, &addend, &off), 5);
-	for (i = 0; i < 5; i++) {
+	CU_ASSERT_EQUAL_FATAL(rela(&r, ".text.pt_inline", -1, &name, &gs, &type, &addend, &off), 6);
+	for (i = 0; i < 6; i++) {
 		rela(&r, ".text.pt_inline", i, &name, &gs, &type, &addend, &off);
 		CU_ASSERT_STRING_EQUAL(name, want[i]);
 		CU_ASSERT_EQUAL(gs.st_shndx, SHN_UNDEF);

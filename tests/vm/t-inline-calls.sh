@@ -7,7 +7,8 @@
 # removes plans, livepatch and module. The copies keep their calls' frames
 # (docs/inline.md, "Frames the copies keep"): ENTERs under them walk no
 # stack, and with check_frames pathtrace.ko walks it anyway and warns where
-# the kept frame differs.
+# the kept frame differs. The sites that need only the flags are staged
+# (docs/inline.md, "The stage"), and status counts them.
 # vm-kernels: all
 . /pt/lib/check.sh
 
@@ -40,6 +41,9 @@ for m in witness paths bits; do
 	check "$m: record" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 20
 	pathtracectl status >/tmp/st.$m
 	head -n 1 /tmp/st.$m
+	# the sites that need only the flags go through the stage (docs/inline.md, "The stage")
+	check "$m: the copies staged their flags-only sites' hits" \
+		grep -q '[1-9][0-9]* hits staged, ' /tmp/st.$m
 	# witness plans are framed (paths and bits plans name no frame)
 	[ $m != witness ] || check "$m: ENTERs named frames the copies kept" \
 		grep -q '[1-9][0-9]* frames kept, ' /tmp/st.$m

@@ -648,6 +648,17 @@ static enum inline_edge site_edge(const struct plan *pl, const struct pt_site *p
 }
 
 /*
+ * Whether site ps's actions read no register but the flags (no ENTER, which
+ * reads the stack, and not a profile's): its call is staged, as pathtrace.ko
+ * checks (docs/inline.md, "The stage").
+ */
+static int site_staged(const struct plan *pl, const struct pt_site *ps)
+{
+	return !(pl->hdr.flags & PT_PLAN_PROFILE) &&
+	       (!ps->nr_actions || pl->actions[ps->first_action].op != PT_OP_ENTER);
+}
+
+/*
  * Inline calls: t keeps its plan blob (taken from *blob) and its probes
  * (sites and verify sites, one per address; a verify site's is at its
  * instruction), whose calls its copy will carry. Returns 0 or -PT_ENOMEM.
@@ -665,13 +676,17 @@ static int keep_sites(struct target *t, const struct cfg *c, const struct plan *
 		return -PT_ENOMEM;
 	for (k = 0; k < pl->hdr.nr_sites; k++)
 		t->sites[n++] = (struct inline_site){ c->addr + pl->sites[k].offset,
-						      site_edge(pl, &pl->sites[k]) };
+						      site_edge(pl, &pl->sites[k]),
+						      site_staged(pl, &pl->sites[k]) };
 	for (k = 0; k < pl->hdr.nr_verify; k++)
-		t->sites[n++] = (struct inline_site){ c->addr + pl->verify[k].offset, INLINE_AT };
+		t->sites[n++] = (struct inline_site){ c->addr + pl->verify[k].offset, INLINE_AT,
+						      !(pl->hdr.flags & PT_PLAN_PROFILE) };
 	qsort(t->sites, n, sizeof(*t->sites), site_cmp);
 	for (k = nall = 0; k < n; k++) {
 		if (nall && t->sites[nall - 1].addr == t->sites[k].addr) {
-			t->sites[nall - 1].edge = INLINE_AT;	/* a site and a verify site */
+			/* a site and a verify site: one probe, an ENTER's if either has one */
+			t->sites[nall - 1].edge = INLINE_AT;
+			t->sites[nall - 1].staged &= t->sites[k].staged;
 			continue;
 		}
 		t->sites[nall++] = t->sites[k];

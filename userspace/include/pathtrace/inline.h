@@ -35,6 +35,11 @@
 /* inline_reloc.copy: a PLT32 against pathtrace.ko's pt_inline_hit (a site's call) */
 #define INLINE_HIT (UINT32_MAX - 3)
 /*
+ * inline_reloc.copy: a PLT32 against pathtrace.ko's pt_inline_stage (the
+ * call of a site whose actions read no register but the flags)
+ */
+#define INLINE_STAGE (UINT32_MAX - 8)
+/*
  * inline_reloc.copy: a PC32 against pathtrace.ko's per-CPU pt_inline_frame
  * (a %gs:-relative operand of a kept call's store or clear)
  */
@@ -211,15 +216,21 @@ enum inline_edge {
 	INLINE_FALL,		/* its Jcc's fall-through only */
 };
 
-/* A probe plan's site: its address, and where its call goes. */
+/*
+ * A probe plan's site: its address, where its call goes, and whether its
+ * actions read no register but the flags (no ENTER, no profile): then it
+ * calls pt_inline_stage, which stages it (docs/inline.md, "The stage").
+ */
 struct inline_site {
 	uint64_t addr;
 	enum inline_edge edge;
+	int staged;
 };
 
 /*
  * Puts a probe plan's sites into the copy cp as calls (docs/inline.md,
- * "Sites as calls"): `call pt_inline_hit` where each of the nsites sites
+ * "Sites as calls"): `call pt_inline_hit` (`call pt_inline_stage` for a
+ * staged one) where each of the nsites sites
  * says (before its instruction, after the endbr and __fentry__ site for
  * one at them; or on one edge of its Jcc), so pathtrace.ko runs the site's
  * actions where a kprobe would have, or only where they apply. cp->addrs gets what the module translates

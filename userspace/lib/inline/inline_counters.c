@@ -87,6 +87,7 @@ struct incr {
 	uint8_t reg;
 	uint8_t push;
 	uint8_t call;		/* not an increment: `call pt_inline_hit` (a plan's site) */
+	uint8_t staged;		/* the call is `call pt_inline_stage` */
 	uint8_t depth;		/* not an increment: DEPTH_INC or DEPTH_DEC of pt_inline_depth */
 	uint64_t site;		/* the call's: the site's address in the plan */
 };
@@ -689,9 +690,10 @@ static int emit_inc(struct out *o, const struct inline_copy *cp, const struct in
 	uint32_t depth = 0;
 	int err = 0;
 
-	if (x->call) {	/* pt_inline_hit keeps every register and the flags */
+	if (x->call) {	/* both thunks keep every register and the flags */
 		o->code[o->at] = 0xe8;
-		if (out_reloc(o, o->at + 1, R_X86_64_PLT32, 0, -4, INLINE_HIT))
+		if (out_reloc(o, o->at + 1, R_X86_64_PLT32, 0, -4,
+			      x->staged ? INLINE_STAGE : INLINE_HIT))
 			return -PT_ENOMEM;
 		o->at += CALL_LEN;
 		return 0;
@@ -1172,7 +1174,7 @@ static uint32_t first_body_insn(const struct cfg_input *in, const struct cfg *c)
 }
 
 /*
- * A call to pt_inline_hit for each site: before its instruction (one at
+ * A call to pt_inline_hit or pt_inline_stage for each site: before its instruction (one at
  * most), or on the one edge of its Jcc its actions apply on: a stub on the
  * taken side, before the next instruction on the fall-through.
  */
@@ -1182,7 +1184,7 @@ static int place_sites(struct lay *l, struct inline_copy *cp, const struct cfg_i
 	uint32_t k, i, body = first_body_insn(in, l->c);
 
 	for (k = 0; k < nsites; k++) {
-		struct incr x = { .call = 1, .site = sites[k].addr };
+		struct incr x = { .call = 1, .staged = !!sites[k].staged, .site = sites[k].addr };
 		const struct cfg_insn *ci;
 
 		i = insn_at(l->c, sites[k].addr);

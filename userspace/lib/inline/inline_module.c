@@ -427,13 +427,14 @@ static int64_t counters_sec(struct out *o, size_t symtab, const struct inline_co
 }
 
 /* What the copies import from pathtrace.ko, by inline_reloc.copy: IMPORTS names and kinds. */
-#define IMPORTS 5
+#define IMPORTS 6
 static const char *const import_names[IMPORTS] = {
 	"pt_inline_hit", "pt_inline_frame", "pt_inline_depth", "pt_inline_depth_known",
-	"pt_inline_frames_saved"
+	"pt_inline_frames_saved", "pt_inline_stage"
 };
 static const uint32_t import_kinds[IMPORTS] = {
-	INLINE_HIT, INLINE_FRAME, INLINE_DEPTH, INLINE_DEPTH_KNOWN, INLINE_FRAMES_SAVED
+	INLINE_HIT, INLINE_FRAME, INLINE_DEPTH, INLINE_DEPTH_KNOWN, INLINE_FRAMES_SAVED,
+	INLINE_STAGE
 };
 
 /* Which import a relocation of kind copy is against, or -1. */
@@ -448,7 +449,7 @@ static int import_of(uint32_t copy)
 }
 
 /*
- * The references to pathtrace.ko: the sites' calls (INLINE_HIT), the kept
+ * The references to pathtrace.ko: the sites' calls (INLINE_HIT, INLINE_STAGE), the kept
  * calls' stores and clears (INLINE_FRAME), the activations' count
  * (INLINE_DEPTH, INLINE_DEPTH_KNOWN) and the words they save
  * (INLINE_FRAMES_SAVED), against the template's undefined
