@@ -622,6 +622,12 @@ static int pt_module_going(struct notifier_block *nb, unsigned long state,
 		pt_nr_funcs--;
 		pt_remove(&f, 1);
 	}
+	/*
+	 * It may be a module of copies, which ran after their plans went
+	 * (until its livepatch was off): nothing they staged may stay to be
+	 * read against code loaded at their addresses later.
+	 */
+	pt_stage_drain_all();
 	mutex_unlock(&pt_ctl_mutex);
 	return NOTIFY_DONE;
 }

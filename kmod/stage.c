@@ -16,7 +16,8 @@
  *    after what the task it interrupted staged;
  *  - by the context switch: a task leaves a CPU only through one, so no
  *    entry outlives its owner's turn here;
- *  - by stop and by the removal of a copy's plan (pt_stage_drain_all).
+ *  - by stop, by the removal of a copy's plan and by a module's unload
+ *    (pt_stage_drain_all).
  * An NMI does neither (it may have interrupted an append); its handlers
  * record as before, and the stage's run holds the stream as the stop's
  * flush does, so an NMI meanwhile drops and counts what it would write.
@@ -82,19 +83,22 @@ static void pt_stage_run(struct pt_stage *st)
 	struct pt_stage_entry *e, *end = st->next;
 	struct pt_probe *pp;
 	struct pt_coder *c;
+	u64 n = 0;
 
 	pt_stage_close(st);
 	if (!end || end == st->entries)
 		return;
-	__this_cpu_add(pt_stage_hits, (u64)(end - st->entries));
 	pt_stream_hold();
 	c = pt_stream_held_coder(st->owner, st->gen);
 	for (e = st->entries; e < end; e++) {
 		pp = pt_ranges_site(e->ret);
-		if (pp && pp->flags_only)
+		if (pp && pp->flags_only) {
 			pt_probe_record_flags(c, pp, e->flags);
+			n++;
+		}
 	}
 	pt_stream_release();
+	__this_cpu_add(pt_stage_hits, n);
 }
 NOKPROBE_SYMBOL(pt_stage_run);
 
