@@ -129,13 +129,16 @@ NOKPROBE_SYMBOL(pt_stage_flush);
 /*
  * Called first by every handler that records (interrupts off): this CPU's
  * coder for the handler's owner, after what the stage holds; NULL when the
- * stream is held (pt_stream_enter_owner). @p: the kprobe it came through,
- * or NULL.
+ * stream is held (by the flush IPI, or by a run of the stage that code the
+ * handler is in called: the stage is neither run nor opened under it), a
+ * drop counted. @p: the kprobe it came through, or NULL.
  */
 struct pt_coder *pt_stage_enter(struct kprobe *p)
 {
 	u64 owner, gen;
 
+	if (pt_stream_busy())
+		return NULL;
 	owner = pt_stream_owner(p, smp_processor_id(), &gen);
 	pt_stage_flush(owner, gen);
 	return pt_stream_enter_owner(owner, gen);
