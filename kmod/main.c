@@ -671,10 +671,12 @@ static int __init pt_init(void)
 	err = pt_frames_init();
 	if (err)
 		goto out_task_events;
-	pt_stage_init();
-	err = register_module_notifier(&pt_module_nb);
+	err = pt_stage_init();
 	if (err)
 		goto out_task_events;
+	err = register_module_notifier(&pt_module_nb);
+	if (err)
+		goto out_stage;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -685,6 +687,8 @@ static int __init pt_init(void)
 
 out_notifier:
 	unregister_module_notifier(&pt_module_nb);
+out_stage:
+	pt_stage_exit();
 out_task_events:
 	pt_task_events_exit();
 out_stream:
@@ -705,6 +709,7 @@ static void __exit pt_exit(void)
 	pt_osp_exit();
 	pt_frames_exit();
 	mutex_unlock(&pt_ctl_mutex);
+	pt_stage_exit();
 	pt_task_events_exit();
 	pt_stream_exit();
 	pr_info("unloaded\n");

@@ -314,7 +314,8 @@ int pt_stage_installing(const struct pt_func *f);
 void pt_stage_removed(const struct pt_func *f);
 void pt_stage_reset(void);
 u64 pt_stage_total(void);
-void pt_stage_init(void);
+int pt_stage_init(void);
+void pt_stage_exit(void);
 
 /* missed.c */
 void pt_missed_reset(struct list_head *funcs);

@@ -47,15 +47,24 @@ struct pt_stage_entry {
 	unsigned long flags;	/* the site's flags */
 };
 
+/*
+ * The entries themselves are allocated (alloc_percpu): a module's static
+ * per-CPU data comes out of a reserve all modules share (8 KiB on 6.1).
+ */
+struct pt_stage_entries {
+	struct pt_stage_entry e[PT_STAGE_ENTRIES];
+};
+
 struct pt_stage {
 	struct pt_stage_entry *next;	/* PT_STAGE_NEXT; NULL: closed */
 	struct pt_stage_entry *end;	/* PT_STAGE_END; NULL: closed */
+	struct pt_stage_entry *entries;	/* this CPU's of pt_stage_entries */
 	struct task_struct *task;	/* the one the last switch switched to */
 	u64 owner, gen;			/* whose entries these are */
-	struct pt_stage_entry entries[PT_STAGE_ENTRIES];
 };
 
 DEFINE_PER_CPU(struct pt_stage, pt_stage);
+static struct pt_stage_entries __percpu *pt_stage_entries;
 /* The entries run on each CPU since START (PT_IOC_STATS hits_staged). */
 static DEFINE_PER_CPU(u64, pt_stage_hits);
 
@@ -235,11 +244,27 @@ u64 pt_stage_total(void)
 	return n;
 }
 
-void pt_stage_init(void)
+/* Returns 0 or -ENOMEM. */
+int pt_stage_init(void)
 {
+	unsigned int cpu;
+
 	BUILD_BUG_ON(offsetof(struct pt_stage, next) != PT_STAGE_NEXT ||
 		     offsetof(struct pt_stage, end) != PT_STAGE_END ||
 		     sizeof(struct pt_stage_entry) != PT_STAGE_ENTRY_BYTES);
 	BUILD_BUG_ON(PT_STAGE_NOT_TASK != (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET));
+	pt_stage_entries = alloc_percpu(struct pt_stage_entries);
+	if (!pt_stage_entries)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		per_cpu(pt_stage, cpu).entries = per_cpu_ptr(pt_stage_entries, cpu)->e;
 	pt_stage_preempt_count = pt_preempt_count_pcpu();
+	return 0;
+}
+
+/* After every plan is removed (the switch probe is off, every stage closed). */
+void pt_stage_exit(void)
+{
+	free_percpu(pt_stage_entries);
+	pt_stage_entries = NULL;
 }
