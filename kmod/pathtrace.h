@@ -265,8 +265,7 @@ void pt_stream_totals(u64 *records, u64 *dropped);
 
 bool pt_stream_busy(void);
 u64 pt_stream_owner(struct kprobe *p, unsigned int cpu, u64 *gen);
-struct pt_coder *pt_stream_enter_owner(u64 owner, u64 gen);
-struct pt_coder *pt_stream_held_coder(u64 owner, u64 gen);
+struct pt_coder *pt_stream_coder(u64 owner, u64 gen);
 void pt_stream_hold(void);
 void pt_stream_release(void);
 bool pt_stream_write(struct pt_func *f, u16 type, u32 arg, const void *body,

@@ -98,7 +98,7 @@ static void pt_stage_run(struct pt_stage *st)
 	if (!end || end == st->entries)
 		return;
 	pt_stream_hold();
-	c = pt_stream_held_coder(st->owner, st->gen);
+	c = pt_stream_coder(st->owner, st->gen);
 	for (e = st->entries; e < end; e++) {
 		pp = pt_ranges_site(e->ret);
 		if (pp && pp->flags_only) {
@@ -150,7 +150,7 @@ struct pt_coder *pt_stage_enter(struct kprobe *p)
 		return NULL;
 	owner = pt_stream_owner(p, smp_processor_id(), &gen);
 	pt_stage_flush(owner, gen);
-	return pt_stream_enter_owner(owner, gen);
+	return pt_stream_coder(owner, gen);
 }
 NOKPROBE_SYMBOL(pt_stage_enter);
 

@@ -171,32 +171,19 @@ bool pt_stream_busy(void)
 }
 
 /*
- * The coder of a handler that records for @owner (@gen; pt_stream_owner),
- * interrupts off (stage.c's pt_stage_enter): this CPU's, with a new segment
- * open when the owner differs from the one that wrote last on this CPU. A
- * task that left this CPU and came back with no other owner writing here
- * in between must still open a new segment, or its records would join the
- * old one and sort before what it wrote elsewhere meanwhile. NULL: the
- * flush IPI holds the state.
+ * This CPU's coder for @owner (@gen; pt_stream_owner), interrupts off, once
+ * the caller has found the stream not busy (pt_stream_busy) or holds it
+ * (stage.c): a new segment is open when the owner differs from the one
+ * that wrote last on this CPU. A task that left this CPU and came back
+ * with no other owner writing here in between must still open a new
+ * segment, or its records would join the old one and sort before what it
+ * wrote elsewhere meanwhile.
  */
-struct pt_coder *pt_stream_enter_owner(u64 owner, u64 gen)
-{
-	struct pt_cpu *cs = pt_this_cpu();
-	struct pt_coder *c = &cs->coder;
-
-	if (pt_busy(cs))
-		return NULL;
-	if (unlikely(!pt_coder_owns(c, owner, gen)))
-		pt_coder_open(c, owner, gen, ktime_get_mono_fast_ns());
-	return c;
-}
-
-/* This CPU's coder for @owner (@gen), the stream held (pt_stream_hold): stage.c's run. */
-struct pt_coder *pt_stream_held_coder(u64 owner, u64 gen)
+struct pt_coder *pt_stream_coder(u64 owner, u64 gen)
 {
 	struct pt_coder *c = &pt_this_cpu()->coder;
 
-	if (!pt_coder_owns(c, owner, gen))
+	if (unlikely(!pt_coder_owns(c, owner, gen)))
 		pt_coder_open(c, owner, gen, ktime_get_mono_fast_ns());
 	return c;
 }
