@@ -4,8 +4,9 @@
  * "Sites as calls"): `call pt_inline_hit` before the site's instruction,
  * or `call pt_inline_stage` (below) for a site that needs only the flags.
  *
- * First it saves the flags and the registers a C call may change, and
- * calls pt_inline_fast(return address, flags): a site whose actions read
+ * While nothing is traced (pt_armed clear, between enable and record) it
+ * returns at once. Else it saves the flags and the registers a C call may
+ * change, and calls pt_inline_fast(return address, flags): a site whose actions read
  * no register but the flags (most of a witness plan's) runs there, and it
  * returns NULL. For one that needs them all (an ENTER reads the stack, a
  * profile's path register) it returns the site's probe, found once, with
@@ -48,6 +49,8 @@
 	.text
 SYM_FUNC_START(pt_inline_hit)
 	pushfq
+	cmpb	$0, pt_armed(%rip)
+	je	.Lidle
 	pushq	%rdi
 	pushq	%rsi
 	pushq	%rdx
@@ -111,6 +114,15 @@ SYM_FUNC_START(pt_inline_hit)
 	/* the others come back from above */
 	addq	$PT_HIT_REGS, %rsp
 	jmp	.Lout
+.Lidle:
+	/*
+	 * Not tracing: the site would do nothing. The frame a copy keeps is
+	 * cleared as an ENTER's would be: a cleared one only makes an ENTER
+	 * walk once tracing starts (frames.c).
+	 */
+	movq	$0, PER_CPU_VAR(pt_inline_frame)
+	popfq
+	RET
 SYM_FUNC_END(pt_inline_hit)
 _ASM_NOKPROBE(pt_inline_hit)
 
