@@ -350,6 +350,9 @@ probe_cost_run() {
 	pc_opts="--probes --mode edges"
 	[ $# -le 3 ] || pc_opts=$(shift 3; echo "$@")
 	pathtracectl enable $pc_opts $2 >/tmp/en.$1 2>&1 || { cat /tmp/en.$1; die "$1: enable $2: failed"; }
+	# enabled, nothing recording yet (a plan between enable and record)
+	idle_ns=$(taskset -c 1 $UB/pt-probe-loop $3 $PROBE_CALLS | sed -n 's/^calls=.* best_ns=\([0-9]*\)$/\1/p')
+	[ -n "$idle_ns" ] || die "$1: pt-probe-loop while enabled: no time"
 	pathtracectl record -o /tmp/$1.bin -- taskset -c 1 $UB/pt-probe-loop $3 $PROBE_CALLS >/tmp/rec.$1 2>&1 ||
 		{ cat /tmp/rec.$1; die "$1: record: failed"; }
 	pathtracectl status >/tmp/st.$1 || die "$1: status: failed"
@@ -449,7 +452,10 @@ for mode in "$@"; do
 			kprobe-edges:"--probes --mode edges" kprobe-witness:--probes; do
 			probe_cost_run call-${how%%:*} $PROBE_KERNEL kernel ${how#*:}
 			line="$line $(echo ${how%%:*} | tr - _)_ns_per_call=$(per_hit $traced_ns $kernel_ns $((PROBE_CALLS * 3)))"
+			[ ${how%%:*} != copy-witness ] ||
+				copy_idle=$(per_hit $idle_ns $kernel_ns $((PROBE_CALLS * 3)))
 		done
+		line="$line copy_witness_idle_ns_per_call=$copy_idle"
 		[ -d $T ] || die "$mode: $T: no tracefs"
 		echo 0 >$T/tracing_on
 		echo nop >$T/current_tracer
