@@ -2,7 +2,8 @@
 /*
  * Witness decoder (1994 paper, Fig. 15), table-driven: the model is a
  * struct encoding; state[0] holds the pending witness code (0: none),
- * state[1] and state[2] the framed call last named (framed_call_of).
+ * state[1] and state[2] the framed call last named (framed_call_of),
+ * state[3] the run after the step last taken (lookup_step.run; 0: none).
  *
  * Fig. 15 reads the next witness ahead; in a multiprocedure stream the
  * bits after an activation's last witness belong to someone else, so a
@@ -61,11 +62,15 @@ struct lookup_row {
  * it is plain (it emits nothing and leads to a vertex that emits nothing
  * and is no entry witness), else the one code it uses up, which must be
  * pending (it emits, or leads to a vertex that does, and nothing else is
- * read there), else NEED_READ.
+ * read there), else NEED_READ; and the run that follows it (witness_run),
+ * for the code it leaves pending where the step fixes it (the pending
+ * code's step at a predicate, or a step that uses the code up; else
+ * none pending): where it starts in regen_word_lookup.run_pool, or 0.
  */
 struct lookup_step {
 	uint32_t edge;
 	uint32_t need;
+	uint32_t run;
 };
 
 struct regen_word_lookup {
@@ -90,6 +95,12 @@ struct regen_word_lookup {
 	uint64_t *framed_ret;
 	uint32_t *framed_v;
 	uint64_t *framed_reach;
+	/*
+	 * The walk's runs (witness_run), each: its length n, the vertex it
+	 * starts at, the code pending there and after it, its n edges.
+	 * run_pool[0] is the empty run.
+	 */
+	uint32_t *run_pool;
 };
 
 /* Words of one row: [first, end) of parallel arrays sorted by (nbits, value). */
@@ -263,7 +274,7 @@ static uint32_t edge_need(const struct graph *g, const struct encoding *enc, uin
 /* The step over edge e (GRAPH_NONE: none). */
 static struct lookup_step step_over(const struct graph *g, const struct encoding *enc, uint32_t e)
 {
-	return (struct lookup_step){ e, e == GRAPH_NONE ? NEED_READ : edge_need(g, enc, e) };
+	return (struct lookup_step){ e, e == GRAPH_NONE ? NEED_READ : edge_need(g, enc, e), 0 };
 }
 
 /* l->out and l->next for g under enc. Returns 0 or -PT_ENOMEM. */
@@ -284,11 +295,168 @@ static int fast_build(struct regen_word_lookup *l, const struct graph *g,
 		if (deg == 1)
 			l->out[v] = step_over(g, enc, g->out_edges[g->out_start[v]]);
 		else if (deg >= 2 && enc->pred_row[v] != GRAPH_NONE)
-			l->out[v] = (struct lookup_step){ g->ne + enc->pred_row[v], NEED_READ };
+			l->out[v] = (struct lookup_step){ g->ne + enc->pred_row[v], NEED_READ, 0 };
 	}
 	for (i = 0; i < n; i++)
 		l->next[i] = step_over(g, enc, enc->next[i]);
 	return 0;
+}
+
+/*
+ * Lookup step st with the pending code: its edge when it reads nothing,
+ * keeping the code (st->need 0) or using it up (st->need the code), else
+ * GRAPH_NONE (the edge emits something the code does not account for).
+ */
+static inline uint32_t take_step(const struct lookup_step *st, uint64_t code, uint64_t *state)
+{
+	if (!st->need) {
+		state[0] = code;
+		state[3] = st->run;
+		return st->edge;
+	}
+	if (st->need == code) {
+		state[0] = 0;
+		state[3] = st->run;
+		return st->edge;
+	}
+	return GRAPH_NONE;
+}
+
+/*
+ * The lookup step of the walk's common case at v with code pending: v's
+ * only out-edge, or at a predicate the pending code's edge.
+ */
+static inline const struct lookup_step *common_step(const struct regen_word_lookup *l,
+						    const struct graph *g,
+						    const struct encoding *enc, uint32_t v,
+						    uint64_t code)
+{
+	const struct lookup_step *st = &l->out[v];
+
+	if (st->edge >= g->ne && st->edge != GRAPH_NONE && code && code <= enc->nwit)
+		st = &l->next[(size_t)(st->edge - g->ne) * (enc->nwit + 1) + code];
+	return st;
+}
+
+/* Functions with more vertices times codes (nwit + 1) than this get no runs. */
+#define RUN_TABLE_MAX (1u << 20)
+
+/*
+ * The edges the common case takes from v with *code pending into edges
+ * (at most nv), up to EXIT, a call vertex, or a vertex where it does not
+ * apply (a read, a check); none from a call vertex. *code becomes the
+ * code pending after them. Returns their number.
+ */
+static uint32_t run_walk(const struct regen_word_lookup *l, const struct graph *g,
+			 const struct encoding *enc, uint32_t v, uint64_t *code, uint32_t *edges)
+{
+	uint64_t state[REGEN_STATE_WORDS] = { *code };
+	uint32_t n = 0, e;
+
+	if (g->vflags[v] & GRAPH_V_CALL)
+		return 0;
+	while (n < g->nv) {
+		e = take_step(common_step(l, g, enc, v, state[0]), state[0], state);
+		if (e == GRAPH_NONE)
+			break;
+		edges[n++] = e;
+		v = g->edges[e].dst;
+		if (v == g->exit || (g->vflags[v] & GRAPH_V_CALL))
+			break;
+	}
+	*code = state[0];
+	return n;
+}
+
+/* The runs being built (runs_build): at[v * (nwit + 1) + code], the pool and its size. */
+struct runs {
+	uint32_t *at;
+	uint32_t *pool;
+	size_t used, cap;
+	uint32_t *edges;	/* nv */
+};
+
+/*
+ * The run from v with code pending, added to the pool the first time:
+ * where it starts there, 0 for none; *err -PT_ENOMEM when out of memory.
+ */
+static uint32_t run_of(struct runs *r, const struct regen_word_lookup *l, const struct graph *g,
+		       const struct encoding *enc, uint32_t v, uint64_t code, int *err)
+{
+	size_t key = (size_t)v * (enc->nwit + 1) + code, k;
+	uint64_t after = code;
+	uint32_t n;
+
+	if (r->at[key] != UINT32_MAX)
+		return r->at[key];
+	r->at[key] = 0;
+	n = run_walk(l, g, enc, v, &after, r->edges);
+	if (!n || r->used + 4 + n > UINT32_MAX)
+		return 0;
+	if (r->used + 4 + n > r->cap) {
+		uint32_t *pool;
+
+		while (r->used + 4 + n > r->cap)
+			r->cap *= 2;
+		pool = realloc(r->pool, r->cap * sizeof(*pool));
+		if (!pool) {
+			*err = -PT_ENOMEM;
+			return 0;
+		}
+		r->pool = pool;
+	}
+	r->at[key] = (uint32_t)r->used;
+	r->pool[r->used++] = n;
+	r->pool[r->used++] = v;
+	r->pool[r->used++] = (uint32_t)code;
+	r->pool[r->used++] = (uint32_t)after;
+	for (k = 0; k < n; k++)
+		r->pool[r->used++] = r->edges[k];
+	return r->at[key];
+}
+
+/*
+ * The runs after l's steps (lookup_step.run) for g under enc, after
+ * fast_build. Returns 0 or -PT_ENOMEM.
+ */
+static int runs_build(struct regen_word_lookup *l, const struct graph *g,
+		      const struct encoding *enc)
+{
+	size_t nkeys = (size_t)g->nv * (enc->nwit + 1), i;
+	struct runs r = { .cap = 1024, .used = 1 };
+	uint32_t v, w = enc->nwit + 1;
+	int err = 0;
+
+	r.pool = calloc(r.cap, sizeof(*r.pool));
+	l->run_pool = r.pool;
+	if (!r.pool)
+		return -PT_ENOMEM;
+	if (nkeys > RUN_TABLE_MAX)
+		return 0;
+	r.at = malloc(nkeys * sizeof(*r.at));
+	r.edges = malloc(((size_t)g->nv + 1) * sizeof(*r.edges));
+	if (!r.at || !r.edges) {
+		free(r.at);
+		free(r.edges);
+		return -PT_ENOMEM;
+	}
+	memset(r.at, 0xff, nkeys * sizeof(*r.at));
+	/* a vertex's only edge: none pending after it (it used the code up, or held none) */
+	for (v = 0; v < g->nv && !err; v++)
+		if (l->out[v].edge < g->ne)
+			l->out[v].run = run_of(&r, l, g, enc, g->edges[l->out[v].edge].dst, 0, &err);
+	/* the pending code's step at a predicate: the code stays, or it is used up */
+	for (i = 0; i < (size_t)enc->npred * w && !err; i++) {
+		struct lookup_step *st = &l->next[i];
+
+		if (st->edge != GRAPH_NONE && (!st->need || st->need == i % w))
+			st->run = run_of(&r, l, g, enc, g->edges[st->edge].dst,
+					 st->need ? 0 : i % w, &err);
+	}
+	l->run_pool = r.pool;
+	free(r.at);
+	free(r.edges);
+	return err;
 }
 
 int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
@@ -302,7 +470,8 @@ int regen_word_lookup_build(const struct graph *g, const struct encoding *enc,
 	*out = l;
 	if (!l)
 		return -PT_ENOMEM;
-	if (fast_build(l, g, enc) || framed_build(l, g, enc, call_ret_addr))
+	if (fast_build(l, g, enc) || framed_build(l, g, enc, call_ret_addr) ||
+	    runs_build(l, g, enc))
 		return -PT_ENOMEM;
 	for (r = 0; r < enc->npred + nctx; r++) {
 		uint32_t width = r < enc->npred ?
@@ -339,6 +508,7 @@ void regen_word_lookup_free(struct regen_word_lookup *l)
 	free(l->framed_v);
 	free(l->framed_ret);
 	free(l->framed_reach);
+	free(l->run_pool);
 	free(l);
 }
 
@@ -554,6 +724,7 @@ static void witness_begin(const struct regen_func *f, uint64_t *state)
 {
 	(void)f;
 	state[0] = 0;
+	state[3] = 0;
 }
 
 /* The next code at predicate row: an entry witness's ENTER, else the bits (0 at EOF). */
@@ -661,24 +832,6 @@ static uint32_t toward(const struct regen_func *f, const struct encoding *enc, u
 	return GRAPH_NONE;
 }
 
-/*
- * Lookup step st with the pending code: its edge when it reads nothing,
- * keeping the code (st->need 0) or using it up (st->need the code), else
- * GRAPH_NONE (the edge emits something the code does not account for).
- */
-static inline uint32_t take_step(const struct lookup_step *st, uint64_t code, uint64_t *state)
-{
-	if (!st->need) {
-		state[0] = code;
-		return st->edge;
-	}
-	if (st->need == code) {
-		state[0] = 0;
-		return st->edge;
-	}
-	return GRAPH_NONE;
-}
-
 static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 				 struct regen_bitreader *br, uint32_t v, int64_t *partial)
 {
@@ -695,11 +848,7 @@ static int64_t witness_next_edge(const struct regen_func *f, uint64_t *state,
 	 * Otherwise as below.
 	 */
 	if (f->lookup) {
-		const struct lookup_step *st = &f->lookup->out[v];
-
-		if (st->edge >= g->ne && st->edge != GRAPH_NONE && code && code <= enc->nwit)
-			st = &f->lookup->next[(size_t)(st->edge - g->ne) * (enc->nwit + 1) + code];
-		e = take_step(st, code, state);
+		e = take_step(common_step(f->lookup, g, enc, v, code), code, state);
 		if (e != GRAPH_NONE)
 			return e;
 	}
@@ -795,6 +944,28 @@ int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, 
 	return 0;
 }
 
+/*
+ * The common case's edges from v one after another (regen_decoder_ops.run):
+ * the run after the step last taken (state[3]) when it starts at v with the
+ * code pending; else none.
+ */
+static uint32_t witness_run(const struct regen_func *f, uint64_t *state, uint32_t v,
+			    const uint32_t **edges)
+{
+	const struct regen_word_lookup *l = f->lookup;
+	const uint32_t *run;
+
+	if (!l)
+		return 0;
+	run = &l->run_pool[state[3]];
+	if (!run[0] || run[1] != v || run[2] != state[0])
+		return 0;
+	state[0] = run[3];
+	state[3] = 0;
+	*edges = run + 4;
+	return run[0];
+}
+
 /* A code read at a predicate and not yet reached: the path to its edge ran. */
 static int witness_pending(const struct regen_func *f, const uint64_t *state)
 {
@@ -807,4 +978,5 @@ const struct regen_decoder_ops regen_decode_witness_ops = {
 	.begin = witness_begin,
 	.next_edge = witness_next_edge,
 	.pending = witness_pending,
+	.run = witness_run,
 };

@@ -810,6 +810,30 @@ static inline int quiet(const struct engine *en)
 	       (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos);
 }
 
+/*
+ * The decoder's run from the innermost activation's vertex
+ * (regen_decoder_ops.run): its blocks, the last one's edge. Stops at
+ * EXIT. Returns the callback's value.
+ */
+static inline int take_run(struct engine *en, struct frame *fr)
+{
+	const struct graph *g = fr->f->g;
+	const uint32_t *edges;
+	uint32_t n = fr->f->ops->run ? fr->f->ops->run(fr->f, fr->state, fr->v, &edges) : 0, i;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		fr->v = g->edges[edges[i]].dst;
+		fr->last_edge = edges[i];
+		if (fr->v == g->exit)
+			return 0;
+		rc = emit_block(en, fr->v, edges[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int step(struct engine *en)
 {
 	struct frame *fr = &en->stack[en->depth - 1];
@@ -944,8 +968,6 @@ static int step(struct engine *en)
 	}
 	en->br.enter = next_enter(en);
 	for (;;) {
-		uint32_t fe;
-
 		e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
 		if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
 			return truncated(en, fr);
@@ -965,35 +987,25 @@ static int step(struct engine *en)
 		rc = emit_block(en, fr->v, (uint32_t)e);
 		if (rc)
 			return rc;
-		if (!quiet(en)) {
-			/*
-			 * An ENTER waits at the position (for a call ahead, walked
-			 * to emission-free) and this is no call vertex: the next
-			 * step would consume nothing and ask the decoder with that
-			 * ENTER. Done here; anything else is the next step's.
-			 */
-			if (!enter_waits(en) || (g->vflags[fr->v] & GRAPH_V_CALL))
-				return 0;
-			en->br.enter = &en->s->markers[en->mi];
-			continue;
-		}
 		/*
-		 * No marker at or before the position and bits remain: the next
-		 * step would do no more than take free edges and, short of a call
-		 * vertex, ask the decoder with no ENTER waiting. Done here.
+		 * An ENTER waits at the position (for a call ahead, walked to
+		 * emission-free), or no marker waits at or before it, and bits
+		 * remain, and this is no call vertex: the next step would
+		 * consume nothing and ask the decoder, with that ENTER or none.
+		 * Done here: the decoder's run first, then the decoder, up to a
+		 * call vertex or EXIT; anything else is the next step's.
 		 */
-		while (f->free_edge && !((fe = f->free_edge[fr->v]) & REGEN_FREE_CALL)) {
-			fr->v = g->edges[fe].dst;
-			fr->last_edge = fe;
-			if (fr->v == g->exit)
-				return 0;
-			rc = emit_block(en, fr->v, fe);
-			if (rc)
-				return rc;
-		}
 		if (g->vflags[fr->v] & GRAPH_V_CALL)
 			return 0;
-		en->br.enter = NULL;
+		if (quiet(en))
+			en->br.enter = NULL;
+		else if (enter_waits(en))
+			en->br.enter = &en->s->markers[en->mi];
+		else
+			return 0;
+		rc = take_run(en, fr);
+		if (rc || fr->v == g->exit || (g->vflags[fr->v] & GRAPH_V_CALL))
+			return rc;
 	}
 }
 

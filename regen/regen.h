@@ -242,6 +242,17 @@ struct regen_decoder_ops {
 	 */
 	int (*before_call)(const struct regen_func *f, uint64_t *state,
 			   struct regen_bitreader *br, uint32_t v, int64_t *partial);
+	/*
+	 * Optional (NULL: none). The edges next_edge would take one call
+	 * after another from vertex v in state while it reads no bit and
+	 * looks at no marker, up to EXIT, a call vertex or a vertex where it
+	 * would read or check (none from a call vertex): their number, the
+	 * edges in *edges (the decoder's tables, read-only). Leaves state as
+	 * those calls would. The engine takes them where no marker but an
+	 * ENTER waits at the position and bits remain.
+	 */
+	uint32_t (*run)(const struct regen_func *f, uint64_t *state, uint32_t v,
+			const uint32_t **edges);
 };
 
 
