@@ -529,21 +529,34 @@ static uint32_t word_code(const struct row_words *rw, unsigned int n, uint64_t v
 }
 
 /*
+ * The row's lookup entry of the next bits (its code 0: no word of at most
+ * its width there), or NULL when there is none (no lookup, fewer bits
+ * left than its width). Reads nothing.
+ */
+static inline const struct lookup_entry *lookup_peek(const struct regen_bitreader *br,
+						     const struct lookup_row *lk)
+{
+	uint64_t w = br->pos >> 6, off = br->pos & 63, v;
+
+	if (!lk->ent || br->pos > br->nbits || br->nbits - br->pos < lk->width)
+		return NULL;
+	v = br->bits[w] >> off;
+	if (off + lk->width > 64)
+		v |= br->bits[w + 1] << (64 - off);
+	return &lk->ent[v & ((1ull << lk->width) - 1)];
+}
+
+/*
  * The code of the word the next bits begin with, by the row's lookup lk, or
  * 0 when it cannot tell (no lookup, fewer bits left than its width, or no
  * word of at most its width there): read_code then reads word by word.
  */
 static inline uint32_t lookup_code(struct regen_bitreader *br, const struct lookup_row *lk)
 {
-	uint64_t w = br->pos >> 6, off = br->pos & 63, v;
-	const struct lookup_entry *e;
+	const struct lookup_entry *e = lookup_peek(br, lk);
 
-	if (!lk->ent || br->pos > br->nbits || br->nbits - br->pos < lk->width)
+	if (!e)
 		return 0;
-	v = br->bits[w] >> off;
-	if (off + lk->width > 64)
-		v |= br->bits[w + 1] << (64 - off);
-	e = &lk->ent[v & ((1ull << lk->width) - 1)];
 	br->pos += e->nbits;	/* 0 where no word is */
 	return e->code;
 }
@@ -623,17 +636,25 @@ static inline void swap_remember(struct regen_ctx_last *l, struct regen_bitreade
 	l->walk = br->walk;
 }
 
+/* Context row row's adapting state, or NULL where its words do not adapt. */
+static inline struct regen_ctx_last *swap_row(const struct regen_func *f,
+					      const struct encoding *enc, uint32_t row)
+{
+	if (!f->ctx_swap || row >= enc->nctx_rows ||
+	    enc->ctx_start[row] == enc->ctx_start[row + 1])
+		return NULL;
+	return &f->ctx_swap->row[row];
+}
+
 /* The code the member c read in context row row stands for (read from bit from). */
 static inline uint64_t swap_code(const struct regen_func *f, const struct encoding *enc,
 			  struct regen_bitreader *br, uint32_t row, uint64_t c, uint64_t from)
 {
-	struct regen_ctx_last *l;
+	struct regen_ctx_last *l = swap_row(f, enc, row);
 	uint32_t code;
 
-	if (!f->ctx_swap || row >= enc->nctx_rows ||
-	    enc->ctx_start[row] == enc->ctx_start[row + 1])
+	if (!l)
 		return c;
-	l = &f->ctx_swap->row[row];
 	/* sorted by (nbits, value): the first is the top */
 	code = swap_peer(l, br, enc->ctx_code[enc->ctx_start[row]], (uint32_t)c, from);
 	swap_remember(l, br, code);
@@ -945,25 +966,153 @@ int regen_witness_free_edges(const struct graph *g, const struct encoding *enc, 
 }
 
 /*
- * The common case's edges from v one after another (regen_decoder_ops.run):
- * the run after the step last taken (state[3]) when it starts at v with the
- * code pending; else none.
+ * The run after the step last taken (state[3]) when it starts at v with the
+ * code pending: its run_pool entry; else NULL.
  */
+static inline const uint32_t *run_at(const struct regen_word_lookup *l, const uint64_t *state,
+				     uint32_t v)
+{
+	const uint32_t *run = &l->run_pool[state[3]];
+
+	return run[0] && run[1] == v && run[2] == state[0] ? run : NULL;
+}
+
+/* state after run: the code it leaves pending, no run after it. */
+static inline void run_taken(uint64_t *state, const uint32_t *run)
+{
+	state[0] = run[3];
+	state[3] = 0;
+}
+
+/* The common case's edges from v one after another (regen_decoder_ops.run): run_at's. */
 static uint32_t witness_run(const struct regen_func *f, uint64_t *state, uint32_t v,
 			    const uint32_t **edges)
 {
-	const struct regen_word_lookup *l = f->lookup;
-	const uint32_t *run;
+	const uint32_t *run = f->lookup ? run_at(f->lookup, state, v) : NULL;
 
-	if (!l)
+	if (!run)
 		return 0;
-	run = &l->run_pool[state[3]];
-	if (!run[0] || run[1] != v || run[2] != state[0])
-		return 0;
-	state[0] = run[3];
-	state[3] = 0;
+	run_taken(state, run);
 	*edges = run + 4;
 	return run[0];
+}
+
+/*
+ * next_code's read at predicate row with no ENTER waiting, by the row's
+ * lookup, when the word ends at or before bit limit and the
+ * code's step reads nothing more: that step, the code read as next_code
+ * reads it (the context, the adapting words, --words) and *code. Else
+ * NULL, nothing read.
+ */
+static inline const struct lookup_step *read_step(const struct regen_func *f,
+						  const struct encoding *enc,
+						  struct regen_bitreader *br, uint32_t row,
+						  uint64_t limit, uint64_t *code)
+{
+	const struct regen_word_lookup *l = f->lookup;
+	const struct lookup_entry *ent;
+	const struct lookup_step *st;
+	struct regen_ctx_last *last = NULL;
+	uint32_t crow = ctx_row(f, enc, br);
+	uint64_t from = br->pos, c;
+
+	if (crow != ENC_CTX_NONE && crow != row && !(f->framed && crow < enc->npred))
+		return NULL;
+	ent = lookup_peek(br, crow != ENC_CTX_NONE ? &l->ctx[crow] : &l->pred[row]);
+	if (!ent || !ent->code || from + ent->nbits > limit)
+		return NULL;
+	c = ent->code;
+	if (crow != ENC_CTX_NONE && (last = swap_row(f, enc, crow)))
+		c = swap_peer(last, br, enc->ctx_code[enc->ctx_start[crow]], (uint32_t)c, from);
+	if (!c || c > enc->nemit)
+		return NULL;
+	st = &l->next[(size_t)row * (enc->nwit + 1) + c];
+	if (st->need && st->need != c)
+		return NULL;
+	br->pos += ent->nbits;
+	if (last)
+		swap_remember(last, br, (uint32_t)c);
+	if (crow != ENC_CTX_NONE)
+		count_ctx(f, enc, br, crow, c, from);
+	else
+		count_plain(f, br, from);
+	ctx_after(f, enc, br, c);
+	*code = c;
+	return st;
+}
+
+/*
+ * The walk goes on by edge e: w's vertex its end, and that block's event
+ * at bit position pos unless it is EXIT. Returns the callback's value.
+ */
+static inline int walk_edge(struct regen_walk *w, const struct graph *g, uint32_t e,
+			    uint64_t pos)
+{
+	w->v = g->edges[e].dst;
+	w->last_edge = e;
+	if (w->v == g->exit)
+		return 0;
+	w->blk->block = w->v;
+	w->blk->edge = e;
+	w->blk->pos = pos;
+	return w->fn(w->ctx, w->blk);
+}
+
+/* Whether a walk stops at v: EXIT or a call vertex, the engine's. */
+static inline int walk_stops(const struct graph *g, uint32_t v)
+{
+	return v == g->exit || (g->vflags[v] & GRAPH_V_CALL);
+}
+
+/*
+ * regen_decoder_ops.walk: from w->v, the runs and, between them, the
+ * common case's steps and the words read at predicates by lookup
+ * (read_step).
+ */
+static uint32_t witness_walk(const struct regen_func *f, uint64_t *state,
+			     struct regen_bitreader *br, struct regen_walk *w, int *rc)
+{
+	const struct regen_word_lookup *l = f->lookup;
+	const struct encoding *enc = f->model;
+	const struct graph *g = f->g;
+	const struct lookup_step *st;
+	const uint32_t *run;
+	uint32_t n = 0, k, e;
+	uint64_t code;
+
+	*rc = 0;
+	if (!l || br->enter)
+		return 0;
+	for (;;) {
+		if (state[3] && (run = run_at(l, state, w->v))) {
+			run_taken(state, run);
+			for (k = 0; k < run[0]; k++) {
+				n++;
+				*rc = walk_edge(w, g, run[4 + k], br->pos);
+				if (*rc)
+					return n;
+			}
+			if (walk_stops(g, w->v))
+				break;
+		}
+		code = state[0];
+		st = common_step(l, g, enc, w->v, code);
+		e = take_step(st, code, state);
+		if (e == GRAPH_NONE) {
+			/* a predicate of a row with no code pending: its word */
+			if (code || st->edge < g->ne || st->edge == GRAPH_NONE)
+				break;
+			st = read_step(f, enc, br, st->edge - g->ne, w->limit, &code);
+			if (!st)
+				break;
+			e = take_step(st, code, state);
+		}
+		n++;
+		*rc = walk_edge(w, g, e, br->pos);
+		if (*rc || walk_stops(g, w->v) || br->pos == w->limit)
+			break;
+	}
+	return n;
 }
 
 /* A code read at a predicate and not yet reached: the path to its edge ran. */
@@ -979,4 +1128,5 @@ const struct regen_decoder_ops regen_decode_witness_ops = {
 	.next_edge = witness_next_edge,
 	.pending = witness_pending,
 	.run = witness_run,
+	.walk = witness_walk,
 };

@@ -109,6 +109,7 @@ struct engine {
 	 * block's event fills in only what differs (emit_block).
 	 */
 	struct regen_event blk;
+	struct regen_walk walk;		/* the decoder's walk: to fn, its blocks in blk */
 };
 
 const struct regen_func *regen_find(const struct regen_funcs *fs, uint32_t func_id)
@@ -810,16 +811,12 @@ static inline int quiet(const struct engine *en)
 	       (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos);
 }
 
-/*
- * The decoder's run from the innermost activation's vertex
- * (regen_decoder_ops.run): its blocks, the last one's edge. Stops at
- * EXIT. Returns the callback's value.
- */
-static inline int take_run(struct engine *en, struct frame *fr)
+/* The innermost activation goes on by edges[0..n). Stops at EXIT. Returns the callback's value. */
+static inline int take_edges(struct engine *en, struct frame *fr, const uint32_t *edges,
+			     uint32_t n)
 {
 	const struct graph *g = fr->f->g;
-	const uint32_t *edges;
-	uint32_t n = fr->f->ops->run ? fr->f->ops->run(fr->f, fr->state, fr->v, &edges) : 0, i;
+	uint32_t i;
 	int rc;
 
 	for (i = 0; i < n; i++) {
@@ -832,6 +829,36 @@ static inline int take_run(struct engine *en, struct frame *fr)
 			return rc;
 	}
 	return 0;
+}
+
+/*
+ * Where no marker waits at or before the position and bits remain
+ * (br.enter NULL), the decoder's walk (regen_decoder_ops.walk) up to the
+ * next marker or the end of the bits: 1 in *walked when it took an edge.
+ * Else (an ENTER waits) its run. Returns the callback's value.
+ */
+static inline int take_run(struct engine *en, struct frame *fr, int *walked)
+{
+	const struct regen_decoder_ops *ops = fr->f->ops;
+	const struct regen_stream *s = en->s;
+	const uint32_t *edges;
+	uint32_t n;
+	int rc;
+
+	*walked = 0;
+	if (!en->br.enter && ops->walk) {
+		en->walk.v = fr->v;
+		en->walk.last_edge = fr->last_edge;
+		en->walk.limit = en->mi < s->nmarkers && s->markers[en->mi].pos < s->nbits ?
+				 s->markers[en->mi].pos : s->nbits;
+		*walked = ops->walk(fr->f, fr->state, &en->br, &en->walk, &rc) != 0;
+		/* entered, tail and open: left 0 at fr->v, which is no call vertex */
+		fr->v = en->walk.v;
+		fr->last_edge = en->walk.last_edge;
+		return rc;
+	}
+	n = ops->run ? ops->run(fr->f, fr->state, fr->v, &edges) : 0;
+	return take_edges(en, fr, edges, n);
 }
 
 static int step(struct engine *en)
@@ -869,6 +896,15 @@ static int step(struct engine *en)
 				return 0;
 			rc = emit_block(en, fr->v, fe);
 			if (rc)
+				return rc;
+		}
+		/* then the decoder's walk, which asks the decoder as below would */
+		if (fr->v != g->exit && !(g->vflags[fr->v] & GRAPH_V_CALL) && f->ops->walk) {
+			int walked;
+
+			en->br.enter = NULL;
+			rc = take_run(en, fr, &walked);
+			if (rc || fr->v == g->exit || (g->vflags[fr->v] & GRAPH_V_CALL))
 				return rc;
 		}
 	}
@@ -968,6 +1004,8 @@ static int step(struct engine *en)
 	}
 	en->br.enter = next_enter(en);
 	for (;;) {
+		int walked;
+
 		e = f->ops->next_edge(f, fr->state, &en->br, fr->v, &en->partial);
 		if (e == -PT_ETRUNC || (e < 0 && en->br.eof))
 			return truncated(en, fr);
@@ -992,20 +1030,22 @@ static int step(struct engine *en)
 		 * emission-free), or no marker waits at or before it, and bits
 		 * remain, and this is no call vertex: the next step would
 		 * consume nothing and ask the decoder, with that ENTER or none.
-		 * Done here: the decoder's run first, then the decoder, up to a
-		 * call vertex or EXIT; anything else is the next step's.
+		 * Done here: the decoder's walk or run first, then the decoder,
+		 * up to a call vertex or EXIT; anything else is the next step's.
 		 */
-		if (g->vflags[fr->v] & GRAPH_V_CALL)
-			return 0;
-		if (quiet(en))
-			en->br.enter = NULL;
-		else if (enter_waits(en))
-			en->br.enter = &en->s->markers[en->mi];
-		else
-			return 0;
-		rc = take_run(en, fr);
-		if (rc || fr->v == g->exit || (g->vflags[fr->v] & GRAPH_V_CALL))
-			return rc;
+		do {
+			if (g->vflags[fr->v] & GRAPH_V_CALL)
+				return 0;
+			if (quiet(en))
+				en->br.enter = NULL;
+			else if (enter_waits(en))
+				en->br.enter = &en->s->markers[en->mi];
+			else
+				return 0;
+			rc = take_run(en, fr, &walked);
+			if (rc || fr->v == g->exit || (g->vflags[fr->v] & GRAPH_V_CALL))
+				return rc;
+		} while (walked);
 	}
 }
 
@@ -1133,6 +1173,9 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.calls = en.ix->calls;
 	en.br.calls_mask = en.ix->calls_mask;
 	en.blk.type = REGEN_EV_BLOCK;
+	en.walk.fn = fn;
+	en.walk.ctx = ctx;
+	en.walk.blk = &en.blk;
 	while (!rc && !done) {
 		if (en.depth == 0)
 			rc = top_level(&en, &done);

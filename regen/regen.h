@@ -219,6 +219,8 @@ struct regen_func;
  * The decoder's per-activation state lives in the frame (state[]) and is
  * reset by begin() when an activation starts.
  */
+struct regen_walk;
+
 struct regen_decoder_ops {
 	const char *name;
 	void (*begin)(const struct regen_func *f, uint64_t *state);
@@ -248,11 +250,26 @@ struct regen_decoder_ops {
 	 * looks at no marker, up to EXIT, a call vertex or a vertex where it
 	 * would read or check (none from a call vertex): their number, the
 	 * edges in *edges (the decoder's tables, read-only). Leaves state as
-	 * those calls would. The engine takes them where no marker but an
-	 * ENTER waits at the position and bits remain.
+	 * those calls would. The engine takes them where an ENTER waits at
+	 * the position and bits remain (the walk below where no marker does).
 	 */
 	uint32_t (*run)(const struct regen_func *f, uint64_t *state, uint32_t v,
 			const uint32_t **edges);
+	/*
+	 * Optional (NULL: none). next_edge's calls one after another from
+	 * vertex w->v (no call vertex) in state, with no ENTER waiting
+	 * (br->enter NULL), while what each reads ends at or before bit
+	 * w->limit (the next marker's position, or the end of the bits):
+	 * each edge's block event to w->fn (none for EXIT), w->v and
+	 * w->last_edge following. Stops after an edge into EXIT or a call
+	 * vertex or one whose word ends at w->limit, when the callback
+	 * returns non-zero (in *rc), or before a call that would do more
+	 * than the decoder's common case (reading past w->limit, a slow
+	 * path, an error). Leaves state and br as those calls would; returns
+	 * their number.
+	 */
+	uint32_t (*walk)(const struct regen_func *f, uint64_t *state, struct regen_bitreader *br,
+			 struct regen_walk *w, int *rc);
 };
 
 
@@ -519,6 +536,16 @@ extern const struct regen_decoder_ops regen_decode_bits_ops;
 
 /* Returns 0 to go on, non-zero to stop the engine (returned by regen_stream). */
 typedef int (*regen_event_fn)(void *ctx, const struct regen_event *ev);
+
+/* A decoder's walk (regen_decoder_ops.walk): where it stands and where its blocks go. */
+struct regen_walk {
+	uint32_t v;			/* the vertex; after the walk, the last edge's end */
+	uint32_t last_edge;		/* the last edge taken */
+	uint64_t limit;			/* what is read ends at or before this bit */
+	regen_event_fn fn;
+	void *ctx;
+	struct regen_event *blk;	/* the BLOCK event, its function and depth set */
+};
 
 struct regen_index;
 
