@@ -706,6 +706,21 @@ static inline void ctx_after(const struct regen_func *f, const struct encoding *
 }
 
 /*
+ * A word of code read from bit from, in context row row (ENC_CTX_NONE:
+ * none): counted for --words, and the module's context after it.
+ */
+static inline void word_taken(const struct regen_func *f, const struct encoding *enc,
+			      struct regen_bitreader *br, uint32_t row, uint64_t code,
+			      uint64_t from)
+{
+	if (row != ENC_CTX_NONE)
+		count_ctx(f, enc, br, row, code, from);
+	else
+		count_plain(f, br, from);
+	ctx_after(f, enc, br, code);
+}
+
+/*
  * The forced word of code (no predicate since the last read): in its own
  * context row when the context holds, else the word the emission has. A
  * framed function's walk to a named call read nothing at the predicates
@@ -731,13 +746,8 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 	} else {
 		got = read_word(br, nbits, value, code);
 	}
-	if (got == code) {
-		if (row != ENC_CTX_NONE)
-			count_ctx(f, enc, br, row, code, from);
-		else
-			count_plain(f, br, from);
-		ctx_after(f, enc, br, code);
-	}
+	if (got == code)
+		word_taken(f, enc, br, row, code, from);
 	return got;
 }
 
@@ -781,13 +791,8 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	if (code && crow != ENC_CTX_NONE)
 		code = swap_code(f, enc, br, crow, code, from);
 	*bad = code == 0 || code > enc->nemit;
-	if (!*bad) {
-		if (crow != ENC_CTX_NONE)
-			count_ctx(f, enc, br, crow, code, from);
-		else
-			count_plain(f, br, from);
-		ctx_after(f, enc, br, code);
-	}
+	if (!*bad)
+		word_taken(f, enc, br, crow, code, from);
 	return code;
 }
 
@@ -1032,11 +1037,7 @@ static inline const struct lookup_step *read_step(const struct regen_func *f,
 	br->pos += ent->nbits;
 	if (last)
 		swap_remember(last, br, (uint32_t)c);
-	if (crow != ENC_CTX_NONE)
-		count_ctx(f, enc, br, crow, c, from);
-	else
-		count_plain(f, br, from);
-	ctx_after(f, enc, br, c);
+	word_taken(f, enc, br, crow, c, from);
 	*code = c;
 	return st;
 }
