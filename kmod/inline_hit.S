@@ -6,9 +6,9 @@
  *
  * While nothing is traced (pt_armed clear, between enable and record) it
  * returns at once. Else it saves the flags and the registers a C call may
- * change, and calls pt_inline_fast(return address, flags): a site whose actions read
- * no register but the flags (most of a witness plan's) runs there, and it
- * returns NULL. For one that needs them all (an ENTER reads the stack, a
+ * change, and calls pt_inline_fast(return address, flags): a site whose
+ * actions read no register but the flags (most of a witness plan's) runs
+ * there, and it returns NULL. For one that needs them all (an ENTER reads the stack, a
  * profile's path register) it returns the site's probe, found once, with
  * interrupts still off; pt_inline_hit then saves every register as a
  * struct pt_regs whose ip is its return address (the site's instruction in
