@@ -706,6 +706,18 @@ static inline void ctx_after(const struct regen_func *f, const struct encoding *
 }
 
 /*
+ * Whether the context (row crow, not ENC_CTX_NONE) says the next word is
+ * read in another row than row. A framed function's walk to a named call
+ * reads nothing at the predicates it passes, so a predicate's row may
+ * still hold the context: the word is read in it.
+ */
+static inline int ctx_elsewhere(const struct regen_func *f, const struct encoding *enc,
+				uint32_t crow, uint32_t row)
+{
+	return crow != row && !(f->framed && crow < enc->npred);
+}
+
+/*
  * A word of code read from bit from, in context row row (ENC_CTX_NONE:
  * none): counted for --words, and the module's context after it.
  */
@@ -722,10 +734,8 @@ static inline void word_taken(const struct regen_func *f, const struct encoding 
 
 /*
  * The forced word of code (no predicate since the last read): in its own
- * context row when the context holds, else the word the emission has. A
- * framed function's walk to a named call read nothing at the predicates
- * it passed: the context may still be such a predicate's row, and the
- * word is read in it.
+ * context row when the context holds (or a framed function's predicate
+ * row: ctx_elsewhere), else the word the emission has.
  */
 static uint64_t read_forced(const struct regen_func *f, const struct encoding *enc,
 			    struct regen_bitreader *br, unsigned int nbits, uint64_t value,
@@ -737,7 +747,7 @@ static uint64_t read_forced(const struct regen_func *f, const struct encoding *e
 	if (row != ENC_CTX_NONE) {
 		struct row_words rw;
 
-		if (row != enc->npred + code - 1 && !(f->framed && row < enc->npred))
+		if (ctx_elsewhere(f, enc, row, enc->npred + code - 1))
 			return 0;	/* the context says another witness comes */
 		rw = ctx_words(f, enc, row);
 		got = read_code(br, &rw);
@@ -775,7 +785,7 @@ static inline uint64_t next_code(const struct regen_func *f, const struct encodi
 	}
 	crow = ctx_row(f, enc, br);
 	/* the context says the next read is not at this predicate (framed: or before it) */
-	if (crow != ENC_CTX_NONE && crow != row && !(f->framed && crow < enc->npred)) {
+	if (crow != ENC_CTX_NONE && ctx_elsewhere(f, enc, crow, row)) {
 		*bad = 1;
 		return 0;
 	}
@@ -1021,7 +1031,7 @@ static inline const struct lookup_step *read_step(const struct regen_func *f,
 	uint32_t crow = ctx_row(f, enc, br);
 	uint64_t from = br->pos, c;
 
-	if (crow != ENC_CTX_NONE && crow != row && !(f->framed && crow < enc->npred))
+	if (crow != ENC_CTX_NONE && ctx_elsewhere(f, enc, crow, row))
 		return NULL;
 	ent = lookup_peek(br, crow != ENC_CTX_NONE ? &l->ctx[crow] : &l->pred[row]);
 	if (!ent || !ent->code || from + ent->nbits > limit)
