@@ -35,13 +35,17 @@ static inline uint64_t br_read(struct regen_bitreader *br, unsigned int n)
  * The first of a[0..n) (ascending) at or after pos, or UINT64_MAX; *cur is
  * where the last lookup ended. Every a[i] below it is below the position
  * looked up then: when pos is not lower, the search goes on from there (a
- * walk's reads move forward, so nearly always by nothing or one).
+ * walk's reads move forward, so nearly always by nothing or one). The
+ * answer holds for every position in [~*lo_not, *limit], kept there: a
+ * position in that range is answered without a search.
  */
 static inline uint64_t br_first_at_or_after(const uint64_t *a, uint32_t n, uint64_t pos,
-					    uint32_t *cur)
+					    uint32_t *cur, uint64_t *lo_not, uint64_t *limit)
 {
 	uint32_t lo = *cur, hi = n;
 
+	if (pos >= ~*lo_not && pos <= *limit)
+		return *limit;
 	if (lo > n || (lo && a[lo - 1] >= pos)) {
 		lo = 0;
 		while (lo < hi) {
@@ -57,19 +61,23 @@ static inline uint64_t br_first_at_or_after(const uint64_t *a, uint32_t n, uint6
 			lo++;
 	}
 	*cur = lo;
-	return lo < n ? a[lo] : UINT64_MAX;
+	*lo_not = !lo ? ~0ull : a[lo - 1] == UINT64_MAX ? 0 : ~(a[lo - 1] + 1);
+	*limit = lo < n ? a[lo] : UINT64_MAX;
+	return *limit;
 }
 
 /* regen_seg_limit */
 static inline uint64_t br_seg_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return br_first_at_or_after(br->seg_starts, br->nseg_starts, pos, &br->seg_cur);
+	return br_first_at_or_after(br->seg_starts, br->nseg_starts, pos, &br->seg_cur,
+				    &br->seg_lo_not, &br->seg_limit);
 }
 
 /* regen_reset_limit */
 static inline uint64_t br_reset_limit(struct regen_bitreader *br, uint64_t pos)
 {
-	return br_first_at_or_after(br->resets, br->nresets, pos, &br->reset_cur);
+	return br_first_at_or_after(br->resets, br->nresets, pos, &br->reset_cur,
+				    &br->reset_lo_not, &br->reset_limit);
 }
 
 /* regen_ctx_set */

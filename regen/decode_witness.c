@@ -602,8 +602,8 @@ static uint64_t read_word(struct regen_bitreader *br, unsigned int nbits, uint64
 }
 
 /* The context row f's next word is written in (its plan has context words), or ENC_CTX_NONE. */
-static uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
-			const struct regen_bitreader *br)
+static inline uint32_t ctx_row(const struct regen_func *f, const struct encoding *enc,
+				const struct regen_bitreader *br)
 {
 	uint32_t row;
 
@@ -695,6 +695,16 @@ static void count_plain(const struct regen_func *f, const struct regen_bitreader
 	}
 }
 
+/* --words: one more read of code in context row row (ENC_CTX_NONE: none), begun at bit from. */
+static void count_word(const struct regen_func *f, const struct encoding *enc,
+		       struct regen_bitreader *br, uint32_t row, uint64_t code, uint64_t from)
+{
+	if (row != ENC_CTX_NONE)
+		count_ctx(f, enc, br, row, code, from);
+	else
+		count_plain(f, br, from);
+}
+
 /* After a word of code read from the bits: the module's context is the code's next row. */
 static inline void ctx_after(const struct regen_func *f, const struct encoding *enc,
 		      struct regen_bitreader *br, uint64_t code)
@@ -725,10 +735,8 @@ static inline void word_taken(const struct regen_func *f, const struct encoding 
 			      struct regen_bitreader *br, uint32_t row, uint64_t code,
 			      uint64_t from)
 {
-	if (row != ENC_CTX_NONE)
-		count_ctx(f, enc, br, row, code, from);
-	else
-		count_plain(f, br, from);
+	if (f->word_reads)
+		count_word(f, enc, br, row, code, from);
 	ctx_after(f, enc, br, code);
 }
 

@@ -181,6 +181,13 @@ struct regen_bitreader {
 	 */
 	uint32_t seg_cur, reset_cur;
 	/*
+	 * The answers of those lookups and the positions they hold for: the
+	 * first segment start at or after any position in [~seg_lo_not,
+	 * seg_limit] is seg_limit (the complement, so that a reader set to 0
+	 * holds no range), and so for the resets.
+	 */
+	uint64_t seg_lo_not, seg_limit, reset_lo_not, reset_limit;
+	/*
 	 * The traced functions' direct calls by (function, callee, return
 	 * address), set by the engine for the walk: a hash of calls_mask + 1
 	 * slots (bitreader.h br_call_vertex).
