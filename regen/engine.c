@@ -109,6 +109,11 @@ struct engine {
 	 * block's event fills in only what differs (emit_block).
 	 */
 	struct regen_event blk;
+	/*
+	 * The ENTER and EXIT events of activations (emit_activation): the
+	 * fields they leave empty set once.
+	 */
+	struct regen_event act;
 	struct regen_walk walk;		/* the decoder's walk: to fn, its blocks in blk */
 };
 
@@ -138,7 +143,7 @@ static int by_id(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
+static inline const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
 {
 	const struct regen_index *ix = en->ix;
 	uint32_t lo = 0, hi = en->fs->nfuncs;
@@ -192,6 +197,18 @@ static inline int emit_block(struct engine *en, uint32_t v, uint32_t edge)
 	return en->fn(en->ctx, &en->blk);
 }
 
+/* REGEN_EV_ENTER (m, its marker) or REGEN_EV_EXIT (m NULL) of the innermost activation, of f. */
+static inline int emit_activation(struct engine *en, uint32_t type, const struct regen_func *f,
+				  const struct regen_marker *m)
+{
+	en->act.type = type;
+	en->act.func = f->func_id;
+	en->act.depth = en->depth - 1;
+	en->act.pos = en->br.pos;
+	en->act.marker = m;
+	return en->fn(en->ctx, &en->act);
+}
+
 /* Drops every activation; the engine resyncs at the next ENTER. */
 static int gap(struct engine *en, int reason, const struct regen_marker *m)
 {
@@ -208,7 +225,7 @@ static int gap(struct engine *en, int reason, const struct regen_marker *m)
 }
 
 /* A new frame on top of the stack, or NULL (no memory). */
-static struct frame *push_frame(struct engine *en)
+static inline struct frame *push_frame(struct engine *en)
 {
 	if (en->depth == en->cap) {
 		uint32_t ncap = en->cap ? en->cap * 2 : 16;
@@ -251,7 +268,7 @@ static int enter(struct engine *en, const struct regen_marker *m)
 	regen_ctx_save(f, &en->br);
 	if (f->ops->begin)
 		f->ops->begin(f, fr->state);
-	rc = emit(en, REGEN_EV_ENTER, f, 0, GRAPH_NONE, en->depth - 1, 0, m);
+	rc = emit_activation(en, REGEN_EV_ENTER, f, m);
 	blocks_of(en, f);
 	if (!rc && fr->v != f->g->exit)
 		rc = emit_block(en, fr->v, GRAPH_NONE);
@@ -914,7 +931,7 @@ static int step(struct engine *en)
 		uint32_t tail = f->tail_callee && fr->last_edge < g->ne ?
 				f->tail_callee[fr->last_edge] : REGEN_TAIL_NONE;
 
-		rc = emit(en, REGEN_EV_EXIT, f, 0, GRAPH_NONE, en->depth - 1, 0, NULL);
+		rc = emit_activation(en, REGEN_EV_EXIT, f, NULL);
 		en->depth--;
 		if (!en->depth && fr->ret && fr->kind == REGEN_ENTER_RET &&
 		    bsearch(&fr->ret, en->ix->rets, en->ix->nrets, sizeof(*en->ix->rets), by_addr))
@@ -1173,6 +1190,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.calls = en.ix->calls;
 	en.br.calls_mask = en.ix->calls_mask;
 	en.blk.type = REGEN_EV_BLOCK;
+	en.act.edge = GRAPH_NONE;
 	en.walk.fn = fn;
 	en.walk.ctx = ctx;
 	en.walk.blk = &en.blk;
