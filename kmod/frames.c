@@ -26,6 +26,7 @@
 
 #include <linux/atomic.h>
 #include <linux/export.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
@@ -146,14 +147,36 @@ static void pt_frames_forget_here(void *unused)
 }
 
 /*
+ * Tasks switched out with no copy's activation in flight (the count known,
+ * and 0), by a hash of the pointer; a slot holds the last one parked there.
+ * Such a task comes back (here or on another CPU) where it left, still
+ * with none in flight: its count is known again, and its next ENTER from
+ * untraced code runs under no traced frame without a walk. A slot names a
+ * task only from its switch out to its next switch in, which takes it back;
+ * a dead task parks nothing (its task_struct may come back as another's).
+ */
+#define PT_FRAMES_PARKED_BITS	10
+
+static struct task_struct *pt_frames_parked[1 << PT_FRAMES_PARKED_BITS];
+
+/*
  * A context switch: the next task's calls are not the last one's, and a
- * task that comes back (here or on another CPU) walks until its copies
- * store a call again; its count starts again.
+ * task that comes back walks until its copies store a call again; its
+ * count starts again, known if the task left with none in flight.
  */
 static void notrace pt_frames_switch(void *data, bool preempt, struct task_struct *prev,
 				     struct task_struct *next, unsigned int prev_state)
 {
+	struct task_struct **slot;
+
+	if (this_cpu_read(pt_frames_owner) == prev && this_cpu_read(pt_inline_depth_known) &&
+	    !this_cpu_read(pt_inline_depth) && !(prev_state & TASK_DEAD))
+		WRITE_ONCE(pt_frames_parked[hash_ptr(prev, PT_FRAMES_PARKED_BITS)], prev);
 	pt_frames_forget(next);
+	/* only next's own switch out parks next, and next is here */
+	slot = &pt_frames_parked[hash_ptr(next, PT_FRAMES_PARKED_BITS)];
+	if (READ_ONCE(*slot) == next && cmpxchg(slot, next, NULL) == next)
+		this_cpu_write(pt_inline_depth_known, true);
 }
 
 /*
@@ -168,6 +191,8 @@ int pt_frames_installing(const struct pt_func *f)
 	int err;
 
 	if (f->keeps_frames && !pt_frames_keepers) {
+		/* parked while no switch took them back: stale */
+		memset(pt_frames_parked, 0, sizeof(pt_frames_parked));
 		err = tracepoint_probe_register(pt_sched_switch_tp, pt_frames_switch, NULL);
 		if (err)
 			return err;
