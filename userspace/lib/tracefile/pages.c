@@ -24,11 +24,15 @@
 #define RB_MISSED_STORED (1ull << 30)
 #define SLACK 64u	/* kbuffer may look a few bytes past an event header */
 
-static int grow(struct tr_records *rs, size_t nwords)
+static int grow(struct tr_records *rs, size_t nrecs, size_t nwords)
 {
-	if (rs->n == rs->cap) {
+	if (rs->n + nrecs > rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 1024;
-		struct tr_rec *g = realloc(rs->recs, cap * sizeof(*g));
+		struct tr_rec *g;
+
+		while (cap < rs->n + nrecs)
+			cap *= 2;
+		g = realloc(rs->recs, cap * sizeof(*g));
 
 		if (!g)
 			return -PT_ENOMEM;
@@ -79,17 +83,13 @@ static struct tr_rec *cpu_last(const struct tr_records *rs, uint32_t cpu)
 	return &rs->recs[rs->cpu_last[cpu] - 1];
 }
 
-static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct pt_rec *h,
-		  const void *body, uint16_t nwords, int synthetic)
+/* A record appended where grow_cpus and grow made room for it. */
+static inline void put_record(struct tr_records *rs, uint32_t cpu, uint64_t ts,
+			      const struct pt_rec *h, const void *body, uint16_t nwords,
+			      int synthetic)
 {
 	struct tr_rec *r;
-	int err;
 
-	err = grow_cpus(rs, cpu);
-	if (err)
-		return err;
-	if (grow(rs, nwords))
-		return -PT_ENOMEM;
 	if (cpu < rs->cpu_last_n)
 		rs->cpu_last[cpu] = rs->n + 1;
 	r = &rs->recs[rs->n++];
@@ -107,6 +107,19 @@ static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct
 	rs->nwords += nwords;
 	if (cpu + 1 > rs->max_cpu)
 		rs->max_cpu = cpu + 1;
+}
+
+static int append(struct tr_records *rs, uint32_t cpu, uint64_t ts, const struct pt_rec *h,
+		  const void *body, uint16_t nwords, int synthetic)
+{
+	int err;
+
+	err = grow_cpus(rs, cpu);
+	if (err)
+		return err;
+	if (grow(rs, 1, nwords))
+		return -PT_ENOMEM;
+	put_record(rs, cpu, ts, h, body, nwords, synthetic);
 	return 0;
 }
 
@@ -245,17 +258,30 @@ static void forget_tables(struct tr_records *rs, uint32_t cpu)
 	}
 }
 
-/* An ENTER (coded, or ENTER_AT) with its full return address and pending bits. */
-static int append_enter(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_t func_id,
-			uint32_t ret_lo, uint32_t pending)
+/*
+ * An ENTER (coded, or ENTER_AT) with its full return address and pending
+ * bits, where grow_cpus and grow made room for it.
+ */
+static inline void put_enter(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_t func_id,
+			     uint32_t ret_lo, uint32_t pending)
 {
 	uint64_t ret = ret_lo ? 0xffffffff00000000ull | ret_lo : 0;
 	struct pt_rec h = { .type = PT_REC_ENTER, .len = sizeof(h) + sizeof(ret), .arg = func_id };
-	int err;
 
-	err = append(rs, cpu, ts, &h, &ret, 1, 0);
+	put_record(rs, cpu, ts, &h, &ret, 1, 0);
+	rs->recs[rs->n - 1].pending = pending;
+}
+
+/* The same, room made. Returns 0 or -PT_ENOMEM. */
+static int append_enter(struct tr_records *rs, uint32_t cpu, uint64_t ts, uint32_t func_id,
+			uint32_t ret_lo, uint32_t pending)
+{
+	int err = grow_cpus(rs, cpu);
+
+	if (!err && grow(rs, 1, 1))
+		err = -PT_ENOMEM;
 	if (!err)
-		rs->recs[rs->n - 1].pending = pending;
+		put_enter(rs, cpu, ts, func_id, ret_lo, pending);
 	return err;
 }
 
@@ -295,6 +321,10 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 
 	if (!t)
 		return no_tables(cpu);
+	/* room for the most ENTERs the codes can hold, one a bit */
+	err = grow_cpus(rs, cpu);
+	if (!err && grow(rs, nebits, nebits))
+		err = -PT_ENOMEM;
 	while (!err && c.pos < c.n) {
 		if (!pt_decode_enter(&c, &t->enters, &e))
 			return -PT_EFORMAT;
@@ -303,7 +333,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 		rs->enter_func_bits += e.func_bits;
 		rs->enter_ret_bits += e.ret_bits;
 		rs->enter_adv_bits += e.adv_bits;
-		err = append_enter(rs, cpu, ts, e.func_id, e.ret_lo, e.pos);
+		put_enter(rs, cpu, ts, e.func_id, e.ret_lo, e.pos);
 	}
 	if (!err && nbits) {
 		uint32_t nw = (nbits + 63) / 64, i;
@@ -617,7 +647,7 @@ int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const 
 {
 	struct tr_rec *c;
 
-	if (grow(dst, r->nwords))
+	if (grow(dst, 1, r->nwords))
 		return -PT_ENOMEM;
 	c = &dst->recs[dst->n++];
 	*c = *r;
