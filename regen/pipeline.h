@@ -44,7 +44,7 @@ struct pr_trace {
 	 * the records kept and the counts are the same for any.
 	 */
 	unsigned int jobs;
-	size_t window;			/* records decoded before they are cut (0: 65536) */
+	size_t window;			/* records decoded before they are cut (0: 8192) */
 };
 
 /* Zeroes t and sets its diag callback (NULL: quiet). */
@@ -107,7 +107,7 @@ struct pr_walk {
 	 * the one thread's byte for byte.
 	 */
 	unsigned int jobs;
-	size_t window;			/* records decoded before they are cut (0: 65536) */
+	size_t window;			/* records decoded before they are cut (0: 8192) */
 };
 
 /*

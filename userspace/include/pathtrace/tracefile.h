@@ -321,7 +321,7 @@ typedef int (*tr_take_fn)(void *ctx, const struct tr_records *rs, size_t first, 
 
 /*
  * As tr_decode_tracefile, but the records go to take a window at a time
- * (about window records, 0: 65536, then the rest) and leave rs: each
+ * (about window records, 0: 8192, then the rest) and leave rs: each
  * CPU's records reach take in recording order, CPUs interleaved (each
  * CPU's last record waits for the next window: a loss may merge into it);
  * at the end rs holds none, only its counts. Memory follows the window,

@@ -661,7 +661,7 @@ int tr_records_copy(struct tr_records *dst, const struct tr_records *src, const 
 }
 
 /* Records decoded before the window goes to tr_decode_tracefile_each's take (window 0). */
-#define WINDOW_RECORDS 65536u
+#define WINDOW_RECORDS 8192u
 /* Page bytes read before they are released (tracefile_release). */
 #define RELEASE_BYTES (1u << 20)
 
