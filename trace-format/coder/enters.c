@@ -38,27 +38,37 @@ static void pt_ebits_rice(struct pt_coder *c, u32 v)
 		     PT_ENTERS_RICE_K + 1);
 }
 
-/* v to the front of a[n] (the others keep their order, the last drops out when v was not there). */
+/*
+ * v to the front of a[n] (the others keep their order, the last drops out
+ * when v was not there): in one pass, each entry moved down one until the
+ * one that held v.
+ */
 static void pt_front32(u32 *a, unsigned int n, u32 v)
 {
+	u32 moved = v, held;
 	unsigned int r;
 
-	for (r = 0; r < n - 1 && a[r] != v; r++)
-		;
-	for (; r; r--)
-		a[r] = a[r - 1];
-	a[0] = v;
+	for (r = 0; r < n; r++) {
+		held = a[r];
+		a[r] = moved;
+		if (held == v)
+			break;
+		moved = held;
+	}
 }
 
 static void pt_front16(u16 *a, unsigned int n, u16 v)
 {
+	u16 moved = v, held;
 	unsigned int r;
 
-	for (r = 0; r < n - 1 && a[r] != v; r++)
-		;
-	for (; r; r--)
-		a[r] = a[r - 1];
-	a[0] = v;
+	for (r = 0; r < n; r++) {
+		held = a[r];
+		a[r] = moved;
+		if (held == v)
+			break;
+		moved = held;
+	}
 }
 
 void pt_enters_forget(struct pt_enter_tables *t)
