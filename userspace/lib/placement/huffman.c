@@ -68,12 +68,12 @@ static unsigned int huffman_depths(const uint64_t *w, uint32_t m, struct leaf *l
 
 uint64_t huffman_reading_order(uint64_t v, unsigned int n)
 {
-	uint64_t r = 0;
-	unsigned int i;
-
-	for (i = 0; i < n && i < 64; i++)
-		r |= ((v >> i) & 1) << (n - 1 - i);
-	return r;
+	/* all 64 bits reversed (pairs, nibbles, bytes), then the low n's moved down */
+	v = (v >> 1 & 0x5555555555555555ull) | (v & 0x5555555555555555ull) << 1;
+	v = (v >> 2 & 0x3333333333333333ull) | (v & 0x3333333333333333ull) << 2;
+	v = (v >> 4 & 0x0f0f0f0f0f0f0f0full) | (v & 0x0f0f0f0f0f0f0f0full) << 4;
+	v = __builtin_bswap64(v);
+	return n ? v >> (64 - (n < 64 ? n : 64)) : 0;
 }
 
 /*
