@@ -124,10 +124,43 @@ void pt_enters_forget(struct pt_enter_tables *t);
 void pt_segs_forget(struct pt_seg_tables *t);
 
 /*
- * The tables learn an ENTER of item (PT_ENTERS_ITEM) whose advance was
- * adv1 - 1, as writer and reader both do after its code.
+ * v to the front of the array a of n entries (the others keep their order,
+ * the last drops out when v was not there): in one pass, each entry moved
+ * down one until the one that held v.
  */
-void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1);
+#define PT_TO_FRONT(a, n, v)						\
+	do {								\
+		typeof((a)[0]) pt_v = (v), pt_moved = pt_v, pt_held;	\
+		unsigned int pt_r;					\
+									\
+		for (pt_r = 0; pt_r < (n); pt_r++) {			\
+			pt_held = (a)[pt_r];				\
+			(a)[pt_r] = pt_moved;				\
+			if (pt_held == pt_v)				\
+				break;					\
+			pt_moved = pt_held;				\
+		}							\
+	} while (0)
+
+/*
+ * The tables learn an ENTER of item (PT_ENTERS_ITEM) whose advance was
+ * adv1 - 1, as writer and reader both do after its code (inline in both).
+ */
+static inline void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1)
+{
+	u32 f = PT_ENTERS_ITEM_FUNC(item);
+	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
+	u32 *cand = t->cand[x];
+	u16 *advs = t->adv[PT_ENTERS_CTX(t->prev, t->last, f)];
+
+	PT_TO_FRONT(cand, PT_ENTERS_CANDS, item);
+	t->cand_adv[x] = adv1;
+	PT_TO_FRONT(advs, PT_ENTERS_ADVS, adv1);
+	PT_TO_FRONT(t->recent, PT_ENTERS_RECENT, f);
+	t->pprev = t->prev;
+	t->prev = t->last;
+	t->last = f;
+}
 
 /* A segment of owner stamped stamp was written (or read). */
 void pt_segs_learn(struct pt_seg_tables *t, u64 owner, u64 stamp);

@@ -38,56 +38,9 @@ static void pt_ebits_rice(struct pt_coder *c, u32 v)
 		     PT_ENTERS_RICE_K + 1);
 }
 
-/*
- * v to the front of a[n] (the others keep their order, the last drops out
- * when v was not there): in one pass, each entry moved down one until the
- * one that held v.
- */
-static void pt_front32(u32 *a, unsigned int n, u32 v)
-{
-	u32 moved = v, held;
-	unsigned int r;
-
-	for (r = 0; r < n; r++) {
-		held = a[r];
-		a[r] = moved;
-		if (held == v)
-			break;
-		moved = held;
-	}
-}
-
-static void pt_front16(u16 *a, unsigned int n, u16 v)
-{
-	u16 moved = v, held;
-	unsigned int r;
-
-	for (r = 0; r < n; r++) {
-		held = a[r];
-		a[r] = moved;
-		if (held == v)
-			break;
-		moved = held;
-	}
-}
-
 void pt_enters_forget(struct pt_enter_tables *t)
 {
 	memset(t, 0, sizeof(*t));
-}
-
-void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1)
-{
-	u32 f = PT_ENTERS_ITEM_FUNC(item);
-	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
-
-	pt_front32(t->cand[x], PT_ENTERS_CANDS, item);
-	t->cand_adv[x] = adv1;
-	pt_front16(t->adv[PT_ENTERS_CTX(t->prev, t->last, f)], PT_ENTERS_ADVS, adv1);
-	pt_front32(t->recent, PT_ENTERS_RECENT, f);
-	t->pprev = t->prev;
-	t->prev = t->last;
-	t->last = f;
 }
 
 void pt_segs_forget(struct pt_seg_tables *t)
