@@ -51,14 +51,9 @@ void pt_segs_forget(struct pt_seg_tables *t)
 
 void pt_segs_learn(struct pt_seg_tables *t, u64 owner, u64 stamp)
 {
-	unsigned int r;
-
 	t->stamp = stamp;
 	t->stamp_known = true;
-	for (r = 0; r < PT_SEG_OWNERS - 1 && t->owners[r] != owner; r++)
-		;
-	memmove(&t->owners[1], &t->owners[0], r * sizeof(t->owners[0]));
-	t->owners[0] = owner;
+	PT_TO_FRONT(t->owners, PT_SEG_OWNERS, owner);
 }
 
 /* f's rank among the recent functions, PT_ENTERS_RECENT when it is not there. */
