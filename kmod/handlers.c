@@ -21,36 +21,40 @@
 #include "pathtrace.h"
 
 /*
- * A kernel function's ENTER: none for a call site its plan lists as an
- * implicit entry; else the low half of a traced caller's return address
+ * A kernel function's ENTER as pt_coder_enter takes it (low 32 bits), or
+ * PT_ENTER_IMPLICIT for a call site its plan lists as an implicit entry
+ * (no ENTER is written): the low half of a traced caller's return address
  * (text is in the top 2 GiB), or for an untraced caller the traced call it
- * runs under, if any (frames.c).
+ * runs under, if any (frames.c). Reads the stack at @regs; interrupts off.
  */
-static void pt_enter_kernel(struct pt_coder *c, struct pt_func *f,
-			    struct pt_coder_func_cpu *fc, struct pt_regs *regs)
+u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs)
 {
 	unsigned long ret, ret_addr;
 	bool traced;
-	u32 ret_lo = 0;
 
 	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
 		ret = 0;
 	/* a call from an inline copy: the trace names the original's */
 	ret_addr = pt_ranges_caller(ret, &traced);
 	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
-		return;
+		return PT_ENTER_IMPLICIT;
 	if (ret_addr >> 32 == 0xffffffffu && traced)
-		ret_lo = (u32)ret_addr;
-	else if (pt_frames_wanted())
-		/* ret_addr 0: a copy's address no call of its original returns to */
-		ret_lo = ret && !ret_addr ? PT_ENTER_FRAME_UNKNOWN : pt_frames_find(regs, ret);
-	pt_coder_enter(c, &f->coder, fc, ret_lo);
+		return (u32)ret_addr;
+	if (!pt_frames_wanted())
+		return 0;
+	/* ret_addr 0: a copy's address no call of its original returns to */
+	return ret && !ret_addr ? PT_ENTER_FRAME_UNKNOWN : pt_frames_find(regs, ret);
 }
+NOKPROBE_SYMBOL(pt_enter_kernel_value);
 
-/* Inlined: a call per action is a cost every hit pays. */
+/*
+ * Inlined: a call per action is a cost every hit pays. An ENTER's value is
+ * @enter when a staged ENTER brings it (pt_enter_kernel_value's, taken at
+ * the hit), else PT_ENTER_FROM_REGS: found here from @regs.
+ */
 static __always_inline void pt_run_action(struct pt_coder *c, struct pt_func *f,
 			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
-			  struct pt_regs *regs)
+			  struct pt_regs *regs, u64 enter)
 {
 	switch (a->op) {
 	case PT_OP_ENTER:
@@ -59,9 +63,11 @@ static __always_inline void pt_run_action(struct pt_coder *c, struct pt_func *f,
 		 * user return address in the stream"): its calls are blocked.
 		 */
 		if (f->plan->flags & PT_PLAN_USER)
-			pt_coder_enter(c, &f->coder, fc, 0);
-		else
-			pt_enter_kernel(c, f, fc, regs);
+			enter = 0;
+		else if (enter == PT_ENTER_FROM_REGS)
+			enter = pt_enter_kernel_value(f, regs);
+		if (enter != PT_ENTER_IMPLICIT)
+			pt_coder_enter(c, &f->coder, fc, (u32)enter);
 		/*
 		 * Implicit entries too; after the ENTER, whose refused write
 		 * (the LOSS before it) empties the context.
@@ -113,10 +119,12 @@ static void pt_count_only(struct pt_func *f, const struct pt_site *s,
 
 /*
  * Probe @pp's actions on coder @c, with the probed code's @regs (NULL when
- * @pp is flags_only) and flags @rflags. Interrupts off.
+ * @pp is flags_only or its ENTER is staged) and flags @rflags; @enter is a
+ * staged ENTER's value (pt_run_action). Interrupts off.
  */
 static __always_inline void pt_probe_record(struct pt_coder *c, struct pt_probe *pp,
-					    struct pt_regs *regs, unsigned long rflags)
+					    struct pt_regs *regs, unsigned long rflags,
+					    u64 enter)
 {
 	struct pt_func *f = pp->func;
 	const struct pt_site *s = pp->site;
@@ -132,7 +140,7 @@ static __always_inline void pt_probe_record(struct pt_coder *c, struct pt_probe 
 		/* plan.c lets ENTER only lead its site. */
 		a = pt_action_at(f, s->first_action);
 		if (a->op == PT_OP_ENTER) {
-			pt_run_action(c, f, fc, a, regs);
+			pt_run_action(c, f, fc, a, regs, enter);
 			i = 1;
 		}
 	}
@@ -141,7 +149,7 @@ static __always_inline void pt_probe_record(struct pt_coder *c, struct pt_probe 
 	for (; s && i < s->nr_actions; i++) {
 		a = pt_action_at(f, s->first_action + i);
 		if (pt_applies(a, taken))
-			pt_run_action(c, f, fc, a, regs);
+			pt_run_action(c, f, fc, a, regs, enter);
 	}
 }
 
@@ -171,7 +179,7 @@ static void pt_probe_run(struct pt_probe *pp, struct kprobe *p, struct pt_regs *
 	local_irq_save(flags);
 	c = pt_stage_enter(p);
 	if (likely(c))
-		pt_probe_record(c, pp, regs, rflags);
+		pt_probe_record(c, pp, regs, rflags, PT_ENTER_FROM_REGS);
 	else
 		this_cpu_ptr(f->pcpu)->hits++;
 	local_irq_restore(flags);
@@ -201,9 +209,21 @@ NOKPROBE_SYMBOL(pt_probe_hit_flags);
  */
 void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
 {
-	pt_probe_record(c, pp, NULL, rflags);
+	pt_probe_record(c, pp, NULL, rflags, PT_ENTER_FROM_REGS);
 }
 NOKPROBE_SYMBOL(pt_probe_record_flags);
+
+/*
+ * A staged hit of an ENTER site (stage.c): its ENTER's @enter, found at
+ * the hit (pt_enter_kernel_value), and its flags, on coder @c as
+ * pt_probe_record_flags.
+ */
+void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
+			   u64 enter)
+{
+	pt_probe_record(c, pp, NULL, rflags, enter);
+}
+NOKPROBE_SYMBOL(pt_probe_record_enter);
 
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {

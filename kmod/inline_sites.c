@@ -132,7 +132,9 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 			staged = pt_site_staged(e.copy);
 			if (staged < 0 || (staged && !pp->flags_only))
 				return -EINVAL;
-			f->nr_staged += staged;
+			/* an ENTER site: pt_inline_hit stages it when it can (stage.c) */
+			pp->enter_staged = !pp->flags_only && !f->profile;
+			f->nr_staged += staged || pp->enter_staged;
 			f->inline_sites[ns++] = (struct pt_inline_site){ e.copy, pp };
 		} else {
 			f->inline_rets[nr++] = (struct pt_inline_ret){ e.copy, e.orig };
@@ -167,10 +169,10 @@ void pt_inline_sites_free(struct pt_func *f)
 static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned long rflags)
 {
 	if (__this_cpu_inc_return(pt_inline_nesting) == 1) {
-		if (regs)
-			pt_probe_hit(pp, NULL, regs);
-		else
+		if (!regs)
 			pt_probe_hit_flags(pp, rflags);
+		else if (!pp->enter_staged || !pt_stage_enter_site(pp, regs))
+			pt_probe_hit(pp, NULL, regs);
 	} else if (READ_ONCE(pt_armed)) {
 		pp->kp.nmissed++;
 		/* the count before the flag: pairs with the sweep's xchg */

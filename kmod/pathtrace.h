@@ -18,7 +18,7 @@
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
  *   inline_sites.c, inline_hit.S  sites as calls in an inline copy
- *   stage.c     the per-CPU stage of those sites that need only the flags
+ *   stage.c     the per-CPU stage of those sites: the flags-only ones, ENTERs
  */
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
@@ -53,6 +53,7 @@ struct pt_probe {
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
 	bool flags_only;		/* its actions read no register but the flags */
+	bool enter_staged;		/* an inline copy's ENTER site: may be staged (stage.c) */
 	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 
@@ -131,7 +132,7 @@ struct pt_func {
 	u32 nr_inline_rets;
 	struct pt_inline_site *inline_sites;	/* sorted by copy address */
 	u32 nr_inline_sites;
-	u32 nr_staged;			/* sites whose calls go to pt_inline_stage (stage.c) */
+	u32 nr_staged;			/* sites that stage (stage.c): pt_inline_stage's, ENTERs */
 	bool keeps_frames;		/* PT_ADD_INLINE_FRAMES: its copy keeps pt_inline_frame */
 };
 
@@ -248,6 +249,13 @@ void pt_task_events_exit(void);
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
 void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags);
 void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags);
+/* pt_enter_kernel_value: no ENTER is written (an implicit entry). */
+#define PT_ENTER_IMPLICIT	(1ull << 32)
+/* pt_probe_record's @enter when the ENTER's value is found from the registers */
+#define PT_ENTER_FROM_REGS	(~0ull)
+u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs);
+void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
+			   u64 enter);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* stream.c */
@@ -308,6 +316,7 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 
 /* stage.c */
 struct pt_coder *pt_stage_enter(struct kprobe *p);
+bool pt_stage_enter_site(struct pt_probe *pp, struct pt_regs *regs);
 void pt_stage_drain_all(void);
 int pt_stage_installing(const struct pt_func *f);
 void pt_stage_removed(const struct pt_func *f);

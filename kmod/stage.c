@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * stage.c - the per-CPU stage of an inline copy's sites whose actions read
- * no register but the flags (docs/inline.md, "The stage").
+ * no register but the flags, and of its ENTERs (docs/inline.md, "The stage").
  *
  * A copy calls pt_inline_stage (inline_hit.S) at such a site. In a task's
  * context, with this CPU's stage open, that appends the call's return
  * address and the site's flags here and returns: a few instructions with
  * interrupts off, no C, no lookup. Otherwise (an interrupt or an NMI, a
  * full or closed stage) it goes on as pt_inline_hit.
+ *
+ * An ENTER site's call (pt_inline_hit, with every register) is staged the
+ * same way when it can be (pt_stage_enter_site): its ENTER's value, which
+ * reads the stack and the frames the copies keep, is found at the hit, and
+ * the entry carries it; the coding waits for the run with the others.
  *
  * The entries are run, in order, through their sites' actions for the
  * owner the stage was opened for:
@@ -42,10 +47,19 @@
 #include "inline_hit.h"
 #include "pathtrace.h"
 
+/*
+ * pt_inline_stage writes flags and enter as one 8-byte word: the site's
+ * flags, whose upper half is 0. An ENTER site's entry has its ENTER's value
+ * in enter, or PT_STAGE_NO_ENTER among the flags (a bit that is 0 in
+ * RFLAGS) for an implicit entry.
+ */
 struct pt_stage_entry {
 	unsigned long ret;	/* where the site's call returns: names the site */
-	unsigned long flags;	/* the site's flags */
+	u32 flags;		/* the site's flags */
+	u32 enter;		/* an ENTER site's: pt_enter_kernel_value's */
 };
+
+#define PT_STAGE_NO_ENTER	(1u << 31)
 
 /*
  * The entries themselves are allocated (alloc_percpu): a module's static
@@ -101,10 +115,15 @@ static void pt_stage_run(struct pt_stage *st)
 	c = pt_stream_coder(st->owner, st->gen);
 	for (e = st->entries; e < end; e++) {
 		pp = pt_ranges_site(e->ret);
-		if (pp && pp->flags_only) {
+		if (!pp)
+			continue;
+		if (pp->flags_only)
 			pt_probe_record_flags(c, pp, e->flags);
-			n++;
-		}
+		else if (e->flags & PT_STAGE_NO_ENTER)
+			pt_probe_record_enter(c, pp, e->flags, PT_ENTER_IMPLICIT);
+		else
+			pt_probe_record_enter(c, pp, e->flags, e->enter);
+		n++;
 	}
 	pt_stream_release();
 	__this_cpu_add(pt_stage_hits, n);
@@ -153,6 +172,36 @@ struct pt_coder *pt_stage_enter(struct kprobe *p)
 	return pt_stream_coder(owner, gen);
 }
 NOKPROBE_SYMBOL(pt_stage_enter);
+
+/*
+ * An inline copy's ENTER site's hit (@pp enter_staged, @regs the site's),
+ * interrupts off, not nested in another hit: staged as pt_inline_stage
+ * stages a flags-only site when this CPU's stage is open and not full in a
+ * task's context, with the ENTER's value found now (the stack and the
+ * frames the copies keep are the hit's), and true. False: run it as a call.
+ */
+bool pt_stage_enter_site(struct pt_probe *pp, struct pt_regs *regs)
+{
+	struct pt_stage *st = this_cpu_ptr(&pt_stage);
+	struct pt_stage_entry *e = st->next;
+	u64 enter;
+
+	if (!e || e >= st->end || (preempt_count() & PT_STAGE_NOT_TASK))
+		return false;
+	enter = pt_enter_kernel_value(pp->func, regs);
+	/* a probe's handler in code the value's search called may have run it */
+	e = st->next;
+	if (unlikely(!e || e >= st->end))
+		return false;
+	e->ret = regs->ip;
+	e->flags = (u32)regs->flags;
+	e->enter = (u32)enter;
+	if (enter == PT_ENTER_IMPLICIT)
+		e->flags |= PT_STAGE_NO_ENTER;
+	st->next = e + 1;
+	return true;
+}
+NOKPROBE_SYMBOL(pt_stage_enter_site);
 
 static void notrace pt_stage_switch(void *data, bool preempt, struct task_struct *prev,
 				    struct task_struct *next, unsigned int prev_state)
