@@ -80,7 +80,9 @@ struct engine {
 	regen_event_fn fn;
 	void *ctx;
 	struct regen_bitreader br;
-	uint32_t mi;		/* next marker not yet consumed */
+	uint32_t mi;		/* next marker not yet consumed (mi_set) */
+	uint64_t mi_pos;	/* its position, UINT64_MAX when none is left */
+	uint64_t mi_lim;	/* the lesser of mi_pos and the stream's bits */
 	struct frame *stack;
 	uint32_t depth, cap;
 	int gapped;		/* after a GAP, until the next ENTER */
@@ -141,6 +143,14 @@ static int by_id(const void *a, const void *b)
 	uint32_t y = (*(const struct regen_func *const *)b)->func_id;
 
 	return x < y ? -1 : x > y;
+}
+
+/* The next marker not yet consumed is s->markers[mi] (mi up to nmarkers). */
+static inline void mi_set(struct engine *en, uint32_t mi)
+{
+	en->mi = mi;
+	en->mi_pos = mi < en->s->nmarkers ? en->s->markers[mi].pos : UINT64_MAX;
+	en->mi_lim = en->mi_pos < en->s->nbits ? en->mi_pos : en->s->nbits;
 }
 
 static inline const struct regen_func *lookup(const struct engine *en, uint32_t func_id)
@@ -420,9 +430,9 @@ static int fork_at_call(struct engine *en)
 	const struct regen_stream *s = en->s;
 	int rc;
 
-	while (en->mi < s->nmarkers && s->markers[en->mi].pos == en->br.pos &&
-	       s->markers[en->mi].type == REGEN_M_FORK) {
-		rc = forked(en, &s->markers[en->mi++], 1);
+	while (en->mi_pos == en->br.pos && s->markers[en->mi].type == REGEN_M_FORK) {
+		mi_set(en, en->mi + 1);
+		rc = forked(en, &s->markers[en->mi - 1], 1);
 		if (rc)
 			return rc;
 	}
@@ -500,12 +510,14 @@ static int exec_other_task(struct engine *en, const struct regen_marker *m)
 static int exec_at_call(struct engine *en)
 {
 	const struct regen_stream *s = en->s;
-	const struct regen_marker *m = en->mi < s->nmarkers ? &s->markers[en->mi] : NULL;
+	const struct regen_marker *m;
 
-	if (!m || m->type != REGEN_M_EXEC || m->pos != en->br.pos || m->value != s->owner ||
-	    !en->stack[en->depth - 1].f->user)
+	if (en->mi_pos != en->br.pos)
 		return 0;
-	en->mi++;
+	m = &s->markers[en->mi];
+	if (m->type != REGEN_M_EXEC || m->value != s->owner || !en->stack[en->depth - 1].f->user)
+		return 0;
+	mi_set(en, en->mi + 1);
 	return exec_point(en, m, 1);
 }
 
@@ -519,18 +531,18 @@ static int top_level(struct engine *en, int *done)
 		const struct regen_marker *m = &s->markers[en->mi];
 
 		if (m->type == REGEN_M_LOSS) {
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			if (!en->gapped && (rc = gap(en, -PT_EKERNEL, m)))
 				return rc;
 			continue;
 		}
 		if (m->type == REGEN_M_HIDDEN) {
-			en->mi++;	/* between executions: nothing open to cut */
+			mi_set(en, en->mi + 1);	/* between executions: nothing open to cut */
 			continue;
 		}
 		if (m->type == REGEN_M_FORK) {
 			/* nothing open: the child inherits nothing (after a gap: unknown) */
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			rc = forked(en, m, !en->gapped);
 			if (rc)
 				return rc;
@@ -538,7 +550,7 @@ static int top_level(struct engine *en, int *done)
 		}
 		if (m->type == REGEN_M_EXEC) {
 			/* nothing open: no user activation ends (after a gap: unknown) */
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			rc = m->value != s->owner ? exec_other_task(en, m) :
 			     exec_point(en, m, !en->gapped);
 			if (rc)
@@ -552,14 +564,14 @@ static int top_level(struct engine *en, int *done)
 					return rc;
 			}
 			en->br.pos = m->pos;
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			rc = inherit(en, m);
 			if (rc || en->depth)
 				return rc;
 			continue;
 		}
 		if (m->type != REGEN_M_ENTER || m->pos < en->br.pos) {
-			en->mi++;	/* BLOCK, PARTIAL outside, or left behind */
+			mi_set(en, en->mi + 1);	/* BLOCK, PARTIAL outside, or left behind */
 			continue;
 		}
 		if ((m->pos > en->br.pos || en->orphaned) && !en->gapped) {
@@ -573,11 +585,11 @@ static int top_level(struct engine *en, int *done)
 		 */
 		if (en->gapped && en->fs->ctx_swap &&
 		    br_reset_limit(&en->br, m->pos) != m->pos) {
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			continue;
 		}
 		en->br.pos = m->pos;
-		en->mi++;
+		mi_set(en, en->mi + 1);
 		if (en->gapped) {
 			en->gapped = 0;
 			rc = emit(en, REGEN_EV_RESYNC, lookup(en, m->func), 0, GRAPH_NONE, 0, 0, m);
@@ -605,16 +617,16 @@ static int scan_markers(struct engine *en, int *rc)
 {
 	const struct regen_stream *s = en->s;
 
-	while (en->mi < s->nmarkers && s->markers[en->mi].pos <= en->br.pos) {
+	while (en->mi_pos <= en->br.pos) {
 		const struct regen_marker *m = &s->markers[en->mi];
 
 		switch (m->type) {
 		case REGEN_M_PARTIAL:
 			en->partial += (int64_t)m->value;
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			break;
 		case REGEN_M_LOSS:
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			*rc = gap(en, -PT_EKERNEL, m);
 			return 1;
 		case REGEN_M_HIDDEN:
@@ -624,13 +636,13 @@ static int scan_markers(struct engine *en, int *rc)
 			 */
 			if (m->pos == en->br.pos)
 				return 0;
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			*rc = gap(en, -PT_EKERNEL, m);
 			return 1;
 		case REGEN_M_ENTER:
 			if (m->pos == en->br.pos)
 				return 0;	/* for this or a later call vertex */
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			*rc = gap(en, -PT_EFORMAT, m);
 			return 1;
 		case REGEN_M_FORK:
@@ -641,7 +653,7 @@ static int scan_markers(struct engine *en, int *rc)
 			 */
 			if (en->stack[en->depth - 1].f->user && m->pos == en->br.pos)
 				return 0;
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			*rc = forked(en, m, !en->stack[en->depth - 1].f->user);
 			if (*rc)
 				return 1;
@@ -651,7 +663,7 @@ static int scan_markers(struct engine *en, int *rc)
 			if (m->value == s->owner && en->stack[en->depth - 1].f->user &&
 			    m->pos == en->br.pos)
 				return 0;	/* exec_at_call */
-			en->mi++;
+			mi_set(en, en->mi + 1);
 			if (m->value != s->owner) {
 				*rc = exec_other_task(en, m);
 				return 1;
@@ -678,7 +690,7 @@ static int scan_markers(struct engine *en, int *rc)
 			en->depth = 0;
 			return 1;
 		default:
-			en->mi++;	/* BLOCK: the verifier's business */
+			mi_set(en, en->mi + 1);	/* BLOCK: the verifier's business */
 			break;
 		}
 	}
@@ -690,11 +702,11 @@ static inline int scan(struct engine *en, int *rc)
 {
 	const struct regen_marker *m;
 
-	if (en->mi >= en->s->nmarkers)
+	if (en->mi_pos > en->br.pos)
 		return 0;
 	m = &en->s->markers[en->mi];
 	/* the common case at a call vertex: an ENTER at the position, which waits */
-	if (m->pos > en->br.pos || (m->type == REGEN_M_ENTER && m->pos == en->br.pos))
+	if (m->type == REGEN_M_ENTER && m->pos == en->br.pos)
 		return 0;
 	return scan_markers(en, rc);
 }
@@ -741,8 +753,10 @@ static inline const struct regen_marker *next_enter(struct engine *en)
 	const struct regen_stream *s = en->s;
 	uint32_t i;
 
-	if (en->mi >= s->nmarkers || s->markers[en->mi].pos != en->br.pos)
+	if (en->mi_pos != en->br.pos)
 		return NULL;
+	if (s->markers[en->mi].type == REGEN_M_ENTER)
+		return &s->markers[en->mi];
 
 	for (i = en->mi; i < s->nmarkers && s->markers[i].pos == en->br.pos; i++) {
 		if (s->markers[i].type == REGEN_M_ENTER)
@@ -780,7 +794,7 @@ static int truncated(struct engine *en, const struct frame *fr)
 	en->depth = 0;
 	en->replaced = 0;
 	en->br.pos = en->s->nbits;
-	en->mi = en->s->nmarkers;
+	mi_set(en, en->s->nmarkers);
 	return rc;
 }
 
@@ -794,7 +808,7 @@ static inline int crossed(struct engine *en, int *rc)
 	int user;
 	uint32_t i;
 
-	if (en->mi >= en->s->nmarkers || en->s->markers[en->mi].pos >= en->br.pos)
+	if (en->mi_pos >= en->br.pos)
 		return 0;
 	user = en->stack[en->depth - 1].f->user;
 
@@ -804,7 +818,7 @@ static inline int crossed(struct engine *en, int *rc)
 			     (m->type == REGEN_M_EXEC && user);
 
 		if (m->type == REGEN_M_LOSS || m->type == REGEN_M_HIDDEN || format) {
-			en->mi = i + 1;
+			mi_set(en, i + 1);
 			*rc = gap(en, format ? -PT_EFORMAT : -PT_EKERNEL, m);
 			return 1;
 		}
@@ -817,15 +831,14 @@ static inline int enter_waits(const struct engine *en)
 {
 	const struct regen_stream *s = en->s;
 
-	return en->br.pos < s->nbits && en->mi < s->nmarkers &&
-	       s->markers[en->mi].pos == en->br.pos && s->markers[en->mi].type == REGEN_M_ENTER;
+	return en->br.pos < s->nbits && en->mi_pos == en->br.pos &&
+	       s->markers[en->mi].type == REGEN_M_ENTER;
 }
 
 /* No marker waits at or before the position, and bits remain. */
 static inline int quiet(const struct engine *en)
 {
-	return en->br.pos < en->s->nbits &&
-	       (en->mi == en->s->nmarkers || en->s->markers[en->mi].pos > en->br.pos);
+	return en->br.pos < en->mi_lim;
 }
 
 /* The innermost activation goes on by edges[0..n). Stops at EXIT. Returns the callback's value. */
@@ -857,7 +870,6 @@ static inline int take_edges(struct engine *en, struct frame *fr, const uint32_t
 static inline int take_run(struct engine *en, struct frame *fr, int *walked)
 {
 	const struct regen_decoder_ops *ops = fr->f->ops;
-	const struct regen_stream *s = en->s;
 	const uint32_t *edges;
 	uint32_t n;
 	int rc;
@@ -866,8 +878,7 @@ static inline int take_run(struct engine *en, struct frame *fr, int *walked)
 	if (!en->br.enter && ops->walk) {
 		en->walk.v = fr->v;
 		en->walk.last_edge = fr->last_edge;
-		en->walk.limit = en->mi < s->nmarkers && s->markers[en->mi].pos < s->nbits ?
-				 s->markers[en->mi].pos : s->nbits;
+		en->walk.limit = en->mi_lim;
 		*walked = ops->walk(fr->f, fr->state, &en->br, &en->walk, &rc) != 0;
 		/* entered, tail and open: left 0 at fr->v, which is no call vertex */
 		fr->v = en->walk.v;
@@ -1014,7 +1025,7 @@ static int step(struct engine *en)
 				m = NULL;
 		}
 		if (m) {
-			en->mi = (uint32_t)(m - en->s->markers) + 1;
+			mi_set(en, (uint32_t)(m - en->s->markers) + 1);
 			fr->entered++;
 			return enter(en, m);
 		}
@@ -1177,6 +1188,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	}
 	en.fs = fs;
 	en.s = s;
+	mi_set(&en, 0);
 	en.fn = fn;
 	en.ctx = ctx;
 	en.br.bits = s->bits;
