@@ -128,11 +128,13 @@ _ASM_NOKPROBE(pt_inline_hit)
 
 /*
  * pt_inline_stage - where a copy calls at a site whose actions read no
- * register but the flags (docs/inline.md, "The stage"): in a task's
- * context (no NMI, hardirq or softirq bit in the preempt count) with this
- * CPU's stage open and not full, the call's return address and the site's
- * flags become the stage's next entry (stage.c runs them); otherwise it
- * goes on as pt_inline_hit, which runs the site and opens the stage.
+ * register but the flags (docs/inline.md, "The stage"): while tracing, in a
+ * task's context (no NMI, hardirq or softirq bit in the preempt count) with
+ * this CPU's stage open and not full, the call's return address and the
+ * site's flags become the stage's next entry (stage.c runs them); otherwise
+ * it goes on as pt_inline_hit, which runs the site and opens the stage, or
+ * once tracing has stopped returns (the stop's drain runs what was staged
+ * before; an entry staged after would follow an ENTER that was not written).
  * Interrupts are off from the test to the popfq, so no handler on this CPU
  * runs the stage between the read of its next entry and the store of the
  * one after; an NMI never runs it. Every register and the flags are kept.
@@ -142,6 +144,8 @@ SYM_FUNC_START(pt_inline_stage)
 	pushq	%rax
 	pushq	%rcx
 	cli
+	cmpb	$0, pt_armed(%rip)
+	je	.Lhit				/* stopped: the stage waits for its drain */
 	movq	pt_stage_preempt_count(%rip), %rax
 	testl	$PT_STAGE_NOT_TASK, %gs:(%rax)
 	jnz	.Lhit
