@@ -337,36 +337,36 @@ none:
 NOKPROBE_SYMBOL(pt_frames_unwind);
 
 /*
- * Whether what the copies keep can be trusted for an ENTER at @regs: no
- * traced code that keeps nothing, and a task's own context on its task
- * stack (an interrupt's or exception's handler on another stack, or one
- * that counts as its own owner, walks: what it interrupted is not its
- * frame), of the task the count is of (pt_frames_owner).
+ * Whether what the copies keep can be trusted for an ENTER at stack
+ * pointer @sp: no traced code that keeps nothing, and a task's own context
+ * on its task stack (an interrupt's or exception's handler on another
+ * stack, or one that counts as its own owner, walks: what it interrupted
+ * is not its frame), of the task the count is of (pt_frames_owner).
  */
-static bool pt_frames_task(const struct pt_regs *regs)
+static bool pt_frames_task(unsigned long sp)
 {
 	unsigned long base = (unsigned long)task_stack_page(current);
 
 	return !atomic_read(&pt_frames_unkept) && this_cpu_read(pt_frames_owner) == current &&
 	       !(preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
-	       regs->sp >= base && regs->sp < base + THREAD_SIZE;
+	       sp >= base && sp < base + THREAD_SIZE;
 }
 NOKPROBE_SYMBOL(pt_frames_task);
 
 /*
  * The frame pt_frames_unwind would find, from the call pt_inline_frame
- * keeps: the ENTER below the call on current's task stack (a call stored
- * by another task, or left by one that has since switched out, is not
- * there: the switch zeroed it). False: look further.
+ * keeps: the ENTER (at @enter_sp) below the call on current's task stack
+ * (a call stored by another task, or left by one that has since switched
+ * out, is not there: the switch zeroed it). False: look further.
  */
-static bool pt_frames_kept(const struct pt_regs *regs, u32 *frame)
+static bool pt_frames_kept(unsigned long enter_sp, u32 *frame)
 {
 	unsigned long sp = this_cpu_read(pt_inline_frame);
 	unsigned long base = (unsigned long)task_stack_page(current);
 	unsigned long ret, addr;
 	bool traced;
 
-	if (!sp || sp > base + THREAD_SIZE || regs->sp >= sp)
+	if (!sp || sp > base + THREAD_SIZE || enter_sp >= sp)
 		return false;
 	ret = *(unsigned long *)(sp - sizeof(long));
 	addr = pt_ranges_caller(ret, &traced);
@@ -410,11 +410,11 @@ NOKPROBE_SYMBOL(pt_frames_check);
  */
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {
-	bool task = pt_frames_task(regs), no_module;
+	bool task = pt_frames_task(regs->sp), no_module;
 	u64 t0;
 	u32 frame;
 
-	if (task && (pt_frames_kept(regs, &frame) || pt_frames_alone(&frame))) {
+	if (task && (pt_frames_kept(regs->sp, &frame) || pt_frames_alone(&frame))) {
 		this_cpu_inc(pt_frames_counts.kept);
 		if (unlikely(READ_ONCE(check_frames)))
 			pt_frames_check(regs, ret, frame);
@@ -440,6 +440,21 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 	return frame;
 }
 NOKPROBE_SYMBOL(pt_frames_find);
+
+/*
+ * The frame pt_frames_find names without a walk for an ENTER at stack
+ * pointer @sp (counted as kept) into *@frame, or false: it would walk (or
+ * check_frames would, beside it). Interrupts off.
+ */
+bool pt_frames_named(unsigned long sp, u32 *frame)
+{
+	if (unlikely(READ_ONCE(check_frames)) || !pt_frames_task(sp) ||
+	    !(pt_frames_kept(sp, frame) || pt_frames_alone(frame)))
+		return false;
+	this_cpu_inc(pt_frames_counts.kept);
+	return true;
+}
+NOKPROBE_SYMBOL(pt_frames_named);
 
 static void pt_frames_find_tp(struct tracepoint *tp, void *priv)
 {

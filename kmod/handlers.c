@@ -21,19 +21,21 @@
 #include "pathtrace.h"
 
 /*
- * A kernel function's ENTER as pt_coder_enter takes it (low 32 bits), or
- * PT_ENTER_IMPLICIT for a call site its plan lists as an implicit entry
- * (no ENTER is written): the low half of a traced caller's return address
- * (text is in the top 2 GiB), or for an untraced caller the traced call it
- * runs under, if any (frames.c). Reads the stack at @regs; interrupts off.
+ * A kernel function's ENTER as pt_coder_enter takes it (low 32 bits) when
+ * its caller's return address is @ret, at the stack pointer @sp of @regs:
+ * the low half of a traced caller's return address (text is in the top
+ * 2 GiB), or for an untraced caller the traced call it runs under, if any
+ * (frames.c). PT_ENTER_IMPLICIT for a call site its plan lists as an
+ * implicit entry (no ENTER is written). Without @regs nothing walks: where
+ * the frame needs the walk, PT_ENTER_NEEDS_WALK. Interrupts off.
  */
-u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs)
+static __always_inline u64 pt_enter_value(struct pt_func *f, unsigned long ret,
+					  unsigned long sp, struct pt_regs *regs)
 {
-	unsigned long ret, ret_addr;
+	unsigned long ret_addr;
 	bool traced;
+	u32 frame;
 
-	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
-		ret = 0;
 	/* a call from an inline copy: the trace names the original's */
 	ret_addr = pt_ranges_caller(ret, &traced);
 	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
@@ -43,14 +45,39 @@ u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs)
 	if (!pt_frames_wanted())
 		return 0;
 	/* ret_addr 0: a copy's address no call of its original returns to */
-	return ret && !ret_addr ? PT_ENTER_FRAME_UNKNOWN : pt_frames_find(regs, ret);
+	if (ret && !ret_addr)
+		return PT_ENTER_FRAME_UNKNOWN;
+	if (regs)
+		return pt_frames_find(regs, ret);
+	return pt_frames_named(sp, &frame) ? frame : PT_ENTER_NEEDS_WALK;
+}
+
+/* pt_enter_value at a kprobe's @regs, whose stack is read without faulting. */
+static u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs)
+{
+	unsigned long ret;
+
+	if (copy_from_kernel_nofault(&ret, (void *)regs->sp, sizeof(ret)))
+		ret = 0;
+	return pt_enter_value(f, ret, regs->sp, regs);
 }
 NOKPROBE_SYMBOL(pt_enter_kernel_value);
 
 /*
+ * pt_enter_value at an inline copy's ENTER site, whose stack pointer @sp
+ * is its own (the return address is there), with its @regs or NULL.
+ */
+u64 pt_enter_inline_value(struct pt_func *f, unsigned long sp, struct pt_regs *regs)
+{
+	return pt_enter_value(f, *(unsigned long *)sp, sp, regs);
+}
+NOKPROBE_SYMBOL(pt_enter_inline_value);
+
+/*
  * Inlined: a call per action is a cost every hit pays. An ENTER's value is
- * @enter when a staged ENTER brings it (pt_enter_kernel_value's, taken at
- * the hit), else PT_ENTER_FROM_REGS: found here from @regs.
+ * @enter when a staged ENTER brings it (pt_enter_inline_value's, taken at
+ * the hit), else PT_ENTER_FROM_REGS: found here from @regs (a kprobe's, or a
+ * copy's when its ENTER could not be staged).
  */
 static __always_inline void pt_run_action(struct pt_coder *c, struct pt_func *f,
 			  struct pt_coder_func_cpu *fc, const struct pt_action *a,
@@ -215,7 +242,7 @@ NOKPROBE_SYMBOL(pt_probe_record_flags);
 
 /*
  * A staged hit of an ENTER site (stage.c): its ENTER's @enter, found at
- * the hit (pt_enter_kernel_value), and its flags, on coder @c as
+ * the hit (pt_enter_inline_value), and its flags, on coder @c as
  * pt_probe_record_flags.
  */
 void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,

@@ -6,10 +6,12 @@
  *
  * While nothing is traced (pt_armed clear, between enable and record) it
  * returns at once. Else it saves the flags and the registers a C call may
- * change, and calls pt_inline_fast(return address, flags): a site whose
- * actions read no register but the flags (most of a witness plan's) runs
- * there, and it returns NULL. For one that needs them all (an ENTER reads the stack, a
- * profile's path register) it returns the site's probe, found once, with
+ * change, and calls pt_inline_fast(return address, flags, the site's sp):
+ * a site whose actions read no register but the flags (most of a witness
+ * plan's) runs there, and so is an ENTER site staged whose frame needs no
+ * walk (it reads the stack at sp, not the registers); it returns NULL. For
+ * one that needs them all (an ENTER whose frame is walked, a profile's
+ * path register) it returns the site's probe, found once, with
  * interrupts still off; pt_inline_hit then saves every register as a
  * struct pt_regs whose ip is its return address (the site's instruction in
  * the copy) and whose sp is the site's, and calls pt_inline_site_hit(probe,
@@ -62,6 +64,7 @@ SYM_FUNC_START(pt_inline_hit)
 	pushq	%r11
 	movq	SAVED_RET(%rsp), %rdi		/* the return address: the site's instruction */
 	movq	SAVED_FLAGS(%rsp), %rsi		/* the site's flags */
+	leaq	SAVED_SP(%rsp), %rdx		/* the site's sp: above the return address */
 	call	pt_inline_fast
 	testq	%rax, %rax
 	jnz	.Lregs

@@ -171,7 +171,8 @@ static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned lo
 	if (__this_cpu_inc_return(pt_inline_nesting) == 1) {
 		if (!regs)
 			pt_probe_hit_flags(pp, rflags);
-		else if (!pp->enter_staged || !pt_stage_enter_site(pp, regs))
+		else if (!pp->enter_staged ||
+			 !pt_stage_enter_site(pp, regs->ip, regs->flags, regs->sp, regs))
 			pt_probe_hit(pp, NULL, regs);
 	} else if (READ_ONCE(pt_armed)) {
 		pp->kp.nmissed++;
@@ -196,23 +197,46 @@ static __always_inline void pt_inline_irqs_back(unsigned long site_flags)
 }
 
 /*
- * Called by pt_inline_hit with where the site's call returns and the site's
- * flags, before any struct pt_regs exists: runs a site whose actions read
- * no register but the flags and returns NULL (as for no site), or returns
- * the probe of one that needs them all, which pt_inline_site_hit then runs.
- * Returns with interrupts off: for the probe, until pt_inline_site_hit is
- * done with it (removal frees a probe only after an RCU grace period).
+ * An ENTER site's hit staged without its registers (pt_stage_enter_site),
+ * its frame named without a walk; false: it needs them (a walk, a closed
+ * or full stage, another hit in progress on this CPU). Interrupts off.
  */
-struct pt_probe *notrace pt_inline_fast(unsigned long ret, unsigned long rflags)
+static bool pt_inline_enter_staged(struct pt_probe *pp, unsigned long ret,
+				   unsigned long rflags, unsigned long sp)
+{
+	bool staged = false;
+
+	if (__this_cpu_inc_return(pt_inline_nesting) == 1)
+		staged = pt_stage_enter_site(pp, ret, rflags, sp, NULL);
+	__this_cpu_dec(pt_inline_nesting);
+	if (staged)
+		pt_frames_entered();	/* as pt_inline_site_hit after an ENTER */
+	return staged;
+}
+NOKPROBE_SYMBOL(pt_inline_enter_staged);
+
+/*
+ * Called by pt_inline_hit with where the site's call returns, the site's
+ * flags and its stack pointer, before any struct pt_regs exists: runs a
+ * site whose actions read no register but the flags, or stages an ENTER
+ * site whose frame needs no walk, and returns NULL (as for no site), or
+ * returns the probe of one that needs every register, which
+ * pt_inline_site_hit then runs. Returns with interrupts off: for the probe,
+ * until pt_inline_site_hit is done with it (removal frees a probe only
+ * after an RCU grace period).
+ */
+struct pt_probe *notrace pt_inline_fast(unsigned long ret, unsigned long rflags,
+					unsigned long sp)
 {
 	unsigned long flags;
 	struct pt_probe *pp;
 
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
-	if (pp && !pp->flags_only)
+	if (pp && !pp->flags_only &&
+	    !(pp->enter_staged && pt_inline_enter_staged(pp, ret, rflags, sp)))
 		return pp;
-	if (pp)
+	if (pp && pp->flags_only)
 		pt_inline_run(pp, NULL, rflags);
 	pt_inline_irqs_back(flags);
 	return NULL;

@@ -218,7 +218,7 @@ void pt_func_free(struct pt_func *f);
 /* inline_sites.c */
 int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a);
 void pt_inline_sites_free(struct pt_func *f);
-struct pt_probe *pt_inline_fast(unsigned long ret, unsigned long rflags);
+struct pt_probe *pt_inline_fast(unsigned long ret, unsigned long rflags, unsigned long sp);
 void pt_inline_site_hit(struct pt_probe *pp, struct pt_regs *regs);
 
 /* probes.c */
@@ -249,11 +249,13 @@ void pt_task_events_exit(void);
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
 void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags);
 void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags);
-/* pt_enter_kernel_value: no ENTER is written (an implicit entry). */
+/* An ENTER's value (handlers.c pt_enter_value): none is written (an implicit entry). */
 #define PT_ENTER_IMPLICIT	(1ull << 32)
+/* ... or its frame needs a walk, which needs the registers */
+#define PT_ENTER_NEEDS_WALK	(2ull << 32)
 /* pt_probe_record's @enter when the ENTER's value is found from the registers */
 #define PT_ENTER_FROM_REGS	(~0ull)
-u64 pt_enter_kernel_value(struct pt_func *f, struct pt_regs *regs);
+u64 pt_enter_inline_value(struct pt_func *f, unsigned long sp, struct pt_regs *regs);
 void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
 			   u64 enter);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
@@ -289,6 +291,7 @@ int pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
+bool pt_frames_named(unsigned long sp, u32 *frame);
 void pt_frames_entered(void);
 void pt_frames_reset(void);
 void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept);
@@ -316,7 +319,8 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 
 /* stage.c */
 struct pt_coder *pt_stage_enter(struct kprobe *p);
-bool pt_stage_enter_site(struct pt_probe *pp, struct pt_regs *regs);
+bool pt_stage_enter_site(struct pt_probe *pp, unsigned long ip, unsigned long rflags,
+			 unsigned long sp, struct pt_regs *regs);
 void pt_stage_drain_all(void);
 int pt_stage_installing(const struct pt_func *f);
 void pt_stage_removed(const struct pt_func *f);

@@ -56,7 +56,7 @@
 struct pt_stage_entry {
 	unsigned long ret;	/* where the site's call returns: names the site */
 	u32 flags;		/* the site's flags */
-	u32 enter;		/* an ENTER site's: pt_enter_kernel_value's */
+	u32 enter;		/* an ENTER site's: pt_enter_inline_value's */
 };
 
 #define PT_STAGE_NO_ENTER	(1u << 31)
@@ -174,13 +174,17 @@ struct pt_coder *pt_stage_enter(struct kprobe *p)
 NOKPROBE_SYMBOL(pt_stage_enter);
 
 /*
- * An inline copy's ENTER site's hit (@pp enter_staged, @regs the site's),
- * interrupts off, not nested in another hit: staged as pt_inline_stage
- * stages a flags-only site when this CPU's stage is open and not full in a
- * task's context, with the ENTER's value found now (the stack and the
- * frames the copies keep are the hit's), and true. False: run it as a call.
+ * An inline copy's ENTER site's hit (@pp enter_staged: the site's call
+ * returns to @ip, with the site's flags @rflags and stack pointer @sp, and
+ * its registers @regs or NULL), interrupts off, not nested in another hit:
+ * staged as pt_inline_stage stages a flags-only site when this CPU's stage
+ * is open and not full in a task's context, with the ENTER's value found
+ * now (the stack and the frames the copies keep are the hit's), and true.
+ * False: run it as a call (without @regs, also when its frame needs the
+ * walk).
  */
-bool pt_stage_enter_site(struct pt_probe *pp, struct pt_regs *regs)
+bool pt_stage_enter_site(struct pt_probe *pp, unsigned long ip, unsigned long rflags,
+			 unsigned long sp, struct pt_regs *regs)
 {
 	struct pt_stage *st = this_cpu_ptr(&pt_stage);
 	struct pt_stage_entry *e = st->next;
@@ -188,13 +192,15 @@ bool pt_stage_enter_site(struct pt_probe *pp, struct pt_regs *regs)
 
 	if (!e || e >= st->end || (preempt_count() & PT_STAGE_NOT_TASK))
 		return false;
-	enter = pt_enter_kernel_value(pp->func, regs);
-	/* a probe's handler in code the value's search called may have run it */
+	enter = pt_enter_inline_value(pp->func, sp, regs);
+	if (enter == PT_ENTER_NEEDS_WALK)
+		return false;
+	/* a probe's handler in code the walk called may have run it */
 	e = st->next;
 	if (unlikely(!e || e >= st->end))
 		return false;
-	e->ret = regs->ip;
-	e->flags = (u32)regs->flags;
+	e->ret = ip;
+	e->flags = (u32)rflags;
 	e->enter = (u32)enter;
 	if (enter == PT_ENTER_IMPLICIT)
 		e->flags |= PT_STAGE_NO_ENTER;

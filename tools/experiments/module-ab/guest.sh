@@ -1,8 +1,9 @@
 #!/bin/sh
 # Guest half of the module A/B (README): two builds of pathtrace.ko and
-# their pathtrace_inline.ko, in /pt/ab/base and /pt/ab/new, swapped four
-# times in one boot under bench-vm's workload (5 rounds a CPU) with its
-# functions as witness copies: an untraced run, then each module's run
+# their pathtrace_inline.ko, in /pt/ab/base and /pt/ab/new, swapped SWAPS
+# times (the argument; 4 without one) in one boot under bench-vm's
+# workload (5 rounds a CPU) with its functions as witness copies: an
+# untraced run, then each module's run
 # enabled and not recording (idle_ms) and recorded (rec_ms), in turn
 # base-new and new-base. Then a --verify recording with the new module and
 # check_frames on: pathregen's differences and the frames named otherwise
@@ -73,9 +74,12 @@ one() {
 	pathtracectl disable --all > /dev/null
 	rmmod pathtrace || { echo "rmmod failed"; lsmod; exit 1; }
 }
-for k in 1 2 3 4; do
+swaps=${1:-4}
+k=1
+while [ $k -le "$swaps" ]; do
 	sh /tmp/workload.sh 5 /tmp/ms; echo "untraced_ms=$(cat /tmp/ms)"
 	if [ $((k % 2)) = 1 ]; then one base; one new; else one new; one base; fi
+	k=$((k + 1))
 done
 # exactness with the new module: witness --verify, inline
 insmod /pt/ab/new/pathtrace.ko check_frames=1
