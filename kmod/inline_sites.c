@@ -132,9 +132,8 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 			staged = pt_site_staged(e.copy);
 			if (staged < 0 || (staged && !pp->flags_only))
 				return -EINVAL;
-			/* an ENTER site: pt_inline_hit stages it when it can (stage.c) */
-			pp->enter_staged = !pp->flags_only && !f->profile;
-			f->nr_staged += staged || pp->enter_staged;
+			/* the others are ENTER sites, staged when they can be (stage.c) */
+			f->nr_staged += staged || !pp->flags_only;
 			f->inline_sites[ns++] = (struct pt_inline_site){ e.copy, pp };
 		} else {
 			f->inline_rets[nr++] = (struct pt_inline_ret){ e.copy, e.orig };
@@ -171,8 +170,7 @@ static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned lo
 	if (__this_cpu_inc_return(pt_inline_nesting) == 1) {
 		if (!regs)
 			pt_probe_hit_flags(pp, rflags);
-		else if (!pp->enter_staged ||
-			 !pt_stage_enter_site(pp, regs->ip, regs->flags, regs->sp, regs))
+		else if (!pt_stage_enter_site(pp, regs->ip, regs->flags, regs->sp, regs))
 			pt_probe_hit(pp, NULL, regs);
 	} else if (READ_ONCE(pt_armed)) {
 		pp->kp.nmissed++;
@@ -234,7 +232,7 @@ struct pt_probe *notrace pt_inline_fast(unsigned long ret, unsigned long rflags,
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
 	if (pp && !pp->flags_only &&
-	    !(pp->enter_staged && pt_inline_enter_staged(pp, ret, rflags, sp)))
+	    !pt_inline_enter_staged(pp, ret, rflags, sp))
 		return pp;
 	if (pp && pp->flags_only)
 		pt_inline_run(pp, NULL, rflags);

@@ -53,7 +53,6 @@ struct pt_probe {
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
 	bool flags_only;		/* its actions read no register but the flags */
-	bool enter_staged;		/* an inline copy's ENTER site: may be staged (stage.c) */
 	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 

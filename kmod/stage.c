@@ -174,7 +174,7 @@ struct pt_coder *pt_stage_enter(struct kprobe *p)
 NOKPROBE_SYMBOL(pt_stage_enter);
 
 /*
- * An inline copy's ENTER site's hit (@pp enter_staged: the site's call
+ * An inline copy's ENTER site's hit (@pp not flags_only: the site's call
  * returns to @ip, with the site's flags @rflags and stack pointer @sp, and
  * its registers @regs or NULL), interrupts off, not nested in another hit:
  * staged as pt_inline_stage stages a flags-only site when this CPU's stage
