@@ -227,7 +227,14 @@ div() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { if (b > 0) printf f "\n", a /
 # (champsim-check): one key=value line with the count of each branch type.
 champsim_line() {
 	rm -rf /tmp/cs
-	pathregen --format champsim -o /tmp/cs/ /tmp/$1.bin 2>/tmp/cs.err
+	pathregen --format champsim -o /tmp/cs/ /tmp/$1.bin 2>/tmp/cs.err || {
+		pr_rc=$?
+		say "$1: pathregen --format champsim: exit $pr_rc, $(df -m /tmp | awk 'NR == 2 { print $4 }') MB left in /tmp"
+		head -5 /tmp/cs.err | sed 's/^/# /'
+		echo "mode=champsim trace=$1 exit=$pr_rc"
+		rm -rf /tmp/cs
+		return
+	}
 	grep "^pathregen: champsim:" /tmp/cs.err | sed "s/^pathregen: /# $1: /"
 	champsim-check /tmp/$1.bin /tmp/cs >/tmp/cs.out 2>&1
 	cs_rc=$?
