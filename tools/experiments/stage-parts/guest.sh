@@ -1,11 +1,13 @@
 #!/bin/sh
 # Guest half of the stage-parts experiment (README): bench-vm's 61
 # functions as witness copies, its workload (5 rounds a CPU) run untraced
-# and then recorded, TRIALS times, alternately with the patch's two
-# trial changes off and on (its dense and compiled parameters); after each
+# and then recorded, TRIALS times, alternately with the patch's module
+# parameters PARAM... off and on (default: dense compiled); after each
 # recording the patch's per-part times, from dmesg.
 set -eu
 trials=${1:-8}
+[ $# -gt 0 ] && shift
+params=${*:-dense compiled}
 # bench-vm's guest half up to its measurements: FUNCS, the workload, insmod, warm-up
 set -- 5 0
 sed '/^untraced_ms=/q' /pt/bench.sh >/tmp/head.sh
@@ -16,8 +18,12 @@ grep "^enable: [0-9]* enabled" /tmp/en.txt
 r=0
 while [ $r -lt "$trials" ]; do
 	x=$((r % 2))
-	echo $x >/sys/module/pathtrace/parameters/dense
-	echo $x >/sys/module/pathtrace/parameters/compiled
+	for p in dense compiled floor callcost; do
+		echo 0 >/sys/module/pathtrace/parameters/$p
+	done
+	for p in $params; do
+		echo $x >/sys/module/pathtrace/parameters/$p
+	done
 	sh /tmp/workload.sh 5 /tmp/ms.u >/dev/null 2>&1
 	dmesg -c >/dev/null
 	pathtracectl record -o /tmp/x.bin -- sh /tmp/workload.sh 5 /tmp/ms.x \
