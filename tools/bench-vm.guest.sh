@@ -236,8 +236,8 @@ champsim_line() {
 		return
 	}
 	grep "^pathregen: champsim:" /tmp/cs.err | sed "s/^pathregen: /# $1: /"
-	champsim-check /tmp/$1.bin /tmp/cs >/tmp/cs.out 2>&1
-	cs_rc=$?
+	cs_rc=0
+	champsim-check /tmp/$1.bin /tmp/cs >/tmp/cs.out 2>&1 || cs_rc=$?
 	[ $cs_rc = 0 ] || { say "$1: champsim-check: exit $cs_rc"; grep -v "^/tmp/cs/" /tmp/cs.out | head -5 | sed 's/^/# /'; }
 	sed -n 's/^total: //p' /tmp/cs.out | awk -v m=$1 -v rc=$cs_rc '{
 		line = "mode=champsim trace=" m " records=" $1 " synthetic=" substr($3, 2)
@@ -688,7 +688,7 @@ for mode in "$@"; do
 		verified=
 		recorder_blocks=n/a
 		if [ $mode = edges ]; then
-			cp /tmp/edges.$mode /tmp/profile.edges
+			cp /tmp/edges.$mode /tmp/profile.edges || die "$mode: cannot keep the profile"
 			[ "$keep" = 0 ] || cp /tmp/profile.edges /pt/out/
 		else
 			# No probe: what runs per block is the copies' increments,
