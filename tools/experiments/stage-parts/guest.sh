@@ -18,7 +18,7 @@ grep "^enable: [0-9]* enabled" /tmp/en.txt
 r=0
 while [ $r -lt "$trials" ]; do
 	x=$((r % 2))
-	for p in dense compiled floor callcost; do
+	for p in dense compiled floor callcost norun; do
 		echo 0 >/sys/module/pathtrace/parameters/$p
 	done
 	for p in $params; do
