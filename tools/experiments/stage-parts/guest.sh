@@ -2,8 +2,9 @@
 # Guest half of the stage-parts experiment (README): bench-vm's 61
 # functions as witness copies, its workload (5 rounds a CPU) run untraced
 # and then recorded, TRIALS times, alternately with the patch's module
-# parameters PARAM... off and on (default: dense compiled); after each
-# recording the patch's per-part times, from dmesg.
+# parameters PARAM... off and on (default: dense compiled; NAME=VALUE
+# holds one at VALUE on both sides); after each recording the patch's
+# per-part times, from dmesg.
 set -eu
 trials=${1:-8}
 [ $# -gt 0 ] && shift
@@ -18,11 +19,14 @@ grep "^enable: [0-9]* enabled" /tmp/en.txt
 r=0
 while [ $r -lt "$trials" ]; do
 	x=$((r % 2))
-	for p in dense compiled floor callcost norun; do
+	for p in dense compiled floor callcost norun nostage; do
 		echo 0 >/sys/module/pathtrace/parameters/$p
 	done
 	for p in $params; do
-		echo $x >/sys/module/pathtrace/parameters/$p
+		case $p in
+		*=*) echo "${p#*=}" >/sys/module/pathtrace/parameters/"${p%%=*}" ;;
+		*) echo $x >/sys/module/pathtrace/parameters/$p ;;
+		esac
 	done
 	sh /tmp/workload.sh 5 /tmp/ms.u >/dev/null 2>&1
 	dmesg -c >/dev/null
