@@ -113,6 +113,7 @@ struct pt_func {
 	u32 nr_implicit, implicit_size;
 	/* what the stream coder reads: the word tables, into plan */
 	struct pt_coder_func coder;
+	u32 *ctx_first;			/* where each row's words begin, or NULL */
 	/* PT_PLAN_CTX_SWAP: per row its top code, and per CPU its last */
 	u32 *ctx_top;
 	struct pt_ctx_last __percpu *ctx_last;

@@ -368,6 +368,7 @@ void pt_func_free(struct pt_func *f)
 	free_percpu(f->profile);
 	free_percpu(f->ctx_last);
 	kfree(f->ctx_top);
+	kvfree(f->ctx_first);
 	free_percpu(f->pcpu);
 	pt_inline_sites_free(f);
 	kvfree(f->probes);
@@ -441,19 +442,32 @@ static int pt_check_ctx(struct pt_func *f)
 	return 0;
 }
 
+/* Rows the coder indexes where their words begin (pt_coder_ctx_first); beyond, it searches all. */
+#define PT_CTX_FIRST_ROWS_MAX	65536
+
 /*
- * PT_PLAN_CTX_SWAP: rows below PT_CTX_SWAP_ROWS_MAX, each row's top code
- * (its word of the fewest bits, of those the lowest value) and a per-CPU
- * last code per row, none remembered (generation 0: a CPU's starts at 1).
+ * The context words' rows: where each row's words begin (up to
+ * PT_CTX_FIRST_ROWS_MAX rows). PT_PLAN_CTX_SWAP: rows below
+ * PT_CTX_SWAP_ROWS_MAX, each row's top code (its word of the fewest bits,
+ * of those the lowest value) and a per-CPU last code per row, none
+ * remembered (generation 0: a CPU's starts at 1).
  */
-static int pt_ctx_swap_alloc(struct pt_func *f)
+static int pt_ctx_rows_alloc(struct pt_func *f)
 {
+	u32 rows = pt_coder_ctx_rows(&f->coder);
 	unsigned int cpu;
 
+	if (rows && rows <= PT_CTX_FIRST_ROWS_MAX) {
+		f->ctx_first = kvcalloc(rows + 1, sizeof(*f->ctx_first), GFP_KERNEL);
+		if (!f->ctx_first)
+			return -ENOMEM;
+		pt_coder_ctx_first(&f->coder, f->ctx_first);
+		f->coder.ctx_first = f->ctx_first;
+	}
+	f->coder.nr_ctx_rows = rows;
 	if (!(f->plan->flags & PT_PLAN_CTX_SWAP))
 		return 0;
-	f->coder.nr_ctx_rows = pt_coder_ctx_rows(&f->coder);
-	if (!f->coder.nr_ctx_rows || f->coder.nr_ctx_rows > PT_CTX_SWAP_ROWS_MAX)
+	if (!rows || rows > PT_CTX_SWAP_ROWS_MAX)
 		return -EINVAL;
 	f->ctx_top = kcalloc(f->coder.nr_ctx_rows, sizeof(*f->ctx_top), GFP_KERNEL);
 	f->ctx_last = __alloc_percpu(f->coder.nr_ctx_rows * sizeof(struct pt_ctx_last),
@@ -608,7 +622,7 @@ struct pt_func *pt_plan_load(const void __user *ublob, u32 len, u32 add_flags,
 	if (!err)
 		err = pt_check_path_codes(f);
 	if (!err)
-		err = pt_ctx_swap_alloc(f);
+		err = pt_ctx_rows_alloc(f);
 	if (err)
 		goto fail;
 	/* a user plan's code is its file's: uprobes.c checks the places */

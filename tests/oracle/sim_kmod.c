@@ -50,6 +50,7 @@ struct exec {
 	struct sim_cpu *cpu;	/* SIM_MAX_CPUS */
 	struct pt_coder_func *cf;	/* per function: what the coder reads of its plan */
 	uint32_t **tops;	/* per function: its rows' top codes, or NULL */
+	uint32_t **firsts;	/* per function: where its rows' words begin, or NULL */
 	struct pt_coder_func_cpu *fc;	/* [cpu * nfuncs + function] */
 	uint64_t clock;
 	uint64_t owner;		/* the running task */
@@ -325,9 +326,19 @@ static int setup_func(struct exec *x, uint32_t i)
 	cf->path_code_size = sizeof(struct pt_path_code);
 	cf->nr_path_ranges = pl->hdr.nr_path_ranges;
 	cf->path_range_size = sizeof(struct pt_path_range);
-	if (!(pl->hdr.flags & PT_PLAN_CTX_SWAP) || !pl->hdr.nr_ctx_words)
+	if (!pl->hdr.nr_ctx_words)
 		return 0;
 	cf->nr_ctx_rows = pt_coder_ctx_rows(cf);
+	/* the module indexes the rows (kmod/plan.c) up to a bound: both ways here, by function */
+	if (!(i & 1)) {
+		x->firsts[i] = calloc(cf->nr_ctx_rows + 1, sizeof(uint32_t));
+		if (!x->firsts[i])
+			return -PT_ENOMEM;
+		pt_coder_ctx_first(cf, x->firsts[i]);
+		cf->ctx_first = x->firsts[i];
+	}
+	if (!(pl->hdr.flags & PT_PLAN_CTX_SWAP))
+		return 0;
 	x->tops[i] = calloc(cf->nr_ctx_rows, sizeof(uint32_t));
 	if (!x->tops[i])
 		return -PT_ENOMEM;
@@ -352,8 +363,9 @@ static int setup(struct exec *x)
 	x->cpu = calloc(SIM_MAX_CPUS, sizeof(*x->cpu));
 	x->cf = calloc(p->nfuncs + 1, sizeof(*x->cf));
 	x->tops = calloc(p->nfuncs + 1, sizeof(*x->tops));
+	x->firsts = calloc(p->nfuncs + 1, sizeof(*x->firsts));
 	x->fc = calloc((size_t)SIM_MAX_CPUS * p->nfuncs + 1, sizeof(*x->fc));
-	if (!x->cpu || !x->cf || !x->tops || !x->fc)
+	if (!x->cpu || !x->cf || !x->tops || !x->firsts || !x->fc)
 		return -PT_ENOMEM;
 	for (c = 0; c < SIM_MAX_CPUS; c++) {
 		struct pt_coder *k = &x->cpu[c].coder;
@@ -383,8 +395,11 @@ static void teardown(struct exec *x)
 		free(x->fc[i].ctx_last);
 	for (i = 0; x->tops && i < x->p->nfuncs; i++)
 		free(x->tops[i]);
+	for (i = 0; x->firsts && i < x->p->nfuncs; i++)
+		free(x->firsts[i]);
 	free(x->fc);
 	free(x->tops);
+	free(x->firsts);
 	free(x->cf);
 	free(x->cpu);
 }

@@ -56,6 +56,8 @@ struct pt_ctx_last {
  * of its words (arrays of the plan blob, elements of the given sizes:
  * pathtrace_abi.h's growth rule). ctx_top: per row below nr_ctx_rows the
  * code that trades words (PT_PLAN_CTX_SWAP; pt_coder_ctx_tops), or NULL.
+ * ctx_first: where each row's words begin (pt_coder_ctx_first), so a word
+ * is looked for among its row's few only; NULL: among them all.
  */
 struct pt_coder_func {
 	u32 func_id;
@@ -65,6 +67,7 @@ struct pt_coder_func {
 	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
 	u32 nr_ctx_rows;
 	const u32 *ctx_top;
+	const u32 *ctx_first;	/* nr_ctx_rows + 1: row r's words from ctx_first[r], or NULL */
 	const struct pt_path_code *path_codes;	/* sorted by path */
 	const struct pt_path_range *path_ranges;	/* sorted by lo */
 	u32 nr_path_codes, path_code_size, nr_path_ranges, path_range_size;
@@ -316,5 +319,8 @@ static inline void pt_coder_path_set(struct pt_coder *c, u64 v)
  */
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f);
 void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top);
+
+/* Where each of the rows' words begins, into first[rows + 1] (the last: nr_ctx_words). */
+void pt_coder_ctx_first(const struct pt_coder_func *f, u32 *first);
 
 #endif

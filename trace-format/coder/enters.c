@@ -12,7 +12,7 @@
 #include "coder_internal.h"
 
 /* Appends the low n bits of v (n <= 32) to the ENTER codes; room is checked. */
-static void pt_ebits_put(struct pt_coder *c, u64 v, unsigned int n)
+static __always_inline void pt_ebits_put(struct pt_coder *c, u64 v, unsigned int n)
 {
 	unsigned int w = c->nebits / 64, off = c->nebits % 64;
 

@@ -115,11 +115,32 @@ void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
 	pt_ctx_save(c, f, fc);
 }
 
-/* f's word for code in context row, or NULL (binary search: sorted by (row, code)). */
+/*
+ * f's word for code in context row, or NULL: a binary search of the row's
+ * words by code, or without f->ctx_first of all of them by (row, code).
+ */
 static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
 {
 	u32 lo = 0, hi = f->nr_ctx_words;
 
+	if (f->ctx_first) {
+		if (row >= f->nr_ctx_rows)
+			return NULL;
+		lo = f->ctx_first[row];
+		hi = f->ctx_first[row + 1];
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+			const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
+
+			if (w->code == code)
+				return w;
+			if (w->code < code)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return NULL;
+	}
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 		const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
@@ -271,4 +292,14 @@ void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top)
 			best = w;
 		top[w->row] = best->code;
 	}
+}
+
+void pt_coder_ctx_first(const struct pt_coder_func *f, u32 *first)
+{
+	u32 i, r = 0;
+
+	for (i = 0; i < f->nr_ctx_words; i++)
+		for (; r <= pt_ctx_word_at(f, i)->row; r++)
+			first[r] = i;
+	first[r] = f->nr_ctx_words;
 }
