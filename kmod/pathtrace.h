@@ -114,7 +114,7 @@ struct pt_func {
 	/* what the stream coder reads: the word tables, into plan */
 	struct pt_coder_func coder;
 	u32 *ctx_first;			/* where each row's words begin, or NULL */
-	/* PT_PLAN_CTX_SWAP: per row its top code, and per CPU its last */
+	/* PT_PLAN_CTX_SWAP: per row its top code (then its word), and per CPU its last */
 	u32 *ctx_top;
 	struct pt_ctx_last __percpu *ctx_last;
 	u64 missed;			/* hits skipped since START, placed */

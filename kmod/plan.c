@@ -449,7 +449,7 @@ static int pt_check_ctx(struct pt_func *f)
  * The context words' rows: where each row's words begin (up to
  * PT_CTX_FIRST_ROWS_MAX rows). PT_PLAN_CTX_SWAP: rows below
  * PT_CTX_SWAP_ROWS_MAX, each row's top code (its word of the fewest bits,
- * of those the lowest value) and a per-CPU last code per row, none
+ * of those the lowest value) and that word, and a per-CPU last code per row, none
  * remembered (generation 0: a CPU's starts at 1).
  */
 static int pt_ctx_rows_alloc(struct pt_func *f)
@@ -469,13 +469,15 @@ static int pt_ctx_rows_alloc(struct pt_func *f)
 		return 0;
 	if (!rows || rows > PT_CTX_SWAP_ROWS_MAX)
 		return -EINVAL;
-	f->ctx_top = kcalloc(f->coder.nr_ctx_rows, sizeof(*f->ctx_top), GFP_KERNEL);
-	f->ctx_last = __alloc_percpu(f->coder.nr_ctx_rows * sizeof(struct pt_ctx_last),
+	/* per row its top code, then its top word's index */
+	f->ctx_top = kcalloc(2 * rows, sizeof(*f->ctx_top), GFP_KERNEL);
+	f->ctx_last = __alloc_percpu(rows * sizeof(struct pt_ctx_last),
 				     __alignof__(struct pt_ctx_last));
 	if (!f->ctx_top || !f->ctx_last)
 		return -ENOMEM;
-	pt_coder_ctx_tops(&f->coder, f->ctx_top);
+	pt_coder_ctx_tops(&f->coder, f->ctx_top, f->ctx_top + rows);
 	f->coder.ctx_top = f->ctx_top;
+	f->coder.ctx_top_word = f->ctx_top + rows;
 	for_each_possible_cpu(cpu)
 		per_cpu_ptr(f->pcpu, cpu)->coder.ctx_last = per_cpu_ptr(f->ctx_last, cpu);
 	return 0;

@@ -49,7 +49,7 @@ struct exec {
 	struct sim_kmod_run *r;
 	struct sim_cpu *cpu;	/* SIM_MAX_CPUS */
 	struct pt_coder_func *cf;	/* per function: what the coder reads of its plan */
-	uint32_t **tops;	/* per function: its rows' top codes, or NULL */
+	uint32_t **tops;	/* per function: its rows' top codes and words, or NULL */
 	uint32_t **firsts;	/* per function: where its rows' words begin, or NULL */
 	struct pt_coder_func_cpu *fc;	/* [cpu * nfuncs + function] */
 	uint64_t clock;
@@ -339,11 +339,15 @@ static int setup_func(struct exec *x, uint32_t i)
 	}
 	if (!(pl->hdr.flags & PT_PLAN_CTX_SWAP))
 		return 0;
-	x->tops[i] = calloc(cf->nr_ctx_rows, sizeof(uint32_t));
+	/* per row its top code, then its word's index (the module's way: kmod/plan.c) */
+	x->tops[i] = calloc(2 * (size_t)cf->nr_ctx_rows, sizeof(uint32_t));
 	if (!x->tops[i])
 		return -PT_ENOMEM;
-	pt_coder_ctx_tops(cf, x->tops[i]);
+	pt_coder_ctx_tops(cf, x->tops[i], x->tops[i] + cf->nr_ctx_rows);
 	cf->ctx_top = x->tops[i];
+	/* the coder finds a top word with a search too: both ways here, by function */
+	if (!(i & 2))
+		cf->ctx_top_word = x->tops[i] + cf->nr_ctx_rows;
 	for (c = 0; c < SIM_MAX_CPUS; c++) {
 		struct pt_coder_func_cpu *fc = &x->fc[(size_t)c * x->p->nfuncs + i];
 

@@ -67,6 +67,7 @@ struct pt_coder_func {
 	u32 nr_ctx_codes, nr_ctx_words, ctx_word_size;
 	u32 nr_ctx_rows;
 	const u32 *ctx_top;
+	const u32 *ctx_top_word;	/* ... and the index of its word, or NULL */
 	const u32 *ctx_first;	/* nr_ctx_rows + 1: row r's words from ctx_first[r], or NULL */
 	const struct pt_path_code *path_codes;	/* sorted by path */
 	const struct pt_path_range *path_ranges;	/* sorted by lo */
@@ -315,10 +316,11 @@ static inline void pt_coder_path_set(struct pt_coder *c, u64 v)
 /*
  * The rows of f's context words (the last word's row + 1), and per row the
  * code of its word of the fewest bits, of those the lowest value, into
- * top[rows] (PT_PLAN_CTX_SWAP).
+ * top[rows], and that word's index into top_word[rows] unless it is NULL
+ * (PT_PLAN_CTX_SWAP). A row without words is left as it was.
  */
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f);
-void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top);
+void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top, u32 *top_word);
 
 /* Where each of the rows' words begins, into first[rows + 1] (the last: nr_ctx_words). */
 void pt_coder_ctx_first(const struct pt_coder_func *f, u32 *first);

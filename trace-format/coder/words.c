@@ -60,6 +60,20 @@ static inline void pt_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64
 		pt_coder_bits_spill(c, fc, v, n, room);
 }
 
+/* pt_bits of a context word: 1 <= n <= PT_CTX_WORD_MAX_BITS, v below 2^n (kmod/plan.c checks). */
+static inline void pt_bits_word(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v,
+				unsigned int n)
+{
+	unsigned int room = 64 - c->nbits;
+
+	c->counts.bits += n;
+	c->words[c->nwords] |= v << c->nbits;
+	if (n < room)
+		c->nbits += n;
+	else
+		pt_coder_bits_spill(c, fc, v, n, room);
+}
+
 void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
 {
 	pt_bits(c, fc, v, n);
@@ -156,18 +170,19 @@ static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 
 }
 
 /*
- * Adapting words (PT_PLAN_CTX_SWAP): the code whose word code takes in row
- * (pathtrace_abi.h): the row's last code and its top trade words. The row
- * remembers code.
+ * f's word for code in context row, or NULL. Adapting words
+ * (PT_PLAN_CTX_SWAP): the word of the code it takes in row
+ * (pathtrace_abi.h): the row's last code and its top trade words, and the
+ * row remembers code. The top code's word is found without a search.
  */
-static u32 pt_swap_code(struct pt_coder *c, const struct pt_coder_func *f,
-			struct pt_coder_func_cpu *fc, u32 row, u32 code)
+static const struct pt_ctx_word *pt_ctx_find(struct pt_coder *c, const struct pt_coder_func *f,
+					     struct pt_coder_func_cpu *fc, u32 row, u32 code)
 {
 	struct pt_ctx_last *l;
 	u32 top, use = code;
 
 	if (!fc->ctx_last || !f->ctx_top || row >= f->nr_ctx_rows)
-		return code;
+		return pt_ctx_word(f, row, code);
 	l = fc->ctx_last + row;
 	top = f->ctx_top[row];
 	if (l->gen == c->swap_gen && l->code != top) {
@@ -179,7 +194,10 @@ static u32 pt_swap_code(struct pt_coder *c, const struct pt_coder_func *f,
 	l->gen = c->swap_gen;
 	l->code = code;
 	c->counts.ctx_swapped += use != code;
-	return use;
+	/* top 0: the row has no words (codes are never 0) */
+	if (use == top && top && f->ctx_top_word)
+		return pt_ctx_word_at(f, f->ctx_top_word[row]);
+	return pt_ctx_word(f, row, use);
 }
 
 /*
@@ -195,14 +213,14 @@ void pt_coder_word(struct pt_coder *c, const struct pt_coder_func *f,
 		u32 row = pt_ctx_row(c, f, fc);
 
 		if (row != PT_CTX_NONE)
-			w = pt_ctx_word(f, row, pt_swap_code(c, f, fc, row, code));
+			w = pt_ctx_find(c, f, fc, row, code);
 		c->ctx_func = f->func_id;
 		c->ctx_row = f->ctx_next[code];
 		pt_ctx_save(c, f, fc);
 	}
 	if (w) {
 		c->counts.ctx_words++;
-		pt_bits(c, fc, w->value, w->nbits);
+		pt_bits_word(c, fc, w->value, w->nbits);
 	} else {
 		pt_bits(c, fc, value, nbits);
 	}
@@ -280,17 +298,21 @@ u32 pt_coder_ctx_rows(const struct pt_coder_func *f)
 	return f->nr_ctx_words ? pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
 }
 
-void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top)
+void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top, u32 *top_word)
 {
 	const struct pt_ctx_word *w, *best = NULL;
-	u32 i;
+	u32 i, best_i = 0;
 
 	for (i = 0; i < f->nr_ctx_words; i++) {
 		w = pt_ctx_word_at(f, i);
 		if (!best || best->row != w->row || w->nbits < best->nbits ||
-		    (w->nbits == best->nbits && w->value < best->value))
+		    (w->nbits == best->nbits && w->value < best->value)) {
 			best = w;
+			best_i = i;
+		}
 		top[w->row] = best->code;
+		if (top_word)
+			top_word[w->row] = best_i;
 	}
 }
 

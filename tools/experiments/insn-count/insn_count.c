@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * insn_count.c - a QEMU TCG plugin (QEMU 7.2's plugin API, version 1):
+ * counts every guest instruction executed at each address of the kernel's
+ * module space, and all instructions in kernel and user mode, and writes
+ * them at exit: "insn ADDR COUNT" lines, then "total kernel N user N".
+ *
+ *   gcc -shared -fPIC -O2 -o insn_count.so insn_count.c
+ *   qemu-system-x86_64 ... -plugin ./insn_count.so,out=FILE
+ *
+ * The declarations below are the few of QEMU's qemu-plugin.h it uses
+ * (Debian ships no header; the API is QEMU's documented one).
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t qemu_plugin_id_t;
+struct qemu_plugin_tb;
+struct qemu_plugin_insn;
+enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
+typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+
+void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
+					      void *ptr, uint64_t imm);
+void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn,
+						enum qemu_plugin_op op, void *ptr, uint64_t imm);
+size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
+struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+
+__attribute__((visibility("default"))) int qemu_plugin_version = 1;
+
+#define MOD_LO 0xffffffffc0000000ull	/* MODULES_VADDR with KASLR on */
+#define MOD_HI 0xffffffffff000000ull
+#define SLOTS (1u << 22)	/* open addressing, addresses of module code */
+
+struct slot {
+	uint64_t addr;
+	uint64_t count;
+};
+
+static struct slot *slots;
+static uint64_t kernel_insns, user_insns;
+static const char *out_path = "insn_count.out";
+
+static struct slot *slot_of(uint64_t addr)
+{
+	uint64_t i = (addr * 0x9e3779b97f4a7c15ull) >> 42;
+
+	while (slots[i].addr && slots[i].addr != addr)
+		i = (i + 1) & (SLOTS - 1);
+	slots[i].addr = addr;
+	return &slots[i];
+}
+
+static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+	size_t n = qemu_plugin_tb_n_insns(tb), i;
+	uint64_t va = qemu_plugin_tb_vaddr(tb);
+
+	(void)id;
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 va >> 63 ? &kernel_insns : &user_insns, n);
+	if (va < MOD_LO || va >= MOD_HI)
+		return;
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+				&slot_of(qemu_plugin_insn_vaddr(insn))->count, 1);
+	}
+}
+
+static void at_exit(qemu_plugin_id_t id, void *p)
+{
+	FILE *f = fopen(out_path, "w");
+	uint32_t i;
+
+	(void)id;
+	(void)p;
+	if (!f)
+		return;
+	for (i = 0; i < SLOTS; i++)
+		if (slots[i].addr && slots[i].count)
+			fprintf(f, "insn %" PRIx64 " %" PRIu64 "\n", slots[i].addr, slots[i].count);
+	fprintf(f, "total kernel %" PRIu64 " user %" PRIu64 "\n", kernel_insns, user_insns);
+	fclose(f);
+}
+
+__attribute__((visibility("default"))) int qemu_plugin_install(qemu_plugin_id_t id,
+							       const void *info, int argc,
+							       char **argv)
+{
+	int i;
+
+	(void)info;
+	for (i = 0; i < argc; i++)
+		if (!strncmp(argv[i], "out=", 4))
+			out_path = argv[i] + 4;
+	slots = calloc(SLOTS, sizeof(*slots));
+	if (!slots)
+		return -1;
+	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);
+	qemu_plugin_register_atexit_cb(id, at_exit, NULL);
+	return 0;
+}
