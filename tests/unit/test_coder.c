@@ -384,6 +384,102 @@ static void test_refusals_said(void)
 	CU_ASSERT(dropped > 0);
 }
 
+#define CTX_ROWS 12
+#define CTX_CODES 9
+
+/* A random table of context words: some rows with none, each (row, code) at most once. */
+static uint32_t ctx_table(uint64_t *rng, struct pt_ctx_word *w, uint32_t *next)
+{
+	uint32_t row, code, n = 0;
+
+	for (row = 0; row < CTX_ROWS; row++)
+		for (code = 1; code < CTX_CODES; code++)
+			if (row % 5 != 3 && below(rng, 3))
+				w[n++] = (struct pt_ctx_word){ .row = row, .code = code,
+							       .nbits = 1 + below(rng, 9) };
+	for (code = 0; code < n; code++)
+		w[code].value = below(rng, 1u << w[code].nbits);
+	for (code = 0; code < CTX_CODES; code++)
+		next[code] = below(rng, 8) ? below(rng, CTX_ROWS + 2) : PT_CTX_NONE;
+	return n;
+}
+
+/*
+ * The rows' index (pt_coder_ctx_first) and top words (pt_coder_ctx_tops)
+ * are where the search finds them; and a coder given both writes the bits
+ * a coder without them writes, adapting words included.
+ */
+static void test_ctx_index(void)
+{
+	uint64_t rng = unit_seed() * 2654435761u + 11, words = 0, swapped = 0;
+	uint32_t trial;
+
+	for (trial = 0; trial < 400; trial++) {
+		struct pt_ctx_word w[CTX_ROWS * CTX_CODES];
+		struct pt_ctx_last last[2][CTX_ROWS + 1];
+		uint32_t next[CTX_CODES], first[CTX_ROWS + 1], top[CTX_ROWS], top_word[CTX_ROWS];
+		struct pt_coder_func f = { .func_id = 7, .flags = PT_PLAN_CTX_SWAP, .ctx_next = next,
+					   .ctx_words = w, .nr_ctx_codes = CTX_CODES,
+					   .ctx_word_size = sizeof(w[0]) };
+		struct pt_coder_func indexed;
+		struct pt_coder_func_cpu fc[2] = { { .ctx_last = last[0] }, { .ctx_last = last[1] } };
+		struct pt_coder c[2];
+		uint32_t i, r, k;
+
+		f.nr_ctx_words = ctx_table(&rng, w, next);
+		if (!f.nr_ctx_words)
+			continue;
+		f.nr_ctx_rows = pt_coder_ctx_rows(&f);
+		memset(top, 0, sizeof(top));
+		pt_coder_ctx_first(&f, first);
+		pt_coder_ctx_tops(&f, top, top_word);
+		for (r = 0; r < f.nr_ctx_rows; r++) {
+			CU_ASSERT(first[r] <= first[r + 1]);
+			for (i = first[r]; i < first[r + 1]; i++)
+				CU_ASSERT_EQUAL(w[i].row, r);
+			CU_ASSERT((first[r] == first[r + 1]) == !top[r]);
+			if (top[r]) {
+				CU_ASSERT_EQUAL(w[top_word[r]].row, r);
+				CU_ASSERT_EQUAL(w[top_word[r]].code, top[r]);
+			}
+		}
+		CU_ASSERT_EQUAL(first[f.nr_ctx_rows], f.nr_ctx_words);
+		f.ctx_top = top;
+		indexed = f;
+		indexed.ctx_first = first;
+		indexed.ctx_top_word = top_word;
+		memset(last, 0, sizeof(last));
+		memset(c, 0, sizeof(c));
+		for (k = 0; k < 2; k++) {
+			c[k].bits_words = PT_CODER_BITS_WORDS;
+			pt_coder_reset(&c[k]);
+			c[k].ctx_func = f.func_id;
+			c[k].ctx_row = 0;
+		}
+		/* at most 60 words of at most 9 bits: no flush, no sink */
+		for (i = 0; i < 60; i++) {
+			uint32_t code = below(&rng, CTX_CODES);
+
+			/* a new generation of the rows' last codes, as an ENTER's every 256th */
+			if (!below(&rng, 16))
+				for (k = 0; k < 2; k++)
+					c[k].swap_gen++;
+			pt_coder_word(&c[0], &f, &fc[0], code, i, 5);
+			pt_coder_word(&c[1], &indexed, &fc[1], code, i, 5);
+		}
+		CU_ASSERT_EQUAL(c[0].nwords, c[1].nwords);
+		CU_ASSERT_EQUAL(c[0].nbits, c[1].nbits);
+		CU_ASSERT(!memcmp(c[0].words, c[1].words, sizeof(c[0].words)));
+		CU_ASSERT(!memcmp(&c[0].counts, &c[1].counts, sizeof(c[0].counts)));
+		CU_ASSERT_EQUAL(c[0].ctx_row, c[1].ctx_row);
+		words += c[0].counts.ctx_words;
+		swapped += c[0].counts.ctx_swapped;
+	}
+	CU_ASSERT(words > 1000);
+	CU_ASSERT(swapped > 100);
+}
+
 UNIT_SUITE(coder,
 	   { "records decode to what went in, to the bit", test_round_trip },
-	   { "every refused write is said by a LOSS", test_refusals_said })
+	   { "every refused write is said by a LOSS", test_refusals_said },
+	   { "context words by the rows' index and top words, as by the search", test_ctx_index })
