@@ -154,30 +154,31 @@ static __always_inline void pt_probe_record(struct pt_coder *c, struct pt_probe 
 					    u64 enter)
 {
 	struct pt_func *f = pp->func;
+	struct pt_func_pcpu *pc = this_cpu_ptr(f->pcpu);
 	const struct pt_site *s = pp->site;
-	struct pt_coder_func_cpu *fc;
-	const struct pt_action *a;
-	bool taken = false;
-	u32 i = 0;
+	const struct pt_action *a, *end;
+	size_t step = f->action_size;
+	bool taken;
 
-	this_cpu_ptr(f->pcpu)->hits++;
-	fc = &this_cpu_ptr(f->pcpu)->coder;
-	if (s) {
-		taken = pt_site_taken(s, rflags);
-		/* plan.c lets ENTER only lead its site. */
-		a = pt_action_at(f, s->first_action);
-		if (a->op == PT_OP_ENTER) {
-			pt_run_action(c, f, fc, a, regs, enter);
-			i = 1;
-		}
+	pc->hits++;
+	if (!s) {
+		if (pp->block >= 0)
+			pt_coder_block(c, &f->coder, &pc->coder, (u32)pp->block);
+		return;
+	}
+	taken = pt_site_taken(s, rflags);
+	a = pt_action_at(f, s->first_action);
+	end = (const void *)((const u8 *)a + s->nr_actions * step);
+	/* plan.c lets ENTER only lead its site. */
+	if (a < end && a->op == PT_OP_ENTER) {
+		pt_run_action(c, f, &pc->coder, a, regs, enter);
+		a = (const void *)((const u8 *)a + step);
 	}
 	if (pp->block >= 0)
-		pt_coder_block(c, &f->coder, fc, (u32)pp->block);
-	for (; s && i < s->nr_actions; i++) {
-		a = pt_action_at(f, s->first_action + i);
+		pt_coder_block(c, &f->coder, &pc->coder, (u32)pp->block);
+	for (; a < end; a = (const void *)((const u8 *)a + step))
 		if (pt_applies(a, taken))
-			pt_run_action(c, f, fc, a, regs, enter);
-	}
+			pt_run_action(c, f, &pc->coder, a, regs, enter);
 }
 
 /*

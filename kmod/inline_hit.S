@@ -5,10 +5,12 @@
  * or `call pt_inline_stage` (below) for a site that needs only the flags.
  *
  * While nothing is traced (pt_armed clear, between enable and record) it
- * returns at once. Else it saves the flags and the registers a C call may
- * change, and calls pt_inline_fast(return address, flags, the site's sp):
- * a site whose actions read no register but the flags (most of a witness
- * plan's) runs there, and so is an ENTER site staged whose frame needs no
+ * returns at once, its test made without changing the flags (jrcxz), so
+ * with no pushfq and popfq (under QEMU's TCG a popfq ends the translation
+ * block). Else it saves the flags and the registers a C call may change,
+ * and calls pt_inline_fast(return address, flags, the site's sp): a site
+ * whose actions read no register but the flags (most of a witness plan's)
+ * runs there, and so is an ENTER site staged whose frame needs no
  * walk (it reads the stack at sp, not the registers); it returns NULL. For
  * one that needs them all (an ENTER whose frame is walked, a profile's
  * path register) it returns the site's probe, found once, with
@@ -50,8 +52,19 @@
 
 	.text
 SYM_FUNC_START(pt_inline_hit)
+	/* not tracing: out without touching the flags (mov and jrcxz keep them) */
+	pushq	%rcx
+	movzbl	pt_armed(%rip), %ecx
+	jrcxz	.Lidle_fast
+	popq	%rcx
+	jmp	.Larmed
+.Lidle_fast:
+	movq	$0, PER_CPU_VAR(pt_inline_frame)	/* as .Lidle below */
+	popq	%rcx
+	RET
+.Larmed:
 	pushfq
-	cmpb	$0, pt_armed(%rip)
+	cmpb	$0, pt_armed(%rip)		/* stopped since */
 	je	.Lidle
 	pushq	%rdi
 	pushq	%rsi
@@ -143,6 +156,11 @@ _ASM_NOKPROBE(pt_inline_hit)
  * one after; an NMI never runs it. Every register and the flags are kept.
  */
 SYM_FUNC_START(pt_inline_stage)
+	/* not tracing: as pt_inline_hit, out without touching the flags */
+	pushq	%rcx
+	movzbl	pt_armed(%rip), %ecx
+	jrcxz	.Lstage_idle
+	popq	%rcx
 	pushfq
 	pushq	%rax
 	pushq	%rcx
@@ -170,5 +188,9 @@ SYM_FUNC_START(pt_inline_stage)
 	popq	%rax
 	popfq
 	jmp	pt_inline_hit
+.Lstage_idle:
+	movq	$0, PER_CPU_VAR(pt_inline_frame)	/* as pt_inline_hit's */
+	popq	%rcx
+	RET
 SYM_FUNC_END(pt_inline_stage)
 _ASM_NOKPROBE(pt_inline_stage)

@@ -4,6 +4,10 @@
  * counts every guest instruction executed at each address of the kernel's
  * module space, and all instructions in kernel and user mode, and writes
  * them at exit: "insn ADDR COUNT" lines, then "total kernel N user N".
+ * Each time user code executes the marker instruction (mark.c: a long
+ * nop no compiler emits) it also takes the totals then, written at exit
+ * as "mark N kernel N user N module N" lines: the instructions of a
+ * phase of the guest's are the difference of two marks.
  *
  *   gcc -shared -fPIC -O2 -o insn_count.so insn_count.c
  *   qemu-system-x86_64 ... -plugin ./insn_count.so,out=FILE
@@ -21,6 +25,8 @@ typedef uint64_t qemu_plugin_id_t;
 struct qemu_plugin_tb;
 struct qemu_plugin_insn;
 enum qemu_plugin_op { QEMU_PLUGIN_INLINE_ADD_U64 };
+enum qemu_plugin_cb_flags { QEMU_PLUGIN_CB_NO_REGS };
+typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 
@@ -34,6 +40,11 @@ size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
+					    qemu_plugin_vcpu_udata_cb_t cb,
+					    enum qemu_plugin_cb_flags flags, void *userdata);
 
 __attribute__((visibility("default"))) int qemu_plugin_version = 1;
 
@@ -46,8 +57,14 @@ struct slot {
 	uint64_t count;
 };
 
+/* nopl 0x50544d4b(%rax): "KMTP" */
+static const unsigned char mark_insn[] = { 0x0f, 0x1f, 0x80, 0x4b, 0x4d, 0x54, 0x50 };
+#define MARKS 64
+
 static struct slot *slots;
-static uint64_t kernel_insns, user_insns;
+static uint64_t kernel_insns, user_insns, module_insns;
+static uint64_t marks[MARKS][3];
+static unsigned int nmarks;
 static const char *out_path = "insn_count.out";
 
 static struct slot *slot_of(uint64_t addr)
@@ -60,6 +77,19 @@ static struct slot *slot_of(uint64_t addr)
 	return &slots[i];
 }
 
+/* The marker executed: the totals now (the marker's block counted whole). */
+static void mark_hit(unsigned int vcpu, void *p)
+{
+	(void)vcpu;
+	(void)p;
+	if (nmarks == MARKS)
+		return;
+	marks[nmarks][0] = kernel_insns;
+	marks[nmarks][1] = user_insns;
+	marks[nmarks][2] = module_insns;
+	nmarks++;
+}
+
 static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb), i;
@@ -68,8 +98,18 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 va >> 63 ? &kernel_insns : &user_insns, n);
+	for (i = 0; !(va >> 63) && i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (qemu_plugin_insn_size(insn) == sizeof(mark_insn) &&
+		    !memcmp(qemu_plugin_insn_data(insn), mark_insn, sizeof(mark_insn)))
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_hit,
+							       QEMU_PLUGIN_CB_NO_REGS, NULL);
+	}
 	if (va < MOD_LO || va >= MOD_HI)
 		return;
+	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
+						 &module_insns, n);
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -90,6 +130,9 @@ static void at_exit(qemu_plugin_id_t id, void *p)
 	for (i = 0; i < SLOTS; i++)
 		if (slots[i].addr && slots[i].count)
 			fprintf(f, "insn %" PRIx64 " %" PRIu64 "\n", slots[i].addr, slots[i].count);
+	for (i = 0; i < nmarks; i++)
+		fprintf(f, "mark %u kernel %" PRIu64 " user %" PRIu64 " module %" PRIu64 "\n", i,
+			marks[i][0], marks[i][1], marks[i][2]);
 	fprintf(f, "total kernel %" PRIu64 " user %" PRIu64 "\n", kernel_insns, user_insns);
 	fclose(f);
 }

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Instructions by function from insn_count.so's counts and the guest's
-ksym lines (README). Usage:
+"""Instructions by phase and by function from insn_count.so's counts and
+the guest's ksym lines (README). Usage:
   report.py COUNTS GUEST_OUT [COUNTS2 GUEST_OUT2]
-prints each module's total and the functions of the most instructions; with
-a second run, both side by side and the difference."""
+prints the guest's phases (guest.sh: untraced, traced, untraced again;
+the instructions between marks), each module's total and the functions of
+the most instructions; with a second run, both side by side and the
+difference."""
 import bisect
 import sys
 
@@ -24,6 +26,8 @@ def load(counts_path, guest_path):
         if parts[0] == 'total':
             total = (int(parts[2]), int(parts[4]))
             continue
+        if parts[0] != 'insn':
+            continue
         addr, n = int(parts[1], 16), int(parts[2])
         i = bisect.bisect_right(starts, addr) - 1
         # a symbol's code ends where the next one begins (4 KiB at most)
@@ -36,6 +40,19 @@ def load(counts_path, guest_path):
     return by_func, by_mod, other, total
 
 
+def phases(counts_path):
+    marks = []
+    for line in open(counts_path):
+        p = line.split()
+        if p[0] == 'mark':
+            marks.append((int(p[3]), int(p[5]), int(p[7])))
+    out = []
+    for i in range(0, len(marks) - 1, 2):
+        a, b = marks[i], marks[i + 1]
+        out.append((b[0] - a[0] + b[1] - a[1], b[2] - a[2]))
+    return out
+
+
 def mod_kind(mod):
     return 'pathtrace' if mod == 'pathtrace' else 'copies'
 
@@ -43,6 +60,13 @@ def mod_kind(mod):
 def main():
     a = load(sys.argv[1], sys.argv[2])
     b = load(sys.argv[3], sys.argv[4]) if len(sys.argv) > 4 else None
+    for name, path in (('A', sys.argv[1]), ('B', sys.argv[3] if b else None)):
+        ph = phases(path) if path else []
+        if len(ph) == 3:
+            print(f'{name}: untraced {ph[0][0]:,} instructions, traced {ph[1][0]:,} '
+                  f'(pathtrace and copies {ph[1][1]:,}), untraced again {ph[2][0]:,}; '
+                  f'traced / untraced {ph[1][0] / ph[0][0]:.3f}, / untraced again '
+                  f'{ph[1][0] / ph[2][0]:.3f}')
     for name, run in (('A', a), ('B', b)):
         if not run:
             continue
