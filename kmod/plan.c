@@ -449,8 +449,8 @@ static int pt_check_ctx(struct pt_func *f)
  * The context words' rows: where each row's words begin (up to
  * PT_CTX_FIRST_ROWS_MAX rows). PT_PLAN_CTX_SWAP: rows below
  * PT_CTX_SWAP_ROWS_MAX, each row's top code (its word of the fewest bits,
- * of those the lowest value) and that word, and a per-CPU last code per row, none
- * remembered (generation 0: a CPU's starts at 1).
+ * of those the lowest value) and that word's index, and a per-CPU last
+ * code per row, none remembered (generation 0: a CPU's starts at 1).
  */
 static int pt_ctx_rows_alloc(struct pt_func *f)
 {
