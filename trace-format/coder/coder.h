@@ -109,7 +109,14 @@ struct pt_coder_counts {
  */
 struct pt_enter_tables {
 	u32 rets[PT_ENTER_SLOTS];
-	u32 last, prev, pprev;
+	u32 last;				/* the last ENTER's function */
+	/*
+	 * The contexts of the last three ENTERs' functions, kept as they are
+	 * learned (pt_enters_x, pt_enters_y), each xor its value for the
+	 * zeros a forgotten table holds.
+	 */
+	u32 x_kept;				/* PT_ENTERS_CTX(pprev, prev, last) */
+	u32 mix_kept;				/* PT_ENTERS_MIX(prev, last) */
 	u32 recent[PT_ENTERS_RECENT];		/* most recent first */
 	u32 cand[PT_ENTERS_CTXS][PT_ENTERS_CANDS];	/* items, most recent first */
 	u16 cand_adv[PT_ENTERS_CTXS];		/* the advance + 1 of the most recent */
@@ -146,6 +153,21 @@ void pt_segs_forget(struct pt_seg_tables *t);
 		}							\
 	} while (0)
 
+#define PT_ENTERS_X0	PT_ENTERS_CTX(0, 0, 0)
+#define PT_ENTERS_MIX0	PT_ENTERS_MIX(0, 0)
+
+/* The candidates' context x: PT_ENTERS_CTX(pprev, prev, last). */
+static inline u32 pt_enters_x(const struct pt_enter_tables *t)
+{
+	return t->x_kept ^ PT_ENTERS_X0;
+}
+
+/* Function f's advances' context y: PT_ENTERS_CTX(prev, last, f). */
+static inline u32 pt_enters_y(const struct pt_enter_tables *t, u32 f)
+{
+	return PT_ENTERS_MIX(t->mix_kept ^ PT_ENTERS_MIX0, f);
+}
+
 /*
  * The tables learn an ENTER of item (PT_ENTERS_ITEM) whose advance was
  * adv1 - 1, as writer and reader both do after its code (inline in both).
@@ -153,16 +175,17 @@ void pt_segs_forget(struct pt_seg_tables *t);
 static inline void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1)
 {
 	u32 f = PT_ENTERS_ITEM_FUNC(item);
-	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
+	u32 x = pt_enters_x(t), y = pt_enters_y(t, f);
 	u32 *cand = t->cand[x];
-	u16 *advs = t->adv[PT_ENTERS_CTX(t->prev, t->last, f)];
+	u16 *advs = t->adv[y];
 
 	PT_TO_FRONT(cand, PT_ENTERS_CANDS, item);
 	t->cand_adv[x] = adv1;
 	PT_TO_FRONT(advs, PT_ENTERS_ADVS, adv1);
 	PT_TO_FRONT(t->recent, PT_ENTERS_RECENT, f);
-	t->pprev = t->prev;
-	t->prev = t->last;
+	/* (prev, last, f) is the next x; (last, f) the next y's mix */
+	t->x_kept = y ^ PT_ENTERS_X0;
+	t->mix_kept = PT_ENTERS_MIX(t->last, f) ^ PT_ENTERS_MIX0;
 	t->last = f;
 }
 

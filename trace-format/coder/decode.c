@@ -119,7 +119,7 @@ static u32 pt_read_adv(struct pt_bitreader *c, const u16 *advs)
 bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 		     struct pt_enter_read *e)
 {
-	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
+	u32 x = pt_enters_x(t);
 	const u32 *cand = t->cand[x];
 	u32 item, adv, r, at = c->pos;
 
@@ -140,8 +140,7 @@ bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 		if (c->bad || !item)
 			return false;
 		at = c->pos;
-		adv = pt_read_adv(c, t->adv[PT_ENTERS_CTX(t->prev, t->last,
-							   PT_ENTERS_ITEM_FUNC(item))]);
+		adv = pt_read_adv(c, t->adv[pt_enters_y(t, PT_ENTERS_ITEM_FUNC(item))]);
 		e->adv_bits = c->pos - at;
 	}
 	/* cut off, an empty candidate or advance, or one past the positions there are */

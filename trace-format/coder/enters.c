@@ -100,8 +100,8 @@ static void pt_add_enter(struct pt_coder *c, u32 func_id, u32 pending,
 {
 	struct pt_enter_tables *t = &c->enters;
 	u32 id = func_id + 1, adv = pending - c->epos;
-	u32 x = PT_ENTERS_CTX(t->pprev, t->prev, t->last);
-	const u16 *advs = t->adv[PT_ENTERS_CTX(t->prev, t->last, id)];
+	u32 x = pt_enters_x(t);
+	const u16 *advs = t->adv[pt_enters_y(t, id)];
 	const u32 *cand = t->cand[x];
 	bool named = kind != PT_CALLER_ADDR;	/* a candidate may name it */
 	unsigned int r;
