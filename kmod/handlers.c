@@ -237,7 +237,18 @@ NOKPROBE_SYMBOL(pt_probe_hit_flags);
  */
 void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
 {
-	pt_probe_record(c, pp, NULL, rflags, PT_ENTER_FROM_REGS);
+	const struct pt_action *a = pp->alone;
+	struct pt_func_pcpu *pc;
+
+	if (!a) {
+		pt_probe_record(c, pp, NULL, rflags, PT_ENTER_FROM_REGS);
+		return;
+	}
+	/* pt_probe_record of a site whose one action is a word (PT_OP_EMIT) */
+	pc = this_cpu_ptr(pp->func->pcpu);
+	pc->hits++;
+	if (pt_applies(a, pt_site_taken(pp->site, rflags)))
+		pt_coder_word(c, &pp->func->coder, &pc->coder, a->arg, a->value, a->nbits);
 }
 NOKPROBE_SYMBOL(pt_probe_record_flags);
 
@@ -249,7 +260,17 @@ NOKPROBE_SYMBOL(pt_probe_record_flags);
 void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
 			   u64 enter)
 {
-	pt_probe_record(c, pp, NULL, rflags, enter);
+	const struct pt_action *a = pp->alone;
+	struct pt_func_pcpu *pc;
+
+	if (!a) {
+		pt_probe_record(c, pp, NULL, rflags, enter);
+		return;
+	}
+	/* pt_probe_record of a site whose one action is its ENTER */
+	pc = this_cpu_ptr(pp->func->pcpu);
+	pc->hits++;
+	pt_run_action(c, pp->func, &pc->coder, a, NULL, enter);
 }
 NOKPROBE_SYMBOL(pt_probe_record_enter);
 

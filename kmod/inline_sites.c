@@ -73,6 +73,23 @@ static bool pt_probe_flags_only(const struct pt_func *f, const struct pt_probe *
 }
 
 /*
+ * @pp's one action when the stage may run it alone, with no block and no
+ * walk over the site's actions: a flags_only site's word (a witness), or
+ * an ENTER site's ENTER (most of a witness plan's sites); else NULL.
+ */
+static const struct pt_action *pt_probe_alone(const struct pt_func *f,
+					      const struct pt_probe *pp)
+{
+	const struct pt_site *s = pp->site;
+	const struct pt_action *a;
+
+	if (!s || s->nr_actions != 1 || pp->block >= 0)
+		return NULL;
+	a = pt_action_at(f, s->first_action);
+	return a->op == (pp->flags_only ? PT_OP_EMIT : PT_OP_ENTER) ? a : NULL;
+}
+
+/*
  * The thunk the call that returns to @ret calls: 1 for pt_inline_stage, 0
  * for pt_inline_hit, -EINVAL for anything else (a site's call is e8 rel32
  * right before where it returns).
@@ -129,6 +146,7 @@ int pt_inline_sites_attach(struct pt_func *f, const struct pt_plan_arg *a)
 			if (!pp)
 				return -EINVAL;
 			pp->flags_only = pt_probe_flags_only(f, pp);
+			pp->alone = pt_probe_alone(f, pp);
 			staged = pt_site_staged(e.copy);
 			if (staged < 0 || (staged && !pp->flags_only))
 				return -EINVAL;

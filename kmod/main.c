@@ -674,9 +674,12 @@ static int __init pt_init(void)
 	err = pt_stage_init();
 	if (err)
 		goto out_task_events;
-	err = register_module_notifier(&pt_module_nb);
+	err = pt_ranges_init();
 	if (err)
 		goto out_stage;
+	err = register_module_notifier(&pt_module_nb);
+	if (err)
+		goto out_ranges;
 	err = misc_register(&pt_misc);
 	if (err) {
 		pr_err("cannot register /dev/%s: %d\n", PT_DEVICE_NAME, err);
@@ -687,6 +690,8 @@ static int __init pt_init(void)
 
 out_notifier:
 	unregister_module_notifier(&pt_module_nb);
+out_ranges:
+	pt_ranges_exit();
 out_stage:
 	pt_stage_exit();
 out_task_events:
@@ -709,6 +714,7 @@ static void __exit pt_exit(void)
 	pt_osp_exit();
 	pt_frames_exit();
 	mutex_unlock(&pt_ctl_mutex);
+	pt_ranges_exit();
 	pt_stage_exit();
 	pt_task_events_exit();
 	pt_stream_exit();

@@ -53,6 +53,8 @@ struct pt_probe {
 	const struct pt_site *site;	/* NULL: verify only */
 	s64 block;			/* verify block id, or -1 */
 	bool flags_only;		/* its actions read no register but the flags */
+	/* a staged site's one action, when it runs alone (inline_sites.c) */
+	const struct pt_action *alone;
 	unsigned long missed_seen;	/* kp.nmissed already placed (missed.c) */
 };
 
@@ -303,6 +305,8 @@ void pt_frames_exit(void);
 int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra);
 void pt_ranges_forget(const struct pt_func *f);
 void pt_ranges_free(void);
+int pt_ranges_init(void);
+void pt_ranges_exit(void);
 struct pt_probe *pt_ranges_site(unsigned long ret);
 unsigned long pt_ranges_caller(unsigned long addr, bool *traced);
 

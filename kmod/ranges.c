@@ -61,6 +61,7 @@ struct pt_copy_hash {
 
 struct pt_ranges {
 	struct rcu_head rcu;
+	u32 gen;		/* names this table in the memos: 1..PT_MEMO_GEN_MASK */
 	unsigned int n;
 	unsigned int copies;	/* ranges of inline copies among them */
 	unsigned long copy_lo, copy_hi;	/* every copy lies within (ends included) */
@@ -70,6 +71,26 @@ struct pt_ranges {
 static struct pt_ranges __rcu *pt_ranges;
 static struct pt_copy_hash __rcu *pt_site_hash;
 static struct pt_copy_hash __rcu *pt_place_hash;
+static u32 pt_ranges_gen;	/* the last table's; under pt_ctl_mutex */
+
+/*
+ * What the search of the table said of recent return addresses, per CPU:
+ * a traced function's callers are few, and the binary search over every
+ * traced range is most of an ENTER's lookup. An entry is one word (an
+ * NMI that interrupts its store sees it whole): the address's low half
+ * (kernel text is in the top 2 GiB; other addresses are not kept), the
+ * generation of the table searched and its answer (0: an empty entry).
+ */
+enum pt_where { PT_WHERE_UNTRACED = 1, PT_WHERE_TRACED, PT_WHERE_COPY };
+
+#define PT_MEMO_BITS		8
+#define PT_MEMO_GEN_MASK	((1u << 30) - 1)
+struct pt_ranges_memo {
+	u64 e[1 << PT_MEMO_BITS];
+};
+
+/* allocated: a module's static per-CPU data comes out of a small reserve */
+static struct pt_ranges_memo __percpu *pt_ranges_memo;
 
 static int pt_range_cmp(const void *a, const void *b)
 {
@@ -204,6 +225,24 @@ void pt_ranges_forget(const struct pt_func *f)
 }
 
 /*
+ * The generation after @gen, under pt_ctl_mutex. Past the last, every
+ * memo is emptied once no reader can still search a table of the last
+ * round (they run with preemption off), so that no entry outlives its
+ * round's tables.
+ */
+static u32 pt_ranges_gen_next(u32 gen)
+{
+	unsigned int cpu;
+
+	if (gen < PT_MEMO_GEN_MASK)
+		return gen + 1;
+	synchronize_rcu();
+	for_each_possible_cpu(cpu)
+		memset(per_cpu_ptr(pt_ranges_memo, cpu), 0, sizeof(*pt_ranges_memo));
+	return 1;
+}
+
+/*
  * Rebuilds the table from @funcs and @extra (a plan about to be installed,
  * or NULL), and puts @extra's copy addresses into the hash; the caller
  * holds pt_ctl_mutex, and takes a removed plan out of the hash with
@@ -230,6 +269,8 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 		kvfree(t);
 		return -ENOMEM;
 	}
+	pt_ranges_gen = pt_ranges_gen_next(pt_ranges_gen);
+	t->gen = pt_ranges_gen;
 	t->n = 0;
 	t->copies = 0;
 	t->copy_lo = 0;
@@ -245,6 +286,20 @@ int pt_ranges_rebuild(struct list_head *funcs, const struct pt_func *extra)
 	if (old)
 		kvfree_rcu(old, rcu);
 	return 0;
+}
+
+/* Returns 0 or -ENOMEM. */
+int pt_ranges_init(void)
+{
+	pt_ranges_memo = alloc_percpu(struct pt_ranges_memo);
+	return pt_ranges_memo ? 0 : -ENOMEM;
+}
+
+/* After every reader is gone (module exit, with pt_stage_exit). */
+void pt_ranges_exit(void)
+{
+	free_percpu(pt_ranges_memo);
+	pt_ranges_memo = NULL;
 }
 
 /* Frees the table and the hash (module exit, after the last handler). */
@@ -265,8 +320,8 @@ void pt_ranges_free(void)
 		kvfree_rcu(ph, rcu);
 }
 
-/* The range of @t @addr lies in (its end included), or NULL; preemption off. */
-static const struct pt_range *pt_ranges_find(const struct pt_ranges *t, unsigned long addr)
+/* Where @addr lies in @t (its ranges' ends included); preemption off. */
+static enum pt_where pt_ranges_search(const struct pt_ranges *t, unsigned long addr)
 {
 	unsigned int lo = 0, hi = t->n;
 
@@ -278,7 +333,27 @@ static const struct pt_range *pt_ranges_find(const struct pt_ranges *t, unsigned
 		else
 			hi = m;
 	}
-	return lo < t->n && t->r[lo].start <= addr ? &t->r[lo] : NULL;
+	if (lo == t->n || t->r[lo].start > addr)
+		return PT_WHERE_UNTRACED;
+	return t->r[lo].copy ? PT_WHERE_COPY : PT_WHERE_TRACED;
+}
+
+/* pt_ranges_search through this CPU's memo; preemption off. */
+static enum pt_where pt_ranges_where(const struct pt_ranges *t, unsigned long addr)
+{
+	u64 *m, key, v;
+	enum pt_where w;
+
+	if (addr >> 32 != 0xffffffffu)
+		return pt_ranges_search(t, addr);
+	m = &this_cpu_ptr(pt_ranges_memo)->e[hash_32((u32)addr, PT_MEMO_BITS)];
+	key = (u64)(u32)addr << 32 | (u64)t->gen << 2;
+	v = READ_ONCE(*m);
+	if ((v & ~3ull) == key && (v & 3))
+		return v & 3;
+	w = pt_ranges_search(t, addr);
+	WRITE_ONCE(*m, key | w);
+	return w;
 }
 
 /* @addr's entry in the hash at @hp, or NULL; preemption off. */
@@ -310,13 +385,13 @@ struct pt_probe *pt_ranges_site(unsigned long ret)
  * a part's last instruction returns there), or that it is not known (no
  * table yet); a copy's own address is not traced, its original's is. An
  * address outside every copy (most of a frame walk's) reads no hash; one
- * inside, one hash probe; then at most one binary search.
+ * inside, one hash probe; then this CPU's memo, or a binary search.
  */
 unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
 	const struct pt_copy_addr *e;
-	const struct pt_range *r;
+	enum pt_where w;
 
 	*traced = true;
 	if (!t)
@@ -326,7 +401,7 @@ unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 		if (e && READ_ONCE(e->orig))
 			return READ_ONCE(e->orig);	/* inside its original: traced */
 	}
-	r = pt_ranges_find(t, addr);
-	*traced = r && !r->copy;
-	return r && r->copy ? 0 : addr;
+	w = pt_ranges_where(t, addr);
+	*traced = w == PT_WHERE_TRACED;
+	return w == PT_WHERE_COPY ? 0 : addr;
 }
