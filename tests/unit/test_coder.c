@@ -479,7 +479,44 @@ static void test_ctx_index(void)
 	CU_ASSERT(swapped > 100);
 }
 
+/*
+ * The ENTER tables keep the contexts x and y's mix as they learn: after any
+ * run of ENTERs, with forgotten tables (a LOSS) and a cleared one among
+ * them, they equal the hashes of the last three functions the format
+ * names (pathtrace_abi.h PT_ENTERS_CTX), zeros before the first.
+ */
+static void test_enter_contexts_kept(void)
+{
+	struct pt_enter_tables *t = calloc(1, sizeof(*t));
+	uint32_t last3[3] = { 0, 0, 0 };	/* pprev, prev, last */
+	uint64_t rng = 0x5eed0e47e75ull;
+	uint32_t i;
+
+	CU_ASSERT_FATAL(t != NULL);
+	for (i = 0; i < 20000; i++) {
+		uint32_t f = 1 + below(&rng, below(&rng, 8) ? 12 : PT_ENTERS_FUNC_MAX);
+		uint32_t g = 1 + below(&rng, 40);
+
+		CU_ASSERT_EQUAL(pt_enters_x(t), PT_ENTERS_CTX(last3[0], last3[1], last3[2]));
+		CU_ASSERT_EQUAL(pt_enters_y(t, g), PT_ENTERS_CTX(last3[1], last3[2], g));
+		if (!below(&rng, 500)) {
+			pt_enters_forget(t);
+			memset(last3, 0, sizeof(last3));
+			continue;
+		}
+		pt_enters_learn(t, PT_ENTERS_ITEM(f, below(&rng, 2), below(&rng, PT_ENTER_SLOTS)),
+				1 + below(&rng, 100));
+		last3[0] = last3[1];
+		last3[1] = last3[2];
+		last3[2] = f;
+		CU_ASSERT_EQUAL(t->last, f);
+	}
+	free(t);
+}
+
 UNIT_SUITE(coder,
 	   { "records decode to what went in, to the bit", test_round_trip },
 	   { "every refused write is said by a LOSS", test_refusals_said },
-	   { "context words by the rows' index and top words, as by the search", test_ctx_index })
+	   { "context words by the rows' index and top words, as by the search", test_ctx_index },
+	   { "ENTER contexts kept as learned are the last three functions' hashes",
+	     test_enter_contexts_kept })
