@@ -232,33 +232,14 @@ void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags)
 NOKPROBE_SYMBOL(pt_probe_hit_flags);
 
 /*
- * A staged hit of a flags_only probe, on coder @c (stage.c runs them, the
- * stream held; interrupts off). Staged while armed, so run without the test.
+ * A staged hit of probe @pp on coder @c (stage.c runs them, the stream
+ * held; interrupts off), with its flags and a staged ENTER's @enter: a
+ * site whose one action runs alone (pp->alone) without the walk over its
+ * actions, its word called directly. Staged while armed, so run without
+ * the test.
  */
-void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
-{
-	const struct pt_action *a = pp->alone;
-	struct pt_func_pcpu *pc;
-
-	if (!a) {
-		pt_probe_record(c, pp, NULL, rflags, PT_ENTER_FROM_REGS);
-		return;
-	}
-	/* pt_probe_record of a site whose one action is a word (PT_OP_EMIT) */
-	pc = this_cpu_ptr(pp->func->pcpu);
-	pc->hits++;
-	if (pt_applies(a, pt_site_taken(pp->site, rflags)))
-		pt_coder_word(c, &pp->func->coder, &pc->coder, a->arg, a->value, a->nbits);
-}
-NOKPROBE_SYMBOL(pt_probe_record_flags);
-
-/*
- * A staged hit of an ENTER site (stage.c): its ENTER's @enter, found at
- * the hit (pt_enter_inline_value), and its flags, on coder @c as
- * pt_probe_record_flags.
- */
-void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
-			   u64 enter)
+static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt_probe *pp,
+						   unsigned long rflags, u64 enter)
 {
 	const struct pt_action *a = pp->alone;
 	struct pt_func_pcpu *pc;
@@ -267,10 +248,29 @@ void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned lon
 		pt_probe_record(c, pp, NULL, rflags, enter);
 		return;
 	}
-	/* pt_probe_record of a site whose one action is its ENTER */
 	pc = this_cpu_ptr(pp->func->pcpu);
 	pc->hits++;
-	pt_run_action(c, pp->func, &pc->coder, a, NULL, enter);
+	if (a->op != PT_OP_EMIT)
+		pt_run_action(c, pp->func, &pc->coder, a, NULL, enter);
+	else if (pt_applies(a, pt_site_taken(pp->site, rflags)))
+		pt_coder_word(c, &pp->func->coder, &pc->coder, a->arg, a->value, a->nbits);
+}
+
+/* A staged hit of a flags_only probe (pt_probe_record_staged). */
+void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
+{
+	pt_probe_record_staged(c, pp, rflags, PT_ENTER_FROM_REGS);
+}
+NOKPROBE_SYMBOL(pt_probe_record_flags);
+
+/*
+ * A staged hit of an ENTER site (pt_probe_record_staged): its ENTER's
+ * @enter, found at the hit (pt_enter_inline_value).
+ */
+void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
+			   u64 enter)
+{
+	pt_probe_record_staged(c, pp, rflags, enter);
 }
 NOKPROBE_SYMBOL(pt_probe_record_enter);
 
