@@ -232,6 +232,17 @@ void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags)
 NOKPROBE_SYMBOL(pt_probe_hit_flags);
 
 /*
+ * pt_probe_record for a staged hit that does not run alone, out of line:
+ * inlined, its saves would be paid on the path that runs alone too.
+ */
+static noinline void pt_probe_record_all(struct pt_coder *c, struct pt_probe *pp,
+					 unsigned long rflags, u64 enter)
+{
+	pt_probe_record(c, pp, NULL, rflags, enter);
+}
+NOKPROBE_SYMBOL(pt_probe_record_all);
+
+/*
  * A staged hit of probe @pp on coder @c (stage.c runs them, the stream
  * held; interrupts off), with its flags and a staged ENTER's @enter: a
  * site whose one action runs alone (pp->alone) without the walk over its
@@ -245,7 +256,7 @@ static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt
 	struct pt_func_pcpu *pc;
 
 	if (!a) {
-		pt_probe_record(c, pp, NULL, rflags, enter);
+		pt_probe_record_all(c, pp, rflags, enter);
 		return;
 	}
 	pc = this_cpu_ptr(pp->func->pcpu);
