@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 
 #include "conds.h"
+#include "copy_hash.h"
 #include "pathtrace.h"
 
 /*
@@ -243,11 +244,10 @@ static noinline void pt_probe_record_all(struct pt_coder *c, struct pt_probe *pp
 NOKPROBE_SYMBOL(pt_probe_record_all);
 
 /*
- * A staged hit of probe @pp on coder @c (stage.c runs them, the stream
- * held; interrupts off), with its flags and a staged ENTER's @enter: a
- * site whose one action runs alone (pp->alone) without the walk over its
- * actions, its word called directly. Staged while armed, so run without
- * the test.
+ * A staged hit of probe @pp on coder @c, with its flags and a staged
+ * ENTER's @enter: a site whose one action runs alone (pp->alone) without
+ * the walk over its actions, its word called directly. Staged while
+ * armed, so run without the test.
  */
 static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt_probe *pp,
 						   unsigned long rflags, u64 enter)
@@ -267,23 +267,40 @@ static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt
 		pt_coder_word(c, &pp->func->coder, &pc->coder, a->arg, a->value, a->nbits);
 }
 
-/* A staged hit of a flags_only probe (pt_probe_record_staged). */
-void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags)
-{
-	pt_probe_record_staged(c, pp, rflags, PT_ENTER_FROM_REGS);
-}
-NOKPROBE_SYMBOL(pt_probe_record_flags);
-
 /*
- * A staged hit of an ENTER site (pt_probe_record_staged): its ENTER's
- * @enter, found at the hit (pt_enter_inline_value).
+ * Runs the staged entries [@e, @end) on coder @c, in order (stage.c, the
+ * stream held; interrupts off): each through its site's actions with its
+ * flags, an ENTER site's with the ENTER's value found at the hit. A
+ * flags-only site's entry names the site by its call's return address,
+ * looked up here in the sites' hash: one whose plan was removed since it
+ * was staged names no probe and is dropped, as a hit after removal is.
+ * An ENTER site's holds its probe (pt_stage_enter_site). One loop with the
+ * lookup and the record inline: a call for each is a cost every staged
+ * hit pays. Returns the entries run.
  */
-void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
-			   u64 enter)
+u64 pt_probe_record_stage(struct pt_coder *c, const struct pt_stage_entry *e,
+			  const struct pt_stage_entry *end)
 {
-	pt_probe_record_staged(c, pp, rflags, enter);
+	struct pt_copy_hash *h = pt_ranges_sites();
+	struct pt_probe *pp;
+	u64 enter, n = 0;
+
+	for (; e < end; e++) {
+		if (e->flags & PT_STAGE_PROBE) {
+			pp = (struct pt_probe *)e->ret;
+			enter = e->flags & PT_STAGE_NO_ENTER ? PT_ENTER_IMPLICIT : e->enter;
+		} else {
+			pp = h ? pt_copy_hash_site(h, e->ret) : NULL;
+			if (unlikely(!pp))
+				continue;
+			enter = PT_ENTER_FROM_REGS;
+		}
+		pt_probe_record_staged(c, pp, e->flags, enter);
+		n++;
+	}
+	return n;
 }
-NOKPROBE_SYMBOL(pt_probe_record_enter);
+NOKPROBE_SYMBOL(pt_probe_record_stage);
 
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs)
 {

@@ -188,7 +188,7 @@ static void pt_inline_run(struct pt_probe *pp, struct pt_regs *regs, unsigned lo
 	if (__this_cpu_inc_return(pt_inline_nesting) == 1) {
 		if (!regs)
 			pt_probe_hit_flags(pp, rflags);
-		else if (!pt_stage_enter_site(pp, regs->ip, regs->flags, regs->sp, regs))
+		else if (!pt_stage_enter_site(pp, regs->flags, regs->sp, regs))
 			pt_probe_hit(pp, NULL, regs);
 	} else if (READ_ONCE(pt_armed)) {
 		pp->kp.nmissed++;
@@ -217,13 +217,13 @@ static __always_inline void pt_inline_irqs_back(unsigned long site_flags)
  * its frame named without a walk; false: it needs them (a walk, a closed
  * or full stage, another hit in progress on this CPU). Interrupts off.
  */
-static bool pt_inline_enter_staged(struct pt_probe *pp, unsigned long ret,
-				   unsigned long rflags, unsigned long sp)
+static bool pt_inline_enter_staged(struct pt_probe *pp, unsigned long rflags,
+				   unsigned long sp)
 {
 	bool staged = false;
 
 	if (__this_cpu_inc_return(pt_inline_nesting) == 1)
-		staged = pt_stage_enter_site(pp, ret, rflags, sp, NULL);
+		staged = pt_stage_enter_site(pp, rflags, sp, NULL);
 	__this_cpu_dec(pt_inline_nesting);
 	if (staged)
 		pt_frames_entered();	/* as pt_inline_site_hit after an ENTER */
@@ -250,7 +250,7 @@ struct pt_probe *notrace pt_inline_fast(unsigned long ret, unsigned long rflags,
 	local_irq_save(flags);
 	pp = pt_ranges_site(ret);
 	if (pp && !pp->flags_only &&
-	    !pt_inline_enter_staged(pp, ret, rflags, sp))
+	    !pt_inline_enter_staged(pp, rflags, sp))
 		return pp;
 	if (pp && pp->flags_only)
 		pt_inline_run(pp, NULL, rflags);

@@ -186,8 +186,10 @@ static long pt_ioctl_add_plan(void __user *uarg)
 		pt_ranges_forget(f);
 		pt_ranges_rebuild(&pt_funcs, NULL);	/* a stale range is harmless */
 		pt_frames_removed(f);
-		if (f->copy_end)
+		if (f->copy_end) {
 			synchronize_rcu();	/* no site's call still runs f's probes */
+			pt_stage_drain_all();	/* an ENTER staged holds its probe */
+		}
 		pt_stage_removed(f);
 		goto fail;
 	}

@@ -250,7 +250,6 @@ void pt_task_events_exit(void);
 /* handlers.c */
 void pt_probe_hit(struct pt_probe *pp, struct kprobe *p, struct pt_regs *regs);
 void pt_probe_hit_flags(struct pt_probe *pp, unsigned long rflags);
-void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags);
 /* An ENTER's value (handlers.c pt_enter_value): none is written (an implicit entry). */
 #define PT_ENTER_IMPLICIT	(1ull << 32)
 /* ... or its frame needs a walk, which needs the registers */
@@ -258,8 +257,27 @@ void pt_probe_record_flags(struct pt_coder *c, struct pt_probe *pp, unsigned lon
 /* pt_probe_record's @enter when the ENTER's value is found from the registers */
 #define PT_ENTER_FROM_REGS	(~0ull)
 u64 pt_enter_inline_value(struct pt_func *f, unsigned long sp, struct pt_regs *regs);
-void pt_probe_record_enter(struct pt_coder *c, struct pt_probe *pp, unsigned long rflags,
-			   u64 enter);
+
+/*
+ * An entry of the per-CPU stage (stage.c). pt_inline_stage writes flags
+ * and enter as one 8-byte word: the site's flags, whose upper half is 0,
+ * and ret, where the site's call returns, which names the site. An ENTER
+ * site's entry (pt_stage_enter_site) holds its probe in ret instead,
+ * marked PT_STAGE_PROBE among the flags, and its ENTER's value in enter,
+ * or PT_STAGE_NO_ENTER among the flags for an implicit entry: bits that
+ * are 0 in RFLAGS.
+ */
+struct pt_stage_entry {
+	unsigned long ret;	/* where the site's call returns, or its probe */
+	u32 flags;		/* the site's flags */
+	u32 enter;		/* an ENTER site's: pt_enter_inline_value's */
+};
+
+#define PT_STAGE_NO_ENTER	(1u << 31)
+#define PT_STAGE_PROBE		(1u << 30)
+
+u64 pt_probe_record_stage(struct pt_coder *c, const struct pt_stage_entry *e,
+			  const struct pt_stage_entry *end);
 int pt_pre_handler(struct kprobe *p, struct pt_regs *regs);
 
 /* stream.c */
@@ -308,6 +326,7 @@ void pt_ranges_free(void);
 int pt_ranges_init(void);
 void pt_ranges_exit(void);
 struct pt_probe *pt_ranges_site(unsigned long ret);
+struct pt_copy_hash *pt_ranges_sites(void);
 unsigned long pt_ranges_caller(unsigned long addr, bool *traced);
 
 int pt_osp_config(u32 entries);
@@ -323,8 +342,8 @@ void pt_profile_hit(struct pt_func *f, struct kprobe *p, const struct pt_site *s
 
 /* stage.c */
 struct pt_coder *pt_stage_enter(struct kprobe *p);
-bool pt_stage_enter_site(struct pt_probe *pp, unsigned long ip, unsigned long rflags,
-			 unsigned long sp, struct pt_regs *regs);
+bool pt_stage_enter_site(struct pt_probe *pp, unsigned long rflags, unsigned long sp,
+			 struct pt_regs *regs);
 void pt_stage_drain_all(void);
 int pt_stage_installing(const struct pt_func *f);
 void pt_stage_removed(const struct pt_func *f);

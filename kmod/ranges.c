@@ -24,39 +24,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "copy_hash.h"
 #include "pathtrace.h"
 
 struct pt_range {
 	unsigned long start, end;
 	bool copy;		/* an inline copy's (its addresses are not traced) */
-};
-
-/*
- * An address in an inline copy some call returns to: in the sites' hash a
- * site's call (its probe), in the places' hash a call of the original's
- * code (the original's return address). A site that follows a call has
- * its address in both.
- */
-struct pt_copy_addr {
-	unsigned long copy;	/* 0: an empty slot; written last (release) */
-	union {
-		struct pt_probe *pp;	/* sites: NULL once its plan is gone */
-		unsigned long orig;	/* places: 0 once its plan is gone */
-	};
-};
-
-/* Open addressing, linear probing; never more than half the slots taken. */
-struct pt_copy_hash {
-	struct rcu_head rcu;
-	unsigned int bits;
-	unsigned long used;	/* slots with a key, live or not */
-	struct pt_copy_addr slot[];
 };
 
 struct pt_ranges {
@@ -114,19 +92,6 @@ static void pt_ranges_add(struct pt_ranges *t, const struct pt_func *f)
 			t->copy_lo = f->copy_start;
 		t->copy_hi = max(t->copy_hi, f->copy_end);
 	}
-}
-
-/* @addr's slot in @h: its own, or the empty one it would take. */
-static struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned long addr)
-{
-	unsigned long mask = (1ul << h->bits) - 1;
-	unsigned long i = hash_long(addr, h->bits);
-	unsigned long key;
-
-	/* pairs with pt_hash_put's release: a key seen, its entry is */
-	while ((key = smp_load_acquire(&h->slot[i].copy)) && key != addr)
-		i = (i + 1) & mask;
-	return &h->slot[i];
 }
 
 /*
@@ -372,9 +337,15 @@ static const struct pt_copy_addr *pt_ranges_copy_addr(struct pt_copy_hash __rcu 
 /* The probe of the site whose call in an inline copy returns to @ret, or NULL; preemption off. */
 struct pt_probe *pt_ranges_site(unsigned long ret)
 {
-	const struct pt_copy_addr *e = pt_ranges_copy_addr(&pt_site_hash, ret);
+	struct pt_copy_hash *h = pt_ranges_sites();
 
-	return e ? READ_ONCE(e->pp) : NULL;
+	return h ? pt_copy_hash_site(h, ret) : NULL;
+}
+
+/* The sites' hash (copy_hash.h pt_copy_hash_site), or NULL; preemption off. */
+struct pt_copy_hash *pt_ranges_sites(void)
+{
+	return rcu_dereference_sched(pt_site_hash);
 }
 
 /*

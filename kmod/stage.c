@@ -48,20 +48,6 @@
 #include "pathtrace.h"
 
 /*
- * pt_inline_stage writes flags and enter as one 8-byte word: the site's
- * flags, whose upper half is 0. An ENTER site's entry has its ENTER's value
- * in enter, or PT_STAGE_NO_ENTER among the flags (a bit that is 0 in
- * RFLAGS) for an implicit entry.
- */
-struct pt_stage_entry {
-	unsigned long ret;	/* where the site's call returns: names the site */
-	u32 flags;		/* the site's flags */
-	u32 enter;		/* an ENTER site's: pt_enter_inline_value's */
-};
-
-#define PT_STAGE_NO_ENTER	(1u << 31)
-
-/*
  * The entries themselves are allocated (alloc_percpu): a module's static
  * per-CPU data comes out of a reserve all modules share (8 KiB on 6.1).
  */
@@ -98,33 +84,20 @@ static void pt_stage_close(struct pt_stage *st)
 /*
  * Runs @st's entries for their owner and leaves it empty and closed.
  * Interrupts off, never from an NMI. An entry whose site is gone (its plan
- * removed after it was staged) names no probe and is dropped, as a hit
- * after removal would be.
+ * removed after it was staged) is dropped (pt_probe_record_stage).
  */
 static void pt_stage_run(struct pt_stage *st)
 {
-	struct pt_stage_entry *e, *end = st->next;
-	struct pt_probe *pp;
+	struct pt_stage_entry *end = st->next;
 	struct pt_coder *c;
-	u64 n = 0;
+	u64 n;
 
 	pt_stage_close(st);
 	if (!end || end == st->entries)
 		return;
 	pt_stream_hold();
 	c = pt_stream_coder(st->owner, st->gen);
-	for (e = st->entries; e < end; e++) {
-		pp = pt_ranges_site(e->ret);
-		if (!pp)
-			continue;
-		if (pp->flags_only)
-			pt_probe_record_flags(c, pp, e->flags);
-		else if (e->flags & PT_STAGE_NO_ENTER)
-			pt_probe_record_enter(c, pp, e->flags, PT_ENTER_IMPLICIT);
-		else
-			pt_probe_record_enter(c, pp, e->flags, e->enter);
-		n++;
-	}
+	n = pt_probe_record_stage(c, st->entries, end);
 	pt_stream_release();
 	__this_cpu_add(pt_stage_hits, n);
 }
@@ -174,17 +147,18 @@ struct pt_coder *pt_stage_enter(struct kprobe *p)
 NOKPROBE_SYMBOL(pt_stage_enter);
 
 /*
- * An inline copy's ENTER site's hit (@pp not flags_only: the site's call
- * returns to @ip, with the site's flags @rflags and stack pointer @sp, and
- * its registers @regs or NULL), interrupts off, not nested in another hit:
- * staged as pt_inline_stage stages a flags-only site when this CPU's stage
- * is open and not full in a task's context, with the ENTER's value found
- * now (the stack and the frames the copies keep are the hit's), and true.
- * False: run it as a call (without @regs, also when its frame needs the
- * walk).
+ * An inline copy's ENTER site's hit (@pp not flags_only, with the site's
+ * flags @rflags and stack pointer @sp, and its registers @regs or NULL),
+ * interrupts off, not nested in another hit: staged as pt_inline_stage
+ * stages a flags-only site when this CPU's stage is open and not full in a
+ * task's context, with the ENTER's value found now (the stack and the
+ * frames the copies keep are the hit's), and true. The entry holds @pp,
+ * found in the sites' hash for this hit: a removal frees it only after a
+ * grace period and a run of every stage. False: run it as a call (without
+ * @regs, also when its frame needs the walk).
  */
-bool pt_stage_enter_site(struct pt_probe *pp, unsigned long ip, unsigned long rflags,
-			 unsigned long sp, struct pt_regs *regs)
+bool pt_stage_enter_site(struct pt_probe *pp, unsigned long rflags, unsigned long sp,
+			 struct pt_regs *regs)
 {
 	struct pt_stage *st = this_cpu_ptr(&pt_stage);
 	struct pt_stage_entry *e = st->next;
@@ -199,8 +173,8 @@ bool pt_stage_enter_site(struct pt_probe *pp, unsigned long ip, unsigned long rf
 	e = st->next;
 	if (unlikely(!e || e >= st->end))
 		return false;
-	e->ret = ip;
-	e->flags = (u32)rflags;
+	e->ret = (unsigned long)pp;
+	e->flags = (u32)rflags | PT_STAGE_PROBE;
 	e->enter = (u32)enter;
 	if (enter == PT_ENTER_IMPLICIT)
 		e->flags |= PT_STAGE_NO_ENTER;

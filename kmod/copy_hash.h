@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * copy_hash.h - the hashes of the addresses in the inline copies a call
+ * returns to (ranges.c builds and publishes them; a staged site's run
+ * reads the sites' one in its loop, handlers.c).
+ */
+#ifndef PT_COPY_HASH_H
+#define PT_COPY_HASH_H
+
+#include <linux/hash.h>
+#include <linux/rcupdate.h>
+
+struct pt_probe;
+
+/*
+ * An address in an inline copy some call returns to: in the sites' hash a
+ * site's call (its probe), in the places' hash a call of the original's
+ * code (the original's return address). A site that follows a call has
+ * its address in both.
+ */
+struct pt_copy_addr {
+	unsigned long copy;	/* 0: an empty slot; written last (release) */
+	union {
+		struct pt_probe *pp;	/* sites: NULL once its plan is gone */
+		unsigned long orig;	/* places: 0 once its plan is gone */
+	};
+};
+
+/* Open addressing, linear probing; never more than half the slots taken. */
+struct pt_copy_hash {
+	struct rcu_head rcu;
+	unsigned int bits;
+	unsigned long used;	/* slots with a key, live or not */
+	struct pt_copy_addr slot[];
+};
+
+/* @addr's slot in @h: its own, or the empty one it would take. */
+static inline struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned long addr)
+{
+	unsigned long mask = (1ul << h->bits) - 1;
+	unsigned long i = hash_long(addr, h->bits);
+	unsigned long key;
+
+	/* pairs with pt_hash_put's release: a key seen, its entry is */
+	while ((key = smp_load_acquire(&h->slot[i].copy)) && key != addr)
+		i = (i + 1) & mask;
+	return &h->slot[i];
+}
+
+/*
+ * The probe of the site whose call returns to @ret in the sites' hash @h
+ * (pt_ranges_sites), or NULL; preemption off.
+ */
+static inline struct pt_probe *pt_copy_hash_site(struct pt_copy_hash *h, unsigned long ret)
+{
+	const struct pt_copy_addr *e = pt_hash_slot(h, ret);
+
+	return e->copy ? READ_ONCE(e->pp) : NULL;
+}
+
+#endif
