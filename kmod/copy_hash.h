@@ -58,4 +58,21 @@ static inline struct pt_probe *pt_copy_hash_site(struct pt_copy_hash *h, unsigne
 	return e->copy ? READ_ONCE(e->pp) : NULL;
 }
 
+/* The sites' hash, published by ranges.c. */
+extern struct pt_copy_hash __rcu *pt_site_hash;
+
+/* The sites' hash, or NULL; preemption off. */
+static inline struct pt_copy_hash *pt_ranges_sites(void)
+{
+	return rcu_dereference_sched(pt_site_hash);
+}
+
+/* The probe of the site whose call in an inline copy returns to @ret, or NULL; preemption off. */
+static inline struct pt_probe *pt_ranges_site(unsigned long ret)
+{
+	struct pt_copy_hash *h = pt_ranges_sites();
+
+	return h ? pt_copy_hash_site(h, ret) : NULL;
+}
+
 #endif

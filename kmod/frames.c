@@ -294,7 +294,7 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret, bool *no_mo
 	struct pt_regs caller;
 	enum stack_type start;
 	unsigned int n = 1;	/* the first frame looked at: the caller's caller */
-	bool traced, module = !ret || pt_frames_module_text(ret);	/* unread: could be a copy's */
+	bool module = !ret || pt_frames_module_text(ret);	/* unread: could be a copy's */
 
 	*no_module = false;
 	if (ret) {
@@ -322,10 +322,10 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret, bool *no_mo
 		if (entry && (user_mode(entry) || start != STACK_TYPE_TASK))
 			goto none;
 		module |= pt_frames_module_text(addr);
-		addr = pt_ranges_caller(addr, &traced);	/* a copy's: the original's */
+		addr = pt_ranges_caller(addr);	/* a copy's: the original's */
 		if (!addr)
 			return PT_ENTER_FRAME_UNKNOWN;
-		if (addr >> 32 == 0xffffffffu && traced)
+		if (pt_caller_traced(addr))
 			return PT_ENTER_FRAME(addr);
 	}
 	if (unwind_error(&st))
@@ -357,38 +357,26 @@ NOKPROBE_SYMBOL(pt_frames_task);
  * The frame pt_frames_unwind would find, from the call pt_inline_frame
  * keeps: the ENTER (at @enter_sp) below the call on current's task stack
  * (a call stored by another task, or left by one that has since switched
- * out, is not there: the switch zeroed it). False: look further.
+ * out, is not there: the switch zeroed it), or failing that none (0) where
+ * the copies' count knows this activation is the only one in flight
+ * (pt_inline_depth). PT_ENTER_NEEDS_WALK: look further. Inline in its two
+ * callers, which pt_frames_task let through.
  */
-static bool pt_frames_kept(unsigned long enter_sp, u32 *frame)
+static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
 {
 	unsigned long sp = this_cpu_read(pt_inline_frame);
 	unsigned long base = (unsigned long)task_stack_page(current);
-	unsigned long ret, addr;
-	bool traced;
+	unsigned long caller;
 
-	if (!sp || sp > base + THREAD_SIZE || enter_sp >= sp)
-		return false;
-	ret = *(unsigned long *)(sp - sizeof(long));
-	addr = pt_ranges_caller(ret, &traced);
-	if (addr >> 32 != 0xffffffffu || !traced)
-		return false;
-	*frame = PT_ENTER_FRAME(addr);
-	return true;
+	if (sp && sp <= base + THREAD_SIZE && enter_sp < sp) {
+		caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
+		if (pt_caller_traced(caller))
+			return PT_ENTER_FRAME(caller);
+	}
+	if (this_cpu_read(pt_inline_depth_known) && this_cpu_read(pt_inline_depth) == 1)
+		return 0;
+	return PT_ENTER_NEEDS_WALK;
 }
-NOKPROBE_SYMBOL(pt_frames_kept);
-
-/*
- * No traced frame below (*frame 0): the copies' count knows this
- * activation is the only one in flight (pt_inline_depth).
- */
-static bool pt_frames_alone(u32 *frame)
-{
-	if (!this_cpu_read(pt_inline_depth_known) || this_cpu_read(pt_inline_depth) != 1)
-		return false;
-	*frame = 0;
-	return true;
-}
-NOKPROBE_SYMBOL(pt_frames_alone);
 
 /* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
 static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
@@ -411,14 +399,15 @@ NOKPROBE_SYMBOL(pt_frames_check);
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {
 	bool task = pt_frames_task(regs->sp), no_module;
-	u64 t0;
+	u64 t0, kept;
 	u32 frame;
 
-	if (task && (pt_frames_kept(regs->sp, &frame) || pt_frames_alone(&frame))) {
+	kept = task ? pt_frames_kept(regs->sp) : PT_ENTER_NEEDS_WALK;
+	if (kept != PT_ENTER_NEEDS_WALK) {
 		this_cpu_inc(pt_frames_counts.kept);
 		if (unlikely(READ_ONCE(check_frames)))
-			pt_frames_check(regs, ret, frame);
-		return frame;
+			pt_frames_check(regs, ret, kept);
+		return kept;
 	}
 	t0 = ktime_get_mono_fast_ns();
 	frame = pt_frames_unwind(regs, ret, &no_module);
@@ -443,16 +432,19 @@ NOKPROBE_SYMBOL(pt_frames_find);
 
 /*
  * The frame pt_frames_find names without a walk for an ENTER at stack
- * pointer @sp (counted as kept) into *@frame, or false: it would walk (or
+ * pointer @sp (counted as kept), or PT_ENTER_NEEDS_WALK: it would walk (or
  * check_frames would, beside it). Interrupts off.
  */
-bool pt_frames_named(unsigned long sp, u32 *frame)
+u64 pt_frames_named(unsigned long sp)
 {
-	if (unlikely(READ_ONCE(check_frames)) || !pt_frames_task(sp) ||
-	    !(pt_frames_kept(sp, frame) || pt_frames_alone(frame)))
-		return false;
-	this_cpu_inc(pt_frames_counts.kept);
-	return true;
+	u64 frame;
+
+	if (unlikely(READ_ONCE(check_frames)) || !pt_frames_task(sp))
+		return PT_ENTER_NEEDS_WALK;
+	frame = pt_frames_kept(sp);
+	if (frame != PT_ENTER_NEEDS_WALK)
+		this_cpu_inc(pt_frames_counts.kept);
+	return frame;
 }
 NOKPROBE_SYMBOL(pt_frames_named);
 

@@ -33,24 +33,21 @@
 static __always_inline u64 pt_enter_value(struct pt_func *f, unsigned long ret,
 					  unsigned long sp, struct pt_regs *regs)
 {
-	unsigned long ret_addr;
-	bool traced;
-	u32 frame;
-
 	/* a call from an inline copy: the trace names the original's */
-	ret_addr = pt_ranges_caller(ret, &traced);
-	if (f->nr_implicit && pt_implicit_entry(f, ret_addr))
+	unsigned long caller = pt_ranges_caller(ret);
+
+	if (f->nr_implicit && pt_implicit_entry(f, caller))
 		return PT_ENTER_IMPLICIT;
-	if (ret_addr >> 32 == 0xffffffffu && traced)
-		return (u32)ret_addr;
+	if (pt_caller_traced(caller))
+		return (u32)caller;
 	if (!pt_frames_wanted())
 		return 0;
-	/* ret_addr 0: a copy's address no call of its original returns to */
-	if (ret && !ret_addr)
+	/* caller 0: a copy's address no call of its original returns to */
+	if (ret && !caller)
 		return PT_ENTER_FRAME_UNKNOWN;
 	if (regs)
 		return pt_frames_find(regs, ret);
-	return pt_frames_named(sp, &frame) ? frame : PT_ENTER_NEEDS_WALK;
+	return pt_frames_named(sp);
 }
 
 /* pt_enter_value at a kprobe's @regs, whose stack is read without faulting. */

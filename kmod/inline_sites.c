@@ -33,6 +33,7 @@
 #include <linux/uaccess.h>
 
 #include "pathtrace.h"
+#include "copy_hash.h"
 #include "inline_hit.h"
 #include "inline/pathtrace_inline.h"
 

@@ -311,7 +311,7 @@ int pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
 bool pt_frames_wanted(void);
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
-bool pt_frames_named(unsigned long sp, u32 *frame);
+u64 pt_frames_named(unsigned long sp);
 void pt_frames_entered(void);
 void pt_frames_reset(void);
 void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept);
@@ -325,9 +325,15 @@ void pt_ranges_forget(const struct pt_func *f);
 void pt_ranges_free(void);
 int pt_ranges_init(void);
 void pt_ranges_exit(void);
-struct pt_probe *pt_ranges_site(unsigned long ret);
-struct pt_copy_hash *pt_ranges_sites(void);
-unsigned long pt_ranges_caller(unsigned long addr, bool *traced);
+unsigned long pt_ranges_caller(unsigned long addr);
+/* Cleared in pt_ranges_caller's answer for an address that is not traced (text has it set). */
+#define PT_CALLER_UNTRACED	(1ul << 63)
+
+/* Whether pt_ranges_caller's answer @caller is traced kernel text (the top 4 GiB). */
+static inline bool pt_caller_traced(unsigned long caller)
+{
+	return caller >> 32 == 0xffffffffu;
+}
 
 int pt_osp_config(u32 entries);
 void pt_osp_reset(void);

@@ -47,7 +47,7 @@ struct pt_ranges {
 };
 
 static struct pt_ranges __rcu *pt_ranges;
-static struct pt_copy_hash __rcu *pt_site_hash;
+struct pt_copy_hash __rcu *pt_site_hash;	/* copy_hash.h */
 static struct pt_copy_hash __rcu *pt_place_hash;
 static u32 pt_ranges_gen;	/* the last table's; under pt_ctl_mutex */
 
@@ -334,37 +334,24 @@ static const struct pt_copy_addr *pt_ranges_copy_addr(struct pt_copy_hash __rcu 
 	return e->copy ? e : NULL;
 }
 
-/* The probe of the site whose call in an inline copy returns to @ret, or NULL; preemption off. */
-struct pt_probe *pt_ranges_site(unsigned long ret)
-{
-	struct pt_copy_hash *h = pt_ranges_sites();
-
-	return h ? pt_copy_hash_site(h, ret) : NULL;
-}
-
-/* The sites' hash (copy_hash.h pt_copy_hash_site), or NULL; preemption off. */
-struct pt_copy_hash *pt_ranges_sites(void)
-{
-	return rcu_dereference_sched(pt_site_hash);
-}
-
 /*
  * What an ENTER or a frame makes of return address @addr (preemption off):
  * in an inline copy, the original's address it stands for (0 for one no
- * call of the original's code returns to); elsewhere @addr itself. *traced
- * says whether that lies in traced code (its end included: a call that is
- * a part's last instruction returns there), or that it is not known (no
- * table yet); a copy's own address is not traced, its original's is. An
- * address outside every copy (most of a frame walk's) reads no hash; one
- * inside, one hash probe; then this CPU's memo, or a binary search.
+ * call of the original's code returns to); elsewhere @addr itself, with
+ * its top bit cleared (PT_CALLER_UNTRACED) where it is not traced code, so
+ * that pt_caller_traced tells traced kernel text from the rest. Traced
+ * includes a part's end (a call that is its last instruction returns
+ * there), and an address while no table is built; a copy's own address is
+ * not traced, its original's is. An address outside every copy (most of a
+ * frame walk's) reads no hash; one inside, one hash probe; then this CPU's
+ * memo, or a binary search.
  */
-unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
+unsigned long pt_ranges_caller(unsigned long addr)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
 	const struct pt_copy_addr *e;
 	enum pt_where w;
 
-	*traced = true;
 	if (!t)
 		return addr;
 	if (t->copies && addr >= t->copy_lo && addr <= t->copy_hi) {
@@ -373,6 +360,7 @@ unsigned long pt_ranges_caller(unsigned long addr, bool *traced)
 			return READ_ONCE(e->orig);	/* inside its original: traced */
 	}
 	w = pt_ranges_where(t, addr);
-	*traced = w == PT_WHERE_TRACED;
-	return w == PT_WHERE_COPY ? 0 : addr;
+	if (w == PT_WHERE_COPY)
+		return 0;
+	return w == PT_WHERE_TRACED ? addr : addr & ~PT_CALLER_UNTRACED;
 }
