@@ -17,6 +17,7 @@
 #include <linux/smp.h>
 #include <linux/uaccess.h>
 
+#include "coder/word.h"
 #include "conds.h"
 #include "copy_hash.h"
 #include "pathtrace.h"
@@ -243,8 +244,8 @@ NOKPROBE_SYMBOL(pt_probe_record_all);
 /*
  * A staged hit of probe @pp on coder @c, with its flags and a staged
  * ENTER's @enter: a site whose one action runs alone (pp->alone) without
- * the walk over its actions, its word called directly. Staged while
- * armed, so run without the test.
+ * the walk over its actions, its word coded inline (coder/word.h). Staged
+ * while armed, so run without the test.
  */
 static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt_probe *pp,
 						   unsigned long rflags, u64 enter)
@@ -261,7 +262,8 @@ static __always_inline void pt_probe_record_staged(struct pt_coder *c, struct pt
 	if (a->op != PT_OP_EMIT)
 		pt_run_action(c, pp->func, &pc->coder, a, NULL, enter);
 	else if (pt_applies(a, pt_site_taken(pp->site, rflags)))
-		pt_coder_word(c, &pp->func->coder, &pc->coder, a->arg, a->value, a->nbits);
+		pt_coder_word_inline(c, &pp->func->coder, &pc->coder, a->arg, a->value,
+				     a->nbits);
 }
 
 /*

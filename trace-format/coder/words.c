@@ -6,11 +6,7 @@
  * "Path numbers coded by start").
  */
 #include "coder_internal.h"
-
-static const struct pt_ctx_word *pt_ctx_word_at(const struct pt_coder_func *f, u32 i)
-{
-	return (const void *)((const u8 *)f->ctx_words + (size_t)i * f->ctx_word_size);
-}
+#include "word.h"
 
 static const struct pt_path_code *pt_path_code_at(const struct pt_coder_func *f, u32 i)
 {
@@ -23,8 +19,8 @@ static const struct pt_path_range *pt_path_range_at(const struct pt_coder_func *
 }
 
 /* pt_coder_bits once the word is full: keep it, and write them all when none is left. */
-static void pt_coder_bits_spill(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v,
-				unsigned int n, unsigned int room)
+void pt_coder_bits_spill(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v,
+			 unsigned int n, unsigned int room)
 {
 	u64 *w;
 
@@ -42,38 +38,6 @@ static void pt_coder_bits_spill(struct pt_coder *c, struct pt_coder_func_cpu *fc
 	}
 }
 
-/* Inlined into this file's callers: most bits go into a word with room. */
-static inline void pt_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
-{
-	unsigned int room;
-
-	if (!n)
-		return;
-	c->counts.bits += n;
-	if (n < 64)
-		v &= (1ull << n) - 1;
-	room = 64 - c->nbits;		/* 1..64: nbits never stays at 64 */
-	c->words[c->nwords] |= v << c->nbits;
-	if (n < room)
-		c->nbits += n;
-	else
-		pt_coder_bits_spill(c, fc, v, n, room);
-}
-
-/* pt_bits of a context word: 1 <= n <= PT_CTX_WORD_MAX_BITS, v below 2^n (kmod/plan.c checks). */
-static inline void pt_bits_word(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v,
-				unsigned int n)
-{
-	unsigned int room = 64 - c->nbits;
-
-	c->counts.bits += n;
-	c->words[c->nwords] |= v << c->nbits;
-	if (n < room)
-		c->nbits += n;
-	else
-		pt_coder_bits_spill(c, fc, v, n, room);
-}
-
 void pt_coder_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc, u64 v, unsigned int n)
 {
 	pt_bits(c, fc, v, n);
@@ -84,31 +48,6 @@ void pt_coder_swap_forget(struct pt_coder *c)
 {
 	c->swap_gen++;
 	c->swap_enters = 0;
-}
-
-/* PT_PLAN_CTX_RESTORE: the CPU's context is f's too, until it is forgotten. */
-static void pt_ctx_save(struct pt_coder *c, const struct pt_coder_func *f,
-			struct pt_coder_func_cpu *fc)
-{
-	if (!(f->flags & PT_PLAN_CTX_RESTORE))
-		return;
-	fc->ctx_row = c->ctx_row;
-	fc->ctx_gen = c->ctx_gen;
-}
-
-/*
- * The row f's next word is written in: the CPU's context when it is f's,
- * else (PT_PLAN_CTX_RESTORE) f's own, set before its traced callees ran.
- */
-static u32 pt_ctx_row(struct pt_coder *c, const struct pt_coder_func *f,
-		      const struct pt_coder_func_cpu *fc)
-{
-	if (c->ctx_func == f->func_id)
-		return c->ctx_row;
-	if (!(f->flags & PT_PLAN_CTX_RESTORE) || fc->ctx_gen != c->ctx_gen)
-		return PT_CTX_NONE;
-	c->counts.ctx_restored += fc->ctx_row != PT_CTX_NONE;
-	return fc->ctx_row;
 }
 
 /*
@@ -133,7 +72,7 @@ void pt_coder_ctx_enter(struct pt_coder *c, const struct pt_coder_func *f,
  * f's word for code in context row, or NULL: a binary search of the row's
  * words by code, or without f->ctx_first of all of them by (row, code).
  */
-static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
+const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 row, u32 code)
 {
 	u32 lo = 0, hi = f->nr_ctx_words;
 
@@ -144,7 +83,7 @@ static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 
 		hi = f->ctx_first[row + 1];
 		while (lo < hi) {
 			u32 mid = lo + (hi - lo) / 2;
-			const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
+			const struct pt_ctx_word *w = pt_coder_ctx_word_at(f, mid);
 
 			if (w->code == code)
 				return w;
@@ -157,7 +96,7 @@ static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 
 	}
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
-		const struct pt_ctx_word *w = pt_ctx_word_at(f, mid);
+		const struct pt_ctx_word *w = pt_coder_ctx_word_at(f, mid);
 
 		if (w->row == row && w->code == code)
 			return w;
@@ -169,61 +108,10 @@ static const struct pt_ctx_word *pt_ctx_word(const struct pt_coder_func *f, u32 
 	return NULL;
 }
 
-/*
- * f's word for code in context row, or NULL. Adapting words
- * (PT_PLAN_CTX_SWAP): the word of the code it takes in row
- * (pathtrace_abi.h): the row's last code and its top trade words, and the
- * row remembers code. The top code's word is found without a search.
- */
-static const struct pt_ctx_word *pt_ctx_find(struct pt_coder *c, const struct pt_coder_func *f,
-					     struct pt_coder_func_cpu *fc, u32 row, u32 code)
-{
-	struct pt_ctx_last *l;
-	u32 top, use = code;
-
-	if (!fc->ctx_last || !f->ctx_top || row >= f->nr_ctx_rows)
-		return pt_ctx_word(f, row, code);
-	l = fc->ctx_last + row;
-	top = f->ctx_top[row];
-	if (l->gen == c->swap_gen && l->code != top) {
-		if (code == l->code)
-			use = top;
-		else if (code == top)
-			use = l->code;
-	}
-	l->gen = c->swap_gen;
-	l->code = code;
-	c->counts.ctx_swapped += use != code;
-	/* top 0: the row has no words (codes are never 0) */
-	if (use == top && top && f->ctx_top_word)
-		return pt_ctx_word_at(f, f->ctx_top_word[row]);
-	return pt_ctx_word(f, row, use);
-}
-
-/*
- * The context moves to the code's next row before the bits go out, so a
- * write they cause that is refused leaves none.
- */
 void pt_coder_word(struct pt_coder *c, const struct pt_coder_func *f,
 		   struct pt_coder_func_cpu *fc, u32 code, u32 value, unsigned int nbits)
 {
-	const struct pt_ctx_word *w = NULL;
-
-	if (code) {
-		u32 row = pt_ctx_row(c, f, fc);
-
-		if (row != PT_CTX_NONE)
-			w = pt_ctx_find(c, f, fc, row, code);
-		c->ctx_func = f->func_id;
-		c->ctx_row = f->ctx_next[code];
-		pt_ctx_save(c, f, fc);
-	}
-	if (w) {
-		c->counts.ctx_words++;
-		pt_bits_word(c, fc, w->value, w->nbits);
-	} else {
-		pt_bits(c, fc, value, nbits);
-	}
+	pt_coder_word_inline(c, f, fc, code, value, nbits);
 }
 
 /* f's listed code of path number id, or NULL (binary search: sorted by path). */
@@ -295,7 +183,7 @@ void pt_coder_path_emit(struct pt_coder *c, const struct pt_coder_func *f,
 
 u32 pt_coder_ctx_rows(const struct pt_coder_func *f)
 {
-	return f->nr_ctx_words ? pt_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
+	return f->nr_ctx_words ? pt_coder_ctx_word_at(f, f->nr_ctx_words - 1)->row + 1 : 0;
 }
 
 void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top, u32 *top_word)
@@ -304,7 +192,7 @@ void pt_coder_ctx_tops(const struct pt_coder_func *f, u32 *top, u32 *top_word)
 	u32 i, best_i = 0;
 
 	for (i = 0; i < f->nr_ctx_words; i++) {
-		w = pt_ctx_word_at(f, i);
+		w = pt_coder_ctx_word_at(f, i);
 		if (!best || best->row != w->row || w->nbits < best->nbits ||
 		    (w->nbits == best->nbits && w->value < best->value)) {
 			best = w;
@@ -321,7 +209,7 @@ void pt_coder_ctx_first(const struct pt_coder_func *f, u32 *first)
 	u32 i, r = 0;
 
 	for (i = 0; i < f->nr_ctx_words; i++)
-		for (; r <= pt_ctx_word_at(f, i)->row; r++)
+		for (; r <= pt_coder_ctx_word_at(f, i)->row; r++)
 			first[r] = i;
 	first[r] = f->nr_ctx_words;
 }
