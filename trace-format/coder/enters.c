@@ -146,11 +146,28 @@ static void pt_swap_enter(struct pt_coder *c)
 	}
 }
 
+/*
+ * The ENTER of a function whose id the codes cannot name, as its own
+ * record; out of line, so that the coded ENTER's path keeps nothing on
+ * its stack.
+ */
+static noinline void pt_coder_enter_record(struct pt_coder *c, const struct pt_coder_func *f,
+					   struct pt_coder_func_cpu *fc, u32 ret_lo)
+{
+	struct pt_rec_enter_at e = { .ret_lo = ret_lo, .pending = pt_coder_pending(c) };
+
+	pt_coder_flush_enters(c, fc);
+	if (pt_coder_write(c, fc, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e))) {
+		if (ret_lo)
+			c->enters.rets[PT_ENTER_SLOT(ret_lo)] = ret_lo;
+		pt_swap_enter(c);
+	}
+}
+
 void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		    struct pt_coder_func_cpu *fc, u32 ret_lo)
 {
-	struct pt_rec_enter_at e = { .ret_lo = ret_lo, .pending = pt_coder_pending(c) };
-	u32 slot = PT_ENTER_SLOT(ret_lo);
+	u32 slot = PT_ENTER_SLOT(ret_lo), pending;
 
 	if (f->func_id < PT_ENTERS_FUNC_MAX) {
 		/*
@@ -160,23 +177,19 @@ void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		 * emptied slot no longer holds the address) and the contexts
 		 * pt_add_enter codes against are chosen after it.
 		 */
+		pending = pt_coder_pending(c);
 		if (c->nebits + PT_CODER_ENTER_CODE_MAX > c->ebits_words * 64)
 			pt_coder_flush_enters(c, fc);
 		if (!ret_lo) {
-			pt_add_enter(c, f->func_id, e.pending, 0, 0, PT_CALLER_UNTRACED);
+			pt_add_enter(c, f->func_id, pending, 0, 0, PT_CALLER_UNTRACED);
 		} else if (c->enters.rets[slot] == ret_lo) {
-			pt_add_enter(c, f->func_id, e.pending, 0, slot, PT_CALLER_SLOT);
+			pt_add_enter(c, f->func_id, pending, 0, slot, PT_CALLER_SLOT);
 		} else {
-			pt_add_enter(c, f->func_id, e.pending, ret_lo, 0, PT_CALLER_ADDR);
+			pt_add_enter(c, f->func_id, pending, ret_lo, 0, PT_CALLER_ADDR);
 			c->enters.rets[slot] = ret_lo;
 		}
 		pt_swap_enter(c);
 		return;
 	}
-	pt_coder_flush_enters(c, fc);
-	if (pt_coder_write(c, fc, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e))) {
-		if (ret_lo)
-			c->enters.rets[slot] = ret_lo;
-		pt_swap_enter(c);
-	}
+	pt_coder_enter_record(c, f, fc, ret_lo);
 }
