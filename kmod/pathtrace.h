@@ -14,6 +14,7 @@
  *   profile.c   path profiles counted in the kernel
  *   osp.c       online subpath profiling of path profiles
  *   ranges.c    where traced code is
+ *   copy_hash.h the hashes of the inline copies' return addresses (ranges.c's)
  *   frames.c    the traced frame an ENTER from untraced code runs under
  *   missed.c    placing the probe hits kprobes skipped
  *   implicit.c  entries the regenerator knows without an ENTER record
