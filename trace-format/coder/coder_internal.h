@@ -15,6 +15,8 @@ bool pt_coder_write_parts(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 
 		     const void *body2, unsigned int body2_len);
 void pt_coder_flush_bits(struct pt_coder *c, struct pt_coder_func_cpu *fc);
 void pt_coder_flush_enters(struct pt_coder *c, struct pt_coder_func_cpu *fc);
+bool pt_coder_write_enter_at(struct pt_coder *c, struct pt_coder_func_cpu *fc, u32 func_id,
+			     u32 ret_lo);
 
 /* words.c */
 void pt_coder_swap_forget(struct pt_coder *c);

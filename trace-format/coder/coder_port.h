@@ -37,7 +37,6 @@ typedef __u64 u64;
 #define memset			__builtin_memset
 #define memcpy			__builtin_memcpy
 #define memmove			__builtin_memmove
-#define noinline		__attribute__((__noinline__))
 
 /* The position of the top set bit, 1 for bit 0; 0 for none (as the kernel's). */
 static inline int fls(unsigned int x)

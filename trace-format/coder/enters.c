@@ -146,24 +146,6 @@ static void pt_swap_enter(struct pt_coder *c)
 	}
 }
 
-/*
- * The ENTER of a function whose id the codes cannot name, as its own
- * record; out of line, so that the coded ENTER's path keeps nothing on
- * its stack.
- */
-static noinline void pt_coder_enter_record(struct pt_coder *c, const struct pt_coder_func *f,
-					   struct pt_coder_func_cpu *fc, u32 ret_lo)
-{
-	struct pt_rec_enter_at e = { .ret_lo = ret_lo, .pending = pt_coder_pending(c) };
-
-	pt_coder_flush_enters(c, fc);
-	if (pt_coder_write(c, fc, PT_REC_ENTER_AT, f->func_id, &e, sizeof(e))) {
-		if (ret_lo)
-			c->enters.rets[PT_ENTER_SLOT(ret_lo)] = ret_lo;
-		pt_swap_enter(c);
-	}
-}
-
 void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		    struct pt_coder_func_cpu *fc, u32 ret_lo)
 {
@@ -191,5 +173,10 @@ void pt_coder_enter(struct pt_coder *c, const struct pt_coder_func *f,
 		pt_swap_enter(c);
 		return;
 	}
-	pt_coder_enter_record(c, f, fc, ret_lo);
+	/* in records.c: the record's body is on its stack, not on this path's */
+	if (pt_coder_write_enter_at(c, fc, f->func_id, ret_lo)) {
+		if (ret_lo)
+			c->enters.rets[slot] = ret_lo;
+		pt_swap_enter(c);
+	}
 }

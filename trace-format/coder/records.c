@@ -382,6 +382,21 @@ bool pt_coder_write(struct pt_coder *c, struct pt_coder_func_cpu *fc, u16 type,
 }
 
 /*
+ * The ENTER_AT record of a function the ENTER codes cannot name (enters.c),
+ * after the codes pending before it; returns whether it was written. Here,
+ * not in enters.c, so that the record's body is on this function's stack
+ * and the coded ENTER's path holds nothing a stack protector guards.
+ */
+bool pt_coder_write_enter_at(struct pt_coder *c, struct pt_coder_func_cpu *fc, u32 func_id,
+			     u32 ret_lo)
+{
+	struct pt_rec_enter_at e = { .ret_lo = ret_lo, .pending = pt_coder_pending(c) };
+
+	pt_coder_flush_enters(c, fc);
+	return pt_coder_write(c, fc, PT_REC_ENTER_AT, func_id, &e, sizeof(e));
+}
+
+/*
  * Takes the pending ENTER codes for a record about to be written: its
  * nebits and words (*n of them). A refusal of that record must not count
  * them twice.
