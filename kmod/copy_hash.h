@@ -47,15 +47,24 @@ static inline struct pt_copy_addr *pt_hash_slot(struct pt_copy_hash *h, unsigned
 	return &h->slot[i];
 }
 
+/* @addr's entry in @h, or NULL; preemption off. */
+static inline const struct pt_copy_addr *pt_copy_hash_find(struct pt_copy_hash *h,
+							   unsigned long addr)
+{
+	const struct pt_copy_addr *e = pt_hash_slot(h, addr);
+
+	return e->copy ? e : NULL;
+}
+
 /*
  * The probe of the site whose call returns to @ret in the sites' hash @h
  * (pt_ranges_sites), or NULL; preemption off.
  */
 static inline struct pt_probe *pt_copy_hash_site(struct pt_copy_hash *h, unsigned long ret)
 {
-	const struct pt_copy_addr *e = pt_hash_slot(h, ret);
+	const struct pt_copy_addr *e = pt_copy_hash_find(h, ret);
 
-	return e->copy ? READ_ONCE(e->pp) : NULL;
+	return e ? READ_ONCE(e->pp) : NULL;
 }
 
 /* The sites' hash, published by ranges.c. */

@@ -321,19 +321,6 @@ static enum pt_where pt_ranges_where(const struct pt_ranges *t, unsigned long ad
 	return w;
 }
 
-/* @addr's entry in the hash at @hp, or NULL; preemption off. */
-static const struct pt_copy_addr *pt_ranges_copy_addr(struct pt_copy_hash __rcu **hp,
-						       unsigned long addr)
-{
-	struct pt_copy_hash *h = rcu_dereference_sched(*hp);
-	const struct pt_copy_addr *e;
-
-	if (!h)
-		return NULL;
-	e = pt_hash_slot(h, addr);
-	return e->copy ? e : NULL;
-}
-
 /*
  * What an ENTER or a frame makes of return address @addr (preemption off):
  * in an inline copy, the original's address it stands for (0 for one no
@@ -349,13 +336,16 @@ static const struct pt_copy_addr *pt_ranges_copy_addr(struct pt_copy_hash __rcu 
 unsigned long pt_ranges_caller(unsigned long addr)
 {
 	const struct pt_ranges *t = rcu_dereference_sched(pt_ranges);
-	const struct pt_copy_addr *e;
+	const struct pt_copy_addr *e = NULL;
+	struct pt_copy_hash *h;
 	enum pt_where w;
 
 	if (!t)
 		return addr;
 	if (t->copies && addr >= t->copy_lo && addr <= t->copy_hi) {
-		e = pt_ranges_copy_addr(&pt_place_hash, addr);
+		h = rcu_dereference_sched(pt_place_hash);
+		if (h)
+			e = pt_copy_hash_find(h, addr);
 		if (e && READ_ONCE(e->orig))
 			return READ_ONCE(e->orig);	/* inside its original: traced */
 	}
