@@ -15,10 +15,12 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "pathtrace.h"
@@ -239,7 +241,7 @@ static void pt_remove(struct pt_func **victims, unsigned int n)
 	for (i = 0; i < n; i++) {
 		/* Their last misses and counts go into the trace before they do. */
 		if (pt_armed) {
-			pt_missed_sweep_func(victims[i]);
+			pt_missed_sweep_func(victims[i], ktime_get_mono_fast_ns());
 			pt_counts_flush_counters(victims[i]);
 			pt_counts_flush_paths(victims[i]);
 		}
@@ -295,15 +297,22 @@ static long pt_ioctl_del_plan(void __user *uarg)
 static void pt_missed_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pt_missed_work, pt_missed_work_fn);
 
+/* The recorder, asleep in poll() between drains (pt_poll). */
+static DECLARE_WAIT_QUEUE_HEAD(pt_read_wait);
+
 /*
- * The periodic sweep. It never waits for pt_ctl_mutex (STOP cancels it
- * while holding the mutex): when an ioctl holds it, it tries next period.
+ * The periodic work: the sweep, and the recorder woken when a buffer is
+ * half full. It never waits for pt_ctl_mutex (STOP cancels it while
+ * holding the mutex): when an ioctl holds it, it tries next period.
  */
 static void pt_missed_work_fn(struct work_struct *work)
 {
 	if (mutex_trylock(&pt_ctl_mutex)) {
-		if (pt_armed)
+		if (pt_armed) {
 			pt_missed_sweep(&pt_funcs);
+			if (wq_has_sleeper(&pt_read_wait) && pt_stream_half_full())
+				wake_up_interruptible(&pt_read_wait);
+		}
 		mutex_unlock(&pt_ctl_mutex);
 	}
 	if (READ_ONCE(pt_armed))
@@ -645,10 +654,29 @@ static int pt_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * Readable (EPOLLIN) while some CPU's buffer is half full. The recorder
+ * sleeps here between drains and the periodic work wakes it (ABI 2.10):
+ * one wakeup per half buffer, where a recorder on a timer of its own
+ * switched in and out a hundred times a second on a traced system.
+ */
+static __poll_t pt_poll(struct file *file, poll_table *wait)
+{
+	__poll_t mask = 0;
+
+	poll_wait(file, &pt_read_wait, wait);
+	mutex_lock(&pt_ctl_mutex);
+	if (pt_stream_half_full())
+		mask = EPOLLIN | EPOLLRDNORM;
+	mutex_unlock(&pt_ctl_mutex);
+	return mask;
+}
+
 static const struct file_operations pt_fops = {
 	.owner = THIS_MODULE,
 	.open = pt_open,
 	.unlocked_ioctl = pt_ioctl,
+	.poll = pt_poll,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };

@@ -71,14 +71,16 @@ static bool pt_missed_write(struct pt_func *f, u64 n, u64 since, u64 until)
 
 /*
  * Places the hits of f's probes skipped since its previous sweep, on the
- * calling CPU's stream. A LOSS record a full buffer refuses is itself an
- * overrun drop; its hits are carried (pt_missed_pending) and the next sweep
- * places them with the interval reaching back to where f's were placed.
+ * calling CPU's stream; @before: the clock read before any of f's counters
+ * is (a hit counted after that read is the next interval's). A LOSS record
+ * a full buffer refuses is itself an overrun drop; its hits are carried
+ * (pt_missed_pending) and the next sweep places them with the interval
+ * reaching back to where f's were placed. The clock is read again only
+ * when there is a record to write: under software emulation a read of the
+ * HPET costs a microsecond, and a sweep reads every function.
  */
-void pt_missed_sweep_func(struct pt_func *f)
+void pt_missed_sweep_func(struct pt_func *f, u64 before)
 {
-	/* A hit counted after the reads below is the next interval's. */
-	u64 before = ktime_get_mono_fast_ns(), until;
 	u64 n = f->missed_carry;
 	u32 i;
 
@@ -99,9 +101,8 @@ void pt_missed_sweep_func(struct pt_func *f)
 		n += now - pp->missed_seen;
 		pp->missed_seen = now;
 	}
-	until = ktime_get_mono_fast_ns();
 	f->missed_carry = 0;
-	if (n && !pt_missed_write(f, n, f->missed_since, until)) {
+	if (n && !pt_missed_write(f, n, f->missed_since, ktime_get_mono_fast_ns())) {
 		f->missed_carry = n;
 		pt_missed_unplaced = true;
 		return;
@@ -113,11 +114,12 @@ void pt_missed_sweep_func(struct pt_func *f)
 
 void pt_missed_sweep(struct list_head *funcs)
 {
+	u64 before = ktime_get_mono_fast_ns();
 	struct pt_func *f;
 
 	pt_missed_unplaced = false;
 	list_for_each_entry(f, funcs, node) {
-		pt_missed_sweep_func(f);
+		pt_missed_sweep_func(f, before);
 		cond_resched();
 	}
 }

@@ -288,6 +288,7 @@ void pt_stream_exit(void);
 int pt_stream_alloc(unsigned long bytes_per_cpu);
 bool pt_stream_ready(void);
 bool pt_stream_cpu_empty(unsigned int cpu);
+bool pt_stream_half_full(void);
 void pt_stream_reset(void);
 void pt_stream_flush_all(void);
 int pt_stream_read_page(unsigned int cpu, void __user *ubuf, u32 buf_len,
@@ -362,7 +363,7 @@ void pt_stage_exit(void);
 /* missed.c */
 void pt_missed_reset(struct list_head *funcs);
 void pt_missed_sweep(struct list_head *funcs);
-void pt_missed_sweep_func(struct pt_func *f);
+void pt_missed_sweep_func(struct pt_func *f, u64 before);
 u64 pt_missed_total(void);
 bool pt_missed_pending(void);
 

@@ -266,6 +266,23 @@ void pt_stream_reset(void)
 	on_each_cpu(pt_reset_cpu, NULL, 1);
 }
 
+/*
+ * True when some online CPU's buffer holds half its size or more unread:
+ * what makes the device readable to the recorder's poll() (main.c). Under
+ * pt_ctl_mutex, so the buffer is not reallocated meanwhile.
+ */
+bool pt_stream_half_full(void)
+{
+	unsigned int cpu;
+
+	if (!pt_buffer)
+		return false;
+	for_each_online_cpu(cpu)
+		if (ring_buffer_bytes_cpu(pt_buffer, cpu) * 2 >= ring_buffer_size(pt_buffer, cpu))
+			return true;
+	return false;
+}
+
 /* True when @cpu's buffer holds nothing to read (or there is none). */
 bool pt_stream_cpu_empty(unsigned int cpu)
 {

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 9
+#define PT_ABI_MINOR 10
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -478,6 +478,10 @@ struct pt_subpaths_read {
  * PT_IOC_READ_PAGE: copy one ring-buffer page of @cpu into @buf (as
  * ring_buffer_read_page() produces it: the layout libtraceevent's kbuffer
  * reads). out_len 0 means the CPU has nothing to read now.
+ *
+ * poll() on the device (ABI 2.10): readable (POLLIN) while some CPU's
+ * buffer holds half its size or more unread, so a reader can sleep between
+ * drains; while tracing, the module looks every 10 ms.
  */
 struct pt_read_arg {
 	__u32 size;

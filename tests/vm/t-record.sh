@@ -66,6 +66,27 @@ check "--duration exits 0" test $? -eq 0
 wait
 expect_out "--duration: complete" "complete=1" summary $O/t2.bin
 
+# Between drains the recorder sleeps in poll() until a CPU's buffer is half full (or a second
+# passes): recording an idle system, it switches out a few times, not a hundred a second.
+pathtracectl record -o $O/t2i.bin --duration 3 2>/dev/null &
+pid=$!
+sleep 2
+switches=$(sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' /proc/$pid/status)
+wait $pid
+check "--duration exits 0 (idle)" test $? -eq 0
+check "idle: the recorder sleeps between drains ($switches switches in 2 s)" \
+	test "${switches:-999}" -lt 20
+# ... and a half-full buffer wakes it: 16 KiB per CPU, several times that recorded, none lost.
+pathtracectl record -o $O/t2w.bin --buffer-kb 16 -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 300 ]; do echo \"nested 3\" > $R;
+		i=\$((i + 1)); done' & done; wait" 2>$O/t2w.err
+check "16 KiB buffers: exit 0" test $? -eq 0
+trace-dump $O/t2w.bin > $O/t2w.dump 2>&1
+pages=$(field $O/t2w.bin pages)
+check "16 KiB buffers: more than twice what both hold was recorded ($pages pages)" \
+	test "${pages:-0}" -gt 16
+check "16 KiB buffers: nothing dropped" sh -c "! grep -q 'LOSS dropped=[1-9]' $O/t2w.dump"
+
 # SIGINT stops recording and still writes a complete file.
 pathtracectl record -o $O/t3.bin 2>$O/t3.err &
 pid=$!

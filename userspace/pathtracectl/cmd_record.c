@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
@@ -36,11 +37,16 @@
 #include "commands.h"
 
 /*
- * How often the ring buffers are drained while tracing runs. A CPU can fill
- * about 100 MB/s of records at worst; 10 ms keeps that below 1 MB, well
- * inside the default per-CPU buffer.
+ * Between drains while tracing runs, the recorder sleeps in poll() on the
+ * device, which is readable once a CPU's buffer is half full (the module
+ * looks every 10 ms: a CPU filling about 100 MB/s at worst adds 1 MB
+ * meanwhile, well inside the default per-CPU buffer), or until WAIT_MS,
+ * COMMAND's exit or a signal. A module before ABI 2.10 cannot be polled:
+ * then it drains every POLL_NS.
  */
+#define WAIT_MS 1000L
 #define POLL_NS 10000000L
+#define ABI_MINOR_POLL 10
 /* Pages read from one CPU before they are written out as one PAGES section. */
 #define BATCH_PAGES 256u
 
@@ -59,6 +65,36 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop_requested = 1;
+}
+
+/* SIGCHLD is caught (not ignored) so that it ends the wait in ppoll(). */
+static void on_child(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Sleeps until the next drain is due: with @poll (a pollable module) until
+ * a CPU's buffer is half full, a signal @during lets through (blocked
+ * outside the wait, none can arrive between the caller's checks and the
+ * sleep), WAIT_MS or @left_s (> 0: the duration left); else POLL_NS.
+ * Returns 1 when it woke for a half-full buffer, else 0.
+ */
+static int wait_for_pages(int fd, int poll, double left_s, const sigset_t *during)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct timespec t = { 0, POLL_NS };
+	long ms = WAIT_MS;
+
+	if (!poll) {
+		nanosleep(&t, NULL);
+		return 0;
+	}
+	if (left_s > 0 && left_s * 1000 < ms)
+		ms = (long)(left_s * 1000) + 1;
+	t.tv_sec = ms / 1000;
+	t.tv_nsec = ms % 1000 * 1000000L;
+	return ppoll(&pfd, 1, &t, during) > 0;
 }
 
 struct recorder {
@@ -116,11 +152,13 @@ static int drain_cpu(struct recorder *r, uint32_t cpu)
 }
 
 /*
- * One batch from every CPU (while tracing: the poll loop comes back soon);
- * with until_empty, repeats until every CPU is empty. Returns 0 or -1.
+ * One batch from every CPU (while tracing: the loop comes back soon); with
+ * until_empty, repeats until every CPU is empty. Returns the pages read,
+ * or -1 after reporting.
  */
-static int drain_all(struct recorder *r, int until_empty)
+static long drain_all(struct recorder *r, int until_empty)
 {
+	long read = 0;
 	int more;
 
 	do {
@@ -134,9 +172,10 @@ static int drain_all(struct recorder *r, int until_empty)
 				return -1;
 			if (n == BATCH_PAGES)
 				more = 1;	/* a full batch: look again */
+			read += n;
 		}
 	} while (more && until_empty);
-	return 0;
+	return read;
 }
 
 /*
@@ -347,15 +386,15 @@ static int cmd_record(int argc, char **argv)
 	struct pt_stats st;
 	struct utsname un;
 	struct sigaction sa;
-	struct timespec poll = { 0, POLL_NS };
 	struct timespec rt;
+	sigset_t blocked, during;
 	const char *out;
 	double duration, t0;
 	long buffer_kb;
 	uint32_t osp;
 	char **cmd;
 	pid_t child = -1;
-	int status = 0, ret = 1, started = 0, wstatus;
+	int status = 0, ret = 1, started = 0, failed = 0, woken = 0, wstatus;
 	uint32_t cpu;
 	uint64_t total = 0;
 
@@ -411,9 +450,11 @@ static int cmd_record(int argc, char **argv)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;	/* writes and ioctls resume; the poll sleep ends early */
+	sa.sa_flags = SA_RESTART;	/* writes and ioctls resume; the wait ends early */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sa.sa_handler = on_child;
+	sigaction(SIGCHLD, &sa, NULL);
 	if (ioctl(r.fd, PT_IOC_START) < 0) {
 		ctl_err("START", "%s", strerror(errno));
 		goto out;
@@ -427,10 +468,17 @@ static int cmd_record(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* COMMAND (forked above) keeps the mask it had; here they wake the wait only */
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGCHLD);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGTERM);
+	sigprocmask(SIG_BLOCK, &blocked, &during);
 	for (;;) {
-		if (drain_all(&r, 0))
-			goto out;
-		if (stop_requested)
+		long read = drain_all(&r, 0);
+
+		failed = read < 0;
+		if (failed || stop_requested)
 			break;
 		if (duration > 0 && ctl_now_s() - t0 >= duration)
 			break;
@@ -442,8 +490,17 @@ static int cmd_record(int argc, char **argv)
 					cmd[0], status);
 			break;
 		}
-		nanosleep(&poll, NULL);
+		/*
+		 * Woken for a half-full buffer whose pages the writer still holds
+		 * (a buffer of a page or two): the timer, not a spin, until it
+		 * lets go of one.
+		 */
+		woken = wait_for_pages(r.fd, v.minor >= ABI_MINOR_POLL && !(woken && !read),
+				       duration > 0 ? t0 + duration - ctl_now_s() : 0, &during);
 	}
+	sigprocmask(SIG_SETMASK, &during, NULL);
+	if (failed)
+		goto out;
 	if (ioctl(r.fd, PT_IOC_STOP) < 0) {
 		ctl_err("STOP", "%s", strerror(errno));
 		goto out;
@@ -453,7 +510,7 @@ static int cmd_record(int argc, char **argv)
 		ctl_err("FLUSH", "%s", strerror(errno));
 		goto out;
 	}
-	if (drain_all(&r, 1))
+	if (drain_all(&r, 1) < 0)
 		goto out;
 	memset(&st, 0, sizeof(st));
 	st.size = sizeof(st);
