@@ -19,9 +19,11 @@ sed -n "/^cat >\/tmp\/workload.sh <<'EOW'\$/,/^EOW\$/p" /pt/bench.sh >/tmp/workl
 . /tmp/workload.def
 sh /tmp/workload.sh 1 /tmp/ms
 phase() {
+	grep '^cpu ' /proc/stat | sed 's/^/stat0 /'
 	/pt/ptmark
 	sh /tmp/workload.sh "$runs" /tmp/ms
 	/pt/ptmark
+	grep '^cpu ' /proc/stat | sed 's/^/stat1 /'
 }
 phase; echo "untraced_ms=$(cat /tmp/ms)"
 case $mode in
@@ -31,7 +33,9 @@ witness-inline)
 	pathtracectl enable --inline $FUNCS > /tmp/en.out 2>&1
 	grep -q "^enable: 60 enabled" /tmp/en.out || { cat /tmp/en.out; exit 1; }
 	sh /tmp/workload.sh 1 /tmp/ms
-	pathtracectl record -o /tmp/r.bin -- sh -c "/pt/ptmark; sh /tmp/workload.sh $runs /tmp/ms; /pt/ptmark" > /tmp/rec.out 2>&1
+	pathtracectl record -o /tmp/r.bin -- sh -c "grep '^cpu ' /proc/stat >/tmp/stat0; /pt/ptmark; sh /tmp/workload.sh $runs /tmp/ms; /pt/ptmark; grep '^cpu ' /proc/stat >/tmp/stat1" > /tmp/rec.out 2>&1
+	sed 's/^/stat0 /' /tmp/stat0
+	sed 's/^/stat1 /' /tmp/stat1
 	echo "mode=$mode mod=$mod traced_ms=$(cat /tmp/ms) $(pathtracectl status | head -1 | sed 's/.*since start: //')"
 	;;
 ftrace-graph)
