@@ -19,10 +19,12 @@
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/timer.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "compat.h"
 #include "pathtrace.h"
 
 /* Per-CPU ring buffer size unless PT_IOC_CONFIG says otherwise. */
@@ -31,6 +33,7 @@
 
 /* How often skipped probe hits are placed while tracing (missed.c). */
 #define PT_MISSED_PERIOD_MS	10
+#define PT_MISSED_COPIES_PERIOD_MS	100
 
 /*
  * Copy a size-prefixed struct from userspace (as copy_struct_from_user does):
@@ -297,27 +300,47 @@ static long pt_ioctl_del_plan(void __user *uarg)
 static void pt_missed_work_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(pt_missed_work, pt_missed_work_fn);
 
-/* The recorder, asleep in poll() between drains (pt_poll). */
-static DECLARE_WAIT_QUEUE_HEAD(pt_read_wait);
-
 /*
- * The periodic work: the sweep, and the recorder woken when a buffer is
- * half full. It never waits for pt_ctl_mutex (STOP cancels it while
- * holding the mutex): when an ioctl holds it, it tries next period.
+ * The periodic sweep: every PT_MISSED_PERIOD_MS while a function is
+ * carried by probes, whose misses only a sweep finds, else every
+ * PT_MISSED_COPIES_PERIOD_MS (a copy's skipped hit flags its function, and
+ * the sweep reads nothing else: a kworker woken a hundred times a second
+ * for that showed in a recorded run's profile). It never waits for
+ * pt_ctl_mutex (STOP cancels it while holding the mutex): when an ioctl
+ * holds it, it tries next period.
  */
 static void pt_missed_work_fn(struct work_struct *work)
 {
+	unsigned int ms = PT_MISSED_PERIOD_MS;
+
 	if (mutex_trylock(&pt_ctl_mutex)) {
-		if (pt_armed) {
-			pt_missed_sweep(&pt_funcs);
-			if (wq_has_sleeper(&pt_read_wait) && pt_stream_half_full())
-				wake_up_interruptible(&pt_read_wait);
-		}
+		if (pt_armed && !pt_missed_sweep(&pt_funcs))
+			ms = PT_MISSED_COPIES_PERIOD_MS;
 		mutex_unlock(&pt_ctl_mutex);
 	}
 	if (READ_ONCE(pt_armed))
-		queue_delayed_work(system_unbound_wq, &pt_missed_work,
-				   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
+		queue_delayed_work(system_unbound_wq, &pt_missed_work, msecs_to_jiffies(ms));
+}
+
+/* The recorder, asleep in poll() between drains (pt_poll). */
+static DECLARE_WAIT_QUEUE_HEAD(pt_read_wait);
+
+static void pt_read_timer_fn(struct timer_list *t);
+static DEFINE_TIMER(pt_read_timer, pt_read_timer_fn);
+
+/*
+ * Every PT_MISSED_PERIOD_MS while armed: the recorder woken when a buffer
+ * is half full. A timer (softirq), so that it wakes nothing else. The
+ * buffer is not reallocated meanwhile: only while disarmed, after STOP
+ * has deleted the timer.
+ */
+static void pt_read_timer_fn(struct timer_list *t)
+{
+	if (!READ_ONCE(pt_armed))
+		return;
+	if (wq_has_sleeper(&pt_read_wait) && pt_stream_half_full())
+		wake_up_interruptible(&pt_read_wait);
+	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_MISSED_PERIOD_MS));
 }
 
 /*
@@ -351,6 +374,7 @@ static long pt_ioctl_start(void)
 	/* Unbound: a CPU busy in a long kernel loop must not delay it. */
 	queue_delayed_work(system_unbound_wq, &pt_missed_work,
 			   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
+	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_MISSED_PERIOD_MS));
 	return 0;
 }
 
@@ -374,6 +398,7 @@ static long pt_ioctl_stop(void)
 	/* Handlers run with preemption off: wait until none is in flight. */
 	synchronize_rcu();
 	cancel_delayed_work_sync(&pt_missed_work);
+	pt_timer_delete_sync(&pt_read_timer);
 	pt_missed_sweep(&pt_funcs);
 	pt_flush();
 	return 0;
@@ -656,7 +681,7 @@ static int pt_open(struct inode *inode, struct file *file)
 
 /*
  * Readable (EPOLLIN) while some CPU's buffer is half full. The recorder
- * sleeps here between drains and the periodic work wakes it (ABI 2.10):
+ * sleeps here between drains and pt_read_timer wakes it (ABI 2.10):
  * one wakeup per half buffer, where a recorder on a timer of its own
  * switched in and out a hundred times a second on a traced system.
  */

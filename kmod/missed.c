@@ -112,16 +112,24 @@ void pt_missed_sweep_func(struct pt_func *f, u64 before)
 	pt_missed_placed += n;
 }
 
-void pt_missed_sweep(struct list_head *funcs)
+/*
+ * Sweeps every function. Returns true when one is carried by probes
+ * (kprobes or uprobes, whose misses only their counters say), false when
+ * all are copies (which flag their misses).
+ */
+bool pt_missed_sweep(struct list_head *funcs)
 {
 	u64 before = ktime_get_mono_fast_ns();
+	bool probes = false;
 	struct pt_func *f;
 
 	pt_missed_unplaced = false;
 	list_for_each_entry(f, funcs, node) {
 		pt_missed_sweep_func(f, before);
+		probes |= !f->nr_inline_sites;
 		cond_resched();
 	}
+	return probes;
 }
 
 u64 pt_missed_total(void)

@@ -362,7 +362,7 @@ void pt_stage_exit(void);
 
 /* missed.c */
 void pt_missed_reset(struct list_head *funcs);
-void pt_missed_sweep(struct list_head *funcs);
+bool pt_missed_sweep(struct list_head *funcs);
 void pt_missed_sweep_func(struct pt_func *f, u64 before);
 u64 pt_missed_total(void);
 bool pt_missed_pending(void);

@@ -269,7 +269,8 @@ void pt_stream_reset(void)
 /*
  * True when some online CPU's buffer holds half its size or more unread:
  * what makes the device readable to the recorder's poll() (main.c). Under
- * pt_ctl_mutex, so the buffer is not reallocated meanwhile.
+ * pt_ctl_mutex or while armed: the buffer is reallocated only under the
+ * mutex while disarmed.
  */
 bool pt_stream_half_full(void)
 {
