@@ -18,10 +18,10 @@
  * 2 for a bad command line.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <poll.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
@@ -74,22 +74,20 @@ static void on_child(int sig)
 }
 
 /*
- * Sleeps until the next drain is due: with @poll (a pollable module) until
- * a CPU's buffer is half full, a signal @during lets through (blocked
- * outside the wait, none can arrive between the caller's checks and the
- * sleep), WAIT_MS or @left_s (> 0: the duration left); else POLL_NS.
- * Returns 1 when it woke for a half-full buffer, else 0.
+ * Sleeps until the next drain is due, or a signal @during lets through
+ * arrives (blocked outside the wait: none can come between the caller's
+ * checks and the sleep). With @can_poll (a pollable module) until a CPU's
+ * buffer is half full, WAIT_MS or @left_s (> 0: the duration left); else
+ * for POLL_NS. Returns 1 when it woke for a half-full buffer, else 0.
  */
-static int wait_for_pages(int fd, int poll, double left_s, const sigset_t *during)
+static int wait_for_pages(int fd, int can_poll, double left_s, const sigset_t *during)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct timespec t = { 0, POLL_NS };
 	long ms = WAIT_MS;
 
-	if (!poll) {
-		nanosleep(&t, NULL);
-		return 0;
-	}
+	if (!can_poll)
+		return ppoll(NULL, 0, &t, during) > 0;
 	if (left_s > 0 && left_s * 1000 < ms)
 		ms = (long)(left_s * 1000) + 1;
 	t.tv_sec = ms / 1000;
