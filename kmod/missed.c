@@ -115,7 +115,7 @@ void pt_missed_sweep_func(struct pt_func *f, u64 before)
 /*
  * Sweeps every function. Returns true when one is carried by probes
  * (kprobes or uprobes, whose misses only their counters say), false when
- * all are copies (which flag their misses).
+ * all are copies (whose sites flag their misses; counters miss none).
  */
 bool pt_missed_sweep(struct list_head *funcs)
 {
@@ -126,7 +126,7 @@ bool pt_missed_sweep(struct list_head *funcs)
 	pt_missed_unplaced = false;
 	list_for_each_entry(f, funcs, node) {
 		pt_missed_sweep_func(f, before);
-		probes |= !f->nr_inline_sites;
+		probes |= f->nr_probes && !f->nr_inline_sites && !f->inline_counters;
 		cond_resched();
 	}
 	return probes;
