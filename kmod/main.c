@@ -690,7 +690,9 @@ static __poll_t pt_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 
 	poll_wait(file, &pt_read_wait, wait);
-	mutex_lock(&pt_ctl_mutex);
+	/* a signal meanwhile: the caller's poll() returns for it */
+	if (mutex_lock_interruptible(&pt_ctl_mutex))
+		return 0;
 	if (pt_stream_half_full())
 		mask = EPOLLIN | EPOLLRDNORM;
 	mutex_unlock(&pt_ctl_mutex);
