@@ -17,8 +17,6 @@
  *                                  errno and the page through a pointer
  *                                  (6.12.113)
  *   PT_HAVE_PCPU_HOT_PREEMPT_COUNT the preempt count is pcpu_hot's (6.2)
- *   PT_HAVE_TIMER_DELETE_SYNC      timer_delete_sync(), del_timer_sync()'s
- *                                  new name (6.2)
  */
 #ifndef PATHTRACE_COMPAT_H
 #define PATHTRACE_COMPAT_H
@@ -26,7 +24,6 @@
 #include <linux/err.h>
 #include <linux/preempt.h>
 #include <linux/ring_buffer.h>
-#include <linux/timer.h>
 
 /* The per-CPU address of the preempt count (an offset from %gs's base). */
 static inline unsigned long pt_preempt_count_pcpu(void)
@@ -98,16 +95,6 @@ static inline void pt_rb_free_read_page(struct trace_buffer *buffer, int cpu,
 					void *page)
 {
 	ring_buffer_free_read_page(buffer, cpu, page);
-}
-
-/* Deletes @timer and waits for its callback if it runs. */
-static inline int pt_timer_delete_sync(struct timer_list *timer)
-{
-#ifdef PT_HAVE_TIMER_DELETE_SYNC
-	return timer_delete_sync(timer);
-#else
-	return del_timer_sync(timer);
-#endif
 }
 
 #endif /* PATHTRACE_COMPAT_H */

@@ -24,7 +24,6 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
-#include "compat.h"
 #include "pathtrace.h"
 
 /* Per-CPU ring buffer size unless PT_IOC_CONFIG says otherwise. */
@@ -34,6 +33,8 @@
 /* How often skipped probe hits are placed while tracing (missed.c). */
 #define PT_MISSED_PERIOD_MS	10
 #define PT_MISSED_COPIES_PERIOD_MS	100
+/* How often the recorder's wait is checked against the buffers (pt_read_timer). */
+#define PT_READ_PERIOD_MS	10
 
 /*
  * Copy a size-prefixed struct from userspace (as copy_struct_from_user does):
@@ -329,7 +330,7 @@ static void pt_read_timer_fn(struct timer_list *t);
 static DEFINE_TIMER(pt_read_timer, pt_read_timer_fn);
 
 /*
- * Every PT_MISSED_PERIOD_MS while armed: the recorder woken when a buffer
+ * Every PT_READ_PERIOD_MS while armed: the recorder woken when a buffer
  * is half full. A timer (softirq), so that it wakes nothing else. The
  * buffer is not reallocated meanwhile: only while disarmed, after STOP
  * has deleted the timer.
@@ -340,7 +341,7 @@ static void pt_read_timer_fn(struct timer_list *t)
 		return;
 	if (wq_has_sleeper(&pt_read_wait) && pt_stream_half_full())
 		wake_up_interruptible(&pt_read_wait);
-	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_MISSED_PERIOD_MS));
+	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_READ_PERIOD_MS));
 }
 
 /*
@@ -374,7 +375,7 @@ static long pt_ioctl_start(void)
 	/* Unbound: a CPU busy in a long kernel loop must not delay it. */
 	queue_delayed_work(system_unbound_wq, &pt_missed_work,
 			   msecs_to_jiffies(PT_MISSED_PERIOD_MS));
-	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_MISSED_PERIOD_MS));
+	mod_timer(&pt_read_timer, jiffies + msecs_to_jiffies(PT_READ_PERIOD_MS));
 	return 0;
 }
 
@@ -398,7 +399,7 @@ static long pt_ioctl_stop(void)
 	/* Handlers run with preemption off: wait until none is in flight. */
 	synchronize_rcu();
 	cancel_delayed_work_sync(&pt_missed_work);
-	pt_timer_delete_sync(&pt_read_timer);
+	timer_delete_sync(&pt_read_timer);
 	pt_missed_sweep(&pt_funcs);
 	pt_flush();
 	return 0;
