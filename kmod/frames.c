@@ -20,7 +20,9 @@
  * "Frames the copies keep"), and the frame is that call's return address;
  * each activation puts back, as it ends, the call its caller kept; and they
  * count their activations in pt_inline_depth, so an ENTER that is the only
- * one in flight knows it runs under no traced frame.
+ * one in flight knows it runs under no traced frame. An ENTER that serves a
+ * softirq uses the kept call where it lies on the ENTER's own stack
+ * (pt_frames_kept_softirq).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -106,15 +108,26 @@ static bool check_frames;
 module_param(check_frames, bool, 0644);
 MODULE_PARM_DESC(check_frames, "walk the stack for every frame named without a walk too, and warn where they differ");
 
+/*
+ * The end (top) of this CPU's interrupt stack, where softirqs run, as the
+ * unwinder gave it to a walk that started there; 0 until one has. A CPU's
+ * interrupt stack is allocated once and kept (its hotplug included).
+ */
+static DEFINE_PER_CPU(unsigned long, pt_frames_irq_stack_end);
+
 struct tracepoint *pt_sched_switch_tp;
 /* Installed plans whose copies keep frames (PT_ADD_INLINE_FRAMES); under pt_ctl_mutex. */
 static unsigned int pt_frames_keepers;
 
-/* Walks since START and their time, frames named without one, per CPU (pathtracectl status). */
+/*
+ * Walks since START and their time, frames named without one and of those
+ * the softirqs', per CPU (pathtracectl status).
+ */
 struct pt_frames_count {
 	u64 walks;
 	u64 ns;
 	u64 kept;
+	u64 kept_softirq;
 };
 static DEFINE_PER_CPU(struct pt_frames_count, pt_frames_counts);
 
@@ -245,20 +258,18 @@ void pt_frames_reset(void)
 		*per_cpu_ptr(&pt_frames_counts, cpu) = (struct pt_frames_count){ 0 };
 }
 
-/* The walks since START and their time, summed over the CPUs. */
-void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept)
+/* The walks since START and their time, the frames named without one: summed over the CPUs. */
+void pt_frames_totals(struct pt_stats *s)
 {
 	unsigned int cpu;
 
-	*walks = 0;
-	*ns = 0;
-	*kept = 0;
 	for_each_possible_cpu(cpu) {
 		const struct pt_frames_count *c = per_cpu_ptr(&pt_frames_counts, cpu);
 
-		*walks += READ_ONCE(c->walks);
-		*ns += READ_ONCE(c->ns);
-		*kept += READ_ONCE(c->kept);
+		s->frame_walks += READ_ONCE(c->walks);
+		s->frame_walk_ns += READ_ONCE(c->ns);
+		s->frames_kept += READ_ONCE(c->kept);
+		s->frames_kept_softirq += READ_ONCE(c->kept_softirq);
 	}
 }
 
@@ -306,6 +317,8 @@ static u32 pt_frames_unwind(struct pt_regs *regs, unsigned long ret, bool *no_mo
 	/* steps past the frame of @regs */
 	unwind_start(&st, current, regs, NULL);
 	start = st.stack_info.type;
+	if (start == STACK_TYPE_IRQ)
+		this_cpu_write(pt_frames_irq_stack_end, (unsigned long)st.stack_info.end);
 	/* from the probe's own registers: past the caller's too (the ENTER saw its return address) */
 	if (!ret && !unwind_done(&st))
 		unwind_next_frame(&st);
@@ -378,6 +391,39 @@ static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
 	return PT_ENTER_NEEDS_WALK;
 }
 
+/*
+ * The frame pt_frames_unwind would find for an ENTER that serves a softirq
+ * (neither a hard interrupt nor an NMI under it), at @enter_sp, from the
+ * call pt_inline_frame keeps, or PT_ENTER_NEEDS_WALK. The kept call is
+ * trusted where it lies above the ENTER on the ENTER's own stack, the
+ * interrupt stack (once a walk has learnt where it ends) or the task's
+ * (ksoftirqd): a call kept by the task the softirq interrupted lies on
+ * another stack, and one of an interrupt or NMI that came and went was put
+ * back as it ended, so a call there is this softirq's, in flight, with no
+ * traced activation begun below it since (each would have cleared it), and
+ * what the copies keep holds as in a task (pt_frames_kept). With no traced
+ * function on probes: their activations keep nothing.
+ */
+static u64 pt_frames_kept_softirq(unsigned long enter_sp)
+{
+	unsigned long sp = this_cpu_read(pt_inline_frame);
+	unsigned long base = (unsigned long)task_stack_page(current);
+	unsigned long end = this_cpu_read(pt_frames_irq_stack_end);
+	unsigned long caller;
+
+	if ((preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != SOFTIRQ_OFFSET ||
+	    atomic_read(&pt_frames_unkept) || !sp || enter_sp >= sp)
+		return PT_ENTER_NEEDS_WALK;
+	if (enter_sp >= base && enter_sp < base + THREAD_SIZE)
+		end = base + THREAD_SIZE;
+	else if (!end || enter_sp < end - IRQ_STACK_SIZE || enter_sp >= end)
+		return PT_ENTER_NEEDS_WALK;
+	if (sp > end)
+		return PT_ENTER_NEEDS_WALK;
+	caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
+	return pt_caller_traced(caller) ? PT_ENTER_FRAME(caller) : PT_ENTER_NEEDS_WALK;
+}
+
 /* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
 static void pt_frames_check(struct pt_regs *regs, unsigned long ret, u32 kept)
 {
@@ -392,9 +438,9 @@ NOKPROBE_SYMBOL(pt_frames_check);
 
 /*
  * The ENTER's frame (pt_frames_unwind) for an ENTER at @regs whose caller
- * (@ret) is not traced: the kept call's, none where the copies' count says
- * so (both counted as kept), or walked, counted and timed (pathtracectl
- * status). Interrupts off.
+ * (@ret) is not traced: the kept call's (in a task or a softirq), none
+ * where the copies' count says so (both counted as kept), or walked,
+ * counted and timed (pathtracectl status). Interrupts off.
  */
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 {
@@ -402,9 +448,11 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 	u64 t0, kept;
 	u32 frame;
 
-	kept = task ? pt_frames_kept(regs->sp) : PT_ENTER_NEEDS_WALK;
+	kept = task ? pt_frames_kept(regs->sp) : pt_frames_kept_softirq(regs->sp);
 	if (kept != PT_ENTER_NEEDS_WALK) {
 		this_cpu_inc(pt_frames_counts.kept);
+		if (!task)
+			this_cpu_inc(pt_frames_counts.kept_softirq);
 		if (unlikely(READ_ONCE(check_frames)))
 			pt_frames_check(regs, ret, kept);
 		return kept;

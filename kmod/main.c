@@ -531,7 +531,7 @@ static long pt_ioctl_stats(void __user *uarg)
 	s.tracing = pt_armed;
 	pt_stream_totals(&s.records, &s.dropped);
 	s.missed = pt_missed_total();
-	pt_frames_totals(&s.frame_walks, &s.frame_walk_ns, &s.frames_kept);
+	pt_frames_totals(&s);
 	s.hits_staged = pt_stage_total();
 	if (copy_to_user(uarg, &s, usize))
 		return -EFAULT;

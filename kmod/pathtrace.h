@@ -316,7 +316,7 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
 u64 pt_frames_named(unsigned long sp);
 void pt_frames_entered(void);
 void pt_frames_reset(void);
-void pt_frames_totals(u64 *walks, u64 *ns, u64 *kept);
+void pt_frames_totals(struct pt_stats *s);
 int pt_frames_init(void);
 /* The context-switch tracepoint (frames.c finds it; stage.c attaches to it too). */
 extern struct tracepoint *pt_sched_switch_tp;

@@ -344,6 +344,8 @@ pt_run() {
 	frame_walk_ms=$(awk -v n=$1 -v us=$2 -v r=$reps 'BEGIN { printf "%.0f\n", n * us / 1000 / r }')
 	frames_kept=$(sed -n '1s/.* \([0-9]*\) frames kept, .*/\1/p' /tmp/st.$name)
 	[ -n "$frames_kept" ] || die "$name: status: no frames kept: $(head -n 1 /tmp/st.$name)"
+	frames_kept_softirq=$(sed -n '1s/.* frames kept, \([0-9]*\) of them in softirqs, .*/\1/p' /tmp/st.$name)
+	[ -n "$frames_kept_softirq" ] || die "$name: status: no softirqs' frames kept: $(head -n 1 /tmp/st.$name)"
 	hits_staged=$(sed -n '1s/.* \([0-9]*\) hits staged, .*/\1/p' /tmp/st.$name)
 	[ -n "$hits_staged" ] || die "$name: status: no hits staged: $(head -n 1 /tmp/st.$name)"
 }
@@ -749,7 +751,7 @@ for mode in "$@"; do
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
 		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)" \
-		"hits_staged=$hits_staged frames_kept=$frames_kept frame_walks=$frame_walks frame_walk_ms=$frame_walk_ms differences=$diff$verified"
+		"hits_staged=$hits_staged frames_kept=$frames_kept frames_kept_softirq=$frames_kept_softirq frame_walks=$frame_walks frame_walk_ms=$frame_walk_ms differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
 	[ $mode != witness ] || bring_back $mode
 	if [ $mode = edges ]; then

@@ -20,7 +20,7 @@
 #include <linux/ioctl.h>
 
 #define PT_ABI_MAJOR 2
-#define PT_ABI_MINOR 10
+#define PT_ABI_MINOR 11
 
 #define PT_DEVICE_NAME "pathtrace"
 #define PT_NAME_MAX 128		/* function names, NUL-terminated */
@@ -527,6 +527,8 @@ struct pt_stats {
 				 * their count), unwinding nothing; not in frame_walks */
 	__u64 hits_staged;	/* out (ABI 2.9): hits of sites the copies staged
 				 * (pt_inline_stage) since START, run in batches */
+	__u64 frames_kept_softirq; /* out (ABI 2.11): of frames_kept, those of
+				    * ENTERs that served a softirq */
 };
 
 /*
@@ -1042,7 +1044,7 @@ _Static_assert(sizeof(struct pt_del_arg) == 16, "pt_del_arg");
 _Static_assert(sizeof(struct pt_config) == 32, "pt_config");
 _Static_assert(sizeof(struct pt_read_arg) == 48, "pt_read_arg");
 _Static_assert(sizeof(struct pt_func_stats) == 56, "pt_func_stats");
-_Static_assert(sizeof(struct pt_stats) == 72, "pt_stats");
+_Static_assert(sizeof(struct pt_stats) == 80, "pt_stats");
 _Static_assert(sizeof(struct pt_func_info) == 200, "pt_func_info");
 _Static_assert(sizeof(struct pt_rec) == 8, "pt_rec");
 _Static_assert(sizeof(struct pt_rec_owner) == 16, "pt_rec_owner");

@@ -41,10 +41,11 @@ static int cmd_status(int argc, char **argv)
 	}
 	printf("tracing: %s; %u functions; since start: %" PRIu64 " records, %" PRIu64
 	       " dropped (buffer full), %" PRIu64 " probe hits missed, %" PRIu64
-	       " hits staged, %" PRIu64 " frames kept, %" PRIu64 " frame walks (%.1f us each)\n",
+	       " hits staged, %" PRIu64 " frames kept, %" PRIu64 " of them in softirqs, %" PRIu64
+	       " frame walks (%.1f us each)\n",
 	       s.tracing ? "on" : "off", s.nr_funcs, (uint64_t)s.records, (uint64_t)s.dropped,
 	       (uint64_t)s.missed, (uint64_t)s.hits_staged, (uint64_t)s.frames_kept,
-	       (uint64_t)s.frame_walks,
+	       (uint64_t)s.frames_kept_softirq, (uint64_t)s.frame_walks,
 	       s.frame_walks ? (double)s.frame_walk_ns / s.frame_walks / 1000 : 0.0);
 	n = loaded_carriers(fd, "status", &lc) ? -1 : loaded_list(fd, "status", &f);
 	if (n < 0) {
