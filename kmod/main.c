@@ -53,6 +53,23 @@ static int pt_copy_arg(void *dst, size_t ksize, const void __user *src)
 	return copy_struct_from_user(dst, ksize, src, usize);
 }
 
+/*
+ * Copy a size-prefixed struct out to the tool's @dst: no more of @src's
+ * @ksize bytes than the size @dst's own size field gives (an older tool's
+ * struct is shorter; a newer one's tail stays as the tool zeroed it).
+ * Returns 0 or -EFAULT.
+ */
+static int pt_copy_out(void __user *dst, const void *src, size_t ksize)
+{
+	u32 usize;
+
+	if (get_user(usize, (const u32 __user *)dst))
+		return -EFAULT;
+	if (copy_to_user(dst, src, min_t(size_t, usize, ksize)))
+		return -EFAULT;
+	return 0;
+}
+
 static long pt_ioctl_version(void __user *uarg)
 {
 	struct pt_version v;
@@ -67,9 +84,7 @@ static long pt_ioctl_version(void __user *uarg)
 	v.minor = PT_ABI_MINOR;
 	v.nr_cpus = num_possible_cpus();
 	v.page_size = PAGE_SIZE;
-	if (copy_to_user(uarg, &v, sizeof(v)))
-		return -EFAULT;
-	return 0;
+	return pt_copy_out(uarg, &v, sizeof(v));
 }
 
 /*
@@ -466,9 +481,7 @@ static long pt_ioctl_func_stats(void __user *uarg)
 		s.bytes += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->coder.bytes);
 		s.dropped += READ_ONCE(per_cpu_ptr(f->pcpu, cpu)->coder.dropped);
 	}
-	if (copy_to_user(uarg, &s, sizeof(s)))
-		return -EFAULT;
-	return 0;
+	return pt_copy_out(uarg, &s, sizeof(s));
 }
 
 static long pt_ioctl_paths_read(void __user *uarg)
@@ -489,9 +502,7 @@ static long pt_ioctl_paths_read(void __user *uarg)
 	if (err)
 		return err;
 	r.size = sizeof(r);
-	if (copy_to_user(uarg, &r, sizeof(r)))
-		return -EFAULT;
-	return 0;
+	return pt_copy_out(uarg, &r, sizeof(r));
 }
 
 static long pt_ioctl_subpaths_read(void __user *uarg)
@@ -509,22 +520,18 @@ static long pt_ioctl_subpaths_read(void __user *uarg)
 	if (err)
 		return err;
 	r.size = sizeof(r);
-	if (copy_to_user(uarg, &r, sizeof(r)))
-		return -EFAULT;
-	return 0;
+	return pt_copy_out(uarg, &r, sizeof(r));
 }
 
 /* Writes as much of struct pt_stats as the caller's size says it has room for. */
 static long pt_ioctl_stats(void __user *uarg)
 {
 	struct pt_stats s;
-	u32 usize;
 	int err;
 
 	err = pt_copy_arg(&s, sizeof(s), uarg);
 	if (err)
 		return err;
-	usize = min_t(u32, s.size, sizeof(s));
 	memset(&s, 0, sizeof(s));
 	s.size = sizeof(s);
 	s.nr_funcs = pt_nr_funcs;
@@ -533,9 +540,7 @@ static long pt_ioctl_stats(void __user *uarg)
 	s.missed = pt_missed_total();
 	pt_frames_totals(&s);
 	s.hits_staged = pt_stage_total();
-	if (copy_to_user(uarg, &s, usize))
-		return -EFAULT;
-	return 0;
+	return pt_copy_out(uarg, &s, sizeof(s));
 }
 
 static long pt_ioctl_list_funcs(void __user *uarg)
@@ -577,55 +582,64 @@ static long pt_ioctl_list_funcs(void __user *uarg)
 		else if (copy_to_user(u64_to_user_ptr(ubuf), f->plan, f->plan_len))
 			return -EFAULT;
 	}
-	if (copy_to_user(uarg, &fi, sizeof(fi)))
+	if (pt_copy_out(uarg, &fi, sizeof(fi)))
 		return -EFAULT;
 	return err;
 }
+
+/*
+ * A command without the size its number carries: the structs are
+ * size-prefixed and grow at their end (pt_copy_arg takes a tool's older or
+ * newer one, copy_struct_from_user's rules), so a command is the same
+ * command whatever its struct's size was when the tool was built.
+ */
+#define PT_IOC_SIZELESS(cmd) ((cmd) & ~(_IOC_SIZEMASK << _IOC_SIZESHIFT))
 
 static long pt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	long ret;
 
-	if (cmd == PT_IOC_GET_VERSION)
+	cmd = PT_IOC_SIZELESS(cmd);
+	if (cmd == PT_IOC_SIZELESS(PT_IOC_GET_VERSION))
 		return pt_ioctl_version(uarg);
 	mutex_lock(&pt_ctl_mutex);
 	switch (cmd) {
-	case PT_IOC_CONFIG:
+	case PT_IOC_SIZELESS(PT_IOC_CONFIG):
 		ret = pt_ioctl_config(uarg);
 		break;
-	case PT_IOC_ADD_PLAN:
+	case PT_IOC_SIZELESS(PT_IOC_ADD_PLAN):
 		ret = pt_ioctl_add_plan(uarg);
 		break;
-	case PT_IOC_DEL_PLAN:
+	case PT_IOC_SIZELESS(PT_IOC_DEL_PLAN):
 		ret = pt_ioctl_del_plan(uarg);
 		break;
-	case PT_IOC_START:
+	case PT_IOC_SIZELESS(PT_IOC_START):
 		ret = pt_ioctl_start();
 		break;
-	case PT_IOC_STOP:
+	case PT_IOC_SIZELESS(PT_IOC_STOP):
 		ret = pt_ioctl_stop();
 		break;
-	case PT_IOC_SUBPATHS_READ:
+	case PT_IOC_SIZELESS(PT_IOC_SUBPATHS_READ):
 		ret = pt_ioctl_subpaths_read(uarg);
 		break;
-	case PT_IOC_FLUSH:
+	case PT_IOC_SIZELESS(PT_IOC_FLUSH):
 		pt_flush();
 		ret = 0;
 		break;
-	case PT_IOC_READ_PAGE:
+	case PT_IOC_SIZELESS(PT_IOC_READ_PAGE):
 		ret = pt_ioctl_read_page(uarg);
 		break;
-	case PT_IOC_FUNC_STATS:
+	case PT_IOC_SIZELESS(PT_IOC_FUNC_STATS):
 		ret = pt_ioctl_func_stats(uarg);
 		break;
-	case PT_IOC_STATS:
+	case PT_IOC_SIZELESS(PT_IOC_STATS):
 		ret = pt_ioctl_stats(uarg);
 		break;
-	case PT_IOC_LIST_FUNCS:
+	case PT_IOC_SIZELESS(PT_IOC_LIST_FUNCS):
 		ret = pt_ioctl_list_funcs(uarg);
 		break;
-	case PT_IOC_PATHS_READ:
+	case PT_IOC_SIZELESS(PT_IOC_PATHS_READ):
 		ret = pt_ioctl_paths_read(uarg);
 		break;
 	default:

@@ -12,6 +12,10 @@
  * read as zero) and a larger one only if the bytes it does not know are
  * zero. Reserved fields must be zero. A different major version is refused;
  * a minor version only adds fields or record types old readers may skip.
+ * An ioctl's number carries its struct's size as the tool was built; the
+ * module (from ABI 2.11) matches the number without it and writes back no
+ * more than the tool's size field says, so a grown struct is the same
+ * command to it.
  */
 #ifndef PATHTRACE_ABI_H
 #define PATHTRACE_ABI_H

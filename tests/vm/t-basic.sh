@@ -1,5 +1,7 @@
 # VM test: the module loads, answers GET_VERSION, rejects unknown ioctls and
-# unprivileged opens, is pinned by an open descriptor, and unloads cleanly.
+# unprivileged opens, answers a command whose struct is of another tool's
+# size (the number carries it), is pinned by an open descriptor, and unloads
+# cleanly.
 # vm-kernels: all
 . /pt/lib/check.sh
 
@@ -11,6 +13,8 @@ expect_out "unknown ioctl is ENOTTY" "ENOTTY" pt-ioctl bad
 expect_out "open as nobody refused by the mode" "EACCES" pt-ioctl --as-nobody open
 expect_out "open without CAP_SYS_ADMIN/CAP_PERFMON refused" "EPERM" pt-ioctl --drop-caps open
 expect_out "open as root allowed" "ok" pt-ioctl open
+expect_out "STATS of an older tool (72 bytes, ABI 2.10) answered within its size" "ok" pt-ioctl stats 72
+expect_out "STATS of a newer tool (96 bytes, its tail zero) answered" "ok" pt-ioctl stats 96
 expect_fail "extra argument refused" pathtracectl version extra
 
 pt-ioctl hold 3 >/tmp/hold.out &
