@@ -401,8 +401,9 @@ static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
  * another stack, and one of an interrupt or NMI that came and went was put
  * back as it ended, so a call there is this softirq's, in flight, with no
  * traced activation begun below it since (each would have cleared it), and
- * what the copies keep holds as in a task (pt_frames_kept). With no traced
- * function on probes: their activations keep nothing.
+ * what the copies keep holds as in a task (pt_frames_kept). Else none where
+ * the copies' count says so, as in a task. With no traced function on
+ * probes: their activations keep nothing.
  */
 static u64 pt_frames_kept_softirq(unsigned long enter_sp)
 {
@@ -412,16 +413,27 @@ static u64 pt_frames_kept_softirq(unsigned long enter_sp)
 	unsigned long caller;
 
 	if ((preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != SOFTIRQ_OFFSET ||
-	    atomic_read(&pt_frames_unkept) || !sp || enter_sp >= sp)
+	    atomic_read(&pt_frames_unkept))
 		return PT_ENTER_NEEDS_WALK;
+	/* the end of the ENTER's stack, or 0 */
 	if (enter_sp >= base && enter_sp < base + THREAD_SIZE)
 		end = base + THREAD_SIZE;
-	else if (!end || enter_sp < end - IRQ_STACK_SIZE || enter_sp >= end)
-		return PT_ENTER_NEEDS_WALK;
-	if (sp > end)
-		return PT_ENTER_NEEDS_WALK;
-	caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
-	return pt_caller_traced(caller) ? PT_ENTER_FRAME(caller) : PT_ENTER_NEEDS_WALK;
+	else if (enter_sp < end - IRQ_STACK_SIZE || enter_sp >= end)
+		end = 0;
+	if (sp > enter_sp && sp <= end) {
+		caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
+		if (pt_caller_traced(caller))
+			return PT_ENTER_FRAME(caller);
+	}
+	/*
+	 * The count of the task the softirq came to, known and 1: this is the
+	 * only traced activation in flight on the CPU, the task's, those on
+	 * the interrupt's way here and the softirq's all counted.
+	 */
+	if (this_cpu_read(pt_frames_owner) == current && this_cpu_read(pt_inline_depth_known) &&
+	    this_cpu_read(pt_inline_depth) == 1)
+		return 0;
+	return PT_ENTER_NEEDS_WALK;
 }
 
 /* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
