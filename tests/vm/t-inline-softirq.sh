@@ -42,7 +42,7 @@ for m in checked fast; do
 		echo N >/sys/module/pathtrace/parameters/check_frames
 	fi
 	check "$m: enable --inline --verify $FUNCS" pathtracectl enable --inline --verify $FUNCS
-	check "$m: record TCP over loopback" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 20
+	check "$m: record TCP over loopback" pathtracectl record -o /tmp/$m.bin -- sh /tmp/workload.sh 10
 	check "$m: every echo came back whole" test ! -e /tmp/workload.failed
 	pathtracectl status >/tmp/st.$m
 	head -n 1 /tmp/st.$m
