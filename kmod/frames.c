@@ -368,20 +368,20 @@ NOKPROBE_SYMBOL(pt_frames_task);
 
 /*
  * The frame pt_frames_unwind would find, from the call pt_inline_frame
- * keeps: the ENTER (at @enter_sp) below the call on current's task stack
- * (a call stored by another task, or left by one that has since switched
- * out, is not there: the switch zeroed it), or failing that none (0) where
- * the copies' count knows this activation is the only one in flight
- * (pt_inline_depth). PT_ENTER_NEEDS_WALK: look further. Inline in its two
- * callers, which pt_frames_task let through.
+ * keeps: the ENTER (at @enter_sp) below the call on the ENTER's own stack,
+ * which ends at @end (0: none known), current's task stack for a task (a
+ * call stored by another task, or left by one that has since switched out,
+ * is not there: the switch zeroed it), or failing that none (0) where the
+ * copies' count knows this activation is the only one in flight
+ * (pt_inline_depth). PT_ENTER_NEEDS_WALK: look further. Inline in its
+ * callers, which pt_frames_task or pt_frames_kept_softirq let through.
  */
-static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
+static __always_inline u64 pt_frames_kept(unsigned long enter_sp, unsigned long end)
 {
 	unsigned long sp = this_cpu_read(pt_inline_frame);
-	unsigned long base = (unsigned long)task_stack_page(current);
 	unsigned long caller;
 
-	if (sp && sp <= base + THREAD_SIZE && enter_sp < sp) {
+	if (sp > enter_sp && sp <= end) {
 		caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
 		if (pt_caller_traced(caller))
 			return PT_ENTER_FRAME(caller);
@@ -389,6 +389,12 @@ static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
 	if (this_cpu_read(pt_inline_depth_known) && this_cpu_read(pt_inline_depth) == 1)
 		return 0;
 	return PT_ENTER_NEEDS_WALK;
+}
+
+/* The end (top) of current's task stack. */
+static __always_inline unsigned long pt_task_stack_end(void)
+{
+	return (unsigned long)task_stack_page(current) + THREAD_SIZE;
 }
 
 /*
@@ -407,33 +413,16 @@ static __always_inline u64 pt_frames_kept(unsigned long enter_sp)
  */
 static u64 pt_frames_kept_softirq(unsigned long enter_sp)
 {
-	unsigned long sp = this_cpu_read(pt_inline_frame);
-	unsigned long base = (unsigned long)task_stack_page(current);
-	unsigned long end = this_cpu_read(pt_frames_irq_stack_end);
-	unsigned long caller;
+	unsigned long end = pt_task_stack_end();
+	unsigned long irq_end = this_cpu_read(pt_frames_irq_stack_end);
 
 	if ((preempt_count() & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) != SOFTIRQ_OFFSET ||
-	    atomic_read(&pt_frames_unkept))
+	    atomic_read(&pt_frames_unkept) || this_cpu_read(pt_frames_owner) != current)
 		return PT_ENTER_NEEDS_WALK;
-	/* the end of the ENTER's stack, or 0 */
-	if (enter_sp >= base && enter_sp < base + THREAD_SIZE)
-		end = base + THREAD_SIZE;
-	else if (enter_sp < end - IRQ_STACK_SIZE || enter_sp >= end)
-		end = 0;
-	if (sp > enter_sp && sp <= end) {
-		caller = pt_ranges_caller(*(unsigned long *)(sp - sizeof(long)));
-		if (pt_caller_traced(caller))
-			return PT_ENTER_FRAME(caller);
-	}
-	/*
-	 * The count of the task the softirq came to, known and 1: this is the
-	 * only traced activation in flight on the CPU, the task's, those on
-	 * the interrupt's way here and the softirq's all counted.
-	 */
-	if (this_cpu_read(pt_frames_owner) == current && this_cpu_read(pt_inline_depth_known) &&
-	    this_cpu_read(pt_inline_depth) == 1)
-		return 0;
-	return PT_ENTER_NEEDS_WALK;
+	/* the end of the ENTER's stack: the task's, the interrupt stack's, or none known */
+	if (enter_sp < end - THREAD_SIZE || enter_sp >= end)
+		end = enter_sp >= irq_end - IRQ_STACK_SIZE && enter_sp < irq_end ? irq_end : 0;
+	return pt_frames_kept(enter_sp, end);
 }
 
 /* check_frames: the walk's answer beside the one named without it; a difference is a bug. */
@@ -460,7 +449,8 @@ u32 pt_frames_find(struct pt_regs *regs, unsigned long ret)
 	u64 t0, kept;
 	u32 frame;
 
-	kept = task ? pt_frames_kept(regs->sp) : pt_frames_kept_softirq(regs->sp);
+	kept = task ? pt_frames_kept(regs->sp, pt_task_stack_end()) :
+		      pt_frames_kept_softirq(regs->sp);
 	if (kept != PT_ENTER_NEEDS_WALK) {
 		this_cpu_inc(pt_frames_counts.kept);
 		if (!task)
@@ -502,7 +492,7 @@ u64 pt_frames_named(unsigned long sp)
 
 	if (unlikely(READ_ONCE(check_frames)) || !pt_frames_task(sp))
 		return PT_ENTER_NEEDS_WALK;
-	frame = pt_frames_kept(sp);
+	frame = pt_frames_kept(sp, pt_task_stack_end());
 	if (frame != PT_ENTER_NEEDS_WALK)
 		this_cpu_inc(pt_frames_counts.kept);
 	return frame;
