@@ -1945,11 +1945,16 @@ static int cmd_enable(int argc, char **argv)
 		ret = 1;
 	/*
 	 * A framed plan's direct calls to traced functions are framed too
-	 * when their callees write ENTERs (docs/runtime.md, "Framed calls"):
-	 * no blocker before them, at the price of those ENTERs' bytes.
+	 * when their callees write ENTERs (docs/runtime.md, "Every ENTER
+	 * written in framed plans"): no blocker before them, at the price of
+	 * those ENTERs' bytes. Where copies carry the sites, an ENTER costs
+	 * its coding, not a hit (the callee's entry site runs either way), and
+	 * the blockers cost fewer instructions than the ENTERs do: copies keep
+	 * implicit entries (docs/inline.md, "Implicit entries in copies").
 	 */
 	e.explicit_entries = (off & OFF_IMPLICIT_ENTRIES) ||
-			     ((e.o.flags & PT_PLAN_FRAMED) && !(off & ON_IMPLICIT_ENTRIES));
+			     ((e.o.flags & PT_PLAN_FRAMED) && !e.inline_calls &&
+			      !(off & ON_IMPLICIT_ENTRIES));
 	e.why_loud = !!(off & ON_WHY_LOUD);
 	if (!(off & OFF_QUIET_CALLS) && (err = quiet_setup(&e))) {
 		ctl_err("quiet calls", "%s", pt_strerror(err));
@@ -2011,9 +2016,9 @@ static const struct ctl_opt enable_opts[] = {
 	  "$PATHTRACE_INLINE_MODULE, else /lib/modules/RELEASE/extra/pathtrace_inline.ko)" },
 	{ "--loud-calls", 0, NULL, "every call a call vertex, none proven quiet" },
 	{ "--explicit-entries", 0, NULL, "an ENTER record at every entry (default of framed "
-	  "witness plans)" },
+	  "witness plans on kprobes)" },
 	{ "--implicit-entries", 0, NULL, "no ENTER for a direct call between the functions "
-	  "enabled together" },
+	  "enabled together (default of copies)" },
 	{ "--blocked-calls", 0, NULL, "witness plans block their calls with bits instead of "
 	  "framing them" },
 	{ "--why-loud", 0, NULL, "list each call that stays a call vertex, and why" },
