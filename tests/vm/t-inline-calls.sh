@@ -12,7 +12,7 @@
 # without the site's registers. The sites that need only the flags and the
 # ENTERs are staged (docs/inline.md, "The stage"), and status counts them;
 # the storm stages a task's hits under a hardirq's copy, with and without
-# drops, both exact.
+# drops, both exact. Witness copies keep implicit entries, but with --weights.
 # vm-kernels: all
 . /pt/lib/check.sh
 
@@ -85,6 +85,20 @@ for m in witness witness-fast paths bits; do
 	check "$m: disable removes the copies" pathtracectl disable --all
 	check "$m: module gone" test ! -e /sys/module/pathtrace_inline
 done
+
+# With a profile (--weights) the witness copies write every ENTER: there the blockers that
+# implicit entries need land on hot calls (docs/inline.md, "Implicit entries in copies").
+pathtracectl enable --inline --mode edges --moddir /pt $TARGET $KERNEL >/tmp/en.edges 2>&1
+check "edges: record the profile" pathtracectl record -o /tmp/edges.bin -- sh /tmp/workload.sh 5
+pathregen --edges /tmp/edges.bin >/tmp/profile.edges
+check "edges: disable" pathtracectl disable --all
+pathtracectl enable --inline --weights /tmp/profile.edges --moddir /pt $TARGET $KERNEL \
+	>/tmp/en.weights 2>&1
+check "--weights: the copies' plans are made from the profile" \
+	grep -q ': planned as .*; profile weights' /tmp/en.weights
+check "--weights: every direct call between the copies writes its ENTER" \
+	grep -q '; 0 call sites enter their traced callee without an ENTER record$' /tmp/en.weights
+check "--weights: disable" pathtracectl disable --all
 
 # The stage under interrupts (docs/inline.md, "The stage"): the storm runs
 # pt_target_nested's copy on CPU 1 (its flags-only sites staged) while an

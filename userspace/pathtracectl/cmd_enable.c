@@ -1948,12 +1948,14 @@ static int cmd_enable(int argc, char **argv)
 	 * when their callees write ENTERs (docs/runtime.md, "Every ENTER
 	 * written in framed plans"): no blocker before them, at the price of
 	 * those ENTERs' bytes. Where copies carry the sites, an ENTER costs
-	 * its coding, not a hit (the callee's entry site runs either way), and
-	 * the blockers cost fewer instructions than the ENTERs do: copies keep
-	 * implicit entries (docs/inline.md, "Implicit entries in copies").
+	 * its coding, not a hit (the callee's entry site runs either way):
+	 * copies of heuristic plans keep implicit entries, whose blockers cost
+	 * fewer instructions than the ENTERs; with --weights the blockers
+	 * fall on hot calls and cost as many (docs/inline.md, "Implicit
+	 * entries in copies").
 	 */
 	e.explicit_entries = (off & OFF_IMPLICIT_ENTRIES) ||
-			     ((e.o.flags & PT_PLAN_FRAMED) && !e.inline_calls &&
+			     ((e.o.flags & PT_PLAN_FRAMED) && (!e.inline_calls || e.profile) &&
 			      !(off & ON_IMPLICIT_ENTRIES));
 	e.why_loud = !!(off & ON_WHY_LOUD);
 	if (!(off & OFF_QUIET_CALLS) && (err = quiet_setup(&e))) {
@@ -2016,9 +2018,9 @@ static const struct ctl_opt enable_opts[] = {
 	  "$PATHTRACE_INLINE_MODULE, else /lib/modules/RELEASE/extra/pathtrace_inline.ko)" },
 	{ "--loud-calls", 0, NULL, "every call a call vertex, none proven quiet" },
 	{ "--explicit-entries", 0, NULL, "an ENTER record at every entry (default of framed "
-	  "witness plans on kprobes)" },
+	  "witness plans on kprobes or with --weights)" },
 	{ "--implicit-entries", 0, NULL, "no ENTER for a direct call between the functions "
-	  "enabled together (default of copies)" },
+	  "enabled together (default of copies without --weights)" },
 	{ "--blocked-calls", 0, NULL, "witness plans block their calls with bits instead of "
 	  "framing them" },
 	{ "--why-loud", 0, NULL, "list each call that stays a call vertex, and why" },
