@@ -2,7 +2,7 @@
 # one on CPU 1; walks_stop ends them (and waits for them). The loops run at
 # nice 19: they take what the test's own commands leave of a CPU, where at
 # nice 0 they took half of it (tests/vm/t-inline-stress.sh's cycles of enable
-# and disable ran twice as long).
+# and disable ran nearly twice as long).
 walks_start() {
 	rm -f /tmp/stop-walks
 	for cpu in 0 1; do
