@@ -96,6 +96,7 @@ struct engine {
 	struct regen_index *own;	/* built for this walk when fs has none */
 	int64_t partial;
 	struct regen_marker implicit;	/* the ENTER an implicit entry stands for */
+	uint32_t implicit_where;	/* the marker before it (regen_event.where) */
 	struct regen_inherited *snap;	/* a fork's user activations (REGEN_EV_FORK) */
 	uint32_t snapcap;
 	/*
@@ -174,6 +175,16 @@ static inline const struct regen_func *lookup(const struct engine *en, uint32_t 
 	return NULL;
 }
 
+/* An event's where (regen_event.where) for its marker m (NULL: none). */
+static inline uint32_t where_of(const struct engine *en, const struct regen_marker *m)
+{
+	if (!m)
+		return REGEN_WHERE_NONE;
+	if (m == &en->implicit)
+		return en->implicit_where;
+	return (uint32_t)(m - en->s->markers);
+}
+
 static int emit(struct engine *en, uint32_t type, const struct regen_func *f, uint32_t block,
 		uint32_t edge, uint32_t depth, int reason, const struct regen_marker *m)
 {
@@ -185,6 +196,7 @@ static int emit(struct engine *en, uint32_t type, const struct regen_func *f, ui
 		.pos = en->br.pos,
 		.reason = reason,
 		.marker = m,
+		.where = where_of(en, m),
 		.edge = edge,
 	};
 
@@ -216,6 +228,7 @@ static inline int emit_activation(struct engine *en, uint32_t type, const struct
 	en->act.depth = en->depth - 1;
 	en->act.pos = en->br.pos;
 	en->act.marker = m;
+	en->act.where = where_of(en, m);
 	return en->fn(en->ctx, &en->act);
 }
 
@@ -292,15 +305,13 @@ static int enter(struct engine *en, const struct regen_marker *m)
  */
 static int enter_implicit(struct engine *en, struct frame *fr, uint32_t callee)
 {
-	const struct regen_marker *prev = en->mi ? &en->s->markers[en->mi - 1] : NULL;
-
 	memset(&en->implicit, 0, sizeof(en->implicit));
 	en->implicit.pos = en->br.pos;
 	en->implicit.type = REGEN_M_ENTER;
 	en->implicit.func = callee;
 	en->implicit.value = fr->f->call_ret_addr ? fr->f->call_ret_addr[fr->v] : 0;
-	en->implicit.cpu = prev ? prev->cpu : 0;
-	en->implicit.stamp = prev ? prev->stamp : 0;
+	/* recorded where the marker before it was */
+	en->implicit_where = en->mi ? en->mi - 1 : REGEN_WHERE_NONE;
 	fr->entered++;
 	return enter(en, &en->implicit);
 }
@@ -328,7 +339,7 @@ static int forked(struct engine *en, const struct regen_marker *m, int known)
 {
 	struct regen_event ev = {
 		.type = REGEN_EV_FORK, .func = UINT32_MAX, .pos = en->br.pos, .marker = m,
-		.edge = GRAPH_NONE,
+		.where = where_of(en, m), .edge = GRAPH_NONE,
 	};
 	uint32_t n = known ? user_frames(en) : 0, i;
 
@@ -472,7 +483,8 @@ static int exec_point(struct engine *en, const struct regen_marker *m, int known
 	uint32_t n = known ? user_frames(en) : 0;
 	struct regen_event ev = {
 		.type = REGEN_EV_EXEC, .func = UINT32_MAX, .pos = en->br.pos, .marker = m,
-		.edge = GRAPH_NONE, .reason = known ? 0 : -PT_ENOENT, .nframes = n,
+		.where = where_of(en, m), .edge = GRAPH_NONE, .reason = known ? 0 : -PT_ENOENT,
+		.nframes = n,
 	};
 	int rc;
 
@@ -1202,6 +1214,7 @@ int regen_stream(const struct regen_funcs *fs, const struct regen_stream *s,
 	en.br.calls = en.ix->calls;
 	en.br.calls_mask = en.ix->calls_mask;
 	en.blk.type = REGEN_EV_BLOCK;
+	en.blk.where = REGEN_WHERE_NONE;
 	en.act.edge = GRAPH_NONE;
 	en.walk.fn = fn;
 	en.walk.ctx = ctx;

@@ -87,17 +87,20 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 {
 	const struct regen_event *ev = sp->ev;
 	const struct regen_marker *mk = ev->marker;
+	uint64_t stamp;
+	uint32_t cpu;
 	struct json *j = w->priv;
 	FILE *fp = w->fp;
 	char own[48];
 
 	fputs(j->first_event ? "\n  " : ",\n  ", fp);
 	j->first_event = 0;
+	regen_where(st->s, ev->where, &cpu, &stamp);
 	switch (ev->type) {
 	case REGEN_EV_ENTER:
 		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
 		if (mk)
-			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, mk->cpu, mk->stamp);
+			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, cpu, stamp);
 		/* the return address, or (an untraced caller) the traced frame below */
 		if (mk && mk->arg == REGEN_ENTER_NESTED)
 			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
@@ -142,7 +145,7 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		out_json_str(fp, pt_strerror(ev->reason));
 		if (mk && regen_marker_is_loss(mk))
 			fprintf(fp, ", \"loss\": %u, \"count\": %" PRIu64 ", \"cpu\": %u", mk->arg,
-				mk->value, mk->cpu);
+				mk->value, cpu);
 		fputc('}', fp);
 		break;
 	case REGEN_EV_RESYNC:

@@ -218,11 +218,11 @@ static int perfetto_stream_begin(struct out_writer *w, const struct out_stream *
 	p->cp = calloc((size_t)s->nmarkers + 1, sizeof(*p->cp));
 	if (!p->cp)
 		return -PT_ENOMEM;
-	for (i = 0; i < s->nmarkers; i++) {
-		const struct regen_marker *m = &s->markers[i];
+	for (i = 0; i < s->nwhere; i++) {
+		const struct regen_where *wh = &s->where[i];
 
-		if (m->stamp && (!p->ncp || p->cp[p->ncp - 1].stamp != m->stamp))
-			p->cp[p->ncp++] = (struct pf_stamp){ m->pos, m->stamp };
+		if (wh->stamp && (!p->ncp || p->cp[p->ncp - 1].stamp != wh->stamp))
+			p->cp[p->ncp++] = (struct pf_stamp){ s->markers[wh->first].pos, wh->stamp };
 	}
 	if (!p->ncp)
 		p->cp[p->ncp++] = (struct pf_stamp){ 0, 0 };

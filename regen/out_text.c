@@ -39,11 +39,17 @@ static const char *loss_name(uint32_t kind)
 	}
 }
 
-static void print_where(FILE *fp, const struct regen_marker *mk)
+/* Where the event ev of stream s was recorded, if it has a marker. */
+static void print_where(FILE *fp, const struct regen_stream *s, const struct regen_event *ev)
 {
-	if (mk)
-		fprintf(fp, "[cpu %u @ %" PRIu64 ".%09" PRIu64 "] ", mk->cpu,
-			mk->stamp / 1000000000u, mk->stamp % 1000000000u);
+	uint64_t stamp;
+	uint32_t cpu;
+
+	if (!ev->marker)
+		return;
+	regen_where(s, ev->where, &cpu, &stamp);
+	fprintf(fp, "[cpu %u @ %" PRIu64 ".%09" PRIu64 "] ", cpu, stamp / 1000000000u,
+		stamp % 1000000000u);
 }
 
 static int text_open(struct out_writer *w)
@@ -75,7 +81,7 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	switch (ev->type) {
 	case REGEN_EV_ENTER:
 		indent(w->fp, t->depth);
-		print_where(w->fp, mk);
+		print_where(w->fp, st->s, ev);
 		if (mk && mk->type == REGEN_M_FORKED)
 			fprintf(w->fp, "%s() { /* inherited at fork from %s */\n", name,
 				pr_owner_name(mk->value, buf, sizeof(buf)));
@@ -119,7 +125,11 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 		t->depth = 0;
 		fprintf(w->fp, "!! gap at bit %" PRIu64 ": ", ev->pos);
 		if (mk && regen_marker_is_loss(mk)) {
-			fprintf(w->fp, "%s (%" PRIu64 ", cpu %u)", loss_name(mk->arg), mk->value, mk->cpu);
+			uint64_t stamp;
+			uint32_t cpu;
+
+			regen_where(st->s, ev->where, &cpu, &stamp);
+			fprintf(w->fp, "%s (%" PRIu64 ", cpu %u)", loss_name(mk->arg), mk->value, cpu);
 		} else if (mk && mk->type == REGEN_M_ENTER && ev->reason == -PT_ENOENT) {
 			const struct pr_func *mf = pr_model_func(w->m, mk->func);
 

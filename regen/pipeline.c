@@ -640,10 +640,8 @@ struct out_stream pr_trace_stream(const struct pr_trace *t, uint32_t i)
 {
 	struct out_stream st = { .s = &t->ss.streams[i], .index = i, .cpu = UINT32_MAX };
 
-	if (st.s->nmarkers) {
-		st.cpu = st.s->markers[0].cpu;
-		st.stamp = st.s->markers[0].stamp;
-	}
+	if (st.s->nmarkers)
+		regen_where(st.s, 0, &st.cpu, &st.stamp);
 	return st;
 }
 

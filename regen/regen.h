@@ -73,15 +73,36 @@ enum regen_enter_kind {
 	REGEN_ENTER_FRAME_UNKNOWN = 3,	/* the module's stack walk failed (value 0) */
 };
 
+/*
+ * A stream holds one marker per ENTER, so a marker is kept to 24 bytes:
+ * where it was recorded (its CPU and its segment's stamp, for reports) is
+ * its stream's, a run of markers at a time (struct regen_where).
+ */
 struct regen_marker {
 	uint64_t pos;		/* bit position: bits emitted before it */
-	uint32_t type;		/* enum regen_marker_type */
-	uint32_t func;		/* func_id */
-	uint32_t arg;
-	uint32_t cpu;		/* where it was recorded (for reports) */
 	uint64_t value;
-	uint64_t stamp;		/* segment stamp (for reports), 0 if unknown */
+	uint32_t func;		/* func_id */
+	uint32_t arg : 24;	/* below REGEN_MARKER_ARG_LIMIT */
+	uint32_t type : 8;	/* enum regen_marker_type */
 };
+
+#define REGEN_MARKER_ARG_LIMIT (1u << 24)
+
+_Static_assert(sizeof(struct regen_marker) == 24, "a marker is 24 bytes");
+
+/*
+ * Where a run of a stream's markers was recorded: markers first.. up to
+ * the next run's first, on cpu, in a segment stamped stamp (0: unknown, as
+ * for a loss at a boundary between segments).
+ */
+struct regen_where {
+	uint32_t first;
+	uint32_t cpu;
+	uint64_t stamp;
+};
+
+/* No marker: regen_where's i, regen_event.where. */
+#define REGEN_WHERE_NONE UINT32_MAX
 
 /* A LOSS or HIDDEN marker: something the trace says it does not hold. */
 static inline int regen_marker_is_loss(const struct regen_marker *m)
@@ -144,7 +165,16 @@ struct regen_stream {
 	/* Every stream's forks (REGEN_M_FORK and REGEN_M_FORKED markers' arg), or NULL. */
 	const struct regen_fork *forks;
 	uint32_t nforks;
+	/* Where its markers were recorded, runs by first (ascending); NULL: nowhere known. */
+	const struct regen_where *where;
+	uint32_t nwhere;
 };
+
+/*
+ * Where marker i of s was recorded (REGEN_WHERE_NONE, or a stream with no
+ * runs: CPU 0, stamp 0).
+ */
+void regen_where(const struct regen_stream *s, uint32_t i, uint32_t *cpu, uint64_t *stamp);
 
 /* Reads bits from a stream; reading past the end sets eof. */
 struct regen_bitreader {
@@ -528,6 +558,8 @@ struct regen_event {
 	uint64_t pos;		/* bit position in the stream */
 	int reason;		/* REGEN_EV_GAP: negative PT_E* or -PT_EKERNEL for LOSS */
 	const struct regen_marker *marker; /* the marker involved, or NULL */
+	uint32_t where;		/* the marker whose CPU and stamp it has (regen_where):
+				 * marker's own, an implicit entry's the one before */
 	uint32_t edge;		/* REGEN_EV_BLOCK: the edge that led to block (an
 				 * edge id of the graph), GRAPH_NONE for the entry */
 	const struct regen_inherited *frames;	/* REGEN_EV_FORK */

@@ -68,6 +68,15 @@ static int missed_with_interval(const struct tr_rec *r)
 	       r->nwords * 8u >= sizeof(struct pt_rec_loss);
 }
 
+/*
+ * A LOSS record's kind (enum pt_loss, TR_LOSS_CORRUPT), as a marker's arg
+ * holds it: one no marker can hold is no known kind, corrupt or unknown.
+ */
+static uint32_t loss_kind(const struct tr_rec *r)
+{
+	return r->arg < REGEN_MARKER_ARG_LIMIT ? r->arg : TR_LOSS_CORRUPT;
+}
+
 /* A loss to be marked between an owner's segments j-1 and j (j = nsegs: at the end). */
 struct boundary_loss {
 	uint32_t kind;
@@ -374,13 +383,11 @@ static void put_bits(uint64_t *words, uint64_t pos, const uint64_t *src, uint32_
 	}
 }
 
-static void marker_at(struct regen_marker *m, uint64_t pos, uint32_t type, const struct segment *sg)
+static void marker_at(struct regen_marker *m, uint64_t pos, uint32_t type)
 {
 	memset(m, 0, sizeof(*m));
 	m->pos = pos;
 	m->type = type;
-	m->cpu = sg ? sg->cpu : 0;
-	m->stamp = sg ? sg->stamp : 0;
 }
 
 /*
@@ -411,7 +418,6 @@ static void boundary_marker(struct regen_marker *m, uint64_t pos, const struct b
 	/* Skipped hits hide whole executions of interrupt owners only (missed.c). */
 	m->type = bl->cut ? REGEN_M_LOSS : REGEN_M_HIDDEN;
 	m->arg = bl->cut ? bl->kind : PT_LOSS_MISSED;
-	m->cpu = bl->cpu;
 	m->value = bl->count;
 }
 
@@ -633,7 +639,10 @@ static struct cpu_cut *cpu_cut(struct regen_streams_builder *b, uint32_t cpu)
 	return &b->cpus[b->ncpus++];
 }
 
-/* A marker of sg at pos in its store: a zeroed slot to fill, or NULL without memory. */
+/*
+ * A marker of sg at pos in its store: a zeroed slot to fill, or NULL
+ * without memory. Where it was recorded is sg's (struct regen_where).
+ */
 static struct regen_marker *new_marker(struct regen_streams_builder *b, const struct segment *sg,
 				       uint64_t pos, uint32_t type)
 {
@@ -643,7 +652,7 @@ static struct regen_marker *new_marker(struct regen_streams_builder *b, const st
 	if (reserve((void **)&st->markers, &st->capm, st->nmarkers, 1, sizeof(*st->markers)))
 		return NULL;
 	m = &st->markers[st->nmarkers++];
-	marker_at(m, pos, type, sg);
+	marker_at(m, pos, type);
 	return m;
 }
 
@@ -674,7 +683,8 @@ static int new_fork(struct regen_streams_builder *b, uint64_t parent, uint32_t c
 {
 	struct regen_fork *f;
 
-	if (b->nforks == UINT32_MAX)
+	/* a FORK marker's arg is the fork's index */
+	if (b->nforks >= REGEN_MARKER_ARG_LIMIT - 1)
 		return -PT_EOVERFLOW;
 	if (b->nforks == b->capforks) {
 		uint32_t cap = b->capforks ? b->capforks * 2 : 16;
@@ -777,6 +787,9 @@ static int cut_record(struct regen_streams_builder *b, struct cpu_cut *c, struct
 			return new_reset(st, pos + r->pending);
 		break;
 	case PT_REC_BLOCK:
+		/* no function has 2^24 blocks: a record that says so is no block's */
+		if ((uint32_t)body[0] >= REGEN_MARKER_ARG_LIMIT)
+			return -PT_EFORMAT;
 		m = new_marker(b, sg, pos + r->pending, REGEN_M_BLOCK);
 		if (m) {
 			m->func = r->arg;
@@ -800,7 +813,7 @@ static int cut_record(struct regen_streams_builder *b, struct cpu_cut *c, struct
 			return 0;	/* not this owner's: boundaries only */
 		m = new_marker(b, sg, pos, REGEN_M_LOSS);
 		if (m) {
-			m->arg = r->arg;
+			m->arg = loss_kind(r);
 			m->func = (uint32_t)body[1];
 			m->value = body[0];
 		}
@@ -894,7 +907,7 @@ static int take(struct regen_streams_builder *b, const struct tr_records *rs, co
 		return 0;
 	}
 	/* OVERRUN, MISSED or CORRUPT: other owners may have lost segments. */
-	le->kind = r->arg;
+	le->kind = loss_kind(r);
 	le->count = body[0];
 	le->lo = open ? open->stamp : STAMP_MIN;
 	le->hi = STAMP_MAX;
@@ -1001,13 +1014,14 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		    struct seg_view s, size_t n, const struct boundary_loss *bl,
 		    const struct child_start *cs, uint32_t ncs, const uint32_t *own, uint32_t nown,
 		    struct regen_stream *st, uint64_t **bits_out, struct regen_marker **markers_out,
-		    uint64_t **segs_out, uint64_t **resets_out)
+		    uint64_t **segs_out, uint64_t **resets_out, struct regen_where **where_out)
 {
 	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
 	struct store *one = &b->stores[own[0]];
-	struct regen_marker *m;
+	struct regen_marker *m, *m0;
+	struct regen_where *where;
 	size_t j, k, nr = 0;
-	uint32_t c = 0;
+	uint32_t c = 0, nw = 0;
 	int in_place = !ncs && nown == 1;
 
 	for (j = 0; bl && j <= n; j++) {
@@ -1027,9 +1041,13 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		return -PT_EOVERFLOW;
 	seg_starts = calloc(n + 1, sizeof(*seg_starts));
 	*segs_out = seg_starts;
-	if (!seg_starts)
+	/* a run a segment, and one a loss between two */
+	where = calloc(2 * n + 1, sizeof(*where));
+	*where_out = where;
+	if (!seg_starts || !where)
 		return -PT_ENOMEM;
 	st->owner = SEG(s, 0).owner;
+	st->where = where;
 	st->seg_starts = seg_starts;
 	st->nseg_starts = (uint32_t)n;
 	st->forks = out->forks;
@@ -1039,8 +1057,13 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	st->nresets = (uint32_t)nresets;
 	if (in_place) {
 		/* the store is the stream: its positions are the stream's */
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j++) {
 			seg_starts[j] = SEG(s, j).bit0;
+			if (SEG(s, j).m1 > SEG(s, j).m0)
+				where[nw++] = (struct regen_where){ SEG(s, j).m0, SEG(s, j).cpu,
+								    SEG(s, j).stamp };
+		}
+		st->nwhere = nw;
 		st->bits = *bits_out = one->bits;
 		st->markers = *markers_out = one->markers;
 		st->resets = *resets_out = one->resets;
@@ -1058,18 +1081,23 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	if (!bits || !m || !resets)
 		return -PT_ENOMEM;
 	st->bits = bits;
-	st->markers = m;
+	st->markers = m0 = m;
 	st->resets = resets;
 	for (j = 0; j <= n; j++) {
 		const struct store *from;
 
-		if (bl && bl[j].set)
+		if (bl && bl[j].set) {
+			where[nw++] = (struct regen_where){ (uint32_t)(m - m0), bl[j].cpu, 0 };
 			boundary_marker(m++, pos, &bl[j]);
+		}
 		if (j == n)
 			break;
+		if ((c < ncs && cs[c].seg == j) || SEG(s, j).m1 > SEG(s, j).m0)
+			where[nw++] = (struct regen_where){ (uint32_t)(m - m0), SEG(s, j).cpu,
+							    SEG(s, j).stamp };
 		/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
 		for (; c < ncs && cs[c].seg == j; c++) {
-			marker_at(m, pos, REGEN_M_FORKED, &SEG(s, j));
+			marker_at(m, pos, REGEN_M_FORKED);
 			m->arg = cs[c].fork;
 			m++->value = out->forks[cs[c].fork].parent;
 		}
@@ -1086,6 +1114,7 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		copy_bits(bits, pos, from->bits, SEG(s, j).bit0, SEG(s, j).bit1 - SEG(s, j).bit0);
 		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
+	st->nwhere = nw;
 	/* what this owner recorded is in its stream now */
 	for (c = 0; c < nown; c++)
 		store_free(&b->stores[own[c]]);
@@ -1204,7 +1233,7 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 				err = -PT_EINVAL;
 	if (!err && ((uint64_t)segs + from->nsegs > UINT32_MAX ||
 		     (uint64_t)stores + from->nstores >= UINT32_MAX ||
-		     (uint64_t)forks + from->nforks > UINT32_MAX))
+		     (uint64_t)forks + from->nforks >= REGEN_MARKER_ARG_LIMIT))
 		err = -PT_EOVERFLOW;
 	if (err)
 		goto out;
@@ -1319,7 +1348,7 @@ static int assemble_stream(struct assembly *a, uint32_t k, struct boundary_loss 
 	return assemble(b, out, s, n, hit ? bl : NULL, cs, ncs, a->stores + a->store_first[k],
 			a->store_first[k + 1] - a->store_first[k], &out->streams[k],
 			&out->bits_store[k], &out->marker_store[k], &out->seg_store[k],
-			&out->reset_store[k]);
+			&out->reset_store[k], &out->where_store[k]);
 }
 
 static void *assembler(void *arg)
@@ -1373,10 +1402,12 @@ static int assemble_all(struct assembly *a, unsigned int jobs)
 		free(a->out->marker_store[k]);
 		free(a->out->seg_store[k]);
 		free(a->out->reset_store[k]);
+		free(a->out->where_store[k]);
 		a->out->bits_store[k] = NULL;
 		a->out->marker_store[k] = NULL;
 		a->out->seg_store[k] = NULL;
 		a->out->reset_store[k] = NULL;
+		a->out->where_store[k] = NULL;
 	}
 	return a->err[a->out->nstreams - 1];
 }
@@ -1452,11 +1483,12 @@ int regen_streams_finish(struct regen_streams_builder *b, struct regen_streams *
 	out->marker_store = calloc(nstreams ? nstreams : 1, sizeof(*out->marker_store));
 	out->seg_store = calloc(nstreams ? nstreams : 1, sizeof(*out->seg_store));
 	out->reset_store = calloc(nstreams ? nstreams : 1, sizeof(*out->reset_store));
+	out->where_store = calloc(nstreams ? nstreams : 1, sizeof(*out->where_store));
 	a.first = b->first;
 	a.err = calloc(nstreams + 1, sizeof(*a.err));
 	byc = malloc((out->nforks ? out->nforks : 1) * sizeof(*byc));
 	if (!out->streams || !out->bits_store || !out->marker_store || !out->seg_store ||
-	    !out->reset_store || !a.first || !a.err || !byc) {
+	    !out->reset_store || !out->where_store || !a.first || !a.err || !byc) {
 		err = -PT_ENOMEM;
 		goto out;
 	}
@@ -1521,11 +1553,14 @@ void regen_streams_free(struct regen_streams *s)
 			free(s->seg_store[i]);
 		if (s->reset_store)
 			free(s->reset_store[i]);
+		if (s->where_store)
+			free(s->where_store[i]);
 	}
 	free(s->bits_store);
 	free(s->marker_store);
 	free(s->seg_store);
 	free(s->reset_store);
+	free(s->where_store);
 	free(s->streams);
 	for (i = 0; i < s->nforks; i++)
 		free(s->forks[i].frames);
@@ -1548,4 +1583,27 @@ const struct regen_stream *regen_streams_find(const struct regen_streams *s, uin
 			hi = mid;
 	}
 	return NULL;
+}
+
+void regen_where(const struct regen_stream *s, uint32_t i, uint32_t *cpu, uint64_t *stamp)
+{
+	uint32_t lo = 0, hi = s->nwhere;
+
+	*cpu = 0;
+	*stamp = 0;
+	if (i == REGEN_WHERE_NONE || i >= s->nmarkers)
+		return;
+	/* the last run whose first is at or before i */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->where[mid].first <= i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo) {
+		*cpu = s->where[lo - 1].cpu;
+		*stamp = s->where[lo - 1].stamp;
+	}
 }

@@ -50,12 +50,15 @@ struct regen_streams {
 	struct regen_marker **marker_store;
 	uint64_t **seg_store;		/* per stream: its segment starts */
 	uint64_t **reset_store;		/* per stream: its resets (regen_stream.resets) */
+	struct regen_where **where_store;	/* per stream: where its markers were recorded */
 };
 
 /*
  * Builds the streams of rs. Returns 0, -PT_ENOMEM, -PT_EOVERFLOW (a
- * stream longer than 2^40 bits or 2^32 markers). Free with
- * regen_streams_free whatever it returns.
+ * stream longer than 2^40 bits or 2^32 markers, or 2^24 - 1 forks: a
+ * marker's arg names a fork) or -PT_EFORMAT (a BLOCK record of block 2^24
+ * or more: no function has that many). Free with regen_streams_free
+ * whatever it returns.
  */
 int regen_streams_build(const struct tr_records *rs, struct regen_streams *out);
 
@@ -67,7 +70,7 @@ int regen_streams_build(const struct tr_records *rs, struct regen_streams *out);
  * streams hold is the same as regen_streams_build's of every record.
  * begin (jobs: threads finish may assemble the owners' streams on, 0 or 1:
  * the caller's alone) returns 0 or -PT_ENOMEM; add returns 0 or the first error
- * (-PT_ENOMEM, -PT_EOVERFLOW), after which nothing more is cut; finish
+ * (-PT_ENOMEM, -PT_EOVERFLOW, -PT_EFORMAT), after which nothing more is cut; finish
  * returns that error or its own as regen_streams_build does, and frees b.
  * abort frees b without streams.
  */

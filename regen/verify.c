@@ -159,6 +159,16 @@ static uint32_t marker_index(const struct regen_stream *s, const struct regen_ma
 	return (uint32_t)(m - s->markers);
 }
 
+/* The CPU marker m of s was recorded on. */
+static uint32_t marker_cpu(const struct regen_stream *s, const struct regen_marker *m)
+{
+	uint64_t stamp;
+	uint32_t cpu;
+
+	regen_where(s, marker_index(s, m), &cpu, &stamp);
+	return cpu;
+}
+
 static int verify_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
 {
 	struct verify *v = w->priv;
@@ -215,7 +225,7 @@ static int verify_step(struct out_writer *w, const struct out_stream *st, const 
 					", recorded %s at bit %" PRIu64 " (cpu %u)", at,
 					pr_block_name(sp->f, ev->block, a, sizeof(a)), ev->pos,
 					pr_block_name(pr_model_func(w->m, mk->func), mk->arg, b,
-						      sizeof(b)), mk->pos, mk->cpu);
+						      sizeof(b)), mk->pos, marker_cpu(st->s, mk));
 		}
 		v->res->compared++;
 		v->equal++;
@@ -318,7 +328,7 @@ static int verify_stream_end(struct out_writer *w, const struct out_stream *st)
 			" regenerated execution ended, the first %s at bit %" PRIu64 " (cpu %u)",
 			block_index(st->s, v->next), left,
 			pr_block_name(pr_model_func(w->m, mk->func), mk->arg, a, sizeof(a)), mk->pos,
-			mk->cpu);
+			marker_cpu(st->s, mk));
 }
 
 static int verify_close(struct out_writer *w)

@@ -155,8 +155,11 @@ static void dump_streams(const struct regen_streams *ss)
 		printf("STREAM %s bits=%" PRIu64 " markers=%u\n", on, s->nbits, s->nmarkers);
 		for (k = 0; k < s->nmarkers; k++) {
 			const struct regen_marker *m = &s->markers[k];
+			uint64_t stamp;
+			uint32_t cpu;
 
-			printf("  @%" PRIu64 " cpu%u stamp=%" PRIu64 " ", m->pos, m->cpu, m->stamp);
+			regen_where(s, k, &cpu, &stamp);
+			printf("  @%" PRIu64 " cpu%u stamp=%" PRIu64 " ", m->pos, cpu, stamp);
 			switch (m->type) {
 			case REGEN_M_ENTER:
 				printf("ENTER func=%u ret=0x%" PRIx64 "\n", m->func, m->value);

@@ -394,6 +394,16 @@ int rt_same_streams(const struct regen_streams *a, const struct regen_streams *b
 		for (k = 0; k < x->nbits; k++)
 			if (((x->bits[k / 64] ^ y->bits[k / 64]) >> (k % 64)) & 1)
 				return 0;
+		/* each marker recorded where the other's was */
+		for (k = 0; k < x->nmarkers; k++) {
+			uint64_t sx, sy;
+			uint32_t cx, cy;
+
+			regen_where(x, (uint32_t)k, &cx, &sx);
+			regen_where(y, (uint32_t)k, &cy, &sy);
+			if (cx != cy || sx != sy)
+				return 0;
+		}
 	}
 	return 1;
 }

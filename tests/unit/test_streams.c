@@ -75,6 +75,16 @@ static void bits(struct rec_writer *w, uint32_t cpu, uint32_t n, uint64_t v)
 	rw_add(w, cpu, PT_REC_BITS, n, v, 0, 1);
 }
 
+/* Whether marker i of s was recorded on cpu in a segment stamped stamp (regen_where). */
+static int recorded(const struct regen_stream *s, uint32_t i, uint32_t cpu, uint64_t stamp)
+{
+	uint64_t st;
+	uint32_t c;
+
+	regen_where(s, i, &c, &st);
+	return c == cpu && st == stamp;
+}
+
 /* Decodes CPU order[0]'s pages first, then order[1]'s: assembly must not depend on it. */
 static void rw_decode(struct rec_writer *w, struct tr_records *rs, int cpu1_first)
 {
@@ -127,8 +137,7 @@ static void test_sample_streams(void)
 	CU_ASSERT_EQUAL(t->markers[0].pos, 0);
 	CU_ASSERT_EQUAL(t->markers[0].func, SAMPLE_FUNC_ID);
 	CU_ASSERT_EQUAL(t->markers[0].value, 0xffffffff81001234ull);
-	CU_ASSERT_EQUAL(t->markers[0].cpu, 0);
-	CU_ASSERT_EQUAL(t->markers[0].stamp, 500);
+	CU_ASSERT(recorded(t, 0, 0, 500));
 	CU_ASSERT_EQUAL(hard->nbits, 1);
 	CU_ASSERT_EQUAL(get_bits(hard, 0, 1), 0);
 	/*
@@ -195,8 +204,8 @@ static void test_migration(void)
 		CU_ASSERT_EQUAL(s->markers[1].type, REGEN_M_BLOCK);
 		CU_ASSERT_EQUAL(s->markers[1].pos, 77);
 		CU_ASSERT_EQUAL(s->markers[1].arg, 9);
-		CU_ASSERT_EQUAL(s->markers[1].cpu, 0);
-		CU_ASSERT_EQUAL(s->markers[1].stamp, 500);
+		CU_ASSERT(recorded(s, 0, 1, 100));
+		CU_ASSERT(recorded(s, 1, 0, 500));
 		s = regen_streams_find(&ss, TASK(6));
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 		CU_ASSERT_EQUAL(s->nbits, 0);
@@ -279,6 +288,8 @@ static void test_overrun_gaps(void)
 	CU_ASSERT_EQUAL(get_bits(a, 0, 8), 0x1 | 0x9 << 2 | 0x2 << 6);
 	CU_ASSERT_EQUAL(nloss(a), 1);
 	CU_ASSERT(has_loss_at(a, 6));
+	CU_ASSERT_EQUAL_FATAL(a->nmarkers, 1);
+	CU_ASSERT(recorded(a, 0, 0, 10));	/* in its segment on CPU 0 */
 	/* B: a segment of it may hide between its stamps 1 and 30, none after 30. */
 	CU_ASSERT_EQUAL(b->nbits, 4);
 	CU_ASSERT_EQUAL(nloss(b), 1);
@@ -288,11 +299,62 @@ static void test_overrun_gaps(void)
 	CU_ASSERT(has_loss_at(c, 0));
 	CU_ASSERT_EQUAL(c->markers[0].arg, PT_LOSS_OVERRUN);
 	CU_ASSERT_EQUAL(c->markers[0].value, 5);
+	CU_ASSERT(recorded(c, 0, 0, 0));	/* between segments: CPU 0's loss, no stamp */
 	/* D ended before: it may have continued inside it (gap at its end). */
 	CU_ASSERT_EQUAL(nloss(d), 1);
 	CU_ASSERT(has_loss_at(d, 4));
 	regen_streams_free(&ss);
 	tr_records_free(&rs);
+}
+
+/*
+ * Where each marker was recorded, a run of them at a time: an owner's
+ * segments on one CPU in order (its store is its stream), one with no
+ * marker between; then the same with a segment on another CPU between
+ * (a copy in order).
+ */
+static void test_where(void)
+{
+	static struct rec_writer w;
+	int other;
+
+	for (other = 0; other < 2; other++) {
+		struct tr_records rs;
+		struct regen_streams ss;
+		const struct regen_stream *s;
+
+		rw_init(&w);
+		owner(&w, 0, TASK(7), 100);
+		rw_add(&w, 0, PT_REC_ENTER_AT, 3, 0x81001000, 0, 1);
+		bits(&w, 0, 3, 0x5);
+		rw_add(&w, 0, PT_REC_BLOCK, 3, 2, 0, 1);
+		owner(&w, 0, TASK(7), 200);	/* no marker */
+		bits(&w, 0, 2, 0x1);
+		if (other) {
+			owner(&w, 1, TASK(7), 250);
+			rw_add(&w, 1, PT_REC_BLOCK, 3, 4, 0, 1);
+		}
+		owner(&w, 0, TASK(7), 300);
+		rw_add(&w, 0, PT_REC_BLOCK, 3, 5, 0, 1);
+		rw_add(&w, 0, PT_REC_BLOCK, 3, 6, 0, 1);
+		rw_decode(&w, &rs, 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
+		s = regen_streams_find(&ss, TASK(7));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_EQUAL_FATAL(s->nmarkers, 4u + other);
+		CU_ASSERT(recorded(s, 0, 0, 100));
+		CU_ASSERT(recorded(s, 1, 0, 100));
+		if (other)
+			CU_ASSERT(recorded(s, 2, 1, 250));
+		CU_ASSERT(recorded(s, 2 + other, 0, 300));
+		CU_ASSERT(recorded(s, 3 + other, 0, 300));
+		CU_ASSERT_EQUAL(s->markers[3 + other].arg, 6);
+		/* no marker: nowhere */
+		CU_ASSERT(recorded(s, REGEN_WHERE_NONE, 0, 0));
+		CU_ASSERT(recorded(s, s->nmarkers, 0, 0));
+		regen_streams_free(&ss);
+		tr_records_free(&rs);
+	}
 }
 
 /* Records before a CPU's first OWNER: counted, and a gap for the others. */
@@ -549,6 +611,7 @@ static void test_merge(void)
 UNIT_SUITE(streams,
 	   { "sample trace: three owners", test_sample_streams },
 	   { "migration mid-function, late flush, decode order", test_migration },
+	   { "where each marker was recorded", test_where },
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
 	   { "unowned prefix: counted, a gap for the others", test_unowned_prefix },
 	   { "missed probe hits with their interval", test_missed_interval },
