@@ -657,11 +657,22 @@ static int walked(struct pr_trace *t, const struct out_stream *st, int err)
 	return err == -PT_ENOMEM || err == -PT_EIO;
 }
 
+/*
+ * What a part writes, while it waits for its turn: in memory as long as
+ * the pool's parts hold less than its limit in all, then in a temporary
+ * file of its own (struct pr_walk.held).
+ */
+struct held {
+	struct pool *p;
+	char *buf;
+	size_t len, cap;
+	FILE *file;			/* once it went beyond the limit */
+};
+
 /* One stream's parts of the writers (out_writer_ops.merge), filled by a worker. */
 struct part {
 	struct out_writer *w;		/* n parts */
-	char **buf;			/* each part's file in memory */
-	size_t *len;
+	struct held *out;		/* what each part wrote */
 	int opened;			/* parts [0, opened) were opened */
 	int err;
 	int done;
@@ -671,6 +682,8 @@ struct pool {
 	struct pr_trace *t;
 	struct out_writer *const *ws;
 	unsigned int n;
+	size_t held, limit;		/* the parts' bytes in memory (atomic); their limit */
+	size_t spilled;			/* parts that wrote to a file (atomic) */
 	struct part *parts;		/* per stream */
 	uint32_t next;			/* streams taken */
 	int stop;			/* the merging thread gave up: take no more */
@@ -679,9 +692,82 @@ struct pool {
 	pthread_cond_t cv;
 };
 
-/* Walks stream i into its parts (each writer's copy, its file in memory). */
+/* Whether h may keep n more bytes in memory (counted in the pool's if so). */
+static int held_room(struct held *h, size_t n)
+{
+	size_t was = __atomic_fetch_add(&h->p->held, n, __ATOMIC_RELAXED);
+
+	if (was + n <= h->p->limit && was + n >= was)
+		return 1;
+	__atomic_fetch_sub(&h->p->held, n, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* h's memory given back: its bytes no longer counted. */
+static void held_free(struct held *h)
+{
+	if (h->len)
+		__atomic_fetch_sub(&h->p->held, h->len, __ATOMIC_RELAXED);
+	free(h->buf);
+	h->buf = NULL;
+	h->len = h->cap = 0;
+}
+
+/* A part's write (fopencookie): to memory while there is room, else to its file. */
+static ssize_t held_write(void *cookie, const char *data, size_t n)
+{
+	struct held *h = cookie;
+
+	if (!h->file && held_room(h, n)) {
+		if (h->len + n > h->cap) {
+			size_t cap = h->cap ? h->cap : 4096;
+			char *b;
+
+			while (cap < h->len + n)
+				cap *= 2;
+			b = realloc(h->buf, cap);
+			if (!b) {
+				__atomic_fetch_sub(&h->p->held, n, __ATOMIC_RELAXED);
+				errno = ENOMEM;
+				return -1;
+			}
+			h->buf = b;
+			h->cap = cap;
+		}
+		memcpy(h->buf + h->len, data, n);
+		h->len += n;
+		return (ssize_t)n;
+	}
+	if (!h->file) {
+		h->file = tmpfile();
+		if (!h->file || (h->len && fwrite(h->buf, 1, h->len, h->file) != h->len))
+			return -1;
+		__atomic_fetch_add(&h->p->spilled, 1, __ATOMIC_RELAXED);
+		held_free(h);
+	}
+	return fwrite(data, 1, n, h->file) == n ? (ssize_t)n : -1;
+}
+
+/* What h holds, written to fp. Returns 0 or -PT_EIO. */
+static int held_out(struct held *h, FILE *fp)
+{
+	char chunk[65536];
+	size_t got;
+
+	if (!h->file)
+		return h->len && fwrite(h->buf, 1, h->len, fp) != h->len ? -PT_EIO : 0;
+	if (fflush(h->file) || fseek(h->file, 0, SEEK_SET))
+		return -PT_EIO;
+	while ((got = fread(chunk, 1, sizeof(chunk), h->file)))
+		if (fwrite(chunk, 1, got, fp) != got)
+			return -PT_EIO;
+	return ferror(h->file) ? -PT_EIO : 0;
+}
+
+/* Walks stream i into its parts (each writer's copy, its output held: struct held). */
 static void walk_part(struct pool *p, const struct regen_funcs *fs, uint32_t i)
 {
+	static const cookie_io_functions_t io = { .write = held_write };
 	struct part *pt = &p->parts[i];
 	struct out_writer **pw = calloc(p->n + 1, sizeof(*pw));
 	struct out_stream st = pr_trace_stream(p->t, i);
@@ -689,14 +775,14 @@ static void walk_part(struct pool *p, const struct regen_funcs *fs, uint32_t i)
 	int err = 0;
 
 	pt->w = calloc(p->n + 1, sizeof(*pt->w));
-	pt->buf = calloc(p->n + 1, sizeof(*pt->buf));
-	pt->len = calloc(p->n + 1, sizeof(*pt->len));
-	if (!pw || !pt->w || !pt->buf || !pt->len)
+	pt->out = calloc(p->n + 1, sizeof(*pt->out));
+	if (!pw || !pt->w || !pt->out)
 		err = -PT_ENOMEM;
 	for (k = 0; k < p->n && !err; k++) {
+		pt->out[k].p = p;
 		pt->w[k] = *p->ws[k];
 		pt->w[k].priv = NULL;
-		pt->w[k].fp = open_memstream(&pt->buf[k], &pt->len[k]);
+		pt->w[k].fp = fopencookie(&pt->out[k], "w", io);
 		if (!pt->w[k].fp) {
 			err = -PT_ENOMEM;
 			break;
@@ -709,7 +795,7 @@ static void walk_part(struct pool *p, const struct regen_funcs *fs, uint32_t i)
 		err = out_walk_stream_fs(&p->t->m, fs, &st, pw, p->n);
 	for (k = 0; k < (unsigned int)pt->opened; k++)
 		if (fclose(pt->w[k].fp) && !err)
-			err = -PT_ENOMEM;
+			err = errno == ENOMEM ? -PT_ENOMEM : -PT_EIO;
 	free(pw);
 	pthread_mutex_lock(&p->mu);
 	pt->err = err;
@@ -743,12 +829,11 @@ static int take_part(struct pool *p, struct part *pt, int merge)
 	unsigned int k;
 	int err = pt->err;
 
-	for (k = 0; pt->w && k < p->n; k++) {
+	for (k = 0; pt->w && pt->out && k < p->n; k++) {
 		struct out_writer *w = p->ws[k];
 
-		if (merge && !err && k < (unsigned int)pt->opened && pt->len[k] &&
-		    fwrite(pt->buf[k], 1, pt->len[k], w->fp) != pt->len[k])
-			err = -PT_EIO;
+		if (merge && !err && k < (unsigned int)pt->opened)
+			err = held_out(&pt->out[k], w->fp);
 		if (k < (unsigned int)pt->opened && pt->w[k].priv) {
 			int ret;
 
@@ -765,22 +850,23 @@ static int take_part(struct pool *p, struct part *pt, int merge)
 			if (!err)
 				err = ret;
 		}
-		free(pt->buf[k]);
+		held_free(&pt->out[k]);
+		if (pt->out[k].file)
+			fclose(pt->out[k].file);
 	}
 	free(pt->w);
-	free(pt->buf);
-	free(pt->len);
+	free(pt->out);
 	pt->w = NULL;
-	pt->buf = NULL;
-	pt->len = NULL;
+	pt->out = NULL;
 	return err;
 }
 
 /* pr_trace_walk over jobs threads (struct pr_walk.jobs); this thread merges. */
 static int walk_parallel(struct pr_trace *t, struct out_writer *const *ws, unsigned int n,
-			 unsigned int jobs)
+			 const struct pr_walk *w)
 {
-	struct pool p = { .t = t, .ws = ws, .n = n };
+	struct pool p = { .t = t, .ws = ws, .n = n, .limit = w->held ? w->held : PR_WALK_HELD };
+	unsigned int jobs = w->jobs;
 	pthread_t *th = calloc(jobs, sizeof(*th));
 	unsigned int k, started = 0;
 	uint32_t i;
@@ -833,6 +919,8 @@ static int walk_parallel(struct pr_trace *t, struct out_writer *const *ws, unsig
 	pthread_cond_destroy(&p.cv);
 	free(p.parts);
 	free(th);
+	if (w->spilled)
+		*w->spilled += p.spilled;
 	return ret;
 }
 
@@ -883,7 +971,7 @@ int pr_trace_walk(struct pr_trace *t, struct out_writer *const *ws, unsigned int
 	if (err)
 		return err;
 	if (parallel_walk(t, ws, n, w))
-		return walk_parallel(t, ws, n, w->jobs);
+		return walk_parallel(t, ws, n, w);
 	for (i = 0; i < t->ss.nstreams; i++) {
 		struct out_stream st;
 

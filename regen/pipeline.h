@@ -107,8 +107,18 @@ struct pr_walk {
 	 * the one thread's byte for byte.
 	 */
 	unsigned int jobs;
+	/*
+	 * With jobs: the parts' output held in memory while they wait for
+	 * their turn, in all (0: PR_WALK_HELD, 64 MiB); a part that would go
+	 * beyond it writes to a temporary file of its own instead (tmpfile(3),
+	 * in $TMPDIR). spilled, if not NULL, counts the parts that did.
+	 */
+	size_t held;
+	size_t *spilled;
 	size_t window;			/* records decoded before they are cut (0: 8192) */
 };
+
+#define PR_WALK_HELD (64u << 20)
 
 /*
  * The engine over every stream (w NULL: all, nothing around them; first,

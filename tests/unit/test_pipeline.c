@@ -513,17 +513,19 @@ static void test_truncations(void)
 
 /*
  * What writer ops writes over every stream of the trace at path with jobs
- * threads (malloc'd, NUL-terminated): loaded afresh, as --words counts in
- * the model.
+ * threads, the parts holding at most held bytes in memory (struct
+ * pr_walk.held) (malloc'd, NUL-terminated): loaded afresh, as --words
+ * counts in the model.
  */
-static char *walk_output(const char *path, const struct out_writer_ops *ops, unsigned int jobs)
+static char *walk_output(const char *path, const struct out_writer_ops *ops, unsigned int jobs,
+			 size_t held, size_t *spilled)
 {
 	struct pr_trace tr, *t = &tr;
 	struct verify_result vr = { 0 };
 	struct out_writer w = { .ops = ops, .top = 10, .sp_memory = 2048, .sp_max_len = 64,
 				.trace_name = "trace.bin" };
 	struct out_writer *ws[1] = { &w };
-	struct pr_walk pw = { .jobs = jobs };
+	struct pr_walk pw = { .jobs = jobs, .held = held, .spilled = spilled };
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -551,23 +553,38 @@ static const struct out_writer_ops *const writers[] = {
 	&out_json_ops, &out_perfetto_ops, &out_subpaths_ops, &out_words_ops, &verify_ops,
 };
 
-/* Every writer's output of the trace at path on 1 and on jobs threads: the same. */
+/*
+ * Every writer's output of the trace at path on 1 and on jobs threads: the
+ * same, with the parts' output in memory (none in a file) and with a
+ * byte's room in memory (the text's parts in temporary files: struct
+ * pr_walk.held).
+ */
 static void same_output(const char *path, unsigned int jobs, const char *what)
 {
-	unsigned int k;
+	unsigned int k, h;
 
 	for (k = 0; k < sizeof(writers) / sizeof(writers[0]); k++) {
-		char *one = walk_output(path, writers[k], 1);
-		char *more = walk_output(path, writers[k], jobs);
+		char *one = walk_output(path, writers[k], 1, 0, NULL);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(one);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(more);
 		CU_ASSERT(strlen(one) > 0);
-		if (strcmp(one, more))
-			fprintf(stderr, "\n%s, %s: -j %u differs\n", writers[k]->name, what, jobs);
-		CU_ASSERT_STRING_EQUAL(one, more);
+		for (h = 0; h < 2; h++) {
+			size_t spilled = 0;
+			char *more = walk_output(path, writers[k], jobs, h, &spilled);
+
+			if (!h)
+				CU_ASSERT_EQUAL(spilled, 0);
+			if (h && writers[k] == &out_text_ops)
+				CU_ASSERT(spilled > 0);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(more);
+			if (strcmp(one, more))
+				fprintf(stderr, "\n%s, %s: -j %u%s differs\n", writers[k]->name, what,
+					jobs, h ? ", parts in files" : "");
+			CU_ASSERT_STRING_EQUAL(one, more);
+			free(more);
+		}
 		free(one);
-		free(more);
 	}
 }
 
