@@ -323,7 +323,7 @@ pt_run() {
 	t0=$(now_ms)
 	pathtracectl disable --all >/dev/null || die "$name: disable --all: failed"
 	t1=$(now_ms)
-	say "$name: $(grep 'record:' /tmp/rec.$name | sed 's/^pathtracectl: //')"
+	say "$name: $(grep 'record: .* pages (' /tmp/rec.$name | sed 's/^pathtracectl: //')"
 	say "$name: disable took $((t1 - t0)) ms"
 	ms=$(cat /tmp/ms.$name)
 	say "$name: traced runs $(tr '\n' ' ' </tmp/ms.$name.all)ms"
@@ -368,7 +368,7 @@ probe_cost_run() {
 	pathtracectl disable --all >/dev/null || die "$1: disable --all: failed"
 	traced_ns=$(sed -n 's/^calls=.* best_ns=\([0-9]*\)$/\1/p' /tmp/rec.$1)
 	[ -n "$traced_ns" ] || { cat /tmp/rec.$1; die "$1: pt-probe-loop: no time"; }
-	say "$1: $(grep 'record:' /tmp/rec.$1 | sed 's/^pathtracectl: //'); $(head -n 1 /tmp/st.$1 | sed 's/.*missed, //')"
+	say "$1: $(grep 'record: .* pages (' /tmp/rec.$1 | sed 's/^pathtracectl: //'); $(head -n 1 /tmp/st.$1 | sed 's/.*missed, //')"
 	set -- $(awk 'NR > 2 { p += $3; o += $4; h += $5; m += $6 } END { printf "%d %d %d %d\n", p, o, h, m }' /tmp/st.$1)
 	probe_n=$1 probe_opt=$2 probe_hits=$3
 	[ "$4" = 0 ] || say "probe-cost: $4 hits missed"

@@ -76,23 +76,29 @@ wait $pid
 check "--duration exits 0 (idle)" test $? -eq 0
 check "idle: the recorder sleeps between drains ($switches switches in 2 s)" \
 	test "${switches:-999}" -lt 20
-# ... and a half-full buffer wakes it: 16 KiB per CPU, several times that recorded, none lost.
-# The recorder is a task the host schedules: with another VM on the host's
-# other core it can wake too late for a burst, so up to three tries.
-for try in 1 2 3; do
-	pathtracectl record -o $O/t2w.bin --buffer-kb 16 -- sh -c "
-		for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 300 ]; do echo \"nested 3\" > $R;
-			i=\$((i + 1)); done' & done; wait" 2>$O/t2w.err
-	rc=$?
-	trace-dump $O/t2w.bin > $O/t2w.dump 2>&1
-	grep -q 'LOSS dropped=[1-9]' $O/t2w.dump || break
-done
-check "16 KiB buffers: exit 0" test $rc -eq 0
+# ... and a half-full buffer wakes it: 16 KiB per CPU, several times that recorded
+# while the burst runs, the recorder woken for it, not only at its 1 s timeout.
+# Whether a burst under emulation also loses nothing depends on when the host
+# runs the recorder (a VM beside it, the kernel's scheduler): drops are not a
+# failure here but must be counted, in the file as record reported them.
+pathtracectl record -o $O/t2w.bin --buffer-kb 16 -- sh -c "
+	for c in 1 2; do taskset \$c sh -c 'i=0; while [ \$i -lt 300 ]; do echo \"nested 3\" > $R;
+		i=\$((i + 1)); done' & done; wait" 2>$O/t2w.err
+check "16 KiB buffers: exit 0" test $? -eq 0
+cat $O/t2w.err
+trace-dump $O/t2w.bin > $O/t2w.dump 2>&1
 pages=$(field $O/t2w.bin pages)
 check "16 KiB buffers: more than twice what both hold was recorded ($pages pages)" \
 	test "${pages:-0}" -gt 16
-check "16 KiB buffers: nothing dropped (try $try of 3)" \
-	sh -c "! grep -q 'LOSS dropped=[1-9]' $O/t2w.dump"
+wakes=$(sed -n 's/.*record: woken \([0-9]*\) times by a half-full buffer$/\1/p' $O/t2w.err)
+check "16 KiB buffers: a half-full buffer woke the recorder ($wakes times)" \
+	test "${wakes:-0}" -ge 2
+dropped=$(sed -n 's/.* records, \([0-9]*\) dropped, .*/\1/p' $O/t2w.err)
+losses=$(field $O/t2w.bin loss)
+echo "16 KiB buffers: $dropped records dropped, $losses LOSS records in the pages"
+check "16 KiB buffers: the file counts the records dropped and its pages locate them" \
+	sh -c "grep -qx 'LOSS dropped=${dropped:-x} missed=0' $O/t2w.dump &&
+		{ [ '$dropped' = 0 ] || [ '${losses:-0}' -gt 0 ]; }"
 
 # SIGINT stops recording and still writes a complete file.
 pathtracectl record -o $O/t3.bin 2>$O/t3.err &
