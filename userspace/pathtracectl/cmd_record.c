@@ -532,7 +532,7 @@ static int cmd_record(int argc, char **argv)
 	fprintf(stderr, "; %llu bytes), %llu records, %llu dropped, %llu missed\n",
 		(unsigned long long)r.bytes, (unsigned long long)st.records, (unsigned long long)st.dropped,
 		(unsigned long long)st.missed);
-	/* Drops with few wakes: the buffer is too small for the wake-up's latency. */
+	/* Records dropped although woken often: buffers too small for the wake-up's latency. */
 	fprintf(stderr, "pathtracectl: record: woken %lu times by a half-full buffer\n", wakes);
 	ret = 0;
 out:
