@@ -48,7 +48,8 @@
 /* Frames deeper than this are not looked for: the ENTER says so. */
 #define PT_FRAMES_MAX 64
 
-static atomic_t pt_framed_plans = ATOMIC_INIT(0);
+/* Plans whose ENTERs name the frame they run under (pt_frames_wanted). */
+atomic_t pt_framed_plans = ATOMIC_INIT(0);
 
 /*
  * The innermost call in flight from a copy that keeps frames: the stack
@@ -232,22 +233,6 @@ void pt_frames_removed(const struct pt_func *f)
 		tracepoint_synchronize_unregister();
 	}
 }
-
-/*
- * An activation of traced code begins (a copy's ENTER site, run or not):
- * the calls in flight lie outside it. Interrupts off.
- */
-void pt_frames_entered(void)
-{
-	this_cpu_write(pt_inline_frame, 0);
-}
-NOKPROBE_SYMBOL(pt_frames_entered);
-
-bool pt_frames_wanted(void)
-{
-	return atomic_read(&pt_framed_plans) > 0;
-}
-NOKPROBE_SYMBOL(pt_frames_wanted);
 
 /* Before arming (nothing walks): the counts start again. */
 void pt_frames_reset(void)

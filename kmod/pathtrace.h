@@ -24,8 +24,10 @@
 #ifndef PATHTRACE_KMOD_H
 #define PATHTRACE_KMOD_H
 
+#include <linux/atomic.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/uprobes.h>
 
@@ -311,10 +313,25 @@ void pt_counts_flush_paths(struct pt_func *f);
 /* frames.c */
 int pt_frames_installing(const struct pt_func *f);
 void pt_frames_removed(const struct pt_func *f);
-bool pt_frames_wanted(void);
 u32 pt_frames_find(struct pt_regs *regs, unsigned long ret);
 u64 pt_frames_named(unsigned long sp);
-void pt_frames_entered(void);
+extern atomic_t pt_framed_plans;
+DECLARE_PER_CPU(unsigned long, pt_inline_frame);
+
+/* Inline: each ENTER asks, and a call is a cost every hit pays. */
+static __always_inline bool pt_frames_wanted(void)
+{
+	return atomic_read(&pt_framed_plans) > 0;
+}
+
+/*
+ * An activation of traced code begins (a copy's ENTER site, run or not):
+ * the calls in flight lie outside it. Interrupts off.
+ */
+static __always_inline void pt_frames_entered(void)
+{
+	this_cpu_write(pt_inline_frame, 0);
+}
 void pt_frames_reset(void);
 void pt_frames_totals(struct pt_stats *s);
 int pt_frames_init(void);

@@ -514,9 +514,45 @@ static void test_enter_contexts_kept(void)
 	free(t);
 }
 
+/*
+ * The recent functions kept by stamp are the move-to-front list the format
+ * names (pathtrace_abi.h, "ENTER codes"): after every ENTER, with a few
+ * functions and with many, through forgotten tables and a clock that runs
+ * out, each function's rank and the function at each rank are the list's.
+ */
+static void test_recent_is_move_to_front(void)
+{
+	struct pt_enter_tables *t = calloc(1, sizeof(*t));
+	uint32_t list[PT_ENTERS_RECENT] = { 0 }, r;
+	uint64_t rng = 0x7ecea7ull;
+	uint32_t i, f;
+
+	CU_ASSERT_FATAL(t != NULL);
+	for (i = 0; i < 60000; i++) {
+		if (!below(&rng, 3000)) {
+			pt_enters_forget(t);
+			memset(list, 0, sizeof(list));
+		}
+		if (i == 30000)
+			t->recent_clock = U32_MAX - 40;	/* the renumbering, mid-run */
+		f = 1 + below(&rng, below(&rng, 4) ? 18 : 400);
+		pt_recent_learn(t, f);
+		PT_TO_FRONT(list, PT_ENTERS_RECENT, f);
+		for (r = 0; r < PT_ENTERS_RECENT; r++) {
+			CU_ASSERT_EQUAL(pt_recent_at(t, r), list[r]);
+			if (list[r])
+				CU_ASSERT_EQUAL(pt_recent_rank(t, list[r]), r);
+		}
+		CU_ASSERT_EQUAL(pt_recent_rank(t, 401 + below(&rng, 10)), PT_ENTERS_RECENT);
+	}
+	CU_ASSERT(t->recent_clock < 30000);	/* renumbered: not near U32_MAX */
+	free(t);
+}
+
 UNIT_SUITE(coder,
 	   { "records decode to what went in, to the bit", test_round_trip },
 	   { "every refused write is said by a LOSS", test_refusals_said },
 	   { "context words by the rows' index and top words, as by the search", test_ctx_index },
+	   { "the recent functions by stamp are the move-to-front list", test_recent_is_move_to_front },
 	   { "ENTER contexts kept as learned are the last three functions' hashes",
 	     test_enter_contexts_kept })

@@ -100,6 +100,10 @@ struct pt_coder_counts {
 	u64 path_escapes;	/* ... as their range's escape and the number */
 };
 
+/* The recent functions' hints: a slot for each of 64 hashes of a function. */
+#define PT_RECENT_HINTS		64
+#define PT_RECENT_HINT(f)	((u32)((u32)(f) * 0x9e3779b1u) >> 26)
+
 /*
  * What the writer and the reader of a CPU's stream both keep to code
  * ENTERs (pathtrace_abi.h, "ENTER codes"): return address slots, the last
@@ -117,7 +121,18 @@ struct pt_enter_tables {
 	 */
 	u32 x_kept;				/* PT_ENTERS_CTX(pprev, prev, last) */
 	u32 mix_kept;				/* PT_ENTERS_MIX(prev, last) */
-	u32 recent[PT_ENTERS_RECENT];		/* most recent first */
+	/*
+	 * The recent functions (pathtrace_abi.h's list, most recent first)
+	 * kept in no order: each slot with the stamp of its function's last
+	 * ENTER (0: empty, function 0), so that an ENTER moves its function to
+	 * the front with one stamp instead of a shift of those before it. A
+	 * function's rank is the number of slots stamped after it; hint[h]
+	 * is the slot where the last function with hash h went.
+	 */
+	u32 recent[PT_ENTERS_RECENT];
+	u32 recent_stamp[PT_ENTERS_RECENT];
+	u32 recent_clock;			/* the last stamp given */
+	u8 recent_hint[PT_RECENT_HINTS];
 	u32 cand[PT_ENTERS_CTXS][PT_ENTERS_CANDS];	/* items, most recent first */
 	u16 cand_adv[PT_ENTERS_CTXS];		/* the advance + 1 of the most recent */
 	u16 adv[PT_ENTERS_CTXS][PT_ENTERS_ADVS];	/* advances + 1, most recent first */
@@ -132,6 +147,11 @@ struct pt_seg_tables {
 
 /* Empties the tables (a LOSS). */
 void pt_enters_forget(struct pt_enter_tables *t);
+/* enters.c: the recent functions' rare paths */
+unsigned int pt_recent_find(const struct pt_enter_tables *t, u32 f);
+void pt_recent_renumber(struct pt_enter_tables *t);
+unsigned int pt_recent_rank(const struct pt_enter_tables *t, u32 f);
+u32 pt_recent_at(const struct pt_enter_tables *t, unsigned int r);
 void pt_segs_forget(struct pt_seg_tables *t);
 
 /*
@@ -169,6 +189,26 @@ static inline u32 pt_enters_y(const struct pt_enter_tables *t, u32 f)
 }
 
 /*
+ * f (not 0) moves to the front of the recent functions, and the least
+ * recent drops out when f was not there: the slot the hint names when it
+ * holds f, else the one pt_recent_find finds. Inline in writer and reader.
+ */
+static inline void pt_recent_learn(struct pt_enter_tables *t, u32 f)
+{
+	u8 *hint = &t->recent_hint[PT_RECENT_HINT(f)];
+	unsigned int i = *hint;
+
+	if (t->recent[i] != f) {
+		i = pt_recent_find(t, f);
+		t->recent[i] = f;
+		*hint = (u8)i;
+	}
+	if (unlikely(t->recent_clock == U32_MAX))
+		pt_recent_renumber(t);
+	t->recent_stamp[i] = ++t->recent_clock;
+}
+
+/*
  * The tables learn an ENTER of item (PT_ENTERS_ITEM) whose advance was
  * adv1 - 1, as writer and reader both do after its code (inline in both).
  */
@@ -182,7 +222,7 @@ static inline void pt_enters_learn(struct pt_enter_tables *t, u32 item, u32 adv1
 	PT_TO_FRONT(cand, PT_ENTERS_CANDS, item);
 	t->cand_adv[x] = adv1;
 	PT_TO_FRONT(advs, PT_ENTERS_ADVS, adv1);
-	PT_TO_FRONT(t->recent, PT_ENTERS_RECENT, f);
+	pt_recent_learn(t, f);
 	/* (prev, last, f) is the next x; (last, f) the next y's mix */
 	t->x_kept = y ^ PT_ENTERS_X0;
 	t->mix_kept = PT_ENTERS_MIX(t->last, f) ^ PT_ENTERS_MIX0;

@@ -88,7 +88,7 @@ static u32 pt_read_item(struct pt_bitreader *c, struct pt_enter_tables *t,
 	e->kind_bits += c->pos - at;
 	at = c->pos;
 	r = pt_br_take(c, 4);
-	f = r < PT_ENTERS_RECENT ? t->recent[r] : pt_br_gamma(c);
+	f = r < PT_ENTERS_RECENT ? pt_recent_at(t, r) : pt_br_gamma(c);
 	e->func_bits = c->pos - at;
 	at = c->pos;
 	if (f >= 1u << 20)
