@@ -103,6 +103,8 @@ struct pt_coder_counts {
 /* The recent functions' hints: a slot for each of 64 hashes of a function. */
 #define PT_RECENT_HINTS		64
 #define PT_RECENT_HINT(f)	((u32)((u32)(f) * 0x9e3779b1u) >> 26)
+/* The head of their list, where it begins and ends. */
+#define PT_RECENT_HEAD		PT_ENTERS_RECENT
 
 /*
  * What the writer and the reader of a CPU's stream both keep to code
@@ -122,17 +124,18 @@ struct pt_enter_tables {
 	u32 x_kept;				/* PT_ENTERS_CTX(pprev, prev, last) */
 	u32 mix_kept;				/* PT_ENTERS_MIX(prev, last) */
 	/*
-	 * The recent functions (pathtrace_abi.h's list, most recent first)
-	 * kept in no order: each slot with the stamp of its function's last
-	 * ENTER (0: empty, function 0), so that an ENTER moves its function to
-	 * the front with one stamp instead of a shift of those before it. A
-	 * function's rank is the number of slots stamped after it; hint[h]
-	 * is the slot where the last function with hash h went.
+	 * The recent functions (pathtrace_abi.h's list, most recent first):
+	 * each slot's function, and the slots linked in that order through
+	 * next and prev, from and back to PT_RECENT_HEAD, so that an ENTER
+	 * moves its function to the front by relinking its slot instead of
+	 * shifting those before it. hint[h] is the slot where the last
+	 * function with hash h went. Not linked: forgotten, every slot 0.
 	 */
 	u32 recent[PT_ENTERS_RECENT];
-	u32 recent_stamp[PT_ENTERS_RECENT];
-	u32 recent_clock;			/* the last stamp given */
+	u8 recent_next[PT_ENTERS_RECENT + 1];
+	u8 recent_prev[PT_ENTERS_RECENT + 1];
 	u8 recent_hint[PT_RECENT_HINTS];
+	bool recent_linked;
 	u32 cand[PT_ENTERS_CTXS][PT_ENTERS_CANDS];	/* items, most recent first */
 	u16 cand_adv[PT_ENTERS_CTXS];		/* the advance + 1 of the most recent */
 	u16 adv[PT_ENTERS_CTXS][PT_ENTERS_ADVS];	/* advances + 1, most recent first */
@@ -148,8 +151,8 @@ struct pt_seg_tables {
 /* Empties the tables (a LOSS). */
 void pt_enters_forget(struct pt_enter_tables *t);
 /* enters.c: the recent functions' rare paths */
+void pt_recent_link(struct pt_enter_tables *t);
 unsigned int pt_recent_find(const struct pt_enter_tables *t, u32 f);
-void pt_recent_renumber(struct pt_enter_tables *t);
 unsigned int pt_recent_rank(const struct pt_enter_tables *t, u32 f);
 u32 pt_recent_at(const struct pt_enter_tables *t, unsigned int r);
 void pt_segs_forget(struct pt_seg_tables *t);
@@ -189,23 +192,33 @@ static inline u32 pt_enters_y(const struct pt_enter_tables *t, u32 f)
 }
 
 /*
- * f (not 0) moves to the front of the recent functions, and the least
- * recent drops out when f was not there: the slot the hint names when it
- * holds f, else the one pt_recent_find finds. Inline in writer and reader.
+ * f (not 0) moves to the front of the recent functions, and the last
+ * drops out when f was not there: the slot the hint names when it holds f,
+ * else the one pt_recent_find finds, relinked at the head. Inline in
+ * writer and reader.
  */
 static inline void pt_recent_learn(struct pt_enter_tables *t, u32 f)
 {
+	u8 *next = t->recent_next, *prev = t->recent_prev;
 	u8 *hint = &t->recent_hint[PT_RECENT_HINT(f)];
-	unsigned int i = *hint;
+	unsigned int i;
 
+	if (unlikely(!t->recent_linked))
+		pt_recent_link(t);
+	i = *hint;
 	if (t->recent[i] != f) {
 		i = pt_recent_find(t, f);
 		t->recent[i] = f;
 		*hint = (u8)i;
 	}
-	if (unlikely(t->recent_clock == U32_MAX))
-		pt_recent_renumber(t);
-	t->recent_stamp[i] = ++t->recent_clock;
+	if (next[PT_RECENT_HEAD] == i)
+		return;
+	next[prev[i]] = next[i];
+	prev[next[i]] = prev[i];
+	next[i] = next[PT_RECENT_HEAD];
+	prev[i] = PT_RECENT_HEAD;
+	prev[next[PT_RECENT_HEAD]] = (u8)i;
+	next[PT_RECENT_HEAD] = (u8)i;
 }
 
 /*

@@ -56,77 +56,55 @@ void pt_segs_learn(struct pt_seg_tables *t, u64 owner, u64 stamp)
 	PT_TO_FRONT(t->owners, PT_SEG_OWNERS, owner);
 }
 
-/*
- * f's slot among the recent functions, or when f is not there the least
- * recent one's (an empty one's first: it holds function 0), which f takes
- * (coder.h pt_recent_learn).
- */
-unsigned int pt_recent_find(const struct pt_enter_tables *t, u32 f)
+/* The forgotten list linked: slots 0..14 in order, every one function 0. */
+void pt_recent_link(struct pt_enter_tables *t)
 {
-	unsigned int i, oldest = 0;
+	unsigned int i;
 
-	for (i = 0; i < PT_ENTERS_RECENT; i++) {
-		if (t->recent[i] == f)
-			return i;
-		if (t->recent_stamp[i] < t->recent_stamp[oldest])
-			oldest = i;
+	for (i = 0; i <= PT_RECENT_HEAD; i++) {
+		t->recent_next[i] = (u8)(i == PT_RECENT_HEAD ? 0 : i + 1);
+		t->recent_prev[i] = (u8)(i ? i - 1 : PT_RECENT_HEAD);
 	}
-	return oldest;
+	t->recent_linked = true;
 }
 
 /*
- * Before the clock runs out: the stamps 1..n again, in the same order (an
- * empty slot keeps 0), and the clock at n.
+ * f's slot among the recent functions (linked), or when f is not there
+ * the last one's, which f takes (coder.h pt_recent_learn).
  */
-void pt_recent_renumber(struct pt_enter_tables *t)
+unsigned int pt_recent_find(const struct pt_enter_tables *t, u32 f)
 {
-	u32 stamp[PT_ENTERS_RECENT];
-	unsigned int i, j, n = 0;
+	unsigned int i;
 
-	for (i = 0; i < PT_ENTERS_RECENT; i++) {
-		stamp[i] = 0;
-		if (!t->recent_stamp[i])
-			continue;
-		n++;
-		for (j = 0; j < PT_ENTERS_RECENT; j++)
-			stamp[i] += t->recent_stamp[j] && t->recent_stamp[j] <= t->recent_stamp[i];
-	}
-	memcpy(t->recent_stamp, stamp, sizeof(stamp));
-	t->recent_clock = n;
+	for (i = 0; i < PT_ENTERS_RECENT; i++)
+		if (t->recent[i] == f)
+			return i;
+	return t->recent_prev[PT_RECENT_HEAD];
 }
 
 /* f's rank among the recent functions (0: the most recent), PT_ENTERS_RECENT when it is not there. */
 unsigned int pt_recent_rank(const struct pt_enter_tables *t, u32 f)
 {
-	unsigned int i = t->recent_hint[PT_RECENT_HINT(f)], j, r = 0;
-	u32 stamp;
+	unsigned int i, r = 0;
 
-	if (t->recent[i] != f) {
-		for (i = 0; i < PT_ENTERS_RECENT && t->recent[i] != f; i++)
-			;
-		if (i == PT_ENTERS_RECENT)
-			return PT_ENTERS_RECENT;
-	}
-	stamp = t->recent_stamp[i];
-	for (j = 0; j < PT_ENTERS_RECENT; j++)
-		r += t->recent_stamp[j] > stamp;
-	return r;
+	if (!t->recent_linked || !f)
+		return PT_ENTERS_RECENT;
+	for (i = t->recent_next[PT_RECENT_HEAD]; i != PT_RECENT_HEAD; i = t->recent_next[i], r++)
+		if (t->recent[i] == f)
+			return r;
+	return PT_ENTERS_RECENT;
 }
 
-/* The function of rank r (< PT_ENTERS_RECENT) among the recent ones: 0 when the list is shorter. */
+/* The function of rank r (< PT_ENTERS_RECENT) among the recent ones, 0 where none is. */
 u32 pt_recent_at(const struct pt_enter_tables *t, unsigned int r)
 {
-	unsigned int i, j, k;
+	unsigned int i;
 
-	for (i = 0; i < PT_ENTERS_RECENT; i++) {
-		if (!t->recent_stamp[i])
-			continue;
-		for (j = 0, k = 0; j < PT_ENTERS_RECENT; j++)
-			k += t->recent_stamp[j] > t->recent_stamp[i];
-		if (k == r)
-			return t->recent[i];
-	}
-	return 0;
+	if (!t->recent_linked)
+		return 0;
+	for (i = t->recent_next[PT_RECENT_HEAD]; r; r--)
+		i = t->recent_next[i];
+	return t->recent[i];
 }
 
 /* How an ENTER names its caller. */
