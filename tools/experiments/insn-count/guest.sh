@@ -2,7 +2,8 @@
 # Guest half of the instruction count (README). guest.sh MODE MOD [RUNS]:
 # bench-vm's workload RUNS rounds a CPU (3 without it) untraced, then
 # traced by MODE, then untraced again, each between two runs of
-# /pt/ptmark (the plugin's marks: 0-1, 2-3, 4-5). MODE witness-inline:
+# /pt/ptmark (the plugin's marks: 0-1, 2-3, 4-5). MODE witness-inline
+# (or edges-inline, paths-inline: the same in that mode):
 # the module build in /pt/ab/MOD loaded and bench-vm's functions enabled
 # as witness copies, recorded (the recorder's reading inside the marks,
 # its last drain after them); ftrace-graph: function_graph on the same
@@ -27,10 +28,16 @@ phase() {
 }
 phase; echo "untraced_ms=$(cat /tmp/ms)"
 case $mode in
-witness-inline)
+*-inline)
+	case $mode in
+	witness-inline) args= ;;
+	edges-inline) args="--mode edges" ;;
+	paths-inline) args="--mode paths" ;;
+	*) echo "$mode: no such mode"; exit 1 ;;
+	esac
 	insmod /pt/ab/$mod/pathtrace.ko || { echo "insmod $mod failed"; exit 1; }
 	export PATHTRACE_INLINE_MODULE=/pt/ab/$mod/pathtrace_inline.ko
-	pathtracectl enable --inline $FUNCS > /tmp/en.out 2>&1
+	pathtracectl enable --inline $args $FUNCS > /tmp/en.out 2>&1
 	grep -q "^enable: 60 enabled" /tmp/en.out || { cat /tmp/en.out; exit 1; }
 	sh /tmp/workload.sh 1 /tmp/ms
 	pathtracectl record -o /tmp/r.bin -- sh -c "grep '^cpu ' /proc/stat >/tmp/stat0; /pt/ptmark; sh /tmp/workload.sh $runs /tmp/ms; /pt/ptmark; grep '^cpu ' /proc/stat >/tmp/stat1" > /tmp/rec.out 2>&1
