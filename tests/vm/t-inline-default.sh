@@ -127,4 +127,11 @@ check "... regeneration equals the every-block records" pathregen --verify /tmp/
 check "... without a gap" sh -c "pathregen --stats /tmp/d8.bin | grep -q '^gaps *0 '"
 check "disable" pathtracectl disable --all
 
+# --- --inline: code on the kprobes blacklist is not copied (kprobe_exceptions_notify: NOKPROBE_SYMBOL)
+en /tmp/en9.out --inline --moddir /pt kprobe_exceptions_notify pt_target_nested
+check "--inline: the copy refuses a function on the kprobes blacklist" \
+	grep -q "^kprobe_exceptions_notify: refused: inline-kprobe-blacklist" /tmp/en9.out
+check "... and copies the one beside it" grep -q "^inline: 1 functions run as copies" /tmp/en9.out
+check "disable" pathtracectl disable --all
+
 finish

@@ -262,21 +262,104 @@ static int64_t sympos(const struct ksyms *ks, uint32_t i)
 	return pos;
 }
 
-/* 1 when [a, a + len) meets a range of the kprobes blacklist (noinstr, NOKPROBE_SYMBOL). */
-static int blacklisted(uint64_t a, uint64_t len)
+/*
+ * The kprobes blacklist (noinstr, NOKPROBE_SYMBOL), read once per build:
+ * the kernel formats every entry with its symbol each time the file is
+ * read, which took seconds a read under emulation when each copy read it.
+ */
+struct blacklist {
+	uint64_t *start;	/* sorted */
+	uint64_t *end;		/* end[i]: the greatest end of ranges 0..i (ranges may overlap) */
+	size_t n;
+};
+
+struct bl_range {
+	uint64_t s, e;
+};
+
+static int bl_range_cmp(const void *a, const void *b)
+{
+	const struct bl_range *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * bl from /sys/kernel/debug/kprobes/blacklist; empty without debugfs
+ * (kprobes checks the copy's sites as it can). Returns 0 or -PT_ENOMEM.
+ */
+static int blacklist_read(struct blacklist *bl)
 {
 	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
+	struct bl_range *r = NULL, *g;
+	size_t n = 0, cap = 0, i;
 	char line[256];
-	uint64_t s, e;
-	int hit = 0;
+	int err = 0;
 
+	memset(bl, 0, sizeof(*bl));
 	if (!f)
-		return 0;	/* no debugfs: kprobes checks the copy's sites as it can */
-	while (!hit && fgets(line, sizeof(line), f))
-		if (sscanf(line, "0x%" SCNx64 "-0x%" SCNx64, &s, &e) == 2)
-			hit = s < a + len && a < e;
+		return 0;
+	while (!err && fgets(line, sizeof(line), f)) {
+		uint64_t s, e;
+
+		if (sscanf(line, "0x%" SCNx64 "-0x%" SCNx64, &s, &e) != 2)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			g = realloc(r, cap * sizeof(*r));
+			if (!g) {
+				err = -PT_ENOMEM;
+				break;
+			}
+			r = g;
+		}
+		r[n++] = (struct bl_range){ s, e };
+	}
 	fclose(f);
-	return hit;
+	if (!err && n) {
+		bl->start = malloc(n * sizeof(*bl->start));
+		bl->end = malloc(n * sizeof(*bl->end));
+		if (!bl->start || !bl->end)
+			err = -PT_ENOMEM;
+	}
+	if (!err && n) {
+		qsort(r, n, sizeof(*r), bl_range_cmp);
+		for (i = 0; i < n; i++) {
+			bl->start[i] = r[i].s;
+			bl->end[i] = i && bl->end[i - 1] > r[i].e ? bl->end[i - 1] : r[i].e;
+		}
+		bl->n = n;
+	}
+	free(r);
+	if (err) {
+		free(bl->start);
+		free(bl->end);
+		memset(bl, 0, sizeof(*bl));
+	}
+	return err;
+}
+
+static void blacklist_free(struct blacklist *bl)
+{
+	free(bl->start);
+	free(bl->end);
+}
+
+/* 1 when [a, a + len) meets a range of bl. */
+static int blacklisted(const struct blacklist *bl, uint64_t a, uint64_t len)
+{
+	size_t lo = 0, hi = bl->n;
+
+	/* lo: the ranges that start before a + len */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bl->start[mid] < a + len)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && bl->end[lo - 1] > a;
 }
 
 struct work {
@@ -285,11 +368,12 @@ struct work {
 	struct inline_copy *acc;	/* the accepted copies, linked, in copy order */
 	uint32_t *idx;		/* their targets */
 	uint32_t nidx;
+	struct blacklist bl;
 };
 
 /* The copy of target i, or a refusal. Returns 0, or -PT_ENOMEM. */
-static int copy_one(struct klive *k, const struct inline_env *env, struct inline_target *t,
-		    struct inline_copy *cp, struct cfg *c)
+static int copy_one(struct klive *k, const struct inline_env *env, const struct blacklist *bl,
+		    struct inline_target *t, struct inline_copy *cp, struct cfg *c)
 {
 	const struct ksyms *ks = klive_ksyms(k);
 	const struct ksym *s = ksyms_get(ks, t->sym);
@@ -335,7 +419,7 @@ static int copy_one(struct klive *k, const struct inline_env *env, struct inline
 		return 0;
 	}
 	cp->sympos = (uint64_t)pos;
-	if (blacklisted(cp->addr, cp->len)) {
+	if (blacklisted(bl, cp->addr, cp->len)) {
 		refuse(t, s->name, "inline-kprobe-blacklist",
 		       "kprobes must not probe this code (noinstr or NOKPROBE_SYMBOL)");
 		return 0;
@@ -588,6 +672,7 @@ static void work_free(struct work *w, uint32_t n)
 	free(w->orig);
 	free(w->idx);
 	free(w->acc);
+	blacklist_free(&w->bl);
 }
 
 /*
@@ -607,7 +692,7 @@ static int build(struct klive *k, struct static_calls *sc, struct inline_target 
 	w->orig = calloc(n + 1, sizeof(*w->orig));
 	w->idx = calloc(n + 1, sizeof(*w->idx));
 	w->acc = calloc(n + 1, sizeof(*w->acc));
-	if (!w->cp || !w->orig || !w->idx || !w->acc)
+	if (!w->cp || !w->orig || !w->idx || !w->acc || blacklist_read(&w->bl))
 		return -PT_ENOMEM;
 	/* keys must be vmlinux's: a module's could go away under the copies' entries */
 	env.sc = sc;
@@ -616,7 +701,7 @@ static int build(struct klive *k, struct static_calls *sc, struct inline_target 
 	if (!env.keys_lo || env.keys_hi <= env.keys_lo)
 		env.keys_lo = env.keys_hi = 0;	/* unknown: every key refused */
 	for (i = 0; i < n && !err; i++)
-		err = copy_one(k, &env, &t[i], &w->cp[i], &w->orig[i]);
+		err = copy_one(k, &env, &w->bl, &t[i], &w->cp[i], &w->orig[i]);
 	if (err)
 		return err;
 	refuse_over_piece(t, w->cp, n);
