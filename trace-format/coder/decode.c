@@ -5,12 +5,38 @@
  */
 #include "decode.h"
 
+/*
+ * The bits from pos on, the first the lowest: 57 of them at least. Only
+ * where 64 bits from pos lie within c->n (pt_br_fast), so the 8 bytes
+ * read are the code's.
+ */
+static inline u64 pt_br_peek(const struct pt_bitreader *c, u32 pos)
+{
+	u64 w;
+
+	memcpy(&w, c->p + pos / 8, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w >> (pos % 8);
+}
+
+/* Whether 64 bits from c->pos lie within c->n: pt_br_peek may read there. */
+static inline bool pt_br_fast(const struct pt_bitreader *c)
+{
+	return likely(c->n >= 64 && c->pos <= c->n - 64);
+}
+
 /* pt_br_bits, inline for the codes below */
 static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
 {
 	u32 pos = c->pos, first, i;
 	u64 v = 0;
 
+	if (pt_br_fast(c)) {
+		c->pos = pos + n;
+		return (u32)(pt_br_peek(c, pos) & ((1ull << n) - 1));
+	}
 	if (!n)
 		return 0;
 	if (pos >= c->n || n > c->n - pos) {
@@ -27,6 +53,25 @@ static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
 	v = (v << 8 | c->p[first]) >> (pos % 8);
 	c->pos = pos + n;
 	return (u32)(v & ((1ull << n) - 1));
+}
+
+/*
+ * The zeros before the next one, at most max (< 57) of them, read with the
+ * one that ends them (none when there are max): as that many one-bit
+ * reads, up to the end and then bad.
+ */
+static inline u32 pt_br_zeros(struct pt_bitreader *c, unsigned int max)
+{
+	u32 r;
+
+	if (pt_br_fast(c)) {
+		r = (u32)__builtin_ctzll(pt_br_peek(c, c->pos) | 1ull << max);
+		c->pos += r + (r < max);
+		return r;
+	}
+	for (r = 0; r < max && !pt_br_take(c, 1) && !c->bad; r++)
+		;
+	return r;
 }
 
 u32 pt_br_bits(struct pt_bitreader *c, unsigned int n)
@@ -108,12 +153,9 @@ static u32 pt_read_item(struct pt_bitreader *c, struct pt_enter_tables *t,
 /* An advance (+ 1): by its rank among y's, or Rice. */
 static u32 pt_read_adv(struct pt_bitreader *c, const u16 *advs)
 {
-	unsigned int r;
+	unsigned int r = pt_br_zeros(c, PT_ENTERS_ADVS);
 
-	for (r = 0; r < PT_ENTERS_ADVS; r++)
-		if (pt_br_take(c, 1))
-			return advs[r];
-	return pt_br_rice_adv(c);
+	return r < PT_ENTERS_ADVS ? advs[r] : pt_br_rice_adv(c);
 }
 
 bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
@@ -133,8 +175,7 @@ bool pt_decode_enter(struct pt_bitreader *c, struct pt_enter_tables *t,
 		adv = t->cand_adv[x];
 		e->kind_bits = 1;
 	} else {
-		for (r = 0; r < PT_ENTERS_CANDS && !pt_br_take(c, 1) && !c->bad; r++)
-			;
+		r = pt_br_zeros(c, PT_ENTERS_CANDS);
 		e->kind_bits = c->pos - at;
 		item = r < PT_ENTERS_CANDS ? cand[r] : pt_read_item(c, t, e);
 		if (c->bad || !item)
