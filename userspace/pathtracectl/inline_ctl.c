@@ -262,19 +262,18 @@ static int64_t sympos(const struct ksyms *ks, uint32_t i)
 	return pos;
 }
 
-/*
- * The kprobes blacklist (noinstr, NOKPROBE_SYMBOL), read once per build:
- * the kernel formats every entry with its symbol each time the file is
- * read, which took seconds a read under emulation when each copy read it.
- */
-struct blacklist {
-	uint64_t *start;	/* sorted */
-	uint64_t *end;		/* end[i]: the greatest end of ranges 0..i (ranges may overlap) */
-	size_t n;
-};
-
+/* A range of the kprobes blacklist, [s, e). */
 struct bl_range {
 	uint64_t s, e;
+};
+
+/*
+ * The kprobes blacklist (noinstr, NOKPROBE_SYMBOL), read once per build:
+ * the kernel formats every entry with its symbol on each read of the file.
+ */
+struct blacklist {
+	struct bl_range *r;	/* sorted by s; r[i].e the greatest end of r[0..i] (they may overlap) */
+	size_t n;
 };
 
 static int bl_range_cmp(const void *a, const void *b)
@@ -291,58 +290,37 @@ static int bl_range_cmp(const void *a, const void *b)
 static int blacklist_read(struct blacklist *bl)
 {
 	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "r");
-	struct bl_range *r = NULL, *g;
-	size_t n = 0, cap = 0, i;
+	size_t cap = 0, i;
+	struct bl_range *g;
 	char line[256];
-	int err = 0;
+	uint64_t s, e;
 
 	memset(bl, 0, sizeof(*bl));
 	if (!f)
 		return 0;
-	while (!err && fgets(line, sizeof(line), f)) {
-		uint64_t s, e;
-
+	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "0x%" SCNx64 "-0x%" SCNx64, &s, &e) != 2)
 			continue;
-		if (n == cap) {
+		if (bl->n == cap) {
 			cap = cap ? 2 * cap : 1024;
-			g = realloc(r, cap * sizeof(*r));
+			g = realloc(bl->r, cap * sizeof(*g));
 			if (!g) {
-				err = -PT_ENOMEM;
-				break;
+				fclose(f);
+				free(bl->r);
+				memset(bl, 0, sizeof(*bl));
+				return -PT_ENOMEM;
 			}
-			r = g;
+			bl->r = g;
 		}
-		r[n++] = (struct bl_range){ s, e };
+		bl->r[bl->n++] = (struct bl_range){ s, e };
 	}
 	fclose(f);
-	if (!err && n) {
-		bl->start = malloc(n * sizeof(*bl->start));
-		bl->end = malloc(n * sizeof(*bl->end));
-		if (!bl->start || !bl->end)
-			err = -PT_ENOMEM;
-	}
-	if (!err && n) {
-		qsort(r, n, sizeof(*r), bl_range_cmp);
-		for (i = 0; i < n; i++) {
-			bl->start[i] = r[i].s;
-			bl->end[i] = i && bl->end[i - 1] > r[i].e ? bl->end[i - 1] : r[i].e;
-		}
-		bl->n = n;
-	}
-	free(r);
-	if (err) {
-		free(bl->start);
-		free(bl->end);
-		memset(bl, 0, sizeof(*bl));
-	}
-	return err;
-}
-
-static void blacklist_free(struct blacklist *bl)
-{
-	free(bl->start);
-	free(bl->end);
+	if (bl->n)
+		qsort(bl->r, bl->n, sizeof(*bl->r), bl_range_cmp);
+	for (i = 1; i < bl->n; i++)
+		if (bl->r[i].e < bl->r[i - 1].e)
+			bl->r[i].e = bl->r[i - 1].e;
+	return 0;
 }
 
 /* 1 when [a, a + len) meets a range of bl. */
@@ -354,12 +332,12 @@ static int blacklisted(const struct blacklist *bl, uint64_t a, uint64_t len)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (bl->start[mid] < a + len)
+		if (bl->r[mid].s < a + len)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && bl->end[lo - 1] > a;
+	return lo && bl->r[lo - 1].e > a;
 }
 
 struct work {
@@ -672,7 +650,7 @@ static void work_free(struct work *w, uint32_t n)
 	free(w->orig);
 	free(w->idx);
 	free(w->acc);
-	blacklist_free(&w->bl);
+	free(w->bl.r);
 }
 
 /*
