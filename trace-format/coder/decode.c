@@ -81,11 +81,9 @@ u32 pt_br_bits(struct pt_bitreader *c, unsigned int n)
 
 u32 pt_br_expgolomb(struct pt_bitreader *c, unsigned int k, u32 max)
 {
-	unsigned int top = 0;
+	unsigned int top = pt_br_zeros(c, 20);
 	u64 q, v;
 
-	while (!pt_br_take(c, 1) && !c->bad && top < 20)
-		top++;
 	if (top >= 20 || c->bad) {
 		c->bad = true;
 		return 0;
@@ -100,10 +98,8 @@ u32 pt_br_expgolomb(struct pt_bitreader *c, unsigned int k, u32 max)
 /* The Elias gamma code of a func_id + 1: that value (bad past 2^31). */
 static u32 pt_br_gamma(struct pt_bitreader *c)
 {
-	unsigned int k = 0;
+	unsigned int k = pt_br_zeros(c, 31);
 
-	while (!pt_br_take(c, 1) && !c->bad && k < 31)
-		k++;
 	if (k >= 31)
 		c->bad = true;
 	return 1u << k | pt_br_take(c, k);
