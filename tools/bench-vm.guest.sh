@@ -284,10 +284,53 @@ pair_untraced() {
 	say "$1: untraced runs $(tr '\n' ' ' </tmp/ms.pair.$1.all)ms"
 }
 
+# The modes compared by time against the peer (the inline modes without
+# -verify, and ftrace-graph) run CYCLES cycles, each its untraced runs, then
+# its traced runs: the untraced time drifts over a boot by more than these
+# modes differ by, and a drift between one cycle's two sides moved a ratio
+# by a third. Each cycle's ratio is taken; the mode's line has the cycle of
+# the median ratio (untraced_ms, workload_ms, time_ratio) and the range
+# (time_ratio_min, time_ratio_max); the other keys are the last cycle's.
+CYCLES=3
+
+# cycle_done NAME: this cycle's ratio, untraced and traced medians
+# (base_ms, ms) added to NAME's
+cycle_done() {
+	echo "$(ratio $ms) $base_ms $ms" >>/tmp/cycles.$1
+}
+
+# cycle_pick NAME: base_ms and ms of the cycle of median ratio; cycle_keys
+# the line's keys of the range
+cycle_pick() {
+	set -- $1 $(sort -n /tmp/cycles.$1 | awk '{ r[NR] = $1; b[NR] = $2; m[NR] = $3 }
+		END { k = int((NR + 1) / 2); print NR, b[k], m[k], r[1], r[NR] }')
+	base_ms=$3 ms=$4
+	say "$1: $2 cycles, ratios $(awk '{ printf "%s ", $1 }' /tmp/cycles.$1)"
+	cycle_keys=" cycles=$2 time_ratio_min=$5 time_ratio_max=$6"
+}
+
 # A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
 # or USER_FUNCS) with ARGS, record its workload (pt_workload for pt_rounds
-# rounds), read status, disable, regenerate. Leaves key=value fields in $fields.
+# rounds), read status, disable: once, or CYCLES times for the inline modes
+# without -verify (the last cycle's trace and status are the line's). Sets
+# the fields of the mode's line.
 pt_run() {
+	name=$1
+	shift
+	cycles=1
+	case $name in *-inline) cycles=$CYCLES ;; esac
+	: >/tmp/cycles.$name
+	cyc=0
+	while [ $cyc -lt $cycles ]; do
+		pt_cycle $name "$@"
+		cycle_done $name
+		cyc=$((cyc + 1))
+	done
+	cycle_pick $name
+}
+
+# pt_cycle NAME ARGS...: one cycle of pt_run
+pt_cycle() {
 	name=$1
 	shift
 	pair_untraced $name
@@ -618,23 +661,35 @@ for mode in "$@"; do
 		# function they call). functions= counts the entries ftrace took
 		# (a duplicated name counts once per symbol, as in pathtracectl).
 		[ -d $T ] || die "ftrace-graph: $T: no tracefs"
-		pair_untraced $mode
-		echo 0 >$T/tracing_on
-		echo nop >$T/current_tracer
-		: >$T/set_ftrace_filter
-		for f in $FUNCS; do echo "$f" >>$T/set_ftrace_filter 2>/dev/null || say "ftrace-graph: $f: not accepted"; done
-		functions=$(wc -l <$T/set_ftrace_filter)
-		echo $BUF_KB >$T/buffer_size_kb
-		echo function_graph >$T/current_tracer
-		echo >$T/trace
-		echo 1 >$T/tracing_on
-		rm -f /tmp/workload.failed
-		sh /tmp/reps.sh $REPS /tmp/workload.sh "$rounds" /tmp/ms.ftrace ||
-			die "ftrace-graph: workload: exit $?"
-		workload_ok ftrace-graph
-		echo 0 >$T/tracing_on
-		ms=$(cat /tmp/ms.ftrace)
-		say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
+		: >/tmp/cycles.$mode
+		cyc=0
+		while [ $cyc -lt $CYCLES ]; do
+			# the tracer off between cycles, as pathtrace's plans are
+			if [ $cyc -gt 0 ]; then
+				echo nop >$T/current_tracer
+				: >$T/set_ftrace_filter
+			fi
+			pair_untraced $mode
+			echo 0 >$T/tracing_on
+			echo nop >$T/current_tracer
+			: >$T/set_ftrace_filter
+			for f in $FUNCS; do echo "$f" >>$T/set_ftrace_filter 2>/dev/null || say "ftrace-graph: $f: not accepted"; done
+			functions=$(wc -l <$T/set_ftrace_filter)
+			echo $BUF_KB >$T/buffer_size_kb
+			echo function_graph >$T/current_tracer
+			echo >$T/trace
+			echo 1 >$T/tracing_on
+			rm -f /tmp/workload.failed
+			sh /tmp/reps.sh $REPS /tmp/workload.sh "$rounds" /tmp/ms.ftrace ||
+				die "ftrace-graph: workload: exit $?"
+			workload_ok ftrace-graph
+			echo 0 >$T/tracing_on
+			ms=$(cat /tmp/ms.ftrace)
+			say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
+			cycle_done $mode
+			cyc=$((cyc + 1))
+		done
+		cycle_pick $mode
 		overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 		# Drain every CPU's buffer through trace_pipe_raw (binary pages,
 		# like pathtrace's): it blocks when empty, so read until the
@@ -662,7 +717,7 @@ for mode in "$@"; do
 		: >$T/set_ftrace_filter
 		echo 1408 >$T/buffer_size_kb
 		if [ "$keep" = 1 ]; then mv /tmp/ftrace.cpu* /pt/out/; else rm -f /tmp/ftrace.cpu*; fi
-		echo "mode=ftrace-graph functions=$functions untraced_ms=$base_ms workload_ms=$ms trace_bytes=$size overrun=$overrun time_ratio=$(ratio $ms)"
+		echo "mode=ftrace-graph functions=$functions untraced_ms=$base_ms workload_ms=$ms trace_bytes=$size overrun=$overrun time_ratio=$(ratio $ms)$cycle_keys"
 		continue
 		;;
 	*) die "$mode: unknown mode" ;;
@@ -750,7 +805,7 @@ for mode in "$@"; do
 	echo "mode=$mode functions=$functions$profiled$inl probes=$probes optimized_pct=$(div $((optimized * 100)) $probes %.0f)" \
 		"blocks=$blocks recorder_blocks=$recorder_blocks jcc=$jcc hits_per_block=$(div $hits $blocks %.2f) hits_bound=$hits_bound" \
 		"payload_bits_per_jcc=$(div $bits $jcc %.2f) disk_bits_per_jcc=$(div $((trace_bytes * 8)) $jcc %.2f)" \
-		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)" \
+		"trace_bytes=$trace_bytes dropped=$dropped missed=$missed untraced_ms=$base_ms workload_ms=$ms time_ratio=$(ratio $ms)$cycle_keys" \
 		"hits_staged=$hits_staged frames_kept=$frames_kept frames_kept_softirq=$frames_kept_softirq frame_walks=$frame_walks frame_walk_ms=$frame_walk_ms differences=$diff$verified"
 	[ $mode != witness ] || champsim_line $mode
 	[ $mode != witness ] || bring_back $mode
