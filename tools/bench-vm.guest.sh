@@ -664,7 +664,8 @@ for mode in "$@"; do
 		: >/tmp/cycles.$mode
 		cyc=0
 		while [ $cyc -lt $CYCLES ]; do
-			# the tracer off between cycles, as pathtrace's plans are
+			# the untraced runs without function_graph's hooks (they
+			# stay with tracing_on 0), as pathtrace's plans are disabled
 			if [ $cyc -gt 0 ]; then
 				echo nop >$T/current_tracer
 				: >$T/set_ftrace_filter
