@@ -1002,11 +1002,83 @@ static void copied(struct store *st, size_t m0, size_t m1)
 }
 
 /*
+ * The store of the owner's (own[0, nown)) whose marker array its stream's
+ * can be, merged into from the end (place_markers): the one with most
+ * markers, when its segments come in the stream [s, s + n) in the order
+ * they have in it, so that each of its markers only moves up. Else NULL.
+ */
+static struct store *merge_into(struct regen_streams_builder *b, struct seg_view s, size_t n,
+				const uint32_t *own, uint32_t nown)
+{
+	struct store *d = &b->stores[own[0]];
+	uint32_t c, end = 0;
+	size_t j;
+
+	for (c = 1; c < nown; c++)
+		if (b->stores[own[c]].nmarkers > d->nmarkers)
+			d = &b->stores[own[c]];
+	if (!d->nmarkers)
+		return NULL;
+	for (j = 0; j < n; j++) {
+		if (&b->stores[SEG(s, j).store] != d || SEG(s, j).m1 == SEG(s, j).m0)
+			continue;
+		if (SEG(s, j).m0 < end)
+			return NULL;
+		end = SEG(s, j).m1;
+	}
+	return d;
+}
+
+/*
+ * The stream's nmarkers markers into m, from the last to the first: each
+ * segment's (its stores' positions moved to the stream's, seg_starts), a
+ * forked child's start before them and a loss at a boundary before that,
+ * as assemble lays them out; end is the stream's last position. When m is
+ * the array of store into (merge_into), its own markers move up within it
+ * before anything is written where they were.
+ */
+static void place_markers(struct regen_streams_builder *b, const struct regen_streams *out,
+			  struct seg_view s, size_t n, const struct boundary_loss *bl,
+			  const struct child_start *cs, uint32_t ncs, const uint64_t *seg_starts,
+			  uint64_t end, const struct store *into, struct regen_marker *m,
+			  size_t nmarkers)
+{
+	size_t j = n + 1, k = nmarkers, i, len;
+	uint32_t c = ncs;
+
+	while (j--) {
+		uint64_t pos = j < n ? seg_starts[j] : end;
+
+		if (j < n) {
+			struct store *from = &b->stores[SEG(s, j).store];
+
+			len = SEG(s, j).m1 - SEG(s, j).m0;
+			k -= len;
+			memmove(m + k, from->markers + SEG(s, j).m0, len * sizeof(*m));
+			for (i = k; i < k + len; i++)
+				m[i].pos += pos - SEG(s, j).bit0;
+			if (from != into)
+				copied(from, SEG(s, j).m0, SEG(s, j).m1);
+			/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
+			for (; c > 0 && cs[c - 1].seg == j; c--) {
+				marker_at(&m[--k], pos, REGEN_M_FORKED);
+				m[k].arg = cs[c - 1].fork;
+				m[k].value = out->forks[cs[c - 1].fork].parent;
+			}
+		}
+		if (bl && bl[j].set)
+			boundary_marker(&m[--k], pos, &bl[j]);
+	}
+}
+
+/*
  * One owner's stream from its segments [s, s + n) (sorted), the losses at
  * their boundaries bl (NULL: none) and the forked children's starts cs: its own store's
  * arrays when it has one store, in order, and nothing to insert; else a
- * copy in order, and its stores (own[0, nown): every one of the owner's)
- * freed. Its sizes are its stores': a store holds its owner's segments on
+ * copy in order (the markers merged into one store's array when
+ * merge_into finds one, fewer pages written fresh), and its stores
+ * (own[0, nown): every one of the owner's) freed. Its sizes are its
+ * stores': a store holds its owner's segments on
  * one CPU one after another, each segment's bits, markers and resets (its
  * first one at its start) and nothing else.
  */
@@ -1017,10 +1089,10 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		    uint64_t **segs_out, uint64_t **resets_out, struct regen_where **where_out)
 {
 	uint64_t nbits = 0, nmarkers = ncs, nresets = 0, pos = 0, *bits, *seg_starts, *resets;
-	struct store *one = &b->stores[own[0]];
-	struct regen_marker *m, *m0;
+	struct store *one = &b->stores[own[0]], *into;
+	struct regen_marker *m;
 	struct regen_where *where;
-	size_t j, k, nr = 0;
+	size_t j, k, nr = 0, mi = 0;
 	uint32_t c = 0, nw = 0;
 	int in_place = !ncs && nown == 1;
 
@@ -1073,47 +1145,51 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 		return 0;
 	}
 	bits = calloc(nbits / 64 + 1, sizeof(*bits));
-	m = calloc(nmarkers ? nmarkers : 1, sizeof(*m));
 	resets = calloc(nresets + 1, sizeof(*resets));
 	*bits_out = bits;
-	*markers_out = m;
 	*resets_out = resets;
-	if (!bits || !m || !resets)
+	if (!bits || !resets)
+		return -PT_ENOMEM;
+	into = merge_into(b, s, n, own, nown);
+	if (into && into->capm < nmarkers) {
+		m = realloc(into->markers, nmarkers * sizeof(*m));
+		if (!m)
+			return -PT_ENOMEM;
+		into->markers = m;
+		into->capm = nmarkers;
+	}
+	m = into ? into->markers : calloc(nmarkers ? nmarkers : 1, sizeof(*m));
+	*markers_out = m;
+	if (!m)
 		return -PT_ENOMEM;
 	st->bits = bits;
-	st->markers = m0 = m;
+	st->markers = m;
 	st->resets = resets;
+	/* bits, resets and where each run of markers begins; the markers after */
 	for (j = 0; j <= n; j++) {
 		const struct store *from;
 
-		if (bl && bl[j].set) {
-			where[nw++] = (struct regen_where){ (uint32_t)(m - m0), bl[j].cpu, 0 };
-			boundary_marker(m++, pos, &bl[j]);
-		}
+		if (bl && bl[j].set)
+			where[nw++] = (struct regen_where){ (uint32_t)mi++, bl[j].cpu, 0 };
 		if (j == n)
 			break;
 		if ((c < ncs && cs[c].seg == j) || SEG(s, j).m1 > SEG(s, j).m0)
-			where[nw++] = (struct regen_where){ (uint32_t)(m - m0), SEG(s, j).cpu,
+			where[nw++] = (struct regen_where){ (uint32_t)mi, SEG(s, j).cpu,
 							    SEG(s, j).stamp };
-		/* a forked child's stream begins (docs/user.md, "Fork, exec and signals") */
-		for (; c < ncs && cs[c].seg == j; c++) {
-			marker_at(m, pos, REGEN_M_FORKED);
-			m->arg = cs[c].fork;
-			m++->value = out->forks[cs[c].fork].parent;
-		}
+		for (; c < ncs && cs[c].seg == j; c++)
+			mi++;
 		from = &b->stores[SEG(s, j).store];
 		seg_starts[j] = pos;	/* witness words by context end here */
 		resets[nr++] = pos;	/* and adapting words forget */
 		for (k = SEG(s, j).r0; k < SEG(s, j).r1; k++)
 			resets[nr++] = from->resets[k] - SEG(s, j).bit0 + pos;
-		for (k = SEG(s, j).m0; k < SEG(s, j).m1; k++) {
-			*m = from->markers[k];
-			m++->pos += pos - SEG(s, j).bit0;
-		}
-		copied(&b->stores[SEG(s, j).store], SEG(s, j).m0, SEG(s, j).m1);
+		mi += SEG(s, j).m1 - SEG(s, j).m0;
 		copy_bits(bits, pos, from->bits, SEG(s, j).bit0, SEG(s, j).bit1 - SEG(s, j).bit0);
 		pos += SEG(s, j).bit1 - SEG(s, j).bit0;
 	}
+	place_markers(b, out, s, n, bl, cs, ncs, seg_starts, pos, into, m, nmarkers);
+	if (into)
+		into->markers = NULL;	/* the stream's now */
 	st->nwhere = nw;
 	/* what this owner recorded is in its stream now */
 	for (c = 0; c < nown; c++)

@@ -456,6 +456,10 @@ struct tseg {
 	uint32_t nbits[8];
 	uint64_t v[8];
 	uint32_t n;
+	uint32_t block[8];	/* BLOCK records after bits: their func, unique */
+	uint64_t at[8];		/* and the segment's bits before each */
+	uint32_t nblocks;
+	uint64_t seg_bits;
 };
 
 static void test_random_streams(void)
@@ -472,6 +476,7 @@ static void test_random_streams(void)
 		struct regen_streams ss;
 		unsigned int step, o;
 		uint64_t stamp = 1;
+		uint32_t nblocks = 0;
 
 		rw_init(&w);
 		for (step = 0; step < 80; step++) {
@@ -502,13 +507,20 @@ static void test_random_streams(void)
 			bits(&w, cpu, n, v);
 			sg->nbits[sg->n] = n;
 			sg->v[sg->n++] = n < 64 ? v & ((1ull << n) - 1) : v;
+			sg->seg_bits += n;
+			/* a marker now and then, so that segments of both CPUs carry some */
+			if (rand_r(&seed) % 2 && sg->nblocks < 8) {
+				rw_add(&w, cpu, PT_REC_BLOCK, ++nblocks, 0, 0, 1);
+				sg->block[sg->nblocks] = nblocks;
+				sg->at[sg->nblocks++] = sg->seg_bits;
+			}
 		}
 		rw_decode(&w, &rs, round & 2);
 		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &ss), 0);
 		for (o = 0; o < 4; o++) {
 			const struct regen_stream *s = regen_streams_find(&ss, TASK(o + 1));
 			uint64_t pos = 0;
-			uint32_t k, j, m;
+			uint32_t k, j, m, i;
 
 			if (!nseg[o]) {
 				CU_ASSERT_PTR_NULL(s);
@@ -523,12 +535,21 @@ static void test_random_streams(void)
 					segs[o][j] = segs[o][j - 1];
 					segs[o][j - 1] = t;
 				}
-			for (k = 0; k < nseg[o]; k++)
+			/* the markers in the segments' order, at the stream's positions */
+			for (k = 0, i = 0; k < nseg[o]; k++) {
+				for (m = 0; m < segs[o][k].nblocks; m++, i++) {
+					CU_ASSERT_FATAL(i < s->nmarkers);
+					CU_ASSERT_EQUAL(s->markers[i].type, REGEN_M_BLOCK);
+					CU_ASSERT_EQUAL(s->markers[i].func, segs[o][k].block[m]);
+					CU_ASSERT_EQUAL(s->markers[i].pos, pos + segs[o][k].at[m]);
+				}
 				for (m = 0; m < segs[o][k].n; m++) {
 					CU_ASSERT_FATAL(pos + segs[o][k].nbits[m] <= s->nbits);
 					CU_ASSERT_EQUAL(get_bits(s, pos, segs[o][k].nbits[m]), segs[o][k].v[m]);
 					pos += segs[o][k].nbits[m];
 				}
+			}
+			CU_ASSERT_EQUAL(s->nmarkers, i);
 			CU_ASSERT_EQUAL(s->nbits, pos);
 			CU_ASSERT_EQUAL(nloss(s), 0);
 		}
@@ -615,5 +636,6 @@ UNIT_SUITE(streams,
 	   { "overrun gaps in every stream that may have lost a segment", test_overrun_gaps },
 	   { "unowned prefix: counted, a gap for the others", test_unowned_prefix },
 	   { "missed probe hits with their interval", test_missed_interval },
-	   { "random owners across CPUs, stamps in or out of order", test_random_streams },
+	   { "random owners across CPUs, stamps in or out of order: bits and markers",
+	     test_random_streams },
 	   { "each CPU cut by a builder of its own, merged: as one builder", test_merge })
