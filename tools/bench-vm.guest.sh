@@ -293,20 +293,24 @@ pair_untraced() {
 # (time_ratio_min, time_ratio_max); the other keys are the last cycle's.
 CYCLES=3
 
-# cycle_done NAME: this cycle's ratio, untraced and traced medians
-# (base_ms, ms) added to NAME's
-cycle_done() {
-	echo "$(ratio $ms) $base_ms $ms" >>/tmp/cycles.$1
-}
-
-# cycle_pick NAME: base_ms and ms of the cycle of median ratio; cycle_keys
-# the line's keys of the range
-cycle_pick() {
-	set -- $1 $(sort -n /tmp/cycles.$1 | awk '{ r[NR] = $1; b[NR] = $2; m[NR] = $3 }
+# run_cycles NAME N CMD [ARGS...]: CMD (one cycle, leaving its untraced and
+# traced medians in base_ms and ms) N times; then base_ms and ms of the
+# cycle of median ratio, and cycle_keys the line's keys of the range
+run_cycles() {
+	rc_name=$1 rc_n=$2
+	shift 2
+	: >/tmp/cycles.$rc_name
+	rc_k=0
+	while [ $rc_k -lt $rc_n ]; do
+		"$@"
+		echo "$(ratio $ms) $base_ms $ms" >>/tmp/cycles.$rc_name
+		rc_k=$((rc_k + 1))
+	done
+	set -- $(sort -n /tmp/cycles.$rc_name | awk '{ r[NR] = $1; b[NR] = $2; m[NR] = $3 }
 		END { k = int((NR + 1) / 2); print NR, b[k], m[k], r[1], r[NR] }')
-	base_ms=$3 ms=$4
-	say "$1: $2 cycles, ratios $(awk '{ printf "%s ", $1 }' /tmp/cycles.$1)"
-	cycle_keys=" cycles=$2 time_ratio_min=$5 time_ratio_max=$6"
+	base_ms=$2 ms=$3
+	say "$rc_name: $1 cycles, ratios $(awk '{ printf "%s ", $1 }' /tmp/cycles.$rc_name)"
+	cycle_keys=" cycles=$1 time_ratio_min=$4 time_ratio_max=$5"
 }
 
 # A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
@@ -319,14 +323,7 @@ pt_run() {
 	shift
 	cycles=1
 	case $name in *-inline) cycles=$CYCLES ;; esac
-	: >/tmp/cycles.$name
-	cyc=0
-	while [ $cyc -lt $cycles ]; do
-		pt_cycle $name "$@"
-		cycle_done $name
-		cyc=$((cyc + 1))
-	done
-	cycle_pick $name
+	run_cycles $name $cycles pt_cycle $name "$@"
 }
 
 # pt_cycle NAME ARGS...: one cycle of pt_run
@@ -416,6 +413,30 @@ probe_cost_run() {
 	probe_n=$1 probe_opt=$2 probe_hits=$3
 	[ "$4" = 0 ] || say "probe-cost: $4 hits missed"
 	rm -f /tmp/probe-*.bin
+}
+
+# ftrace_cycle: one cycle of mode=ftrace-graph: untraced runs with no tracer
+# (function_graph's hooks stay in with tracing_on 0, so the tracer is nop
+# for them, as pathtrace's plans are disabled), then function_graph on FUNCS
+# and its traced runs, tracing off after them
+ftrace_cycle() {
+	echo 0 >$T/tracing_on
+	echo nop >$T/current_tracer
+	: >$T/set_ftrace_filter
+	pair_untraced ftrace-graph
+	for f in $FUNCS; do echo "$f" >>$T/set_ftrace_filter 2>/dev/null || say "ftrace-graph: $f: not accepted"; done
+	functions=$(wc -l <$T/set_ftrace_filter)
+	echo $BUF_KB >$T/buffer_size_kb
+	echo function_graph >$T/current_tracer
+	echo >$T/trace
+	echo 1 >$T/tracing_on
+	rm -f /tmp/workload.failed
+	sh /tmp/reps.sh $REPS /tmp/workload.sh "$rounds" /tmp/ms.ftrace ||
+		die "ftrace-graph: workload: exit $?"
+	workload_ok ftrace-graph
+	echo 0 >$T/tracing_on
+	ms=$(cat /tmp/ms.ftrace)
+	say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
 }
 
 # per_hit TRACED UNTRACED HITS: ns a probe hit adds, HITS over every repeat
@@ -661,36 +682,7 @@ for mode in "$@"; do
 		# function they call). functions= counts the entries ftrace took
 		# (a duplicated name counts once per symbol, as in pathtracectl).
 		[ -d $T ] || die "ftrace-graph: $T: no tracefs"
-		: >/tmp/cycles.$mode
-		cyc=0
-		while [ $cyc -lt $CYCLES ]; do
-			# the untraced runs without function_graph's hooks (they
-			# stay with tracing_on 0), as pathtrace's plans are disabled
-			if [ $cyc -gt 0 ]; then
-				echo nop >$T/current_tracer
-				: >$T/set_ftrace_filter
-			fi
-			pair_untraced $mode
-			echo 0 >$T/tracing_on
-			echo nop >$T/current_tracer
-			: >$T/set_ftrace_filter
-			for f in $FUNCS; do echo "$f" >>$T/set_ftrace_filter 2>/dev/null || say "ftrace-graph: $f: not accepted"; done
-			functions=$(wc -l <$T/set_ftrace_filter)
-			echo $BUF_KB >$T/buffer_size_kb
-			echo function_graph >$T/current_tracer
-			echo >$T/trace
-			echo 1 >$T/tracing_on
-			rm -f /tmp/workload.failed
-			sh /tmp/reps.sh $REPS /tmp/workload.sh "$rounds" /tmp/ms.ftrace ||
-				die "ftrace-graph: workload: exit $?"
-			workload_ok ftrace-graph
-			echo 0 >$T/tracing_on
-			ms=$(cat /tmp/ms.ftrace)
-			say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
-			cycle_done $mode
-			cyc=$((cyc + 1))
-		done
-		cycle_pick $mode
+		run_cycles $mode $CYCLES ftrace_cycle
 		overrun=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
 		# Drain every CPU's buffer through trace_pipe_raw (binary pages,
 		# like pathtrace's): it blocks when empty, so read until the
