@@ -338,6 +338,37 @@ int pr_model_finish(struct pr_model *m)
 	return regen_index_build(&m->fs, &m->fs.index);
 }
 
+/* n bytes, zeroed, on cache lines of their own; NULL without memory. */
+static void *zalloc_lines(size_t n)
+{
+	size_t line = 64, size = (n + line - 1) / line * line;
+	void *p = aligned_alloc(line, size ? size : line);
+
+	if (p)
+		memset(p, 0, size ? size : line);
+	return p;
+}
+
+struct regen_ctx_swap *pr_ctx_swap_alloc(uint32_t nrows)
+{
+	struct regen_ctx_swap *sw = zalloc_lines(sizeof(*sw));
+
+	if (!sw)
+		return NULL;
+	sw->row = zalloc_lines((size_t)nrows * sizeof(*sw->row));
+	if (!sw->row) {
+		free(sw);
+		return NULL;
+	}
+	sw->nrows = nrows;
+	return sw;
+}
+
+struct regen_ctx_saved *pr_ctx_saved_alloc(void)
+{
+	return zalloc_lines(sizeof(struct regen_ctx_saved));
+}
+
 int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
 {
 	struct regen_func *rf = calloc(m->fs.nfuncs ? m->fs.nfuncs : 1, sizeof(*rf));
@@ -357,17 +388,12 @@ int pr_model_engine_copy(const struct pr_model *m, struct regen_funcs *fs)
 		rf[i].ctx_saved = NULL;
 		fs->nfuncs++;
 		if (f->ctx_swap) {
-			rf[i].ctx_swap = calloc(1, sizeof(*rf[i].ctx_swap));
+			rf[i].ctx_swap = pr_ctx_swap_alloc(f->ctx_swap->nrows);
 			if (!rf[i].ctx_swap)
-				return -PT_ENOMEM;
-			rf[i].ctx_swap->nrows = f->ctx_swap->nrows;
-			rf[i].ctx_swap->row = calloc(f->ctx_swap->nrows + 1,
-						     sizeof(*rf[i].ctx_swap->row));
-			if (!rf[i].ctx_swap->row)
 				return -PT_ENOMEM;
 		}
 		if (f->ctx_saved) {
-			rf[i].ctx_saved = calloc(1, sizeof(*rf[i].ctx_saved));
+			rf[i].ctx_saved = pr_ctx_saved_alloc();
 			if (!rf[i].ctx_saved)
 				return -PT_ENOMEM;
 		}

@@ -114,6 +114,17 @@ int pr_bind_decoder(struct pr_func *f, const uint8_t *plan, uint32_t plan_len,
 int pr_model_finish(struct pr_model *m);
 
 /*
+ * The state of a function that the engine writes as it walks (regen.h:
+ * adapting words' rows of nrows, a saved context), zeroed, each on cache
+ * lines of its own: threads walking with copies of their own
+ * (pr_model_engine_copy) must not write a line that another thread reads
+ * (docs/pathregen.md, "Each thread's writes on lines of its own"). NULL
+ * without memory; pr_func_free and pr_model_engine_free free them.
+ */
+struct regen_ctx_swap *pr_ctx_swap_alloc(uint32_t nrows);
+struct regen_ctx_saved *pr_ctx_saved_alloc(void);
+
+/*
  * A function set for one more engine walking m's streams at the same time
  * as others (a thread of its own): m's tables, read-only, with state of its
  * own where the engine writes (adapting words, saved contexts; regen.h).

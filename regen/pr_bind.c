@@ -276,15 +276,9 @@ static int bind_ctx(struct pr_func *f, const uint8_t *blob, uint32_t len, struct
 /* Adapting words (PT_PLAN_CTX_SWAP): no row remembers a code yet. Returns 0; -PT_ENOMEM. */
 static int swap_alloc(struct pr_func *f, const struct encoding *enc)
 {
-	struct regen_ctx_swap *sw = calloc(1, sizeof(*sw));
-	size_t n = (size_t)enc->nctx_rows + 1;
-
-	if (!sw)
-		return -PT_ENOMEM;
-	f->ctx_swap = sw;	/* pr_func_free frees it */
-	sw->row = calloc(n, sizeof(*sw->row));	/* walk 0: none (walks count from 1) */
-	sw->nrows = (uint32_t)n;
-	return sw->row ? 0 : -PT_ENOMEM;
+	/* walk 0: none (walks count from 1); pr_func_free frees it */
+	f->ctx_swap = pr_ctx_swap_alloc(enc->nctx_rows + 1);
+	return f->ctx_swap ? 0 : -PT_ENOMEM;
 }
 
 static void encoding_model_free(void *model)
@@ -325,7 +319,7 @@ static int bind_trace(struct pr_func *f, const struct plan_parts *pp, const uint
 		if (!err && (f->plan_flags & PT_PLAN_CTX_SWAP))
 			err = swap_alloc(f, enc);
 		if (!err && (f->plan_flags & PT_PLAN_CTX_RESTORE)) {
-			f->ctx_saved = calloc(1, sizeof(*f->ctx_saved));	/* walk 0: none */
+			f->ctx_saved = pr_ctx_saved_alloc();	/* walk 0: none */
 			err = f->ctx_saved ? 0 : -PT_ENOMEM;
 		}
 		if (err) {
