@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <pathtrace/error.h>
+#include <pathtrace/prefault.h>
 
 #include "streams.h"
 
@@ -18,6 +19,16 @@
 #define MAX_STREAM_BITS (1ull << 40)
 /* Markers of a store copied into a stream before their memory is released. */
 #define CHUNK_MARKERS 16384u
+/*
+ * The pages an array is appended to are made present ahead of the appends
+ * (pt_prefault; docs/pathregen.md, "Pages made present before they are
+ * written"), an eighth of what it holds at a time and at least this many
+ * bytes, within its capacity: what is made present stays resident whether
+ * written or not.
+ */
+#define READY_RUN (64u << 10)
+/* Fewer bytes are left to fault in: a few faults cost no more than the call. */
+#define READY_MIN (16u << 10)
 
 /*
  * A segment: an owner's stretch on one CPU, from its OWNER record to the
@@ -95,9 +106,9 @@ struct store {
 	uint64_t nbits;
 	size_t capw;
 	struct regen_marker *markers;
-	size_t nmarkers, capm;
+	size_t nmarkers, capm, readym;	/* ready*: made present (reserve) */
 	uint64_t *resets;
-	size_t nresets, capr;
+	size_t nresets, capr, readyr;
 	uint32_t *left;		/* per CHUNK_MARKERS markers: not yet copied (copies only) */
 };
 
@@ -113,7 +124,7 @@ struct cpu_cut {
 
 struct regen_streams_builder {
 	struct segment *segs;		/* in creation order */
-	size_t nsegs, capsegs;
+	size_t nsegs, capsegs, readysegs;
 	uint32_t *order;		/* segs by owner (group_segments), then stamp (sort_runs) */
 	size_t *first;			/* per owner: its first in order; [nowners]: nsegs */
 	size_t nowners;
@@ -132,6 +143,45 @@ struct regen_streams_builder {
 	int err;		/* the first error: the rest is not cut */
 	unsigned int jobs;	/* threads assembling the streams at the end */
 };
+
+/* The pages of [p, p + n) made present (pt_prefault), if n is worth a call. */
+static void prefault(void *p, size_t n)
+{
+	if (n >= READY_MIN)
+		pt_prefault(p, n);
+}
+
+/*
+ * Room for n more of size bytes in *p (cap in elements). With ready (the
+ * elements of *p known to be present), the pages of the ones after the
+ * used ones are made present before they are written, a run at a time
+ * (READY_RUN). Returns 0 or -PT_ENOMEM.
+ */
+static int reserve(void **p, size_t *cap, size_t *ready, size_t used, size_t n, size_t size)
+{
+	size_t want = used + n, c = *cap ? *cap : 16, run;
+	void *g;
+
+	if (want <= *cap && (!ready || want <= *ready))
+		return 0;
+	if (want > *cap) {
+		while (c < want)
+			c *= 2;
+		g = realloc(*p, c * size);
+		if (!g)
+			return -PT_ENOMEM;
+		*p = g;
+		*cap = c;
+		if (ready)
+			*ready = used;	/* the used ones were copied or moved */
+	}
+	if (!ready)
+		return 0;
+	run = used / 8 > READY_RUN / size ? used / 8 : READY_RUN / size;
+	*ready = *cap - used < run ? *cap : used + run;
+	prefault((char *)*p + used * size, (*ready - used) * size);
+	return 0;
+}
 
 /* Within one owner: by stamp, then CPU, then recording order. */
 static int seg_before(const struct segment *x, const struct segment *y)
@@ -223,6 +273,8 @@ static int group_segments(struct regen_streams_builder *b)
 	idx = malloc(n * sizeof(*idx));
 	if (!slots || !sid || !idx)
 		goto out;
+	prefault(sid, n * sizeof(*sid));
+	prefault(idx, n * sizeof(*idx));
 	for (i = 0; i < n; i++) {
 		uint64_t o = b->segs[i].owner;
 		size_t h = (size_t)((o * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
@@ -276,15 +328,8 @@ out:
 
 static struct segment *new_segment(struct regen_streams_builder *b)
 {
-	if (b->nsegs == b->capsegs) {
-		size_t cap = b->capsegs ? b->capsegs * 2 : 64;
-		struct segment *g = realloc(b->segs, cap * sizeof(*g));
-
-		if (!g)
-			return NULL;
-		b->segs = g;
-		b->capsegs = cap;
-	}
+	if (reserve((void **)&b->segs, &b->capsegs, &b->readysegs, b->nsegs, 1, sizeof(*b->segs)))
+		return NULL;
 	return &b->segs[b->nsegs++];
 }
 
@@ -531,24 +576,6 @@ static uint32_t child_starts(const struct regen_streams *out, const uint32_t *by
 }
 
 
-/* Room for n more of size bytes in *p (cap in elements). Returns 0 or -PT_ENOMEM. */
-static int reserve(void **p, size_t *cap, size_t used, size_t n, size_t size)
-{
-	size_t want = used + n, c = *cap ? *cap : 16;
-	void *g;
-
-	if (want <= *cap)
-		return 0;
-	while (c < want)
-		c *= 2;
-	g = realloc(*p, c * size);
-	if (!g)
-		return -PT_ENOMEM;
-	*p = g;
-	*cap = c;
-	return 0;
-}
-
 static size_t store_hash(uint64_t owner, uint32_t cpu, uint32_t cap)
 {
 	return (size_t)(((owner ^ ((uint64_t)cpu << 48)) * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
@@ -593,7 +620,7 @@ static uint32_t store_of(struct regen_streams_builder *b, uint64_t owner, uint32
 	}
 	cap = b->capstores;
 	if (b->nstores == UINT32_MAX - 1 ||
-	    reserve((void **)&b->stores, &cap, b->nstores, 1, sizeof(*b->stores)))
+	    reserve((void **)&b->stores, &cap, NULL, b->nstores, 1, sizeof(*b->stores)))
 		return UINT32_MAX;
 	b->capstores = (uint32_t)cap;
 	st = &b->stores[b->nstores];
@@ -630,7 +657,7 @@ static struct cpu_cut *cpu_cut(struct regen_streams_builder *b, uint32_t cpu)
 			b->last_cpu = i;
 			return &b->cpus[i];
 		}
-	if (reserve((void **)&b->cpus, &cap, b->ncpus, 1, sizeof(*b->cpus)))
+	if (reserve((void **)&b->cpus, &cap, NULL, b->ncpus, 1, sizeof(*b->cpus)))
 		return NULL;
 	b->capcpus = (uint32_t)cap;
 	memset(&b->cpus[b->ncpus], 0, sizeof(b->cpus[0]));
@@ -649,7 +676,8 @@ static struct regen_marker *new_marker(struct regen_streams_builder *b, const st
 	struct store *st = &b->stores[sg->store];
 	struct regen_marker *m;
 
-	if (reserve((void **)&st->markers, &st->capm, st->nmarkers, 1, sizeof(*st->markers)))
+	if (reserve((void **)&st->markers, &st->capm, &st->readym, st->nmarkers, 1,
+		    sizeof(*st->markers)))
 		return NULL;
 	m = &st->markers[st->nmarkers++];
 	marker_at(m, pos, type);
@@ -658,7 +686,8 @@ static struct regen_marker *new_marker(struct regen_streams_builder *b, const st
 
 static int new_reset(struct store *st, uint64_t pos)
 {
-	if (reserve((void **)&st->resets, &st->capr, st->nresets, 1, sizeof(*st->resets)))
+	if (reserve((void **)&st->resets, &st->capr, &st->readyr, st->nresets, 1,
+		    sizeof(*st->resets)))
 		return -PT_ENOMEM;
 	st->resets[st->nresets++] = pos;
 	return 0;
@@ -669,8 +698,10 @@ static int add_bits(struct store *st, const uint64_t *src, uint32_t nbits)
 {
 	size_t need = (st->nbits + nbits) / 64 + 2, old = st->capw;
 
-	if (reserve((void **)&st->bits, &st->capw, need, 0, sizeof(*st->bits)))
+	if (reserve((void **)&st->bits, &st->capw, NULL, need, 0, sizeof(*st->bits)))
 		return -PT_ENOMEM;
+	/* zeroed whole: present in one call, not a fault a page */
+	prefault(st->bits + old, (st->capw - old) * sizeof(*st->bits));
 	memset(st->bits + old, 0, (st->capw - old) * sizeof(*st->bits));
 	put_bits(st->bits, st->nbits, src, nbits);
 	st->nbits += nbits;
@@ -1118,6 +1149,9 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	*where_out = where;
 	if (!seg_starts || !where)
 		return -PT_ENOMEM;
+	/* each written whole (where: a run a segment at most, as a rule) */
+	prefault(seg_starts, (n + 1) * sizeof(*seg_starts));
+	prefault(where, (n + 1) * sizeof(*where));
 	st->owner = SEG(s, 0).owner;
 	st->where = where;
 	st->seg_starts = seg_starts;
@@ -1150,6 +1184,8 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	*resets_out = resets;
 	if (!bits || !resets)
 		return -PT_ENOMEM;
+	prefault(bits, (nbits / 64 + 1) * sizeof(*bits));
+	prefault(resets, (nresets + 1) * sizeof(*resets));
 	into = merge_into(b, s, n, own, nown);
 	if (into && into->capm < nmarkers) {
 		m = realloc(into->markers, nmarkers * sizeof(*m));
@@ -1162,6 +1198,11 @@ static int assemble(struct regen_streams_builder *b, const struct regen_streams 
 	*markers_out = m;
 	if (!m)
 		return -PT_ENOMEM;
+	/* written whole; into's own markers are present (their moves read them) */
+	if (into)
+		prefault(m + into->nmarkers, (nmarkers - into->nmarkers) * sizeof(*m));
+	else
+		prefault(m, nmarkers * sizeof(*m));
 	st->bits = bits;
 	st->markers = m;
 	st->resets = resets;
@@ -1315,26 +1356,26 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		goto out;
 	err = -PT_ENOMEM;
 	cap = into->capsegs;
-	if (reserve((void **)&into->segs, &cap, segs, from->nsegs, sizeof(*into->segs)))
+	if (reserve((void **)&into->segs, &cap, NULL, segs, from->nsegs, sizeof(*into->segs)))
 		goto out;
 	into->capsegs = cap;
 	cap = into->caplosses;
-	if (reserve((void **)&into->losses, &cap, losses, from->nlosses, sizeof(*into->losses)))
+	if (reserve((void **)&into->losses, &cap, NULL, losses, from->nlosses, sizeof(*into->losses)))
 		goto out;
 	into->caplosses = cap;
 	cap = into->capstores;
-	if (reserve((void **)&into->stores, &cap, stores, from->nstores, sizeof(*into->stores)))
+	if (reserve((void **)&into->stores, &cap, NULL, stores, from->nstores, sizeof(*into->stores)))
 		goto out;
 	into->capstores = (uint32_t)cap;
 	cap = into->capforks;
-	if (reserve((void **)&into->forks, &cap, forks, from->nforks, sizeof(*into->forks)))
+	if (reserve((void **)&into->forks, &cap, NULL, forks, from->nforks, sizeof(*into->forks)))
 		goto out;
 	cap = into->capforks;
-	if (reserve((void **)&into->fork_cpu, &cap, forks, from->nforks, sizeof(*into->fork_cpu)))
+	if (reserve((void **)&into->fork_cpu, &cap, NULL, forks, from->nforks, sizeof(*into->fork_cpu)))
 		goto out;
 	into->capforks = (uint32_t)cap;
 	cap = into->capcpus;
-	if (reserve((void **)&into->cpus, &cap, into->ncpus, from->ncpus, sizeof(*into->cpus)))
+	if (reserve((void **)&into->cpus, &cap, NULL, into->ncpus, from->ncpus, sizeof(*into->cpus)))
 		goto out;
 	into->capcpus = (uint32_t)cap;
 	/* the stores' table before they move: nothing fails after it */
@@ -1350,12 +1391,14 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		for (j = 0; j < into->stores[k].nmarkers; j++)
 			if (into->stores[k].markers[j].type == REGEN_M_FORK)
 				into->stores[k].markers[j].arg += forks;
+	prefault(into->segs + segs, from->nsegs * sizeof(*from->segs));
 	move_out(into->segs + segs, from->segs, from->nsegs * sizeof(*from->segs));
 	for (i = 0; i < from->nsegs; i++) {
 		into->segs[segs + i].seq += (uint32_t)segs;
 		into->segs[segs + i].store += stores;
 	}
 	into->nsegs += from->nsegs;
+	into->readysegs = into->nsegs;
 	memcpy(into->losses + losses, from->losses, from->nlosses * sizeof(*from->losses));
 	into->nlosses += from->nlosses;
 	if (from->nforks) {
