@@ -52,6 +52,15 @@ struct segment {
 	uint32_t r0, r1;
 };
 
+/* A page holds whole segments: a merge moves pages of them (segs_move_in). */
+_Static_assert((sizeof(struct segment) & (sizeof(struct segment) - 1)) == 0,
+	       "a segment's size divides a page's");
+
+/* Slots [at, at + n) of a builder's segs that hold no segment. */
+struct seg_gap {
+	size_t at, n;
+};
+
 /* One owner's segments in order: segs[ix[0]], segs[ix[1]], ... */
 struct seg_view {
 	const struct segment *segs;
@@ -123,10 +132,18 @@ struct cpu_cut {
 };
 
 struct regen_streams_builder {
-	struct segment *segs;		/* in creation order */
+	/*
+	 * In creation order, whole pages of their own (segs_grow): a merge
+	 * moves another builder's pages in after them, past a gap that ends
+	 * their last page (gaps: slots that hold no segment).
+	 */
+	struct segment *segs;
 	size_t nsegs, capsegs, readysegs;
+	struct seg_gap *gaps;
+	size_t ngaps, capgaps;
+	int segs_moved;			/* pages moved in: segs is several mappings */
 	uint32_t *order;		/* segs by owner (group_segments), then stamp (sort_runs) */
-	size_t *first;			/* per owner: its first in order; [nowners]: nsegs */
+	size_t *first;			/* per owner: its first in order; [nowners]: all (no gap) */
 	size_t nowners;
 	struct loss_event *losses;
 	size_t nlosses, caplosses;
@@ -152,6 +169,20 @@ static void prefault(void *p, size_t n)
 }
 
 /*
+ * The elements after the used ones of p (cap of size bytes) made present
+ * (prefault) before they are written, a run of an eighth of the used ones,
+ * at least READY_RUN bytes. Returns the elements present from now.
+ */
+static size_t ready_ahead(void *p, size_t cap, size_t used, size_t size)
+{
+	size_t run = used / 8 > READY_RUN / size ? used / 8 : READY_RUN / size;
+	size_t ready = cap - used < run ? cap : used + run;
+
+	prefault((char *)p + used * size, (ready - used) * size);
+	return ready;
+}
+
+/*
  * Room for n more of size bytes in *p (cap in elements). With ready (the
  * elements of *p known to be present), the pages of the ones after the
  * used ones are made present before they are written, a run at a time
@@ -159,7 +190,7 @@ static void prefault(void *p, size_t n)
  */
 static int reserve(void **p, size_t *cap, size_t *ready, size_t used, size_t n, size_t size)
 {
-	size_t want = used + n, c = *cap ? *cap : 16, run;
+	size_t want = used + n, c = *cap ? *cap : 16;
 	void *g;
 
 	if (want <= *cap && (!ready || want <= *ready))
@@ -175,11 +206,8 @@ static int reserve(void **p, size_t *cap, size_t *ready, size_t used, size_t n, 
 		if (ready)
 			*ready = used;	/* the used ones were copied or moved */
 	}
-	if (!ready)
-		return 0;
-	run = used / 8 > READY_RUN / size ? used / 8 : READY_RUN / size;
-	*ready = *cap - used < run ? *cap : used + run;
-	prefault((char *)*p + used * size, (*ready - used) * size);
+	if (ready)
+		*ready = ready_ahead(*p, *cap, used, size);
 	return 0;
 }
 
@@ -250,7 +278,7 @@ static int by_owner(const void *a, const void *b)
  */
 static int group_segments(struct regen_streams_builder *b)
 {
-	size_t n = b->nsegs, cap = 16, i, nown = 0;
+	size_t n = b->nsegs, cap = 16, i, g = 0, nown = 0;
 	struct owner_slot *slots;
 	struct owner_rank *ranks = NULL;
 	uint32_t *sid = NULL, *rank = NULL, *idx = NULL;
@@ -276,9 +304,19 @@ static int group_segments(struct regen_streams_builder *b)
 	prefault(sid, n * sizeof(*sid));
 	prefault(idx, n * sizeof(*idx));
 	for (i = 0; i < n; i++) {
-		uint64_t o = b->segs[i].owner;
-		size_t h = (size_t)((o * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+		uint64_t o;
+		size_t h;
 
+		if (g < b->ngaps && i == b->gaps[g].at) {
+			/* no segment: in no owner's order */
+			for (; i < b->gaps[g].at + b->gaps[g].n; i++)
+				sid[i] = UINT32_MAX;
+			i--;
+			g++;
+			continue;
+		}
+		o = b->segs[i].owner;
+		h = (size_t)((o * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
 		while (slots[h].used && slots[h].owner != o)
 			h = (h + 1) & (cap - 1);
 		if (!slots[h].used) {
@@ -300,12 +338,14 @@ static int group_segments(struct regen_streams_builder *b)
 	for (i = 0; i < nown; i++)
 		rank[ranks[i].id] = i;
 	for (i = 0; i < n; i++)
-		start[rank[sid[i]] + 1]++;
+		if (sid[i] != UINT32_MAX)
+			start[rank[sid[i]] + 1]++;
 	for (i = 0; i < nown; i++)
 		start[i + 1] += start[i];
 	/* Scatter in creation order: each owner's segments stay in (CPU, position) order. */
 	for (i = 0; i < n; i++)
-		idx[start[rank[sid[i]]]++] = i;
+		if (sid[i] != UINT32_MAX)
+			idx[start[rank[sid[i]]]++] = i;
 	for (i = nown; i > 0; i--)
 		start[i] = start[i - 1];
 	start[0] = 0;
@@ -326,10 +366,54 @@ out:
 	return err;
 }
 
+/* The whole pages that n segments take. */
+static size_t segs_bytes(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	return (n * sizeof(struct segment) + page - 1) / page * page;
+}
+
+/*
+ * Room for want segments in b->segs: a mapping of its own, grown by
+ * mremap (no copy), or, once pages were moved in (several mappings, which
+ * mremap cannot take together), copied into a new one. Returns 0 or
+ * -PT_ENOMEM.
+ */
+static int segs_grow(struct regen_streams_builder *b, size_t want)
+{
+	size_t cap = b->capsegs ? b->capsegs : 64, old = segs_bytes(b->capsegs), bytes;
+	void *p;
+
+	if (want <= b->capsegs)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	bytes = segs_bytes(cap);
+	if (b->segs && !b->segs_moved) {
+		p = mremap(b->segs, old, bytes, MREMAP_MAYMOVE);
+	} else {
+		p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p != MAP_FAILED && b->segs) {
+			prefault(p, b->nsegs * sizeof(*b->segs));
+			memcpy(p, b->segs, b->nsegs * sizeof(*b->segs));
+			munmap(b->segs, old);
+			b->segs_moved = 0;
+		}
+	}
+	if (p == MAP_FAILED)
+		return -PT_ENOMEM;
+	b->segs = p;
+	b->capsegs = bytes / sizeof(*b->segs);
+	return 0;
+}
+
 static struct segment *new_segment(struct regen_streams_builder *b)
 {
-	if (reserve((void **)&b->segs, &b->capsegs, &b->readysegs, b->nsegs, 1, sizeof(*b->segs)))
+	if (segs_grow(b, b->nsegs + 1))
 		return NULL;
+	if (b->nsegs >= b->readysegs)
+		b->readysegs = ready_ahead(b->segs, b->capsegs, b->nsegs, sizeof(*b->segs));
 	return &b->segs[b->nsegs++];
 }
 
@@ -1307,7 +1391,9 @@ static void builder_free(struct regen_streams_builder *b)
 	free(b->stores);
 	free(b->store_hash);
 	free(b->cpus);
-	free(b->segs);
+	if (b->segs)
+		munmap(b->segs, segs_bytes(b->capsegs));
+	free(b->gaps);
 	free(b->order);
 	free(b->first);
 	free(b->losses);
@@ -1338,9 +1424,43 @@ static void move_out(void *dst, void *src, size_t n)
 	}
 }
 
+/*
+ * from's segments into into's slots from first (a page's first, within
+ * into's room) on: their pages moved there (mremap), or, where they cannot
+ * be, copied. Fails only when a failed move left a hole in into's room that
+ * cannot be mapped again; nothing of from's has moved then, and its
+ * segments stay its own. Returns 0 or -PT_ENOMEM.
+ */
+static int segs_move_in(struct regen_streams_builder *into, size_t first,
+			struct regen_streams_builder *from)
+{
+	size_t used = segs_bytes(from->nsegs), all = segs_bytes(from->capsegs);
+	struct segment *to = into->segs + first;
+
+	if (!from->nsegs)
+		return 0;
+	if (!from->segs_moved &&
+	    mremap(from->segs, used, used, MREMAP_MAYMOVE | MREMAP_FIXED, to) == (void *)to) {
+		if (all > used)
+			munmap((char *)from->segs + used, all - used);
+		from->segs = NULL;
+		from->capsegs = 0;
+		into->segs_moved = 1;
+		return 0;
+	}
+	/* a failed move may have unmapped where it was to go */
+	if (mmap(to, used, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+	    (void *)to)
+		return -PT_ENOMEM;
+	into->segs_moved = 1;
+	prefault(to, from->nsegs * sizeof(*to));
+	move_out(to, from->segs, from->nsegs * sizeof(*to));
+	return 0;
+}
+
 int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams_builder *from)
 {
-	size_t segs = into->nsegs, losses = into->nlosses, cap, i, j;
+	size_t segs = into->nsegs, losses = into->nlosses, per_page, first, cap, i, j;
 	uint32_t stores = into->nstores, forks = into->nforks, k;
 	int err = into->err ? into->err : from->err;
 
@@ -1348,17 +1468,21 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		for (j = 0; j < into->ncpus; j++)
 			if (from->cpus[i].cpu == into->cpus[j].cpu)
 				err = -PT_EINVAL;
-	if (!err && ((uint64_t)segs + from->nsegs > UINT32_MAX ||
+	/* from's segments from a page's first slot: the pages move, not the segments */
+	per_page = segs_bytes(1) / sizeof(*into->segs);
+	first = from->nsegs ? (segs + per_page - 1) / per_page * per_page : segs;
+	if (!err && ((uint64_t)first + from->nsegs > UINT32_MAX ||
 		     (uint64_t)stores + from->nstores >= UINT32_MAX ||
 		     (uint64_t)forks + from->nforks >= REGEN_MARKER_ARG_LIMIT))
 		err = -PT_EOVERFLOW;
 	if (err)
 		goto out;
 	err = -PT_ENOMEM;
-	cap = into->capsegs;
-	if (reserve((void **)&into->segs, &cap, NULL, segs, from->nsegs, sizeof(*into->segs)))
+	if (segs_grow(into, first + from->nsegs))
 		goto out;
-	into->capsegs = cap;
+	if (reserve((void **)&into->gaps, &into->capgaps, NULL, into->ngaps, from->ngaps + 1,
+		    sizeof(*into->gaps)))
+		goto out;
 	cap = into->caplosses;
 	if (reserve((void **)&into->losses, &cap, NULL, losses, from->nlosses, sizeof(*into->losses)))
 		goto out;
@@ -1378,6 +1502,8 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 	if (reserve((void **)&into->cpus, &cap, NULL, into->ncpus, from->ncpus, sizeof(*into->cpus)))
 		goto out;
 	into->capcpus = (uint32_t)cap;
+	if (segs_move_in(into, first, from))
+		goto out;
 	/* the stores' table before they move: nothing fails after it */
 	into->nstores += from->nstores;
 	memcpy(into->stores + stores, from->stores, from->nstores * sizeof(*from->stores));
@@ -1391,13 +1517,16 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		for (j = 0; j < into->stores[k].nmarkers; j++)
 			if (into->stores[k].markers[j].type == REGEN_M_FORK)
 				into->stores[k].markers[j].arg += forks;
-	prefault(into->segs + segs, from->nsegs * sizeof(*from->segs));
-	move_out(into->segs + segs, from->segs, from->nsegs * sizeof(*from->segs));
-	for (i = 0; i < from->nsegs; i++) {
-		into->segs[segs + i].seq += (uint32_t)segs;
-		into->segs[segs + i].store += stores;
+	for (i = first; i < first + from->nsegs; i++) {
+		into->segs[i].seq += (uint32_t)first;
+		into->segs[i].store += stores;
 	}
-	into->nsegs += from->nsegs;
+	if (first > segs)
+		into->gaps[into->ngaps++] = (struct seg_gap){ segs, first - segs };
+	for (i = 0; i < from->ngaps; i++)
+		into->gaps[into->ngaps++] = (struct seg_gap){ from->gaps[i].at + first,
+							      from->gaps[i].n };
+	into->nsegs = first + from->nsegs;
 	into->readysegs = into->nsegs;
 	memcpy(into->losses + losses, from->losses, from->nlosses * sizeof(*from->losses));
 	into->nlosses += from->nlosses;
@@ -1410,7 +1539,7 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		struct cpu_cut *c = &into->cpus[into->ncpus++];
 
 		*c = from->cpus[i];
-		c->seg += segs;
+		c->seg += first;
 		c->first_pending += losses;
 	}
 	into->unowned_records += from->unowned_records;
