@@ -18,15 +18,16 @@
 #include "unit.h"
 
 #define PS 4096u
-#define NCPU 2
+#define NCPU 2		/* the CPUs most tests record on */
+#define MAXCPU 3	/* the CPUs a writer has pages for */
 #define TASK(p) PT_OWNER(PT_OWNER_TASK, p)
 
 /* A per-CPU page writer: records go to the CPU's current page. */
 struct rec_writer {
-	uint8_t pages[NCPU][16][PS];
-	struct rbpage pg[NCPU];
-	uint32_t npages[NCPU];
-	uint64_t ts[NCPU];
+	uint8_t pages[MAXCPU][16][PS];
+	struct rbpage pg[MAXCPU];
+	uint32_t npages[MAXCPU];
+	uint64_t ts[MAXCPU];
 };
 
 static void rw_init(struct rec_writer *w)
@@ -91,8 +92,8 @@ static void rw_decode(struct rec_writer *w, struct tr_records *rs, int cpu1_firs
 	uint32_t k, c, p;
 
 	memset(rs, 0, sizeof(*rs));
-	for (k = 0; k < NCPU; k++) {
-		c = cpu1_first ? NCPU - 1 - k : k;
+	for (k = 0; k < MAXCPU; k++) {
+		c = cpu1_first ? MAXCPU - 1 - k : k;
 		for (p = 0; p < w->npages[c]; p++)
 			CU_ASSERT_EQUAL_FATAL(tr_decode_page(rs, c, w->pages[c][p], PS), 0);
 	}
@@ -629,6 +630,62 @@ static void test_merge(void)
 	CU_ASSERT(forks > 60);	/* the renumbering was tried */
 }
 
+/*
+ * Three CPUs' builders merged one after another, as pathregen's threads
+ * do with three CPUs' pages: 2 into 1 and then 1 into 0 (pages moved in,
+ * then a builder with pages moved in merged: its pages copied, its gap
+ * moved along), or 1 into 0 and then 2 into 0 (the merged builder grown
+ * by a copy, then pages moved in again). The streams one builder of every
+ * record makes, in both orders.
+ */
+static void test_merge_chain(void)
+{
+	static struct rec_writer w;
+	unsigned int seed = unit_seed() * 11 + 3, round, step;
+
+	for (round = 0; round < 40; round++) {
+		struct regen_streams_builder *b[3];
+		struct tr_records rs;
+		struct regen_streams want, got;
+		uint64_t stamp = 1;
+		size_t i;
+
+		rw_init(&w);
+		for (step = 0; step < 700; step++) {
+			uint32_t cpu = rand_r(&seed) % 3, o = rand_r(&seed) % 4, what = rand_r(&seed) % 8;
+			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
+
+			if (what < 3)
+				owner(&w, cpu, TASK(o + 1), stamp++);
+			else if (what < 6)
+				bits(&w, cpu, rand_r(&seed) % 64 + 1, v);
+			else if (what < 7)
+				rw_add(&w, cpu, PT_REC_ENTER_AT, o + 3, 0x81001000 + 16 * o, 0, 1);
+			else
+				rw_add(&w, cpu, PT_REC_BLOCK, o + 3, v & 0xffff, 0, 1);
+		}
+		rw_decode(&w, &rs, 0);
+		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
+		for (i = 0; i < 3; i++)
+			CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[i], 1), 0);
+		for (i = 0; i < rs.n; i++)
+			CU_ASSERT_EQUAL(regen_streams_add(b[rs.recs[i].cpu], &rs, i, 1), 0);
+		if (round & 1) {
+			CU_ASSERT_EQUAL(regen_streams_merge(b[1], b[2]), 0);
+			CU_ASSERT_EQUAL(regen_streams_merge(b[0], b[1]), 0);
+		} else {
+			CU_ASSERT_EQUAL(regen_streams_merge(b[0], b[1]), 0);
+			CU_ASSERT_EQUAL(regen_streams_merge(b[0], b[2]), 0);
+		}
+		CU_ASSERT_EQUAL_FATAL(regen_streams_finish(b[0], &got), 0);
+		CU_ASSERT(rt_same_streams(&want, &got));
+		CU_ASSERT(want.nstreams == 4);
+		regen_streams_free(&want);
+		regen_streams_free(&got);
+		tr_records_free(&rs);
+	}
+}
+
 UNIT_SUITE(streams,
 	   { "sample trace: three owners", test_sample_streams },
 	   { "migration mid-function, late flush, decode order", test_migration },
@@ -638,4 +695,5 @@ UNIT_SUITE(streams,
 	   { "missed probe hits with their interval", test_missed_interval },
 	   { "random owners across CPUs, stamps in or out of order: bits and markers",
 	     test_random_streams },
+	   { "three CPUs' builders merged in a chain, either order", test_merge_chain },
 	   { "each CPU cut by a builder of its own, merged: as one builder", test_merge })
