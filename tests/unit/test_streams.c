@@ -560,6 +560,51 @@ static void test_random_streams(void)
 }
 
 /*
+ * One random record on one of ncpu CPUs, of one of four owners: an OWNER
+ * (the next stamp), BITS, an ENTER, a BLOCK, or, with forks_losses, a
+ * FORK or a LOSS (else BITS in their place).
+ */
+static void random_record(struct rec_writer *w, unsigned int *seed, uint32_t ncpu,
+			  uint64_t *stamp, int forks_losses)
+{
+	uint32_t cpu = rand_r(seed) % ncpu, o = rand_r(seed) % 4, what = rand_r(seed) % 16;
+	uint64_t v = ((uint64_t)rand_r(seed) << 32) ^ rand_r(seed);
+	uint64_t fork[3] = { TASK(o + 1), *stamp, 0 };
+
+	if (what < 3)
+		owner(w, cpu, TASK(o + 1), (*stamp)++);
+	else if (what < 10 || (what != 14 && what >= 12 && !forks_losses))
+		bits(w, cpu, rand_r(seed) % 64 + 1, v);
+	else if (what < 12)
+		rw_add(w, cpu, PT_REC_ENTER_AT, o + 3, 0x81001000 + 16 * o, 0, 1);
+	else if (what < 14)
+		rw_addv(w, cpu, PT_REC_FORK, 0, fork, 3);
+	else if (what < 15)
+		rw_add(w, cpu, PT_REC_BLOCK, o + 3, v & 0xffff, 0, 1);
+	else
+		rw_add4(w, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, v % 9 + 1);
+}
+
+/*
+ * A random trace of steps records (random_record) decoded into rs, its
+ * CPUs' pages in order or, with cpu1_first, the last CPU's first; and the
+ * streams one builder of every record makes of it in want.
+ */
+static void random_trace(struct rec_writer *w, unsigned int *seed, uint32_t ncpu,
+			 unsigned int steps, int forks_losses, int cpu1_first, struct tr_records *rs,
+			 struct regen_streams *want)
+{
+	uint64_t stamp = 1;
+	unsigned int step;
+
+	rw_init(w);
+	for (step = 0; step < steps; step++)
+		random_record(w, seed, ncpu, &stamp, forks_losses);
+	rw_decode(w, rs, cpu1_first);
+	CU_ASSERT_EQUAL_FATAL(regen_streams_build(rs, want), 0);
+}
+
+/*
  * Each CPU's records cut by a builder of its own, then merged (either
  * into the other), as pathregen's threads do: the streams one builder of
  * every record makes, on random owners with ENTERs, FORKs (renumbered in
@@ -569,36 +614,15 @@ static void test_random_streams(void)
 static void test_merge(void)
 {
 	static struct rec_writer w;
-	unsigned int seed = unit_seed() * 7 + 1, round, step, forks = 0;
+	unsigned int seed = unit_seed() * 7 + 1, round, forks = 0;
 
 	for (round = 0; round < 60; round++) {
 		struct regen_streams_builder *b[NCPU];
 		struct tr_records rs;
 		struct regen_streams want, got;
-		uint64_t stamp = 1;
 		size_t i;
 
-		rw_init(&w);
-		for (step = 0; step < 120; step++) {
-			uint32_t cpu = rand_r(&seed) % NCPU, o = rand_r(&seed) % 4, what = rand_r(&seed) % 16;
-			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
-			uint64_t fork[3] = { TASK(o + 1), stamp, 0 };
-
-			if (what < 3)
-				owner(&w, cpu, TASK(o + 1), stamp++);
-			else if (what < 10)
-				bits(&w, cpu, rand_r(&seed) % 64 + 1, v);
-			else if (what < 12)
-				rw_add(&w, cpu, PT_REC_ENTER_AT, o + 3, 0x81001000 + 16 * o, 0, 1);
-			else if (what < 14)
-				rw_addv(&w, cpu, PT_REC_FORK, 0, fork, 3);
-			else if (what < 15)
-				rw_add(&w, cpu, PT_REC_BLOCK, o + 3, v & 0xffff, 0, 1);
-			else
-				rw_add4(&w, cpu, PT_REC_LOSS, PT_LOSS_OVERRUN, v % 9 + 1);
-		}
-		rw_decode(&w, &rs, round & 2);
-		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
+		random_trace(&w, &seed, NCPU, 120, 1, round & 2, &rs, &want);
 		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[0], 1), 0);
 		CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[1], 2), 0);
 		/* CPU 1's second half after the merge: the merged builder goes on with it */
@@ -641,31 +665,14 @@ static void test_merge(void)
 static void test_merge_chain(void)
 {
 	static struct rec_writer w;
-	unsigned int seed = unit_seed() * 11 + 3, round, step;
+	unsigned int seed = unit_seed() * 11 + 3, round;
+	struct regen_streams_builder *b[3];
+	struct regen_streams want, got;
+	struct tr_records rs;
+	size_t i;
 
 	for (round = 0; round < 40; round++) {
-		struct regen_streams_builder *b[3];
-		struct tr_records rs;
-		struct regen_streams want, got;
-		uint64_t stamp = 1;
-		size_t i;
-
-		rw_init(&w);
-		for (step = 0; step < 700; step++) {
-			uint32_t cpu = rand_r(&seed) % 3, o = rand_r(&seed) % 4, what = rand_r(&seed) % 8;
-			uint64_t v = ((uint64_t)rand_r(&seed) << 32) ^ rand_r(&seed);
-
-			if (what < 3)
-				owner(&w, cpu, TASK(o + 1), stamp++);
-			else if (what < 6)
-				bits(&w, cpu, rand_r(&seed) % 64 + 1, v);
-			else if (what < 7)
-				rw_add(&w, cpu, PT_REC_ENTER_AT, o + 3, 0x81001000 + 16 * o, 0, 1);
-			else
-				rw_add(&w, cpu, PT_REC_BLOCK, o + 3, v & 0xffff, 0, 1);
-		}
-		rw_decode(&w, &rs, 0);
-		CU_ASSERT_EQUAL_FATAL(regen_streams_build(&rs, &want), 0);
+		random_trace(&w, &seed, 3, 700, 0, 0, &rs, &want);
 		for (i = 0; i < 3; i++)
 			CU_ASSERT_EQUAL_FATAL(regen_streams_begin(&b[i], 1), 0);
 		for (i = 0; i < rs.n; i++)
