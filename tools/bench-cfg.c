@@ -193,10 +193,19 @@ static int cmp_reason(const void *x, const void *y)
 
 int main(int argc, char **argv)
 {
+	static const char usage[] = "usage: bench-cfg [--live | DIR|FILE.ko ...]\n";
 	char def[512];
 	unsigned int i;
 	int a;
 
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help"))
+			return fputs(usage, stdout), 0;
+		if (argv[a][0] == '-' && (strcmp(argv[a], "--live") || argc > 2)) {
+			fprintf(stderr, "bench-cfg: %s: unknown option\n%s", argv[a], usage);
+			return 2;
+		}
+	}
 	if (argc < 2) {
 		FILE *p = popen("ls -d /lib/modules/*/kernel 2>/dev/null | sort -V | tail -n 1", "r");
 

@@ -149,10 +149,19 @@ int main(int argc, char **argv)
 {
 	static const char *const dflt[] = { "fs/ext4/ext4.ko", "fs/btrfs/btrfs.ko", "fs/xfs/xfs.ko",
 					    "net/netfilter/nf_tables.ko" };
+	static const char usage[] = "usage: bench-encode [FILE.ko ...]\n";
 	char base[512], path[1024];
 	unsigned int i;
 	int a;
 
+	for (a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help"))
+			return fputs(usage, stdout), 0;
+		if (argv[a][0] == '-') {
+			fprintf(stderr, "bench-encode: %s: unknown option\n%s", argv[a], usage);
+			return 2;
+		}
+	}
 	printf("command:");
 	for (a = 0; a < argc; a++)
 		printf(" %s", argv[a]);

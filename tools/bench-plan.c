@@ -305,7 +305,10 @@ int main(int argc, char **argv)
 	int a, m, first = 1;
 
 	for (; argc > first && argv[first][0] == '-'; first++) {
-		if (!strcmp(argv[first], "--calls-quiet") && !blocked_calls) {
+		if (!strcmp(argv[first], "-h") || !strcmp(argv[first], "--help")) {
+			puts("usage: bench-plan [--calls-quiet|--blocked-calls] [DIR|FILE.ko ...]");
+			return 0;
+		} else if (!strcmp(argv[first], "--calls-quiet") && !blocked_calls) {
 			calls_quiet = 1;
 		} else if (!strcmp(argv[first], "--blocked-calls") && !calls_quiet) {
 			blocked_calls = 1;

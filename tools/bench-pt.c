@@ -829,6 +829,8 @@ int main(int argc, char **argv)
 	FILE *null = NULL;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return puts("usage: bench-pt TRACE.BIN [-v]"), 0;
 		if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else if (!path && argv[i][0] != '-')

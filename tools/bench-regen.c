@@ -379,6 +379,10 @@ static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
 	return 0;
 }
 
+static const char usage[] =
+	"usage: bench-regen [-n BLOCKS] [-j JOBS] [-c CPUS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n"
+	"       bench-regen -X TRACE [-j JOBS] [-r REPS]\n";
+
 int main(int argc, char **argv)
 {
 	uint64_t target = 10000000, seed = 1, rng, m_blocks = 0;
@@ -400,7 +404,9 @@ int main(int argc, char **argv)
 	       t_rec = 1e30, t0;
 	int c, fd, err;
 
-	while ((c = getopt(argc, argv, "n:m:s:r:kj:c:eX:")) != -1) {
+	if (argc > 1 && !strcmp(argv[1], "--help"))
+		return fputs(usage, stdout), 0;
+	while ((c = getopt(argc, argv, "hn:m:s:r:kj:c:eX:")) != -1) {
 		switch (c) {
 		case 'j':
 			jobs = (unsigned int)atoi(optarg);
@@ -437,8 +443,10 @@ int main(int argc, char **argv)
 		case 'k':
 			keep = 1;
 			break;
+		case 'h':
+			return fputs(usage, stdout), 0;
 		default:
-			fprintf(stderr, "usage: bench-regen [-n BLOCKS] [-j JOBS] [-c CPUS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n");
+			fputs(usage, stderr);
 			return 2;
 		}
 	}

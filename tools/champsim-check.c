@@ -354,7 +354,9 @@ int main(int argc, char **argv)
 	uint64_t tot[NTYPES] = { 0 };
 	int i, bad = 0, err;
 
-	if (argc < 3) {
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return puts("usage: champsim-check TRACE.BIN FILE|DIR..."), 0;
+	if (argc < 3 || argv[1][0] == '-') {
 		fprintf(stderr, "usage: champsim-check TRACE.BIN FILE|DIR...\n");
 		return 2;
 	}

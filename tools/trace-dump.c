@@ -193,6 +193,8 @@ int main(int argc, char **argv)
 	size_t r;
 
 	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return puts("usage: trace-dump [--records] [--streams] FILE"), 0;
 		if (!strcmp(argv[i], "--records"))
 			records = 1;
 		else if (!strcmp(argv[i], "--streams"))
