@@ -186,7 +186,7 @@ static size_t ready_ahead(void *p, size_t cap, size_t used, size_t size)
  * Room for n more of size bytes in *p (cap in elements). With ready (the
  * elements of *p known to be present), the pages of the ones after the
  * used ones are made present before they are written, a run at a time
- * (READY_RUN). Returns 0 or -PT_ENOMEM.
+ * (ready_ahead). Returns 0 or -PT_ENOMEM.
  */
 static int reserve(void **p, size_t *cap, size_t *ready, size_t used, size_t n, size_t size)
 {
