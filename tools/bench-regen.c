@@ -20,7 +20,24 @@
  *                pr_model_engine_copy, as pathregen -j gives its threads);
  *   end to end   pr_trace_load (read, pages, streams, model) + the engine,
  *                the load on JOBS threads too (struct pr_trace.jobs).
- * trace_bytes is the file's size. JOBS defaults to 1. The recording has
+ * trace_bytes is the file's size. With JOBS >= 2 the line goes on with
+ *   end_to_end_speedup   one thread's end to end time over JOBS
+ *                threads', the children alternating (REPS rounds of one
+ *                child on one thread, pinned to the CPU fastest just
+ *                before it, then one on JOBS threads; each side's best,
+ *                and the JOBS line's keys are its side's): the -j 1
+ *                line's figure without the minutes between two
+ *                invocations;
+ *   cpu_capacity what JOBS threads could do at most on this machine then:
+ *                the JOBS fastest CPUs' rates over the fastest's (each
+ *                CPU's rate a loop of dependent multiplies pinned to it,
+ *                alone), the mean of samples before each child and after
+ *                the last. This host's vCPUs each run, for seconds to
+ *                minutes at a time, at about half the other's rate
+ *                (docs/pathregen.md, "Two vCPUs, not two cores"), so two
+ *                threads cannot always reach 2; a sample between two
+ *                children does not see a change within one.
+ * JOBS defaults to 1. The recording has
  * CPUS CPUs (1 to MAX_CPUS, default 2, as this host and bench-vm's guest),
  * a ring buffer each: each activation starts on a random one and its task
  * migrates to another at 1% of its probe hits, so a task's stream is
@@ -41,6 +58,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -330,11 +348,78 @@ static int measure(const char *path, unsigned int jobs, unsigned int reps)
 	return 0;
 }
 
+#define RATE_STEPS 20000000u	/* about 25 ms on this host's faster vCPU */
+#define MAX_RATES 1024
+
+static volatile uint64_t rate_sink;
+
+/* Steps a second of a chain of dependent multiply-adds on the CPU this thread is on. */
+static double loop_rate(void)
+{
+	uint64_t x = 1;
+	double t = now();
+	uint32_t i;
+
+	for (i = 0; i < RATE_STEPS; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	rate_sink = x;
+	t = now() - t;
+	return t > 0 ? RATE_STEPS / t : 0;
+}
+
+static int by_rate_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x > y ? -1 : x < y;
+}
+
 /*
- * Runs "self -X path -j jobs -r reps" and reads its line; *rss_kb gets its
- * peak resident memory. Returns 0, or -1 after saying why.
+ * Each CPU this process may run on, its loop_rate alone (pinned to it,
+ * one after another): the jobs fastest CPUs' rates over the fastest's
+ * into *capacity, the fastest CPU into *fastest (-1 when the rates cannot
+ * be taken; *capacity is then jobs).
  */
-static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
+static void cpu_capacity(unsigned int jobs, double *capacity, int *fastest)
+{
+	double rate[MAX_RATES], best = 0, sum = 0;
+	cpu_set_t old, one;
+	int c, n = 0;
+	unsigned int k;
+
+	*capacity = jobs;
+	*fastest = -1;
+	if (sched_getaffinity(0, sizeof(old), &old))
+		return;
+	for (c = 0; c < CPU_SETSIZE && n < MAX_RATES; c++) {
+		if (!CPU_ISSET(c, &old))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			continue;
+		rate[n] = loop_rate();
+		if (rate[n] > best) {
+			best = rate[n];
+			*fastest = c;
+		}
+		n++;
+	}
+	sched_setaffinity(0, sizeof(old), &old);
+	if (!n || best <= 0)
+		return;
+	qsort(rate, (size_t)n, sizeof(*rate), by_rate_desc);
+	for (k = 0; k < jobs && k < (unsigned int)n; k++)
+		sum += rate[k];
+	*capacity = sum / best;
+}
+
+/*
+ * Runs "self -X path -j jobs -r reps" and reads its line, on CPU cpu
+ * alone unless cpu is -1; *rss_kb gets its peak resident memory. Returns
+ * 0, or -1 after saying why.
+ */
+static int measure_child(const char *path, unsigned int jobs, unsigned int reps, int cpu,
 			 uint64_t *blocks, double *engine_s, double *e2e_s, long *rss_kb)
 {
 	char j[16], r[16], self[4096];
@@ -359,6 +444,13 @@ static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
 		return -1;
 	}
 	if (!pid) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		if (cpu >= 0) {
+			CPU_SET(cpu, &one);
+			sched_setaffinity(0, sizeof(one), &one);
+		}
 		dup2(pfd[1], STDOUT_FILENO);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -379,6 +471,50 @@ static int measure_child(const char *path, unsigned int jobs, unsigned int reps,
 	return 0;
 }
 
+/*
+ * With jobs >= 2: reps rounds, each the child on one thread pinned to the
+ * CPU fastest just before it, then on jobs threads, one repetition each;
+ * the best of each side (*one_e2e: the one thread's end to end) and the
+ * jobs threads' peak RSS, the mean of the cpu_capacity taken before each
+ * child and after the last into *capacity. The blocks of the two sides
+ * must be equal. Returns 0, or -1 after saying why.
+ */
+static int measure_against_one(const char *path, unsigned int jobs, unsigned int reps,
+			       uint64_t *blocks, double *engine_s, double *e2e_s, long *rss_kb,
+			       double *one_e2e, double *capacity)
+{
+	double engine, e2e, cap, caps = 0;
+	uint64_t one_blocks = 0;
+	unsigned int rep;
+	int fastest;
+	long rss;
+
+	*engine_s = *e2e_s = *one_e2e = 1e30;
+	*rss_kb = 0;
+	for (rep = 0; rep < reps; rep++) {
+		cpu_capacity(jobs, &cap, &fastest);
+		caps += cap;
+		if (measure_child(path, 1, 1, fastest, &one_blocks, &engine, &e2e, &rss))
+			return -1;
+		*one_e2e = e2e < *one_e2e ? e2e : *one_e2e;
+		cpu_capacity(jobs, &cap, &fastest);
+		caps += cap;
+		if (measure_child(path, jobs, 1, -1, blocks, &engine, &e2e, &rss))
+			return -1;
+		*engine_s = engine < *engine_s ? engine : *engine_s;
+		*e2e_s = e2e < *e2e_s ? e2e : *e2e_s;
+		*rss_kb = rss > *rss_kb ? rss : *rss_kb;
+		if (one_blocks != *blocks) {
+			fprintf(stderr, "bench-regen: MISMATCH: %" PRIu64 " blocks regenerated on one"
+				" thread, %" PRIu64 " on %u\n", one_blocks, *blocks, jobs);
+			return -1;
+		}
+	}
+	cpu_capacity(jobs, &cap, &fastest);
+	*capacity = (caps + cap) / (2 * reps + 1);
+	return 0;
+}
+
 static const char usage[] =
 	"usage: bench-regen [-n BLOCKS] [-j JOBS] [-c CPUS] [-m witness|bits|paths] [-s SEED] [-r REPS] [-k] [-e]\n"
 	"       bench-regen -X TRACE [-j JOBS] [-r REPS]\n";
@@ -388,7 +524,7 @@ int main(int argc, char **argv)
 	uint64_t target = 10000000, seed = 1, rng, m_blocks = 0;
 	unsigned int reps = 3, rep, keep = 0, i, jobs = 1, every_block = 0, cpus = 2;
 	const char *measure_path = NULL;
-	double m_engine = 0, m_e2e = 0;
+	double m_engine = 0, m_e2e = 0, one_e2e = 0, capacity = 0;
 	long rss_kb = 0;
 	const char *mode = "witness";
 	struct sim_gen_opts go = { .nfuncs = 8, .max_stmts = 24 };
@@ -527,15 +663,21 @@ int main(int argc, char **argv)
 		free(every[i].data);
 		compact[i].data = every[i].data = NULL;
 	}
-	if (measure_child(cpath, jobs, reps, &m_blocks, &m_engine, &m_e2e, &rss_kb)) {
+	if (jobs >= 2 ? measure_against_one(cpath, jobs, reps, &m_blocks, &m_engine, &m_e2e,
+					    &rss_kb, &one_e2e, &capacity) :
+			measure_child(cpath, jobs, reps, -1, &m_blocks, &m_engine, &m_e2e, &rss_kb)) {
 		unlink(cpath);
 		unlink(vpath);
 		return 1;
 	}
 	printf("mode=regen blocks=%" PRIu64 " jobs=%u cpus=%u engine_blocks_per_s=%.0f"
-	       " end_to_end_blocks_per_s=%.0f peak_rss_kb=%ld trace_bytes=%" PRIu64 "\n",
+	       " end_to_end_blocks_per_s=%.0f peak_rss_kb=%ld trace_bytes=%" PRIu64,
 	       m_blocks, jobs, cpus, m_engine > 0 ? (double)m_blocks / m_engine : 0.0,
 	       m_e2e > 0 ? (double)m_blocks / m_e2e : 0.0, rss_kb, file_size(cpath));
+	if (jobs >= 2)
+		printf(" end_to_end_speedup=%.2f cpu_capacity=%.2f", m_e2e > 0 ? one_e2e / m_e2e : 0.0,
+		       capacity);
+	printf("\n");
 	if (!every_block) {
 		/* a stream's unproven tail is not regenerated (regen.h): a few blocks per stream */
 		int ok = m_blocks <= blocks && m_blocks + 64 * (uint64_t)ro.ntasks >= blocks;
