@@ -53,7 +53,9 @@
  * equal the ChampSim records' instructions inside the ranges, one for one:
  * sequences_equal.
  *
- * Speed, both sides on this machine, on this file, best of five each:
+ * Speed, both sides on this machine, on this file, best of five each,
+ * the two sides' repetitions alternating (this host's vCPUs change rate
+ * by the minute: docs/pathregen.md, "Two vCPUs, not two cores"):
  *   libipt_s   section cache and image set up, then every segment through
  *              a block decoder of its own (allocated, run, freed), with
  *              nothing done per block but counting;
@@ -741,66 +743,61 @@ struct timing {
 	uint64_t blocks, insns;
 };
 
-/*
- * A whole pathregen-style run without output (read, pages, streams, model,
- * engine over every stream), best of REPS.
- */
-static int regen_time(const char *path, struct timing *tm)
+/* t seconds of one repetition into tm, the best so far (tm->seconds 0: none yet). */
+static void best_of(struct timing *tm, double t)
 {
-	int rep;
+	if (!tm->seconds || t < tm->seconds)
+		tm->seconds = t;
+}
 
-	tm->seconds = 0;
-	for (rep = 0; rep < REPS; rep++) {
-		struct pr_trace l;
-		struct counting cnt = { 0 };
-		double t = now();
-		uint32_t i;
-		int err;
+/*
+ * One whole pathregen-style run without output (read, pages, streams,
+ * model, engine over every stream) into tm (best_of). Returns 0 or PT_E*.
+ */
+static int regen_once(const char *path, struct timing *tm)
+{
+	struct pr_trace l;
+	struct counting cnt = { 0 };
+	double t = now();
+	uint32_t i;
+	int err;
 
-		err = pr_trace_load(path, &l, 1, 1);
-		for (i = 0; !err && i < l.ss.nstreams; i++)
-			regen_stream(&l.m.fs, &l.ss.streams[i], count_blocks, &cnt);
-		t = now() - t;
-		pr_trace_free(&l);
-		if (err)
-			return err;
-		if (!rep || t < tm->seconds)
-			tm->seconds = t;
-		tm->blocks = cnt.blocks;
-	}
+	err = pr_trace_load(path, &l, 1, 1);
+	for (i = 0; !err && i < l.ss.nstreams; i++)
+		regen_stream(&l.m.fs, &l.ss.streams[i], count_blocks, &cnt);
+	t = now() - t;
+	pr_trace_free(&l);
+	if (err)
+		return err;
+	best_of(tm, t);
+	tm->blocks = cnt.blocks;
 	return 0;
 }
 
 /*
  * libipt on every segment as ptxed would run it, decoder setup included
  * (the section cache and image built from trace.bin, a block decoder per
- * segment), best of REPS; blocks and instructions as decoded.
+ * segment), into tm (best_of; blocks and instructions as decoded).
+ * Returns 0 or libipt's error.
  */
-static int libipt_time(const char *path, const struct ipt_section *sec, size_t nsec,
+static int libipt_once(const char *path, const struct ipt_section *sec, size_t nsec,
 		       const struct enc *e, struct timing *tm)
 {
-	int rep;
+	struct ipt_image *img;
+	uint64_t blocks = 0, insns = 0;
+	double t = now();
+	size_t si;
+	int st = ipt_image_open(&img, path, sec, nsec);
 
-	tm->seconds = 0;
-	for (rep = 0; rep < REPS; rep++) {
-		struct ipt_image *img;
-		uint64_t blocks = 0, insns = 0;
-		double t = now();
-		size_t si;
-		int st = ipt_image_open(&img, path, sec, nsec);
-
-		for (si = 0; !st && si < e->nseg; si++)
-			st = ipt_decode(e->segs[si].buf, e->segs[si].len, img, NULL, NULL, &blocks,
-					&insns);
-		ipt_image_close(img);
-		t = now() - t;
-		if (st)
-			return st;
-		if (!rep || t < tm->seconds)
-			tm->seconds = t;
-		tm->blocks = blocks;
-		tm->insns = insns;
-	}
+	for (si = 0; !st && si < e->nseg; si++)
+		st = ipt_decode(e->segs[si].buf, e->segs[si].len, img, NULL, NULL, &blocks, &insns);
+	ipt_image_close(img);
+	t = now() - t;
+	if (st)
+		return st;
+	best_of(tm, t);
+	tm->blocks = blocks;
+	tm->insns = insns;
 	return 0;
 }
 
@@ -926,17 +923,20 @@ int main(int argc, char **argv)
 			equal = 0;
 		}
 	}
-	if (equal) {
-		err = libipt_time(path, sec, nsec, &e, &lt);
+	/* one repetition of each side after the other: both see the host's rates of the moment */
+	for (i = 0; i < REPS; i++) {
+		if (equal) {
+			err = libipt_once(path, sec, nsec, &e, &lt);
+			if (err) {
+				fprintf(stderr, "bench-pt: %s: libipt: %s\n", path, ipt_errstr(err));
+				goto out;
+			}
+		}
+		err = regen_once(path, &rt);
 		if (err) {
-			fprintf(stderr, "bench-pt: %s: libipt: %s\n", path, ipt_errstr(err));
+			fprintf(stderr, "bench-pt: %s: %s\n", path, pt_strerror(err));
 			goto out;
 		}
-	}
-	err = regen_time(path, &rt);
-	if (err) {
-		fprintf(stderr, "bench-pt: %s: %s\n", path, pt_strerror(err));
-		goto out;
 	}
 	/*
 	 * The same execution in one unit: the instructions of the traced
