@@ -7,22 +7,143 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <pathtrace/error.h>
 
 #include "pathtrace_abi.h"
 #include "out.h"
 
-struct text {
-	uint32_t depth;
+#define INDENT_LEVELS 64	/* deeper lines are indented as this level's */
+
+/* One function's block names (pr_block_name), each followed by a newline. */
+struct block_names {
+	char *text;
+	uint32_t *at;			/* cfg.nblocks + 1: where each name starts in text */
 };
 
-static void indent(FILE *fp, uint32_t depth)
-{
-	uint32_t i;
+/*
+ * A line built in memory and written in one call (line_end): the writer's
+ * common lines (blocks, entries, returns) without a format string parsed
+ * each, which cost more than regenerating them did.
+ */
+struct line {
+	char buf[512];
+	size_t len;
+};
 
-	for (i = 0; i < depth && i < 64; i++)
-		fputs("  ", fp);
+struct text {
+	uint32_t depth;
+	char pad[2 * INDENT_LEVELS];	/* spaces */
+	struct block_names *names;	/* per index in the model's funcs, built at first use */
+	uint32_t nnames;
+	struct line line;
+};
+
+/* n bytes of s after what l holds; a piece larger than l's room goes straight to fp. */
+static void line_put(struct line *l, FILE *fp, const char *s, size_t n)
+{
+	if (l->len + n > sizeof(l->buf)) {
+		fwrite_unlocked(l->buf, 1, l->len, fp);
+		l->len = 0;
+		if (n > sizeof(l->buf)) {
+			fwrite_unlocked(s, 1, n, fp);
+			return;
+		}
+	}
+	memcpy(l->buf + l->len, s, n);
+	l->len += n;
+}
+
+static void line_str(struct line *l, FILE *fp, const char *s)
+{
+	line_put(l, fp, s, strlen(s));
+}
+
+/* v in decimal, at least width digits (zeros before). */
+static void line_dec(struct line *l, FILE *fp, uint64_t v, unsigned int width)
+{
+	char d[24];
+	unsigned int n = 0;
+
+	do {
+		d[sizeof(d) - ++n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < width);
+	line_put(l, fp, d + sizeof(d) - n, n);
+}
+
+static void line_end(struct line *l, FILE *fp)
+{
+	fwrite_unlocked(l->buf, 1, l->len, fp);
+	l->len = 0;
+}
+
+static void line_indent(struct text *t, FILE *fp)
+{
+	line_put(&t->line, fp, t->pad, 2 * (t->depth < INDENT_LEVELS ? t->depth : INDENT_LEVELS));
+}
+
+static void indent(struct text *t, FILE *fp)
+{
+	fwrite_unlocked(t->pad, 1, 2 * (t->depth < INDENT_LEVELS ? t->depth : INDENT_LEVELS), fp);
+}
+
+/* f's names (struct block_names), built the first time. Returns them, or NULL without memory. */
+static const struct block_names *names_of(struct text *t, const struct pr_model *m,
+					  const struct pr_func *f)
+{
+	size_t k = (size_t)(f - m->funcs), size = 0, len;
+	struct block_names *bn;
+	char buf[192];
+	uint32_t b, nb = f->cfg.nblocks;
+
+	if (f < m->funcs || k >= m->nfuncs)
+		return NULL;
+	if (!t->names) {
+		t->names = calloc(m->nfuncs, sizeof(*t->names));
+		if (!t->names)
+			return NULL;
+		t->nnames = m->nfuncs;
+	}
+	bn = &t->names[k];
+	if (bn->at)
+		return bn;
+	bn->at = malloc(((size_t)nb + 1) * sizeof(*bn->at));
+	for (b = 0; bn->at && b < nb; b++)
+		size += strlen(pr_block_name(f, b, buf, sizeof(buf))) + 1;
+	bn->text = bn->at && size <= UINT32_MAX ? malloc(size ? size : 1) : NULL;
+	if (!bn->text) {
+		free(bn->at);
+		bn->at = NULL;
+		return NULL;
+	}
+	for (b = 0, size = 0; b < nb; b++) {
+		len = strlen(pr_block_name(f, b, buf, sizeof(buf)));
+		bn->at[b] = (uint32_t)size;
+		memcpy(bn->text + size, buf, len);
+		bn->text[size + len] = '\n';
+		size += len + 1;
+	}
+	bn->at[nb] = (uint32_t)size;
+	return bn;
+}
+
+/* A block's line: its name (symbol+0xoff) at the activation's depth. */
+static void block_line(struct text *t, const struct out_writer *w, const struct pr_func *f,
+		       uint32_t block)
+{
+	const struct block_names *bn = f && block < f->cfg.nblocks ? names_of(t, w->m, f) : NULL;
+	char buf[192];
+
+	line_indent(t, w->fp);
+	if (bn) {
+		line_put(&t->line, w->fp, bn->text + bn->at[block], bn->at[block + 1] - bn->at[block]);
+	} else {
+		line_str(&t->line, w->fp, pr_block_name(f, block, buf, sizeof(buf)));
+		line_put(&t->line, w->fp, "\n", 1);
+	}
+	line_end(&t->line, w->fp);
 }
 
 static const char *loss_name(uint32_t kind)
@@ -39,8 +160,9 @@ static const char *loss_name(uint32_t kind)
 	}
 }
 
-/* Where the event ev of stream s was recorded, if it has a marker. */
-static void print_where(FILE *fp, const struct regen_stream *s, const struct regen_event *ev)
+/* Where the event ev of stream s was recorded, if it has a marker: "[cpu C @ S.NNNNNNNNN] ". */
+static void line_where(struct line *l, FILE *fp, const struct regen_stream *s,
+		       const struct regen_event *ev)
 {
 	uint64_t stamp;
 	uint32_t cpu;
@@ -48,14 +170,24 @@ static void print_where(FILE *fp, const struct regen_stream *s, const struct reg
 	if (!ev->marker)
 		return;
 	regen_where(s, ev->where, &cpu, &stamp);
-	fprintf(fp, "[cpu %u @ %" PRIu64 ".%09" PRIu64 "] ", cpu, stamp / 1000000000u,
-		stamp % 1000000000u);
+	line_put(l, fp, "[cpu ", 5);
+	line_dec(l, fp, cpu, 1);
+	line_put(l, fp, " @ ", 3);
+	line_dec(l, fp, stamp / 1000000000u, 1);
+	line_put(l, fp, ".", 1);
+	line_dec(l, fp, stamp % 1000000000u, 9);
+	line_put(l, fp, "] ", 2);
 }
 
 static int text_open(struct out_writer *w)
 {
-	w->priv = calloc(1, sizeof(struct text));
-	return w->priv ? 0 : -PT_ENOMEM;
+	struct text *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -PT_ENOMEM;
+	memset(t->pad, ' ', sizeof(t->pad));
+	w->priv = t;
+	return 0;
 }
 
 static int text_stream_begin(struct out_writer *w, const struct out_stream *st)
@@ -80,17 +212,21 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 
 	switch (ev->type) {
 	case REGEN_EV_ENTER:
-		indent(w->fp, t->depth);
-		print_where(w->fp, st->s, ev);
-		if (mk && mk->type == REGEN_M_FORKED)
-			fprintf(w->fp, "%s() { /* inherited at fork from %s */\n", name,
-				pr_owner_name(mk->value, buf, sizeof(buf)));
-		else
-			fprintf(w->fp, "%s() {\n", name);
+		line_indent(t, w->fp);
+		line_where(&t->line, w->fp, st->s, ev);
+		line_str(&t->line, w->fp, name);
+		if (mk && mk->type == REGEN_M_FORKED) {
+			line_str(&t->line, w->fp, "() { /* inherited at fork from ");
+			line_str(&t->line, w->fp, pr_owner_name(mk->value, buf, sizeof(buf)));
+			line_str(&t->line, w->fp, " */\n");
+		} else {
+			line_put(&t->line, w->fp, "() {\n", 5);
+		}
+		line_end(&t->line, w->fp);
 		t->depth++;
 		break;
 	case REGEN_EV_FORK:
-		indent(w->fp, t->depth);
+		indent(t, w->fp);
 		fprintf(w->fp, "# fork at bit %" PRIu64 ": %s ", ev->pos,
 			pr_owner_name(mk ? mk->value : 0, buf, sizeof(buf)));
 		if (ev->reason)
@@ -99,7 +235,7 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 			fprintf(w->fp, "inherits %u open activation(s)\n", ev->nframes);
 		break;
 	case REGEN_EV_EXEC:
-		indent(w->fp, t->depth);
+		indent(t, w->fp);
 		fprintf(w->fp, "# execve at bit %" PRIu64, ev->pos);
 		if (mk && mk->value != st->s->owner)
 			fprintf(w->fp, " by %s, which took this pid",
@@ -110,16 +246,19 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 			fprintf(w->fp, ": %u user activation(s) of the old image end\n", ev->nframes);
 		break;
 	case REGEN_EV_BLOCK:
-		indent(w->fp, t->depth);
-		fprintf(w->fp, "%s\n", pr_block_name(sp->f, ev->block, buf, sizeof(buf)));
+		block_line(t, w, sp->f, ev->block);
 		break;
 	case REGEN_EV_EXIT:
 	case REGEN_EV_REPLACED:	/* an execve ended it: no return */
 		if (t->depth)
 			t->depth--;
-		indent(w->fp, t->depth);
-		fprintf(w->fp, "} /* %s%s */\n", name,
-			ev->type == REGEN_EV_REPLACED ? ": replaced by execve" : "");
+		line_indent(t, w->fp);
+		line_put(&t->line, w->fp, "} /* ", 5);
+		line_str(&t->line, w->fp, name);
+		if (ev->type == REGEN_EV_REPLACED)
+			line_str(&t->line, w->fp, ": replaced by execve");
+		line_put(&t->line, w->fp, " */\n", 4);
+		line_end(&t->line, w->fp);
 		break;
 	case REGEN_EV_GAP:
 		t->depth = 0;
@@ -164,7 +303,16 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 
 static int text_close(struct out_writer *w)
 {
-	free(w->priv);
+	struct text *t = w->priv;
+	uint32_t k;
+
+	for (k = 0; t && t->names && k < t->nnames; k++) {
+		free(t->names[k].text);
+		free(t->names[k].at);
+	}
+	if (t)
+		free(t->names);
+	free(t);
 	w->priv = NULL;
 	return 0;
 }
