@@ -298,7 +298,7 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 		fprintf(w->fp, "!! unknown event %u\n", ev->type);
 		break;
 	}
-	return ferror(w->fp) ? -PT_EIO : 0;
+	return ferror_unlocked(w->fp) ? -PT_EIO : 0;
 }
 
 static int text_close(struct out_writer *w)
