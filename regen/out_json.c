@@ -6,13 +6,21 @@
  *   {"functions": [{"id", "name", "addr", "cold_addr",
  *                   "blocks": [{"addr", "size", "name"}]}],
  *    "streams": [{"index", "owner", "bits", "markers",
- *                 "events": [{"ev": "enter", "func", "depth", "cpu", "stamp"},
+ *                 "events": [{"ev": "enter", "func", "depth", "cpu", "stamp",
+ *                             and one of "ret", "frame" or "inherited_from"},
  *                            {"ev": "block", "func", "block"},
  *                            {"ev": "exit", "func"},
+ *                            {"ev": "fork", "pos", "child", "inherited", "known"},
+ *                            {"ev": "exec", "pos", "replaced", "known", "by"},
+ *                            {"ev": "replaced", "func", "by"},
  *                            {"ev": "gap", "pos", "reason", "loss", "count", "cpu"},
  *                            {"ev": "resync", "pos"}, {"ev": "truncated", "pos"}]}]}
  *
- * Addresses are strings ("0x..."): JSON numbers lose 64-bit precision.
+ * An entry with a marker has its CPU and stamp, and: the return address
+ * ("ret"), or for an untraced caller the traced frame below ("frame", or
+ * "unknown" when the module's walk found none), or for an activation
+ * inherited at a fork the parent ("inherited_from"). Addresses are strings
+ * ("0x..."): JSON numbers lose 64-bit precision.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -101,9 +109,10 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
 		if (mk)
 			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, cpu, stamp);
-		/* the return address, or (an untraced caller) the traced frame below */
-		if (mk && mk->arg == REGEN_ENTER_NESTED)
-			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
+		/*
+		 * An ENTER marker's return address, or (an untraced caller) the
+		 * traced frame below; an inherited activation's parent
+		 */
 		if (mk && mk->type == REGEN_M_FORKED) {
 			fputs(", \"inherited_from\": ", fp);
 			out_json_str(fp, pr_owner_name(mk->value, own, sizeof(own)));
