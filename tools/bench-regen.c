@@ -20,7 +20,9 @@
  *                pr_model_engine_copy, as pathregen -j gives its threads);
  *   end to end   pr_trace_load (read, pages, streams, model) + the engine,
  *                the load on JOBS threads too (struct pr_trace.jobs).
- * trace_bytes is the file's size. With JOBS >= 2 the line goes on with
+ * trace_bytes is the file's size. With JOBS 1 the child runs on the CPU
+ * fastest just before it (cpu_capacity below). With JOBS >= 2 the line
+ * goes on with
  *   end_to_end_speedup   one thread's end to end time over JOBS
  *                threads', the children alternating (REPS rounds of one
  *                child on one thread, pinned to the CPU fastest just
@@ -526,6 +528,7 @@ int main(int argc, char **argv)
 	const char *measure_path = NULL;
 	double m_engine = 0, m_e2e = 0, one_e2e = 0, capacity = 0;
 	long rss_kb = 0;
+	int fastest = -1;
 	const char *mode = "witness";
 	struct sim_gen_opts go = { .nfuncs = 8, .max_stmts = 24 };
 	struct sim_lower_opts so = { .mode = PT_MODE_TRACE, .encoding = PT_ENC_WITNESS,
@@ -663,9 +666,12 @@ int main(int argc, char **argv)
 		free(every[i].data);
 		compact[i].data = every[i].data = NULL;
 	}
+	if (jobs == 1)
+		cpu_capacity(1, &capacity, &fastest);
 	if (jobs >= 2 ? measure_against_one(cpath, jobs, reps, &m_blocks, &m_engine, &m_e2e,
 					    &rss_kb, &one_e2e, &capacity) :
-			measure_child(cpath, jobs, reps, -1, &m_blocks, &m_engine, &m_e2e, &rss_kb)) {
+			measure_child(cpath, jobs, reps, fastest, &m_blocks, &m_engine, &m_e2e,
+				      &rss_kb)) {
 		unlink(cpath);
 		unlink(vpath);
 		return 1;
