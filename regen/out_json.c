@@ -28,9 +28,11 @@
 #include <pathtrace/error.h>
 
 #include "out.h"
+#include "out_line.h"
 
 struct json {
 	int first_event;
+	struct out_line line;		/* blocks', entries' and exits' objects (out_line.h) */
 };
 
 void out_json_str(FILE *fp, const char *s)
@@ -91,6 +93,55 @@ static int json_stream_begin(struct out_writer *w, const struct out_stream *st)
 	return 0;
 }
 
+/*
+ * The objects of most events, built without a format string (out_line.h):
+ * a block, an exit, an entry but an inherited one (as json_step writes
+ * them). Returns whether ev was one.
+ */
+static int json_common(struct json *j, FILE *fp, const struct out_stream *st,
+		       const struct regen_event *ev)
+{
+	const struct regen_marker *mk = ev->marker;
+	struct out_line *l = &j->line;
+	uint64_t stamp;
+	uint32_t cpu;
+
+	if (ev->type != REGEN_EV_BLOCK && ev->type != REGEN_EV_EXIT &&
+	    (ev->type != REGEN_EV_ENTER || (mk && mk->type == REGEN_M_FORKED)))
+		return 0;
+	out_line_str(l, fp, j->first_event ? "\n  " : ",\n  ");
+	j->first_event = 0;
+	out_line_str(l, fp, ev->type == REGEN_EV_BLOCK ? "{\"ev\": \"block\", \"func\": " :
+			    ev->type == REGEN_EV_EXIT ? "{\"ev\": \"exit\", \"func\": " :
+			    "{\"ev\": \"enter\", \"func\": ");
+	out_line_dec(l, fp, ev->func, 1);
+	if (ev->type == REGEN_EV_BLOCK) {
+		out_line_str(l, fp, ", \"block\": ");
+		out_line_dec(l, fp, ev->block, 1);
+	} else if (ev->type == REGEN_EV_ENTER) {
+		out_line_str(l, fp, ", \"depth\": ");
+		out_line_dec(l, fp, ev->depth, 1);
+	}
+	if (ev->type == REGEN_EV_ENTER && mk) {
+		regen_where(st->s, ev->where, &cpu, &stamp);
+		out_line_str(l, fp, ", \"cpu\": ");
+		out_line_dec(l, fp, cpu, 1);
+		out_line_str(l, fp, ", \"stamp\": ");
+		out_line_dec(l, fp, stamp, 1);
+		if (mk->arg == REGEN_ENTER_FRAME_UNKNOWN) {
+			out_line_str(l, fp, ", \"frame\": \"unknown\"");
+		} else {
+			out_line_str(l, fp, mk->arg == REGEN_ENTER_NESTED ? ", \"frame\": \"" :
+					    ", \"ret\": \"");
+			out_line_hex(l, fp, mk->value);
+			out_line_put(l, fp, "\"", 1);
+		}
+	}
+	out_line_put(l, fp, "}", 1);
+	out_line_end(l, fp);
+	return 1;
+}
+
 static int json_step(struct out_writer *w, const struct out_stream *st, const struct out_step *sp)
 {
 	const struct regen_event *ev = sp->ev;
@@ -101,6 +152,8 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	FILE *fp = w->fp;
 	char own[48];
 
+	if (json_common(j, fp, st, ev))
+		return ferror_unlocked(fp) ? -PT_EIO : 0;
 	fputs(j->first_event ? "\n  " : ",\n  ", fp);
 	j->first_event = 0;
 	regen_where(st->s, ev->where, &cpu, &stamp);

@@ -13,6 +13,7 @@
 
 #include "pathtrace_abi.h"
 #include "out.h"
+#include "out_line.h"
 
 #define INDENT_LEVELS 64	/* deeper lines are indented as this level's */
 
@@ -22,66 +23,17 @@ struct block_names {
 	uint32_t *at;			/* cfg.nblocks + 1: where each name starts in text */
 };
 
-/*
- * A line built in memory and written in one call (line_end): the writer's
- * common lines (blocks, entries, returns) without a format string parsed
- * each, which cost more than regenerating them did.
- */
-struct line {
-	char buf[512];
-	size_t len;
-};
-
 struct text {
 	uint32_t depth;
 	char pad[2 * INDENT_LEVELS];	/* spaces */
 	struct block_names *names;	/* per index in the model's funcs, built at first use */
 	uint32_t nnames;
-	struct line line;
+	struct out_line line;		/* blocks', entries' and returns' lines (out_line.h) */
 };
-
-/* n bytes of s after what l holds; a piece larger than l's room goes straight to fp. */
-static void line_put(struct line *l, FILE *fp, const char *s, size_t n)
-{
-	if (l->len + n > sizeof(l->buf)) {
-		fwrite_unlocked(l->buf, 1, l->len, fp);
-		l->len = 0;
-		if (n > sizeof(l->buf)) {
-			fwrite_unlocked(s, 1, n, fp);
-			return;
-		}
-	}
-	memcpy(l->buf + l->len, s, n);
-	l->len += n;
-}
-
-static void line_str(struct line *l, FILE *fp, const char *s)
-{
-	line_put(l, fp, s, strlen(s));
-}
-
-/* v in decimal, at least width digits (zeros before). */
-static void line_dec(struct line *l, FILE *fp, uint64_t v, unsigned int width)
-{
-	char d[24];
-	unsigned int n = 0;
-
-	do {
-		d[sizeof(d) - ++n] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v || n < width);
-	line_put(l, fp, d + sizeof(d) - n, n);
-}
-
-static void line_end(struct line *l, FILE *fp)
-{
-	fwrite_unlocked(l->buf, 1, l->len, fp);
-	l->len = 0;
-}
 
 static void line_indent(struct text *t, FILE *fp)
 {
-	line_put(&t->line, fp, t->pad, 2 * (t->depth < INDENT_LEVELS ? t->depth : INDENT_LEVELS));
+	out_line_put(&t->line, fp, t->pad, 2 * (t->depth < INDENT_LEVELS ? t->depth : INDENT_LEVELS));
 }
 
 static void indent(struct text *t, FILE *fp)
@@ -138,12 +90,12 @@ static void block_line(struct text *t, const struct out_writer *w, const struct 
 
 	line_indent(t, w->fp);
 	if (bn) {
-		line_put(&t->line, w->fp, bn->text + bn->at[block], bn->at[block + 1] - bn->at[block]);
+		out_line_put(&t->line, w->fp, bn->text + bn->at[block], bn->at[block + 1] - bn->at[block]);
 	} else {
-		line_str(&t->line, w->fp, pr_block_name(f, block, buf, sizeof(buf)));
-		line_put(&t->line, w->fp, "\n", 1);
+		out_line_str(&t->line, w->fp, pr_block_name(f, block, buf, sizeof(buf)));
+		out_line_put(&t->line, w->fp, "\n", 1);
 	}
-	line_end(&t->line, w->fp);
+	out_line_end(&t->line, w->fp);
 }
 
 static const char *loss_name(uint32_t kind)
@@ -161,7 +113,7 @@ static const char *loss_name(uint32_t kind)
 }
 
 /* Where the event ev of stream s was recorded, if it has a marker: "[cpu C @ S.NNNNNNNNN] ". */
-static void line_where(struct line *l, FILE *fp, const struct regen_stream *s,
+static void line_where(struct out_line *l, FILE *fp, const struct regen_stream *s,
 		       const struct regen_event *ev)
 {
 	uint64_t stamp;
@@ -170,13 +122,13 @@ static void line_where(struct line *l, FILE *fp, const struct regen_stream *s,
 	if (!ev->marker)
 		return;
 	regen_where(s, ev->where, &cpu, &stamp);
-	line_put(l, fp, "[cpu ", 5);
-	line_dec(l, fp, cpu, 1);
-	line_put(l, fp, " @ ", 3);
-	line_dec(l, fp, stamp / 1000000000u, 1);
-	line_put(l, fp, ".", 1);
-	line_dec(l, fp, stamp % 1000000000u, 9);
-	line_put(l, fp, "] ", 2);
+	out_line_put(l, fp, "[cpu ", 5);
+	out_line_dec(l, fp, cpu, 1);
+	out_line_put(l, fp, " @ ", 3);
+	out_line_dec(l, fp, stamp / 1000000000u, 1);
+	out_line_put(l, fp, ".", 1);
+	out_line_dec(l, fp, stamp % 1000000000u, 9);
+	out_line_put(l, fp, "] ", 2);
 }
 
 static int text_open(struct out_writer *w)
@@ -214,15 +166,15 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 	case REGEN_EV_ENTER:
 		line_indent(t, w->fp);
 		line_where(&t->line, w->fp, st->s, ev);
-		line_str(&t->line, w->fp, name);
+		out_line_str(&t->line, w->fp, name);
 		if (mk && mk->type == REGEN_M_FORKED) {
-			line_str(&t->line, w->fp, "() { /* inherited at fork from ");
-			line_str(&t->line, w->fp, pr_owner_name(mk->value, buf, sizeof(buf)));
-			line_str(&t->line, w->fp, " */\n");
+			out_line_str(&t->line, w->fp, "() { /* inherited at fork from ");
+			out_line_str(&t->line, w->fp, pr_owner_name(mk->value, buf, sizeof(buf)));
+			out_line_str(&t->line, w->fp, " */\n");
 		} else {
-			line_put(&t->line, w->fp, "() {\n", 5);
+			out_line_put(&t->line, w->fp, "() {\n", 5);
 		}
-		line_end(&t->line, w->fp);
+		out_line_end(&t->line, w->fp);
 		t->depth++;
 		break;
 	case REGEN_EV_FORK:
@@ -253,12 +205,12 @@ static int text_step(struct out_writer *w, const struct out_stream *st, const st
 		if (t->depth)
 			t->depth--;
 		line_indent(t, w->fp);
-		line_put(&t->line, w->fp, "} /* ", 5);
-		line_str(&t->line, w->fp, name);
+		out_line_put(&t->line, w->fp, "} /* ", 5);
+		out_line_str(&t->line, w->fp, name);
 		if (ev->type == REGEN_EV_REPLACED)
-			line_str(&t->line, w->fp, ": replaced by execve");
-		line_put(&t->line, w->fp, " */\n", 4);
-		line_end(&t->line, w->fp);
+			out_line_str(&t->line, w->fp, ": replaced by execve");
+		out_line_put(&t->line, w->fp, " */\n", 4);
+		out_line_end(&t->line, w->fp);
 		break;
 	case REGEN_EV_GAP:
 		t->depth = 0;
