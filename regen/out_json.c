@@ -37,18 +37,10 @@ struct json {
 
 void out_json_str(FILE *fp, const char *s)
 {
-	fputc('"', fp);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	struct out_line l = { .len = 0 };
 
-		if (c == '"' || c == '\\')
-			fprintf(fp, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(fp, "\\u%04x", c);
-		else
-			fputc(c, fp);
-	}
-	fputc('"', fp);
+	out_line_json_str(&l, fp, s);
+	out_line_end(&l, fp);
 }
 
 static int json_open(struct out_writer *w)

@@ -66,6 +66,35 @@ static inline void out_line_hex(struct out_line *l, FILE *fp, uint64_t v)
 	out_line_put(l, fp, d + sizeof(d) - n, n);
 }
 
+/* s as a JSON string: quoted, '"' and '\\' escaped, control characters as \\u00XX. */
+static inline void out_line_json_str(struct out_line *l, FILE *fp, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+	char esc[6] = { '\\', 'u', '0', '0' };
+
+	out_line_put(l, fp, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c != '"' && c != '\\' && c >= 0x20)
+			continue;
+		out_line_put(l, fp, run, (size_t)(s - run));
+		run = s + 1;
+		if (c >= 0x20) {
+			esc[1] = (char)c;
+			out_line_put(l, fp, esc, 2);
+			esc[1] = 'u';
+		} else {
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			out_line_put(l, fp, esc, 6);
+		}
+	}
+	out_line_put(l, fp, run, (size_t)(s - run));
+	out_line_put(l, fp, "\"", 1);
+}
+
 /* What l holds, written. */
 static inline void out_line_end(struct out_line *l, FILE *fp)
 {

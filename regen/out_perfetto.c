@@ -38,6 +38,7 @@
 #include <pathtrace/error.h>
 
 #include "out.h"
+#include "out_line.h"
 
 /* An event waiting for its time: what the step said. */
 struct pf_event {
@@ -70,18 +71,35 @@ struct perfetto {
 	/* open slices (their functions' names), outermost first */
 	const char **open;
 	uint32_t nopen, capopen;
+	struct out_line line;		/* the event being written (out_line.h) */
 };
 
-static void put_ts(FILE *fp, uint64_t ns)
-{
-	fprintf(fp, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
-}
-
-/* The start of an event line on track p->tid at ns: ph, pid, tid, ts. */
+/*
+ * The start of an event line on track p->tid at ns (ph, pid, tid, ts in
+ * microseconds with the nanoseconds as three decimals) in p->line, the
+ * rest appended by the caller, which ends the line.
+ */
 static void head(FILE *fp, struct perfetto *p, const char *ph, uint64_t ns)
 {
-	fprintf(fp, ",\n{\"ph\": \"%s\", \"pid\": 1, \"tid\": %u, \"ts\": ", ph, p->tid);
-	put_ts(fp, ns);
+	struct out_line *l = &p->line;
+
+	out_line_str(l, fp, ",\n{\"ph\": \"");
+	out_line_str(l, fp, ph);
+	out_line_str(l, fp, "\", \"pid\": 1, \"tid\": ");
+	out_line_dec(l, fp, p->tid, 1);
+	out_line_str(l, fp, ", \"ts\": ");
+	out_line_dec(l, fp, ns / 1000, 1);
+	out_line_put(l, fp, ".", 1);
+	out_line_dec(l, fp, ns % 1000, 3);
+}
+
+/* The name of head's event, then rest, the line ended. */
+static void tail(FILE *fp, struct perfetto *p, const char *name, const char *rest)
+{
+	out_line_str(&p->line, fp, ", \"name\": ");
+	out_line_json_str(&p->line, fp, name);
+	out_line_str(&p->line, fp, rest);
+	out_line_end(&p->line, fp);
 }
 
 static int push_open(struct perfetto *p, const char *name)
@@ -104,11 +122,7 @@ static void close_to(FILE *fp, struct perfetto *p, uint32_t depth, uint64_t ns, 
 {
 	while (p->nopen > depth) {
 		head(fp, p, "E", ns);
-		fputs(", \"name\": ", fp);
-		out_json_str(fp, p->open[--p->nopen]);
-		if (truncated)
-			fputs(", \"args\": {\"truncated\": 1}", fp);
-		fputc('}', fp);
+		tail(fp, p, p->open[--p->nopen], truncated ? ", \"args\": {\"truncated\": 1}}" : "}");
 	}
 }
 
@@ -120,23 +134,20 @@ static int emit(FILE *fp, struct perfetto *p, const struct pf_event *e, uint64_t
 	case REGEN_EV_ENTER:
 		close_to(fp, p, e->depth, ns, 0);
 		head(fp, p, "B", ns);
-		fputs(", \"name\": ", fp);
-		out_json_str(fp, e->f ? e->f->name : "(unknown)");
 		/*
 		 * No args but the caller's kind: viewers such as speedscope
 		 * tell frames apart by name and args, and a function is one
 		 * frame at any depth on any CPU.
 		 */
-		fputs(e->via_untraced ? ", \"args\": {\"caller\": \"untraced\"}}" : "}", fp);
+		tail(fp, p, e->f ? e->f->name : "(unknown)",
+		     e->via_untraced ? ", \"args\": {\"caller\": \"untraced\"}}" : "}");
 		return push_open(p, e->f ? e->f->name : "(unknown)");
 	case REGEN_EV_BLOCK:
 		if (!p->blocks)
 			return 0;
 		head(fp, p, "i", ns);
-		fputs(", \"s\": \"t\", \"name\": ", fp);
-		out_json_str(fp, e->f ? pr_block_name(e->f, e->block, buf, sizeof(buf)) :
-			     "(unknown)");
-		fputc('}', fp);
+		out_line_str(&p->line, fp, ", \"s\": \"t\"");
+		tail(fp, p, e->f ? pr_block_name(e->f, e->block, buf, sizeof(buf)) : "(unknown)", "}");
 		return 0;
 	case REGEN_EV_EXIT:
 	case REGEN_EV_REPLACED:	/* ended by an execve, as a return for the viewer */
@@ -146,13 +157,15 @@ static int emit(FILE *fp, struct perfetto *p, const struct pf_event *e, uint64_t
 	case REGEN_EV_GAP:
 		close_to(fp, p, 0, ns, 0);
 		head(fp, p, "i", ns);
-		fputs(", \"s\": \"t\", \"name\": \"gap\", \"args\": {\"reason\": ", fp);
-		out_json_str(fp, pt_strerror(e->reason));
-		fputs("}}", fp);
+		out_line_str(&p->line, fp, ", \"s\": \"t\", \"name\": \"gap\", \"args\": {\"reason\": ");
+		out_line_json_str(&p->line, fp, pt_strerror(e->reason));
+		out_line_str(&p->line, fp, "}}");
+		out_line_end(&p->line, fp);
 		return 0;
 	case REGEN_EV_TRUNCATED:
 		head(fp, p, "i", ns);
-		fputs(", \"s\": \"t\", \"name\": \"truncated\"}", fp);
+		out_line_str(&p->line, fp, ", \"s\": \"t\"");
+		tail(fp, p, "truncated", "}");
 		close_to(fp, p, 0, ns, 1);
 		return 0;
 	default:	/* RESYNC: the next ENTER says it */

@@ -5,7 +5,8 @@
  * ("frame", once) or that the module could not find it ("frame":
  * "unknown"); an activation inherited at a fork names its parent
  * ("inherited_from") and nothing else, whatever the fork's number is. Then
- * every event object of generated programs' truth holds each key once.
+ * every event object of generated programs' truth holds each key once; and
+ * strings are escaped as JSON asks.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -135,6 +136,47 @@ static void test_keys_once(void)
 	CU_ASSERT(objects > 1000);
 }
 
+/* JSON strings (out_json_str, out_line_json_str): quotes, backslashes, control characters. */
+static void test_strings(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "", "\"\"" },
+		{ "vfs_read+0x3c", "\"vfs_read+0x3c\"" },
+		{ "a\"b\\c", "\"a\\\"b\\\\c\"" },
+		{ "\n\x01x\x1f", "\"\\u000a\\u0001x\\u001f\"" },
+		{ "\"\"", "\"\\\"\\\"\"" },
+		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },	/* UTF-8 as it is */
+	};
+	char *buf = NULL, big[1200];
+	size_t len = 0, i;
+	FILE *fp;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fp = open_memstream(&buf, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+		out_json_str(fp, cases[i].in);
+		fclose(fp);
+		CU_ASSERT_STRING_EQUAL(buf, cases[i].out);
+		free(buf);
+		buf = NULL;
+	}
+	/* longer than a line's buffer, an escape at its end */
+	memset(big, 'y', sizeof(big) - 2);
+	big[sizeof(big) - 2] = '"';
+	big[sizeof(big) - 1] = 0;
+	fp = open_memstream(&buf, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fp);
+	out_json_str(fp, big);
+	fclose(fp);
+	CU_ASSERT_EQUAL(len, sizeof(big) + 2);
+	CU_ASSERT_EQUAL(strncmp(buf + len - 3, "\\\"\"", 3), 0);
+	CU_ASSERT_EQUAL(strspn(buf + 1, "y"), sizeof(big) - 2);
+	free(buf);
+}
+
 UNIT_SUITE(out_json,
+	   { "JSON strings escaped", test_strings },
 	   { "an entry's keys by its marker, each once", test_enter_keys },
 	   { "every event object of the truth holds each key once", test_keys_once })
