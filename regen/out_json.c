@@ -87,8 +87,8 @@ static int json_stream_begin(struct out_writer *w, const struct out_stream *st)
 
 /*
  * The objects of most events, built without a format string (out_line.h):
- * a block, an exit, an entry but an inherited one (as json_step writes
- * them). Returns whether ev was one.
+ * a block, an exit, an entry but one inherited at a fork (json_step writes
+ * the others). Returns whether ev was one.
  */
 static int json_common(struct json *j, FILE *fp, const struct out_stream *st,
 		       const struct regen_event *ev)
@@ -150,24 +150,10 @@ static int json_step(struct out_writer *w, const struct out_stream *st, const st
 	j->first_event = 0;
 	regen_where(st->s, ev->where, &cpu, &stamp);
 	switch (ev->type) {
-	case REGEN_EV_ENTER:
-		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u", ev->func, ev->depth);
-		if (mk)
-			fprintf(fp, ", \"cpu\": %u, \"stamp\": %" PRIu64, cpu, stamp);
-		/*
-		 * An ENTER marker's return address, or (an untraced caller) the
-		 * traced frame below; an inherited activation's parent
-		 */
-		if (mk && mk->type == REGEN_M_FORKED) {
-			fputs(", \"inherited_from\": ", fp);
-			out_json_str(fp, pr_owner_name(mk->value, own, sizeof(own)));
-		} else if (mk && mk->arg == REGEN_ENTER_NESTED) {
-			fprintf(fp, ", \"frame\": \"0x%" PRIx64 "\"", mk->value);
-		} else if (mk && mk->arg == REGEN_ENTER_FRAME_UNKNOWN) {
-			fputs(", \"frame\": \"unknown\"", fp);
-		} else if (mk) {
-			fprintf(fp, ", \"ret\": \"0x%" PRIx64 "\"", mk->value);
-		}
+	case REGEN_EV_ENTER:	/* inherited at a fork (json_common has the others) */
+		fprintf(fp, "{\"ev\": \"enter\", \"func\": %u, \"depth\": %u, \"cpu\": %u, "
+			"\"stamp\": %" PRIu64 ", \"inherited_from\": ", ev->func, ev->depth, cpu, stamp);
+		out_json_str(fp, pr_owner_name(mk->value, own, sizeof(own)));
 		fputc('}', fp);
 		break;
 	case REGEN_EV_FORK:

@@ -45,13 +45,15 @@ static void indent(struct text *t, FILE *fp)
 static const struct block_names *names_of(struct text *t, const struct pr_model *m,
 					  const struct pr_func *f)
 {
-	size_t k = (size_t)(f - m->funcs), size = 0, len;
+	size_t k, size = 0, len;
 	struct block_names *bn;
 	char buf[192];
 	uint32_t b, nb = f->cfg.nblocks;
 
-	if (f < m->funcs || k >= m->nfuncs)
+	/* a function of the model's (the walk's are), else named block by block */
+	if (!m->nfuncs || f < m->funcs || f >= m->funcs + m->nfuncs)
 		return NULL;
+	k = (size_t)(f - m->funcs);
 	if (!t->names) {
 		t->names = calloc(m->nfuncs, sizeof(*t->names));
 		if (!t->names)
