@@ -6,9 +6,9 @@
 #include "decode.h"
 
 /*
- * The bits from pos on, the first the lowest: 57 of them at least. Only
- * where 64 bits from pos lie within c->n (pt_br_fast), so the 8 bytes
- * read are the code's.
+ * The bits from pos on, the first the lowest: 57 of them at least, those
+ * past c->n whatever follows in memory. Only where the 8 bytes at pos / 8
+ * may be read (pt_br_room).
  */
 static inline u64 pt_br_peek(const struct pt_bitreader *c, u32 pos)
 {
@@ -21,10 +21,10 @@ static inline u64 pt_br_peek(const struct pt_bitreader *c, u32 pos)
 	return w >> (pos % 8);
 }
 
-/* Whether 64 bits from c->pos lie within c->n: pt_br_peek may read there. */
-static inline bool pt_br_fast(const struct pt_bitreader *c)
+/* Whether the 8 bytes at pos / 8 may be read: pt_br_peek may read there. */
+static inline bool pt_br_room(const struct pt_bitreader *c, u32 pos)
 {
-	return likely(c->n >= 64 && c->pos <= c->n - 64);
+	return likely(pos / 8 + 8 <= c->avail);
 }
 
 /* pt_br_bits, inline for the codes below */
@@ -33,7 +33,7 @@ static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
 	u32 pos = c->pos, first, i;
 	u64 v = 0;
 
-	if (pt_br_fast(c)) {
+	if (pt_br_room(c, pos) && (u64)pos + n <= c->n) {
 		c->pos = pos + n;
 		return (u32)(pt_br_peek(c, pos) & ((1ull << n) - 1));
 	}
@@ -62,12 +62,16 @@ static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
  */
 static inline u32 pt_br_zeros(struct pt_bitreader *c, unsigned int max)
 {
-	u32 r;
+	u32 r, k;
 
-	if (pt_br_fast(c)) {
+	if (pt_br_room(c, c->pos)) {
 		r = (u32)__builtin_ctzll(pt_br_peek(c, c->pos) | 1ull << max);
-		c->pos += r + (r < max);
-		return r;
+		k = r + (r < max);
+		/* the bits that decided it are the code's */
+		if ((u64)c->pos + k <= c->n) {
+			c->pos += k;
+			return r;
+		}
 	}
 	for (r = 0; r < max && !pt_br_take(c, 1) && !c->bad; r++)
 		;

@@ -10,10 +10,16 @@
 
 #include "coder.h"
 
-/* LSB-first reading of n bits at p (4-aligned at best: read bytewise). */
+/*
+ * LSB-first reading of n bits at p. avail bytes at p may be read: at
+ * least the n bits' (n + 7) / 8, and where more follow them in memory,
+ * codes are read 8 bytes at a time up to the n bits' end. A read past n
+ * is cut off either way.
+ */
 struct pt_bitreader {
 	const u8 *p;
 	u32 n, pos;
+	u32 avail;
 	bool bad;		/* read past n, or a code out of range */
 };
 

@@ -304,6 +304,22 @@ static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsig
 }
 
 /*
+ * A bit reader of the nbits bits at p, a record's body in rs->scratch
+ * (tr_decode_page reads every record there): its codes may be read 8 bytes
+ * at a time up to their last bit, since the scratch page goes on past it.
+ */
+static struct pt_bitreader body_reader(const struct tr_records *rs, const uint8_t *p,
+				       uint32_t pos, uint32_t nbits)
+{
+	const uint8_t *end = rs->scratch + rs->scratch_size;
+	uint64_t avail = p >= rs->scratch && p <= end ? (uint64_t)(end - p) : 0;
+
+	return (struct pt_bitreader){
+		.p = p, .n = nbits, .pos = pos, .avail = avail < UINT32_MAX ? avail : UINT32_MAX,
+	};
+}
+
+/*
  * A record's ENTERs (pathtrace_abi.h "ENTER codes") as the ENTER records
  * they stand for, then its bits as a BITS record. The nbits bits start at
  * bit bits_at of the bitstring p, the nebits codes at codes_at; the record
@@ -314,7 +330,7 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 			    uint64_t nbytes, uint32_t bits_at, uint32_t nbits, uint32_t codes_at,
 			    uint32_t nebits)
 {
-	struct pt_bitreader c = { p, codes_at + nebits, codes_at, false };
+	struct pt_bitreader c = body_reader(rs, p, codes_at, codes_at + nebits);
 	struct tr_cpu_tables *t = cpu_tables(rs, cpu);
 	struct pt_enter_read e = { 0 };
 	int err = 0;
@@ -375,7 +391,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 {
 	struct tr_cpu_tables *t = cpu_tables(rs, cpu);
 	uint64_t nbytes = h.len - sizeof(h);
-	struct pt_bitreader c = { body, (uint32_t)nbytes * 8, 0, false };
+	struct pt_bitreader c = body_reader(rs, body, 0, (uint32_t)nbytes * 8);
 	uint32_t i, nbits, nebits, at;
 	struct pt_seg_head sh;
 	int err;
