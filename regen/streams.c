@@ -1502,6 +1502,14 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 	if (reserve((void **)&into->cpus, &cap, NULL, into->ncpus, from->ncpus, sizeof(*into->cpus)))
 		goto out;
 	into->capcpus = (uint32_t)cap;
+	/*
+	 * from's segments numbered after into's where they are: pages just
+	 * moved cost a fault each to write. On failure from goes anyway.
+	 */
+	for (i = 0; i < from->nsegs; i++) {
+		from->segs[i].seq += (uint32_t)first;
+		from->segs[i].store += stores;
+	}
 	if (segs_move_in(into, first, from))
 		goto out;
 	/* the stores' table before they move: nothing fails after it */
@@ -1517,10 +1525,6 @@ int regen_streams_merge(struct regen_streams_builder *into, struct regen_streams
 		for (j = 0; j < into->stores[k].nmarkers; j++)
 			if (into->stores[k].markers[j].type == REGEN_M_FORK)
 				into->stores[k].markers[j].arg += forks;
-	for (i = first; i < first + from->nsegs; i++) {
-		into->segs[i].seq += (uint32_t)first;
-		into->segs[i].store += stores;
-	}
 	if (first > segs)
 		into->gaps[into->ngaps++] = (struct seg_gap){ segs, first - segs };
 	for (i = 0; i < from->ngaps; i++)
