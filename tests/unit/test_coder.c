@@ -15,6 +15,7 @@
 #include <pathtrace/tracefile.h>
 
 #include "coder/coder.h"
+#include "coder/decode.h"
 #include "rbpage.h"
 #include "unit.h"
 
@@ -548,10 +549,74 @@ static void test_recent_is_move_to_front(void)
 	free(t);
 }
 
+/* Bit i of the LSB-first bitstring p. */
+static unsigned int bit_at(const uint8_t *p, uint32_t i)
+{
+	return p[i / 8] >> (i % 8) & 1;
+}
+
+/*
+ * The reader's codes are its n bits' alone: over random bitstrings, a
+ * reader whose bytes end with the bits and one that may read on into
+ * random bytes after them (where codes are read 8 bytes at a time up to
+ * the last bit) read the same values, to the same positions, bad at the
+ * same read; and each value of pt_br_bits is the bits there, or 0 and bad
+ * when they run past the end.
+ */
+static void test_bits_read_up_to_their_end(void)
+{
+	uint64_t rng = 0xb17ead;
+	uint32_t round, op;
+
+	for (round = 0; round < 4000; round++) {
+		uint32_t n = below(&rng, 400), nbytes = (n + 7) / 8, i;
+		uint8_t *exact = malloc(nbytes + 1), *more = malloc(nbytes + 16);
+		struct pt_bitreader a, b;
+
+		CU_ASSERT_FATAL(exact != NULL && more != NULL);
+		for (i = 0; i < nbytes + 16; i++)
+			more[i] = (uint8_t)rnd(&rng);
+		/* the n bits' zeros run long now and then */
+		for (i = 0; i < nbytes; i++)
+			if (!below(&rng, 4))
+				more[i] = 0;
+		memcpy(exact, more, nbytes);
+		a = (struct pt_bitreader){ .p = exact, .n = n, .avail = nbytes };
+		b = (struct pt_bitreader){ .p = more, .n = n, .avail = nbytes + 16 };
+		for (op = 0; op < 64 && !a.bad; op++) {
+			uint32_t at = a.pos, va, vb, want = 0, k;
+
+			if (below(&rng, 2)) {
+				k = below(&rng, 33);
+				va = pt_br_bits(&a, k);
+				vb = pt_br_bits(&b, k);
+				for (i = 0; at + k <= n && i < k; i++)
+					want |= bit_at(exact, at + i) << i;
+				CU_ASSERT_EQUAL(a.bad, at + k > n);
+				CU_ASSERT_EQUAL(va, want);
+			} else {
+				uint32_t max = below(&rng, 2) ? UINT32_MAX : below(&rng, 64);
+
+				k = below(&rng, 6);
+				va = pt_br_expgolomb(&a, k, max);
+				vb = pt_br_expgolomb(&b, k, max);
+			}
+			CU_ASSERT_EQUAL(va, vb);
+			CU_ASSERT_EQUAL(a.pos, b.pos);
+			CU_ASSERT_EQUAL(a.bad, b.bad);
+			CU_ASSERT(a.pos <= n);
+		}
+		free(exact);
+		free(more);
+	}
+}
+
 UNIT_SUITE(coder,
 	   { "records decode to what went in, to the bit", test_round_trip },
 	   { "every refused write is said by a LOSS", test_refusals_said },
 	   { "context words by the rows' index and top words, as by the search", test_ctx_index },
 	   { "the recent functions linked are the move-to-front list", test_recent_is_move_to_front },
 	   { "ENTER contexts kept as learned are the last three functions' hashes",
-	     test_enter_contexts_kept })
+	     test_enter_contexts_kept },
+	   { "codes are read up to the bits' end, whatever follows them",
+	     test_bits_read_up_to_their_end })
