@@ -657,8 +657,9 @@ static int same_pages(const struct tracefile *a, const struct tracefile *b)
 /*
  * tracefile_read maps a regular file (read-only, mapped set) and reads it
  * as tracefile_parse reads its bytes; what tracefile_release gives back
- * reads the same again (from the file); an empty file and a directory are
- * told as before.
+ * reads the same again (from the file); a page whose byte is flipped in
+ * the file is the bad one, as parse finds it; an empty file and a
+ * directory are told as before.
  */
 static void test_read_mapped(void)
 {
@@ -667,6 +668,7 @@ static void test_read_mapped(void)
 	size_t size;
 	uint8_t *b = sample_bytes(&size);
 	int fd = mkstemp(path);
+	uint32_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_FATAL(fd >= 0);
@@ -688,6 +690,28 @@ static void test_read_mapped(void)
 	/* a copy: nothing given back, nothing changed */
 	tracefile_release(&byparse, byparse.buf, byparse.size);
 	CU_ASSERT(!memcmp(byparse.buf, b, size));
+	/* a page's byte flipped in the file: its sum, read from the file, fails as parse's does */
+	for (i = 0; i < byparse.npages; i++) {
+		const struct tf_page *pg = &byparse.pages[i].page[0];
+		size_t at = pg->data - byparse.buf + pg->len - 1;
+		struct tracefile flipped, flipped_read;
+
+		b[at] ^= 0x10;
+		fd = open(path, O_WRONLY | O_TRUNC);
+		CU_ASSERT_FATAL(fd >= 0);
+		CU_ASSERT_EQUAL_FATAL(write(fd, b, size), (ssize_t)size);
+		close(fd);
+		CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &flipped), 0);
+		CU_ASSERT_EQUAL_FATAL(tracefile_read(path, &flipped_read), 0);
+		CU_ASSERT(flipped_read.mapped);
+		CU_ASSERT_EQUAL(flipped.corrupt_pages, 1);
+		CU_ASSERT_EQUAL(flipped_read.corrupt_pages, 1);
+		CU_ASSERT_EQUAL(flipped_read.corrupt_offset, flipped.corrupt_offset);
+		CU_ASSERT(same_pages(&flipped_read, &flipped));
+		tracefile_free(&flipped);
+		tracefile_free(&flipped_read);
+		b[at] ^= 0x10;
+	}
 	tracefile_free(&mapped);
 	tracefile_free(&byparse);
 	/* an empty file is not mapped: told as a truncated header */

@@ -185,6 +185,56 @@ struct pending_sum {
 	uint64_t off;			/* of the CHECKSUM section */
 };
 
+/*
+ * Where the pages' sums read their bytes: a mapped file's through pread
+ * into buf, which holds the file's bytes [lo, hi), so that summing does
+ * not fault the mapping in (the decoder reads it later, a window at a
+ * time); else (fd -1, or a read that fails) the bytes themselves.
+ */
+struct sum_source {
+	int fd;
+	uint8_t *buf;
+	size_t cap;
+	uint64_t lo, hi;
+};
+
+#define SUM_READ_BYTES (1u << 20)
+
+/* The len bytes at p of tf->buf, to be summed: from src's buffer when it can read them. */
+static const uint8_t *sum_bytes(const struct tracefile *tf, struct sum_source *src,
+				const uint8_t *p, uint32_t len)
+{
+	uint64_t off = (uint64_t)(p - tf->buf), want, got = 0;
+	ssize_t n;
+
+	if (src->fd < 0)
+		return p;
+	if (off >= src->lo && off + len <= src->hi)
+		return src->buf + (off - src->lo);
+	want = tf->size - off < SUM_READ_BYTES ? tf->size - off : SUM_READ_BYTES;
+	if (want < len)
+		want = len;
+	if (want > src->cap) {
+		free(src->buf);
+		src->buf = malloc(want);
+		src->cap = src->buf ? want : 0;
+	}
+	src->lo = src->hi = 0;
+	while (src->buf && got < want) {
+		n = pread(src->fd, src->buf + got, want - got, (off_t)(off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (uint64_t)n;
+	}
+	if (got < len)
+		return p;
+	src->lo = off;
+	src->hi = off + got;
+	return src->buf;
+}
+
 /* One more corrupt page or section (*count), at off. */
 static void corrupt_at(struct tracefile *tf, uint32_t *count, uint64_t off)
 {
@@ -256,7 +306,7 @@ static int sum_lengths(const struct pending_sum *ps, const struct pt_sec_pages *
  * complete pages. Each page covered by a sum is checked against it.
  */
 static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint64_t off,
-		       int trimmed, const struct pending_sum *ps, int cut)
+		       int trimmed, const struct pending_sum *ps, struct sum_source *src, int cut)
 {
 	const char *what = trimmed ? "PAGES_TRIMMED" : "PAGES";
 	struct pt_sec_pages s;
@@ -320,7 +370,8 @@ static int parse_pages(struct tracefile *tf, const uint8_t *p, uint64_t n, uint6
 		pg[i].data = p + at;
 		if (ps->have && i < ps->c.nr_pages) {
 			page_sum(ps, i, &e);
-			if (e.len != pg[i].len || e.sum != XXH3_64bits(pg[i].data, pg[i].len)) {
+			if (e.len != pg[i].len ||
+			    e.sum != XXH3_64bits(sum_bytes(tf, src, pg[i].data, pg[i].len), pg[i].len)) {
 				pg[i].bad = 1;
 				corrupt_at(tf, &tf->corrupt_pages, off + 16 + at);
 			}
@@ -424,8 +475,8 @@ static int head_matches(const struct tracefile *tf, const struct pending_sum *ps
 	return XXH3_64bits(tf->buf + off, sizeof(*s) + n) == ps->c.head;
 }
 
-/* Parses tf->buf (tf->size bytes), which tf owns. */
-static int parse_owned(struct tracefile *tf)
+/* Parses tf->buf's sections (parse_owned), the pages' sums from src. */
+static int parse_sections(struct tracefile *tf, struct sum_source *src)
 {
 	struct pending_sum ps = { .have = 0 };
 	size_t size = tf->size;
@@ -484,7 +535,8 @@ static int parse_owned(struct tracefile *tf)
 		else if (tf->minor >= 1 && s.id != PT_SEC_END)
 			tf->unchecked_sections++;	/* a 2.1 writer sums every section */
 		if (cut)
-			return parse_pages(tf, p, avail, off, s.id == PT_SEC_PAGES_TRIMMED, &ps, 1);
+			return parse_pages(tf, p, avail, off, s.id == PT_SEC_PAGES_TRIMMED, &ps, src,
+					   1);
 		padded = (s.size + 7) & ~7ull;
 		switch (s.id) {
 		case PT_SEC_SYSTEM:
@@ -495,7 +547,8 @@ static int parse_owned(struct tracefile *tf)
 			break;
 		case PT_SEC_PAGES:
 		case PT_SEC_PAGES_TRIMMED:
-			err = parse_pages(tf, p, s.size, off, s.id == PT_SEC_PAGES_TRIMMED, &ps, 0);
+			err = parse_pages(tf, p, s.size, off, s.id == PT_SEC_PAGES_TRIMMED, &ps,
+					  src, 0);
 			break;
 		case PT_SEC_LOSS:
 			err = parse_loss(tf, p, s.size, off);
@@ -529,6 +582,19 @@ static int parse_owned(struct tracefile *tf)
 	return fail(tf, -PT_ETRUNC, size, "no END section (file cut short?)");
 }
 
+/*
+ * Parses tf->buf (tf->size bytes), which tf owns: the file open as fd when
+ * tf->buf maps it (else -1), for the pages' sums (struct sum_source).
+ */
+static int parse_owned(struct tracefile *tf, int fd)
+{
+	struct sum_source src = { .fd = fd };
+	int err = parse_sections(tf, &src);
+
+	free(src.buf);
+	return err;
+}
+
 int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
 {
 	memset(tf, 0, sizeof(*tf));
@@ -538,7 +604,7 @@ int tracefile_parse(const void *data, size_t size, struct tracefile *tf)
 	if (size)
 		memcpy(tf->buf, data, size);
 	tf->size = size;
-	return parse_owned(tf);
+	return parse_owned(tf, -1);
 }
 
 /* Reads f to its end into a buffer tf owns (a pipe, or a file that cannot be mapped). */
@@ -591,11 +657,11 @@ int tracefile_read(const char *path, struct tracefile *tf)
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0) {
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fileno(f), 0);
 		if (map != MAP_FAILED) {
-			fclose(f);
 			tf->buf = map;
 			tf->size = (size_t)st.st_size;
 			tf->mapped = 1;
-			err = parse_owned(tf);
+			err = parse_owned(tf, fileno(f));
+			fclose(f);
 			/* the checksums read every byte: what the decoder reads comes back */
 			tracefile_release(tf, tf->buf, tf->size);
 			return err;
@@ -603,7 +669,7 @@ int tracefile_read(const char *path, struct tracefile *tf)
 	}
 	err = read_all(f, tf);
 	fclose(f);
-	return err ? err : parse_owned(tf);
+	return err ? err : parse_owned(tf, -1);
 }
 
 void tracefile_release(const struct tracefile *tf, const void *p, size_t len)
