@@ -123,18 +123,42 @@ workload_ok() {
 # under TCG one run of the same workload moves by up to a third within a
 # boot, and one slow run made a pair's ratio.
 REPS=3
+# The rate of the moment: the guest runs as fast as the host CPU that
+# QEMU's one TCG thread is on, and on the host a CPU's rate moves by half
+# for seconds to minutes (docs/benchmarks.md, "The host's rate"). So each
+# run is timed between two runs of a fixed loop (/tmp/loop.sh: LOOP_N
+# rounds of busybox sh arithmetic on CPU 0, no system call inside its
+# time), and its time in loops (its ms over the mean of the two loops')
+# is kept beside its ms.
+LOOP_N=20000
+cat >/tmp/loop.sh <<EOW
+taskset -c 0 sh -c '
+	read a b </proc/uptime
+	i=0
+	while [ \$i -lt $LOOP_N ]; do i=\$((i + 1)); done
+	read c d </proc/uptime
+	echo \$(( (\${c%.*}\${c#*.} - \${a%.*}\${a#*.}) * 10 ))'
+EOW
 # /tmp/reps.sh N SCRIPT ROUNDS MSFILE: SCRIPT ROUNDS MSFILE.one N times,
-# the median of their times into MSFILE, each into MSFILE.all
+# the median of their times into MSFILE, each into MSFILE.all; each with
+# the loops before and after it into MSFILE.loops ("ms before after"), and
+# the median of the runs' times in loops into MSFILE.inloops
 cat >/tmp/reps.sh <<'EOW'
 n=$1 script=$2 rounds=$3 msfile=$4
 : >$msfile.all
+: >$msfile.loops
 k=0
 while [ $k -lt $n ]; do
+	before=$(sh /tmp/loop.sh)
 	sh $script $rounds $msfile.one || exit $?
+	after=$(sh /tmp/loop.sh)
 	cat $msfile.one >>$msfile.all
+	echo "$(cat $msfile.one) $before $after" >>$msfile.loops
 	k=$((k + 1))
 done
 sort -n $msfile.all | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }' >$msfile
+awk '$2 + $3 > 0 { print $1 * 2 / ($2 + $3) }' $msfile.loops | sort -n |
+	awk '{ v[NR] = $1 } END { if (NR) printf "%.4f\n", v[int((NR + 1) / 2)]; else print "n/a" }' >$msfile.inloops
 EOW
 
 insmod /pt/pathtrace.ko || die "insmod pathtrace.ko: failed"
@@ -281,7 +305,13 @@ pair_untraced() {
 		die "$1: untraced workload: exit $?"
 	workload_ok $1
 	base_ms=$(cat /tmp/ms.pair.$1)
-	say "$1: untraced runs $(tr '\n' ' ' </tmp/ms.pair.$1.all)ms"
+	base_inloops=$(cat /tmp/ms.pair.$1.inloops)
+	say "$1: untraced runs $(tr '\n' ' ' </tmp/ms.pair.$1.all)ms; loops $(loops_said /tmp/ms.pair.$1.loops)"
+}
+
+# loops_said FILE: each run's loops (reps.sh's MSFILE.loops), as "before/after" ms
+loops_said() {
+	awk '{ printf "%s/%s ", $2, $3 }' "$1"
 }
 
 # The modes compared by time against the peer (the inline modes without
@@ -291,11 +321,15 @@ pair_untraced() {
 # by a third. Each cycle's ratio is taken; the mode's line has the cycle of
 # the median ratio (untraced_ms, workload_ms, time_ratio) and the range
 # (time_ratio_min, time_ratio_max); the other keys are the last cycle's.
+# Each cycle's ratio in loops is taken too (traced over untraced, each
+# side's median time in loops): loop_ratio, the median of the cycles', and
+# its range (loop_ratio_min, loop_ratio_max).
 CYCLES=3
 
 # run_cycles NAME N CMD [ARGS...]: CMD (one cycle, leaving its untraced and
-# traced medians in base_ms and ms) N times; then base_ms and ms of the
-# cycle of median ratio, and cycle_keys the line's keys of the range
+# traced medians in base_ms and ms, and in loops in base_inloops and
+# inloops) N times; then base_ms and ms of the cycle of median ratio, and
+# cycle_keys the line's keys of the range and of the ratios in loops
 run_cycles() {
 	rc_name=$1 rc_n=$2
 	shift 2
@@ -303,14 +337,18 @@ run_cycles() {
 	rc_k=0
 	while [ $rc_k -lt $rc_n ]; do
 		"$@"
-		echo "$(ratio $ms) $base_ms $ms" >>/tmp/cycles.$rc_name
+		echo "$(ratio $ms) $base_ms $ms $(div "$inloops" "$base_inloops" %.2f)" >>/tmp/cycles.$rc_name
 		rc_k=$((rc_k + 1))
 	done
 	set -- $(sort -n /tmp/cycles.$rc_name | awk '{ r[NR] = $1; b[NR] = $2; m[NR] = $3 }
 		END { k = int((NR + 1) / 2); print NR, b[k], m[k], r[1], r[NR] }')
 	base_ms=$2 ms=$3
-	say "$rc_name: $1 cycles, ratios $(awk '{ printf "%s ", $1 }' /tmp/cycles.$rc_name)"
+	say "$rc_name: $1 cycles, ratios $(awk '{ printf "%s ", $1 }' /tmp/cycles.$rc_name)" \
+		"in loops $(awk '{ printf "%s ", $4 }' /tmp/cycles.$rc_name)"
 	cycle_keys=" cycles=$1 time_ratio_min=$4 time_ratio_max=$5"
+	set -- $(awk '{ print $4 }' /tmp/cycles.$rc_name | sort -n | awk '{ r[NR] = $1 }
+		END { k = int((NR + 1) / 2); print r[k], r[1], r[NR] }')
+	cycle_keys="$cycle_keys loop_ratio=$1 loop_ratio_min=$2 loop_ratio_max=$3"
 }
 
 # A pathtrace configuration: enable the mode's functions (pt_funcs: FUNCS,
@@ -366,7 +404,8 @@ pt_cycle() {
 	say "$name: $(grep 'record: .* pages (' /tmp/rec.$name | sed 's/^pathtracectl: //')"
 	say "$name: disable took $((t1 - t0)) ms"
 	ms=$(cat /tmp/ms.$name)
-	say "$name: traced runs $(tr '\n' ' ' </tmp/ms.$name.all)ms"
+	inloops=$(cat /tmp/ms.$name.inloops)
+	say "$name: traced runs $(tr '\n' ' ' </tmp/ms.$name.all)ms; loops $(loops_said /tmp/ms.$name.loops)"
 	# trace_bytes: every byte of page data in trace.bin (each page up to the
 	# end of its data, as record reports it); dropped/missed: record's totals,
 	# which it also writes into trace.bin's LOSS section.
@@ -436,7 +475,8 @@ ftrace_cycle() {
 	workload_ok ftrace-graph
 	echo 0 >$T/tracing_on
 	ms=$(cat /tmp/ms.ftrace)
-	say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms"
+	inloops=$(cat /tmp/ms.ftrace.inloops)
+	say "ftrace-graph: traced runs $(tr '\n' ' ' </tmp/ms.ftrace.all)ms; loops $(loops_said /tmp/ms.ftrace.loops)"
 }
 
 # per_hit TRACED UNTRACED HITS: ns a probe hit adds, HITS over every repeat
