@@ -654,12 +654,21 @@ static int same_pages(const struct tracefile *a, const struct tracefile *b)
 	return 1;
 }
 
+/* path's bytes become the size bytes at b. */
+static void file_of(const char *path, const uint8_t *b, size_t size)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_EQUAL_FATAL(write(fd, b, size), (ssize_t)size);
+	close(fd);
+}
+
 /*
  * tracefile_read maps a regular file (read-only, mapped set) and reads it
  * as tracefile_parse reads its bytes; what tracefile_release gives back
- * reads the same again (from the file); a page whose byte is flipped in
- * the file is the bad one, as parse finds it; an empty file and a
- * directory are told as before.
+ * reads the same again (from the file); an empty file and a directory are
+ * told as before.
  */
 static void test_read_mapped(void)
 {
@@ -668,12 +677,11 @@ static void test_read_mapped(void)
 	size_t size;
 	uint8_t *b = sample_bytes(&size);
 	int fd = mkstemp(path);
-	uint32_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_FATAL(fd >= 0);
-	CU_ASSERT_EQUAL_FATAL(write(fd, b, size), (ssize_t)size);
 	close(fd);
+	file_of(path, b, size);
 	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &byparse), 0);
 	CU_ASSERT_EQUAL_FATAL(tracefile_read(path, &mapped), 0);
 	CU_ASSERT(mapped.mapped);
@@ -690,28 +698,6 @@ static void test_read_mapped(void)
 	/* a copy: nothing given back, nothing changed */
 	tracefile_release(&byparse, byparse.buf, byparse.size);
 	CU_ASSERT(!memcmp(byparse.buf, b, size));
-	/* a page's byte flipped in the file: its sum, read from the file, fails as parse's does */
-	for (i = 0; i < byparse.npages; i++) {
-		const struct tf_page *pg = &byparse.pages[i].page[0];
-		size_t at = pg->data - byparse.buf + pg->len - 1;
-		struct tracefile flipped, flipped_read;
-
-		b[at] ^= 0x10;
-		fd = open(path, O_WRONLY | O_TRUNC);
-		CU_ASSERT_FATAL(fd >= 0);
-		CU_ASSERT_EQUAL_FATAL(write(fd, b, size), (ssize_t)size);
-		close(fd);
-		CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &flipped), 0);
-		CU_ASSERT_EQUAL_FATAL(tracefile_read(path, &flipped_read), 0);
-		CU_ASSERT(flipped_read.mapped);
-		CU_ASSERT_EQUAL(flipped.corrupt_pages, 1);
-		CU_ASSERT_EQUAL(flipped_read.corrupt_pages, 1);
-		CU_ASSERT_EQUAL(flipped_read.corrupt_offset, flipped.corrupt_offset);
-		CU_ASSERT(same_pages(&flipped_read, &flipped));
-		tracefile_free(&flipped);
-		tracefile_free(&flipped_read);
-		b[at] ^= 0x10;
-	}
 	tracefile_free(&mapped);
 	tracefile_free(&byparse);
 	/* an empty file is not mapped: told as a truncated header */
@@ -723,6 +709,48 @@ static void test_read_mapped(void)
 	tracefile_free(&empty);
 	CU_ASSERT_EQUAL(tracefile_read("/tmp", &empty), -PT_EIO);
 	tracefile_free(&empty);
+	unlink(path);
+	free(b);
+}
+
+/*
+ * A mapped file's page sums are read from the file (tracefile_read's
+ * pread): a page whose last byte is flipped in the file is the bad one,
+ * at the offset parse gives it, and the pages read are parse's.
+ */
+static void test_read_mapped_sums(void)
+{
+	char path[] = "/tmp/pt-unit-sums-XXXXXX";
+	struct tracefile whole;
+	size_t size;
+	uint8_t *b = sample_bytes(&size);
+	int fd = mkstemp(path);
+	uint32_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_FATAL(fd >= 0);
+	close(fd);
+	CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &whole), 0);
+	CU_ASSERT_FATAL(whole.npages > 1);
+	for (i = 0; i < whole.npages; i++) {
+		const struct tf_page *pg = &whole.pages[i].page[0];
+		size_t at = pg->data - whole.buf + pg->len - 1;
+		struct tracefile parsed, mapped;
+
+		b[at] ^= 0x10;
+		file_of(path, b, size);
+		CU_ASSERT_EQUAL_FATAL(tracefile_parse(b, size, &parsed), 0);
+		CU_ASSERT_EQUAL_FATAL(tracefile_read(path, &mapped), 0);
+		CU_ASSERT(mapped.mapped);
+		CU_ASSERT_EQUAL(parsed.corrupt_pages, 1);
+		CU_ASSERT_EQUAL(mapped.corrupt_pages, 1);
+		CU_ASSERT_EQUAL(mapped.corrupt_offset, parsed.corrupt_offset);
+		CU_ASSERT(same_pages(&mapped, &parsed));
+		tracefile_free(&parsed);
+		tracefile_free(&mapped);
+		b[at] ^= 0x10;
+	}
+	tracefile_free(&whole);
 	unlink(path);
 	free(b);
 }
@@ -739,4 +767,6 @@ UNIT_SUITE(tracefile,
 	   { "growth rules: older and newer struct sizes", test_growth_rules },
 	   { "checksums: a bad page is a gap in its place, a bad section skipped",
 	     test_checksums },
-	   { "a file read is mapped, and what is given back reads the same", test_read_mapped })
+	   { "a file read is mapped, and what is given back reads the same", test_read_mapped },
+	   { "a mapped file's page sums are the file's: a flipped page is the bad one",
+	     test_read_mapped_sums })
