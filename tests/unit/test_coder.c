@@ -10,6 +10,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <pathtrace/error.h>
 #include <pathtrace/tracefile.h>
@@ -557,23 +559,29 @@ static unsigned int bit_at(const uint8_t *p, uint32_t i)
 
 /*
  * The reader's codes are its n bits' alone: over random bitstrings, a
- * reader whose bytes end with the bits and one that may read on into
- * random bytes after them (where codes are read 8 bytes at a time up to
- * the last bit) read the same values, to the same positions, bad at the
- * same read; and each value of pt_br_bits is the bits there, or 0 and bad
- * when they run past the end.
+ * reader whose bytes end with the bits, right before a page that cannot be
+ * read (a load past them faults), and one that may read on into random
+ * bytes after them (where codes are read 8 bytes at a time up to the last
+ * bit) read the same values, to the same positions, bad at the same read;
+ * and each value of pt_br_bits is the bits there, or 0 and bad when they
+ * run past the end.
  */
 static void test_bits_read_up_to_their_end(void)
 {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t rng = 0xb17ead;
 	uint32_t round, op;
 
+	CU_ASSERT_FATAL(map != MAP_FAILED);
+	CU_ASSERT_FATAL(!mprotect(map + page, page, PROT_NONE));
 	for (round = 0; round < 4000; round++) {
 		uint32_t n = below(&rng, 400), nbytes = (n + 7) / 8, i;
-		uint8_t *exact = malloc(nbytes + 1), *more = malloc(nbytes + 16);
+		uint8_t *exact = map + page - nbytes, *more = malloc(nbytes + 16);
 		struct pt_bitreader a, b;
 
-		CU_ASSERT_FATAL(exact != NULL && more != NULL);
+		CU_ASSERT_FATAL(more != NULL);
 		for (i = 0; i < nbytes + 16; i++)
 			more[i] = (uint8_t)rnd(&rng);
 		/* the n bits' zeros run long now and then */
@@ -581,8 +589,8 @@ static void test_bits_read_up_to_their_end(void)
 			if (!below(&rng, 4))
 				more[i] = 0;
 		memcpy(exact, more, nbytes);
-		a = (struct pt_bitreader){ .p = exact, .n = n, .avail = nbytes };
-		b = (struct pt_bitreader){ .p = more, .n = n, .avail = nbytes + 16 };
+		pt_br_init(&a, exact, n, 0, nbytes);
+		pt_br_init(&b, more, n, 0, nbytes + 16);
 		for (op = 0; op < 64 && !a.bad; op++) {
 			uint32_t at = a.pos, va, vb, want = 0, k;
 
@@ -606,9 +614,9 @@ static void test_bits_read_up_to_their_end(void)
 			CU_ASSERT_EQUAL(a.bad, b.bad);
 			CU_ASSERT(a.pos <= n);
 		}
-		free(exact);
 		free(more);
 	}
+	munmap(map, 2 * page);
 }
 
 UNIT_SUITE(coder,

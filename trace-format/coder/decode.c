@@ -24,7 +24,20 @@ static inline u64 pt_br_peek(const struct pt_bitreader *c, u32 pos)
 /* Whether the 8 bytes at pos / 8 may be read: pt_br_peek may read there. */
 static inline bool pt_br_room(const struct pt_bitreader *c, u32 pos)
 {
-	return likely(pos / 8 + 8 <= c->avail);
+	return pos / 8 + 8 <= c->avail;
+}
+
+void pt_br_init(struct pt_bitreader *c, const u8 *p, u32 n, u32 pos, u32 avail)
+{
+	/* pos < fast: pt_br_room, and 32 bits from pos lie within n */
+	u64 room = avail >= 8 ? ((u64)avail - 7) * 8 : 0, within = n >= 32 ? (u64)n - 31 : 0;
+
+	c->p = p;
+	c->n = n;
+	c->pos = pos;
+	c->avail = avail;
+	c->fast = (u32)(room < within ? room : within);
+	c->bad = false;
 }
 
 /* pt_br_bits, inline for the codes below */
@@ -33,7 +46,7 @@ static inline u32 pt_br_take(struct pt_bitreader *c, unsigned int n)
 	u32 pos = c->pos, first, i;
 	u64 v = 0;
 
-	if (pt_br_room(c, pos) && (u64)pos + n <= c->n) {
+	if (likely(pos < c->fast) || (pt_br_room(c, pos) && (u64)pos + n <= c->n)) {
 		c->pos = pos + n;
 		return (u32)(pt_br_peek(c, pos) & ((1ull << n) - 1));
 	}
@@ -64,7 +77,7 @@ static inline u32 pt_br_zeros(struct pt_bitreader *c, unsigned int max)
 {
 	u32 r, k;
 
-	if (pt_br_room(c, c->pos)) {
+	if (likely(c->pos < c->fast) || pt_br_room(c, c->pos)) {
 		r = (u32)__builtin_ctzll(pt_br_peek(c, c->pos) | 1ull << max);
 		k = r + (r < max);
 		/* the bits that decided it are the code's */

@@ -11,17 +11,21 @@
 #include "coder.h"
 
 /*
- * LSB-first reading of n bits at p. avail bytes at p may be read: at
- * least the n bits' (n + 7) / 8, and where more follow them in memory,
- * codes are read 8 bytes at a time up to the n bits' end. A read past n
- * is cut off either way.
+ * LSB-first reading of n bits at p (pt_br_init). avail bytes at p may be
+ * read: at least the n bits' (n + 7) / 8, and where more follow them in
+ * memory, codes are read 8 bytes at a time up to the n bits' end. A read
+ * past n is cut off either way.
  */
 struct pt_bitreader {
 	const u8 *p;
 	u32 n, pos;
 	u32 avail;
+	u32 fast;		/* below it, a read of 32 bits at most loads 8 bytes */
 	bool bad;		/* read past n, or a code out of range */
 };
+
+/* c reads the n bits at p from bit pos on; avail bytes at p may be read. */
+void pt_br_init(struct pt_bitreader *c, const u8 *p, u32 n, u32 pos, u32 avail);
 
 /* The next n (<= 32) bits; past the end: 0, and bad is set. */
 u32 pt_br_bits(struct pt_bitreader *c, unsigned int n);

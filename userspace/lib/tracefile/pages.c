@@ -304,19 +304,17 @@ static uint64_t bits_from(const uint8_t *p, uint64_t nbytes, uint64_t off, unsig
 }
 
 /*
- * A bit reader of the nbits bits at p, a record's body in rs->scratch
+ * c reads the nbits bits at p from pos on, a record's body in rs->scratch
  * (tr_decode_page reads every record there): its codes may be read 8 bytes
  * at a time up to their last bit, since the scratch page goes on past it.
  */
-static struct pt_bitreader body_reader(const struct tr_records *rs, const uint8_t *p,
-				       uint32_t pos, uint32_t nbits)
+static void body_reader(struct pt_bitreader *c, const struct tr_records *rs, const uint8_t *p,
+			uint32_t pos, uint32_t nbits)
 {
 	const uint8_t *end = rs->scratch + rs->scratch_size;
 	uint64_t avail = p >= rs->scratch && p <= end ? (uint64_t)(end - p) : 0;
 
-	return (struct pt_bitreader){
-		.p = p, .n = nbits, .pos = pos, .avail = avail < UINT32_MAX ? avail : UINT32_MAX,
-	};
+	pt_br_init(c, p, nbits, pos, avail < UINT32_MAX ? (uint32_t)avail : UINT32_MAX);
 }
 
 /*
@@ -330,13 +328,14 @@ static int take_bits_enters(struct tr_records *rs, uint32_t cpu, uint64_t ts, co
 			    uint64_t nbytes, uint32_t bits_at, uint32_t nbits, uint32_t codes_at,
 			    uint32_t nebits)
 {
-	struct pt_bitreader c = body_reader(rs, p, codes_at, codes_at + nebits);
+	struct pt_bitreader c;
 	struct tr_cpu_tables *t = cpu_tables(rs, cpu);
 	struct pt_enter_read e = { 0 };
 	int err = 0;
 
 	if (!t)
 		return no_tables(cpu);
+	body_reader(&c, rs, p, codes_at, codes_at + nebits);
 	/* room for the most ENTERs the codes can hold, one a bit */
 	err = grow_cpus(rs, cpu);
 	if (!err && grow(rs, nebits, nebits))
@@ -391,7 +390,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 {
 	struct tr_cpu_tables *t = cpu_tables(rs, cpu);
 	uint64_t nbytes = h.len - sizeof(h);
-	struct pt_bitreader c = body_reader(rs, body, 0, (uint32_t)nbytes * 8);
+	struct pt_bitreader c;
 	uint32_t i, nbits, nebits, at;
 	struct pt_seg_head sh;
 	int err;
@@ -399,6 +398,7 @@ static int take_segments(struct tr_records *rs, uint32_t cpu, uint64_t ts, struc
 	*taken = 0;
 	if (!t)
 		return no_tables(cpu);
+	body_reader(&c, rs, body, 0, (uint32_t)nbytes * 8);
 	for (i = 0; i < h.arg; i++) {
 		if (!t->segs.stamp_known || !pt_decode_seg_head(&c, &t->segs, &sh))
 			return -PT_EFORMAT;
