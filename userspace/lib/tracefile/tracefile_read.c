@@ -26,7 +26,7 @@
 
 #define PAGE_SIZE_MIN 32u
 #define PAGE_SIZE_MAX (1u << 20)
-/* Page bytes summed before they are released (tracefile_release). */
+/* Page bytes summed through a mapping before they are released (tracefile_release). */
 #define RELEASE_BYTES (1u << 20)
 #define NAME_MAX_LEN 4096u
 #define RELEASE_MAX_LEN 4096u
@@ -662,7 +662,7 @@ int tracefile_read(const char *path, struct tracefile *tf)
 			tf->mapped = 1;
 			err = parse_owned(tf, fileno(f));
 			fclose(f);
-			/* the checksums read every byte: what the decoder reads comes back */
+			/* what parsing read through the mapping: the decoder reads it again */
 			tracefile_release(tf, tf->buf, tf->size);
 			return err;
 		}
